@@ -1,0 +1,34 @@
+# Two commands a newcomer needs: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench diagrams clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/mjtable run $(ARGS)
+
+# pytest exits 5 when it collected nothing; that must fail, and it does here
+# because make propagates any non-zero exit.
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.run
+
+diagrams: $(STAMP)
+	$(BIN)/python -m firmware.diagrams docs/state-machines.md
+
+clean:
+	rm -rf $(VENV) build *.egg-info
