@@ -1,0 +1,232 @@
+"""From built walls and dice to the dealt-walls handoff record (RULES.md)."""
+
+from __future__ import annotations
+
+from .commit import commitment, new_nonce
+from .dice import throw_plan
+from .errors import RulesError
+from .ring import SEATS, Ring, landing, rho, seat_position
+from .tiles import successor
+from .validate import validate_walls
+from .variants import Variant, load_variant
+
+SCHEMA = "mjtable.dealt-walls/1"
+DICE_SOURCES = ("electronic", "physical_read", "simulated")
+WINDS = ("E", "S", "W", "N")
+
+
+def deal(walls, throws, variant: Variant | str, dealer_position: int, *, table: dict | None = None,
+         dice_source: str | list[str] = "simulated", nonce: str | None = None,
+         prevalent_wind: str = "E") -> dict:
+    """The handoff record of one deal (schema "mjtable.dealt-walls/1").
+
+    `walls`: 4 lists of L stacks [top, bottom] (codes, or None for an unread tile);
+    `throws`: the dice throws in the order they happened; `variant`: a Variant or
+    its name. The commitment uses `nonce` (a fresh one when None, which is then
+    lost: use `deal_with_nonce` to keep it). Raises RulesError on any bad input.
+    """
+    return deal_with_nonce(walls, throws, variant, dealer_position, table=table,
+                           dice_source=dice_source, nonce=nonce,
+                           prevalent_wind=prevalent_wind)[0]
+
+
+def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int, *,
+                    table: dict | None = None, dice_source: str | list[str] = "simulated",
+                    nonce: str | None = None, prevalent_wind: str = "E") -> tuple[dict, str]:
+    """Like `deal`, returning (record, nonce). The nonce is not in the record: the
+    firmware publishes the commitment at hand start and reveals the nonce after."""
+    if isinstance(variant, str):
+        variant = load_variant(variant)
+    plan = throw_plan(variant, dealer_position, throws)
+    validate_walls(walls, variant)
+    sources = _sources(dice_source, len(plan))
+    if prevalent_wind not in WINDS:
+        raise RulesError(f"prevalent_wind: {prevalent_wind!r} not one of E, S, W, N")
+    if table is not None and not isinstance(table, dict):
+        raise RulesError(f"table: expected an object, got {type(table).__name__}")
+    if nonce is None:
+        nonce = new_nonce()
+
+    stacks = variant.stacks_per_wall
+    ring_size = 4 * stacks
+    d = dealer_position
+    ring = Ring(walls, stacks)
+
+    # Break: the wall, the count C, the tail stack r and the first dealt stack h.
+    breaks = [list(throws[i]) for i, r in enumerate(plan) if r.purpose in ("second_thrower",
+                                                                          "break")]
+    count = sum(sum(t) for t in breaks)
+    wall = d if variant.break_wall == "dealer" else landing(d, sum(breaks[0]))
+    tail = (rho(wall, 0, stacks) + count - 1) % ring_size
+    head = (tail + variant.head_offset) % ring_size
+
+    hands = _deal_hands(ring, head, variant)
+    flowers: dict[str, list] = {s: [] for s in SEATS}
+    replacements: list[dict] = []
+    tail_slots = ring.tail_order(tail)
+    if variant.flowers:
+        replace = _depth_first if variant.replacement == "depth_first" else _round_robin
+        replace(ring, tail_slots, frozenset(variant.flowers), hands, flowers, replacements)
+
+    wild = None
+    if variant.wild == "gold":
+        wild = _gold(ring, tail_slots, frozenset(variant.flowers), flowers)
+    elif variant.wild == "hun":
+        wild_throw = throws[[r.purpose for r in plan].index("wild")]
+        wild = _hun(ring, tail, sum(wild_throw), frozenset(variant.flowers), flowers)
+
+    next_slot = next(ring.live_order(head), None)
+    record = {
+        "schema": SCHEMA,
+        "variant": variant.name,
+        "params": variant.params(),
+        "tiles_total": variant.tiles,
+        "stacks_per_wall": stacks,
+        "table": {"id": None, "cycle": None, "set": None, **(table or {}),
+                  "dealer_position": d, "prevalent_wind": prevalent_wind},
+        "walls": [[list(stack) for stack in w] for w in walls],
+        "dice": [{"purpose": r.purpose, "thrower": r.thrower_position,
+                  "faces": list(throws[i]), "source": sources[i]}
+                 for i, r in enumerate(plan)],
+        "break": {"wall_position": wall, "count": count,
+                  "tail_stack": _stack(tail, stacks), "head_stack": _stack(head, stacks)},
+        "seats": {s: seat_position(d, i) for i, s in enumerate(SEATS)},
+        "hands": hands,
+        "flowers": flowers,
+        "replacements": replacements,
+        "wild": wild,
+        "next_draw": ring.coords(next_slot) if next_slot is not None else None,
+        "live_remaining": ring.remaining(),
+        "commitment": commitment(walls, nonce),
+    }
+    return record, nonce
+
+
+def _stack(ring_index: int, stacks: int) -> list[int]:
+    return [(4 - ring_index // stacks) % 4, ring_index % stacks]
+
+
+def _sources(dice_source, throws: int) -> list[str]:
+    sources = [dice_source] * throws if isinstance(dice_source, str) else dice_source
+    if not isinstance(sources, list | tuple) or len(sources) != throws:
+        raise RulesError(f"dice_source: expected one source or a list of {throws}")
+    for s in sources:
+        if s not in DICE_SOURCES:
+            raise RulesError(f"dice_source: {s!r} not one of {', '.join(DICE_SOURCES)}")
+    return list(sources)
+
+
+def _deal_hands(ring: Ring, head: int, variant: Variant) -> dict[str, list]:
+    """Deal from the live order D: rounds of 4 (two stacks) per seat E, S, W, N, then
+    the jump (dealer D[48] and D[52], S D[49], W D[50], N D[51]) or the dealer's
+    17th tile D[64]."""
+    rounds = 3 if variant.deal == "13+jump" else 4
+    needed = 16 * rounds + (5 if variant.deal == "13+jump" else 1)
+    order = ring.live_order(head)
+    D = [next(order) for _ in range(needed)]
+    picks: dict[str, list[int]] = {s: [] for s in SEATS}
+    for rnd in range(rounds):
+        for i, s in enumerate(SEATS):
+            start = 16 * rnd + 4 * i
+            picks[s].extend(D[start:start + 4])
+    if variant.deal == "13+jump":
+        picks["E"] += [D[48], D[52]]
+        picks["S"].append(D[49])
+        picks["W"].append(D[50])
+        picks["N"].append(D[51])
+    else:
+        picks["E"].append(D[64])
+    return {s: [ring.take(slot) for slot in picks[s]] for s in SEATS}
+
+
+def _draw(ring: Ring, tail_slots, seat: str, replacements: list[dict]):
+    slot = next(tail_slots, None)
+    if slot is None:
+        raise RulesError("walls: the wall ran out during flower replacement")
+    tile = ring.take(slot)
+    replacements.append({"seat": seat, "tile": tile, "slot": ring.coords(slot)})
+    return tile
+
+
+def _set_aside(hand: list, flower_set: frozenset, flowers: list) -> int:
+    """Move the flowers out of `hand` (a null is never a flower); return how many."""
+    kept = [t for t in hand if t is None or t not in flower_set]
+    moved = [t for t in hand if t is not None and t in flower_set]
+    hand[:] = kept
+    flowers.extend(moved)
+    return len(moved)
+
+
+def _depth_first(ring, tail_slots, flower_set, hands, flowers, replacements) -> None:
+    """Seats E, S, W, N in turn; a seat replaces until it is clean."""
+    for s in SEATS:
+        owed = _set_aside(hands[s], flower_set, flowers[s])
+        while owed:
+            tile = _draw(ring, tail_slots, s, replacements)
+            owed -= 1
+            if tile is not None and tile in flower_set:
+                flowers[s].append(tile)
+                owed += 1
+            else:
+                hands[s].append(tile)
+
+
+def _round_robin(ring, tail_slots, flower_set, hands, flowers, replacements) -> None:
+    """Each round every seat, E first, replaces the flowers it held at the round's
+    start; flowers drawn wait for the next round."""
+    owed = {s: _set_aside(hands[s], flower_set, flowers[s]) for s in SEATS}
+    while any(owed.values()):
+        drawn_flowers = {s: [] for s in SEATS}
+        for s in SEATS:
+            for _ in range(owed[s]):
+                tile = _draw(ring, tail_slots, s, replacements)
+                if tile is not None and tile in flower_set:
+                    drawn_flowers[s].append(tile)
+                else:
+                    hands[s].append(tile)
+        for s in SEATS:
+            flowers[s].extend(drawn_flowers[s])
+        owed = {s: len(drawn_flowers[s]) for s in SEATS}
+
+
+def _wild_record(kind: str, ring: Ring, slot: int, set_aside: list[dict]) -> dict:
+    indicator = ring.tiles[slot]
+    if indicator is None:
+        tiles = None
+    elif kind == "hun":
+        tiles = [indicator, successor(indicator)]
+    else:
+        tiles = [indicator]
+    return {"kind": kind, "indicator": indicator, "indicator_slot": ring.coords(slot),
+            "wild_tiles": tiles, "set_aside": set_aside}
+
+
+def _flip(ring: Ring, slots, flower_set, flowers, kind: str) -> dict:
+    """Turn over tiles from `slots` until one is not a flower; flowers go to the
+    dealer's flowers (Fuzhou). The turned tile is out of play."""
+    set_aside: list[dict] = []
+    for slot in slots:
+        tile = ring.take(slot)
+        if tile is not None and tile in flower_set:
+            flowers["E"].append(tile)
+            set_aside.append({"tile": tile, "slot": ring.coords(slot)})
+            continue
+        return _wild_record(kind, ring, slot, set_aside)
+    raise RulesError("walls: the wall ran out while turning the wild indicator")
+
+
+def _gold(ring, tail_slots, flower_set, flowers) -> dict:
+    """Fuzhou 金: flip the next tile from the tail."""
+    return _flip(ring, tail_slots, flower_set, flowers, "gold")
+
+
+def _hun(ring: Ring, tail: int, total: int, flower_set, flowers) -> dict:
+    """Tianjin 混: count `total` stacks from the tail stack (which is 1) and turn its
+    top remaining tile. The tail stack is where the next tail draw comes from."""
+    first = next(ring.tail_order(tail), None)
+    if first is None:
+        raise RulesError("walls: no tile left to turn as the wild indicator")
+    ring_size = 4 * ring.stacks
+    stack = (first // 2 - (total - 1)) % ring_size
+    # Tail order from the counted stack; skipping taken slots gives its top remaining tile.
+    return _flip(ring, ring.tail_order(stack), flower_set, flowers, "hun")
