@@ -60,7 +60,8 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
     tail = (rho(wall, 0, stacks) + count - 1) % ring_size
     head = (tail + variant.head_offset) % ring_size
 
-    hands = _deal_hands(ring, head, variant)
+    dealt = _deal_hands(ring, head, variant)
+    hands = {s: [ring.tiles[slot] for slot in dealt[s]] for s in SEATS}
     flowers: dict[str, list] = {s: [] for s in SEATS}
     replacements: list[dict] = []
     tail_slots = ring.tail_order(tail)
@@ -92,6 +93,7 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
                   "tail_stack": _stack(tail, stacks), "head_stack": _stack(head, stacks)},
         "seats": {s: seat_position(d, i) for i, s in enumerate(SEATS)},
         "hands": hands,
+        "dealt_slots": {s: [ring.coords(slot) for slot in dealt[s]] for s in SEATS},
         "flowers": flowers,
         "replacements": replacements,
         "wild": wild,
@@ -116,10 +118,10 @@ def _sources(dice_source, throws: int) -> list[str]:
     return list(sources)
 
 
-def _deal_hands(ring: Ring, head: int, variant: Variant) -> dict[str, list]:
+def _deal_hands(ring: Ring, head: int, variant: Variant) -> dict[str, list[int]]:
     """Deal from the live order D: rounds of 4 (two stacks) per seat E, S, W, N, then
     the jump (dealer D[48] and D[52], S D[49], W D[50], N D[51]) or the dealer's
-    17th tile D[64]."""
+    17th tile D[64]. Returns the slots each seat took, in order."""
     rounds = 3 if variant.deal == "13+jump" else 4
     needed = 16 * rounds + (5 if variant.deal == "13+jump" else 1)
     order = ring.live_order(head)
@@ -136,7 +138,10 @@ def _deal_hands(ring: Ring, head: int, variant: Variant) -> dict[str, list]:
         picks["N"].append(D[51])
     else:
         picks["E"].append(D[64])
-    return {s: [ring.take(slot) for slot in picks[s]] for s in SEATS}
+    for slots in picks.values():
+        for slot in slots:
+            ring.take(slot)
+    return picks
 
 
 def _draw(ring: Ring, tail_slots, seat: str, replacements: list[dict]):

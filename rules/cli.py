@@ -1,0 +1,116 @@
+"""`mjtable deal` and `mjtable audit`: the rules engine from the command line.
+
+The firmware's CLI dispatcher calls `deal_main(argv)` / `audit_main(argv)` with the
+arguments after the subcommand. Bad input prints one line to stderr and returns 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+
+from .audit import audit
+from .errors import RulesError
+from .render import picture
+from .request import deal_request
+
+EXIT_BAD_INPUT = 2
+
+
+def _name(path: str) -> str:
+    return "<stdin>" if path == "-" else path
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _fail(prog: str, message: str) -> int:
+    print(f"{prog}: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def deal_main(argv: list[str]) -> int:
+    """`mjtable deal [FILE|-] [--json]`: deal from a JSON input (RULES.md)."""
+    parser = argparse.ArgumentParser(
+        prog="mjtable deal",
+        description="Deal from built walls and dice (JSON input, RULES.md) and print "
+                    "the dealt-walls record.")
+    parser.add_argument("file", nargs="?", default="-",
+                        help="input JSON file, or - for stdin (default)")
+    parser.add_argument("--json", action="store_true", help="print the record as JSON")
+    args = parser.parse_args(argv)
+    prog = parser.prog
+    try:
+        text = _read(args.file)
+    except OSError as exc:
+        return _fail(prog, f"{_name(args.file)}: cannot read: {exc.strerror}")
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return _fail(prog, f"{_name(args.file)}: not JSON: {exc.msg} at line {exc.lineno} "
+                           f"column {exc.colno}")
+    try:
+        record = deal_request(obj)
+    except RulesError as exc:
+        return _fail(prog, f"{_name(args.file)}: {exc}")
+    print(json.dumps(record) if args.json else picture(record))
+    return 0
+
+
+def audit_main(argv: list[str]) -> int:
+    """`mjtable audit FILE.jsonl [--json]`: fairness tests over handoff records."""
+    parser = argparse.ArgumentParser(
+        prog="mjtable audit",
+        description="Fairness audit over dealt-walls records (one JSON object per line).")
+    parser.add_argument("file", help="JSON Lines file of handoff records, or - for stdin")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--alpha", type=float, default=None,
+                        help="p-value below which a test is flagged (default 0.001)")
+    args = parser.parse_args(argv)
+    prog = parser.prog
+    try:
+        text = _read(args.file)
+    except OSError as exc:
+        return _fail(prog, f"{_name(args.file)}: cannot read: {exc.strerror}")
+    records, line_numbers = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        line_numbers.append(number)
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            return _fail(prog, f"{_name(args.file)}:{number}: not JSON: {exc.msg} at column "
+                               f"{exc.colno}")
+    try:
+        report = audit(records) if args.alpha is None else audit(records, args.alpha)
+    except RulesError as exc:
+        # records[i] is the i-th non-empty line; say where in file terms.
+        message = str(exc)
+        found = re.match(r"records\[(\d+)\]\.?", message)
+        if found:
+            line = line_numbers[int(found.group(1))]
+            return _fail(prog, f"{_name(args.file)}:{line}: {message[found.end():]}")
+        return _fail(prog, f"{_name(args.file)}: {message}")
+    print(json.dumps(report) if args.json else _report_text(report))
+    return 0
+
+
+def _report_text(report: dict) -> str:
+    lines = [f"{report['records']} records"]
+    if report["note"]:
+        lines.append(report["note"])
+    for name, test in report["tests"].items():
+        if test["p_value"] is None:
+            lines.append(f"{name:20} skipped: {test['skipped']}")
+        else:
+            lines.append(f"{name:20} statistic {test['statistic']:>12} dof {test['dof']:>4} "
+                         f"p {test['p_value']:.3g}")
+    lines.append(f"verdict: {report['verdict']}")
+    return "\n".join(lines)

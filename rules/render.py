@@ -1,0 +1,67 @@
+"""A short human-readable picture of a deal: the walls seen from above, and the hands.
+
+Position 0 sits at the bottom of the picture, 1 on the right, 2 at the top, 3 on the
+left (counter-clockwise seen from above). Each wall is drawn as its owner sees it
+from the right end, so the ring runs clockwise around the picture. The tail stack
+is marked "r", the first dealt stack "h" ("*" when they are the same stack).
+"""
+
+from __future__ import annotations
+
+
+def _code(tile) -> str:
+    return tile if tile is not None else "--"
+
+
+def _mark(record: dict, p: int, k: int) -> str:
+    tail = record["break"]["tail_stack"] == [p, k]
+    head = record["break"]["head_stack"] == [p, k]
+    return "*" if tail and head else "r" if tail else "h" if head else " "
+
+
+def picture(record: dict) -> str:
+    """The walls as a square seen from above, then break, hands, flowers, wild."""
+    walls = record["walls"]
+    stacks = record["stacks_per_wall"]
+    lines = []
+    pad = " " * 8
+
+    def row(p: int, ks) -> list[str]:
+        return [pad + " ".join(_code(walls[p][k][0]) for k in ks),
+                pad + " ".join(_code(walls[p][k][1]) for k in ks),
+                pad + " ".join(f"{_mark(record, p, k):>2}" for k in ks)]
+
+    lines.append(f"{pad}wall 2 (position 2)")
+    lines += row(2, range(stacks))  # owner at the top faces down: k = 0 on the left
+    width = 3 * stacks - 1
+    for i in range(stacks):
+        k3, k1 = stacks - 1 - i, i  # left wall: k grows upwards; right wall: downwards
+        left = f"{_mark(record, 3, k3)}{_code(walls[3][k3][0])}/{_code(walls[3][k3][1])} "
+        right = f" {_code(walls[1][k1][0])}/{_code(walls[1][k1][1])}{_mark(record, 1, k1)}"
+        middle = " " * width
+        if i == stacks // 2:
+            middle = "wall 3 <   > wall 1".center(width)
+        lines.append(f"{left} {middle}{right}")
+    lines += row(0, range(stacks - 1, -1, -1))  # owner at the bottom: k = 0 on the right
+    lines.append(f"{pad}wall 0 (position 0)")
+
+    b = record["break"]
+    lines.append("")
+    lines.append(f"{record['variant']}: dealer at position {record['table']['dealer_position']}, "
+                 f"break on wall {b['wall_position']} count {b['count']}, "
+                 f"tail stack {b['tail_stack']}, first stack {b['head_stack']}")
+    dice = ", ".join(f"{d['purpose']} by {d['thrower']}: {d['faces']}" for d in record["dice"])
+    lines.append(f"dice: {dice}")
+    for seat, hand in record["hands"].items():
+        flowers = record["flowers"][seat]
+        extra = f"   flowers: {' '.join(flowers)}" if flowers else ""
+        lines.append(f"{seat} ({len(hand):2}): {' '.join(_code(t) for t in hand)}{extra}")
+    wild = record["wild"]
+    if wild:
+        tiles = " ".join(wild["wild_tiles"]) if wild["wild_tiles"] else "unknown"
+        lines.append(f"wild ({wild['kind']}): indicator {_code(wild['indicator'])} at "
+                     f"{wild['indicator_slot']} -> {tiles}")
+    lines.append(f"next draw {record['next_draw']}, {record['live_remaining']} tiles left "
+                 "in the wall")
+    lines.append(f"commitment {record['commitment']}")
+    return "\n".join(lines)
