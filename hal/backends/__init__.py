@@ -1,0 +1,1 @@
+"""HAL backends: `sim` (the built-in simulator); `rpigpio` and `ioboard` for real tables."""

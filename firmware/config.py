@@ -1,0 +1,162 @@
+"""The table's config: every section and option, with types and limits.
+
+`config/table.toml` is the reference four-mouth, two-set, 144-tile table. Firmware
+expectations (`[timing]`) and the simulated machine (`[simulator]`) are separate on
+purpose: a worn simulated motor must be able to differ from what the firmware expects.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from firmware.configfile import ConfigError, load_section, option, read_toml
+
+REPO_CONFIG = Path(__file__).resolve().parent.parent / "config"
+DEFAULT_CONFIG = REPO_CONFIG / "table.toml"
+SIDES = 4
+
+
+@dataclass(frozen=True, kw_only=True)
+class TableSection:
+    id: str = option("table-1", doc="name shown to technicians and venues")
+    model: str = option("four-mouth-two-set", choices=("four-mouth-two-set",))
+    tiles: int = option(choices=(136, 144), doc="tiles per set (DIP switch on real tables)")
+    stacks_per_wall: int = option(choices=(17, 18), doc="stacks per wall: tiles / 8")
+    tile_reader: bool = option(False, doc="an RFID/camera reader at each head (side.N.tile_id)")
+    face_up_sensor: bool = option(False, doc="a Hall sensor at each head (side.N.face_up)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class HalSection:
+    backend: str = option("auto", choices=("auto", "sim", "rpigpio", "ioboard"),
+                          doc="auto: rpigpio on a Raspberry Pi, else the built-in simulator")
+
+
+@dataclass(frozen=True, kw_only=True)
+class TimingSection:
+    """What the firmware expects of the machine; the supervisor starts from these."""
+
+    lid_travel_s: float = option(1.5, minval=0.2, maxval=10.0)
+    plate_turn_s: float = option(2.5, minval=0.5, maxval=10.0)
+    head_turn_s: float = option(0.45, minval=0.1, maxval=3.0)
+    dice_min_spin_s: float = option(3.0, minval=1.0, maxval=10.0,
+                                    doc="shorter spins are refused: a held dice is a cheat")
+    dice_max_spin_s: float = option(5.0, minval=1.0, maxval=15.0)
+    build_fault_s: float = option(80.0, minval=20.0, maxval=600.0,
+                                  doc="a build still running after this is a fault")
+    belt_full_pause_s: float = option(0.5, minval=0.0, maxval=10.0,
+                                      doc="all belts full this long: pause disc and ring")
+    timeout_factor: float = option(2.0, minval=1.2, maxval=10.0,
+                                   doc="a motion has failed when its sensor is not seen in k·T")
+    key_chord_s: float = option(0.4, minval=0.05, maxval=2.0,
+                                doc="both lift keys within this time count as pressed together")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RulesSection:
+    variant: str = option("mcr", choices=("mcr", "jingji", "guangdong", "tianjin", "fuzhou"))
+    prevalent_wind: str = option("E", choices=("E", "S", "W", "N"))
+    overrides: dict = option({}, doc="venue overrides of the variant's parameters")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimulatorSection:
+    """The simulated machine and players (used only when the sim backend runs)."""
+
+    seed: int = option(1, minval=0)
+    start: str = option("first_use", choices=("first_use",),
+                        doc="first_use: set A on the disc, set B with the players")
+    shuffle: str = option("nominal", choices=("nominal", "under_mixed"),
+                          doc="under_mixed: a worn disc that barely mixes (for the audit)")
+    arrival_rate_per_side: float = option(1.7, minval=0.1, maxval=20.0, doc="tiles/s")
+    belt_capacity: int = option(4, minval=1, maxval=20)
+    belt_transit_s: float = option(1.2, minval=0.0, maxval=10.0)
+    lid_travel_s: float = option(1.5, minval=0.2, maxval=10.0)
+    plate_turn_s: float = option(2.5, minval=0.5, maxval=10.0)
+    head_turn_s: float = option(0.45, minval=0.1, maxval=3.0)
+    count_dwell_s: float = option(0.05, minval=0.005, maxval=1.0,
+                                  doc="how long the count sensor sees a passing tile")
+    dice_settle_s: float = option(0.3, minval=0.0, maxval=2.0)
+    play_time_s: float = option(300.0, minval=1.0, maxval=7200.0, doc="one hand of play")
+    push_time_s: float = option(8.0, minval=0.5, maxval=120.0, doc="pushing a set into the hole")
+    key_delay_s: float = option(1.5, minval=0.0, maxval=60.0, doc="players' reaction time")
+    dealer_keeps: float = option(0.3, minval=0.0, maxval=1.0,
+                                 doc="chance the dealer keeps the deal for the next hand")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config:
+    table: TableSection
+    hal: HalSection = dataclasses.field(default_factory=HalSection)
+    timing: TimingSection = dataclasses.field(default_factory=TimingSection)
+    rules: RulesSection = dataclasses.field(default_factory=RulesSection)
+    simulator: SimulatorSection = dataclasses.field(default_factory=SimulatorSection)
+    source: str = "<defaults>"
+
+    @property
+    def tiles_per_side(self) -> int:
+        return self.table.tiles // SIDES
+
+
+_SECTIONS = {f.name: f.type for f in dataclasses.fields(Config) if f.name != "source"}
+_REQUIRED = ("table",)
+
+
+def parse_config(raw: dict[str, Any], file: str) -> Config:
+    """Build and cross-check a Config from parsed TOML."""
+    unknown = sorted(set(raw) - set(_SECTIONS))
+    if unknown:
+        raise ConfigError(file, unknown[0], None,
+                          "unknown section (valid sections: " + ", ".join(_SECTIONS) + ")")
+    for name in _REQUIRED:
+        if name not in raw:
+            raise ConfigError(file, name, None, "missing section")
+    classes = {"table": TableSection, "hal": HalSection, "timing": TimingSection,
+               "rules": RulesSection, "simulator": SimulatorSection}
+    sections = {name: load_section(cls, raw.get(name, {}), file, name)
+                for name, cls in classes.items()}
+    config = Config(**sections, source=file)
+    _cross_check(config)
+    return config
+
+
+def _cross_check(config: Config) -> None:
+    file, table, timing = config.source, config.table, config.timing
+    if table.tiles != table.stacks_per_wall * 2 * SIDES:
+        raise ConfigError(file, "table", "stacks_per_wall",
+                          f"{table.stacks_per_wall} stacks per wall do not hold a "
+                          f"{table.tiles}-tile set; use {table.tiles // (2 * SIDES)}")
+    if timing.dice_max_spin_s < timing.dice_min_spin_s:
+        raise ConfigError(file, "timing", "dice_max_spin_s",
+                          f"{timing.dice_max_spin_s} is below dice_min_spin_s "
+                          f"{timing.dice_min_spin_s}")
+    _check_variant(config)
+
+
+def _check_variant(config: Config) -> None:
+    """The variant's tile set must be the set the table builds."""
+    try:
+        import rules
+    except ImportError:  # the rules engine is optional for the table itself
+        return
+    load_variant = getattr(rules, "load_variant", None)
+    if load_variant is None:
+        return
+    try:
+        variant = load_variant(config.rules.variant, dict(config.rules.overrides))
+    except ValueError as exc:
+        raise ConfigError(config.source, "rules", "overrides", str(exc)) from None
+    tiles = getattr(variant, "tiles", None)
+    if tiles is not None and tiles != config.table.tiles:
+        raise ConfigError(config.source, "rules", "variant",
+                          f"variant {config.rules.variant!r} plays {tiles} tiles but "
+                          f"[table] tiles = {config.table.tiles}")
+
+
+def load_config(path: str | Path | None = None) -> Config:
+    """Read and validate a config file (the reference table when `path` is None)."""
+    path = Path(path) if path is not None else DEFAULT_CONFIG
+    return parse_config(read_toml(path), str(path))

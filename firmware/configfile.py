@@ -1,0 +1,143 @@
+"""Typed, self-checking reader for the table's TOML config.
+
+Every option is declared with its type and range (see `config.py`). Whatever the file
+holds that is not declared is an error, never ignored: a typo in a table's config must
+stop start-up with a message that names the file, section, key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(Exception):
+    """A config problem a technician can fix; `str()` is the whole message."""
+
+    def __init__(self, file: str, section: str, key: str | None, problem: str) -> None:
+        where = f"[{section}]" + (f" {key}" if key else "")
+        super().__init__(f"{file}: {where}: {problem}")
+        self.file, self.section, self.key, self.problem = file, section, key, problem
+
+
+def option(default: Any = dataclasses.MISSING, *, minval: float | None = None,
+           maxval: float | None = None, choices: tuple[Any, ...] | None = None,
+           doc: str = "") -> Any:
+    """Declare a config option with its limits (read by `load_section`)."""
+    meta = {"minval": minval, "maxval": maxval, "choices": choices, "doc": doc}
+    if isinstance(default, list | dict):
+        value = default
+        return dataclasses.field(default_factory=lambda: type(value)(value), metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def _type_name(tp: Any) -> str:
+    if typing.get_origin(tp) in (list, tuple):
+        (inner, *_) = typing.get_args(tp)
+        return f"list of {_type_name(inner)}"
+    if isinstance(tp, types.UnionType):
+        return " or ".join(_type_name(a) for a in typing.get_args(tp))
+    return {bool: "true/false", int: "integer", float: "number", str: "string",
+            dict: "table", type(None): "nothing"}.get(tp, getattr(tp, "__name__", str(tp)))
+
+
+def _check_type(value: Any, tp: Any) -> Any | None:
+    """Return the value converted to `tp`, or None when it does not fit."""
+    if isinstance(tp, types.UnionType):
+        for arg in typing.get_args(tp):
+            converted = _check_type(value, arg)
+            if converted is not None:
+                return converted
+        return None
+    if typing.get_origin(tp) is list:
+        if not isinstance(value, list):
+            return None
+        (inner,) = typing.get_args(tp)
+        items = [_check_type(v, inner) for v in value]
+        return None if any(i is None for i in items) else items
+    # TOML's booleans are ints to Python; keep them apart.
+    if tp is bool:
+        return value if isinstance(value, bool) else None
+    if tp is int:
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+    if tp is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        return float(value) if ok else None
+    if tp is str:
+        return value if isinstance(value, str) else None
+    if tp is dict:
+        return value if isinstance(value, dict) else None
+    return None
+
+
+def _limits(meta: typing.Mapping[str, Any]) -> str:
+    lo, hi, choices = meta.get("minval"), meta.get("maxval"), meta.get("choices")
+    if choices:
+        return "one of " + ", ".join(repr(c) for c in choices)
+    if lo is not None and hi is not None:
+        return f"from {lo} to {hi}"
+    if lo is not None:
+        return f"at least {lo}"
+    if hi is not None:
+        return f"at most {hi}"
+    return "any value"
+
+
+def load_section(cls: type, raw: Any, file: str, section: str) -> Any:
+    """Build dataclass `cls` from the TOML table `raw`, checking every key."""
+    if not isinstance(raw, dict):
+        raise ConfigError(file, section, None, "must be a table (a [section])")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(raw) - set(fields))
+    if unknown:
+        allowed = ", ".join(sorted(fields))
+        raise ConfigError(file, section, unknown[0],
+                          f"unknown option (valid options here: {allowed})")
+    values: dict[str, Any] = {}
+    for name, field in fields.items():
+        tp = hints[name]
+        if dataclasses.is_dataclass(tp):
+            values[name] = load_section(tp, raw.get(name, {}), file, f"{section}.{name}")
+            continue
+        if name not in raw:
+            required = (field.default is dataclasses.MISSING
+                        and field.default_factory is dataclasses.MISSING)
+            if required:
+                raise ConfigError(file, section, name, f"missing; expected {_type_name(tp)}")
+            continue
+        value = _check_type(raw[name], tp)
+        if value is None:
+            raise ConfigError(file, section, name,
+                              f"got {raw[name]!r}, expected {_type_name(tp)}")
+        _check_range(value, field.metadata, file, section, name)
+        values[name] = value
+    return cls(**values)
+
+
+def _check_range(value: Any, meta: typing.Mapping[str, Any], file: str, section: str,
+                 name: str) -> None:
+    for item in value if isinstance(value, list) else [value]:
+        lo, hi, choices = meta.get("minval"), meta.get("maxval"), meta.get("choices")
+        bad = (choices is not None and item not in choices) or (
+            isinstance(item, int | float) and not isinstance(item, bool)
+            and ((lo is not None and item < lo) or (hi is not None and item > hi)))
+        if bad:
+            raise ConfigError(file, section, name, f"got {item!r}, allowed: {_limits(meta)}")
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Parse a TOML file, turning every read or syntax problem into a ConfigError."""
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(str(path), "-", None, "file not found") from None
+    except OSError as exc:
+        raise ConfigError(str(path), "-", None, f"cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), "-", None, f"not valid TOML: {exc}") from None

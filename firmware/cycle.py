@@ -1,0 +1,164 @@
+"""The table cycle (MECHANICS.md §3): lid, push, raise, dice, play — two sets in turn.
+
+One set is in play while the other is built in the background (`build.py`). The
+lift key opens the hole only when a staged set is ready; both lift keys together
+during a build are a top-up. After the walls rise the variant's throws are asked for,
+each from the right seat, and the deal is handed off.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from transitions import EventData
+
+from firmware.machine import attach
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+
+STATES = ["homing", "play", "opening", "hole_open", "closing", "raising", "dealing",
+          "rolling", "top_up_opening", "top_up_open", "top_up_closing", "fault"]
+INITIAL = "homing"
+TRANSITIONS = [
+    {"trigger": "homed", "source": "homing", "dest": "play"},
+    {"trigger": "lift_key", "source": "play", "dest": "opening", "conditions": "set_staged"},
+    {"trigger": "lift_key", "source": "hole_open", "dest": "closing"},
+    {"trigger": "lift_key", "source": "top_up_open", "dest": "top_up_closing"},
+    {"trigger": "both_lift_keys", "source": "play", "dest": "top_up_opening",
+     "conditions": "build_running"},
+    {"trigger": "lid_opened", "source": "opening", "dest": "hole_open"},
+    {"trigger": "lid_opened", "source": "top_up_opening", "dest": "top_up_open"},
+    {"trigger": "lid_closed", "source": "closing", "dest": "raising"},
+    {"trigger": "lid_closed", "source": "top_up_closing", "dest": "play"},
+    {"trigger": "lid_closed", "source": "homing", "dest": None, "after": "check_homed"},
+    {"trigger": "walls_raised", "source": "raising", "dest": "dealing"},
+    {"trigger": "dice_key", "source": "dealing", "dest": "rolling",
+     "conditions": "expected_thrower"},
+    {"trigger": "rolled", "source": "rolling", "dest": "dealing", "conditions": "more_throws",
+     "before": "_record_throw"},
+    {"trigger": "rolled", "source": "rolling", "dest": "play", "before": "_record_throw",
+     "after": "_hand_off"},
+    {"trigger": "fail", "source": "*", "dest": "fault"},
+]
+
+
+class Cycle:
+    def __init__(self, ctl: Controller) -> None:
+        self.ctl = ctl
+        self.number = 0                      # hands dealt since start
+        self.set_in_play: str | None = None  # unknown at first use
+        self.set_building = "A"              # power-on: the disc holds a set
+        self.dealer: int | None = None
+        self.throws: list[list[int]] = []
+        self.walls: list[list[list[str | None]]] = []
+        self._plates_home = 0
+        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error,
+                              after_state_change="_announce")
+
+    def _announce(self, *_: object) -> None:
+        self.ctl.emit("phase", state=self.state, cycle=self.number)
+
+    # -- conditions -------------------------------------------------------------------
+
+    def set_staged(self, *_: object) -> bool:
+        return self.ctl.build.state == "staged"
+
+    def build_running(self, *_: object) -> bool:
+        return self.ctl.build.running
+
+    def expected_thrower(self, event: EventData) -> bool:
+        seat = event.kwargs["seat"]
+        if self.dealer is None:
+            return True          # the first dice key of a hand names the dealer
+        request = self.ctl.handoff.next_throw(self.dealer, self.throws)
+        return request is not None and request.thrower_position == seat
+
+    def more_throws(self, event: EventData) -> bool:
+        assert self.dealer is not None
+        throws = [*self.throws, event.kwargs["faces"]]
+        return self.ctl.handoff.next_throw(self.dealer, throws) is not None
+
+    # -- homing -----------------------------------------------------------------------
+
+    def check_homed(self, *_: object) -> None:
+        """Homing is done when the lid is down and every cam is at home."""
+        if self.state != "homing":
+            return
+        ctl = self.ctl
+        cams = [f"side.{n}.{s}" for n in range(4) for s in ("head_home", "plate_home")]
+        if ctl.lid.state == "closed" and all(ctl.hal.read(c) for c in cams):
+            self.homed()
+
+    def on_exit_homing(self, *_: object) -> None:
+        self.ctl.build.start(set_name=self.set_building)
+
+    # -- the cycle --------------------------------------------------------------------
+
+    def on_enter_opening(self, *_: object) -> None:
+        self.ctl.lid.open()
+
+    on_enter_top_up_opening = on_enter_opening
+
+    def on_enter_top_up_open(self, *_: object) -> None:
+        self.ctl.emit("top_up", open=True)
+
+    def on_exit_play(self, event: EventData) -> None:
+        if event.transition.dest == "top_up_opening":
+            self.ctl.build.pause()
+
+    def on_enter_closing(self, *_: object) -> None:
+        self.ctl.lid.close()
+
+    on_enter_top_up_closing = on_enter_closing
+
+    def on_exit_top_up_closing(self, *_: object) -> None:
+        self.ctl.build.resume()
+
+    def on_enter_raising(self, *_: object) -> None:
+        self._plates_home = 0
+        for plate in self.ctl.plates:
+            plate.turn()
+
+    def plate_done(self) -> None:
+        if self.state == "homing":
+            self.check_homed()
+            return
+        if self.state != "raising":
+            return
+        self._plates_home += 1
+        if self._plates_home == len(self.ctl.plates):
+            self.walls_raised()
+
+    def on_enter_dealing(self, event: EventData) -> None:
+        if event.transition.source != "raising":
+            return
+        # The staged set is now in play; the set just pushed in is built next.
+        self.number += 1
+        self.walls = self.ctl.build.walls
+        self.set_in_play = self.ctl.build.set_name
+        self.set_building = "B" if self.set_in_play == "A" else "A"
+        self.dealer = None
+        self.throws = []
+        for n in range(4):
+            self.ctl.hal.write(f"lamp.dealer.{n}", False)
+        self.ctl.handoff.commit(self.walls, self.number)
+        self.ctl.build.raised()
+        self.ctl.build.start(set_name=self.set_building)
+
+    def on_enter_rolling(self, event: EventData) -> None:
+        seat = event.kwargs["seat"]
+        if self.dealer is None:
+            self.dealer = seat
+            self.ctl.hal.write(f"lamp.dealer.{seat}", True)
+        request = self.ctl.handoff.next_throw(self.dealer, self.throws)
+        assert request is not None
+        self.ctl.dice.roll(count=request.dice)
+
+    def _record_throw(self, event: EventData) -> None:
+        self.throws.append(event.kwargs["faces"])
+
+    def _hand_off(self, *_: object) -> None:
+        assert self.dealer is not None and self.set_in_play is not None
+        self.ctl.handoff.hand_off(self.walls, self.throws, self.dealer, self.number,
+                                  self.set_in_play)

@@ -1,0 +1,63 @@
+"""From walls and dice to the dealt-walls record, and on to every consumer.
+
+The commitment is published when the walls rise; its nonce is revealed in the next
+hand's record, so anyone holding both can check the walls were not changed after
+the fact (MECHANICS.md §8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import rules
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+
+Consumer = Callable[[dict[str, Any]], None]
+Walls = list[list[list[str | None]]]
+
+
+class Handoff:
+    def __init__(self, ctl: Controller) -> None:
+        self.ctl = ctl
+        section = ctl.config.rules
+        self.variant = rules.load_variant(section.variant, dict(section.overrides))
+        self.rng, self.dice_source = ctl.hal.entropy()
+        self.consumers: list[Consumer] = []
+        self.records: list[dict[str, Any]] = []
+        self.commitment: str | None = None
+        self._nonce: str | None = None
+        self._revealed: dict[str, Any] | None = None
+
+    def next_throw(self, dealer: int, throws: list[list[int]]) -> rules.ThrowRequest | None:
+        return rules.next_throw(self.variant, dealer, throws)
+
+    def commit(self, walls: Walls, cycle: int) -> str:
+        """Publish the commitment to the walls that just rose."""
+        if self._nonce is not None:
+            # The previous hand is over: its nonce may now be revealed.
+            self._revealed = {"cycle": cycle - 1, "nonce": self._nonce}
+        self._nonce = f"{self.rng.getrandbits(128):032x}"
+        self.commitment = rules.commitment(walls, self._nonce)
+        self.ctl.emit("walls.committed", cycle=cycle, commitment=self.commitment)
+        return self.commitment
+
+    def hand_off(self, walls: Walls, throws: list[list[int]], dealer: int, cycle: int,
+                 set_name: str) -> dict[str, Any] | None:
+        table = {"id": self.ctl.config.table.id, "cycle": cycle, "set": set_name}
+        try:
+            record = rules.deal(walls, throws, self.variant, dealer, table=table,
+                                dice_source=self.dice_source, nonce=self._nonce,
+                                prevalent_wind=self.ctl.config.rules.prevalent_wind)
+        except rules.RulesError as exc:
+            # Walls the engine refuses (a misread tile, say) are reported, never guessed.
+            self.ctl.emit("handoff.refused", cycle=cycle, reason=str(exc))
+            return None
+        record["revealed"] = self._revealed
+        self.records.append(record)
+        self.ctl.emit("handoff", cycle=cycle, set=set_name, commitment=record["commitment"])
+        for consumer in self.consumers:
+            consumer(record)
+        return record

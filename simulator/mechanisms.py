@@ -1,0 +1,127 @@
+"""Moving parts with a position that advances only while their motor runs.
+
+A `Cam` turns one revolution per `turn_s` and fires callbacks at fractions of the
+turn (leave home, take a tile, raise a wall, back home). A `Travel` is the lid: a
+position between its two stops. Both remember where they stopped, so a motor
+switched off mid-motion resumes from there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from firmware.clock import Clock, Timer
+
+
+class Cam:
+    def __init__(self, clock: Clock, turn_s: float,
+                 marks: list[tuple[float, Callable[[], None]]],
+                 on_turn_end: Callable[[], None]) -> None:
+        self.clock = clock
+        self.turn_s = turn_s
+        self.marks = sorted(marks, key=lambda m: m[0])
+        self.on_turn_end = on_turn_end
+        self.angle = 0.0          # fraction of the current turn done
+        self.running = False
+        self.blocked = False      # a jam: the motor turns but the cam cannot
+        self._since = 0.0
+        self._timer: Timer | None = None
+        self._next_mark = 0
+
+    def set_motor(self, on: bool) -> None:
+        if on == self.running:
+            return
+        if on:
+            self.running = True
+            self._since = self.clock.now()
+            self._schedule()
+        else:
+            self._advance()
+            self.running = False
+            self._cancel()
+
+    def _advance(self) -> None:
+        if self.running and not self.blocked:
+            self.angle += (self.clock.now() - self._since) / self.turn_s
+            self._since = self.clock.now()
+
+    def _cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _schedule(self) -> None:
+        self._cancel()
+        if not self.running or self.blocked:
+            return
+        target = self.marks[self._next_mark][0] if self._next_mark < len(self.marks) else 1.0
+        delay = max(0.0, (target - self.angle) * self.turn_s)
+        self._timer = self.clock.call_later(delay, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._advance()
+        if self._next_mark < len(self.marks):
+            self.angle = self.marks[self._next_mark][0]
+            callback = self.marks[self._next_mark][1]
+            self._next_mark += 1
+            callback()
+        else:
+            self.angle = 0.0
+            self._next_mark = 0
+            self.on_turn_end()
+        self._schedule()
+
+
+class Travel:
+    """A position from 0.0 (lower stop) to 1.0 (upper stop)."""
+
+    def __init__(self, clock: Clock, travel_s: float,
+                 on_change: Callable[[float], None]) -> None:
+        self.clock = clock
+        self.travel_s = travel_s
+        self.on_change = on_change
+        self.position = 0.0
+        self.direction = 0        # +1 up, -1 down, 0 stopped
+        self.blocked_below = -1.0  # an obstruction: cannot go lower than this
+        self._since = 0.0
+        self._timer: Timer | None = None
+
+    def _advance(self) -> None:
+        if self.direction:
+            moved = (self.clock.now() - self._since) / self.travel_s * self.direction
+            self.position = min(1.0, max(0.0, self.blocked_below, self.position + moved))
+            self._since = self.clock.now()
+
+    def drive(self, direction: int) -> None:
+        self._advance()
+        self.direction = direction
+        self._since = self.clock.now()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._schedule()
+        self.on_change(self.position)
+
+    def _schedule(self) -> None:
+        # Wake at the next point a sensor could change: leaving a stop or reaching one.
+        if self.direction == 0:
+            return
+        edge = 0.02
+        if self.direction > 0:
+            targets = [edge, 1.0]
+        else:
+            targets = [1.0 - edge, max(0.0, self.blocked_below)]
+        ahead = [t for t in targets if (t - self.position) * self.direction > 1e-9]
+        if not ahead:
+            return
+        target = min(ahead, key=lambda t: abs(t - self.position))
+        delay = abs(target - self.position) * self.travel_s
+        self._timer = self.clock.call_later(delay, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._advance()
+        self.position = round(self.position, 9)
+        self.on_change(self.position)
+        self._schedule()
