@@ -18,9 +18,9 @@ from typing import Any
 class ConfigError(Exception):
     """A config problem a technician can fix; `str()` is the whole message."""
 
-    def __init__(self, file: str, section: str, key: str | None, problem: str) -> None:
-        where = f"[{section}]" + (f" {key}" if key else "")
-        super().__init__(f"{file}: {where}: {problem}")
+    def __init__(self, file: str, section: str | None, key: str | None, problem: str) -> None:
+        where = f"[{section}]" + (f" {key}" if key else "") + ": " if section else ""
+        super().__init__(f"{file}: {where}{problem}")
         self.file, self.section, self.key, self.problem = file, section, key, problem
 
 
@@ -136,8 +136,8 @@ def read_toml(path: Path) -> dict[str, Any]:
         with path.open("rb") as fh:
             return tomllib.load(fh)
     except FileNotFoundError:
-        raise ConfigError(str(path), "-", None, "file not found") from None
+        raise ConfigError(str(path), None, None, "file not found") from None
     except OSError as exc:
-        raise ConfigError(str(path), "-", None, f"cannot read: {exc.strerror}") from None
+        raise ConfigError(str(path), None, None, f"cannot read: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), "-", None, f"not valid TOML: {exc}") from None
+        raise ConfigError(str(path), None, None, f"not valid TOML: {exc}") from None

@@ -56,8 +56,9 @@ class Cycle:
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error,
                               after_state_change="_announce")
 
-    def _announce(self, *_: object) -> None:
-        self.ctl.emit("phase", state=self.state, cycle=self.number)
+    def _announce(self, event: EventData) -> None:
+        if event.transition is not None and event.transition.dest is not None:
+            self.ctl.emit("phase", state=self.state, cycle=self.number)
 
     # -- conditions -------------------------------------------------------------------
 

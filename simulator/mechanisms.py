@@ -61,13 +61,14 @@ class Cam:
     def _on_timer(self) -> None:
         self._timer = None
         self._advance()
+        # Keep any overshoot (a late timer on a real clock): the cam turned that far.
         if self._next_mark < len(self.marks):
-            self.angle = self.marks[self._next_mark][0]
+            self.angle = max(self.angle, self.marks[self._next_mark][0])
             callback = self.marks[self._next_mark][1]
             self._next_mark += 1
             callback()
         else:
-            self.angle = 0.0
+            self.angle = max(0.0, self.angle - 1.0)
             self._next_mark = 0
             self.on_turn_end()
         self._schedule()

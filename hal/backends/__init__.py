@@ -1,1 +1,60 @@
-"""HAL backends: `sim` (the built-in simulator); `rpigpio` and `ioboard` for real tables."""
+"""HAL backends and how one is chosen.
+
+`sim` is the built-in simulator (with simulated players); `rpigpio` drives the board's
+GPIO; `ioboard` an I/O board on a serial line. `auto` picks `rpigpio` on a Raspberry
+Pi and the simulator elsewhere — and says so, so a table never runs on the simulator
+without anyone knowing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from firmware.clock import Clock
+from firmware.config import Config
+from hal.interface import Hal, HalError
+
+PI_MODEL_FILE = Path("/proc/device-tree/model")
+
+
+@dataclass
+class OpenedHal:
+    hal: Hal
+    backend: str
+    description: str
+    # Starts whatever lives outside the firmware (the simulated players); may be a no-op.
+    start_world: Callable[[], None]
+
+
+def board_model() -> str | None:
+    try:
+        return PI_MODEL_FILE.read_text(errors="replace").rstrip("\x00\n")
+    except OSError:
+        return None
+
+
+def choose_backend(config: Config) -> str:
+    backend = config.hal.backend
+    if backend != "auto":
+        return backend
+    model = board_model()
+    return "rpigpio" if model and "Raspberry Pi" in model else "sim"
+
+
+def open_hal(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal:
+    backend = choose_backend(config)
+    if backend == "sim":
+        from hal.backends.sim import SimHal
+        from simulator.players import SimPlayers
+        from simulator.table import SimTable
+
+        table = SimTable(config, clock, seed)
+        players = SimPlayers(table, clock, config)
+        return OpenedHal(SimHal(table), "sim",
+                         f"built-in simulator (seed {table.seed}, simulated players)",
+                         players.start)
+    raise HalError(
+        f"HAL backend {backend!r} is not part of this build yet; "
+        "set [hal] backend = \"sim\" in the config to run the built-in simulator")

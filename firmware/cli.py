@@ -1,0 +1,143 @@
+"""The `mjtable` command: run, simulate, deal, audit, bench."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from firmware.config import Config, load_config
+from firmware.configfile import ConfigError
+from hal.interface import HalError
+
+EXIT_CONFIG = 2
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _speed(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 100000:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most 100000, got {value}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mjtable", description="Open firmware controller for automatic mahjong tables.")
+    parser.add_argument("--config", metavar="FILE",
+                        help="table config (default: config/table.toml)")
+    # --config may also follow the command; SUPPRESS keeps a global one from being reset.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS,
+                        help="table config (default: config/table.toml)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", parents=[common], help="run the table (the built-in simulator when no "
+                                     "table hardware is present)")
+    run.add_argument("--speed", type=_speed, default=1.0,
+                     help="fast-forward the simulated table by this factor")
+    run.add_argument("--cycles", type=_positive_int, help="stop after this many hands")
+    run.add_argument("--seed", type=int, help="simulator seed (default: from config)")
+    run.add_argument("--plain", action="store_true",
+                     help="log lines instead of the live picture")
+
+    sim = sub.add_parser("simulate", parents=[common], help="headless batch run on the virtual clock")
+    sim.add_argument("--cycles", type=_positive_int, default=10)
+    sim.add_argument("--seed", type=int, help="simulator seed (default: from config)")
+    sim.add_argument("--json", action="store_true", help="print one JSON report")
+
+    sub.add_parser("deal", help="deal from walls and dice (JSON, RULES.md)", add_help=False)
+    sub.add_parser("audit", help="fairness audit over handoff records", add_help=False)
+    sub.add_parser("bench", help="benchmarks (JSON figures)", add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # deal, audit and bench parse their own arguments.
+    passthrough = _passthrough(argv)
+    if passthrough is not None:
+        return passthrough
+    args = _parser().parse_args(argv)
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"mjtable: config error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    if args.command == "run":
+        return _run(config, args)
+    return _simulate(config, args)
+
+
+def _passthrough(argv: list[str]) -> int | None:
+    for i, word in enumerate(argv):
+        if word.startswith("-"):
+            continue
+        rest = argv[:i] + argv[i + 1:]
+        if word == "deal":
+            from rules.cli import deal_main
+            return deal_main(rest)
+        if word == "audit":
+            from rules.cli import audit_main
+            return audit_main(rest)
+        if word == "bench":
+            from bench.run import main as bench_main
+            return bench_main(rest)
+        return None
+    return None
+
+
+def _run(config: Config, args: argparse.Namespace) -> int:
+    from firmware.daemon import run
+
+    try:
+        return run(config, speed=args.speed, cycles=args.cycles, seed=args.seed,
+                   live=False if args.plain else None)
+    except HalError as exc:
+        print(f"mjtable: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+
+
+def _simulate(config: Config, args: argparse.Namespace) -> int:
+    from simulator.run import simulate
+
+    progress = None
+    if sys.stderr.isatty():
+        def progress(done: int, total: int) -> None:
+            print(f"\rhand {done}/{total}", end="" if done < total else "\n",
+                  file=sys.stderr, flush=True)
+    report = simulate(config, args.cycles, args.seed, progress=progress)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        _print_summary(report)
+    ok = report["completed"] and report["tiles_accounted"] and report["motors_safe_after_faults"]
+    return 0 if ok else 1
+
+
+def _print_summary(report: dict) -> None:
+    builds = sorted(report["build_times_s"])
+    median = builds[len(builds) // 2] if builds else float("nan")
+    print(f"hands dealt: {report['cycles_completed']}/{report['cycles_requested']} "
+          f"(seed {report['seed']})")
+    print(f"simulated {report['sim_time_s']:.0f} s in {report['wall_time_s']:.2f} s "
+          f"(x{report['speed_factor']})")
+    print(f"median build: {median:.1f} s over {len(builds)} builds")
+    print(f"tiles accounted for: {'yes' if report['tiles_accounted'] else 'NO'}")
+    for fault in report["faults"]:
+        remedy = "; ".join(fault["diagnosis"]["remedy"])
+        print(f"fault {fault['code']} {fault['id']} at {fault['where']} "
+              f"(hand {fault['cycle']}, t={fault['sim_time_s']} s): {remedy}")
+    if not report["faults"]:
+        print("no faults")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

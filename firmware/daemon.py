@@ -1,0 +1,83 @@
+"""`mjtable run`: the table's daemon on the real-time loop.
+
+One asyncio loop carries the clock, the HAL and the controller. SIGINT and SIGTERM
+stop it cleanly with every motor off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from typing import Any
+
+from firmware.clock import RealClock
+from firmware.config import Config
+from firmware.controller import Controller
+from firmware.view import log_line, screen, snapshot
+from hal.backends import open_hal
+
+REFRESH_S = 0.1
+
+
+def run(config: Config, speed: float = 1.0, cycles: int | None = None,
+        seed: int | None = None, live: bool | None = None) -> int:
+    """Run until signalled (or `cycles` hands are dealt); returns the exit code."""
+    return asyncio.run(_run(config, speed, cycles, seed,
+                            sys.stdout.isatty() if live is None else live))
+
+
+async def _run(config: Config, speed: float, cycles: int | None, seed: int | None,
+               live: bool) -> int:
+    loop = asyncio.get_running_loop()
+    clock = RealClock(loop, speed)
+    opened = open_hal(config, clock, seed)
+    ctl = Controller(config, opened.hal, clock)
+    stopped = asyncio.Event()
+    hands = 0
+
+    def on_event(event: dict[str, Any]) -> None:
+        nonlocal hands
+        if not live:
+            line = log_line(event)
+            if line:
+                print(line, flush=True)
+        if event["kind"] == "handoff":
+            hands += 1
+            if cycles is not None and hands >= cycles:
+                stopped.set()
+
+    ctl.subscribers.append(on_event)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stopped.set)
+    if not live:
+        print(f"mjtable: table {config.table.id} on {opened.description}", flush=True)
+    try:
+        ctl.start()
+        opened.start_world()
+        if live:
+            await _live_view(ctl, speed, stopped)
+        else:
+            await stopped.wait()
+    finally:
+        ctl.stop()
+        opened.hal.close()
+    print("mjtable: stopped, every motor off", flush=True)
+    return 0
+
+
+async def _live_view(ctl: Controller, speed: float, stopped: asyncio.Event) -> None:
+    from rich.live import Live
+
+    # The loop only copies a snapshot; drawing and writing happen in another thread,
+    # so a slow terminal never delays a sensor edge.
+    loop = asyncio.get_running_loop()
+    with Live(screen(snapshot(ctl), speed), auto_refresh=False, screen=False) as view:
+        while not stopped.is_set():
+            snap = snapshot(ctl)
+            await loop.run_in_executor(None, lambda: view.update(screen(snap, speed),
+                                                                 refresh=True))
+            try:
+                await asyncio.wait_for(stopped.wait(), REFRESH_S)
+            except TimeoutError:
+                pass
