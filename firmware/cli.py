@@ -39,8 +39,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="table config (default: config/table.toml)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", parents=[common], help="run the table (the built-in simulator when no "
-                                     "table hardware is present)")
+    run = sub.add_parser("run", parents=[common],
+                         help="run the table (the built-in simulator without hardware)")
     run.add_argument("--speed", type=_speed, default=1.0,
                      help="fast-forward the simulated table by this factor")
     run.add_argument("--cycles", type=_positive_int, help="stop after this many hands")
@@ -48,7 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--plain", action="store_true",
                      help="log lines instead of the live picture")
 
-    sim = sub.add_parser("simulate", parents=[common], help="headless batch run on the virtual clock")
+    sim = sub.add_parser("simulate", parents=[common],
+                         help="headless batch run on the virtual clock")
     sim.add_argument("--cycles", type=_positive_int, default=10)
     sim.add_argument("--seed", type=int, help="simulator seed (default: from config)")
     sim.add_argument("--json", action="store_true", help="print one JSON report")

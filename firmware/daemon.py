@@ -7,6 +7,7 @@ stop it cleanly with every motor off.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 from typing import Any
@@ -74,10 +75,10 @@ async def _live_view(ctl: Controller, speed: float, stopped: asyncio.Event) -> N
     loop = asyncio.get_running_loop()
     with Live(screen(snapshot(ctl), speed), auto_refresh=False, screen=False) as view:
         while not stopped.is_set():
-            snap = snapshot(ctl)
-            await loop.run_in_executor(None, lambda: view.update(screen(snap, speed),
-                                                                 refresh=True))
-            try:
+            await loop.run_in_executor(None, _draw, view, snapshot(ctl), speed)
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stopped.wait(), REFRESH_S)
-            except TimeoutError:
-                pass
+
+
+def _draw(view: Any, snap: dict[str, Any], speed: float) -> None:
+    view.update(screen(snap, speed), refresh=True)
