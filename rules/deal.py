@@ -124,8 +124,8 @@ def _deal_hands(ring: Ring, head: int, variant: Variant) -> dict[str, list[int]]
     17th tile D[64]. Returns the slots each seat took, in order."""
     rounds = 3 if variant.deal == "13+jump" else 4
     needed = 16 * rounds + (5 if variant.deal == "13+jump" else 1)
-    order = ring.live_order(head)
-    D = [next(order) for _ in range(needed)]
+    # Nothing is taken before the deal, so D is the plain live order from h.
+    D = [(2 * head + i) % ring.size for i in range(needed)]
     picks: dict[str, list[int]] = {s: [] for s in SEATS}
     for rnd in range(rounds):
         for i, s in enumerate(SEATS):

@@ -9,6 +9,8 @@ tile place, numbered 2 * rho + level, so slot order is (rho, top), (rho, bottom)
 
 from __future__ import annotations
 
+import functools
+
 SEATS = ("E", "S", "W", "N")
 
 
@@ -33,6 +35,11 @@ def seat_position(dealer: int, seat: int) -> int:
     return (dealer + seat) % 4
 
 
+@functools.cache
+def _coords_table(stacks: int) -> tuple[tuple[int, int, int], ...]:
+    return tuple((*stack_of(slot // 2, stacks), slot % 2) for slot in range(8 * stacks))
+
+
 class Ring:
     """The slots of the built walls and which of them have been taken.
 
@@ -52,11 +59,11 @@ class Ring:
                 tiles[2 * (base + k) + 1] = bottom
         self.tiles = tiles
         self.taken = bytearray(self.size)
+        self._coords = _coords_table(stacks)
 
     def coords(self, slot: int) -> list[int]:
         """[p, k, level] of a slot."""
-        p, k = stack_of(slot // 2, self.stacks)
-        return [p, k, slot % 2]
+        return list(self._coords[slot])
 
     def take(self, slot: int) -> str | None:
         if self.taken[slot]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from .errors import RulesError
 from .tiles import ALL_CODES, set_composition
 from .variants import Variant
@@ -21,9 +23,6 @@ def validate_walls(walls, variant: Variant) -> int:
         raise RulesError(f"walls: expected 4 walls, got {type(walls).__name__}")
     if len(walls) != 4:
         raise RulesError(f"walls: expected 4 walls, got {len(walls)}")
-    limit = set_composition(variant.tiles)
-    seen: dict[str, int] = {}
-    nulls = 0
     for p, wall in enumerate(walls):
         if not isinstance(wall, list | tuple) or len(wall) != stacks:
             got = len(wall) if isinstance(wall, list | tuple) else type(wall).__name__
@@ -33,9 +32,22 @@ def validate_walls(walls, variant: Variant) -> int:
             if not isinstance(stack, list | tuple) or len(stack) != 2:
                 raise RulesError(f"walls[{p}][{k}]: expected a stack [top, bottom], "
                                  f"got {stack!r}")
+    limit = set_composition(variant.tiles)
+    # Fast path: count everything at once; walk slot by slot only to say where it fails.
+    counts = Counter(code for wall in walls for stack in wall for code in stack)
+    nulls = counts.pop(None, 0)
+    if all(type(code) is str and counts[code] <= limit.get(code, 0) for code in counts):
+        return nulls
+    _locate(walls, variant, limit)
+    raise AssertionError("validate_walls: fast and slow paths disagree")  # engine bug
+
+
+def _locate(walls, variant: Variant, limit: dict[str, int]) -> None:
+    seen: dict[str, int] = {}
+    for p, wall in enumerate(walls):
+        for k, stack in enumerate(wall):
             for level, code in enumerate(stack):
                 if code is None:
-                    nulls += 1
                     continue
                 where = f"walls[{p}][{k}][{level}]"
                 if not isinstance(code, str) or code not in _KNOWN:
@@ -46,4 +58,3 @@ def validate_walls(walls, variant: Variant) -> int:
                 if seen[code] > limit[code]:
                     raise RulesError(f"{where}: {code} appears {seen[code]} times, the "
                                      f"set holds {limit[code]}")
-    return nulls

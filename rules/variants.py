@@ -57,8 +57,7 @@ class Variant:
 
     def params(self) -> dict:
         """The effective parameters as a JSON-ready dict (without the name)."""
-        out = dataclasses.asdict(self)
-        del out["name"]
+        out = {name: getattr(self, name) for name in PARAMETERS}
         out["flowers"] = list(self.flowers)
         return out
 
