@@ -42,6 +42,8 @@ def audit(records: list[dict], alpha: float = ALPHA) -> dict:
     """Run every test over `records` (handoff dicts, oldest first); see the module doc."""
     if not isinstance(records, list):
         raise RulesError("records: expected a list of dealt-walls records")
+    if not 0 < alpha < 1:
+        raise RulesError(f"alpha: {alpha} outside (0, 1)")
     checked = [_check_record(i, r) for i, r in enumerate(records)]
     complete = [r for r in checked if r["complete"]]
     tests = {

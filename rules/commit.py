@@ -16,8 +16,10 @@ import re
 import secrets
 
 from .errors import RulesError
+from .tiles import ALL_CODES
 
 PREFIX = "mjtable-commit/1"
+_KNOWN = frozenset(ALL_CODES)
 _NONCE = re.compile(r"[0-9A-Za-z_.-]{1,128}")
 
 
@@ -27,9 +29,28 @@ def new_nonce() -> str:
 
 
 def canonical_layout(walls) -> str:
-    """The walls as one string of two-character codes ("--" for unknown)."""
-    return "".join(code if code is not None else "--"
-                   for wall in walls for stack in wall for code in stack)
+    """The walls as one string of two-character codes ("--" for unknown).
+
+    Checks the shape (4 walls of equally many [top, bottom] stacks) and the codes,
+    so that no two different layouts can encode alike."""
+    if not isinstance(walls, list | tuple) or len(walls) != 4:
+        raise RulesError("walls: expected 4 walls")
+    stacks = len(walls[0]) if isinstance(walls[0], list | tuple) else -1
+    parts = []
+    for p, wall in enumerate(walls):
+        if not isinstance(wall, list | tuple) or len(wall) != stacks:
+            raise RulesError(f"walls[{p}]: expected {stacks} stacks like wall 0")
+        for k, stack in enumerate(wall):
+            if not isinstance(stack, list | tuple) or len(stack) != 2:
+                raise RulesError(f"walls[{p}][{k}]: expected a stack [top, bottom]")
+            for level, code in enumerate(stack):
+                if code is None:
+                    parts.append("--")
+                elif code in _KNOWN:
+                    parts.append(code)
+                else:
+                    raise RulesError(f"walls[{p}][{k}][{level}]: unknown tile code {code!r}")
+    return "".join(parts)
 
 
 def commitment(walls, nonce: str) -> str:

@@ -163,3 +163,12 @@ def test_deal_accepts_all_null_walls():
     assert record["replacements"] == []
     assert record["wild"]["indicator"] is None and record["wild"]["wild_tiles"] is None
     assert record["live_remaining"] == 144 - 65 - 1
+
+
+def test_commitment_rejects_what_it_cannot_encode():
+    walls = random_walls("mcr", random.Random(0))
+    walls[3][2][1] = "W10"
+    with pytest.raises(RulesError, match=r"^walls\[3\]\[2\]\[1\]: unknown tile code 'W10'$"):
+        commitment(walls, "n")
+    with pytest.raises(RulesError, match=r"^walls: expected 4 walls$"):
+        commitment(walls[:3], "n")

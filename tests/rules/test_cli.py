@@ -127,3 +127,25 @@ def test_audit_cli_bad_line(tmp_path, capsys):
     assert audit_main([str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and ":4: walls[" in err and "unknown tile code 'W0'" in err
+
+
+@pytest.mark.parametrize("variant", ["mcr", "jingji", "guangdong", "tianjin", "fuzhou"])
+def test_picture_of_every_variant_with_unknown_tiles(variant, tmp_path, capsys):
+    from .layouts import random_throws
+
+    rng = random.Random(12)
+    obj = {"variant": variant, "dealer_position": 1,
+           "walls": random_walls(variant, rng, null_rate=0.3),
+           "throws": random_throws(variant, rng)}
+    code, out, err = run_deal(tmp_path, capsys, obj)
+    assert code == 0 and err == ""
+    assert "--" in out and "commitment sha256:" in out
+    if variant in ("tianjin", "fuzhou"):
+        assert "wild (" in out
+
+
+def test_audit_cli_bad_alpha(tmp_path, capsys):
+    path = tmp_path / "h.jsonl"
+    path.write_text(json.dumps(_history(1, 3)[0]) + "\n")
+    assert audit_main([str(path), "--alpha", "2"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
