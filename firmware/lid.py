@@ -47,12 +47,15 @@ class Lid:
     def on_enter_open(self, *_: object) -> None:
         self.ctl.hal.write("motor.lid", LID_OFF)
         self.ctl.watch.done("lid")
-        self.ctl.cycle.lid_opened()
+        # The lid also moves for a technician's test; only the cycle's own moves count.
+        if self.ctl.cycle.may_lid_opened():
+            self.ctl.cycle.lid_opened()
 
     def on_enter_closed(self, *_: object) -> None:
         self.ctl.hal.write("motor.lid", LID_OFF)
         self.ctl.watch.done("lid")
-        self.ctl.cycle.lid_closed()
+        if self.ctl.cycle.may_lid_closed():
+            self.ctl.cycle.lid_closed()
 
     def on_sensor(self, name: str, active: bool) -> None:
         if self.ctl.hal.read("lid.upper") and self.ctl.hal.read("lid.lower"):

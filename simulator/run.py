@@ -86,7 +86,7 @@ def simulate(config: Config, cycles: int, seed: int | None = None,
         nonlocal motors_safe, halted, started_at
         kind = event["kind"]
         if kind == "build.started":
-            started_at = event["t"]
+            started_at = ctl.build.started_at
             for side in table.sides:
                 side.loaded_at = []
         elif kind == "build.staged":

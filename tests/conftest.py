@@ -1,0 +1,102 @@
+"""Shared fixtures: configs, a scripted HAL and a simulated table on the virtual clock."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from firmware.clock import VirtualClock
+from firmware.config import Config, load_config
+from firmware.controller import Controller
+from hal.interface import Listener
+from hal.signals import Kind, Signal, Value, catalogue
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIGS = {"144": ROOT / "config" / "table.toml", "136": ROOT / "config" / "table-136.toml"}
+
+
+def quick(config: Config, play_time_s: float = 30.0) -> Config:
+    """The same table with short hands, so many cycles run quickly."""
+    return dataclasses.replace(
+        config, simulator=dataclasses.replace(config.simulator, play_time_s=play_time_s))
+
+
+@pytest.fixture
+def config() -> Config:
+    return load_config(CONFIGS["144"])
+
+
+class ScriptedHal:
+    """A HAL whose inputs the test drives by hand; records every output write."""
+
+    def __init__(self, clock: VirtualClock, tile_reader: bool = True) -> None:
+        self.clock = clock
+        self.signals: dict[str, Signal] = catalogue(tile_reader, face_up_sensor=True)
+        self.values: dict[str, Value] = {
+            s.name: s.safe_value if s.is_output else (None if s.kind is Kind.READER else False)
+            for s in self.signals.values()}
+        for n in range(4):
+            self.values[f"side.{n}.head_home"] = True
+            self.values[f"side.{n}.plate_home"] = True
+        self.values["lid.lower"] = True
+        self.writes: list[tuple[float, str, Value]] = []
+        self.listener: Listener | None = None
+        self.safe_calls = 0
+
+    def write(self, name: str, value: Value) -> None:
+        assert self.signals[name].is_output, name
+        self.values[name] = value
+        self.writes.append((self.clock.now(), name, value))
+
+    def read(self, name: str) -> Value:
+        return self.values[name]
+
+    def listen(self, listener: Listener) -> None:
+        self.listener = listener
+
+    def safe_state(self) -> None:
+        self.safe_calls += 1
+        for s in self.signals.values():
+            if s.is_motor or s.name == "buzzer":
+                self.write(s.name, s.safe_value)
+
+    def entropy(self) -> tuple[random.Random, str]:
+        return random.Random(7), "simulated"
+
+    def close(self) -> None:
+        self.safe_state()
+
+    # -- test helpers ---------------------------------------------------------------
+
+    def edge(self, name: str, value: Value) -> None:
+        self.values[name] = value
+        assert self.listener is not None
+        self.listener(name, value)
+
+    def motors_off(self) -> bool:
+        return all(not self.values[s.name] or self.values[s.name] == "off"
+                   for s in self.signals.values() if s.is_motor)
+
+    def written(self, name: str) -> list[Value]:
+        return [v for _, n, v in self.writes if n == name]
+
+
+@pytest.fixture
+def rig(config: Config) -> Iterator[tuple[Controller, ScriptedHal, VirtualClock]]:
+    clock = VirtualClock()
+    hal = ScriptedHal(clock)
+    yield Controller(config, hal, clock), hal, clock
+
+
+def events_of(ctl: Controller) -> list[dict]:
+    events: list[dict] = []
+    ctl.subscribers.append(events.append)
+    return events
+
+
+def run_for(clock: VirtualClock, seconds: float, until: Callable[[], bool] | None = None) -> None:
+    clock.run_until(clock.now() + seconds, until=until)

@@ -1,0 +1,77 @@
+"""The `mjtable` command as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from tests.conftest import CONFIGS, ROOT
+
+MJTABLE = [sys.executable, "-m", "firmware.cli"]
+
+
+def mjtable(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*MJTABLE, *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=timeout)
+
+
+def test_simulate_json_report() -> None:
+    result = mjtable("simulate", "--cycles", "3", "--seed", "4", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    for key in ("cycles_requested", "cycles_completed", "sim_time_s", "wall_time_s", "faults",
+                "handoffs", "tiles_accounted", "build_times_s", "build_bound_s",
+                "motors_safe_after_faults"):
+        assert key in report
+    assert report["cycles_requested"] == report["cycles_completed"] == 3
+    assert report["tiles_accounted"] is True and report["faults"] == []
+    assert [h["set"] for h in report["handoffs"]] == ["A", "B", "A"]
+    assert all(h["tiles"] == 144 and h["commitment"].startswith("sha256:")
+               for h in report["handoffs"])
+    assert len(report["build_bound_s"]) == len(report["build_times_s"]) >= 3
+
+
+def test_simulate_with_config_after_the_command() -> None:
+    result = mjtable("simulate", "--cycles", "1", "--config", str(CONFIGS["136"]), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["handoffs"][0]["tiles"] == 136
+
+
+def test_simulate_human_summary() -> None:
+    result = mjtable("simulate", "--cycles", "1")
+    assert result.returncode == 0
+    assert "hands dealt: 1/1" in result.stdout and "no faults" in result.stdout
+
+
+def test_bad_arguments_are_refused() -> None:
+    result = mjtable("simulate", "--cycles", "0")
+    assert result.returncode == 2 and "must be at least 1" in result.stderr
+
+
+def test_run_plain_deals_and_stops_with_motors_off() -> None:
+    result = mjtable("run", "--plain", "--speed", "20", "--cycles", "1")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "built-in simulator" in out
+    assert "build.staged set A" in out and "handoff hand 1 set A sha256:" in out
+    assert out.rstrip().endswith("mjtable: stopped, every motor off")
+    assert "FAULT" not in out
+
+
+def test_run_stops_cleanly_on_sigterm() -> None:
+    proc = subprocess.Popen([*MJTABLE, "run", "--plain", "--speed", "10"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 30
+    for line in proc.stdout:
+        if "build.started" in line or time.monotonic() > deadline:
+            break
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    assert "stop" in out and out.rstrip().endswith("every motor off")

@@ -1,0 +1,54 @@
+"""The clock: virtual events in time order; the real clock scaled for fast-forward."""
+
+from __future__ import annotations
+
+import asyncio
+
+from firmware.clock import RealClock, VirtualClock
+
+
+def test_virtual_events_run_in_time_then_fifo_order() -> None:
+    clock = VirtualClock()
+    seen: list[str] = []
+    clock.call_later(2.0, lambda: seen.append("b"))
+    clock.call_later(1.0, lambda: seen.append("a"))
+    clock.call_later(2.0, lambda: seen.append("c"))
+    clock.run_until(10.0)
+    assert seen == ["a", "b", "c"]
+    assert clock.now() == 10.0
+
+
+def test_virtual_cancel_and_deadline() -> None:
+    clock = VirtualClock()
+    seen: list[float] = []
+    timer = clock.call_later(1.0, lambda: seen.append(clock.now()))
+    clock.call_later(3.0, lambda: seen.append(clock.now()))
+    timer.cancel()
+    clock.run_until(2.0)
+    assert seen == [] and clock.now() == 2.0
+    clock.run_until(5.0)
+    assert seen == [3.0]
+
+
+def test_virtual_until_stops_early() -> None:
+    clock = VirtualClock()
+    seen: list[int] = []
+    for i in range(5):
+        clock.call_later(i, lambda i=i: seen.append(i))
+    clock.run_until(100.0, until=lambda: len(seen) == 2)
+    assert seen == [0, 1] and clock.now() == 1.0
+
+
+def test_real_clock_scales_time() -> None:
+    async def main() -> tuple[float, float]:
+        loop = asyncio.get_running_loop()
+        clock = RealClock(loop, speed=50.0)
+        fired = loop.create_future()
+        start = loop.time()
+        clock.call_later(5.0, lambda: fired.set_result(clock.now()))
+        at = await fired
+        return at, loop.time() - start
+
+    at, real = asyncio.run(main())
+    assert at >= 5.0
+    assert real < 1.0      # 5 simulated seconds at ×50 take 0.1 s

@@ -1,0 +1,274 @@
+"""Each state machine against a scripted HAL: what it drives, and when."""
+
+from __future__ import annotations
+
+from firmware.clock import VirtualClock
+from firmware.controller import Controller
+from tests.conftest import ScriptedHal, events_of, run_for
+
+
+def homed(rig: tuple[Controller, ScriptedHal, VirtualClock]) -> None:
+    ctl, hal, clock = rig
+    ctl.start()
+    run_for(clock, 0.01)
+    assert ctl.cycle.state == "play"
+    assert ctl.build.state == "building"
+
+
+def test_power_on_homes_then_builds(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    assert hal.safe_calls >= 1
+    assert hal.values["motor.disc"] and hal.values["motor.ring"]
+    assert all(hal.values[f"motor.side.{n}.conveyor"] for n in range(4))
+    assert hal.values["lamp.building"] is True
+
+
+def test_power_on_rehomes_a_cam_found_off_home(rig) -> None:
+    ctl, hal, clock = rig
+    hal.values["side.2.plate_home"] = False
+    ctl.start()
+    assert hal.values["motor.side.2.plate"] is True
+    assert ctl.cycle.state == "homing"
+    hal.edge("side.2.plate_home", True)
+    run_for(clock, 0.01)
+    assert hal.values["motor.side.2.plate"] is False
+    assert ctl.cycle.state == "play"
+
+
+def test_lid_opens_and_stops_at_upper(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    ctl.lid.open()
+    assert hal.values["motor.lid"] == "up"
+    hal.edge("lid.lower", False)
+    run_for(clock, 1.0)
+    hal.edge("lid.upper", True)
+    assert hal.values["motor.lid"] == "off"
+    assert ctl.lid.state == "open"
+
+
+def test_lid_not_rising_is_a_fault_with_motors_off(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    events = events_of(ctl)
+    ctl.lid.open()
+    run_for(clock, 10.0)
+    faults = [e for e in events if e["kind"] == "fault"]
+    assert [f["id"] for f in faults] == ["lid.not_rising"]
+    assert faults[0]["code"] == "E10"
+    assert faults[0]["evidence"]["waited_s"] == 3.0      # k·T = 2 × 1.5 s
+    assert hal.motors_off()
+    assert hal.values["display"] == "E10"
+    assert ctl.cycle.state == "fault"
+
+
+def test_lid_sensor_conflict(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    hal.edge("lid.upper", True)          # lower is active too
+    assert ctl.faults[-1].id == "lid.sensor_conflict"
+    assert hal.motors_off()
+
+
+def test_side_stacks_each_tile_and_stops_at_target(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    side = ctl.sides[1]
+    for i in range(side.target):
+        hal.values["side.1.tile_id"] = f"W{i % 9 + 1}"
+        hal.edge("side.1.count", True)
+        assert hal.values["motor.side.1.head"] is True
+        hal.edge("side.1.count", False)
+        hal.edge("side.1.head_home", False)
+        run_for(clock, 0.4)
+        hal.edge("side.1.head_home", True)
+        assert hal.values["motor.side.1.head"] is False
+    assert side.state == "full"
+    assert hal.values["motor.side.1.conveyor"] is False
+    assert side.counted == side.stacked == 36
+    # First tile of a pair is the bottom, the second the top.
+    assert side.stacks()[0] == ["W2", "W1"]
+    assert len(side.stacks()) == 18
+
+
+def test_head_keeps_turning_while_tiles_wait(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    hal.edge("side.0.count", True)
+    hal.edge("side.0.count", False)
+    hal.edge("side.0.count", True)           # a second tile waits at the head
+    hal.edge("side.0.head_home", False)
+    hal.edge("side.0.head_home", True)       # first turn done: one still waiting
+    assert hal.values["motor.side.0.head"] is True
+    hal.edge("side.0.head_home", False)
+    hal.edge("side.0.head_home", True)
+    assert hal.values["motor.side.0.head"] is False
+    assert ctl.sides[0].stacked == 2
+
+
+def test_head_jam_fault(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    hal.edge("side.3.count", True)
+    run_for(clock, 5.0)
+    fault = ctl.faults[-1]
+    assert (fault.id, fault.code, fault.where) == ("head.jam", "E23", "side.3.head")
+    assert hal.motors_off()
+
+
+def test_disc_pauses_while_every_belt_is_full(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    for n in range(4):
+        hal.edge(f"side.{n}.full", True)
+    assert hal.values["motor.disc"] is True     # not before the delay
+    run_for(clock, 1.0)
+    assert ctl.build.state == "paused_full"
+    assert hal.values["motor.disc"] is False and hal.values["motor.ring"] is False
+    hal.edge("side.2.full", False)
+    assert ctl.build.state == "building"
+    assert hal.values["motor.disc"] is True
+
+
+def test_one_belt_with_room_keeps_the_disc_turning(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    for n in range(3):
+        hal.edge(f"side.{n}.full", True)
+    run_for(clock, 5.0)
+    assert ctl.build.state == "building"
+
+
+def fill_all(rig) -> None:
+    ctl, hal, clock = rig
+    for n in range(4):
+        for _ in range(ctl.sides[n].target):
+            hal.edge(f"side.{n}.count", True)
+            hal.edge(f"side.{n}.head_home", False)
+            hal.edge(f"side.{n}.head_home", True)
+
+
+def test_staged_set_lights_ready_and_stops_everything(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    fill_all(rig)
+    run_for(clock, 0.01)
+    assert ctl.build.state == "staged"
+    assert hal.values["lamp.ready"] is True and hal.values["lamp.building"] is False
+    assert hal.written("buzzer")[-2:] == [True, False] or hal.values["buzzer"] is True
+    run_for(clock, 1.0)
+    assert hal.values["buzzer"] is False
+    assert hal.motors_off()
+
+
+def test_lift_key_is_ignored_until_a_set_is_staged(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    events = events_of(ctl)
+    hal.edge("key.lift.0", True)
+    run_for(clock, 1.0)
+    assert ctl.cycle.state == "play"
+    assert any(e["kind"] == "key.ignored" for e in events)
+    assert hal.values["motor.lid"] == "off"
+
+
+def test_both_lift_keys_during_a_build_are_a_top_up(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    hal.edge("key.lift.0", True)
+    hal.edge("key.lift.1", True)
+    run_for(clock, 0.01)
+    assert ctl.cycle.state == "top_up_opening"
+    assert ctl.build.state == "paused_top_up"
+    assert hal.values["motor.disc"] is False
+    assert not any(hal.values[f"motor.side.{n}.conveyor"] for n in range(4))
+    assert hal.values["motor.lid"] == "up"
+    hal.edge("lid.lower", False)
+    hal.edge("lid.upper", True)
+    assert ctl.cycle.state == "top_up_open"
+    hal.edge("key.lift.0", False)
+    hal.edge("key.lift.1", False)
+    hal.edge("key.lift.1", True)              # one key closes and resumes
+    run_for(clock, 1.0)
+    assert hal.values["motor.lid"] == "down"
+    hal.edge("lid.upper", False)
+    hal.edge("lid.lower", True)
+    run_for(clock, 0.01)
+    assert ctl.cycle.state == "play"
+    assert ctl.build.state == "building"
+    assert hal.values["motor.disc"] is True
+    assert all(hal.values[f"motor.side.{n}.conveyor"] for n in range(4))
+
+
+def raise_and_deal(rig) -> None:
+    ctl, hal, clock = rig
+    hal.edge("key.lift.0", True)
+    run_for(clock, 1.0)
+    hal.edge("key.lift.0", False)
+    assert ctl.cycle.state == "opening"
+    hal.edge("lid.lower", False)
+    hal.edge("lid.upper", True)
+    hal.edge("key.lift.0", True)
+    run_for(clock, 1.0)
+    hal.edge("key.lift.0", False)
+    hal.edge("lid.upper", False)
+    hal.edge("lid.lower", True)
+    run_for(clock, 0.01)
+    assert ctl.cycle.state == "raising"
+    assert all(hal.values[f"motor.side.{n}.plate"] for n in range(4))
+    for n in range(4):
+        hal.edge(f"side.{n}.plate_home", False)
+        hal.edge(f"side.{n}.plate_home", True)
+    run_for(clock, 0.01)
+    assert ctl.cycle.state == "dealing"
+
+
+def test_cycle_raises_the_staged_set_and_rolls_for_the_right_seats(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    fill_all(rig)
+    events = events_of(ctl)
+    raise_and_deal(rig)
+    assert ctl.cycle.set_in_play == "A" and ctl.cycle.set_building == "B"
+    assert ctl.build.state == "building"        # the pushed-in set is built at once
+    assert any(e["kind"] == "walls.committed" for e in events)
+    # MCR: the dealer throws, then the seat the first throw lands on.
+    hal.edge("key.dice.2", True)
+    assert ctl.cycle.dealer == 2 and hal.values["lamp.dealer.2"] is True
+    run_for(clock, 0.1)
+    assert hal.values["motor.dice"] is True
+    hal.edge("dice.spin", True)
+    hal.edge("key.dice.3", True)                 # pressed during the spin: ignored
+    run_for(clock, 6.0)
+    assert hal.values["motor.dice"] is False
+    first = ctl.cycle.throws[0]
+    on = next(t for t, n, v in hal.writes if n == "motor.dice" and v)
+    off = next(t for t, n, v in hal.writes if n == "motor.dice" and not v and t > on)
+    assert off - on >= ctl.timing.dice_min_spin_s
+    hal.edge("dice.spin", False)
+    second = (2 + sum(first) - 1) % 4
+    wrong = (second + 1) % 4
+    hal.edge(f"key.dice.{wrong}", True)
+    assert ctl.cycle.state == "dealing"
+    hal.edge(f"key.dice.{second}", True)
+    assert ctl.cycle.state == "rolling"
+    run_for(clock, 0.1)
+    hal.edge("dice.spin", True)
+    run_for(clock, 6.0)
+    assert ctl.cycle.state == "play"
+    record = ctl.handoff.records[-1]
+    assert record["table"]["set"] == "A" and record["table"]["cycle"] == 1
+    assert [d["faces"] for d in record["dice"]] == ctl.cycle.throws
+    assert record["commitment"] == ctl.handoff.commitment
+
+
+def test_dice_stuck_when_no_tumbling_is_seen(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    fill_all(rig)
+    raise_and_deal(rig)
+    hal.edge("key.dice.0", True)
+    run_for(clock, 2.0)
+    assert ctl.faults[-1].id == "dice.stuck"
+    assert hal.motors_off()

@@ -1,0 +1,115 @@
+"""The physical model on its own: mechanisms, belts, heads, plates, accounting."""
+
+from __future__ import annotations
+
+from firmware.clock import VirtualClock
+from firmware.config import Config
+from simulator.mechanisms import Cam, Travel
+from simulator.table import SimTable
+from simulator.tiles import make_sets, set_codes
+
+
+def test_sets_have_the_right_tiles() -> None:
+    assert len(set_codes(144)) == 144 and set_codes(144).count("H1") == 1
+    assert len(set_codes(136)) == 136 and "H1" not in set_codes(136)
+    tiles = make_sets(144)
+    assert [t.set_name for t in tiles].count("A") == 144
+    assert len({t.id for t in tiles}) == 288
+
+
+def test_cam_fires_marks_and_resumes_where_it_stopped() -> None:
+    clock = VirtualClock()
+    seen: list[tuple[str, float]] = []
+    cam = Cam(clock, 1.0, [(0.5, lambda: seen.append(("half", clock.now())))],
+              lambda: seen.append(("home", clock.now())))
+    cam.set_motor(True)
+    clock.run_until(0.25)
+    cam.set_motor(False)           # stopped a quarter round
+    clock.run_until(5.0)
+    assert seen == []
+    cam.set_motor(True)
+    clock.run_until(10.0, until=lambda: len(seen) == 2)
+    assert seen == [("half", 5.25), ("home", 5.75)]
+
+
+def test_travel_reports_leaving_and_reaching_stops() -> None:
+    clock = VirtualClock()
+    positions: list[float] = []
+    lid = Travel(clock, 1.5, positions.append)
+    lid.drive(+1)
+    clock.run_until(3.0)
+    assert positions[-1] == 1.0
+    lid.blocked_below = 0.4        # something under the lid
+    lid.drive(-1)
+    clock.run_until(6.0)
+    assert positions[-1] == 0.4
+
+
+def new_table(config: Config, seed: int = 3) -> tuple[SimTable, VirtualClock, list]:
+    clock = VirtualClock()
+    table = SimTable(config, clock, seed)
+    edges: list[tuple[float, str, object]] = []
+    table.listener = lambda name, value: edges.append((clock.now(), name, value))
+    return table, clock, edges
+
+
+def test_no_tile_moves_while_the_disc_is_still(config: Config) -> None:
+    table, clock, edges = new_table(config)
+    table.command("motor.side.0.conveyor", True)
+    clock.run_until(30.0)
+    assert edges == []
+    assert len(table.disc) == 144
+
+
+def test_tiles_arrive_at_about_the_nominal_rate(config: Config) -> None:
+    table, clock, edges = new_table(config)
+    for name in ("motor.disc", "motor.ring", "motor.side.0.conveyor"):
+        table.command(name, True)
+    # Turn the head whenever a tile waits, like the firmware does.
+    def on_edge(name: str, value: object) -> None:
+        edges.append((clock.now(), name, value))
+        if name == "side.0.count" and value:
+            table.command("motor.side.0.head", True)
+        if name == "side.0.head_home" and value and table.sides[0].slot is None:
+            table.command("motor.side.0.head", False)
+    table.listener = on_edge
+    clock.run_until(20.0)
+    arrivals = sum(1 for _, n, v in edges if n == "side.0.count" and v)
+    assert 25 <= arrivals <= 45           # 1.7 tiles/s for ~19 s after the belt
+    assert table.tiles_accounted()
+    # Every two tiles make a stack: the first is the bottom.
+    track = table.sides[0].track
+    assert len(track) == arrivals // 2 or len(track) == (arrivals - 1) // 2
+
+
+def test_belt_slides_back_when_its_conveyor_stops(config: Config) -> None:
+    table, clock, _ = new_table(config)
+    for name in ("motor.disc", "motor.ring", "motor.side.1.conveyor"):
+        table.command(name, True)
+    clock.run_until(5.0)
+    on_belt = len(table.sides[1].belt)
+    assert on_belt > 0
+    table.command("motor.side.1.conveyor", False)
+    assert table.sides[1].belt == type(table.sides[1].belt)()
+    assert table.tiles_accounted()
+
+
+def test_plate_raises_the_staged_wall(config: Config) -> None:
+    table, clock, edges = new_table(config)
+    side = table.sides[2]
+    side.track = [(table.disc.pop(), table.disc.pop()) for _ in range(18)]
+    for top, bottom in side.track:
+        table.where[top.id] = table.where[bottom.id] = "track.2"
+    table.command("motor.side.2.plate", True)
+    clock.run_until(2.0)
+    assert len(table.walls[2]) == 18 and side.track == []
+    clock.run_until(2.6)
+    assert ("side.2.plate_home", True) in [(n, v) for _, n, v in edges]
+    assert table.tiles_accounted()
+
+
+def test_accounting_catches_a_tile_in_two_places(config: Config) -> None:
+    table, _, _ = new_table(config)
+    assert table.tiles_accounted()
+    table.on_table.append(table.disc[0])
+    assert not table.tiles_accounted()
