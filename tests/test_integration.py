@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import pytest
@@ -84,7 +85,7 @@ def test_walls_handed_off_are_the_walls_on_the_table(run) -> None:
 
 
 def test_hands_match_a_redeal_of_the_walls(run) -> None:
-    config, _, records, _ = run
+    _config, _, records, _ = run
     for record in records[:5]:
         throws = [d["faces"] for d in record["dice"]]
         again = rules.deal(record["walls"], throws, record["variant"],
@@ -102,7 +103,7 @@ def test_motors_are_off_when_idle(run) -> None:
 
 def test_commitment_is_revealed_in_the_next_record(run) -> None:
     _, _, records, _ = run
-    for before, after in zip(records, records[1:], strict=False):
+    for before, after in itertools.pairwise(records):
         revealed = after["revealed"]
         assert revealed["cycle"] == before["table"]["cycle"]
         assert rules.commitment(before["walls"], revealed["nonce"]) == before["commitment"]

@@ -8,7 +8,7 @@ from tests.conftest import ScriptedHal, events_of, run_for
 
 
 def homed(rig: tuple[Controller, ScriptedHal, VirtualClock]) -> None:
-    ctl, hal, clock = rig
+    ctl, _hal, clock = rig
     ctl.start()
     run_for(clock, 0.01)
     assert ctl.cycle.state == "play"
@@ -16,7 +16,7 @@ def homed(rig: tuple[Controller, ScriptedHal, VirtualClock]) -> None:
 
 
 def test_power_on_homes_then_builds(rig) -> None:
-    ctl, hal, clock = rig
+    _ctl, hal, _clock = rig
     homed(rig)
     assert hal.safe_calls >= 1
     assert hal.values["motor.disc"] and hal.values["motor.ring"]
@@ -64,7 +64,7 @@ def test_lid_not_rising_is_a_fault_with_motors_off(rig) -> None:
 
 
 def test_lid_sensor_conflict(rig) -> None:
-    ctl, hal, clock = rig
+    ctl, hal, _clock = rig
     homed(rig)
     hal.edge("lid.upper", True)          # lower is active too
     assert ctl.faults[-1].id == "lid.sensor_conflict"
@@ -93,7 +93,7 @@ def test_side_stacks_each_tile_and_stops_at_target(rig) -> None:
 
 
 def test_head_keeps_turning_while_tiles_wait(rig) -> None:
-    ctl, hal, clock = rig
+    ctl, hal, _clock = rig
     homed(rig)
     hal.edge("side.0.count", True)
     hal.edge("side.0.count", False)
@@ -141,7 +141,7 @@ def test_one_belt_with_room_keeps_the_disc_turning(rig) -> None:
 
 
 def fill_all(rig) -> None:
-    ctl, hal, clock = rig
+    ctl, hal, _clock = rig
     for n in range(4):
         for _ in range(ctl.sides[n].target):
             hal.edge(f"side.{n}.count", True)
