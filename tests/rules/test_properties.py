@@ -10,7 +10,7 @@ from rules import VARIANTS, deal, load_variant
 
 from .layouts import random_throws, random_walls
 
-EXAMPLES = 600  # per variant, plus as many with unknown tiles: ~6000 deals in all
+EXAMPLES = 1000  # per variant, plus as many with unknown tiles: 2000 per variant
 
 
 def check_invariants(walls, record, variant) -> None:
