@@ -25,7 +25,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 bench: $(STAMP)
-	$(BIN)/python -m bench.run
+	$(BIN)/mjtable bench
 
 diagrams: $(STAMP)
 	$(BIN)/python -m firmware.diagrams docs/state-machines.md

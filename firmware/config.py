@@ -72,8 +72,8 @@ class SimulatorSection:
     shuffle: str = option("nominal", choices=("nominal", "under_mixed"),
                           doc="under_mixed: a worn disc that barely mixes (for the audit)")
     arrival_rate_per_side: float = option(1.7, minval=0.1, maxval=20.0, doc="tiles/s")
-    belt_capacity: int = option(4, minval=1, maxval=20)
-    belt_transit_s: float = option(1.2, minval=0.0, maxval=10.0)
+    belt_capacity: int = option(6, minval=1, maxval=20)
+    belt_transit_s: float = option(0.8, minval=0.0, maxval=10.0)
     lid_travel_s: float = option(1.5, minval=0.2, maxval=10.0)
     plate_turn_s: float = option(2.5, minval=0.5, maxval=10.0)
     head_turn_s: float = option(0.45, minval=0.1, maxval=3.0)
