@@ -33,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="mjtable", description="Open firmware controller for automatic mahjong tables.")
     parser.add_argument("--config", metavar="FILE",
                         help="table config (default: config/table.toml)")
+    parser.add_argument("--state-dir", metavar="DIR",
+                        help="event log and technicians (default: $STATE_DIRECTORY, "
+                             "else ~/.local/state/mjtable)")
     # --config may also follow the command; SUPPRESS keeps a global one from being reset.
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS,
@@ -47,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, help="simulator seed (default: from config)")
     run.add_argument("--plain", action="store_true",
                      help="log lines instead of the live picture")
+    run.add_argument("--socket", metavar="PATH",
+                     help="API socket (default: $RUNTIME_DIRECTORY/api.sock, "
+                          "$XDG_RUNTIME_DIR/mjtable/api.sock or /run/mjtable/api.sock)")
 
     sim = sub.add_parser("simulate", parents=[common],
                          help="headless batch run on the virtual clock")
@@ -54,6 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, help="simulator seed (default: from config)")
     sim.add_argument("--json", action="store_true", help="print one JSON report")
 
+    sub.add_parser("console", help="technician console: status, faults, tests, jog, TUI",
+                   add_help=False)
     sub.add_parser("deal", help="deal from walls and dice (JSON, RULES.md)", add_help=False)
     sub.add_parser("audit", help="fairness audit over handoff records", add_help=False)
     sub.add_parser("bench", help="benchmarks (JSON figures)", add_help=False)
@@ -66,7 +74,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     passthrough = _passthrough(argv)
     if passthrough is not None:
         return passthrough
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "console":
+        # The console parses its own arguments and needs no table config.
+        from firmware.console.cli import main as console_main
+        return console_main(rest, state_dir=args.state_dir)
+    if rest:
+        parser.error("unrecognized arguments: " + " ".join(rest))
     try:
         config = load_config(args.config)
     except ConfigError as exc:
@@ -100,7 +115,8 @@ def _run(config: Config, args: argparse.Namespace) -> int:
 
     try:
         return run(config, speed=args.speed, cycles=args.cycles, seed=args.seed,
-                   live=False if args.plain else None)
+                   live=False if args.plain else None, socket=args.socket,
+                   state_dir=args.state_dir)
     except HalError as exc:
         print(f"mjtable: {exc}", file=sys.stderr)
         return EXIT_CONFIG

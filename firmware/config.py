@@ -63,6 +63,21 @@ class RulesSection:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ApiSection:
+    """The technician console's API (docs/console.md)."""
+
+    tcp: bool = option(False, doc="also listen on TCP; every request then needs a technician")
+    tcp_host: str = option("127.0.0.1", doc="TCP address to listen on when tcp = true")
+    tcp_port: int = option(7420, minval=1, maxval=65535)
+    lockout_failures: int = option(5, minval=1, maxval=100,
+                                   doc="wrong tokens in a row before a name is locked out")
+    lockout_s: float = option(300.0, minval=1.0, maxval=86400.0,
+                              doc="lockout length, on the controller's clock")
+    log_max_rows: int = option(200_000, minval=1000, maxval=10_000_000,
+                               doc="event log rows kept; the oldest are deleted first")
+
+
+@dataclass(frozen=True, kw_only=True)
 class SimulatorSection:
     """The simulated machine and players (used only when the sim backend runs)."""
 
@@ -94,6 +109,7 @@ class Config:
     timing: TimingSection = dataclasses.field(default_factory=TimingSection)
     rules: RulesSection = dataclasses.field(default_factory=RulesSection)
     simulator: SimulatorSection = dataclasses.field(default_factory=SimulatorSection)
+    api: ApiSection = dataclasses.field(default_factory=ApiSection)
     source: str = "<defaults>"
 
     @property
@@ -116,6 +132,7 @@ def parse_config(raw: dict[str, Any], file: str) -> Config:
             raise ConfigError(file, name, None, "missing section")
     classes = {"table": TableSection, "hal": HalSection, "timing": TimingSection,
                "rules": RulesSection, "simulator": SimulatorSection}
+    classes["api"] = ApiSection
     sections = {name: load_section(cls, raw.get(name, {}), file, name)
                 for name, cls in classes.items()}
     config = Config(**sections, source=file)

@@ -46,6 +46,10 @@ class Controller:
         self.build = Build(self)
         self.cycle = Cycle(self)
         self._chord: Timer | None = None
+        # Input changes, for the console's self-tests; called before the machines react.
+        self.input_watchers: list[Callable[[str, Value], None]] = []
+        self.estopped = False
+        self.service_mode = False
         self._handlers = self._dispatch_table()
         hal.listen(self.on_signal)
 
@@ -107,6 +111,8 @@ class Controller:
     # -- inputs -----------------------------------------------------------------------
 
     def on_signal(self, name: str, value: Value) -> None:
+        for watcher in self.input_watchers:
+            watcher(name, value)
         handler = self._handlers.get(name)
         if handler is not None:
             handler(value)
@@ -166,6 +172,64 @@ class Controller:
             self.cycle.dice_key(seat=seat)
         else:
             self.emit("key.ignored", key=f"dice.{seat}", state=self.cycle.state)
+
+    # -- technician actions (console API, test mode) ------------------------------------
+
+    def _machines(self) -> tuple[Any, ...]:
+        return (self.cycle, self.build, self.lid, self.dice, *self.sides, *self.plates)
+
+    def halt(self, reason: str) -> None:
+        """Stop all work: outputs safe first, every machine parked in its fault state."""
+        self.hal.safe_state()
+        self.watch.cancel_all()
+        if self._chord is not None:
+            self._chord.cancel()
+            self._chord = None
+        self.hal.write("lamp.building", False)
+        for machine in self._machines():
+            machine.fail()
+        self.emit("halted", reason=reason)
+
+    def estop(self, by: str | None = None) -> None:
+        """Emergency stop: everything off until a technician releases it."""
+        self.halt("estop")
+        self.estopped = True
+        self.hal.write("display", "ES")
+        self.emit("estop", by=by)
+
+    def release_estop(self, by: str) -> None:
+        self.estopped = False
+        self.hal.write("display", "")
+        self.emit("estop.released", by=by)
+
+    def clear_fault(self, fault: Fault, by: str) -> None:
+        """A technician says the cause of `fault` is dealt with."""
+        fault.active = False
+        self.emit("fault.cleared", id=fault.id, code=fault.code, where=fault.where, by=by)
+
+    def may_rehome(self) -> bool:
+        """No e-stop and no active error fault: the table may start again."""
+        return not self.estopped and not any(
+            f.active and f.kind.severity == ERROR for f in self.faults)
+
+    def needs_rehome(self) -> bool:
+        """Some machine was stopped by a fault or a halt and waits to go on."""
+        return any(m.state == "fault" for m in self._machines())
+
+    def rehome(self) -> None:
+        """Start again after a halt: re-home every mechanism and build a fresh set.
+
+        As after a power cut, a half-built set is never resumed (MECHANICS.md §3.10).
+        """
+        for machine in self._machines():
+            if machine.state == "fault" and machine is not self.cycle:
+                machine.reset()
+        if self.cycle.state == "fault":
+            # No trigger leaves the cycle's fault state: only a technician does, here.
+            self.cycle.machine.set_state("homing", model=self.cycle)
+        self.hal.write("display", "")
+        self.emit("rehome")
+        self.start()
 
     # -- views ------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+import time
 from typing import Any
 
 from firmware.clock import RealClock
@@ -22,14 +23,21 @@ REFRESH_S = 0.1
 
 
 def run(config: Config, speed: float = 1.0, cycles: int | None = None,
-        seed: int | None = None, live: bool | None = None) -> int:
-    """Run until signalled (or `cycles` hands are dealt); returns the exit code."""
+        seed: int | None = None, live: bool | None = None, socket: str | None = None,
+        state_dir: str | None = None) -> int:
+    """Run until signalled (or `cycles` hands are dealt); returns the exit code.
+
+    `socket` is the API socket (default under the runtime directory), `state_dir`
+    holds the event log and the technicians (default: firmware/statedir.py).
+    """
     return asyncio.run(_run(config, speed, cycles, seed,
-                            sys.stdout.isatty() if live is None else live))
+                            sys.stdout.isatty() if live is None else live, socket, state_dir))
 
 
 async def _run(config: Config, speed: float, cycles: int | None, seed: int | None,
-               live: bool) -> int:
+               live: bool, socket: str | None = None, state_dir: str | None = None) -> int:
+    from firmware.api.wiring import attach_api
+
     loop = asyncio.get_running_loop()
     clock = RealClock(loop, speed)
     opened = open_hal(config, clock, seed)
@@ -49,12 +57,16 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
                 stopped.set()
 
     ctl.subscribers.append(on_event)
+    # Wall time only stamps event-log rows for people; it never steers the table.
+    api = await attach_api(ctl, state_dir=state_dir, socket_path=socket, wall=time.time)
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stopped.set)
     if not live:
         print(f"mjtable: table {config.table.id} on {opened.description}", flush=True)
+        if api.server.socket_path is not None:
+            print(f"mjtable: API on {api.server.socket_path}", flush=True)
     try:
-        ctl.start()
+        api.service.power_on()   # ctl.start(), or test mode when both lift keys are held
         opened.start_world()
         if live:
             await _live_view(ctl, speed, stopped)
@@ -63,6 +75,7 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
     finally:
         ctl.stop()
         opened.hal.close()
+        await api.close()
     print("mjtable: stopped, every motor off", flush=True)
     return 0
 

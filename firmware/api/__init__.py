@@ -1,0 +1,1 @@
+"""The table daemon's API: a local socket speaking newline-delimited JSON."""

@@ -1,0 +1,76 @@
+"""The API's wire format: one JSON object per line, both ways.
+
+A request:  {"id": 7, "method": "status", "params": {...},
+             "auth": {"name": "li", "token": "..."}}          (auth only where needed)
+A reply:    {"id": 7, "ok": true, "result": {...}}
+       or   {"id": 7, "ok": false, "error": {"code": "refused", "message": "..."}}
+A stream message (after `subscribe`): {"stream": "event", "event": {...}},
+            {"stream": "signals", "t": ..., "signals": {name: value}} or
+            {"stream": "status", "status": {...}}.
+
+Lines are UTF-8 and at most MAX_LINE bytes; longer ones are answered with an error
+and skipped up to the next newline.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+MAX_LINE = 64 * 1024
+VERSION = 1
+
+# Error codes a client can act on.
+BAD_REQUEST = "bad_request"        # not JSON, not an object, unknown method, bad params
+TOO_LONG = "too_long"              # a line over MAX_LINE
+UNAUTHORIZED = "unauthorized"      # no credential where one is needed
+FORBIDDEN = "forbidden"            # a wrong credential, or the name is locked out
+REFUSED = "refused"                # an interlock or the table's state says no
+NOT_FOUND = "not_found"            # no such fault, mechanism, motor
+NOT_AVAILABLE = "not_available"    # a feature this build does not have
+INTERNAL = "internal"              # a bug: the daemon keeps running, the log has it
+
+
+class ApiError(Exception):
+    """An error reply: a code and a message a technician can act on."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return (json.dumps(message, default=str, separators=(",", ":")) + "\n").encode()
+
+
+def decode_request(line: bytes) -> dict[str, Any]:
+    """Parse one request line or raise ApiError(BAD_REQUEST)."""
+    try:
+        request = json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ApiError(BAD_REQUEST, f"not a JSON line: {exc}") from None
+    if not isinstance(request, dict):
+        raise ApiError(BAD_REQUEST, "a request must be a JSON object")
+    method = request.get("method")
+    if not isinstance(method, str):
+        raise ApiError(BAD_REQUEST, "a request needs a \"method\" string")
+    params = request.get("params", {})
+    if params is None:
+        request["params"] = {}
+    elif not isinstance(params, dict):
+        raise ApiError(BAD_REQUEST, "\"params\" must be an object")
+    auth = request.get("auth")
+    if auth is not None and not (isinstance(auth, dict)
+                                 and isinstance(auth.get("name"), str)
+                                 and isinstance(auth.get("token"), str)):
+        raise ApiError(BAD_REQUEST, "\"auth\" must be {\"name\": ..., \"token\": ...}")
+    return request
+
+
+def reply(request_id: Any, result: Any) -> dict[str, Any]:
+    return {"id": request_id, "ok": True, "result": result}
+
+
+def error(request_id: Any, code: str, message: str) -> dict[str, Any]:
+    return {"id": request_id, "ok": False, "error": {"code": code, "message": message}}

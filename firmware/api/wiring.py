@@ -1,0 +1,60 @@
+"""What the daemon adds to a controller for technicians: event log, service, API."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from firmware import statedir
+from firmware.api.auth import Technicians
+from firmware.api.server import ApiServer
+from firmware.controller import Controller
+from firmware.eventlog import EventLog
+from firmware.service import Service
+
+
+@dataclass
+class Attachment:
+    service: Service
+    eventlog: EventLog
+    server: ApiServer
+    problems: list[str]
+
+    async def close(self) -> None:
+        await self.server.close()
+        self.eventlog.close()
+
+
+async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
+                     socket_path: str | Path | None = None,
+                     wall: Callable[[], float] | None = None) -> Attachment:
+    """Open the event log, the service and the API listeners for `ctl`.
+
+    A socket that cannot be opened is reported on stderr and the table runs on
+    without it: a table that builds and deals is better than one that refuses to.
+    """
+    state = statedir.state_dir(state_dir)
+    eventlog = EventLog(state / statedir.EVENT_LOG_NAME,
+                        max_rows=ctl.config.api.log_max_rows, wall=wall)
+    eventlog.attach(ctl)
+    service = Service(ctl)
+    server = ApiServer(ctl, service, Technicians(state / statedir.TECHNICIANS_NAME), eventlog)
+    problems: list[str] = []
+    path = Path(socket_path) if socket_path else statedir.default_socket()
+    try:
+        await server.start_unix(path)
+    except OSError as exc:
+        problems.append(f"no API socket at {path}: {exc.strerror or exc}; "
+                        "pass --socket PATH to put it somewhere writable")
+    api = ctl.config.api
+    if api.tcp:
+        try:
+            await server.start_tcp(api.tcp_host, api.tcp_port)
+        except OSError as exc:
+            problems.append(f"no API on tcp {api.tcp_host}:{api.tcp_port}: "
+                            f"{exc.strerror or exc}")
+    for problem in problems:
+        print(f"mjtable: {problem}", file=sys.stderr, flush=True)
+    return Attachment(service, eventlog, server, problems)

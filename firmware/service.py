@@ -1,0 +1,487 @@
+"""Service work on the table: test mode, mechanism self-tests and jog.
+
+Test mode is what real tables do when both lift keys are held at power-on: the table
+stops building and a technician steps through the mechanism tests one by one. Each
+test drives its motor through the HAL and watches its sensor with the controller's
+clock (never a sleep); the result shows on the display (`t3` while test 3 runs, then
+`3P` or `3F`) and the lamps (ready = pass, buzzer = fail), and goes to every API
+subscriber and the event log. In test mode a lift key 0 press runs the next test, a
+lift key 1 press repeats the last one, and a dice key leaves test mode.
+
+Every failure path turns the motors off before it reports anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from firmware.clock import Timer
+from firmware.faults import CATALOGUE, ERROR
+from hal.signals import LID_DOWN, LID_OFF, LID_UP, Value
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+
+MAX_JOG_S = 5.0
+SETTLE_S = 0.2          # motor off between two moves of one test
+FREE_RUN_S = 2.0        # motors without a sensor run this long in their test
+HOLES_OPEN = ("hole_open", "top_up_open")
+CYCLE_MOVING = ("opening", "closing", "raising", "rolling", "top_up_opening",
+                "top_up_closing")
+
+Done = Callable[[dict[str, Any]], None]
+
+
+class ServiceRefused(Exception):
+    """The table's state or an interlock says no; `str()` says why and what to do."""
+
+
+class NoSuchMechanism(ServiceRefused):
+    """A test or motor name the table does not have."""
+
+
+@dataclass
+class Step:
+    """One move of a self-test: drive outputs, then wait for a sensor (or just time)."""
+
+    what: str
+    outputs: dict[str, Value]
+    expect: tuple[str, Value] | None
+    within_s: float
+    fault_id: str | None = None
+
+
+@dataclass
+class MechanismTest:
+    number: int
+    name: str
+    label: str
+    steps: Callable[[Controller], list[Step]]
+    note: str = ""
+    side: int | None = None
+
+
+def _k(ctl: Controller, travel: float) -> float:
+    return travel * ctl.timing.timeout_factor
+
+
+def _lid_steps(ctl: Controller) -> list[Step]:
+    limit = _k(ctl, ctl.timing.lid_travel_s)
+    return [Step("lid rises to lid.upper", {"motor.lid": LID_UP}, ("lid.upper", True),
+                 limit, "lid.not_rising"),
+            Step("lid stops", {"motor.lid": LID_OFF}, None, SETTLE_S),
+            Step("lid lowers to lid.lower", {"motor.lid": LID_DOWN}, ("lid.lower", True),
+                 limit, "lid.not_lowering"),
+            Step("lid stops", {"motor.lid": LID_OFF}, None, SETTLE_S)]
+
+
+def _cam_steps(motor: str, sensor: str, turn_s: float, fault_id: str,
+               ctl: Controller) -> list[Step]:
+    limit = _k(ctl, turn_s)
+    return [Step(f"{motor} leaves {sensor}", {motor: True}, (sensor, False), limit, fault_id),
+            Step(f"{motor} returns to {sensor}", {}, (sensor, True), limit, fault_id),
+            Step(f"{motor} stops", {motor: False}, None, SETTLE_S)]
+
+
+def _free_run(*motors: str) -> Callable[[Controller], list[Step]]:
+    def steps(_: Controller) -> list[Step]:
+        return [Step(" and ".join(motors) + " run", dict.fromkeys(motors, True), None,
+                     FREE_RUN_S),
+                Step("stop", dict.fromkeys(motors, False), None, SETTLE_S)]
+    return steps
+
+
+def _dice_steps(ctl: Controller) -> list[Step]:
+    return [Step("dice start tumbling (dice.spin)", {"motor.dice": True}, ("dice.spin", True),
+                 1.0, "dice.stuck"),
+            Step("dice tumble for the minimum spin", {}, None, ctl.timing.dice_min_spin_s),
+            Step("dice settle (dice.spin off)", {"motor.dice": False}, ("dice.spin", False),
+                 2.0, "dice.stuck")]
+
+
+def mechanism_tests() -> list[MechanismTest]:
+    """The tests in the order test mode steps through them (numbers on the display)."""
+    tests = [MechanismTest(1, "lid", "lid up and down", _lid_steps)]
+    for n in range(4):
+        tests.append(MechanismTest(
+            2 + n, f"plate.{n}", f"wall lift plate of side {n}",
+            lambda ctl, n=n: _cam_steps(f"motor.side.{n}.plate", f"side.{n}.plate_home",
+                                        ctl.timing.plate_turn_s, "plate.stuck", ctl),
+            side=n))
+    for n in range(4):
+        tests.append(MechanismTest(
+            6 + n, f"head.{n}", f"stacking head of side {n}",
+            lambda ctl, n=n: _cam_steps(f"motor.side.{n}.head", f"side.{n}.head_home",
+                                        ctl.timing.head_turn_s, "head.jam", ctl),
+            side=n))
+    tests.append(MechanismTest(10, "disc", "shuffle disc and magnet ring",
+                               _free_run("motor.disc", "motor.ring"),
+                               note="no sensor: watch that disc and ring both turn"))
+    for n in range(4):
+        tests.append(MechanismTest(11 + n, f"conveyor.{n}", f"conveyor of side {n}",
+                                   _free_run(f"motor.side.{n}.conveyor"),
+                                   note="no sensor: watch that the belt moves", side=n))
+    tests.append(MechanismTest(15, "dice", "dice tumbler", _dice_steps))
+    return tests
+
+
+TESTS = {t.name: t for t in mechanism_tests()}
+
+# Jog: motor name as technicians say it -> HAL signal.
+MOTORS = {"lid": "motor.lid", "disc": "motor.disc", "ring": "motor.ring",
+          "dice": "motor.dice",
+          **{f"{part}.{n}": f"motor.side.{n}.{part}"
+             for n in range(4) for part in ("head", "plate", "conveyor")}}
+
+
+@dataclass
+class _Run:
+    """A self-test in progress."""
+
+    test: MechanismTest
+    steps: list[Step]
+    by: str | None
+    done: Done | None
+    index: int = -1
+    timer: Timer | None = None
+    started: float = 0.0
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class _Jog:
+    motor: str
+    signal: str
+    direction: str
+    seconds: float
+    by: str
+    done: Done | None
+    timer: Timer | None = None
+    stop_at: str | None = None
+    started: float = 0.0
+
+
+class Service:
+    """Test mode, self-tests and jog for one controller."""
+
+    def __init__(self, ctl: Controller) -> None:
+        self.ctl = ctl
+        self.test_mode = False
+        self.results: dict[str, dict[str, Any]] = {}
+        self.last_test: str | None = None
+        self._run: _Run | None = None
+        self._jog: _Jog | None = None
+        self._queue: list[str] = []
+        ctl.input_watchers.append(self._on_input)
+        ctl.subscribers.append(self._on_event)
+
+    # -- state ----------------------------------------------------------------------
+
+    @property
+    def running(self) -> str | None:
+        """What service motion is in progress ("test lid", "jog head.2"), if any."""
+        if self._run is not None:
+            return f"test {self._run.test.name}"
+        if self._jog is not None:
+            return f"jog {self._jog.motor}"
+        return None
+
+    def status(self) -> dict[str, Any]:
+        return {"test_mode": self.test_mode, "running": self.running,
+                "last_test": self.last_test, "results": dict(self.results),
+                "queued": list(self._queue)}
+
+    def busy(self) -> str | None:
+        """Why the table cannot be taken for service now, or None."""
+        cycle = self.ctl.cycle.state
+        if cycle in HOLES_OPEN:
+            return (f"the lid is open for the players (cycle {cycle}): hands may be in the "
+                    "hole; close it with a lift key first")
+        if cycle in CYCLE_MOVING:
+            return f"the table is moving (cycle {cycle}); wait until it settles"
+        if cycle in ("dealing",):
+            return "a hand is being dealt (waiting for the dice); finish the deal first"
+        if self.ctl.build.running:
+            built = sum(s.counted for s in self.ctl.sides)
+            total = sum(s.target for s in self.ctl.sides)
+            return (f"a set is being built ({built}/{total} tiles); wait for the ready lamp, "
+                    "or force test mode (the half-built set is then rebuilt)")
+        return None
+
+    # -- power-on and test mode -------------------------------------------------------
+
+    def power_on(self) -> None:
+        """Start the table, or enter test mode when both lift keys are held."""
+        hal = self.ctl.hal
+        if hal.read("key.lift.0") and hal.read("key.lift.1"):
+            hal.safe_state()
+            self.ctl.emit("start", table=self.ctl.config.table.id, test_mode=True)
+            self.enter(by=None, reason="both lift keys held at power-on")
+        else:
+            self.ctl.start()
+
+    def enter(self, by: str | None, reason: str = "console", force: bool = False) -> None:
+        """Stop the table's work and enter test mode."""
+        if self.test_mode:
+            return
+        why = self.busy()
+        if why is not None and not (force and self.ctl.cycle.state not in HOLES_OPEN):
+            raise ServiceRefused(f"cannot enter test mode: {why}")
+        self.ctl.halt("test mode")
+        self.test_mode = True
+        self.ctl.service_mode = True    # opening the case is expected now
+        self.results = {}
+        self.last_test = None
+        self.ctl.hal.write("display", "t-")
+        self.ctl.emit("service.mode", on=True, by=by, reason=reason)
+
+    def leave(self, by: str | None) -> None:
+        """Leave test mode; the table re-homes unless a fault or the e-stop holds it."""
+        if not self.test_mode:
+            return
+        self._abort("leaving test mode")
+        self._queue = []
+        self.test_mode = False
+        self.ctl.service_mode = False
+        for lamp in ("lamp.ready", "lamp.building"):
+            self.ctl.hal.write(lamp, False)
+        self.ctl.hal.write("display", "")
+        self.ctl.emit("service.mode", on=False, by=by)
+        self.resume_if_clear()
+
+    def resume_if_clear(self) -> bool:
+        """Re-home and build again when nothing holds the table stopped."""
+        if self.test_mode or not self.ctl.needs_rehome() or not self.ctl.may_rehome():
+            return False
+        self.ctl.rehome()
+        return True
+
+    # -- self-tests -------------------------------------------------------------------
+
+    def test(self, name: str, by: str | None, done: Done | None = None) -> None:
+        """Run one mechanism's self-test (or "all" in order); `done` gets each result."""
+        names = [t.name for t in mechanism_tests()] if name == "all" else [name]
+        for n in names:
+            if n not in TESTS:
+                raise NoSuchMechanism(f"no mechanism test {n!r}; tests: all, "
+                                      + ", ".join(TESTS))
+        self._check_free()
+        if not self.test_mode:
+            if self.busy() is not None:
+                raise ServiceRefused(f"cannot test now: {self.busy()}")
+            self.enter(by, reason=f"test {name}")
+        self._queue = names[1:]
+        self._start(TESTS[names[0]], by, done)
+
+    def _check_free(self) -> None:
+        if self.ctl.estopped:
+            raise ServiceRefused("the e-stop is active: release it before moving anything")
+        if self.running is not None:
+            raise ServiceRefused(f"{self.running} is still running; wait for it to finish")
+
+    def _start(self, test: MechanismTest, by: str | None, done: Done | None) -> None:
+        self._run = run = _Run(test, test.steps(self.ctl), by, done,
+                               started=self.ctl.clock.now())
+        self.last_test = test.name
+        hal = self.ctl.hal
+        hal.write("display", f"t{test.number}")
+        hal.write("lamp.ready", False)
+        hal.write("lamp.building", True)
+        for n in range(4):
+            hal.write(f"lamp.dealer.{n}", n == test.side)
+        self.ctl.emit("service.test.started", test=test.name, number=test.number, by=by)
+        self._next_step(run)
+
+    def _next_step(self, run: _Run) -> None:
+        if self._run is not run:
+            return
+        run.index += 1
+        if run.index >= len(run.steps):
+            self._finish(run, passed=True, detail=run.test.note or "every step seen in time")
+            return
+        step = run.steps[run.index]
+        for name, value in step.outputs.items():
+            self.ctl.hal.write(name, value)
+        step_started = self.ctl.clock.now()
+        if step.expect is None:
+            run.timer = self.ctl.clock.call_later(step.within_s, lambda: self._next_step(run))
+            return
+        sensor, wanted = step.expect
+        if self.ctl.hal.read(sensor) == wanted:
+            self.ctl.clock.post(lambda: self._next_step(run))
+            return
+
+        def missed() -> None:
+            waited = round(self.ctl.clock.now() - step_started, 3)
+            self._finish(run, passed=False,
+                         detail=f"{step.what}: {sensor} not seen {wanted} within "
+                                f"{step.within_s:g} s", fault_id=step.fault_id,
+                         evidence={"sensor": sensor, "expected": wanted,
+                                   "waited_s": waited, "step": step.what})
+
+        run.timer = self.ctl.clock.call_later(step.within_s, missed)
+
+    def _on_input(self, name: str, value: Value) -> None:
+        run = self._run
+        if run is not None and 0 <= run.index < len(run.steps):
+            expect = run.steps[run.index].expect
+            if expect is not None and expect == (name, value):
+                run.log.append({"t": round(self.ctl.clock.now() - run.started, 3),
+                                "seen": name, "value": value})
+                if run.timer is not None:
+                    run.timer.cancel()
+                self._next_step(run)
+        jog = self._jog
+        if jog is not None and jog.stop_at == name and value:
+            self._end_jog(jog, f"reached {name}")
+
+    def _finish(self, run: _Run, passed: bool, detail: str, fault_id: str | None = None,
+                evidence: dict[str, Any] | None = None) -> None:
+        # Motors off first, whatever happened.
+        self.ctl.hal.safe_state()
+        if run.timer is not None:
+            run.timer.cancel()
+        self._run = None
+        test = run.test
+        result: dict[str, Any] = {
+            "test": test.name, "number": test.number, "label": test.label,
+            "result": "P" if passed else "F", "detail": detail, "by": run.by,
+            "took_s": round(self.ctl.clock.now() - run.started, 3), "seen": run.log}
+        if fault_id is not None:
+            kind = CATALOGUE[fault_id]
+            side = "" if test.side is None else str(test.side)
+            result["evidence"] = evidence or {}
+            result["diagnosis"] = {
+                "fault": fault_id, "code": kind.display_code(test.side),
+                "summary": kind.summary, "causes": list(kind.causes),
+                "remedy": [r.replace("side N", f"side {side}") for r in kind.remedy]}
+        self.results[test.name] = result
+        hal = self.ctl.hal
+        hal.write("lamp.building", False)
+        hal.write("lamp.ready", passed)
+        hal.write("display", f"{test.number}{'P' if passed else 'F'}")
+        if not passed:
+            hal.write("buzzer", True)
+            self.ctl.clock.call_later(0.5, lambda: hal.write("buzzer", False))
+        self.ctl.emit("service.test", **result)
+        if run.done is not None:
+            run.done(result)
+        if self._queue and self.test_mode and not self.ctl.estopped:
+            nxt = TESTS[self._queue.pop(0)]
+            self.ctl.clock.post(lambda: self._start(nxt, run.by, run.done))
+
+    def _abort(self, why: str) -> None:
+        self._queue = []
+        if self._run is not None:
+            self._finish(self._run, passed=False, detail=f"aborted: {why}")
+        if self._jog is not None:
+            self._end_jog(self._jog, f"aborted: {why}")
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        kind = event["kind"]
+        if kind == "fault" and CATALOGUE[event["id"]].severity == ERROR:
+            self._abort(f"fault {event['code']} {event['id']}")
+        elif kind == "estop":
+            self._abort("e-stop")
+        elif kind == "key" and self.test_mode and self.running is None:
+            # Test mode on the panel: lift key 0 = next test, 1 = again, dice key = leave.
+            key = event["key"]
+            order = [t.name for t in mechanism_tests()]
+            if key == "key.lift.0":
+                nxt = order[0] if self.last_test is None else order[
+                    (order.index(self.last_test) + 1) % len(order)]
+                self.ctl.clock.post(lambda: self._panel(lambda: self.test(nxt, "panel")))
+            elif key == "key.lift.1" and self.last_test is not None:
+                again = self.last_test
+                self.ctl.clock.post(lambda: self._panel(lambda: self.test(again, "panel")))
+            elif key.startswith("key.dice."):
+                self.ctl.clock.post(lambda: self.leave("panel"))
+
+    def _panel(self, action: Callable[[], None]) -> None:
+        try:
+            action()
+        except ServiceRefused as exc:
+            self.ctl.emit("service.refused", reason=str(exc), by="panel")
+
+    # -- jog --------------------------------------------------------------------------
+
+    def interlock(self, motor: str, direction: str) -> str | None:
+        """Why `motor` must not move now, or None."""
+        ctl = self.ctl
+        cycle = ctl.cycle.state
+        if ctl.estopped:
+            return "the e-stop is active: release it before moving anything"
+        if self.running is not None:
+            return f"{self.running} is still running; wait for it to finish"
+        part, _, side = motor.partition(".")
+        if part == "lid":
+            if cycle in HOLES_OPEN:
+                return (f"hands may be in the hole: the lid is open for the players "
+                        f"(cycle {cycle}); close it with a lift key first")
+            if ctl.lid.state in ("opening", "closing"):
+                return f"the cycle is moving the lid ({ctl.lid.state})"
+            sensor = "lid.upper" if direction == "up" else "lid.lower"
+            if ctl.hal.read(sensor):
+                return f"the lid is already at {sensor}"
+        elif part in ("disc", "ring"):
+            if ctl.build.running:
+                return f"the build is driving the disc and ring (build {ctl.build.state})"
+        elif part in ("head", "conveyor"):
+            n = int(side)
+            if ctl.sides[n].state in ("feeding", "stacking"):
+                return f"side {n} is building ({ctl.sides[n].state}); wait or enter test mode"
+        elif part == "plate":
+            n = int(side)
+            if ctl.plates[n].state in ("leaving", "returning") or cycle == "raising":
+                return "the cycle is raising the walls"
+            if not self.test_mode and cycle in ("play", "dealing", "rolling"):
+                return "the walls are in play on the plates; enter test mode first"
+        elif part == "dice" and (ctl.dice.state == "spinning" or cycle == "rolling"):
+            return "the dice are rolling"
+        return None
+
+    def jog(self, motor: str, direction: str, seconds: float, by: str,
+            done: Done | None = None) -> dict[str, Any]:
+        """Run one motor for `seconds` (the lid stops at its limit sensor)."""
+        signal = MOTORS.get(motor)
+        if signal is None:
+            raise NoSuchMechanism(f"no motor {motor!r}; motors: " + ", ".join(MOTORS))
+        allowed = ("up", "down") if motor == "lid" else ("fwd",)
+        if direction not in allowed:
+            raise ServiceRefused(f"{motor} moves {' or '.join(allowed)}, not {direction!r}")
+        if not 0 < seconds <= MAX_JOG_S:
+            raise ServiceRefused(f"jog time must be above 0 and at most {MAX_JOG_S:g} s, "
+                                 f"got {seconds:g}")
+        why = self.interlock(motor, direction)
+        if why is not None:
+            raise ServiceRefused(f"jog {motor} refused: {why}")
+        jog = _Jog(motor, signal, direction, seconds, by, done,
+                   started=self.ctl.clock.now())
+        if motor == "lid":
+            jog.stop_at = "lid.upper" if direction == "up" else "lid.lower"
+            value: Value = LID_UP if direction == "up" else LID_DOWN
+        else:
+            value = True
+        self._jog = jog
+        self.ctl.hal.write(signal, value)
+        jog.timer = self.ctl.clock.call_later(seconds, lambda: self._end_jog(jog, "time up"))
+        started = {"motor": motor, "signal": signal, "direction": direction,
+                   "seconds": seconds, "by": by}
+        self.ctl.emit("service.jog.started", **started)
+        return started
+
+    def _end_jog(self, jog: _Jog, why: str) -> None:
+        off: Value = LID_OFF if jog.motor == "lid" else False
+        self.ctl.hal.write(jog.signal, off)
+        if jog.timer is not None:
+            jog.timer.cancel()
+        if self._jog is not jog:
+            return
+        self._jog = None
+        result = {"motor": jog.motor, "direction": jog.direction, "by": jog.by,
+                  "ran_s": round(self.ctl.clock.now() - jog.started, 3), "stopped": why}
+        self.ctl.emit("service.jog", **result)
+        if jog.done is not None:
+            jog.done(result)
