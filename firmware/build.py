@@ -1,7 +1,10 @@
 """The background build of one set: disc and ring feed four sides in parallel.
 
 Each side stops at its target; disc and ring pause while every belt of a side still
-building is full, and stop for a top-up (both lift keys).
+building is full, and stop for a top-up (both lift keys). Supervised on the way:
+arrivals that stop before the set is complete (tiles missing), a full belt whose
+count sensor sees nothing (blind), and — in a short sweep after the last stack, before
+the ready lamp — any tile still reaching a head (extra tiles).
 """
 
 from __future__ import annotations
@@ -15,19 +18,21 @@ from firmware.machine import attach
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
+    from firmware.side import SideBuilder
 
-STATES = ["idle", "building", "paused_full", "paused_top_up", "staged", "fault"]
+STATES = ["idle", "building", "paused_full", "paused_top_up", "sweeping", "staged", "fault"]
 INITIAL = "idle"
+RUNNING = ("building", "paused_full", "paused_top_up")
 TRANSITIONS = [
     {"trigger": "start", "source": "idle", "dest": "building", "before": "_begin"},
     {"trigger": "belts_full", "source": "building", "dest": "paused_full"},
     {"trigger": "belt_room", "source": "paused_full", "dest": "building"},
     {"trigger": "pause", "source": ["building", "paused_full"], "dest": "paused_top_up"},
     {"trigger": "resume", "source": "paused_top_up", "dest": "building", "after": "_feed"},
-    {"trigger": "side_full", "source": ["building", "paused_full", "paused_top_up"],
-     "dest": "staged", "conditions": "all_full"},
-    {"trigger": "side_full", "source": ["building", "paused_full", "paused_top_up"],
-     "dest": None},
+    {"trigger": "side_full", "source": list(RUNNING), "dest": "sweeping",
+     "conditions": "all_full"},
+    {"trigger": "side_full", "source": list(RUNNING), "dest": None},
+    {"trigger": "swept", "source": "sweeping", "dest": "staged"},
     {"trigger": "raised", "source": "staged", "dest": "idle", "after": "_release"},
     {"trigger": "fail", "source": "*", "dest": "fault"},
     {"trigger": "reset", "source": "fault", "dest": "idle"},
@@ -42,12 +47,14 @@ class Build:
         self.finished_at = 0.0
         self.set_name: str | None = None
         self.walls: list[list[list[str | None]]] = []
+        self.untrusted = False      # a count fault happened: never finish this set as is
         self._full_timer: Timer | None = None
+        self._sweep_timer: Timer | None = None
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     @property
     def running(self) -> bool:
-        return self.state in ("building", "paused_full", "paused_top_up")
+        return self.state in RUNNING
 
     def all_full(self, *_: object) -> bool:
         return all(side.state == "full" for side in self.ctl.sides)
@@ -56,23 +63,52 @@ class Build:
         self.ctl.hal.write("motor.disc", on)
         self.ctl.hal.write("motor.ring", on)
 
-    def _arm_build_limit(self) -> None:
-        limit = self.ctl.timing.build_fault_s
-        counted = {str(s.side): s.counted for s in self.ctl.sides}
-        self.ctl.watch.expect("build", limit, "build.tiles_missing", "build",
-                              {"limit_s": limit, "counted_at_start": counted})
+    def motors_off(self) -> None:
+        """The build's safe state: disc, ring, every conveyor and head off."""
+        self._disc(False)
+        for side in self.ctl.sides:
+            self.ctl.hal.write(side.conveyor, False)
+            self.ctl.hal.write(side.head, False)
+
+    def stop_supervision(self) -> None:
+        watch = self.ctl.watch
+        for key in ["build", "stall", "sweep", *[f"blind.{n}" for n in range(4)]]:
+            watch.cancel(key)
+        for side in self.ctl.sides:
+            self.ctl.supervisor.cancel(side.key)
+        if self._full_timer is not None:
+            self._full_timer.cancel()
+            self._full_timer = None
+
+    def _arm_limits(self) -> None:
+        timing = self.ctl.timing
+        self.ctl.watch.expect("build", timing.build_fault_s, "build.tiles_missing", "build",
+                              {"limit_s": timing.build_fault_s, "why": "build too long"})
+        self._arm_stall()
+
+    def _arm_stall(self) -> None:
+        stall = self.ctl.timing.stall_s
+        self.ctl.watch.expect("stall", stall, "build.tiles_missing", "build",
+                              {"why": f"no tile arrived for {stall} s", **self._shortfall()})
+
+    def _shortfall(self) -> dict[str, object]:
+        target = self.ctl.config.tiles_per_side
+        short = {str(s.side): target - s.counted for s in self.ctl.sides if s.counted < target}
+        return {"counted": {str(s.side): s.counted for s in self.ctl.sides},
+                "missing": sum(short.values()), "short_sides": short}
 
     # -- callbacks ------------------------------------------------------------------
 
     def _begin(self, event: EventData) -> None:
         set_name = event.kwargs["set_name"]
         self.set_name = set_name
+        self.untrusted = False
         self.started_at = self.ctl.clock.now()
         self.walls = []
         self.ctl.hal.write("lamp.building", True)
         for side in self.ctl.sides:
             side.start()
-        self._arm_build_limit()
+        self._arm_limits()
         self.ctl.emit("build.started", set=set_name)
 
     def on_enter_building(self, *_: object) -> None:
@@ -80,39 +116,118 @@ class Build:
 
     def on_enter_paused_full(self, *_: object) -> None:
         self._disc(False)
+        self.ctl.watch.cancel("stall")
+
+    def on_exit_paused_full(self, *_: object) -> None:
+        self._arm_stall()
 
     def on_enter_paused_top_up(self, *_: object) -> None:
         self._disc(False)
         for side in self.ctl.sides:
             side.feed(False)
         self.ctl.watch.cancel("build")
+        self.ctl.watch.cancel("stall")
 
     def _feed(self, *_: object) -> None:
         for side in self.ctl.sides:
             side.feed(True)
-        self._arm_build_limit()
+        self._arm_limits()
+
+    def resume_after_fault(self) -> None:
+        """A technician cleared the fault that stopped this build: go on feeding."""
+        if self.state == "building":
+            self._disc(True)
+        for side in self.ctl.sides:
+            side.resume_turn()
+        self._arm_limits()
+        if self.all_full():
+            self.side_full()
+
+    def on_enter_sweeping(self, *_: object) -> None:
+        self.finished_at = self.ctl.clock.now()
+        self.stop_supervision()
+        self.walls = [side.stacks() for side in self.ctl.sides]
+        sweep = self.ctl.timing.sweep_s
+        if sweep <= 0:
+            self._disc(False)
+            self.swept()
+            return
+        # Every tile should be stacked: whatever still reaches a head is extra.
+        self._disc(True)
+        for side in self.ctl.sides:
+            self.ctl.hal.write(side.conveyor, True)
+        self._sweep_timer = self.ctl.clock.call_later(sweep, self._end_sweep)
+
+    def _end_sweep(self) -> None:
+        if self.state == "sweeping":
+            self.swept()
+
+    def on_exit_sweeping(self, *_: object) -> None:
+        if self._sweep_timer is not None:
+            self._sweep_timer.cancel()
+            self._sweep_timer = None
+        self.motors_off()
 
     def on_enter_staged(self, *_: object) -> None:
-        self._disc(False)
-        self.ctl.watch.done("build")
-        self.finished_at = self.ctl.clock.now()
-        self.walls = [side.stacks() for side in self.ctl.sides]
         self.ctl.hal.write("lamp.building", False)
         self.ctl.hal.write("lamp.ready", True)
         self.ctl.hal.write("buzzer", True)
         self.ctl.clock.call_later(BUZZ_S, lambda: self.ctl.hal.write("buzzer", False))
-        self.ctl.emit("build.staged", set=self.set_name,
-                      build_s=round(self.finished_at - self.started_at, 3))
+        build_s = self.finished_at - self.started_at
+        self._check_slow(build_s)
+        self.ctl.emit("build.staged", set=self.set_name, build_s=round(build_s, 3))
+
+    def _check_slow(self, build_s: float) -> None:
+        supervisor = self.ctl.supervisor
+        learned = supervisor.learned_build()
+        if learned is not None and build_s > learned * self.ctl.timing.slow_factor:
+            self.ctl.fault("build.slow", "build", None,
+                           {"build_s": round(build_s, 3), "learned_s": round(learned, 3),
+                            "factor": self.ctl.timing.slow_factor})
+        supervisor.record_build(build_s)
+
+    def restore_staged(self, set_name: str, walls: list[list[list[str | None]]]) -> None:
+        """From the journal: a set finished before the stop is still staged inside."""
+        self.set_name = set_name
+        self.walls = walls
+        self.machine.set_state("staged", model=self)
+        self.ctl.hal.write("lamp.ready", True)
 
     def _release(self, *_: object) -> None:
         self.ctl.hal.write("lamp.ready", False)
         for side in self.ctl.sides:
             side.release()
 
-    # -- belt-full pause --------------------------------------------------------------
+    # -- supervision edges -------------------------------------------------------------
 
-    def on_belt(self) -> None:
-        """A belt-full sensor changed: pause or resume disc and ring."""
+    def arrival(self, side: SideBuilder) -> None:
+        """A tile was counted at `side`: arrivals are flowing."""
+        if self.state == "building":
+            self._arm_stall()
+        key = f"blind.{side.side}"
+        self.ctl.watch.cancel(key)
+        if self.ctl.hal.read(f"side.{side.side}.full"):
+            self._arm_blind(side)
+
+    def _arm_blind(self, side: SideBuilder) -> None:
+        blind = self.ctl.timing.blind_s
+        self.ctl.watch.expect(f"blind.{side.side}", blind, "count.blind",
+                              f"side.{side.side}.count", {"belt_full": True,
+                                                          "counted": side.counted,
+                                                          "blind_s": blind}, side=side.side)
+
+    def extra_tile(self, side: SideBuilder) -> None:
+        """A tile reached a head whose side is already complete."""
+        self.ctl.fault("build.extra_tiles", f"side.{side.side}.count", side.side,
+                       {"side": side.side, "counted": side.counted, "target": side.target,
+                        "during": self.state})
+
+    def on_belt(self, side: SideBuilder, full: bool) -> None:
+        """A belt-full sensor changed: supervise the count, pause or resume the disc."""
+        if full and side.state in ("feeding", "stacking") and self.running:
+            self._arm_blind(side)
+        elif not full:
+            self.ctl.watch.cancel(f"blind.{side.side}")
         building = [s for s in self.ctl.sides if s.state != "full"]
         every_full = bool(building) and all(
             self.ctl.hal.read(f"side.{s.side}.full") for s in building)

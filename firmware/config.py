@@ -53,6 +53,25 @@ class TimingSection:
                                    doc="a motion has failed when its sensor is not seen in k·T")
     key_chord_s: float = option(0.4, minval=0.05, maxval=2.0,
                                 doc="both lift keys within this time count as pressed together")
+    learn_window: int = option(50, minval=1, maxval=200,
+                               doc="learned travel time T = mean of this many recent runs")
+    drift_margin: float = option(0.3, minval=0.05, maxval=5.0,
+                                 doc="a run slower than T·(1 + margin) warns timing.drift")
+    degrade_after: int = option(2, minval=1, maxval=10,
+                                doc="misses in a row of a sensor whose mechanism moved before "
+                                    "falling back to a timed stop (sensor.degraded)")
+    count_debounce_s: float = option(0.005, minval=0.0, maxval=0.05,
+                                     doc="count sensor edges closer than this are bounce")
+    count_min_gap_s: float = option(0.06, minval=0.0, maxval=1.0,
+                                    doc="two arrivals closer than this are a double count")
+    blind_s: float = option(3.0, minval=0.5, maxval=60.0,
+                            doc="a full belt with no count this long: count.blind")
+    stall_s: float = option(10.0, minval=2.0, maxval=120.0,
+                            doc="no arrival at any unfinished side this long: tiles missing")
+    sweep_s: float = option(1.5, minval=0.0, maxval=10.0,
+                            doc="after a build, run disc and belts this long to find extras")
+    slow_factor: float = option(1.5, minval=1.1, maxval=10.0,
+                                doc="a build this many times its learned time warns build.slow")
 
 
 @dataclass(frozen=True, kw_only=True)

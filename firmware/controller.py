@@ -11,33 +11,51 @@ from typing import Any
 
 from transitions import EventData
 
+from firmware import recovery
 from firmware.build import Build
 from firmware.clock import Clock, Timer
 from firmware.config import Config
 from firmware.cycle import Cycle
 from firmware.dice import Dice
-from firmware.faults import CATALOGUE, ERROR, Fault
+from firmware.faults import CATALOGUE, ERROR, INFO, Fault
 from firmware.handoff import Handoff
+from firmware.journal import Journal, MemoryJournal
 from firmware.lid import Lid
 from firmware.plate import Plate
+from firmware.recurrence import FaceUpTracker
 from firmware.side import SideBuilder
-from firmware.watch import Watch
+from firmware.supervisor import Supervisor
 from hal.interface import Hal
 from hal.signals import Value
 
 Event = dict[str, Any]
 Subscriber = Callable[[Event], None]
 
+# Faults whose safe state is the build's motors only: the lid, plates and dice are not
+# involved, so players may finish the hand and top up missing tiles.
+BUILD_SCOPE = {"head.jam", "count.double", "count.blind", "build.tiles_missing",
+               "build.extra_tiles"}
+# Events after which the journal is written.
+JOURNALED = {"build.started", "build.staged", "handoff", "fault", "resume", "refeed"}
+
 
 class Controller:
-    def __init__(self, config: Config, hal: Hal, clock: Clock) -> None:
+    def __init__(self, config: Config, hal: Hal, clock: Clock,
+                 journal: Journal | None = None) -> None:
         self.config = config
         self.timing = config.timing
         self.hal = hal
         self.clock = clock
+        self.journal = journal if journal is not None else MemoryJournal()
         self.subscribers: list[Subscriber] = []
         self.faults: list[Fault] = []
-        self.watch = Watch(clock, self.fault)
+        self.before_fault: dict[str, str] = {}
+        self.supervisor = Supervisor(self)
+        self.watch = self.supervisor.watch
+        self.face_up = FaceUpTracker()
+        self.tampered = False       # latched by case_open; only a technician clears it
+        self.service_mode = False   # the case may be opened in service mode
+        self.refeed_hold: Fault | None = None
         self.handoff = Handoff(self)
         self.lid = Lid(self)
         self.sides = [SideBuilder(self, n) for n in range(4)]
@@ -49,9 +67,13 @@ class Controller:
         # Input changes, for the console's self-tests; called before the machines react.
         self.input_watchers: list[Callable[[str, Value], None]] = []
         self.estopped = False
-        self.service_mode = False
         self._handlers = self._dispatch_table()
         hal.listen(self.on_signal)
+        # A backend with a link of its own (ioboard) reports link.lost / link.version
+        # into the fault path, from inside the loop, like any other fault.
+        if hasattr(hal, "on_link_fault"):
+            hal.on_link_fault = lambda fault_id, evidence: self.fault(
+                fault_id, "link", None, evidence)
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -59,6 +81,7 @@ class Controller:
         """Power-on: everything safe, then re-home every mechanism by its sensor."""
         self.hal.safe_state()
         self.emit("start", table=self.config.table.id)
+        self._recover_journal()
         self.lid.close()
         for side in self.sides:
             if not self.hal.read(f"side.{side.side}.head_home"):
@@ -70,9 +93,76 @@ class Controller:
 
     def stop(self) -> None:
         """A clean stop: every motor off, no timer left to move anything."""
-        self.watch.cancel_all()
+        self.supervisor.cancel_all()
         self.hal.safe_state()
         self.emit("stop")
+        self._save_journal(clean=True)
+
+    def top_up_done(self) -> None:
+        """Players topped up after tiles went missing: the build goes on."""
+        for fault in self.faults:
+            if fault.active and fault.id == "build.tiles_missing":
+                self.clear_fault(fault, by="players (top-up)")
+        if self.may_rehome():
+            self.rehome()
+
+    def after_homing(self) -> None:
+        """Homed: build the set on the disc, unless a set is staged or must be refed."""
+        if self.refeed_hold is not None:
+            self.hal.write("display", "rF")
+            return
+        if self.build.state == "idle":
+            self.build.start(set_name=self.cycle.set_building)
+
+    def request_refeed(self, reason: str) -> None:
+        """A set that cannot be trusted is built again from the start, never resumed."""
+        self.emit("refeed", set=self.cycle.set_building, reason=reason)
+        self.build.start(set_name=self.cycle.set_building)
+
+    # -- journal ----------------------------------------------------------------------
+
+    def _journal_state(self, clean: bool) -> dict[str, Any]:
+        return {
+            "clean": clean,
+            "table": self.config.table.id,
+            "cycle": self.cycle.number,
+            "set_in_play": self.cycle.set_in_play,
+            "set_building": self.cycle.set_building,
+            "build": self.build.state,
+            "staged_walls": self.build.walls if self.build.state == "staged" else None,
+            "staged_set": self.build.set_name if self.build.state == "staged" else None,
+            "timings": self.supervisor.export(),
+            "faults": [f.as_dict() for f in self.faults[-50:]],
+            "face_up": self.face_up.export(),
+            "commitment": self.handoff.commitment,
+            "tampered": self.tampered,
+        }
+
+    def _save_journal(self, clean: bool = False) -> None:
+        self.journal.save(self._journal_state(clean))
+
+    def _recover_journal(self) -> None:
+        saved = self.journal.load()
+        if saved:
+            self.supervisor.restore(saved.get("timings", {}))
+            self.face_up.restore(saved.get("face_up", {}))
+            self.cycle.number = int(saved.get("cycle", 0))
+            self.cycle.set_in_play = saved.get("set_in_play")
+            self.cycle.set_building = saved.get("set_building") or "A"
+            self.tampered = bool(saved.get("tampered", False))
+            if saved.get("staged_walls"):
+                self.build.restore_staged(saved["staged_set"], saved["staged_walls"])
+            if not saved.get("clean", False):
+                building = saved.get("build") in ("building", "paused_full", "paused_top_up")
+                fault = self.fault("power.recovered", "power", None,
+                                   {"build_in_progress": building,
+                                    "set": saved.get("set_building"),
+                                    "cycle": saved.get("cycle")})
+                if building:
+                    # The half-built set is declared invalid: hold until it is refed.
+                    fault.active = True
+                    self.refeed_hold = fault
+        self._save_journal(clean=False)
 
     # -- events -----------------------------------------------------------------------
 
@@ -80,31 +170,51 @@ class Controller:
         event = {"t": round(self.clock.now(), 3), "kind": kind, **data}
         for subscriber in self.subscribers:
             subscriber(event)
+        if kind in JOURNALED:
+            self._save_journal()
 
     # -- faults -----------------------------------------------------------------------
 
     def fault(self, fault_id: str, where: str, side: int | None,
               evidence: dict[str, Any]) -> Fault:
-        """Raise a fault. Errors make every output safe first, then stop the work."""
+        """Raise a fault. An error turns the affected motors off before anything else."""
         kind = CATALOGUE[fault_id]
-        if kind.severity == ERROR:
-            self.hal.safe_state()
-            self.watch.cancel_all()
-        fault = Fault(fault_id, where, side, self.cycle.number, self.clock.now(), evidence)
+        error = kind.severity == ERROR
+        build_only = fault_id in BUILD_SCOPE
+        if error:
+            if build_only:
+                self.build.motors_off()
+            else:
+                self.hal.safe_state()
+        fault = Fault(fault_id, where, side, self.cycle.number, self.clock.now(), evidence,
+                      active=kind.severity != INFO)
         self.faults.append(fault)
-        if kind.severity == ERROR:
+        if error:
+            recovery.remember(self)
+            if fault_id in recovery.UNTRUSTED_COUNT and self.build.running:
+                self.build.untrusted = True
+            if build_only:
+                self.build.stop_supervision()
+                stopped = [self.build, *self.sides]
+            else:
+                self.supervisor.cancel_all()
+                if self._chord is not None:
+                    self._chord.cancel()
+                    self._chord = None
+                stopped = [self.cycle, self.build, self.lid, self.dice, *self.sides,
+                           *self.plates]
             self.hal.write("display", fault.code)
             self.hal.write("lamp.building", False)
-            for machine in (self.cycle, self.build, self.lid, self.dice, *self.sides,
-                            *self.plates):
+            for machine in stopped:
                 machine.fail()
+        fault.diagnosis_extra = self.face_up.diagnose(fault, self)
         self.emit("fault", **fault.as_dict())
         return fault
 
     def on_machine_error(self, event: EventData) -> None:
         """A bug in a callback: safe outputs first, then let it surface."""
         self.hal.safe_state()
-        self.watch.cancel_all()
+        self.supervisor.cancel_all()
         self.emit("software.error", error=repr(event.error), machine=type(event.model).__name__)
         raise event.error  # type: ignore[misc]
 
@@ -122,27 +232,33 @@ class Controller:
             "lid.upper": lambda v: self.lid.on_sensor("lid.upper", bool(v)),
             "lid.lower": lambda v: self.lid.on_sensor("lid.lower", bool(v)),
             "dice.spin": lambda v: self.dice.on_sensor(bool(v)),
+            "case_open": lambda v: v and self._case_opened(),
         }
         for n, side in enumerate(self.sides):
-            table[f"side.{n}.count"] = lambda v, s=side: v and self._tile_at_head(s)
-            table[f"side.{n}.head_home"] = lambda v, s=side: v and s.on_home()
-            table[f"side.{n}.full"] = lambda v: self.build.on_belt()
+            table[f"side.{n}.count"] = lambda v, s=side: s.on_count_edge(bool(v))
+            table[f"side.{n}.head_home"] = lambda v, s=side: s.on_home_edge(bool(v))
+            table[f"side.{n}.full"] = lambda v, s=side: self.build.on_belt(s, bool(v))
             table[f"side.{n}.plate_home"] = lambda v, p=self.plates[n]: p.on_sensor(bool(v))
             table[f"key.dice.{n}"] = lambda v, n=n: v and self._dice_key(n)
         for n in (0, 1):
             table[f"key.lift.{n}"] = lambda v, n=n: v and self._lift_key(n)
         return table
 
-    def _tile_at_head(self, side: SideBuilder) -> None:
-        if side.state not in ("feeding", "stacking"):
-            self.emit("tile.unexpected", side=side.side, state=side.state)
+    def tile_face_up(self, side: SideBuilder, index: int, tile: str | None) -> None:
+        """A tile arrived face up: warn, and say whether it is one defective tile."""
+        slot = [side.side, index // 2, 1 if index % 2 == 0 else 0]
+        self.face_up.seen(self.build.set_name, self.cycle.number, tile, slot)
+        self.fault("tile.face_up", f"side.{side.side}.head", side.side,
+                   {"sensor": f"side.{side.side}.face_up", "tile": tile, "tile_index": index,
+                    "wall_slot": slot, "set": self.build.set_name})
+
+    def _case_opened(self) -> None:
+        # The tamper flag latches: a technician must inspect and clear it.
+        if self.service_mode:
+            self.emit("case.opened.service")
             return
-        face_up = f"side.{side.side}.face_up"
-        if face_up in self.hal.signals and self.hal.read(face_up):
-            self.fault("tile.face_up", f"side.{side.side}.head", side.side,
-                       {"sensor": face_up, "tile_index": side.counted,
-                        "tile": side.ctl.hal.read(side.reader) if side.has_reader else None})
-        side.on_count()
+        self.tampered = True
+        self.fault("case.opened", "case_open", None, {"case_open": True})
 
     def _lift_key(self, n: int) -> None:
         self.emit("key", key=f"key.lift.{n}")
@@ -181,11 +297,12 @@ class Controller:
     def halt(self, reason: str) -> None:
         """Stop all work: outputs safe first, every machine parked in its fault state."""
         self.hal.safe_state()
-        self.watch.cancel_all()
+        self.supervisor.cancel_all()
         if self._chord is not None:
             self._chord.cancel()
             self._chord = None
         self.hal.write("lamp.building", False)
+        recovery.remember(self)
         for machine in self._machines():
             machine.fail()
         self.emit("halted", reason=reason)
@@ -206,6 +323,13 @@ class Controller:
         """A technician says the cause of `fault` is dealt with."""
         fault.active = False
         self.emit("fault.cleared", id=fault.id, code=fault.code, where=fault.where, by=by)
+        if fault is self.refeed_hold:
+            # The operator has refed the set that was half built at the power cut.
+            self.refeed_hold = None
+            if self.cycle.state not in ("homing", "fault") and self.build.state == "idle":
+                self.request_refeed("refed after an unclean stop")
+        if fault.id == "case.opened":
+            self.tampered = False
 
     def may_rehome(self) -> bool:
         """No e-stop and no active error fault: the table may start again."""
@@ -214,22 +338,14 @@ class Controller:
 
     def needs_rehome(self) -> bool:
         """Some machine was stopped by a fault or a halt and waits to go on."""
-        return any(m.state == "fault" for m in self._machines())
+        return bool(self.before_fault) or any(m.state == "fault" for m in self._machines())
 
     def rehome(self) -> None:
-        """Start again after a halt: re-home every mechanism and build a fresh set.
-
-        As after a power cut, a half-built set is never resumed (MECHANICS.md §3.10).
-        """
-        for machine in self._machines():
-            if machine.state == "fault" and machine is not self.cycle:
-                machine.reset()
-        if self.cycle.state == "fault":
-            # No trigger leaves the cycle's fault state: only a technician does, here.
-            self.cycle.machine.set_state("homing", model=self.cycle)
-        self.hal.write("display", "")
+        """Go on after a halt: every mechanism re-reads its sensors and the interrupted
+        motion is issued again (firmware/recovery.py). A set whose counts cannot be
+        trusted is built again from the start, never resumed (MECHANICS.md §3.10)."""
         self.emit("rehome")
-        self.start()
+        recovery.resume(self)
 
     # -- views ------------------------------------------------------------------------
 

@@ -52,7 +52,7 @@ class Cycle:
         self.dealer: int | None = None
         self.throws: list[list[int]] = []
         self.walls: list[list[list[str | None]]] = []
-        self._plates_home = 0
+        self._plates_done: set[int] = set()
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error,
                               after_state_change="_announce")
 
@@ -66,7 +66,9 @@ class Cycle:
         return self.ctl.build.state == "staged"
 
     def build_running(self, *_: object) -> bool:
-        return self.ctl.build.running
+        # Also after tiles went missing: topping up is how players fix that.
+        return self.ctl.build.running or any(
+            f.active and f.id == "build.tiles_missing" for f in self.ctl.faults)
 
     def expected_thrower(self, event: EventData) -> bool:
         seat = event.kwargs["seat"]
@@ -92,7 +94,7 @@ class Cycle:
             self.homed()
 
     def on_exit_homing(self, *_: object) -> None:
-        self.ctl.build.start(set_name=self.set_building)
+        self.ctl.after_homing()
 
     # -- the cycle --------------------------------------------------------------------
 
@@ -105,7 +107,7 @@ class Cycle:
         self.ctl.emit("top_up", open=True)
 
     def on_exit_play(self, event: EventData) -> None:
-        if event.transition.dest == "top_up_opening":
+        if event.transition.dest == "top_up_opening" and self.ctl.build.running:
             self.ctl.build.pause()
 
     def on_enter_closing(self, *_: object) -> None:
@@ -114,22 +116,42 @@ class Cycle:
     on_enter_top_up_closing = on_enter_closing
 
     def on_exit_top_up_closing(self, *_: object) -> None:
-        self.ctl.build.resume()
+        if self.ctl.build.state == "paused_top_up":
+            self.ctl.build.resume()
+        elif self.ctl.build.state == "fault":
+            self.ctl.top_up_done()
 
     def on_enter_raising(self, *_: object) -> None:
-        self._plates_home = 0
+        self._plates_done: set[int] = set()
         for plate in self.ctl.plates:
             plate.turn()
 
-    def plate_done(self) -> None:
+    def finish_raising(self) -> None:
+        """After a fault: turn again every plate that had not come home."""
+        for plate in self.ctl.plates:
+            if plate.side in self._plates_done:
+                continue
+            if self.ctl.hal.read(plate.sensor):
+                plate.turn()
+            else:
+                plate.rehome()
+
+    def plate_done(self, plate: object) -> None:
         if self.state == "homing":
             self.check_homed()
             return
         if self.state != "raising":
             return
-        self._plates_home += 1
-        if self._plates_home == len(self.ctl.plates):
+        self._plates_done.add(plate.side)  # type: ignore[attr-defined]
+        if len(self._plates_done) == len(self.ctl.plates):
             self.walls_raised()
+
+    def pending_thrower(self) -> int | None:
+        """The seat whose dice key the hand waits for (None: any seat, the dealer)."""
+        if self.dealer is None:
+            return None
+        request = self.ctl.handoff.next_throw(self.dealer, self.throws)
+        return None if request is None else request.thrower_position
 
     def on_enter_dealing(self, event: EventData) -> None:
         if event.transition.source != "raising":

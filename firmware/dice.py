@@ -33,12 +33,14 @@ class Dice:
         self.rng, self.source = ctl.hal.entropy()
         self.count = 2
         self.faces: list[int] = []
+        self._spin_seen: float | None = None
         self._timer: Timer | None = None
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     def on_enter_spinning(self, event: EventData) -> None:
         timing = self.ctl.timing
         self.count = count = event.kwargs["count"]
+        self._spin_seen = None
         self.ctl.hal.write("motor.dice", True)
         self.ctl.hal.write("display", "-" * count)
         self.ctl.watch.expect("dice", SPIN_SEEN_WITHIN_S, "dice.stuck", "motor.dice",
@@ -60,3 +62,11 @@ class Dice:
     def on_sensor(self, spinning: bool) -> None:
         if spinning:
             self.ctl.watch.done("dice")
+            self._spin_seen = self.ctl.clock.now()
+        elif self.state == "spinning" and self._spin_seen is not None:
+            # The dice stopped tumbling while the motor still runs: held or jammed.
+            spun = self.ctl.clock.now() - self._spin_seen
+            self.ctl.fault("dice.stuck", "motor.dice", None,
+                           {"sensor": "dice.spin", "spun_s": round(spun, 3),
+                            "min_spin_s": self.ctl.timing.dice_min_spin_s,
+                            "why": "tumbling stopped while the dice motor ran"})

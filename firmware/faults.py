@@ -88,6 +88,8 @@ class Fault:
     sim_time_s: float
     evidence: dict[str, Any] = field(default_factory=dict)
     active: bool = True
+    # Diagnosis learned beyond the catalogue (a recurring tile, say): it goes first.
+    diagnosis_extra: dict[str, Any] | None = None
 
     @property
     def kind(self) -> FaultKind:
@@ -99,11 +101,17 @@ class Fault:
 
     def diagnosis(self) -> dict[str, Any]:
         side = "" if self.side is None else str(self.side)
-        return {
+        diagnosis: dict[str, Any] = {
             "summary": self.kind.summary,
+            "severity": self.kind.severity,
             "causes": list(self.kind.causes),
             "remedy": [step.replace("side N", f"side {side}") for step in self.kind.remedy],
         }
+        extra = self.diagnosis_extra or {}
+        if extra.get("remedy"):
+            diagnosis["remedy"] = extra["remedy"] + diagnosis["remedy"]
+        diagnosis.update({k: v for k, v in extra.items() if k != "remedy"})
+        return diagnosis
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "code": self.code, "where": self.where, "cycle": self.cycle,

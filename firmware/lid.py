@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 STATES = ["unknown", "opening", "open", "closing", "closed", "fault"]
 INITIAL = "unknown"
 TRANSITIONS = [
-    {"trigger": "open", "source": ["closed", "closing"], "dest": "opening"},
+    {"trigger": "open", "source": ["closed", "closing", "unknown"], "dest": "opening"},
     {"trigger": "close", "source": ["unknown", "open", "opening"], "dest": "closing"},
     {"trigger": "reached_upper", "source": "opening", "dest": "open"},
     {"trigger": "reached_lower", "source": "closing", "dest": "closed"},
@@ -27,40 +27,48 @@ class Lid:
         self.ctl = ctl
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
-    def _expect(self, sensor: str, fault_id: str) -> None:
-        limit = self.ctl.timing.lid_travel_s * self.ctl.timing.timeout_factor
-        self.ctl.watch.expect("lid", limit, fault_id, "motor.lid",
-                              {"sensor": sensor, "limit_s": limit})
-
     def on_enter_opening(self, *_: object) -> None:
+        if self.ctl.hal.read("lid.upper"):
+            self.reached_upper()
+            return
         self.ctl.hal.write("motor.lid", LID_UP)
-        self._expect("lid.upper", "lid.not_rising")
+        self.ctl.supervisor.expect(
+            "lid.up", "lid.upper", "lid.not_rising", "motor.lid",
+            moved=lambda: not self.ctl.hal.read("lid.lower"), timed_stop=self.reached_upper)
 
     def on_enter_closing(self, *_: object) -> None:
         if self.ctl.hal.read("lid.lower"):
-            self.ctl.hal.write("motor.lid", LID_OFF)
             self.reached_lower()
             return
         self.ctl.hal.write("motor.lid", LID_DOWN)
-        self._expect("lid.lower", "lid.not_lowering")
+        self.ctl.supervisor.expect(
+            "lid.down", "lid.lower", "lid.not_lowering", "motor.lid",
+            moved=lambda: not self.ctl.hal.read("lid.upper"), timed_stop=self.reached_lower)
 
     def on_enter_open(self, *_: object) -> None:
         self.ctl.hal.write("motor.lid", LID_OFF)
-        self.ctl.watch.done("lid")
+        self.ctl.supervisor.reached("lid.up")
         # The lid also moves for a technician's test; only the cycle's own moves count.
         if self.ctl.cycle.may_lid_opened():
             self.ctl.cycle.lid_opened()
 
     def on_enter_closed(self, *_: object) -> None:
         self.ctl.hal.write("motor.lid", LID_OFF)
-        self.ctl.watch.done("lid")
+        self.ctl.supervisor.reached("lid.down")
         if self.ctl.cycle.may_lid_closed():
             self.ctl.cycle.lid_closed()
+
+    def settle(self) -> None:
+        """Take the state the sensors show (after a fault is cleared)."""
+        state = "closed" if self.ctl.hal.read("lid.lower") else (
+            "open" if self.ctl.hal.read("lid.upper") else "unknown")
+        self.machine.set_state(state, model=self)
 
     def on_sensor(self, name: str, active: bool) -> None:
         if self.ctl.hal.read("lid.upper") and self.ctl.hal.read("lid.lower"):
             self.ctl.fault("lid.sensor_conflict", "lid", None,
-                           {"lid.upper": True, "lid.lower": True})
+                           {"lid.upper": True, "lid.lower": True,
+                            "changed_last": name, "motor.lid": self.ctl.hal.read("motor.lid")})
             return
         if active and name == "lid.upper" and self.state == "opening":
             self.reached_upper()

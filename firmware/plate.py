@@ -15,7 +15,8 @@ TRANSITIONS = [
     {"trigger": "turn", "source": "home", "dest": "leaving"},
     {"trigger": "left_home", "source": "leaving", "dest": "returning"},
     {"trigger": "back_home", "source": "returning", "dest": "home"},
-    {"trigger": "rehome", "source": ["home", "fault"], "dest": "returning"},
+    {"trigger": "rehome", "source": ["home", "fault"], "dest": "returning",
+     "after": "_rehoming"},
     {"trigger": "fail", "source": "*", "dest": "fault"},
     {"trigger": "reset", "source": "fault", "dest": "home"},
 ]
@@ -27,33 +28,37 @@ class Plate:
         self.side = side
         self.motor = f"motor.side.{side}.plate"
         self.sensor = f"side.{side}.plate_home"
+        self.left = False           # the cam was seen leaving home this turn
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     @property
     def key(self) -> str:
         return f"plate.{self.side}"
 
-    def on_enter_leaving(self, *_: object) -> None:
+    def _supervise(self) -> None:
         self.ctl.hal.write(self.motor, True)
-        limit = self.ctl.timing.plate_turn_s * self.ctl.timing.timeout_factor
-        self.ctl.watch.expect(self.key, limit, "plate.stuck", f"side.{self.side}.plate",
-                              {"sensor": self.sensor, "expected": "leave home",
-                               "limit_s": limit}, side=self.side)
+        self.ctl.supervisor.expect(
+            self.key, self.sensor, "plate.stuck", f"side.{self.side}.plate", self.side,
+            {"left_home": self.left}, moved=lambda: self.left, timed_stop=self.back_home)
 
-    def on_enter_returning(self, *_: object) -> None:
-        self.ctl.hal.write(self.motor, True)
-        limit = self.ctl.timing.plate_turn_s * self.ctl.timing.timeout_factor
-        self.ctl.watch.expect(self.key, limit, "plate.stuck", f"side.{self.side}.plate",
-                              {"sensor": self.sensor, "expected": "return home",
-                               "limit_s": limit}, side=self.side)
+    def on_enter_leaving(self, *_: object) -> None:
+        self.left = False
+        self._supervise()
+
+    def _rehoming(self, *_: object) -> None:
+        # Found off home: turn on until home; being off home is evidence it moved.
+        self.left = not self.ctl.hal.read(self.sensor)
+        self._supervise()
 
     def on_enter_home(self, *_: object) -> None:
         self.ctl.hal.write(self.motor, False)
-        self.ctl.watch.done(self.key)
-        self.ctl.cycle.plate_done()
+        self.ctl.supervisor.reached(self.key)
+        self.ctl.cycle.plate_done(self)
 
     def on_sensor(self, home: bool) -> None:
-        if not home and self.state == "leaving":
-            self.left_home()
-        elif home and self.state == "returning":
+        if not home:
+            self.left = True
+            if self.state == "leaving":
+                self.left_home()
+        elif self.state == "returning":
             self.back_home()

@@ -1,7 +1,9 @@
 """One side's builder: count tiles at the head, stack them two high, stop at target.
 
 Tiles are known only on tables with a reader at the head (`side.N.tile_id`); the
-build itself uses counts alone, never identity (MECHANICS.md §8).
+build itself uses counts alone, never identity (MECHANICS.md §8). The count sensor
+is checked for plausibility: edges closer than the debounce time are bounce, two
+arrivals closer than the physical minimum gap are one tile counted twice.
 """
 
 from __future__ import annotations
@@ -37,10 +39,14 @@ class SideBuilder:
         self.conveyor = f"motor.side.{side}.conveyor"
         self.head = f"motor.side.{side}.head"
         self.reader = f"side.{side}.tile_id"
+        self.face_up = f"side.{side}.face_up"
         self.has_reader = self.reader in ctl.hal.signals
+        self.has_face_up = self.face_up in ctl.hal.signals
         self.counted = 0          # tiles seen by the count sensor this build
         self.stacked = 0          # tiles the head has put away
         self.tiles: list[str | None] = []   # in the order counted
+        self.last_arrival: float | None = None
+        self.left_home = False    # the cam was seen leaving home this turn
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     @property
@@ -59,7 +65,8 @@ class SideBuilder:
 
     def feed(self, on: bool) -> None:
         """Run the conveyor while this side still needs tiles."""
-        self.ctl.hal.write(self.conveyor, on and self.counted < self.target)
+        self.ctl.hal.write(self.conveyor, on and self.counted < self.target
+                           and self.state in ("feeding", "stacking"))
 
     # -- callbacks ------------------------------------------------------------------
 
@@ -69,47 +76,85 @@ class SideBuilder:
     def on_exit_idle(self, *_: object) -> None:
         self.counted = self.stacked = 0
         self.tiles = []
+        self.last_arrival = None
 
     def on_enter_stacking(self, *_: object) -> None:
         self._turn()
 
     def on_enter_full(self, *_: object) -> None:
         self.ctl.hal.write(self.head, False)
-        self.ctl.watch.done(self.key)
         self.ctl.build.side_full()
 
     def rehome(self) -> None:
         """Turn the cam until it is home again (found off home at boot)."""
         self._turn()
 
+    def resume_turn(self) -> None:
+        """After a fault is cleared: finish the interrupted turn, or feed again."""
+        if self.state == "stacking":
+            self._turn()
+        elif self.state == "feeding":
+            self.feed(True)
+
     def _turn(self) -> None:
+        self.left_home = not self.ctl.hal.read(f"side.{self.side}.head_home")
         self.ctl.hal.write(self.head, True)
-        limit = self.ctl.timing.head_turn_s * self.ctl.timing.timeout_factor
-        self.ctl.watch.expect(self.key, limit, "head.jam", f"side.{self.side}.head",
-                              {"sensor": f"side.{self.side}.head_home", "limit_s": limit,
-                               "counted": self.counted, "stacked": self.stacked},
-                              side=self.side)
+        self.ctl.supervisor.expect(
+            self.key, f"side.{self.side}.head_home", "head.jam", f"side.{self.side}.head",
+            self.side, {"counted": self.counted, "stacked": self.stacked,
+                        "count_active": bool(self.ctl.hal.read(f"side.{self.side}.count"))},
+            moved=lambda: self.left_home, timed_stop=self.on_home)
 
     # -- sensor edges -----------------------------------------------------------------
 
-    def on_count(self) -> None:
+    def on_count_edge(self, active: bool) -> None:
+        if not active:
+            return
+        now = self.ctl.clock.now()
+        timing = self.ctl.timing
+        gap = None if self.last_arrival is None else now - self.last_arrival
+        if gap is not None and gap < timing.count_debounce_s:
+            return      # contact bounce of the same tile
+        if self.state == "full":
+            self.ctl.build.extra_tile(self)
+            return
+        if self.state not in ("feeding", "stacking"):
+            self.ctl.emit("tile.unexpected", side=self.side, state=self.state)
+            return
+        if gap is not None and gap < timing.count_min_gap_s:
+            self.ctl.fault("count.double", f"side.{self.side}.count", self.side,
+                           {"gap_s": round(gap, 4), "min_gap_s": timing.count_min_gap_s,
+                            "counted": self.counted})
+            return
+        self.last_arrival = now
+        self.ctl.build.arrival(self)
+        index = self.counted
         self.counted += 1
-        self.tiles.append(self.ctl.hal.read(self.reader) if self.has_reader else None)
+        tile = self.ctl.hal.read(self.reader) if self.has_reader else None
+        self.tiles.append(tile)   # type: ignore[arg-type]
         if self.counted >= self.target:
             self.ctl.hal.write(self.conveyor, False)
+        if self.has_face_up and self.ctl.hal.read(self.face_up):
+            self.ctl.tile_face_up(self, index, tile)    # type: ignore[arg-type]
         self.tile_arrived()
 
+    def on_home_edge(self, home: bool) -> None:
+        if not home:
+            self.left_home = True
+            return
+        if self.ctl.supervisor.is_supervised(self.key):
+            self.on_home()
+
     def on_home(self) -> None:
+        self.ctl.supervisor.reached(self.key)
         if self.state != "stacking":
             # Re-homing at boot: the cam was found off home and has come round.
             self.ctl.hal.write(self.head, False)
-            self.ctl.watch.done(self.key)
             self.ctl.cycle.check_homed()
             return
         self.stacked += 1
-        if not self.tiles_waiting():
-            self.ctl.hal.write(self.head, False)
-            self.ctl.watch.done(self.key)
-        else:
+        if self.tiles_waiting():
             self._turn()
+        else:
+            self.ctl.hal.write(self.head, False)
         self.turn_done()

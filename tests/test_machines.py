@@ -93,10 +93,12 @@ def test_side_stacks_each_tile_and_stops_at_target(rig) -> None:
 
 
 def test_head_keeps_turning_while_tiles_wait(rig) -> None:
-    ctl, hal, _clock = rig
+    ctl, hal, clock = rig
     homed(rig)
     hal.edge("side.0.count", True)
+    run_for(clock, 0.1)
     hal.edge("side.0.count", False)
+    run_for(clock, 0.1)
     hal.edge("side.0.count", True)           # a second tile waits at the head
     hal.edge("side.0.head_home", False)
     hal.edge("side.0.head_home", True)       # first turn done: one still waiting
@@ -136,17 +138,20 @@ def test_one_belt_with_room_keeps_the_disc_turning(rig) -> None:
     homed(rig)
     for n in range(3):
         hal.edge(f"side.{n}.full", True)
-    run_for(clock, 5.0)
+    run_for(clock, 2.0)          # below blind_s: full belts are still being counted
     assert ctl.build.state == "building"
 
 
 def fill_all(rig) -> None:
-    ctl, hal, _clock = rig
-    for n in range(4):
-        for _ in range(ctl.sides[n].target):
+    ctl, hal, clock = rig
+    for _ in range(ctl.sides[0].target):
+        for n in range(4):
             hal.edge(f"side.{n}.count", True)
             hal.edge(f"side.{n}.head_home", False)
             hal.edge(f"side.{n}.head_home", True)
+            hal.edge(f"side.{n}.count", False)
+        run_for(clock, 0.3)
+    run_for(clock, ctl.timing.sweep_s + 0.01)
 
 
 def test_staged_set_lights_ready_and_stops_everything(rig) -> None:

@@ -1,0 +1,173 @@
+"""Supervision of every commanded motion with learned travel times.
+
+Each mechanism (`lid.up`, `lid.down`, `plate.N`, `head.N`) has a learned travel time
+T: the mean of its last runs, seeded from config and kept in the journal. A motion
+whose sensor is not seen within k·T has failed (CN106540440B); one slower than
+T·(1 + margin) warns that friction or supply changed (CN105879384A, timing.drift).
+
+When the same position sensor is missed again and again while its mechanism
+evidently moved (the sensor it left did change), the sensor is judged failed: the
+motion now stops on a timer at T and `sensor.degraded` warns, so the table stays
+playable until the sensor is replaced.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from firmware.clock import Timer
+from firmware.watch import Watch
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+
+
+@dataclass
+class _Motion:
+    sensor: str
+    fault_id: str
+    where: str
+    side: int | None
+    evidence: dict[str, Any]
+    moved: Callable[[], bool] | None
+    timed_stop: Callable[[], None] | None
+    started: float
+    timer: Timer | None = None
+
+
+class Supervisor:
+    def __init__(self, ctl: Controller) -> None:
+        self.ctl = ctl
+        timing = ctl.timing
+        self.k = timing.timeout_factor
+        self.margin = timing.drift_margin
+        self.window = timing.learn_window
+        self.nominal = {"lid.up": timing.lid_travel_s, "lid.down": timing.lid_travel_s}
+        for n in range(4):
+            self.nominal[f"plate.{n}"] = timing.plate_turn_s
+            self.nominal[f"head.{n}"] = timing.head_turn_s
+        self.runs: dict[str, deque[float]] = {}
+        self.misses: dict[str, int] = {}
+        self.degraded: set[str] = set()
+        self._drift_warned: set[tuple[str, int]] = set()
+        self._motions: dict[str, _Motion] = {}
+        self.watch = Watch(ctl.clock, ctl.fault)
+
+    # -- learned timings ----------------------------------------------------------------
+
+    def learned(self, mechanism: str) -> float:
+        runs = self.runs.get(mechanism)
+        return sum(runs) / len(runs) if runs else self.nominal[mechanism]
+
+    def _record(self, mechanism: str, duration: float) -> None:
+        expected = self.learned(mechanism)
+        if duration > expected * (1 + self.margin):
+            # Once per mechanism and hand: a worn motor would otherwise warn every turn.
+            key = (mechanism, self.ctl.cycle.number)
+            if key not in self._drift_warned:
+                self._drift_warned.add(key)
+                side = int(mechanism.split(".")[1]) if mechanism[-1].isdigit() else None
+                self.ctl.fault("timing.drift", mechanism, side,
+                               {"mechanism": mechanism, "took_s": round(duration, 3),
+                                "learned_s": round(expected, 3),
+                                "limit_s": round(expected * (1 + self.margin), 3)})
+        runs = self.runs.setdefault(mechanism, deque(maxlen=self.window))
+        runs.append(duration)
+
+    def learned_build(self) -> float | None:
+        """Mean of recent whole builds, once there are a few to go by."""
+        runs = self.runs.get("build")
+        return sum(runs) / len(runs) if runs and len(runs) >= 3 else None
+
+    def record_build(self, build_s: float) -> None:
+        self.runs.setdefault("build", deque(maxlen=self.window)).append(build_s)
+
+    def export(self) -> dict[str, Any]:
+        return {"runs": {m: list(r) for m, r in self.runs.items()},
+                "degraded": sorted(self.degraded)}
+
+    def restore(self, saved: dict[str, Any]) -> None:
+        for mechanism, runs in saved.get("runs", {}).items():
+            if mechanism in self.nominal or mechanism == "build":
+                self.runs[mechanism] = deque(runs, maxlen=self.window)
+        self.degraded = set(saved.get("degraded", [])) & set(self.ctl.hal.signals)
+
+    # -- motions --------------------------------------------------------------------------
+
+    def expect(self, mechanism: str, sensor: str, fault_id: str, where: str,
+               side: int | None = None, evidence: dict[str, Any] | None = None,
+               moved: Callable[[], bool] | None = None,
+               timed_stop: Callable[[], None] | None = None) -> None:
+        """A motor was commanded: `sensor` must be seen within k·T.
+
+        `moved` tells whether the mechanism evidently moved; `timed_stop` completes
+        the motion without its sensor (the fallback for a failed sensor).
+        """
+        self.cancel(mechanism)
+        motion = _Motion(sensor, fault_id, where, side, dict(evidence or {}), moved,
+                         timed_stop, self.ctl.clock.now())
+        learned = self.learned(mechanism)
+        if sensor in self.degraded and timed_stop is not None:
+            motion.timer = self.ctl.clock.call_later(learned,
+                                                     lambda: self._timed(mechanism))
+        else:
+            motion.timer = self.ctl.clock.call_later(self.k * learned,
+                                                     lambda: self._missed(mechanism))
+        self._motions[mechanism] = motion
+
+    def reached(self, mechanism: str) -> None:
+        """The motion's sensor was seen: learn how long it took."""
+        motion = self._motions.pop(mechanism, None)
+        if motion is None:
+            return
+        if motion.timer is not None:
+            motion.timer.cancel()
+        self.misses[motion.sensor] = 0
+        self._record(mechanism, self.ctl.clock.now() - motion.started)
+
+    def restart(self, mechanism: str) -> None:
+        """The same motion goes on (a head turning again for the next tile)."""
+        motion = self._motions.get(mechanism)
+        if motion is not None:
+            self.expect(mechanism, motion.sensor, motion.fault_id, motion.where,
+                        motion.side, motion.evidence, motion.moved, motion.timed_stop)
+
+    def is_supervised(self, mechanism: str) -> bool:
+        return mechanism in self._motions
+
+    def cancel(self, mechanism: str) -> None:
+        motion = self._motions.pop(mechanism, None)
+        if motion is not None and motion.timer is not None:
+            motion.timer.cancel()
+
+    def cancel_all(self) -> None:
+        for mechanism in list(self._motions):
+            self.cancel(mechanism)
+        self.watch.cancel_all()
+
+    def active(self) -> list[str]:
+        return sorted(self._motions) + self.watch.armed()
+
+    def _timed(self, mechanism: str) -> None:
+        motion = self._motions.pop(mechanism)
+        assert motion.timed_stop is not None
+        motion.timed_stop()
+
+    def _missed(self, mechanism: str) -> None:
+        motion = self._motions.pop(mechanism)
+        waited = round(self.ctl.clock.now() - motion.started, 3)
+        moved = motion.moved() if motion.moved is not None else False
+        evidence = {**motion.evidence, "sensor": motion.sensor, "waited_s": waited,
+                    "learned_s": round(self.learned(mechanism), 3), "moved": moved}
+        misses = self.misses.get(motion.sensor, 0) + 1 if moved else 0
+        self.misses[motion.sensor] = misses
+        if moved and misses >= self.ctl.timing.degrade_after and motion.timed_stop:
+            self.degraded.add(motion.sensor)
+            self.ctl.fault("sensor.degraded", motion.sensor, motion.side,
+                           {**evidence, "misses_in_a_row": misses})
+            motion.timed_stop()
+            return
+        self.ctl.fault(motion.fault_id, motion.where, motion.side, evidence)
