@@ -215,12 +215,12 @@ class Service:
     def power_on(self) -> None:
         """Start the table, or enter test mode when both lift keys are held."""
         hal = self.ctl.hal
-        if hal.read("key.lift.0") and hal.read("key.lift.1"):
-            hal.safe_state()
-            self.ctl.emit("start", table=self.ctl.config.table.id, test_mode=True)
-            self.enter(by=None, reason="both lift keys held at power-on")
-        else:
-            self.ctl.start()
+        held = hal.read("key.lift.0") and hal.read("key.lift.1")
+        # The boot path runs either way (it also reads the journal); test mode then
+        # stops the homing it began within the same loop turn.
+        self.ctl.start()
+        if held:
+            self.enter(by=None, reason="both lift keys held at power-on", force=True)
 
     def enter(self, by: str | None, reason: str = "console", force: bool = False) -> None:
         """Stop the table's work and enter test mode."""

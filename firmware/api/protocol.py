@@ -55,7 +55,7 @@ def decode_request(line: bytes) -> dict[str, Any]:
     method = request.get("method")
     if not isinstance(method, str):
         raise ApiError(BAD_REQUEST, "a request needs a \"method\" string")
-    params = request.get("params", {})
+    params = request.get("params")
     if params is None:
         request["params"] = {}
     elif not isinstance(params, dict):

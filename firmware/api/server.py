@@ -29,7 +29,8 @@ from firmware.service import NoSuchMechanism, Service, ServiceRefused, mechanism
 from firmware.view import LAMPS
 
 SEND_QUEUE = 512          # messages waiting for one client before it is dropped
-MAX_IN_FLIGHT = 16        # requests one client may have running at once
+STALL_S = 5.0             # a client that takes no bytes for this long is dropped
+MAX_IN_FLIGHT = 16        # requests one client may have running at once; then reading waits
 AUTH_AT_ONCE = 2          # token hashes computed at once (each takes 16 MiB)
 SIGNALS_EVERY_S = 0.1     # the meter's sampling period (wall time)
 STATUS_EVERY_S = 0.25
@@ -53,6 +54,8 @@ class Client:
         self.writer = writer
         self.remote = remote
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(SEND_QUEUE)
+        self.room = asyncio.Event()     # set while the send queue is under half full
+        self.room.set()
         self.subscribed: set[str] = set()
         self.closed = False
         self.tasks: set[asyncio.Task[Any]] = set()
@@ -66,6 +69,8 @@ class Client:
         except asyncio.QueueFull:
             self.drop("it stopped reading (send queue full)")
             return False
+        if self.queue.qsize() >= SEND_QUEUE // 2:
+            self.room.clear()
         return True
 
     def drop(self, why: str) -> None:
@@ -75,6 +80,7 @@ class Client:
         self.server.clients.discard(self)
         self.server.ctl.emit("api.client.dropped", why=why, peer=self.peer)
         self.writer.transport.abort()
+        self.room.set()
         for task in self.tasks:
             task.cancel()
 
@@ -82,10 +88,16 @@ class Client:
         try:
             while True:
                 data = await self.queue.get()
+                if self.queue.qsize() < SEND_QUEUE // 2:
+                    self.room.set()
                 if data is None:
                     break
                 self.writer.write(data)
-                await self.writer.drain()
+                try:
+                    await asyncio.wait_for(self.writer.drain(), STALL_S)
+                except TimeoutError:
+                    self.drop(f"it took nothing for {STALL_S:g} s (stopped reading)")
+                    break
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
@@ -110,7 +122,9 @@ class ApiServer:
         self._auth_slots = asyncio.Semaphore(AUTH_AT_ONCE)
         self._ticker: asyncio.Task[None] | None = None
         self._signals: dict[str, Any] = {}
+        self._dirty: set[str] = set()       # inputs that changed since the last sample
         self._status_text = ""
+        self._status_due = False            # an event happened: status may have changed
         self.handlers: dict[str, Handler] = {
             "info": self._info, "status": self._status, "subscribe": self._subscribe,
             "faults": self._faults, "diagnose": self._diagnose, "test": self._test,
@@ -118,6 +132,7 @@ class ApiServer:
             "estop": self._estop, "walls": self._walls, "log": self._log,
             "config": self._config}
         ctl.subscribers.append(self._on_event)
+        ctl.input_watchers.append(lambda name, _: self._dirty.add(name))
 
     # -- listening ----------------------------------------------------------------
 
@@ -196,6 +211,13 @@ class ApiServer:
                                             f"request line over {p.MAX_LINE} bytes"))
                         continue
                     if line.strip():
+                        # Backpressure: a client gets no more work done than it reads.
+                        while len(client.tasks) >= MAX_IN_FLIGHT and not client.closed:
+                            await asyncio.wait(set(client.tasks),
+                                               return_when=asyncio.FIRST_COMPLETED)
+                        await client.room.wait()
+                        if client.closed:
+                            break
                         self._dispatch(client, line)
         except (ConnectionError, asyncio.CancelledError):
             pass
@@ -217,11 +239,6 @@ class ApiServer:
             request = p.decode_request(line)
         except p.ApiError as exc:
             client.send(p.error(None, exc.code, exc.message))
-            return
-        if len(client.tasks) >= MAX_IN_FLIGHT:
-            client.send(p.error(request.get("id"), p.REFUSED,
-                                f"more than {MAX_IN_FLIGHT} requests in flight; "
-                                "wait for replies before sending more"))
             return
         task = asyncio.get_running_loop().create_task(self._handle(client, request))
         client.tasks.add(task)
@@ -285,6 +302,7 @@ class ApiServer:
     # -- streams -----------------------------------------------------------------
 
     def _on_event(self, event: dict[str, Any]) -> None:
+        self._status_due = True
         for client in list(self.clients):
             if "events" in client.subscribed:
                 client.send({"stream": "event", "event": event})
@@ -299,8 +317,11 @@ class ApiServer:
             if not watching:
                 continue
             now = self.signals()
-            changed = {k: v for k, v in now.items() if self._signals.get(k, object()) != v}
+            # A pulse shorter than the sampling period still shows as a change.
+            changed = {k: v for k, v in now.items()
+                       if k in self._dirty or self._signals.get(k, object()) != v}
             self._signals = now
+            self._dirty.clear()
             if changed:
                 message = {"stream": "signals", "t": round(self.ctl.clock.now(), 3),
                            "signals": changed}
@@ -312,8 +333,9 @@ class ApiServer:
                 status = self.status()
                 text = json.dumps({k: v for k, v in status.items()
                                    if k not in ("t", "signals", "counters")}, default=str)
-                if text != self._status_text:
+                if text != self._status_text or self._status_due:
                     self._status_text = text
+                    self._status_due = False
                     for client in watching:
                         if "status" in client.subscribed:
                             client.send({"stream": "status", "status": status})

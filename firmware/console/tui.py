@@ -1,0 +1,314 @@
+"""`mjtable console tui`: the live technician console (Textual).
+
+Left: the table from above (walls filling stack by stack, lid, plates, sets, dice,
+lamps, display). Right: every HAL signal like a meter, changes highlighted. Below:
+active faults with diagnosis and remedy, the event stream, and a command line for
+actions (test, jog, clear, test mode, diagnose, estop) — those that move anything ask
+for the technician login first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Header, Input, Label, RichLog, Static
+
+from firmware.api import protocol as p
+from firmware.console import render
+
+HIGHLIGHT_S = 1.0
+PRIVILEGED = {"test", "testmode", "jog", "clear", "release"}
+HELP = ("commands: test MECHANISM | jog MOTOR DIR SECONDS | clear FAULT | testmode on|off "
+        "| diagnose SYMPTOM | estop | release | login")
+
+
+class AsyncApi:
+    """The API over one asyncio connection: replies by id, streams to a callback."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 on_stream: Any) -> None:
+        self.reader, self.writer, self.on_stream = reader, writer, on_stream
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._task = asyncio.get_running_loop().create_task(self._read())
+
+    @classmethod
+    async def connect(cls, socket_path: Path | None, tcp: tuple[str, int] | None,
+                      on_stream: Any) -> AsyncApi:
+        limit = p.MAX_LINE * 64
+        if tcp is not None:
+            reader, writer = await asyncio.open_connection(*tcp, limit=limit)
+        else:
+            reader, writer = await asyncio.open_unix_connection(str(socket_path), limit=limit)
+        return cls(reader, writer, on_stream)
+
+    async def _read(self) -> None:
+        while True:
+            line = await self.reader.readline()
+            if not line:
+                break
+            message = json.loads(line)
+            if "stream" in message:
+                self.on_stream(message)
+            elif (future := self._waiting.pop(message.get("id"), None)) is not None:
+                future.set_result(message)
+        for future in self._waiting.values():
+            future.set_result(p.error(None, "closed", "the table daemon closed the connection"))
+
+    async def call(self, method: str, params: dict[str, Any] | None = None,
+                   credential: tuple[str, str] | None = None) -> dict[str, Any]:
+        request: dict[str, Any] = {"id": next(self._ids), "method": method,
+                                   "params": params or {}}
+        if credential is not None:
+            request["auth"] = {"name": credential[0], "token": credential[1]}
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[request["id"]] = future
+        self.writer.write(p.encode(request))
+        await self.writer.drain()
+        return await future
+
+    def close(self) -> None:
+        self._task.cancel()
+        self.writer.close()
+
+
+class Login(ModalScreen[tuple[str, str] | None]):
+    """Technician name and token; the token is never shown or stored on disk."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="login"):
+            yield Label("Technician login (Esc to cancel)")
+            yield Input(placeholder="name", id="name")
+            yield Input(placeholder="token", password=True, id="token")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        name = self.query_one("#name", Input).value.strip()
+        token = self.query_one("#token", Input).value
+        if event.input.id == "name":
+            self.query_one("#token", Input).focus()
+        elif name and token:
+            self.dismiss((name, token))
+
+    def key_escape(self) -> None:
+        self.dismiss(None)
+
+
+class ConsoleApp(App[int]):
+    """The live console for one table daemon."""
+
+    TITLE = "mjtable console"
+    CSS = """
+    #top { height: 3fr; }
+    #picture { width: 1fr; border: round $accent; padding: 0 1; }
+    #signals { width: 52; border: round $accent; }
+    #bottom { height: 2fr; }
+    #faults { width: 1fr; border: round $error; padding: 0 1; }
+    #events { width: 1fr; border: round $accent; }
+    #login { width: 50; height: auto; border: thick $accent; background: $panel; }
+    Login { align: center middle; }
+    """
+    BINDINGS: ClassVar = [("ctrl+q", "quit", "quit"), ("ctrl+l", "login", "login"),
+                ("ctrl+e", "estop", "e-stop")]
+
+    def __init__(self, socket_path: Path | None, tcp: tuple[str, int] | None = None,
+                 credential: tuple[str, str] | None = None) -> None:
+        super().__init__()
+        self.socket_path, self.tcp, self.credential = socket_path, tcp, credential
+        self.api: AsyncApi | None = None
+        self.status: dict[str, Any] = {}
+        self.signals: dict[str, Any] = {}
+        self.changed_at: dict[str, float] = {}
+        self.exit_code = 0
+        self._pending: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="top"):
+            yield Static("connecting…", id="picture")
+            yield DataTable(id="signals", cursor_type="none", zebra_stripes=True)
+        with Horizontal(id="bottom"):
+            yield Static("no active faults", id="faults")
+            yield RichLog(id="events", max_lines=500, wrap=False, markup=False)
+        yield Input(placeholder=HELP, id="command")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        table = self.query_one("#signals", DataTable)
+        table.add_columns("signal", "value")
+        where = f"tcp {self.tcp[0]}:{self.tcp[1]}" if self.tcp else str(self.socket_path)
+        try:
+            self.api = await AsyncApi.connect(self.socket_path, self.tcp, self._on_stream)
+        except OSError:
+            self.query_one("#picture", Static).update(Text(
+                f"no table daemon at {where} — is `mjtable run` running?", style="bold red"))
+            self.exit_code = 3
+            return
+        reply = await self.api.call("subscribe", {}, self.credential if self.tcp else None)
+        if not reply.get("ok"):
+            self._say(f"subscribe refused: {reply['error']['message']}", "red")
+            return
+        status = reply["result"]["status"]
+        self.signals = {name: s["value"] for name, s in status.pop("signals").items()}
+        for name, value in self.signals.items():
+            table.add_row(name, _value(value), key=name)
+        self._show_status(status)
+        self.sub_title = f"table {status.get('table')} · {where}"
+        self.set_interval(0.5, self._fade)
+        self.query_one("#command", Input).focus()
+
+    # -- streams ------------------------------------------------------------------
+
+    def _on_stream(self, message: dict[str, Any]) -> None:
+        kind = message["stream"]
+        if kind == "status":
+            self._show_status(message["status"])
+        elif kind == "signals":
+            self._show_signals(message["signals"])
+        elif kind == "event":
+            event = message["event"]
+            self.query_one("#events", RichLog).write(_event_text(event))
+
+    def _show_status(self, status: dict[str, Any]) -> None:
+        self.status = status
+        self.query_one("#picture", Static).update(render.table_text(status))
+        faults = status.get("faults", [])
+        lines = render.fault_lines(faults) or ["no active faults"]
+        self.query_one("#faults", Static).update(
+            Text("\n".join(lines), style="bold red" if faults else "green"))
+
+    def _show_signals(self, changed: dict[str, Any]) -> None:
+        table = self.query_one("#signals", DataTable)
+        now = asyncio.get_running_loop().time()
+        for name, value in changed.items():
+            self.signals[name] = value
+            self.changed_at[name] = now
+            with contextlib.suppress(Exception):
+                table.update_cell(name, "value", _value(value, changed=True))
+
+    def _fade(self) -> None:
+        table = self.query_one("#signals", DataTable)
+        now = asyncio.get_running_loop().time()
+        for name, at in list(self.changed_at.items()):
+            if now - at > HIGHLIGHT_S:
+                del self.changed_at[name]
+                with contextlib.suppress(Exception):
+                    table.update_cell(name, "value", _value(self.signals[name]))
+
+    # -- actions ------------------------------------------------------------------
+
+    def _say(self, text: str, style: str = "") -> None:
+        self.query_one("#events", RichLog).write(Text(text, style=style))
+
+    def action_login(self) -> None:
+        self.push_screen(Login(), self._logged_in)
+
+    def _logged_in(self, credential: tuple[str, str] | None) -> None:
+        if credential is not None:
+            self.credential = credential
+            self._say(f"logged in as {credential[0]} (checked at the first action)", "green")
+            if self._pending:
+                command, self._pending = self._pending, None
+                self.run_worker(self.run_command(command))
+
+    async def action_estop(self) -> None:
+        await self.run_command("estop")
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "command":
+            return
+        command = event.value.strip()
+        event.input.value = ""
+        if command:
+            await self.run_command(command)
+
+    async def run_command(self, command: str) -> None:
+        """Run one console command line; privileged ones ask for the login first."""
+        words = command.split()
+        verb, args = words[0], words[1:]
+        if verb == "login":
+            self.action_login()
+            return
+        if verb in PRIVILEGED and self.credential is None:
+            self._pending = command
+            self.action_login()
+            return
+        try:
+            method, params = _request(verb, args)
+        except ValueError as exc:
+            self._say(str(exc), "yellow")
+            return
+        if self.api is None:
+            self._say("not connected to a table daemon", "red")
+            return
+        self._say(f"> {command}", "bold")
+        needs = verb in PRIVILEGED or self.tcp is not None
+        reply = await self.api.call(method, params, self.credential if needs else None)
+        if not reply.get("ok"):
+            self._say(f"{verb} refused: {reply['error']['message']}", "bold red")
+            if reply["error"]["code"] == p.FORBIDDEN:
+                self.credential = None
+            return
+        result = reply["result"]
+        if verb == "test":
+            for line in render.test_lines(result["results"]):
+                self._say(line, "green" if " P " in line else "red")
+        else:
+            self._say(json.dumps(result, default=str)[:2000])
+
+    async def on_unmount(self) -> None:
+        if self.api is not None:
+            self.api.close()
+
+
+def _request(verb: str, args: list[str]) -> tuple[str, dict[str, Any]]:
+    if verb == "test" and len(args) == 1:
+        return "test", {"mechanism": args[0]}
+    if verb == "jog" and len(args) == 3:
+        try:
+            return "jog", {"motor": args[0], "direction": args[1], "seconds": float(args[2])}
+        except ValueError:
+            raise ValueError("jog MOTOR DIR SECONDS: seconds must be a number") from None
+    if verb == "clear" and len(args) == 1:
+        return "clear", {"fault": args[0]}
+    if verb == "testmode" and args in (["on"], ["off"], ["on", "force"]):
+        return "testmode", {"on": args[0] == "on", "force": "force" in args}
+    if verb == "diagnose" and args:
+        return "diagnose", {"symptom": " ".join(args)}
+    if verb == "estop" and not args:
+        return "estop", {}
+    if verb == "release" and not args:
+        return "estop", {"release": True}
+    if verb in ("status", "faults", "walls", "info") and not args:
+        return verb, {}
+    raise ValueError(f"not understood: {verb} {' '.join(args)} — {HELP}")
+
+
+def _value(value: Any, changed: bool = False) -> Text:
+    text = "·" if value in (None, "") else str(value)
+    style = "bold black on yellow" if changed else ("green" if value not in (
+        False, None, "", "off") else "dim")
+    return Text(text, style=style)
+
+
+def _event_text(event: dict[str, Any]) -> Text:
+    kind = event["kind"]
+    detail = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("t", "kind"))
+    style = ("bold red" if kind in ("fault", "estop", "technician.refused")
+             else "yellow" if kind.startswith(("service", "technician")) else "")
+    return Text(f"{event['t']:9.3f} {kind} {detail}"[:300], style=style)
+
+
+def run_tui(socket_path: Path | None, tcp: tuple[str, int] | None,
+            credential: tuple[str, str] | None) -> int:
+    app = ConsoleApp(socket_path, tcp, credential)
+    app.run()
+    return app.exit_code

@@ -1,0 +1,59 @@
+"""The Textual console against a running daemon, driven by Textual's pilot."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.widgets import DataTable, RichLog, Static
+
+from firmware.console.tui import ConsoleApp
+
+from .conftest import TOKEN, Daemon
+
+
+def text_of(widget: Static) -> str:
+    return str(widget.render())
+
+
+async def wait_for(predicate, pilot, timeout: float = 15.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        assert loop.time() < deadline, "the screen never showed it"
+        await pilot.pause(0.1)
+
+
+def test_tui_shows_table_signals_and_runs_a_test_behind_login(daemon: Daemon) -> None:
+    async def scenario() -> None:
+        app = ConsoleApp(daemon.socket)
+        async with app.run_test(size=(160, 60)) as pilot:
+            picture = app.query_one("#picture", Static)
+            await wait_for(lambda: "side 0" in text_of(picture), pilot)
+            assert "lid" in text_of(picture) and "ready" in text_of(picture)
+            signals = app.query_one("#signals", DataTable)
+            assert signals.row_count >= 40
+            assert "lid.lower" in [str(k.value) for k in signals.rows]
+            # The meter follows the table: some value changes arrive and are highlighted.
+            await wait_for(lambda: bool(app.changed_at), pilot)
+            # A privileged command asks for the login first, then runs.
+            await pilot.click("#command")
+            await pilot.press(*"test dice", "enter")
+            await pilot.pause(0.2)
+            assert app.screen.__class__.__name__ == "Login"
+            await pilot.press(*"li", "enter", *TOKEN, "enter")
+            events = app.query_one("#events", RichLog)
+            await wait_for(lambda: any("dice" in str(line.text) and " P " in str(line.text)
+                                       for line in events.lines), pilot, 30)
+            await pilot.press(*"testmode off", "enter")
+            await pilot.pause(0.5)
+    asyncio.run(scenario())
+
+
+def test_tui_says_when_no_daemon_runs(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        app = ConsoleApp(tmp_path / "none.sock")
+        async with app.run_test() as pilot:
+            await pilot.pause(0.2)
+            assert "no table daemon at" in text_of(app.query_one("#picture", Static))
+    asyncio.run(scenario())
