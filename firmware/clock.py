@@ -99,7 +99,14 @@ class VirtualClock:
 
 
 class RealClock:
-    """The asyncio loop's monotonic time, scaled by `speed` for fast-forward."""
+    """Discrete events paced by the asyncio loop's monotonic time, scaled by `speed`.
+
+    Events are kept in the clock's own heap, exactly as in `VirtualClock`, and run in
+    time order when the loop's time reaches them. Inside an event, `now()` is the time
+    the event was due: a busy loop delays reactions but never reorders events or
+    stretches the time between them. Work from other threads (`post`) joins the heap
+    at the current time.
+    """
 
     def __init__(self, loop: asyncio.AbstractEventLoop, speed: float = 1.0) -> None:
         if speed <= 0:
@@ -107,15 +114,59 @@ class RealClock:
         self._loop = loop
         self._speed = speed
         self._origin = loop.time()
+        self._queue: list[tuple[float, int, _VirtualTimer]] = []
+        self._seq = itertools.count()
+        self._handle: asyncio.TimerHandle | None = None
+        self._handle_at = float("inf")
+        self._due: float | None = None
+        self._last_due = 0.0
 
-    def now(self) -> float:
+    def _real(self) -> float:
         return (self._loop.time() - self._origin) * self._speed
 
-    def call_at(self, when: float, callback: Callback) -> asyncio.TimerHandle:
-        return self._loop.call_at(self._origin + when / self._speed, callback)
+    def now(self) -> float:
+        if self._due is not None:
+            return self._due
+        return max(self._last_due, self._real())
 
-    def call_later(self, delay: float, callback: Callback) -> asyncio.TimerHandle:
-        return self._loop.call_later(max(delay, 0.0) / self._speed, callback)
+    def call_at(self, when: float, callback: Callback) -> _VirtualTimer:
+        timer = _VirtualTimer(max(when, self._last_due), callback)
+        heapq.heappush(self._queue, (timer.when, next(self._seq), timer))
+        if self._due is None:
+            self._arm()
+        return timer
+
+    def call_later(self, delay: float, callback: Callback) -> _VirtualTimer:
+        return self.call_at(self.now() + max(delay, 0.0), callback)
 
     def post(self, callback: Callback) -> None:
-        self._loop.call_soon_threadsafe(callback)
+        self._loop.call_soon_threadsafe(lambda: self.call_at(self.now(), callback))
+
+    def _arm(self) -> None:
+        while self._queue and self._queue[0][2].cancelled:
+            heapq.heappop(self._queue)
+        if not self._queue:
+            return
+        first = self._queue[0][0]
+        if self._handle is not None and self._handle_at <= first:
+            return
+        if self._handle is not None:
+            self._handle.cancel()
+        self._handle_at = first
+        self._handle = self._loop.call_at(self._origin + first / self._speed, self._wake)
+
+    def _wake(self) -> None:
+        self._handle = None
+        self._handle_at = float("inf")
+        real = self._real()
+        queue = self._queue
+        try:
+            while queue and queue[0][0] <= real:
+                when, _, timer = heapq.heappop(queue)
+                if timer.cancelled:
+                    continue
+                self._due = self._last_due = when
+                timer.callback()
+        finally:
+            self._due = None
+            self._arm()

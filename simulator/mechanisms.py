@@ -8,6 +8,7 @@ switched off mid-motion resumes from there.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 from firmware.clock import Clock, Timer
@@ -16,9 +17,14 @@ from firmware.clock import Clock, Timer
 class Cam:
     def __init__(self, clock: Clock, turn_s: float,
                  marks: list[tuple[float, Callable[[], None]]],
-                 on_turn_end: Callable[[], None]) -> None:
+                 on_turn_end: Callable[[], None],
+                 jitter: float = 0.0, rng: random.Random | None = None) -> None:
         self.clock = clock
+        self.nominal_s = turn_s
         self.turn_s = turn_s
+        self.slow = 1.0           # an injected worn motor turns this many times slower
+        self.jitter = jitter      # each turn differs from nominal by up to ± this fraction
+        self.rng = rng or random.Random(0)
         self.marks = sorted(marks, key=lambda m: m[0])
         self.on_turn_end = on_turn_end
         self.angle = 0.0          # fraction of the current turn done
@@ -32,6 +38,10 @@ class Cam:
         if on == self.running:
             return
         if on:
+            if self.angle == 0.0:
+                # A new turn: real motors never take exactly the same time twice.
+                wobble = 1 + self.rng.uniform(-self.jitter, self.jitter)
+                self.turn_s = self.nominal_s * self.slow * wobble
             self.running = True
             self._since = self.clock.now()
             self._schedule()
@@ -49,6 +59,18 @@ class Cam:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+    def set_blocked(self, blocked: bool) -> None:
+        """A jam: the motor may run, the cam does not move until it is cleared."""
+        if blocked == self.blocked:
+            return
+        self._advance()
+        self.blocked = blocked
+        self._since = self.clock.now()
+        if blocked:
+            self._cancel()
+        else:
+            self._schedule()
 
     def _schedule(self) -> None:
         self._cancel()
@@ -70,6 +92,8 @@ class Cam:
         else:
             self.angle = max(0.0, self.angle - 1.0)
             self._next_mark = 0
+            wobble = 1 + self.rng.uniform(-self.jitter, self.jitter)
+            self.turn_s = self.nominal_s * self.slow * wobble
             self.on_turn_end()
         self._schedule()
 
@@ -78,9 +102,14 @@ class Travel:
     """A position from 0.0 (lower stop) to 1.0 (upper stop)."""
 
     def __init__(self, clock: Clock, travel_s: float,
-                 on_change: Callable[[float], None]) -> None:
+                 on_change: Callable[[float], None],
+                 jitter: float = 0.0, rng: random.Random | None = None) -> None:
         self.clock = clock
+        self.nominal_s = travel_s
         self.travel_s = travel_s
+        self.slow = 1.0
+        self.jitter = jitter
+        self.rng = rng or random.Random(0)
         self.on_change = on_change
         self.position = 0.0
         self.direction = 0        # +1 up, -1 down, 0 stopped
@@ -96,6 +125,9 @@ class Travel:
 
     def drive(self, direction: int) -> None:
         self._advance()
+        if direction and direction != self.direction:
+            wobble = 1 + self.rng.uniform(-self.jitter, self.jitter)
+            self.travel_s = self.nominal_s * self.slow * wobble
         self.direction = direction
         self._since = self.clock.now()
         if self._timer is not None:

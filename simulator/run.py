@@ -53,11 +53,12 @@ def build_bound(table: SimTable, started_at: float, target: int) -> float:
     For each side, replay its tiles' loading times through an ideal head that reacts
     instantly: a tile reaches the head `belt_transit_s` after loading, enters the slot
     no sooner than `SLOT_REFILL_S` after the previous tile was taken, and each cam turn
-    starts no sooner than the previous one ends. The set is built when the slowest
+    starts no sooner than the previous one ends and takes the shortest time the
+    simulated motor's noise allows. The set is built when the slowest
     side's last turn ends.
     """
     sim = table.sim
-    turn = sim.head_turn_s
+    turn = sim.head_turn_s * (1 - sim.timing_jitter)   # the fastest turn the noise allows
     finish = started_at
     for side in table.sides:
         taken = turn_start = float("-inf")

@@ -14,6 +14,11 @@ Modelling choices (our inference where MECHANICS.md is silent):
   the bottom of the stack, the second the top. Stacks enter the track from the
   owner's right end, so the i-th stack of a side is stack k = i of that wall.
 - A plate cam lifts the staged wall to the table halfway round.
+- Realistic noise: every motion differs from nominal by a few percent, and some count
+  edges bounce for a millisecond or two.
+
+Faults are injected through the `inject`/`repair` methods used by simulator/faults.py:
+stuck and dirty sensors, dead, slow and jammed mechanisms, magnets, obstructions.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ PLATE_LEAVE_HOME_AT = 0.04
 PLATE_RAISE_AT = 0.5
 SLOT_REFILL_S = 0.08     # a tile moves from the belt end under the count sensor
 DICE_START_S = 0.05
+LID_OBSTRUCTION_AT = 0.4  # where something under the lid stops it
 
 Listener = Callable[[str, Value], None]
 
@@ -50,8 +56,15 @@ class SideModel:
     feed: Timer | None = None
     head: Cam | None = None
     plate: Cam | None = None
+    belt_jammed: bool = False
     # When each tile went onto the belt, for the build's lower bound.
     loaded_at: list[float] = field(default_factory=list)
+
+
+@dataclass
+class DirtySensor:
+    miss: float = 0.0        # chance a tile passes unseen
+    double: float = 0.0      # chance one tile gives two pulses
 
 
 class SimTable:
@@ -61,10 +74,12 @@ class SimTable:
         self.clock = clock
         self.seed = self.sim.seed if seed is None else seed
         self.rng = random.Random(self.seed)
+        self.noise = random.Random(f"noise-{self.seed}")   # apart, so faults shift no picks
         self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor)
         self.values: dict[str, Value] = {s.name: s.safe_value if s.is_output else
                                          (None if s.kind is Kind.READER else False)
                                          for s in self.signals.values()}
+        self.physical: dict[str, Value] = dict(self.values)
         self.listener: Listener | None = None
         self.observers: list[Callable[[str, Value], None]] = []
         self.tiles = make_sets(config.table.tiles)
@@ -73,23 +88,34 @@ class SimTable:
         self.on_table: list[Tile] = []            # loose, in the players' hands
         self.walls: list[list[tuple[Tile, Tile]]] = [[] for _ in range(4)]  # risen walls
         self.sides = [SideModel(n) for n in range(4)]
+        # Injected faults.
+        self.stuck: dict[str, Value] = {}
+        self.dirty: dict[str, DirtySensor] = {}
+        self.dead_motors: set[str] = set()
+        self.slow_motors: dict[str, float] = {}
+        self.dice_jammed = False
+        self.powered = True
+        jitter = self.sim.timing_jitter
         for side in self.sides:
             side.head = Cam(clock, self.sim.head_turn_s,
                             [(HEAD_LEAVE_HOME_AT, lambda s=side: self._head_left(s)),
                              (HEAD_TAKE_AT, lambda s=side: self._head_take(s))],
-                            lambda s=side: self._set(f"side.{s.n}.head_home", True))
+                            lambda s=side: self._set(f"side.{s.n}.head_home", True),
+                            jitter, self.noise)
             side.plate = Cam(clock, self.sim.plate_turn_s,
                              [(PLATE_LEAVE_HOME_AT,
                                lambda s=side: self._set(f"side.{s.n}.plate_home", False)),
                               (PLATE_RAISE_AT, lambda s=side: self._raise_wall(s))],
-                             lambda s=side: self._set(f"side.{s.n}.plate_home", True))
-        self.lid = Travel(clock, self.sim.lid_travel_s, self._lid_moved)
+                             lambda s=side: self._set(f"side.{s.n}.plate_home", True),
+                             jitter, self.noise)
+        self.lid = Travel(clock, self.sim.lid_travel_s, self._lid_moved, jitter, self.noise)
         self._dice_timer: Timer | None = None
         self._place_first_use()
         for n in range(4):
             self.values[f"side.{n}.head_home"] = True
             self.values[f"side.{n}.plate_home"] = True
         self.values["lid.lower"] = True
+        self.physical.update(self.values)
 
     # -- tiles -------------------------------------------------------------------
 
@@ -107,45 +133,86 @@ class SimTable:
         self.disc.append(tile)
         self.where[tile.id] = "disc"
 
-    def push_into_hole(self) -> int:
-        """Players push everything on the table into the open hole; returns how many."""
+    def push_into_hole(self, leave_behind: int = 0) -> list[Tile]:
+        """Players push the table's tiles into the open hole; returns the tiles left."""
         pushed = [t for wall in self.walls for stack in wall for t in stack]
         pushed += self.on_table
         self.walls = [[] for _ in range(4)]
-        self.on_table = []
+        left = [pushed.pop(self.rng.randrange(len(pushed))) for _ in range(leave_behind)]
+        self.on_table = left
         for tile in pushed:
             self._to_disc(tile)
-        return len(pushed)
+        return left
+
+    def add_foreign_tiles(self, count: int) -> list[Tile]:
+        """Tiles of another set pushed in with this one."""
+        foreign = [Tile(len(self.tiles) + i, self.rng.choice(self.tiles).code, "X")
+                   for i in range(count)]
+        self.tiles.extend(foreign)
+        for tile in foreign:
+            self._to_disc(tile)
+        return foreign
+
+    def remove_foreign_tiles(self) -> int:
+        """A technician takes out every tile that is not of sets A or B."""
+        foreign = {t.id for t in self.tiles if t.set_name == "X"}
+        self._take_out(lambda t: t.id in foreign)
+        self.tiles = [t for t in self.tiles if t.id not in foreign]
+        for tile_id in foreign:
+            self.where.pop(tile_id, None)
+        return len(foreign)
+
+    def refeed(self) -> int:
+        """A technician empties belts, heads and tracks back onto the disc."""
+        moved = self._take_out(lambda t: True, keep=True)
+        for tile in moved:
+            self._to_disc(tile)
+        for n in range(4):
+            self._set(f"side.{n}.full", False)
+            self._set(f"side.{n}.count", False)
+        return len(moved)
+
+    def _take_out(self, match: Callable[[Tile], bool], keep: bool = False) -> list[Tile]:
+        taken: list[Tile] = []
+        self.disc[:] = [t for t in self.disc if not (match(t) and not keep) or taken.append(t)]
+        for side in self.sides:
+            kept_belt = deque((t, r) for t, r in side.belt if not match(t))
+            taken += [t for t, _ in side.belt if match(t)]
+            side.belt = kept_belt
+            side.loaded_at = side.loaded_at[:len(kept_belt)] if keep else side.loaded_at
+            if side.slot is not None and match(side.slot):
+                taken.append(side.slot)
+                side.slot = None
+                self._set(f"side.{side.n}.count", False)
+            if side.half_stack is not None and match(side.half_stack):
+                taken.append(side.half_stack)
+                side.half_stack = None
+            stacks = [s for s in side.track if not any(match(t) for t in s)]
+            for stack in side.track:
+                if any(match(t) for t in stack):
+                    taken += list(stack)
+            side.track = stacks
+        return taken
 
     def tiles_accounted(self) -> bool:
         """Every tile is in exactly one place, and `where` agrees with the containers."""
         seen: dict[int, str] = {}
 
-        def put(tile: Tile, place: str) -> None:
+        def put(tile: Tile, place: str) -> bool:
             if tile.id in seen:
-                raise AssertionError(f"tile {tile.id} in {seen[tile.id]} and {place}")
+                return False
             seen[tile.id] = place
+            return True
 
-        try:
-            for t in self.disc:
-                put(t, "disc")
-            for t in self.on_table:
-                put(t, "table")
-            for n, wall in enumerate(self.walls):
-                for stack in wall:
-                    for t in stack:
-                        put(t, f"wall.{n}")
-            for s in self.sides:
-                for t, _ in s.belt:
-                    put(t, f"belt.{s.n}")
-                if s.slot:
-                    put(s.slot, f"slot.{s.n}")
-                if s.half_stack:
-                    put(s.half_stack, f"head.{s.n}")
-                for stack in s.track:
-                    for t in stack:
-                        put(t, f"track.{s.n}")
-        except AssertionError:
+        places = [(t, "disc") for t in self.disc] + [(t, "table") for t in self.on_table]
+        for n, wall in enumerate(self.walls):
+            places += [(t, f"wall.{n}") for stack in wall for t in stack]
+        for s in self.sides:
+            places += [(t, f"belt.{s.n}") for t, _ in s.belt]
+            places += [(t, f"slot.{s.n}") for t in [s.slot] if t]
+            places += [(t, f"head.{s.n}") for t in [s.half_stack] if t]
+            places += [(t, f"track.{s.n}") for stack in s.track for t in stack]
+        if not all(put(tile, place) for tile, place in places):
             return False
         return seen == self.where and len(seen) == len(self.tiles)
 
@@ -160,7 +227,12 @@ class SimTable:
     # -- signals -----------------------------------------------------------------
 
     def _set(self, name: str, value: Value) -> None:
-        if self.values[name] == value:
+        """Physics moved an input to `value`; a stuck sensor still reads its stuck value."""
+        self.physical[name] = value
+        self._deliver(name, self.stuck.get(name, value))
+
+    def _deliver(self, name: str, value: Value) -> None:
+        if self.values[name] == value or not self.powered:
             return
         self.values[name] = value
         if self.listener is not None:
@@ -168,51 +240,144 @@ class SimTable:
         for observer in self.observers:
             observer(name, value)
 
+    def _pulse(self, name: str, first_s: float, width_s: float) -> None:
+        """A glitch on an input: inverted for `width_s`, starting after `first_s`."""
+        def flip() -> None:
+            if name not in self.stuck:
+                self._deliver(name, not self.physical[name])
+
+        def back() -> None:
+            if name not in self.stuck:
+                self._deliver(name, self.physical[name])
+
+        self.clock.call_later(first_s, flip)
+        self.clock.call_later(first_s + width_s, back)
+
+    def motor_on(self, name: str) -> bool:
+        """Whether a motor really turns: commanded on, powered and not dead."""
+        value = self.values[name]
+        return bool(value) and value != "off" and self.powered and name not in self.dead_motors
+
     def command(self, name: str, value: Value) -> None:
         """An output driven by the firmware (through the sim HAL)."""
         if name not in self.signals or not self.signals[name].is_output:
             raise KeyError(f"not an output: {name}")
-        if self.values[name] == value:
+        if self.values[name] == value or not self.powered:
             return
         self.values[name] = value
         for observer in self.observers:
             observer(name, value)
+        self._apply(name)
+
+    def _apply(self, name: str) -> None:
+        """Let the physics follow motor `name`'s current command."""
+        on = self.motor_on(name)
         parts = name.split(".")
         if name == "motor.lid":
+            value = self.values[name] if on else "off"
             self.lid.drive({LID_UP: 1, LID_DOWN: -1}.get(str(value), 0))
         elif name in ("motor.disc", "motor.ring"):
             self._update_arrivals()
         elif name == "motor.dice":
-            self._dice(bool(value))
+            self._dice(on)
         elif parts[:2] == ["motor", "side"]:
             side = self.sides[int(parts[2])]
             if parts[3] == "conveyor":
-                if not value:
+                if not on:
                     self._belt_slides_back(side)
                 self._update_arrivals()
                 self._schedule_feed(side)
             elif parts[3] == "head":
-                side.head.set_motor(bool(value))
+                side.head.set_motor(on)
             elif parts[3] == "plate":
-                side.plate.set_motor(bool(value))
+                side.plate.set_motor(on)
 
     def press(self, key: str, hold_s: float = 0.2) -> None:
         """A player presses a panel key."""
         self._set(key, True)
         self.clock.call_later(hold_s, lambda: self._set(key, False))
 
+    # -- injected faults ------------------------------------------------------------
+
+    def stick(self, name: str, value: Value) -> None:
+        self.stuck[name] = value
+        self._deliver(name, value)
+
+    def unstick(self, name: str) -> None:
+        self.stuck.pop(name, None)
+        self.dirty.pop(name, None)
+        self._deliver(name, self.physical[name])
+
+    def kill_motor(self, name: str) -> None:
+        self.dead_motors.add(name)
+        self._apply(name)
+
+    def slow_motor(self, name: str, factor: float) -> None:
+        self.slow_motors[name] = factor
+        self._set_slow(name, factor)
+
+    def repair_motor(self, name: str) -> None:
+        self.dead_motors.discard(name)
+        if self.slow_motors.pop(name, None) is not None:
+            self._set_slow(name, 1.0)
+        self._apply(name)
+
+    def _set_slow(self, name: str, factor: float) -> None:
+        parts = name.split(".")
+        if name == "motor.lid":
+            self.lid.slow = factor
+        elif parts[:2] == ["motor", "side"] and parts[3] in ("head", "plate"):
+            getattr(self.sides[int(parts[2])], parts[3]).slow = factor
+
+    def jam(self, where: str, jammed: bool) -> None:
+        """A tile jammed in a head or on a conveyor (or cleared)."""
+        parts = where.split(".")
+        side = self.sides[int(parts[1])]
+        if parts[2] == "head":
+            side.head.set_blocked(jammed)
+        elif parts[2] == "plate":
+            side.plate.set_blocked(jammed)
+        else:
+            side.belt_jammed = jammed
+            self._schedule_feed(side)
+
+    def block_lid(self, blocked: bool) -> None:
+        self.lid.blocked_below = LID_OBSTRUCTION_AT if blocked else -1.0
+        self.lid.drive(self.lid.direction)
+
+    def jam_dice(self, jammed: bool) -> None:
+        self.dice_jammed = jammed
+
+    def power(self, on: bool) -> None:
+        """A power cut stops every motor; inputs read again when power returns."""
+        if not on:
+            for signal in self.signals.values():
+                if signal.is_output:
+                    self.values[signal.name] = signal.safe_value
+            self.powered = False
+            for name in self.signals:
+                if self.signals[name].is_motor:
+                    self._apply(name)
+            return
+        self.powered = True
+        for name, value in self.physical.items():
+            if not self.signals[name].is_output:
+                self.values[name] = self.stuck.get(name, value)
+
     # -- disc, ring, belts ---------------------------------------------------------
 
     def _feeding(self, side: SideModel) -> bool:
-        v = self.values
-        return bool(v["motor.disc"] and v["motor.ring"] and v[f"motor.side.{side.n}.conveyor"])
+        return (self.motor_on("motor.disc") and self.motor_on("motor.ring")
+                and self.motor_on(f"motor.side.{side.n}.conveyor"))
 
     def _update_arrivals(self) -> None:
+        rate = self.sim.arrival_rate_per_side / max(self.slow_motors.get("motor.disc", 1.0),
+                                                    self.slow_motors.get("motor.ring", 1.0))
         for side in self.sides:
             can = (self._feeding(side) and len(side.belt) < self.sim.belt_capacity
                    and any(t.magnet != "dead" for t in self.disc))
             if can and side.arrival is None:
-                delay = self.rng.expovariate(self.sim.arrival_rate_per_side)
+                delay = self.rng.expovariate(rate)
                 side.arrival = self.clock.call_later(delay, lambda s=side: self._arrive(s))
             elif not can and side.arrival is not None:
                 side.arrival.cancel()
@@ -252,16 +417,16 @@ class SimTable:
     def _schedule_feed(self, side: SideModel) -> None:
         if side.feed is not None or side.slot is not None or not side.belt:
             return
-        if not self.values[f"motor.side.{side.n}.conveyor"]:
+        if not self.motor_on(f"motor.side.{side.n}.conveyor") or side.belt_jammed:
             return
         ready = max(side.belt[0][1], self.clock.now())
         side.feed = self.clock.call_at(ready, lambda: self._feed(side))
 
     def _feed(self, side: SideModel) -> None:
         side.feed = None
-        if side.slot is not None or not side.belt:
+        if side.slot is not None or not side.belt or side.belt_jammed:
             return
-        if not self.values[f"motor.side.{side.n}.conveyor"]:
+        if not self.motor_on(f"motor.side.{side.n}.conveyor"):
             return
         if side.belt[0][1] > self.clock.now():
             self._schedule_feed(side)     # the front tile is still riding up
@@ -275,8 +440,20 @@ class SimTable:
         if f"side.{n}.face_up" in self.values:
             self._set(f"side.{n}.face_up", tile.magnet == "weak")
         self._set(f"side.{n}.full", len(side.belt) >= self.sim.belt_capacity)
-        self._set(f"side.{n}.count", True)
+        self._count_edge(n)
         self._update_arrivals()
+
+    def _count_edge(self, n: int) -> None:
+        name = f"side.{n}.count"
+        dirty = self.dirty.get(name)
+        if dirty is not None and self.noise.random() < dirty.miss:
+            self.physical[name] = True      # the tile is there; the sensor did not see it
+            return
+        self._set(name, True)
+        if dirty is not None and self.noise.random() < dirty.double:
+            self._pulse(name, self.noise.uniform(0.01, 0.03), 0.002)
+        elif self.noise.random() < self.sim.count_bounce:
+            self._pulse(name, 0.001, self.noise.uniform(0.0005, 0.002))
 
     # -- heads and plates ------------------------------------------------------------
 
@@ -317,8 +494,10 @@ class SimTable:
     def _dice(self, on: bool) -> None:
         if self._dice_timer is not None:
             self._dice_timer.cancel()
+        tumbling = on and not self.dice_jammed
         delay = DICE_START_S if on else self.sim.dice_settle_s
-        self._dice_timer = self.clock.call_later(delay, lambda: self._set("dice.spin", on))
+        self._dice_timer = self.clock.call_later(delay,
+                                                 lambda: self._set("dice.spin", tumbling))
 
     # -- figures --------------------------------------------------------------------
 
