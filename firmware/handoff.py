@@ -57,7 +57,22 @@ class Handoff:
             return None
         record["revealed"] = self._revealed
         self.records.append(record)
-        self.ctl.emit("handoff", cycle=cycle, set=set_name, commitment=record["commitment"])
+        # The full record rides on the event: the API's subscribe stream carries it.
+        self.ctl.emit("handoff", cycle=cycle, set=set_name, commitment=record["commitment"],
+                      record=record)
         for consumer in self.consumers:
-            consumer(record)
+            try:
+                consumer(record)
+            except Exception as exc:  # a consumer's failure must never stop the table
+                self.ctl.emit("handoff.consumer_failed", cycle=cycle,
+                              consumer=consumer_name(consumer),
+                              error=f"{type(exc).__name__}: {exc}")
         return record
+
+
+def consumer_name(consumer: Consumer) -> str:
+    """A consumer's `name`, else its function or class name."""
+    name = getattr(consumer, "name", None)
+    if isinstance(name, str):
+        return name
+    return getattr(consumer, "__qualname__", type(consumer).__qualname__)

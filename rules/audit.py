@@ -8,9 +8,11 @@ Each test gives its statistic, degrees of freedom and p-value; the verdict is
   a level, show here.
 - tile_code_position: the same per code x 8 ring sectors, once every expected cell
   count is at least 5.
-- carry_over: adjacent tiles (along the ring, circular) of record i that are
-  adjacent again in record i+1, against the exact expectation under a uniform
-  shuffle; one-sided t-test on the per-pair excess. Catches an under-mixed set.
+- carry_over: adjacent tiles (along the ring, circular) of a record that are
+  adjacent again in the next record of the same physical set (table id and set;
+  a two-set table builds set A from the tiles of the last hand played with A),
+  against the exact expectation under a uniform shuffle; one-sided t-test on the
+  per-pair excess. Catches an under-mixed set.
 - dice_faces: every die face against 1/6 each; dice_sum_Nd6: throw totals against
   the exact N-dice distribution (tail bins pooled to expected >= 5).
 - seat_kind: kinds dealt to E, S, W, N (before flower replacement) and left in the
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from itertools import pairwise, product
+from itertools import product
 
 from .errors import RulesError
 from .ring import SEATS, Ring
@@ -205,7 +207,7 @@ def _initial_hands(r: dict) -> dict[str, list]:
 def _carry_over(checked: list[dict]) -> dict:
     excess = []
     observed_total = expected_total = 0.0
-    for before, after in pairwise(checked):
+    for before, after in _same_set_pairs(checked):
         if not (before["complete"] and after["complete"]):
             continue
         a, b = before["ring"].tiles, after["ring"].tiles
@@ -219,7 +221,7 @@ def _carry_over(checked: list[dict]) -> dict:
         expected_total += expect
     n = len(excess)
     if n < MIN_PAIRS:
-        return _skipped(f"{n} consecutive pairs of complete records, need {MIN_PAIRS}")
+        return _skipped(f"{n} pairs of complete records of the same set, need {MIN_PAIRS}")
     mean = sum(excess) / n
     var = sum((x - mean) ** 2 for x in excess) / (n - 1)
     if var == 0:
@@ -232,6 +234,21 @@ def _carry_over(checked: list[dict]) -> dict:
             "pairs": n, "adjacent_again": int(observed_total),
             "expected_uniform": round(expected_total, 3),
             "test": "one-sided t on (observed - expected) per pair of records"}
+
+
+def _same_set_pairs(checked: list[dict]) -> list[tuple[dict, dict]]:
+    """Each record with the one before it of the same physical set: on a two-set table
+    the walls of hand i+1 are built from other tiles than those of hand i. Records
+    without a set name pair with the one before them without a set name."""
+    last: dict[tuple, dict] = {}
+    pairs = []
+    for r in checked:
+        table = r["record"].get("table") or {}
+        key = (table.get("id"), table.get("set")) if isinstance(table, dict) else (None, None)
+        if key in last:
+            pairs.append((last[key], r))
+        last[key] = r
+    return pairs
 
 
 def _pair(x: str, y: str) -> tuple[str, str]:

@@ -64,7 +64,11 @@ def deal_main(argv: list[str]) -> int:
 
 
 def audit_main(argv: list[str]) -> int:
-    """`mjtable audit FILE.jsonl [--json]`: fairness tests over handoff records."""
+    """`mjtable audit FILE.jsonl [--json]`: fairness tests over handoff records.
+
+    An unterminated last line that is not JSON (a write cut short) is skipped with a
+    warning; any other line that is not JSON is an error.
+    """
     parser = argparse.ArgumentParser(
         prog="mjtable audit",
         description="Fairness audit over dealt-walls records (one JSON object per line).")
@@ -79,15 +83,21 @@ def audit_main(argv: list[str]) -> int:
     except OSError as exc:
         return _fail(prog, f"{_name(args.file)}: cannot read: {exc.strerror}")
     records, line_numbers = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        line_numbers.append(number)
         try:
             records.append(json.loads(line))
         except json.JSONDecodeError as exc:
+            if number == len(lines) and not text.endswith("\n"):
+                # An append cut short by a power cut: the writer drops it too.
+                print(f"{prog}: warning: {_name(args.file)}:{number}: unterminated last "
+                      f"line is not JSON (a write cut short?); skipped", file=sys.stderr)
+                continue
             return _fail(prog, f"{_name(args.file)}:{number}: not JSON: {exc.msg} at column "
                                f"{exc.colno}")
+        line_numbers.append(number)
     try:
         report = audit(records) if args.alpha is None else audit(records, args.alpha)
     except RulesError as exc:
@@ -98,11 +108,12 @@ def audit_main(argv: list[str]) -> int:
             line = line_numbers[int(found.group(1))]
             return _fail(prog, f"{_name(args.file)}:{line}: {message[found.end():]}")
         return _fail(prog, f"{_name(args.file)}: {message}")
-    print(json.dumps(report) if args.json else _report_text(report))
+    print(json.dumps(report) if args.json else report_text(report))
     return 0
 
 
-def _report_text(report: dict) -> str:
+def report_text(report: dict) -> str:
+    """The audit report as lines a person reads."""
     lines = [f"{report['records']} records"]
     if report["note"]:
         lines.append(report["note"])
