@@ -61,7 +61,12 @@ def test_one_shot_commands(daemon: Daemon, capsys, monkeypatch) -> None:
     monkeypatch.setenv("MJTABLE_TOKEN", TOKEN)
     assert main([*sock, "--technician", "li", "clear", "nonexistent"]) == 1
     assert "no active fault 'nonexistent'" in capsys.readouterr().err
-    assert main([*sock, "--technician", "li", "test-mode", "on", "--force"]) == 0
+    # The simulated players keep playing: wait for a moment with no hands in the hole.
+    deadline = time.monotonic() + 20
+    while main([*sock, "--technician", "li", "test-mode", "on", "--force"]) != 0:
+        assert "hands may be in the hole" in capsys.readouterr().err
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
     assert "test mode on" in capsys.readouterr().out
     assert main([*sock, "--technician", "li", "test", "head.1", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
