@@ -59,6 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--cycles", type=_positive_int, default=10)
     sim.add_argument("--seed", type=int, help="simulator seed (default: from config)")
     sim.add_argument("--json", action="store_true", help="print one JSON report")
+    sim.add_argument("--hal", choices=("sim", "ioboard"), default="sim",
+                     help="ioboard: through the serial protocol and the I/O-board emulator")
 
     sub.add_parser("console", help="technician console: status, faults, tests, jog, TUI",
                    add_help=False)
@@ -125,6 +127,8 @@ def _run(config: Config, args: argparse.Namespace) -> int:
 def _simulate(config: Config, args: argparse.Namespace) -> int:
     from simulator.run import simulate
 
+    if args.hal == "ioboard":   # the real serial path, against the I/O-board emulator
+        from simulator.ioboard_run import simulate_ioboard as simulate
     progress = None
     if sys.stderr.isatty():
         def progress(done: int, total: int) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.configfile import ConfigError, load_section, option, read_toml
+from hal.pins import PinMap, check_complete, parse_pins
 
 REPO_CONFIG = Path(__file__).resolve().parent.parent / "config"
 DEFAULT_CONFIG = REPO_CONFIG / "table.toml"
@@ -33,6 +34,25 @@ class TableSection:
 class HalSection:
     backend: str = option("auto", choices=("auto", "sim", "rpigpio", "ioboard"),
                           doc="auto: rpigpio on a Raspberry Pi, else the built-in simulator")
+
+
+@dataclass(frozen=True, kw_only=True)
+class IoboardSection:
+    """The I/O board on a serial line (backend "ioboard"; docs/protocol.md)."""
+
+    port: str = option("/dev/serial0",
+                       doc="serial device or pyserial URL (socket://host:port, spy://...)")
+    baud: int = option(115200, choices=(9600, 19200, 38400, 57600, 115200, 230400, 460800))
+    heartbeat_s: float = option(0.1, minval=0.02, maxval=5.0, doc="host heartbeat period")
+    link_timeout_s: float = option(0.5, minval=0.1, maxval=30.0,
+                                   doc="no frame from the board this long: link.lost "
+                                       "(keep it below the shortest motion watchdog)")
+    retransmit_s: float = option(0.03, minval=0.005, maxval=5.0,
+                                 doc="resend frames not acknowledged within this")
+    max_retries: int = option(15, minval=1, maxval=100,
+                              doc="a frame still unacknowledged after this many: link.lost")
+    connect_timeout_s: float = option(3.0, minval=0.1, maxval=60.0,
+                                      doc="wait this long for the board's handshake")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -133,6 +153,8 @@ class Config:
     rules: RulesSection = dataclasses.field(default_factory=RulesSection)
     simulator: SimulatorSection = dataclasses.field(default_factory=SimulatorSection)
     api: ApiSection = dataclasses.field(default_factory=ApiSection)
+    ioboard: IoboardSection = dataclasses.field(default_factory=IoboardSection)
+    pins: PinMap = dataclasses.field(default_factory=PinMap)   # signal → BCM line (rpigpio)
     source: str = "<defaults>"
 
     @property
@@ -154,10 +176,12 @@ def parse_config(raw: dict[str, Any], file: str) -> Config:
         if name not in raw:
             raise ConfigError(file, name, None, "missing section")
     classes = {"table": TableSection, "hal": HalSection, "timing": TimingSection,
-               "rules": RulesSection, "simulator": SimulatorSection}
+               "rules": RulesSection, "simulator": SimulatorSection,
+               "ioboard": IoboardSection}
     classes["api"] = ApiSection
     sections = {name: load_section(cls, raw.get(name, {}), file, name)
                 for name, cls in classes.items()}
+    sections["pins"] = parse_pins(raw.get("pins", {}), file)   # keys are signal names
     config = Config(**sections, source=file)
     _cross_check(config)
     return config
@@ -173,6 +197,10 @@ def _cross_check(config: Config) -> None:
         raise ConfigError(file, "timing", "dice_max_spin_s",
                           f"{timing.dice_max_spin_s} is below dice_min_spin_s "
                           f"{timing.dice_min_spin_s}")
+    if config.hal.backend == "rpigpio":
+        from hal.signals import catalogue
+
+        check_complete(config.pins, catalogue(table.tile_reader, table.face_up_sensor), file)
     _check_variant(config)
 
 

@@ -1,0 +1,255 @@
+"""HAL backend for an I/O board (MCU) on a serial line.
+
+The board owns the pins; this backend speaks the protocol of docs/protocol.md to it
+with pyserial (`serial_for_url`, so `/dev/serial0`, `socket://host:port` and
+`spy://...` tracing all work). At connect it shakes hands (same protocol version,
+the board's heartbeat limit and every input's value); after that a reader thread only
+decodes frames and posts them into the firmware's loop with `clock.post`. Link trouble
+is reported through `on_link_fault(fault_id, evidence)`, which whoever wires the
+controller sets to its fault path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import socket
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from firmware.clock import Clock
+from firmware.config import Config
+from hal.interface import HalError, Listener
+from hal.link import LinkEnd
+from hal.protocol import (
+    VERSION,
+    Decoder,
+    Frame,
+    Msg,
+    ProtocolError,
+    decode_heartbeat,
+    decode_signal,
+    decode_welcome,
+    encode_hello,
+    encode_signal,
+)
+from hal.signals import Kind, Signal, Value, catalogue
+
+OnLinkFault = Callable[[str, dict[str, Any]], None]
+READ_TIMEOUT_S = 0.05       # how often the reader thread looks at its stop flag
+HELLO_EVERY_S = 0.25        # resend HELLO while the board does not answer
+
+
+class LinkError(HalError):
+    """The board cannot be used; `fault_id` is `link.lost` or `link.version`."""
+
+    def __init__(self, fault_id: str, message: str, evidence: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.fault_id = fault_id
+        self.evidence = evidence
+
+
+def open_port(url: str, baud: int) -> Any:
+    """A pyserial port for a device path or URL, with the reader's timeout."""
+    import serial
+
+    try:
+        port = serial.serial_for_url(url, baudrate=baud, timeout=READ_TIMEOUT_S,
+                                     write_timeout=1.0)
+    except (serial.SerialException, ValueError) as exc:
+        raise LinkError("link.lost", f"cannot open the I/O board's port {url}: {exc}; check "
+                        "[ioboard] port, the cable and that this user is in group dialout",
+                        {"port": url}) from None
+    sock = getattr(port, "_socket", None)
+    if sock is not None:
+        # pyserial's socket:// leaves Nagle on: every small frame would wait for the
+        # peer's delayed ACK (tens of ms). A serial line has no such delay.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return port
+
+
+class IoBoardHal:
+    """The table's signals as channels of an I/O board on a serial line."""
+
+    def __init__(self, config: Config, clock: Clock, port: Any | None = None) -> None:
+        self.config = config
+        self.clock = clock
+        self.settings = config.ioboard
+        self.signals: dict[str, Signal] = catalogue(config.table.tile_reader,
+                                                    config.table.face_up_sensor)
+        self.values: dict[str, Value] = {
+            s.name: s.safe_value if s.is_output else (None if s.kind is Kind.READER else False)
+            for s in self.signals.values()}
+        self.on_link_fault: OnLinkFault | None = None
+        self.board_failsafe = False
+        self.heartbeat_limit_s: float | None = None
+        self._listener: Listener | None = None
+        self._port = port if port is not None else open_port(self.settings.port,
+                                                             self.settings.baud)
+        self.port_name = str(getattr(self._port, "port", None) or self.settings.port)
+        self._decoder = Decoder()
+        self._write_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._reader: threading.Thread | None = None
+        self._lost = False
+        self.link = LinkEnd(clock, self._send_bytes, on_message=self._on_message,
+                            on_dead=self._on_dead, retransmit_s=self.settings.retransmit_s,
+                            max_retries=self.settings.max_retries,
+                            heartbeat_s=self.settings.heartbeat_s,
+                            silence_s=self.settings.link_timeout_s)
+
+    # -- connect ----------------------------------------------------------------------
+
+    def connect(self) -> None:
+        """Handshake, then start the reader. Raises LinkError (link.lost/link.version).
+
+        Runs before the loop serves anything, so it may block on the port; the wait is
+        an I/O timeout of the link, counted in reads, not a read of the clock.
+        """
+        early: list[Frame] = []
+        welcome = None
+        # Only a read that times out takes READ_TIMEOUT_S; reads that bring bytes
+        # (one byte each on socket://) do not count towards the wait.
+        quiet_per_hello = max(1, round(HELLO_EVERY_S / READ_TIMEOUT_S))
+        attempts = max(1, round(self.settings.connect_timeout_s / HELLO_EVERY_S))
+        for _ in range(attempts):
+            self._send_bytes(Frame(0, Msg.HELLO, encode_hello()).encode())
+            quiet = 0
+            while welcome is None and quiet < quiet_per_hello:
+                data = self._read()
+                quiet += not data
+                for frame in self._decoder.feed(data):
+                    if welcome is None and frame.type == Msg.WELCOME:
+                        welcome = frame
+                    elif welcome is not None:
+                        early.append(frame)     # the board's first heartbeat, say
+            if welcome is not None:
+                break
+        port = self.port_name
+        if welcome is None:
+            raise LinkError("link.lost", f"E80 link.lost: the I/O board on {port} did not "
+                            f"answer within {self.settings.connect_timeout_s} s; check the "
+                            "cable, the board's power and [ioboard] port/baud",
+                            {"port": port, "waited_s": self.settings.connect_timeout_s})
+        try:
+            info = decode_welcome(welcome.payload)
+        except ProtocolError as exc:
+            raise LinkError("link.version", f"E81 link.version: the I/O board on {port} "
+                            f"answered with a handshake this firmware cannot read ({exc}); "
+                            "reflash the board", {"port": port}) from None
+        if info.version != VERSION:
+            evidence = {"port": port, "board_version": info.version, "host_version": VERSION}
+            if self.on_link_fault is not None:
+                self.on_link_fault("link.version", evidence)
+            raise LinkError("link.version", f"E81 link.version: the I/O board on {port} "
+                            f"speaks protocol {info.version}, this firmware speaks {VERSION}; "
+                            "reflash the board with the matching firmware", evidence)
+        self.heartbeat_limit_s = info.heartbeat_limit_s
+        for name, value in info.inputs.items():
+            if name in self.values:
+                self.values[name] = value
+        self.link.start()
+        for frame in early:
+            self.clock.post(lambda f=frame: self.link.on_frame(f))
+        self._reader = threading.Thread(target=self._read_loop, name="ioboard-reader",
+                                        daemon=True)
+        self._reader.start()
+
+    # -- the port ---------------------------------------------------------------------
+
+    def _read(self) -> bytes:
+        import serial
+
+        try:
+            data = self._port.read(max(1, self._port.in_waiting))
+            # socket:// reports one byte waiting at a time: take what is there in one go.
+            while data and len(data) < 4096 and self._port.in_waiting:
+                data += self._port.read(self._port.in_waiting)
+            return data
+        except (serial.SerialException, OSError, TypeError):
+            # TypeError: pyserial's pty/socket read after the other end vanished.
+            return b""
+
+    def _send_bytes(self, data: bytes) -> None:
+        # A dead port shows up as silence from the board, which raises link.lost.
+        with contextlib.suppress(Exception), self._write_lock:
+            self._port.write(data)
+
+    def _read_loop(self) -> None:
+        while not self._stop.is_set():
+            data = self._read()
+            if not data:
+                continue
+            for frame in self._decoder.feed(data):
+                self.clock.post(lambda f=frame: self.link.on_frame(f))
+
+    # -- messages from the board (in the loop) -----------------------------------------
+
+    def _on_message(self, msg: int, payload: bytes) -> None:
+        if msg == Msg.INPUT:
+            name, value = decode_signal(payload)
+            if name not in self.values or self.signals[name].is_output:
+                raise ProtocolError(f"board reported {name}, which is not an input here")
+            if self.values[name] == value:
+                return
+            self.values[name] = value
+            if self._listener is not None:
+                self._listener(name, value)
+        elif msg == Msg.HEARTBEAT:
+            self.board_failsafe = decode_heartbeat(payload)
+
+    def _on_dead(self, reason: str, evidence: dict[str, Any]) -> None:
+        if self._lost:
+            return
+        self._lost = True
+        for signal in self.signals.values():
+            if signal.is_output:
+                self.values[signal.name] = signal.safe_value
+        evidence = {"port": self.port_name, "reason": reason, **evidence,
+                    "board_turns_outputs_off_after_s": self.heartbeat_limit_s}
+        if self.on_link_fault is not None:
+            self.on_link_fault("link.lost", evidence)
+
+    # -- Hal --------------------------------------------------------------------------
+
+    def write(self, name: str, value: Value) -> None:
+        signal = self.signals.get(name)
+        if signal is None or not signal.is_output:
+            raise KeyError(f"not an output: {name}")
+        self.values[name] = value
+        self.link.send(Msg.SET, encode_signal(name, value))
+
+    def read(self, name: str) -> Value:
+        return self.values[name]
+
+    def listen(self, listener: Listener) -> None:
+        self._listener = listener
+
+    def safe_state(self) -> None:
+        """Every output safe here and on the board (one SAFE message). Never raises."""
+        for signal in self.signals.values():
+            if signal.is_motor or signal.name == "buzzer":
+                self.values[signal.name] = signal.safe_value
+        with contextlib.suppress(Exception):
+            self.link.send(Msg.SAFE)
+
+    def entropy(self) -> tuple[random.Random, str]:
+        return random.SystemRandom(), "electronic"
+
+    def close(self) -> None:
+        """Every output safe, stop the reader, release the port."""
+        # SAFE goes out now unless the window is full; should it be lost, the board's
+        # own heartbeat failsafe turns every output off within its limit.
+        self.safe_state()
+        self.link.stop()
+        self._stop.set()
+        if self._reader is not None:
+            self._reader.join(timeout=1.0)
+        with contextlib.suppress(Exception):
+            self._port.close()
+
+    @property
+    def stats(self) -> Mapping[str, int]:
+        return {**self.link.stats.as_dict(), "bad_frames": self._decoder.bad_frames,
+                "skipped_bytes": self._decoder.skipped_bytes}

@@ -1,0 +1,139 @@
+"""The `[pins]` section: which GPIO line carries each signal (rpigpio backend).
+
+Keys are signal names (quote them in TOML: they contain dots), values a BCM line::
+
+    "motor.disc" = 17                                   # active high, no pull
+    "lid.upper"  = { pin = 5, invert = true, pull = "up" }   # switch to ground
+    "motor.lid"  = { up = 20, down = 21 }               # two lines: one per direction
+
+`invert` means the line is low when the signal is active (a switch to ground with a
+pull-up, or a relay board that switches on a low input). The same typo rules as the
+rest of the config hold: an unknown signal or option is an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware.configfile import ConfigError
+from hal.signals import Kind, Signal, catalogue
+
+# BCM line numbers RPi.GPIO and rpi-lgpio accept. The 40-pin header carries 0–27;
+# the board check in the rpigpio backend says which lines a given board really has.
+MAX_LINE = 53
+PULLS = ("off", "up", "down")
+# Needs a driver chip (e.g. TM1637 or MAX7219): a GPIO line cannot show digits.
+NOT_ON_GPIO = frozenset({Kind.DISPLAY})
+_ALL = catalogue(tile_reader=True, face_up_sensor=True)
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One signal's wiring: `lines` is (line,) or, for the lid motor, (up, down)."""
+
+    signal: str
+    lines: tuple[int, ...]
+    invert: bool = False
+    pull: str = "off"
+
+
+@dataclass(frozen=True)
+class PinMap(Mapping[str, Pin]):
+    pins: dict[str, Pin] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> Pin:
+        return self.pins[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.pins)
+
+    def __len__(self) -> int:
+        return len(self.pins)
+
+
+def _line(value: Any, file: str, key: str, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_LINE:
+        raise ConfigError(file, "pins", key,
+                          f"{what} got {value!r}, expected a BCM line from 0 to {MAX_LINE}")
+    return value
+
+
+def _parse_one(name: str, raw: Any, file: str) -> Pin:
+    signal = _ALL.get(name)
+    if signal is None:
+        raise ConfigError(file, "pins", name,
+                          "unknown signal (signal names: hal/signals.py, MECHANICS.md §2)")
+    if signal.kind in NOT_ON_GPIO:
+        raise ConfigError(file, "pins", name, "the 7-segment display needs a driver chip, "
+                          "not a GPIO line; leave it out of [pins]")
+    if signal.kind is Kind.READER:
+        raise ConfigError(file, "pins", name, "a tile reader is not a GPIO line; set "
+                          "[table] tile_reader = false or use the ioboard backend")
+    lid = signal.kind is Kind.LID_MOTOR
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        if lid:
+            raise ConfigError(file, "pins", name, "the lid motor takes two lines: "
+                              "{ up = N, down = M }")
+        return Pin(name, (_line(raw, file, name, "pin"),))
+    if not isinstance(raw, dict):
+        raise ConfigError(file, "pins", name,
+                          f"got {raw!r}, expected a BCM line or {{ pin = N, ... }}")
+    allowed = {"up", "down", "invert"} if lid else {"pin", "invert", "pull"}
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise ConfigError(file, "pins", name, f"unknown option {unknown[0]!r} "
+                          f"(valid here: {', '.join(sorted(allowed))})")
+    keys = ("up", "down") if lid else ("pin",)
+    for key in keys:
+        if key not in raw:
+            raise ConfigError(file, "pins", name, f"missing {key!r}")
+    lines = tuple(_line(raw[k], file, name, k) for k in keys)
+    invert = raw.get("invert", False)
+    if not isinstance(invert, bool):
+        raise ConfigError(file, "pins", name, f"invert got {invert!r}, expected true/false")
+    pull = raw.get("pull", "off")
+    if pull not in PULLS:
+        raise ConfigError(file, "pins", name, f"pull got {pull!r}, allowed: "
+                          + ", ".join(repr(p) for p in PULLS))
+    if pull != "off" and signal.is_output:
+        raise ConfigError(file, "pins", name, "an output has no pull resistor; remove pull")
+    return Pin(name, lines, invert, pull)
+
+
+def parse_pins(raw: Any, file: str) -> PinMap:
+    """Read `[pins]`; every line used once at most."""
+    if not isinstance(raw, dict):
+        raise ConfigError(file, "pins", None, "must be a table (a [pins] section)")
+    pins = {name: _parse_one(name, value, file) for name, value in raw.items()}
+    owner: dict[int, str] = {}
+    for pin in pins.values():
+        for line in pin.lines:
+            if line in owner:
+                raise ConfigError(file, "pins", pin.signal,
+                                  f"BCM line {line} is already used by {owner[line]}")
+            owner[line] = pin.signal
+    return PinMap(pins)
+
+
+def wired_signals(signals: Mapping[str, Signal]) -> list[str]:
+    """The signals of a table that must have a GPIO line."""
+    return [s.name for s in signals.values() if s.kind not in NOT_ON_GPIO]
+
+
+def check_complete(pins: PinMap, signals: Mapping[str, Signal], file: str) -> None:
+    """Every signal this table has needs a line; lines for signals it lacks are typos."""
+    missing = [name for name in wired_signals(signals) if name not in pins]
+    if missing:
+        raise ConfigError(file, "pins", missing[0],
+                          f"no line for {len(missing)} signal(s) of this table: "
+                          + ", ".join(missing))
+    for name, signal in signals.items():
+        if signal.kind is Kind.READER:
+            raise ConfigError(file, "table", "tile_reader", "the rpigpio backend cannot "
+                              f"read tiles ({name}); set tile_reader = false or use ioboard")
+    extra = sorted(set(pins) - set(signals))
+    if extra:
+        raise ConfigError(file, "pins", extra[0], "this table has no such signal (is "
+                          "face_up_sensor or tile_reader off in [table]?)")

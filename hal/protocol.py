@@ -1,0 +1,289 @@
+"""The I/O-board wire protocol: frames, CRC, messages and channel numbers.
+
+Pure data in, data out: no I/O, no clock. The host backend (`hal/backends/ioboard.py`)
+and the board emulator (`simulator/ioboard_emulator.py`) share this module, so both
+ends of the link speak exactly the same bytes. The specification is docs/protocol.md;
+keep the two in step.
+
+Frame on the wire (HDLC-style: a FLAG byte on each side, the rest byte-stuffed)::
+
+    FLAG  stuffed(LEN  SEQ  TYPE  PAYLOAD[LEN]  CRC_HI  CRC_LO)  FLAG
+
+CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection, no final xor; check value
+over b"123456789" = 0x29B1) over LEN, SEQ, TYPE and PAYLOAD, before stuffing. Inside
+a frame FLAG (0x7E) is sent as ESC 0x5E and ESC (0x7D) as ESC 0x5D, so a FLAG always
+ends a frame: a bit error costs that one frame, never the ones after it (a length
+byte alone would make the receiver wait for bytes that belong to later frames).
+"""
+
+from __future__ import annotations
+
+import binascii
+import struct
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from enum import IntEnum
+
+from hal.signals import LID_DOWN, LID_OFF, LID_UP, SIDES, Kind, Value, catalogue
+
+VERSION = 1
+FLAG = 0x7E         # starts and ends every frame
+ESC = 0x7D          # the next byte is xor 0x20
+HEADER = 3          # LEN SEQ TYPE
+TRAILER = 2         # CRC
+MAX_PAYLOAD = 255   # LEN is one byte
+MAX_BODY = HEADER + MAX_PAYLOAD + TRAILER
+SEQ_MOD = 256
+WINDOW = 8          # frames a sender may have unacknowledged (go-back-N)
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF; crc16(b"123456789") == 0x29B1."""
+    return binascii.crc_hqx(data, 0xFFFF)
+
+
+class Msg(IntEnum):
+    """Message types. Sequenced ones are acknowledged and retransmitted."""
+
+    HELLO = 0x01       # host → board: protocol version; (re)starts the link
+    WELCOME = 0x02     # board → host: version, heartbeat limit, every input's value
+    ACK = 0x03         # either way: the next sequence number the sender expects
+    HEARTBEAT = 0x04   # either way: "I am alive"; board adds its failsafe flag
+    SET = 0x10         # host → board, sequenced: drive one output channel
+    SAFE = 0x11        # host → board, sequenced: every output to its safe value
+    INPUT = 0x20       # board → host, sequenced: one input channel changed
+
+
+SEQUENCED = frozenset({Msg.SET, Msg.SAFE, Msg.INPUT})
+
+# Channel numbers are the wire's names for the table's signals. Append only: a board
+# flashed with this table must keep meaning the same signal by the same number.
+_GENERAL = ("motor.lid", "motor.disc", "motor.ring", "motor.dice", "lamp.ready",
+            "lamp.building", "buzzer", "display", "lid.upper", "lid.lower", "dice.spin",
+            "key.lift.0", "key.lift.1", "reset", "case_open")
+_PER_SIDE = ("lamp.dealer.{n}", "key.dice.{n}", "motor.side.{n}.conveyor",
+             "motor.side.{n}.head", "motor.side.{n}.plate", "side.{n}.full",
+             "side.{n}.count", "side.{n}.head_home", "side.{n}.plate_home",
+             "side.{n}.face_up", "side.{n}.tile_id")
+CHANNELS: tuple[str, ...] = _GENERAL + tuple(p.format(n=n) for n in SIDES for p in _PER_SIDE)
+CHANNEL_OF: Mapping[str, int] = {name: i for i, name in enumerate(CHANNELS)}
+_KINDS = {s.name: s.kind for s in catalogue(tile_reader=True, face_up_sensor=True).values()}
+_LID_CODES = {LID_OFF: 0, LID_UP: 1, LID_DOWN: 2}
+_LID_NAMES = {v: k for k, v in _LID_CODES.items()}
+
+
+class ProtocolError(ValueError):
+    """Bytes that are not a valid message; the receiver drops them."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    seq: int
+    type: int
+    payload: bytes = b""
+
+    def encode(self) -> bytes:
+        if len(self.payload) > MAX_PAYLOAD:
+            raise ProtocolError(f"payload of {len(self.payload)} bytes, at most {MAX_PAYLOAD}")
+        body = bytes((len(self.payload), self.seq % SEQ_MOD, self.type)) + self.payload
+        return bytes((FLAG,)) + _stuff(body + crc16(body).to_bytes(2, "big")) + bytes((FLAG,))
+
+
+def _stuff(data: bytes) -> bytes:
+    return data.replace(b"\x7d", b"\x7d\x5d").replace(b"\x7e", b"\x7d\x5e")
+
+
+def _unstuff(data: bytes) -> bytes | None:
+    out = bytearray()
+    escaped = False
+    for byte in data:
+        if escaped:
+            if byte not in (0x5D, 0x5E):
+                return None
+            out.append(byte ^ 0x20)
+            escaped = False
+        elif byte == ESC:
+            escaped = True
+        else:
+            out.append(byte)
+    return None if escaped else bytes(out)
+
+
+class Decoder:
+    """Turns a byte stream into frames; anything that fails its checks is dropped.
+
+    Bytes between two FLAGs are one frame candidate: it is delivered only when it
+    unstuffs cleanly, its LEN matches and its CRC is right. Bytes before the first
+    FLAG are skipped (we joined mid-frame).
+    """
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._synced = False
+        self.bad_frames = 0        # candidates that failed unstuffing, LEN or CRC
+        self.skipped_bytes = 0     # bytes before the first FLAG or in an overlong run
+
+    def feed(self, data: bytes) -> Iterator[Frame]:
+        for chunk_end, part in _split_keep(data):
+            if not self._synced:
+                self.skipped_bytes += len(part)
+                if chunk_end:
+                    self._synced = True
+                continue
+            self._buf += part
+            if len(self._buf) > 2 * MAX_BODY:       # no FLAG for too long: garbage
+                self.skipped_bytes += len(self._buf)
+                self._buf.clear()
+                self._synced = False
+                continue
+            if not chunk_end:
+                continue
+            candidate = bytes(self._buf)
+            self._buf.clear()
+            if candidate:
+                frame = self._parse(candidate)
+                if frame is None:
+                    self.bad_frames += 1
+                else:
+                    yield frame
+
+    @staticmethod
+    def _parse(stuffed: bytes) -> Frame | None:
+        body = _unstuff(stuffed)
+        if body is None or len(body) < HEADER + TRAILER:
+            return None
+        if body[0] != len(body) - HEADER - TRAILER:
+            return None
+        if crc16(body[:-TRAILER]) != int.from_bytes(body[-TRAILER:], "big"):
+            return None
+        return Frame(seq=body[1], type=body[2], payload=body[HEADER:-TRAILER])
+
+
+def _split_keep(data: bytes) -> Iterator[tuple[bool, bytes]]:
+    """(ends at a FLAG, bytes before it) for each piece of `data`."""
+    start = 0
+    while True:
+        at = data.find(FLAG, start)
+        if at < 0:
+            if start < len(data):
+                yield False, data[start:]
+            return
+        yield True, data[start:at]
+        start = at + 1
+
+
+# -- values and messages --------------------------------------------------------------
+
+def encode_value(name: str, value: Value) -> bytes:
+    kind = _KINDS[name]
+    if kind is Kind.LID_MOTOR:
+        return bytes((_LID_CODES[str(value)],))
+    if kind in (Kind.DISPLAY, Kind.READER):
+        return ("" if value is None else str(value)).encode()
+    return b"\x01" if value else b"\x00"
+
+
+def decode_value(name: str, data: bytes) -> Value:
+    kind = _KINDS[name]
+    if kind is Kind.LID_MOTOR:
+        if len(data) != 1 or data[0] not in _LID_NAMES:
+            raise ProtocolError(f"{name}: bad lid command {data!r}")
+        return _LID_NAMES[data[0]]
+    if kind is Kind.DISPLAY:
+        return data.decode(errors="replace")
+    if kind is Kind.READER:
+        return data.decode(errors="replace") or None
+    if data not in (b"\x00", b"\x01"):
+        raise ProtocolError(f"{name}: bad on/off value {data!r}")
+    return data == b"\x01"
+
+
+def channel_name(channel: int) -> str:
+    if not 0 <= channel < len(CHANNELS):
+        raise ProtocolError(f"unknown channel {channel}")
+    return CHANNELS[channel]
+
+
+def encode_signal(name: str, value: Value) -> bytes:
+    """Payload of SET and INPUT: channel, then the value."""
+    return bytes((CHANNEL_OF[name],)) + encode_value(name, value)
+
+
+def decode_signal(payload: bytes) -> tuple[str, Value]:
+    if not payload:
+        raise ProtocolError("empty signal payload")
+    name = channel_name(payload[0])
+    return name, decode_value(name, payload[1:])
+
+
+def encode_hello(version: int = VERSION) -> bytes:
+    return bytes((version,))
+
+
+def decode_hello(payload: bytes) -> int:
+    if len(payload) != 1:
+        raise ProtocolError(f"HELLO of {len(payload)} bytes, expected 1")
+    return payload[0]
+
+
+@dataclass(frozen=True)
+class Welcome:
+    version: int
+    heartbeat_limit_s: float
+    inputs: dict[str, Value]
+
+
+def encode_welcome(heartbeat_limit_s: float, inputs: Mapping[str, Value],
+                   version: int = VERSION) -> bytes:
+    out = bytearray(struct.pack(">BH", version, round(heartbeat_limit_s * 1000)))
+    for name, value in inputs.items():
+        data = encode_value(name, value)
+        out += bytes((CHANNEL_OF[name], len(data))) + data
+    return bytes(out)
+
+
+def decode_welcome(payload: bytes) -> Welcome:
+    """Version first: a board of another version may lay out the rest differently."""
+    if len(payload) < 1:
+        raise ProtocolError("empty WELCOME")
+    version = payload[0]
+    if version != VERSION:
+        return Welcome(version, 0.0, {})
+    if len(payload) < 3:
+        raise ProtocolError("WELCOME too short")
+    (limit_ms,) = struct.unpack(">H", payload[1:3])
+    inputs: dict[str, Value] = {}
+    i = 3
+    while i < len(payload):
+        if i + 2 > len(payload):
+            raise ProtocolError("WELCOME cut inside an input")
+        name, size = channel_name(payload[i]), payload[i + 1]
+        if i + 2 + size > len(payload):
+            raise ProtocolError("WELCOME cut inside a value")
+        inputs[name] = decode_value(name, payload[i + 2:i + 2 + size])
+        i += 2 + size
+    return Welcome(version, limit_ms / 1000, inputs)
+
+
+def encode_ack(next_expected: int) -> bytes:
+    return bytes((next_expected % SEQ_MOD,))
+
+
+def decode_ack(payload: bytes) -> int:
+    if len(payload) != 1:
+        raise ProtocolError(f"ACK of {len(payload)} bytes, expected 1")
+    return payload[0]
+
+
+FAILSAFE_FLAG = 0x01
+
+
+def encode_heartbeat(failsafe: bool = False) -> bytes:
+    return bytes((FAILSAFE_FLAG if failsafe else 0,))
+
+
+def decode_heartbeat(payload: bytes) -> bool:
+    """True when the board reports its failsafe latched (every output off)."""
+    if len(payload) != 1:
+        raise ProtocolError(f"HEARTBEAT of {len(payload)} bytes, expected 1")
+    return bool(payload[0] & FAILSAFE_FLAG)

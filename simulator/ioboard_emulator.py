@@ -1,0 +1,330 @@
+"""The I/O board, emulated: the board side of docs/protocol.md in front of a `SimTable`.
+
+It listens on a pty (`os.openpty`; the host opens the slave's /dev/pts/N path) or on
+TCP at 127.0.0.1 (the host opens `socket://127.0.0.1:PORT`), so the firmware's real
+serial path runs against the simulated machine. Like a real board it applies SET and
+SAFE commands, reports every input change, answers the handshake with its version,
+its heartbeat limit and every input's value, and turns every output off by itself
+when the host falls silent for longer than that limit (latched until the next HELLO).
+
+Link faults of MECHANICS.md §7 are injected here: `noise` (probability that a bit is
+flipped, both directions) and `drop_link(duration_s)` (nothing crosses the cable).
+
+Run it on its own for `mjtable run` with `[hal] backend = "ioboard"`:
+`python -m simulator.ioboard_emulator --listen 7700` (or `--pty`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import select
+import socket
+import threading
+import tty
+from typing import Any, Protocol
+
+from firmware.clock import Clock
+from hal.link import LinkEnd
+from hal.protocol import (
+    VERSION,
+    Decoder,
+    Msg,
+    decode_hello,
+    decode_signal,
+    encode_heartbeat,
+    encode_signal,
+    encode_welcome,
+)
+from hal.signals import Value
+from simulator.lockstep import Meter
+from simulator.table import SimTable
+
+READ_TIMEOUT_S = 0.05
+
+
+class BoardPort(Protocol):
+    url: str
+
+    def read(self) -> bytes: ...
+
+    def write(self, data: bytes) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class _Metered:
+    """Counts bytes for the lockstep clock; a no-op without a meter."""
+
+    def __init__(self, meter: Meter | None) -> None:
+        self.meter = meter
+        self._unconsumed = 0
+
+    def _before_read(self) -> None:
+        if self.meter is not None:
+            self.meter.consumed(self._unconsumed)
+        self._unconsumed = 0
+
+    def _after_read(self, data: bytes) -> bytes:
+        self._unconsumed = len(data)
+        return data
+
+    def _before_write(self, data: bytes) -> None:
+        if self.meter is not None:
+            self.meter.sent(len(data))
+
+
+class PtyPort(_Metered):
+    """The board end of a pseudo-terminal; `url` is the slave device the host opens."""
+
+    def __init__(self, meter: Meter | None = None) -> None:
+        super().__init__(meter)
+        self._master, self._slave = os.openpty()
+        # Raw at once: a cooked pty would echo our own frames back to us.
+        tty.setraw(self._slave)
+        self.url = os.ttyname(self._slave)
+
+    def read(self) -> bytes:
+        self._before_read()
+        ready, _, _ = select.select([self._master], [], [], READ_TIMEOUT_S)
+        if not ready:
+            return b""
+        try:
+            return self._after_read(os.read(self._master, 4096))
+        except OSError:
+            return b""
+
+    def write(self, data: bytes) -> None:
+        self._before_write(data)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._master, view):]
+
+    def close(self) -> None:
+        for fd in (self._master, self._slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+class TcpPort(_Metered):
+    """A TCP listener on 127.0.0.1 only; one host connection at a time."""
+
+    def __init__(self, port: int = 0, meter: Meter | None = None) -> None:
+        super().__init__(meter)
+        self._server = socket.create_server(("127.0.0.1", port))
+        self._server.settimeout(READ_TIMEOUT_S)
+        self.url = f"socket://127.0.0.1:{self._server.getsockname()[1]}"
+        self._conn: socket.socket | None = None
+        self._lock = threading.Lock()
+
+    def read(self) -> bytes:
+        self._before_read()
+        if self._conn is None:
+            try:
+                conn, _ = self._server.accept()
+            except (TimeoutError, OSError):
+                return b""
+            conn.settimeout(READ_TIMEOUT_S)
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with self._lock:
+                self._conn = conn
+        try:
+            data = self._conn.recv(4096)
+        except TimeoutError:
+            return b""
+        except OSError:
+            data = b""
+        if not data:                      # the host hung up: wait for the next one
+            with self._lock:
+                self._conn.close()
+                self._conn = None
+        return self._after_read(data)
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            conn = self._conn
+        if conn is None:
+            return                        # nobody listening: the bytes are lost
+        self._before_write(data)
+        with contextlib.suppress(OSError):
+            conn.sendall(data)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+        self._server.close()
+
+
+class IoBoardEmulator:
+    """The board's firmware: link layer, channel I/O and the heartbeat failsafe."""
+
+    def __init__(self, table: SimTable, clock: Clock, port: BoardPort, *,
+                 version: int = VERSION, heartbeat_limit_s: float = 0.5,
+                 heartbeat_s: float = 0.1, retransmit_s: float = 0.03, max_retries: int = 15,
+                 noise: float = 0.0, seed: int = 0) -> None:
+        self.table = table
+        self.clock = clock
+        self.port = port
+        self.version = version
+        self.heartbeat_limit_s = heartbeat_limit_s
+        self.noise = noise
+        self.failsafe = False
+        self.failsafe_at: float | None = None
+        self.bits_flipped = 0
+        # One stream per direction: the two readers' interleaving must not shift them.
+        self._rng_in = random.Random(f"ioboard-noise-in-{seed}")
+        self._rng_out = random.Random(f"ioboard-noise-out-{seed}")
+        self._drop_until = float("-inf")
+        self._decoder = Decoder()
+        self._stop = threading.Event()
+        self._reader: threading.Thread | None = None
+        self.link = LinkEnd(clock, self._send_bytes, on_message=self._on_message,
+                            on_dead=self._on_dead, retransmit_s=retransmit_s,
+                            max_retries=max_retries, heartbeat_s=heartbeat_s,
+                            silence_s=heartbeat_limit_s,
+                            heartbeat_payload=lambda: encode_heartbeat(self.failsafe))
+        table.listener = self._on_table_change
+
+    @property
+    def url(self) -> str:
+        return self.port.url
+
+    def start(self) -> None:
+        self._reader = threading.Thread(target=self._read_loop, name="ioboard-emulator",
+                                        daemon=True)
+        self._reader.start()
+
+    def close(self) -> None:
+        self.link.stop()
+        self._stop.set()
+        if self._reader is not None:
+            self._reader.join(timeout=1.0)
+        self.port.close()
+
+    # -- injected link faults (call inside the loop) -----------------------------------
+
+    def drop_link(self, duration_s: float) -> None:
+        """From now on, for `duration_s`, nothing crosses the cable either way."""
+        self._drop_until = self.clock.now() + duration_s
+
+    def _dropping(self) -> bool:
+        return self.clock.now() < self._drop_until
+
+    def _garble(self, data: bytes, rng: random.Random) -> bytes:
+        if self.noise <= 0:
+            return data
+        out = bytearray(data)
+        for i in range(len(out)):
+            for bit in range(8):
+                if rng.random() < self.noise:
+                    out[i] ^= 1 << bit
+                    self.bits_flipped += 1
+        return bytes(out)
+
+    # -- bytes ------------------------------------------------------------------------
+
+    def _send_bytes(self, data: bytes) -> None:
+        if self._dropping():
+            return
+        self.port.write(self._garble(data, self._rng_out))
+
+    def _read_loop(self) -> None:
+        while not self._stop.is_set():
+            data = self.port.read()
+            if data:
+                self.clock.post(lambda d=data: self._on_bytes(d))
+
+    def _on_bytes(self, data: bytes) -> None:
+        if self._dropping():
+            return
+        for frame in self._decoder.feed(self._garble(data, self._rng_in)):
+            if frame.type == Msg.HELLO:
+                self._hello(frame.payload)
+            else:
+                self.link.on_frame(frame)
+
+    # -- the board's firmware ---------------------------------------------------------
+
+    def _hello(self, payload: bytes) -> None:
+        try:
+            decode_hello(payload)
+        except ValueError:
+            return
+        # Whatever the host speaks, say what we speak: the host decides (link.version).
+        inputs = {name: value for name, value in self.table.values.items()
+                  if not self.table.signals[name].is_output}
+        self.link.send_now(Msg.WELCOME, encode_welcome(self.heartbeat_limit_s, inputs,
+                                                       version=self.version))
+        self.failsafe = False
+        self.failsafe_at = None
+        self.link.start()
+
+    def _on_message(self, msg: int, payload: bytes) -> None:
+        if msg == Msg.SET:
+            name, value = decode_signal(payload)
+            if not self.failsafe:
+                self.table.command(name, value)
+        elif msg == Msg.SAFE:
+            self._all_outputs_off()
+
+    def _on_dead(self, reason: str, evidence: dict[str, Any]) -> None:
+        # The host is silent (or deaf): every output off, latched until HELLO.
+        self._all_outputs_off()
+        self.failsafe = True
+        self.failsafe_at = self.clock.now()
+
+    def _all_outputs_off(self) -> None:
+        for signal in self.table.signals.values():
+            if signal.is_output:
+                self.table.command(signal.name, signal.safe_value)
+
+    def _on_table_change(self, name: str, value: Value) -> None:
+        if self.link.up:
+            self.link.send(Msg.INPUT, encode_signal(name, value))
+
+
+# -- on its own ---------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m simulator.ioboard_emulator",
+        description="Emulated I/O board with a simulated table and players behind it.")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--listen", type=int, metavar="PORT",
+                       help="TCP port on 127.0.0.1 (host: socket://127.0.0.1:PORT)")
+    where.add_argument("--pty", action="store_true", help="a pseudo-terminal")
+    parser.add_argument("--config", help="table config (default: config/table.toml)")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--speed", type=float, default=1.0)
+    args = parser.parse_args(argv)
+    return asyncio.run(_serve(args))
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    from firmware.clock import RealClock
+    from firmware.config import load_config
+    from simulator.players import SimPlayers
+
+    config = load_config(args.config)
+    clock = RealClock(asyncio.get_running_loop(), args.speed)
+    table = SimTable(config, clock, args.seed)
+    port: BoardPort = PtyPort() if args.pty else TcpPort(args.listen)
+    board = IoBoardEmulator(table, clock, port)
+    players = SimPlayers(table, clock, config)
+    board.start()
+    print(f"I/O board emulator on {board.url} (set [ioboard] port to this)", flush=True)
+    # Players wait for the ready lamp, which only the host's firmware can light.
+    players.start()
+    try:
+        await asyncio.Event().wait()
+    finally:
+        board.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

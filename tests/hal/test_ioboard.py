@@ -1,0 +1,106 @@
+"""The firmware through the real serial path against the I/O-board emulator."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from firmware.cli import main
+from firmware.config import Config, load_config
+from hal.protocol import VERSION
+from simulator.ioboard_run import simulate_ioboard
+from simulator.run import simulate
+
+from ..conftest import CONFIGS, quick
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def short() -> Config:
+    return quick(load_config(CONFIGS["144"]), play_time_s=2.0)
+
+
+def errors(report: dict) -> list[str]:
+    """Faults that stop work; warnings (a late edge seen as timing.drift) may happen."""
+    return [f["id"] for f in report["faults"] if f["code"].startswith("E")]
+
+
+def test_two_hands_over_a_pty_match_the_in_process_simulator(short):
+    # No random jitter in the machine: then the only difference left is the link.
+    exact = dataclasses.replace(short, simulator=dataclasses.replace(
+        short.simulator, timing_jitter=0.0, count_bounce=0.0))
+    report = simulate_ioboard(exact, 2)
+    assert report["completed"] and report["faults"] == []
+    assert report["tiles_accounted"] and report["motors_off_at_end"]
+    assert [h["tiles"] for h in report["handoffs"]] == [144, 144]
+    assert report["link"]["port"].startswith("/dev/")
+    # A frame costs no virtual time: the builds take exactly as long as in-process.
+    assert report["build_times_s"] == simulate(exact, 2)["build_times_s"]
+
+
+def test_one_hand_over_socket(short):
+    report = simulate_ioboard(short, 1, transport="socket")
+    assert report["completed"] and report["tiles_accounted"]
+    assert report["link"]["port"].startswith("socket://127.0.0.1:")
+
+
+def test_bit_errors_are_retransmitted_and_the_hand_completes(short):
+    report = simulate_ioboard(short, 1, link_noise=2e-4)
+    assert report["completed"] and errors(report) == [] and report["tiles_accounted"]
+    link = report["link"]
+    assert link["board"]["bits_flipped"] > 0
+    assert link["host"]["bad_frames"] + link["board"]["frames_received"] > 0
+    assert link["host"]["retransmits"] + link["board"]["retransmits"] > 0
+
+
+def test_a_short_drop_is_ridden_out(short):
+    report = simulate_ioboard(short, 1, link_drop=(20.0, 0.25))
+    assert report["completed"] and errors(report) == []
+
+
+def test_a_long_drop_turns_the_table_off_from_both_ends(short):
+    limit = 0.5
+    report = simulate_ioboard(short, 1, link_drop=(20.0, 5.0), heartbeat_limit_s=limit)
+    assert not report["completed"]
+    assert errors(report) == ["link.lost"]
+    (fault,) = [f for f in report["faults"] if f["id"] == "link.lost"]
+    assert fault["code"] == "E80"
+    # The host notices within its link timeout, the board within its heartbeat limit.
+    assert 20.0 < fault["sim_time_s"] <= 20.0 + short.ioboard.link_timeout_s + 0.01
+    board_off = report["link"]["board"]["failsafe_at_s"]
+    assert board_off is not None and 20.0 < board_off <= 20.0 + limit + 0.01
+    assert report["motors_safe_after_faults"] and report["motors_off_at_end"]
+    assert report["tiles_accounted"]
+
+
+def test_a_board_of_another_version_stops_with_link_version(short):
+    report = simulate_ioboard(short, 1, board_version=VERSION + 1)
+    assert not report["completed"] and report["cycles_completed"] == 0
+    (fault,) = report["faults"]
+    assert (fault["id"], fault["code"]) == ("link.version", "E81")
+    assert fault["evidence"]["board_version"] == VERSION + 1
+    assert "reflash" in report["error"]
+    assert report["motors_off_at_end"]
+
+
+def test_cli_simulate_hal_ioboard(tmp_path, capsys):
+    text = CONFIGS["144"].read_text().replace("play_time_s = 300.0", "play_time_s = 2.0")
+    assert "play_time_s = 2.0" in text
+    path = tmp_path / "short.toml"
+    path.write_text(text)
+    code = main(["simulate", "--hal", "ioboard", "--cycles", "2", "--json",
+                 "--config", str(path)])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert report["hal"] == "ioboard" and report["cycles_completed"] == 2
+    assert report["tiles_accounted"] and errors(report) == []
+
+
+def test_the_board_announces_its_own_heartbeat_limit(short):
+    report = simulate_ioboard(short, 1, link_drop=(20.0, 3.0), heartbeat_limit_s=0.7)
+    (fault,) = [f for f in report["faults"] if f["id"] == "link.lost"]
+    assert fault["evidence"]["board_turns_outputs_off_after_s"] == 0.7
+    assert 20.0 < report["link"]["board"]["failsafe_at_s"] <= 20.7 + 0.01
