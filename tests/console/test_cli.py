@@ -64,13 +64,15 @@ def test_one_shot_commands(daemon: Daemon, capsys, monkeypatch) -> None:
     # The simulated players keep playing: wait for a moment with no hands in the hole.
     deadline = time.monotonic() + 20
     while main([*sock, "--technician", "li", "test-mode", "on", "--force"]) != 0:
-        assert "hands may be in the hole" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "hands may be in the hole" in err, err
         assert time.monotonic() < deadline
         time.sleep(0.05)
     assert "test mode on" in capsys.readouterr().out
     assert main([*sock, "--technician", "li", "test", "head.1", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["results"][0]["result"] == "P" and result["results"][0]["by"] == "li"
+    assert result["results"][0]["result"] == "P", result
+    assert result["results"][0]["by"] == "li"
     assert main([*sock, "--technician", "li", "test-mode", "off"]) == 0
 
 
