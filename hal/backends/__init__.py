@@ -55,6 +55,17 @@ def open_hal(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal
         return OpenedHal(SimHal(table), "sim",
                          f"built-in simulator (seed {table.seed}, simulated players)",
                          players.start)
+    if backend == "rpigpio":
+        from hal.backends.rpigpio import RpiGpioHal, board_model
+
+        return OpenedHal(RpiGpioHal(config, clock), "rpigpio",
+                         f"GPIO of {board_model()}", lambda: None)
+    if backend == "ioboard":
+        from hal.backends.ioboard import IoBoardHal
+
+        board = IoBoardHal(config, clock)
+        board.connect()     # handshake before anyone reports the table ready
+        return OpenedHal(board, "ioboard", f"I/O board on {board.port_name}", lambda: None)
     raise HalError(
         f"HAL backend {backend!r} is not part of this build yet; "
         "set [hal] backend = \"sim\" in the config to run the built-in simulator")

@@ -1,0 +1,212 @@
+"""HAL backend on the Raspberry Pi's own GPIO lines (RPi.GPIO, or rpi-lgpio on a Pi 5).
+
+Both libraries install as the import name `RPi.GPIO`; it is imported here, lazily, and
+nowhere else. Off a Pi this backend stops with an error that names the board, the
+library and the fix — it never falls back to the simulator.
+
+Wiring is config (`[pins]`, see hal/pins.py). Edge callbacks come from the library's
+own thread: they only read the line and post the new value into the loop with
+`clock.post`; the firmware sees the change inside its loop, like every input.
+
+The 7-segment `display` is a no-op here: digits need a driver chip (TM1637, MAX7219)
+with its own protocol, not a GPIO line. The last text is kept for `read`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from pathlib import Path
+from typing import Any
+
+from firmware.clock import Clock
+from firmware.config import Config
+from firmware.configfile import ConfigError
+from hal.interface import HalError, Listener
+from hal.pins import Pin, check_complete
+from hal.signals import LID_DOWN, LID_UP, Kind, Signal, Value, catalogue
+
+MODEL_FILE = Path("/proc/device-tree/model")
+BOUNCE_MS = 5        # mechanical keys and reed switches chatter for a few ms
+
+
+def board_model(path: Path = MODEL_FILE) -> str:
+    try:
+        return path.read_text(errors="replace").rstrip("\x00\n") or "not a Raspberry Pi"
+    except OSError:
+        return "not a Raspberry Pi"
+
+
+def import_gpio(model: str | None = None) -> Any:
+    """The RPi.GPIO module, or a HalError that says what to install or configure."""
+    model = model or board_model()
+    extra = "pi5" if "Raspberry Pi 5" in model else "pi"
+    library = "rpi-lgpio" if extra == "pi5" else "RPi.GPIO"
+    fix = (f"install it with: pip install 'mjtable[{extra}]'; or, to run without table "
+           "hardware, set [hal] backend = \"sim\" in the config")
+    try:
+        import RPi.GPIO as GPIO
+    except ImportError as exc:
+        raise HalError(f"the rpigpio backend needs {library} (board: {model}); {fix} "
+                       f"[{exc}]") from None
+    except RuntimeError as exc:
+        # RPi.GPIO raises RuntimeError at import when it finds no Pi SoC.
+        raise HalError(f"the rpigpio backend cannot drive this board ({model}): {exc}; "
+                       "on a table this must be a Raspberry Pi; elsewhere set [hal] "
+                       "backend = \"sim\"") from None
+    return GPIO
+
+
+def is_pi(model: str) -> bool:
+    return model.startswith("Raspberry Pi")
+
+
+def header_lines(model: str) -> range | None:
+    """BCM lines a Pi brings out to its connector; None for a board we do not know."""
+    if not is_pi(model):
+        return None
+    if "Compute Module" in model and not any(f"Module {n}" in model for n in (4, 5)):
+        return range(46)          # CM1 and CM3: GPIO 0-45 on the SODIMM edge
+    return range(28)              # the 40-pin header (and CM4/CM5): GPIO 0-27
+
+
+def _check_board(model: str, pins: dict[str, Pin]) -> None:
+    lines = header_lines(model)
+    if lines is None:
+        return
+    beyond = [f"{name} (BCM {line})" for name, pin in pins.items() for line in pin.lines
+              if line not in lines]
+    if beyond:
+        used = sum(len(pin.lines) for pin in pins.values())
+        raise HalError(
+            f"this table needs {used} GPIO lines but the {model} brings out "
+            f"{len(lines)} (BCM 0-{lines[-1]}); no line for: {', '.join(beyond)}. "
+            "Driving lines that are not on the connector would touch the board's own "
+            "circuits, so nothing was set up. Wire the table through the I/O board "
+            "([hal] backend = \"ioboard\") or give these signals lines on the connector")
+
+
+class RpiGpioHal:
+    """The table's signals on the Pi's GPIO lines, as `[pins]` maps them."""
+
+    def __init__(self, config: Config, clock: Clock, gpio: Any | None = None,
+                 model: str | None = None) -> None:
+        """`gpio` and `model` stand in for the library and /proc/device-tree/model."""
+        self.clock = clock
+        self.signals: dict[str, Signal] = catalogue(config.table.tile_reader,
+                                                    config.table.face_up_sensor)
+        try:
+            check_complete(config.pins, self.signals, config.source)
+        except ConfigError as exc:
+            raise HalError(f"config error: {exc}") from None
+        self.pins: dict[str, Pin] = dict(config.pins)
+        self.model = model or board_model()
+        if gpio is None and not is_pi(self.model):
+            # rpi-lgpio would open whatever gpiochip this board has: refuse, loudly.
+            raise HalError(
+                f"[hal] backend = \"rpigpio\" drives a Raspberry Pi's GPIO, but this board "
+                f"is {self.model!r}. On the table's Pi install the library with "
+                "pip install 'mjtable[pi]' (Pi 4 and older, RPi.GPIO) or 'mjtable[pi5]' "
+                "(Pi 5, rpi-lgpio); to run without table hardware set [hal] backend = \"sim\"")
+        _check_board(self.model, self.pins)
+        self.gpio = gpio if gpio is not None else import_gpio(self.model)
+        self.values: dict[str, Value] = {
+            s.name: s.safe_value if s.is_output else False for s in self.signals.values()}
+        self._listener: Listener | None = None
+        self._closed = False
+        self._setup()
+
+    # -- lines ------------------------------------------------------------------------
+
+    def _level(self, pin: Pin, active: bool) -> int:
+        return self.gpio.HIGH if active != pin.invert else self.gpio.LOW
+
+    def _setup(self) -> None:
+        GPIO = self.gpio
+        GPIO.setwarnings(False)
+        GPIO.setmode(GPIO.BCM)
+        pulls = {"off": GPIO.PUD_OFF, "up": GPIO.PUD_UP, "down": GPIO.PUD_DOWN}
+        try:
+            for name, pin in self.pins.items():
+                signal = self.signals[name]
+                if signal.is_output:
+                    # `initial` drives the safe level from the first instant.
+                    for line in pin.lines:
+                        GPIO.setup(line, GPIO.OUT, initial=self._level(pin, False))
+                    continue
+                GPIO.setup(pin.lines[0], GPIO.IN, pull_up_down=pulls[pin.pull])
+                self.values[name] = self._sample(pin)
+                GPIO.add_event_detect(pin.lines[0], GPIO.BOTH,
+                                      callback=lambda _line, n=name: self._edge(n),
+                                      bouncetime=BOUNCE_MS)
+        except (RuntimeError, ValueError) as exc:
+            with contextlib.suppress(Exception):
+                GPIO.cleanup()
+            raise HalError(f"GPIO set-up failed at {name} (BCM {pin.lines}): {exc}; check "
+                           "[pins] and that this user is in group gpio") from None
+
+    def _sample(self, pin: Pin) -> bool:
+        return bool(self.gpio.input(pin.lines[0])) != pin.invert
+
+    def _edge(self, name: str) -> None:
+        """The library's thread: read the line, hand the value to the loop, nothing more."""
+        value = self._sample(self.pins[name])
+        self.clock.post(lambda: self._deliver(name, value))
+
+    def _deliver(self, name: str, value: bool) -> None:
+        if self._closed or self.values[name] == value:
+            return           # a bounce that settled where it started
+        self.values[name] = value
+        if self._listener is not None:
+            self._listener(name, value)
+
+    # -- Hal --------------------------------------------------------------------------
+
+    def write(self, name: str, value: Value) -> None:
+        signal = self.signals.get(name)
+        if signal is None or not signal.is_output:
+            raise KeyError(f"not an output: {name}")
+        self.values[name] = value
+        if signal.kind is Kind.DISPLAY:
+            return           # needs a driver chip; see the module docstring
+        pin = self.pins[name]
+        if signal.kind is Kind.LID_MOTOR:
+            up, down = pin.lines
+            # Both directions at once would short the H-bridge: release first.
+            self.gpio.output(up if value != LID_UP else down, self._level(pin, False))
+            self.gpio.output(up, self._level(pin, value == LID_UP))
+            self.gpio.output(down, self._level(pin, value == LID_DOWN))
+            return
+        self.gpio.output(pin.lines[0], self._level(pin, bool(value)))
+
+    def read(self, name: str) -> Value:
+        return self.values[name]
+
+    def listen(self, listener: Listener) -> None:
+        self._listener = listener
+
+    def safe_state(self) -> None:
+        """Every motor and the buzzer to their safe level. Never raises."""
+        for signal in self.signals.values():
+            if signal.is_motor or signal.name == "buzzer":
+                with contextlib.suppress(Exception):
+                    self.write(signal.name, signal.safe_value)
+
+    def all_outputs_off(self) -> None:
+        """Every output, lamps included, at its inactive level (shutdown, failsafe)."""
+        for signal in self.signals.values():
+            if signal.is_output:
+                with contextlib.suppress(Exception):
+                    self.write(signal.name, signal.safe_value)
+
+    def entropy(self) -> tuple[random.Random, str]:
+        return random.SystemRandom(), "electronic"
+
+    def close(self) -> None:
+        """Outputs off, then release every line (GPIO.cleanup)."""
+        if self._closed:
+            return
+        self.all_outputs_off()
+        self._closed = True
+        with contextlib.suppress(Exception):
+            self.gpio.cleanup()
