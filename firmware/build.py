@@ -24,7 +24,8 @@ STATES = ["idle", "building", "paused_full", "paused_top_up", "sweeping", "stage
 INITIAL = "idle"
 RUNNING = ("building", "paused_full", "paused_top_up")
 TRANSITIONS = [
-    {"trigger": "start", "source": "idle", "dest": "building", "before": "_begin"},
+    {"trigger": "start", "source": "idle", "dest": "building", "before": "_begin",
+     "after": "_announce"},
     {"trigger": "belts_full", "source": "building", "dest": "paused_full"},
     {"trigger": "belt_room", "source": "paused_full", "dest": "building"},
     {"trigger": "pause", "source": ["building", "paused_full"], "dest": "paused_top_up"},
@@ -48,6 +49,7 @@ class Build:
         self.set_name: str | None = None
         self.walls: list[list[list[str | None]]] = []
         self.untrusted = False      # a count fault happened: never finish this set as is
+        self.interrupted = False
         self._full_timer: Timer | None = None
         self._sweep_timer: Timer | None = None
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
@@ -83,13 +85,15 @@ class Build:
     def _arm_limits(self) -> None:
         timing = self.ctl.timing
         self.ctl.watch.expect("build", timing.build_fault_s, "build.tiles_missing", "build",
-                              {"limit_s": timing.build_fault_s, "why": "build too long"})
+                              lambda: {"limit_s": timing.build_fault_s, "why": "build too long",
+                                       **self._shortfall()})
         self._arm_stall()
 
     def _arm_stall(self) -> None:
         stall = self.ctl.timing.stall_s
         self.ctl.watch.expect("stall", stall, "build.tiles_missing", "build",
-                              {"why": f"no tile arrived for {stall} s", **self._shortfall()})
+                              lambda: {"why": f"no tile arrived for {stall} s",
+                                       **self._shortfall()})
 
     def _shortfall(self) -> dict[str, object]:
         target = self.ctl.config.tiles_per_side
@@ -103,13 +107,16 @@ class Build:
         set_name = event.kwargs["set_name"]
         self.set_name = set_name
         self.untrusted = False
+        self.interrupted = False    # a fault or top-up paused it: its time says nothing
         self.started_at = self.ctl.clock.now()
         self.walls = []
         self.ctl.hal.write("lamp.building", True)
         for side in self.ctl.sides:
             side.start()
         self._arm_limits()
-        self.ctl.emit("build.started", set=set_name)
+
+    def _announce(self, *_: object) -> None:
+        self.ctl.emit("build.started", set=self.set_name)
 
     def on_enter_building(self, *_: object) -> None:
         self._disc(True)
@@ -121,7 +128,11 @@ class Build:
     def on_exit_paused_full(self, *_: object) -> None:
         self._arm_stall()
 
+    def on_enter_fault(self, *_: object) -> None:
+        self.interrupted = True
+
     def on_enter_paused_top_up(self, *_: object) -> None:
+        self.interrupted = True
         self._disc(False)
         for side in self.ctl.sides:
             side.feed(False)
@@ -174,7 +185,8 @@ class Build:
         self.ctl.hal.write("buzzer", True)
         self.ctl.clock.call_later(BUZZ_S, lambda: self.ctl.hal.write("buzzer", False))
         build_s = self.finished_at - self.started_at
-        self._check_slow(build_s)
+        if not self.interrupted:
+            self._check_slow(build_s)
         self.ctl.emit("build.staged", set=self.set_name, build_s=round(build_s, 3))
 
     def _check_slow(self, build_s: float) -> None:
@@ -212,9 +224,10 @@ class Build:
     def _arm_blind(self, side: SideBuilder) -> None:
         blind = self.ctl.timing.blind_s
         self.ctl.watch.expect(f"blind.{side.side}", blind, "count.blind",
-                              f"side.{side.side}.count", {"belt_full": True,
-                                                          "counted": side.counted,
-                                                          "blind_s": blind}, side=side.side)
+                              f"side.{side.side}.count",
+                              lambda: {"belt_full": True, "counted": side.counted,
+                                       "blind_s": blind, "head_home_glitches": side.glitches},
+                              side=side.side)
 
     def extra_tile(self, side: SideBuilder) -> None:
         """A tile reached a head whose side is already complete."""

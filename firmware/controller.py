@@ -36,7 +36,8 @@ Subscriber = Callable[[Event], None]
 BUILD_SCOPE = {"head.jam", "count.double", "count.blind", "build.tiles_missing",
                "build.extra_tiles"}
 # Events after which the journal is written.
-JOURNALED = {"build.started", "build.staged", "handoff", "fault", "resume", "refeed"}
+JOURNALED = {"build.started", "build.staged", "handoff", "fault", "resume", "refeed",
+             "walls.committed", "dice.thrown"}
 
 
 class Controller:
@@ -136,6 +137,8 @@ class Controller:
             "face_up": self.face_up.export(),
             "commitment": self.handoff.commitment,
             "tampered": self.tampered,
+            # A hand being dealt survives a power cut: walls up, dice partly thrown.
+            "deal": self.cycle.deal_state(),
         }
 
     def _save_journal(self, clean: bool = False) -> None:
@@ -152,6 +155,8 @@ class Controller:
             self.tampered = bool(saved.get("tampered", False))
             if saved.get("staged_walls"):
                 self.build.restore_staged(saved["staged_set"], saved["staged_walls"])
+            if saved.get("deal"):
+                self.cycle.restore_deal(saved["deal"])
             if not saved.get("clean", False):
                 building = saved.get("build") in ("building", "paused_full", "paused_top_up")
                 fault = self.fault("power.recovered", "power", None,
@@ -191,7 +196,8 @@ class Controller:
         self.faults.append(fault)
         if error:
             recovery.remember(self)
-            if fault_id in recovery.UNTRUSTED_COUNT and self.build.running:
+            if fault_id in recovery.UNTRUSTED_COUNT and (
+                    self.build.running or self.build.state == "sweeping"):
                 self.build.untrusted = True
             if build_only:
                 self.build.stop_supervision()

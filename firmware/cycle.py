@@ -8,7 +8,7 @@ each from the right seat, and the deal is handed off.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
@@ -21,6 +21,7 @@ STATES = ["homing", "play", "opening", "hole_open", "closing", "raising", "deali
           "rolling", "top_up_opening", "top_up_open", "top_up_closing", "fault"]
 INITIAL = "homing"
 TRANSITIONS = [
+    {"trigger": "homed", "source": "homing", "dest": "dealing", "conditions": "deal_pending"},
     {"trigger": "homed", "source": "homing", "dest": "play"},
     {"trigger": "lift_key", "source": "play", "dest": "opening", "conditions": "set_staged"},
     {"trigger": "lift_key", "source": "hole_open", "dest": "closing"},
@@ -53,6 +54,7 @@ class Cycle:
         self.throws: list[list[int]] = []
         self.walls: list[list[list[str | None]]] = []
         self._plates_done: set[int] = set()
+        self._deal_pending = False
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error,
                               after_state_change="_announce")
 
@@ -60,7 +62,25 @@ class Cycle:
         if event.transition is not None and event.transition.dest is not None:
             self.ctl.emit("phase", state=self.state, cycle=self.number)
 
+    # -- a deal across a power cut ----------------------------------------------------
+
+    def deal_state(self) -> dict[str, Any] | None:
+        if self.state not in ("dealing", "rolling"):
+            return None
+        return {"walls": self.walls, "dealer": self.dealer, "throws": self.throws,
+                **self.ctl.handoff.secret()}
+
+    def restore_deal(self, saved: dict[str, Any]) -> None:
+        self.walls = saved["walls"]
+        self.dealer = saved["dealer"]
+        self.throws = [list(t) for t in saved["throws"]]
+        self.ctl.handoff.restore_secret(saved)
+        self._deal_pending = True
+
     # -- conditions -------------------------------------------------------------------
+
+    def deal_pending(self, *_: object) -> bool:
+        return self._deal_pending
 
     def set_staged(self, *_: object) -> bool:
         return self.ctl.build.state == "staged"
@@ -131,6 +151,7 @@ class Cycle:
         for plate in self.ctl.plates:
             if plate.side in self._plates_done:
                 continue
+            plate.machine.set_state("home", model=plate)
             if self.ctl.hal.read(plate.sensor):
                 plate.turn()
             else:
@@ -154,6 +175,11 @@ class Cycle:
         return None if request is None else request.thrower_position
 
     def on_enter_dealing(self, event: EventData) -> None:
+        if event.transition.source == "homing":
+            self._deal_pending = False
+            if self.dealer is not None:
+                self.ctl.hal.write(f"lamp.dealer.{self.dealer}", True)
+            return
         if event.transition.source != "raising":
             return
         # The staged set is now in play; the set just pushed in is built next.
@@ -179,7 +205,10 @@ class Cycle:
         self.ctl.dice.roll(count=request.dice)
 
     def _record_throw(self, event: EventData) -> None:
+        thrower = self.pending_thrower() if self.dealer is not None else None
         self.throws.append(event.kwargs["faces"])
+        self.ctl.emit("dice.thrown", faces=event.kwargs["faces"], thrower=thrower,
+                      cycle=self.number)
 
     def _hand_off(self, *_: object) -> None:
         assert self.dealer is not None and self.set_in_play is not None

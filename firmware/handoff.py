@@ -34,6 +34,16 @@ class Handoff:
     def next_throw(self, dealer: int, throws: list[list[int]]) -> rules.ThrowRequest | None:
         return rules.next_throw(self.variant, dealer, throws)
 
+    def secret(self) -> dict[str, Any]:
+        """What the journal keeps so a hand dealt across a power cut keeps its commitment."""
+        return {"nonce": self._nonce, "commitment": self.commitment,
+                "revealed": self._revealed}
+
+    def restore_secret(self, saved: dict[str, Any]) -> None:
+        self._nonce = saved.get("nonce")
+        self.commitment = saved.get("commitment")
+        self._revealed = saved.get("revealed")
+
     def commit(self, walls: Walls, cycle: int) -> str:
         """Publish the commitment to the walls that just rose."""
         if self._nonce is not None:

@@ -31,19 +31,23 @@ class Lid:
         if self.ctl.hal.read("lid.upper"):
             self.reached_upper()
             return
+        whole = bool(self.ctl.hal.read("lid.lower"))
         self.ctl.hal.write("motor.lid", LID_UP)
         self.ctl.supervisor.expect(
             "lid.up", "lid.upper", "lid.not_rising", "motor.lid",
-            moved=lambda: not self.ctl.hal.read("lid.lower"), timed_stop=self.reached_upper)
+            moved=lambda: not self.ctl.hal.read("lid.lower"), timed_stop=self.reached_upper,
+            learn=whole)
 
     def on_enter_closing(self, *_: object) -> None:
         if self.ctl.hal.read("lid.lower"):
             self.reached_lower()
             return
+        whole = bool(self.ctl.hal.read("lid.upper"))
         self.ctl.hal.write("motor.lid", LID_DOWN)
         self.ctl.supervisor.expect(
             "lid.down", "lid.lower", "lid.not_lowering", "motor.lid",
-            moved=lambda: not self.ctl.hal.read("lid.upper"), timed_stop=self.reached_lower)
+            moved=lambda: not self.ctl.hal.read("lid.upper"), timed_stop=self.reached_lower,
+            learn=whole)
 
     def on_enter_open(self, *_: object) -> None:
         self.ctl.hal.write("motor.lid", LID_OFF)

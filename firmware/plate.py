@@ -35,20 +35,21 @@ class Plate:
     def key(self) -> str:
         return f"plate.{self.side}"
 
-    def _supervise(self) -> None:
+    def _supervise(self, whole: bool) -> None:
         self.ctl.hal.write(self.motor, True)
         self.ctl.supervisor.expect(
             self.key, self.sensor, "plate.stuck", f"side.{self.side}.plate", self.side,
-            {"left_home": self.left}, moved=lambda: self.left, timed_stop=self.back_home)
+            {"left_home": self.left}, moved=lambda: self.left, timed_stop=self.back_home,
+            learn=whole)
 
     def on_enter_leaving(self, *_: object) -> None:
         self.left = False
-        self._supervise()
+        self._supervise(whole=True)
 
     def _rehoming(self, *_: object) -> None:
         # Found off home: turn on until home; being off home is evidence it moved.
         self.left = not self.ctl.hal.read(self.sensor)
-        self._supervise()
+        self._supervise(whole=False)
 
     def on_enter_home(self, *_: object) -> None:
         self.ctl.hal.write(self.motor, False)

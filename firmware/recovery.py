@@ -54,7 +54,8 @@ def _resume_build(ctl: Controller, before: dict[str, str]) -> None:
     build_was = before.get("build", ctl.build.state)
     if ctl.build.state != "fault":
         return
-    if build_was in ("building", "paused_full", "paused_top_up") and ctl.build.untrusted:
+    building = ("building", "paused_full", "paused_top_up", "sweeping")
+    if build_was in building and ctl.build.untrusted:
         # Counting went wrong: never finish this set as if it were right.
         ctl.build.machine.set_state("idle", model=ctl.build)
         for side in ctl.sides:
@@ -68,6 +69,8 @@ def _resume_build(ctl: Controller, before: dict[str, str]) -> None:
                                 else build_was, model=ctl.build)
     if build_was in ("building", "paused_full"):
         ctl.build.resume_after_fault()
+    elif build_was == "sweeping":
+        ctl.build.swept()
 
 
 def _resume_cycle(ctl: Controller, was: str) -> None:

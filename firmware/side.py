@@ -47,6 +47,9 @@ class SideBuilder:
         self.tiles: list[str | None] = []   # in the order counted
         self.last_arrival: float | None = None
         self.left_home = False    # the cam was seen leaving home this turn
+        self.turn_from_home = True  # this turn began at home: its end stacks a tile
+        self.glitches = 0           # impossible home edges seen (a flaky sensor)
+        self.whole_turn = False     # this turn started at home and was not interrupted
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     @property
@@ -86,24 +89,28 @@ class SideBuilder:
         self.ctl.build.side_full()
 
     def rehome(self) -> None:
-        """Turn the cam until it is home again (found off home at boot)."""
+        """Turn the cam until it is home again (found off home)."""
         self._turn()
 
     def resume_turn(self) -> None:
         """After a fault is cleared: finish the interrupted turn, or feed again."""
+        self.feed(True)
         if self.state == "stacking":
-            self._turn()
-        elif self.state == "feeding":
-            self.feed(True)
+            self._turn(resumed=True)
 
-    def _turn(self) -> None:
-        self.left_home = not self.ctl.hal.read(f"side.{self.side}.head_home")
+    def _turn(self, resumed: bool = False) -> None:
+        home = bool(self.ctl.hal.read(f"side.{self.side}.head_home"))
+        if not resumed:
+            # A cam found off home finishes a part turn first: that one stacks nothing.
+            self.turn_from_home = home
+        self.left_home = not home
+        self.whole_turn = home and not resumed
         self.ctl.hal.write(self.head, True)
         self.ctl.supervisor.expect(
             self.key, f"side.{self.side}.head_home", "head.jam", f"side.{self.side}.head",
             self.side, {"counted": self.counted, "stacked": self.stacked,
                         "count_active": bool(self.ctl.hal.read(f"side.{self.side}.count"))},
-            moved=lambda: self.left_home, timed_stop=self.on_home)
+            moved=lambda: self.left_home, timed_stop=self.on_home, learn=self.whole_turn)
 
     # -- sensor edges -----------------------------------------------------------------
 
@@ -142,17 +149,27 @@ class SideBuilder:
         if not home:
             self.left_home = True
             return
-        if self.ctl.supervisor.is_supervised(self.key):
-            self.on_home()
+        elapsed = self.ctl.supervisor.elapsed(self.key)
+        if elapsed is None:
+            return
+        if self.whole_turn and elapsed < 0.7 * self.ctl.supervisor.learned(self.key):
+            # Home again so early is impossible (a worn motor is slower, never faster):
+            # a glitch on the sensor.
+            self.glitches += 1
+            self.ctl.emit("sensor.glitch", sensor=f"side.{self.side}.head_home",
+                          after_s=round(elapsed, 4))
+            return
+        self.on_home()
 
     def on_home(self) -> None:
         self.ctl.supervisor.reached(self.key)
         if self.state != "stacking":
-            # Re-homing at boot: the cam was found off home and has come round.
+            # Re-homing: the cam was found off home and has come round.
             self.ctl.hal.write(self.head, False)
             self.ctl.cycle.check_homed()
             return
-        self.stacked += 1
+        if self.turn_from_home:
+            self.stacked += 1
         if self.tiles_waiting():
             self._turn()
         else:

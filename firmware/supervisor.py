@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 from firmware.clock import Timer
 from firmware.watch import Watch
 
+TIMED_STOP_MARGIN = 1.1
+
 if TYPE_CHECKING:
     from firmware.controller import Controller
 
@@ -35,6 +37,7 @@ class _Motion:
     moved: Callable[[], bool] | None
     timed_stop: Callable[[], None] | None
     started: float
+    learn: bool = True
     timer: Timer | None = None
 
 
@@ -100,18 +103,20 @@ class Supervisor:
     def expect(self, mechanism: str, sensor: str, fault_id: str, where: str,
                side: int | None = None, evidence: dict[str, Any] | None = None,
                moved: Callable[[], bool] | None = None,
-               timed_stop: Callable[[], None] | None = None) -> None:
+               timed_stop: Callable[[], None] | None = None, learn: bool = True) -> None:
         """A motor was commanded: `sensor` must be seen within k·T.
 
         `moved` tells whether the mechanism evidently moved; `timed_stop` completes
-        the motion without its sensor (the fallback for a failed sensor).
+        the motion without its sensor (the fallback for a failed sensor). Only whole
+        motions (`learn`) teach the travel time: a resumed one is shorter.
         """
         self.cancel(mechanism)
         motion = _Motion(sensor, fault_id, where, side, dict(evidence or {}), moved,
-                         timed_stop, self.ctl.clock.now())
+                         timed_stop, self.ctl.clock.now(), learn)
         learned = self.learned(mechanism)
         if sensor in self.degraded and timed_stop is not None:
-            motion.timer = self.ctl.clock.call_later(learned,
+            # A little past T, so the mechanism surely reaches its mechanical stop.
+            motion.timer = self.ctl.clock.call_later(learned * TIMED_STOP_MARGIN,
                                                      lambda: self._timed(mechanism))
         else:
             motion.timer = self.ctl.clock.call_later(self.k * learned,
@@ -126,17 +131,23 @@ class Supervisor:
         if motion.timer is not None:
             motion.timer.cancel()
         self.misses[motion.sensor] = 0
-        self._record(mechanism, self.ctl.clock.now() - motion.started)
+        if motion.learn:
+            self._record(mechanism, self.ctl.clock.now() - motion.started)
 
     def restart(self, mechanism: str) -> None:
         """The same motion goes on (a head turning again for the next tile)."""
         motion = self._motions.get(mechanism)
         if motion is not None:
             self.expect(mechanism, motion.sensor, motion.fault_id, motion.where,
-                        motion.side, motion.evidence, motion.moved, motion.timed_stop)
+                        motion.side, motion.evidence, motion.moved, motion.timed_stop,
+                        motion.learn)
 
     def is_supervised(self, mechanism: str) -> bool:
         return mechanism in self._motions
+
+    def elapsed(self, mechanism: str) -> float | None:
+        motion = self._motions.get(mechanism)
+        return None if motion is None else self.ctl.clock.now() - motion.started
 
     def cancel(self, mechanism: str) -> None:
         motion = self._motions.pop(mechanism, None)

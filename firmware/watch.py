@@ -29,15 +29,20 @@ class Watch:
         self.last_duration: dict[str, float] = {}
 
     def expect(self, key: str, within_s: float, fault_id: str, where: str,
-               evidence: dict[str, Any], side: int | None = None) -> None:
-        """Arm (or re-arm) the watchdog `key`: `fault_id` unless `done(key)` in time."""
+               evidence: dict[str, Any] | Callable[[], dict[str, Any]],
+               side: int | None = None) -> None:
+        """Arm (or re-arm) the watchdog `key`: `fault_id` unless `done(key)` in time.
+
+        `evidence` may be a function: then it describes the moment the watchdog fires.
+        """
         self.cancel(key)
         started = self.clock.now()
 
         def missed() -> None:
             self._armed.pop(key, None)
             waited = round(self.clock.now() - started, 3)
-            self.on_miss(fault_id, where, side, {**evidence, "waited_s": waited})
+            facts = evidence() if callable(evidence) else evidence
+            self.on_miss(fault_id, where, side, {**facts, "waited_s": waited})
 
         self._armed[key] = _Armed(self.clock.call_later(within_s, missed), started)
 

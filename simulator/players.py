@@ -1,18 +1,22 @@
 """Simulated players: they play a hand, feed the played set back, and throw the dice.
 
 They act only on what players at a real table see and do: the ready lamp, the lid,
-the walls rising, the dice shown on the display, and the panel keys.
+the walls rising, the dice shown on the display, and the panel keys. Like people, they
+try again when the table does not respond (a key pressed during a fault, say).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import rules
 from firmware.clock import Clock
 from firmware.config import Config
 from hal.signals import Value
 from simulator.table import SimTable
+
+PATIENCE_S = 60.0     # players try again after this long without anything happening
 
 
 class SimPlayers:
@@ -24,59 +28,122 @@ class SimPlayers:
         self.rng = random.Random(f"players-{table.seed}")
         self.dealer = 0
         self.throws: list[list[int]] = []
+        self.pending_seat: int | None = None
         # First use: set B is in the players' hands; feed it when set A is ready.
         self.phase = "want_lift"
         self.hands_played = 0
-        table.observers.append(self._on_change)
+        self.leave_behind = 0     # injected: tiles forgotten on the table at the next push
+        self.foreign = 0          # injected: tiles of another set pushed in
+        self.topping_up = False
+        self._progress = 0
+        table.witnesses.append(self._on_change)
+        self.clock.call_later(PATIENCE_S, self._patience)
 
-    def _later(self, delay: float, action) -> None:
+    def _later(self, delay: float, action: Callable[[], None]) -> None:
         self.clock.call_later(delay, action)
 
     def _press(self, key: str) -> None:
         self.table.press(key)
 
+    def _to(self, phase: str) -> None:
+        self.phase = phase
+        self._progress += 1
+
     def _on_change(self, name: str, value: Value) -> None:
         phase = self.phase
+        if self.topping_up:
+            if name == "lid.upper" and value:
+                self._later(self.sim.push_time_s / 4, self._topped_up)
+            return
         if phase == "want_lift" and name == "lamp.ready" and value:
             self._ask_lift()
         elif phase == "waiting_open" and name == "lid.upper" and value:
-            self.phase = "pushing"
+            self._to("pushing")
             self._later(self.sim.push_time_s, self._pushed)
         elif (phase == "waiting_walls" and name.endswith(".plate_home") and value
               and self.table.walls_up()):
-            self.phase = "throwing"
+            self._to("throwing")
             self.throws = []
-            self._later(self.sim.key_delay_s, lambda: self._press(f"key.dice.{self.dealer}"))
-        elif phase == "throwing" and name == "display" and _faces(value):
-            self.throws.append(_faces(value))
+            self._throw(self.dealer)
+        elif phase == "throwing" and name == "display":
+            self._on_display(value)
+
+    def _on_display(self, value: Value) -> None:
+        faces = _faces(value)
+        if faces:
+            self.throws.append(faces)
             request = rules.next_throw(self.variant, self.dealer, self.throws)
             if request is None:
-                self.phase = "playing"
+                self.pending_seat = None
+                self._to("playing")
                 self._later(self.sim.play_time_s, self._hand_over)
             else:
-                seat = request.thrower_position
-                self._later(self.sim.key_delay_s, lambda: self._press(f"key.dice.{seat}"))
+                self._throw(request.thrower_position)
+        elif value == "" and self.pending_seat is not None:
+            # The display cleared after a fault: the throw is wanted again.
+            self._throw(self.pending_seat)
+
+    def _throw(self, seat: int) -> None:
+        self.pending_seat = seat
+        self._later(self.sim.key_delay_s, lambda: self._press(f"key.dice.{seat}"))
 
     def start(self) -> None:
         if self.table.values["lamp.ready"]:
             self._ask_lift()
 
     def _ask_lift(self) -> None:
-        self.phase = "waiting_open"
+        self._to("waiting_open")
         self._later(self.sim.key_delay_s, lambda: self._press("key.lift.0"))
 
     def _pushed(self) -> None:
-        self.table.push_into_hole()
-        self.phase = "waiting_walls"
+        left = self.table.push_into_hole(leave_behind=self.leave_behind)
+        self.leave_behind = 0
+        if self.foreign:
+            self.table.add_foreign_tiles(self.foreign)
+            self.foreign = 0
+        self._forgotten = left
+        self._to("waiting_walls")
         self._later(self.sim.key_delay_s, lambda: self._press("key.lift.1"))
 
     def _hand_over(self) -> None:
         self.hands_played += 1
         if self.rng.random() >= self.sim.dealer_keeps:
             self.dealer = (self.dealer + 1) % 4
-        self.phase = "want_lift"
+        self._to("want_lift")
         if self.table.values["lamp.ready"]:
             self._ask_lift()
+
+    # -- top-up: both lift keys, add the forgotten tiles, one key --------------------
+
+    def top_up(self) -> None:
+        self.topping_up = True
+        self.table.press("key.lift.0")
+        self.table.press("key.lift.1")
+
+    def _topped_up(self) -> None:
+        self.table.push_loose()
+        self.topping_up = False
+        self._later(self.sim.key_delay_s, lambda: self._press("key.lift.0"))
+
+    # -- patience -------------------------------------------------------------------
+
+    def _patience(self) -> None:
+        """Nothing happened for a while: do again what the table seems to wait for."""
+        seen = self._progress
+        if not self.topping_up and seen == getattr(self, "_seen", None):
+            values = self.table.values
+            if self.phase in ("want_lift", "waiting_open") and values["lamp.ready"]:
+                self._ask_lift()
+            elif self.phase == "waiting_walls" and self.table.walls_up():
+                self._to("throwing")
+                self.throws = []
+                self._throw(self.dealer)
+            elif self.phase == "waiting_walls" and self.table.physical["lid.upper"]:
+                self._press("key.lift.1")
+            elif self.phase == "throwing" and self.pending_seat is not None:
+                self._throw(self.pending_seat)
+        self._seen = self._progress
+        self.clock.call_later(PATIENCE_S, self._patience)
 
 
 def _faces(value: Value) -> list[int]:

@@ -81,7 +81,10 @@ class SimTable:
                                          for s in self.signals.values()}
         self.physical: dict[str, Value] = dict(self.values)
         self.listener: Listener | None = None
+        # What the firmware's sensors report (a console, the I/O-board emulator) ...
         self.observers: list[Callable[[str, Value], None]] = []
+        # ... and what really happens, as people at the table see it.
+        self.witnesses: list[Callable[[str, Value], None]] = []
         self.tiles = make_sets(config.table.tiles)
         self.where: dict[int, str] = {}
         self.disc: list[Tile] = []
@@ -144,6 +147,13 @@ class SimTable:
             self._to_disc(tile)
         return left
 
+    def push_loose(self) -> int:
+        """Players push the loose tiles on the table (not the walls) into the hole."""
+        loose, self.on_table = self.on_table, []
+        for tile in loose:
+            self._to_disc(tile)
+        return len(loose)
+
     def add_foreign_tiles(self, count: int) -> list[Tile]:
         """Tiles of another set pushed in with this one."""
         foreign = [Tile(len(self.tiles) + i, self.rng.choice(self.tiles).code, "X")
@@ -156,7 +166,9 @@ class SimTable:
     def remove_foreign_tiles(self) -> int:
         """A technician takes out every tile that is not of sets A or B."""
         foreign = {t.id for t in self.tiles if t.set_name == "X"}
-        self._take_out(lambda t: t.id in foreign)
+        for tile in self._take_out(lambda t: t.id in foreign):
+            if tile.id not in foreign:
+                self._to_disc(tile)     # the other tile of a stack that held a foreign one
         self.tiles = [t for t in self.tiles if t.id not in foreign]
         for tile_id in foreign:
             self.where.pop(tile_id, None)
@@ -222,13 +234,17 @@ class SimTable:
     def walls_up(self) -> bool:
         full = self.config.table.stacks_per_wall
         return (all(len(w) == full for w in self.walls)
-                and all(self.values[f"side.{n}.plate_home"] for n in range(4)))
+                and all(self.physical[f"side.{n}.plate_home"] for n in range(4)))
 
     # -- signals -----------------------------------------------------------------
 
     def _set(self, name: str, value: Value) -> None:
         """Physics moved an input to `value`; a stuck sensor still reads its stuck value."""
+        changed = self.physical[name] != value
         self.physical[name] = value
+        if changed:
+            for witness in self.witnesses:
+                witness(name, value)
         self._deliver(name, self.stuck.get(name, value))
 
     def _deliver(self, name: str, value: Value) -> None:
@@ -267,6 +283,8 @@ class SimTable:
         self.values[name] = value
         for observer in self.observers:
             observer(name, value)
+        for witness in self.witnesses:
+            witness(name, value)
         self._apply(name)
 
     def _apply(self, name: str) -> None:

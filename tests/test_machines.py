@@ -101,12 +101,112 @@ def test_head_keeps_turning_while_tiles_wait(rig) -> None:
     run_for(clock, 0.1)
     hal.edge("side.0.count", True)           # a second tile waits at the head
     hal.edge("side.0.head_home", False)
+    run_for(clock, 0.25)
     hal.edge("side.0.head_home", True)       # first turn done: one still waiting
     assert hal.values["motor.side.0.head"] is True
     hal.edge("side.0.head_home", False)
+    run_for(clock, 0.45)
     hal.edge("side.0.head_home", True)
     assert hal.values["motor.side.0.head"] is False
     assert ctl.sides[0].stacked == 2
+
+
+def test_home_edge_too_early_is_a_glitch(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    events = events_of(ctl)
+    hal.edge("side.1.count", True)
+    hal.edge("side.1.head_home", False)
+    run_for(clock, 0.05)
+    hal.edge("side.1.head_home", True)         # a tenth of a turn: impossible
+    assert hal.values["motor.side.1.head"] is True and ctl.sides[1].stacked == 0
+    assert [e["kind"] for e in events] == ["sensor.glitch"]
+    hal.edge("side.1.head_home", False)
+    run_for(clock, 0.4)
+    hal.edge("side.1.head_home", True)
+    assert hal.values["motor.side.1.head"] is False and ctl.sides[1].stacked == 1
+
+
+def test_count_bounce_is_ignored_and_a_double_count_is_a_fault(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    hal.edge("side.2.count", True)
+    run_for(clock, 0.002)
+    hal.edge("side.2.count", False)
+    hal.edge("side.2.count", True)             # 2 ms: bounce of the same tile
+    assert ctl.sides[2].counted == 1 and not ctl.faults
+    run_for(clock, 0.02)
+    hal.edge("side.2.count", False)
+    hal.edge("side.2.count", True)             # 22 ms: no second tile can be there yet
+    fault = ctl.faults[-1]
+    assert (fault.id, fault.code, fault.where) == ("count.double", "E42", "side.2.count")
+    assert ctl.sides[2].counted == 1
+    # Only the build stops: lid and dice stay with the players.
+    assert not any(hal.values[f"motor.side.{n}.head"] for n in range(4))
+    assert hal.values["motor.disc"] is False
+    assert ctl.cycle.state == "play"
+
+
+def test_full_belt_without_counts_is_blind(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    hal.edge("side.3.full", True)
+    run_for(clock, 3.5)
+    fault = ctl.faults[-1]
+    assert (fault.id, fault.code) == ("count.blind", "E43")
+    assert fault.evidence["belt_full"] is True
+
+
+def test_no_arrivals_is_tiles_missing_with_the_shortfall(rig) -> None:
+    ctl, _hal, clock = rig
+    homed(rig)
+    run_for(clock, 11.0)
+    fault = ctl.faults[-1]
+    assert (fault.id, fault.code) == ("build.tiles_missing", "E50")
+    assert fault.evidence["missing"] == 144
+    assert fault.evidence["short_sides"] == {"0": 36, "1": 36, "2": 36, "3": 36}
+
+
+def test_clearing_a_jam_finishes_the_turn_and_feeds_again(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    hal.edge("side.3.count", True)
+    hal.edge("side.3.head_home", False)
+    run_for(clock, 5.0)
+    fault = ctl.faults[-1]
+    assert fault.id == "head.jam" and hal.motors_off()
+    ctl.clear_fault(fault, by="test")
+    assert ctl.may_rehome() and ctl.needs_rehome()
+    ctl.rehome()
+    assert hal.values["motor.side.3.head"] is True       # the interrupted turn goes on
+    assert hal.values["motor.disc"] is True
+    assert all(hal.values[f"motor.side.{n}.conveyor"] for n in range(4))
+    hal.edge("side.3.head_home", True)
+    assert ctl.sides[3].stacked == 1 and hal.values["motor.side.3.head"] is False
+
+
+def test_learned_time_and_drift(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    supervisor = ctl.supervisor
+    assert supervisor.learned("lid.up") == 1.5          # seeded from config
+    for _ in range(5):
+        ctl.lid.open()
+        hal.edge("lid.lower", False)
+        run_for(clock, 1.2)
+        hal.edge("lid.upper", True)
+        ctl.lid.close()
+        hal.edge("lid.upper", False)
+        run_for(clock, 1.2)
+        hal.edge("lid.lower", True)
+    assert abs(supervisor.learned("lid.up") - 1.2) < 1e-6   # the mean of recent runs
+    ctl.lid.open()
+    hal.edge("lid.lower", False)
+    run_for(clock, 2.0)                      # slower than T·1.3, faster than k·T
+    hal.edge("lid.upper", True)
+    drift = ctl.faults[-1]
+    assert drift.id == "timing.drift" and drift.code == "W90"
+    assert ctl.lid.state == "open"          # a warning: the table goes on
 
 
 def test_head_jam_fault(rig) -> None:
@@ -148,9 +248,11 @@ def fill_all(rig) -> None:
         for n in range(4):
             hal.edge(f"side.{n}.count", True)
             hal.edge(f"side.{n}.head_home", False)
+        run_for(clock, 0.45)
+        for n in range(4):
             hal.edge(f"side.{n}.head_home", True)
             hal.edge(f"side.{n}.count", False)
-        run_for(clock, 0.3)
+        run_for(clock, 0.1)
     run_for(clock, ctl.timing.sweep_s + 0.01)
 
 

@@ -1,0 +1,363 @@
+"""A scenario run: the unchanged firmware, the simulated table, injected faults and
+a technician who fixes them.
+
+The harness injects each fault of the scenario at its cycle and phase (or time),
+watches the firmware's events, sends the technician (or the players, for a top-up)
+when the scenario says so, and checks what a user cares about: the right fault at
+the right place, motors safe, no wall handed off wrongly, every tile accounted for,
+and the next cycles completing.
+
+A power cut kills the controller without a clean stop — its timers die with it — and
+boots a new one on the same journal after the cut's duration.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from firmware.clock import VirtualClock
+from firmware.config import Config
+from firmware.controller import BUILD_SCOPE, Controller
+from firmware.faults import CATALOGUE, ERROR
+from firmware.journal import MemoryJournal
+from firmware.recovery import UNTRUSTED_COUNT
+from hal.backends.sim import SimHal
+from simulator.players import SimPlayers
+from simulator.scenario import ActionSpec, FaultSpec, Scenario
+from simulator.table import DirtySensor, SimTable
+
+CYCLE_ALLOWANCE_S = 900.0
+BUILD_MOTORS = ("motor.disc", "motor.ring", *[f"motor.side.{n}.{m}" for n in range(4)
+                                              for m in ("conveyor", "head")])
+
+
+class ScopedClock:
+    """The controller's view of the shared clock; `kill` silences all its timers."""
+
+    def __init__(self, clock: VirtualClock) -> None:
+        self.clock = clock
+        self.timers: list[Any] = []
+
+    def now(self) -> float:
+        return self.clock.now()
+
+    def call_at(self, when: float, callback: Callable[[], None]) -> Any:
+        if len(self.timers) > 4096:
+            self.timers = [t for t in self.timers if not t.cancelled]
+        timer = self.clock.call_at(when, callback)
+        self.timers.append(timer)
+        return timer
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> Any:
+        return self.call_at(self.clock.now() + max(delay, 0.0), callback)
+
+    def post(self, callback: Callable[[], None]) -> None:
+        self.call_at(self.clock.now(), callback)
+
+    def kill(self) -> None:
+        for timer in self.timers:
+            timer.cancel()
+        self.timers = []
+
+
+class Harness:
+    def __init__(self, config: Config, scenario: Scenario, seed: int | None = None) -> None:
+        self.config = config
+        self.scenario = scenario
+        self.clock = VirtualClock()
+        self.table = SimTable(config, self.clock, seed if seed is not None else scenario.seed)
+        self.hal = SimHal(self.table)
+        self.journal = MemoryJournal()
+        self.players = SimPlayers(self.table, self.clock, config)
+        self.ctl: Controller
+        self._scoped: ScopedClock | None = None
+        self.boot_hooks: list[Callable[[Controller], None]] = []
+        # What happened.
+        self.faults: list[dict[str, Any]] = []
+        self.handoffs: list[dict[str, Any]] = []
+        self.build_times: list[float] = []
+        self.bounds: list[float] = []
+        self.problems: list[str] = []
+        self.detections: list[dict[str, Any]] = []
+        self.motors_safe = True
+        self.wrong_handoffs = 0
+        self._phase_seen: set[tuple[str, int]] = set()
+        self._builds = 0
+        self._last_build_set: str | None = None
+        self._cycle_start: dict[int, float] = {}
+        self._pending = 0                   # actions scheduled, not yet done
+        self._handled: set[int] = set()     # actions already sent
+        self._injected: list[tuple[FaultSpec, float]] = []
+        self._build_started_at = 0.0
+        self._repaired: set[str] = set()
+
+    # -- the controller's life -------------------------------------------------------
+
+    def boot(self) -> None:
+        self._scoped = ScopedClock(self.clock)
+        self.ctl = Controller(self.config, self.hal, self._scoped, self.journal)
+        for hook in self.boot_hooks:
+            hook(self.ctl)
+        self.ctl.subscribers.append(self._on_event)
+        self.ctl.start()
+
+    def power_cut(self, spec: FaultSpec) -> None:
+        assert self._scoped is not None
+        self._scoped.kill()
+        self.ctl.subscribers.clear()
+        self.table.power(False)
+        self.clock.call_later(spec.duration_s, self._power_back)
+
+    def _power_back(self) -> None:
+        self.table.power(True)
+        self.boot()
+
+    # -- events ----------------------------------------------------------------------
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        kind = event["kind"]
+        ctl = self.ctl
+        if kind == "build.started":
+            self._build_started_at = ctl.build.started_at
+            for side in self.table.sides:
+                side.loaded_at = []
+            if event["set"] != self._last_build_set:
+                self._builds += 1
+                self._last_build_set = event["set"]
+                self._cycle_start[self._builds] = self.clock.now()
+                self._phase("build", self._builds)
+        elif kind == "build.staged":
+            from simulator.run import build_bound
+
+            self.build_times.append(event["build_s"])
+            self.bounds.append(round(build_bound(self.table, self._build_started_at,
+                                                 self.config.tiles_per_side), 3))
+        elif kind == "phase":
+            state = event["state"]
+            phase = {"opening": "lid_up", "closing": "lid_down", "raising": "raise"}.get(state)
+            if phase:
+                self._phase(phase, ctl.cycle.number + 1)
+            elif state == "rolling":
+                self._phase("dice", ctl.cycle.number)
+            elif state == "play" and ctl.cycle.number > 0:
+                self._phase("play", ctl.cycle.number)
+        elif kind == "fault":
+            self._on_fault(event)
+        elif kind == "handoff":
+            self._check_handoff(event)
+
+    def _phase(self, phase: str, cycle: int) -> None:
+        if (phase, cycle) in self._phase_seen:
+            return
+        self._phase_seen.add((phase, cycle))
+        for spec in self.scenario.faults:
+            if spec.cycle == cycle and spec.phase == phase:
+                self.inject(spec)
+            elif spec.cycle == cycle and spec.at_s is not None and phase == "build":
+                self.clock.call_later(spec.at_s, lambda s=spec: self.inject(s))
+
+    def _on_fault(self, event: dict[str, Any]) -> None:
+        fault = {k: event[k] for k in ("id", "code", "where", "cycle", "sim_time_s",
+                                       "evidence", "diagnosis")}
+        self.faults.append(fault)
+        if CATALOGUE[event["id"]].severity == ERROR:
+            motors = BUILD_MOTORS if event["id"] in BUILD_SCOPE else [
+                s.name for s in self.table.signals.values() if s.is_motor]
+            if any(self.table.motor_on(m) for m in motors):
+                self.motors_safe = False
+                self.problems.append(f"motors still on after {event['id']}")
+        for spec, at in self._injected:
+            if not any(d["spec"] is spec for d in self.detections):
+                self.detections.append({"spec": spec, "kind": spec.kind, "fault": event["id"],
+                                        "latency_s": round(self.clock.now() - at, 3)})
+        for i, action in enumerate(self.scenario.actions):
+            # `where` says where the technician works, not where the fault was seen.
+            if i in self._handled or action.after_fault != event["id"]:
+                continue
+            self._handled.add(i)
+            self._pending += 1
+            self.clock.call_later(action.delay_s, lambda a=action: self._act(a))
+            break
+
+    def _check_handoff(self, event: dict[str, Any]) -> None:
+        record = event.get("record") or self.ctl.handoff.records[-1]
+        physical = self.table.raised_walls()
+        sets = {t.set_name for wall in physical for stack in wall for t in stack}
+        complete = all(len(w) == self.config.table.stacks_per_wall for w in physical)
+        codes = [[[top.code, bottom.code] for top, bottom in wall] for wall in physical]
+        known = self.config.table.tile_reader
+        if not complete or sets != {event["set"]} or (known and record["walls"] != codes):
+            self.wrong_handoffs += 1
+            self.problems.append(f"hand {event['cycle']}: walls handed off do not match the "
+                                 f"table (sets on table {sorted(sets)}, complete {complete})")
+        self.handoffs.append({"cycle": event["cycle"], "set": event["set"],
+                              "commitment": event["commitment"],
+                              "tiles": sum(len(s) for w in record["walls"] for s in w)})
+
+    # -- faults and the technician ------------------------------------------------------
+
+    def inject(self, spec: FaultSpec) -> None:
+        table, kind = self.table, spec.kind
+        self._injected.append((spec, self.clock.now()))
+        if kind == "tile_jam" or kind == "plate_blocked":
+            table.jam(spec.where, True)
+        elif kind in ("weak_magnet_tile", "dead_magnet_tile"):
+            tile = self._tile(spec)
+            tile.magnet = "weak" if kind == "weak_magnet_tile" else "dead"
+        elif kind == "missing_tiles":
+            self.players.leave_behind = spec.count
+        elif kind == "extra_tiles":
+            self.players.foreign = spec.count
+        elif kind == "motor_dead":
+            table.kill_motor(spec.where)
+        elif kind == "motor_slow":
+            table.slow_motor(spec.where, spec.factor)
+        elif kind == "sensor_stuck":
+            table.stick(spec.where, spec.value)
+        elif kind == "sensor_dirty":
+            p = spec.probability
+            table.dirty[spec.where] = DirtySensor(miss=p if spec.mode != "double" else 0.0,
+                                                  double=p if spec.mode != "miss" else 0.0)
+        elif kind == "sensor_flaky":
+            self._flaky(spec)
+        elif kind == "lid_blocked":
+            table.block_lid(True)
+        elif kind == "dice_jam":
+            table.jam_dice(True)
+        elif kind == "power_cut":
+            self.power_cut(spec)
+        else:
+            raise ValueError(f"{kind} needs the I/O board link: run with --hal ioboard")
+
+    def _tile(self, spec: FaultSpec):
+        set_name = spec.where.split(".")[1]
+        return next(t for t in self.table.tiles if t.set_name == set_name and t.code == spec.tile)
+
+    def _flaky(self, spec: FaultSpec) -> None:
+        """Random short glitches on a sensor until it is cleaned or replaced."""
+        def glitch() -> None:
+            if spec.where in self._repaired:
+                return
+            self.table._pulse(spec.where, 0.0, self.table.noise.uniform(0.005, 0.05))
+            self.clock.call_later(self.table.noise.expovariate(spec.probability), glitch)
+
+        self._repaired.discard(spec.where)
+        self.clock.call_later(self.table.noise.expovariate(spec.probability), glitch)
+
+    def _act(self, action: ActionSpec) -> None:
+        self._pending -= 1
+        table, where, do = self.table, action.where or "", action.do
+        if do == "top_up":
+            self.players.top_up()
+            return
+        if do == "clear_jam":
+            if where.startswith("side."):
+                table.jam(where, False)
+            table.jam_dice(False)
+        elif do == "clear_obstruction":
+            table.block_lid(False)
+            for n in range(4):
+                table.jam(f"side.{n}.plate", False)
+        elif do == "replace_tile":
+            for tile in table.tiles:
+                tile.magnet = "ok"
+        elif do == "clean_sensor":
+            table.unstick(where)
+            self._repaired.add(where)
+        elif do == "replace_part":
+            if where.startswith("motor."):
+                table.repair_motor(where)
+            else:
+                table.unstick(where)
+                self._repaired.add(where)
+        elif do == "remove_extra":
+            table.remove_foreign_tiles()
+        if do in ("refeed", "remove_extra") or action.after_fault in UNTRUSTED_COUNT:
+            table.refeed()
+        self._clear(action.after_fault)
+
+    def _clear(self, fault_id: str) -> None:
+        ctl = self.ctl
+        for fault in ctl.faults:
+            if fault.active and fault.id == fault_id:
+                ctl.clear_fault(fault, by="technician")
+        if ctl.may_rehome() and ctl.needs_rehome():
+            ctl.rehome()
+
+    # -- the run --------------------------------------------------------------------------
+
+    def halted(self) -> bool:
+        """An error holds the table and nobody is on the way to fix it."""
+        if self._pending or self.players.topping_up or self.ctl.cycle.state.startswith("top_up"):
+            return False
+        return self.ctl.refeed_hold is not None or any(
+            f.active and f.kind.severity == ERROR for f in self.ctl.faults)
+
+    def run(self, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+        cycles = self.scenario.cycles
+        wall_start = time.perf_counter()
+        self.boot()
+        self.players.start()
+        last = -1
+
+        def finished() -> bool:
+            nonlocal last
+            if progress is not None and len(self.handoffs) != last:
+                last = len(self.handoffs)
+                progress(last, cycles)
+            return self.halted() or (len(self.handoffs) >= cycles
+                                     and self.ctl.build.state == "staged")
+
+        deadline = (cycles + 1) * (self.config.simulator.play_time_s + CYCLE_ALLOWANCE_S)
+        self.clock.run_until(deadline, until=finished)
+        wall = time.perf_counter() - wall_start
+        self.ctl.stop()
+        return self.report(wall)
+
+    def report(self, wall: float) -> dict[str, Any]:
+        expect = self.scenario.expect
+        raised = {f["id"] for f in self.faults}
+        problems = list(self.problems)
+        for fault_id in expect.faults:
+            if fault_id not in raised:
+                problems.append(f"expected fault {fault_id} was not raised")
+        allowed = set(expect.faults) | set(expect.allow) | {"power.recovered"}
+        for fault_id in sorted(raised - allowed):
+            problems.append(f"unexpected fault {fault_id}")
+        completed = len(self.handoffs)
+        wanted = expect.cycles_completed if expect.cycles_completed is not None \
+            else self.scenario.cycles
+        if completed < wanted:
+            problems.append(f"{completed} cycles completed, expected {wanted}")
+        accounted = self.table.tiles_accounted()
+        if not accounted:
+            problems.append("tiles not accounted for")
+        latency: dict[str, float] = {}
+        for d in self.detections:
+            latency.setdefault(d["kind"], d["latency_s"])
+        clock = self.clock
+        return {
+            "cycles_requested": self.scenario.cycles,
+            "cycles_completed": completed,
+            "seed": self.table.seed,
+            "config": self.config.source,
+            "scenario": self.scenario.source,
+            "sim_time_s": round(clock.now(), 3),
+            "wall_time_s": round(wall, 3),
+            "speed_factor": round(clock.now() / wall, 1) if wall > 0 else None,
+            "events_run": clock.events_run,
+            "faults": self.faults,
+            "handoffs": self.handoffs,
+            "tiles_accounted": accounted,
+            "build_times_s": self.build_times,
+            "build_bound_s": self.bounds,
+            "motors_safe_after_faults": self.motors_safe,
+            "motors_off_at_end": self.table.motors_off(),
+            "wrong_handoffs": self.wrong_handoffs,
+            "detection_latency_s": latency,
+            "expectations_met": not problems,
+            "problems": problems,
+            "completed": not problems,
+        }

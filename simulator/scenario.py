@@ -1,0 +1,271 @@
+"""Scenario files: which faults to inject, what the technician does, what to expect.
+
+```toml
+seed = 3
+cycles = 4
+config = "config/table.toml"        # optional, relative to the repository root
+
+[[fault]]
+kind = "tile_jam"                   # MECHANICS.md §7
+where = "side.2.head"               # a part or signal name
+cycle = 2                           # 1-based: the cycle whose hand this set is dealt for
+phase = "build"                     # build, lid_down, lid_up, raise, dice, play — or at_s
+
+[[action]]
+after_fault = "head.jam"            # a fault id (MECHANICS.md §6)
+do = "clear_jam"
+where = "side.2.head"
+
+[expect]
+faults = ["head.jam"]               # must be raised
+allow = ["timing.drift"]            # may be raised
+cycles_completed = 4
+```
+
+Every key is checked: a typo is an error naming the file and the key, never ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from firmware.configfile import read_toml
+from firmware.faults import CATALOGUE
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PHASES = ("build", "lid_down", "lid_up", "raise", "dice", "play")
+ACTIONS = ("clear_jam", "replace_tile", "clear_obstruction", "clean_sensor", "replace_part",
+           "top_up", "remove_extra", "clear_fault", "refeed")
+SIDE = r"side\.[0-3]"
+# Which places each kind of fault can be put at.
+KINDS: dict[str, str] = {
+    "tile_jam": rf"{SIDE}\.(head|conveyor)",
+    "weak_magnet_tile": r"set\.[AB]",
+    "dead_magnet_tile": r"set\.[AB]",
+    "missing_tiles": r"table",
+    "extra_tiles": r"hole",
+    "motor_dead": r"motor\.(lid|disc|ring|dice|side\.[0-3]\.(conveyor|head|plate))",
+    "motor_slow": r"motor\.(lid|disc|ring|side\.[0-3]\.(conveyor|head|plate))",
+    "sensor_stuck": rf"lid\.(upper|lower)|dice\.spin|case_open|{SIDE}\."
+                    r"(count|full|head_home|plate_home|face_up)",
+    "sensor_dirty": rf"{SIDE}\.count",
+    "sensor_flaky": rf"lid\.(upper|lower)|{SIDE}\.(count|full|head_home|plate_home)",
+    "lid_blocked": r"motor\.lid|lid",
+    "plate_blocked": rf"{SIDE}\.plate",
+    "dice_jam": r"motor\.dice|dice",
+    "power_cut": r"power",
+    "link_noise": r"link",
+    "link_drop": r"link",
+}
+FAULT_KEYS = {"kind", "where", "cycle", "phase", "at_s", "tile", "count", "probability",
+              "factor", "value", "duration_s", "mode"}
+ACTION_KEYS = {"after_fault", "do", "where", "delay_s"}
+EXPECT_KEYS = {"faults", "allow", "cycles_completed"}
+TOP_KEYS = {"seed", "cycles", "config", "fault", "action", "expect"}
+
+
+class ScenarioError(ValueError):
+    """A scenario file that cannot be run; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class FaultSpec:
+    kind: str
+    where: str
+    cycle: int
+    phase: str | None = None
+    at_s: float | None = None
+    tile: str | None = None
+    count: int = 1
+    probability: float = 0.0
+    factor: float = 1.0
+    value: bool = False
+    duration_s: float = 5.0
+    mode: str = "both"
+
+    @property
+    def side(self) -> int | None:
+        match = re.match(r"side\.([0-3])", self.where)
+        return int(match.group(1)) if match else None
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    after_fault: str
+    do: str
+    where: str | None = None
+    delay_s: float = 20.0
+
+
+@dataclass(frozen=True)
+class Expect:
+    faults: tuple[str, ...] = ()
+    allow: tuple[str, ...] = ()
+    cycles_completed: int | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    seed: int = 1
+    cycles: int = 3
+    config: str | None = None
+    faults: tuple[FaultSpec, ...] = ()
+    actions: tuple[ActionSpec, ...] = ()
+    expect: Expect = field(default_factory=Expect)
+    source: str = "<inline>"
+
+    @property
+    def needs_link(self) -> bool:
+        return any(f.kind.startswith("link_") for f in self.faults)
+
+
+def _fail(file: str, where: str, problem: str) -> ScenarioError:
+    return ScenarioError(f"{file}: {where}: {problem}")
+
+
+def _typed(file: str, where: str, raw: dict[str, Any], key: str, kind: type,
+           default: Any = None, required: bool = False) -> Any:
+    if key not in raw:
+        if required:
+            raise _fail(file, where, f"{key} is missing")
+        return default
+    value = raw[key]
+    ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value, ok = float(value), True
+    if not ok:
+        raise _fail(file, where, f"{key} = {value!r}: expected {kind.__name__}")
+    return value
+
+
+def _unknown(file: str, where: str, raw: dict[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        valid = ", ".join(sorted(allowed))
+        raise _fail(file, where, f"unknown key {unknown[0]!r} (valid: {valid})")
+
+
+def _fault(file: str, i: int, raw: Any) -> FaultSpec:
+    where = f"[[fault]] #{i + 1}"
+    if not isinstance(raw, dict):
+        raise _fail(file, where, "must be a table")
+    _unknown(file, where, raw, FAULT_KEYS)
+    kind = _typed(file, where, raw, "kind", str, required=True)
+    if kind not in KINDS:
+        raise _fail(file, where, f"kind {kind!r} is not one of {', '.join(KINDS)}")
+    place = _typed(file, where, raw, "where", str, required=True)
+    if not re.fullmatch(KINDS[kind], place):
+        raise _fail(file, where, f"where {place!r} does not fit {kind} "
+                                 f"(expected a name matching {KINDS[kind]})")
+    cycle = _typed(file, where, raw, "cycle", int, required=True)
+    if cycle < 1:
+        raise _fail(file, where, f"cycle = {cycle}: cycles count from 1")
+    phase = _typed(file, where, raw, "phase", str)
+    at_s = _typed(file, where, raw, "at_s", float)
+    if (phase is None) == (at_s is None):
+        raise _fail(file, where, "give exactly one of phase or at_s")
+    if phase is not None and phase not in PHASES:
+        raise _fail(file, where, f"phase {phase!r} is not one of {', '.join(PHASES)}")
+    if at_s is not None and at_s < 0:
+        raise _fail(file, where, f"at_s = {at_s}: must not be negative")
+    spec = FaultSpec(
+        kind=kind, where=place, cycle=cycle, phase=phase, at_s=at_s,
+        tile=_typed(file, where, raw, "tile", str),
+        count=_typed(file, where, raw, "count", int, 1),
+        probability=_typed(file, where, raw, "probability", float, 0.0),
+        factor=_typed(file, where, raw, "factor", float, 1.0),
+        value=_typed(file, where, raw, "value", bool, False),
+        duration_s=_typed(file, where, raw, "duration_s", float, 5.0),
+        mode=_typed(file, where, raw, "mode", str, "both"))
+    _check_kind(file, where, spec)
+    return spec
+
+
+def _check_kind(file: str, where: str, spec: FaultSpec) -> None:
+    from simulator.tiles import set_codes
+
+    magnet = spec.kind in ("weak_magnet_tile", "dead_magnet_tile")
+    if magnet and (spec.tile is None or spec.tile not in set_codes(144)):
+        raise _fail(file, where, f"tile = {spec.tile!r}: give a tile code such as B5")
+    if spec.kind in ("missing_tiles", "extra_tiles") and not 1 <= spec.count <= 20:
+        raise _fail(file, where, f"count = {spec.count}: from 1 to 20")
+    flaky = spec.kind == "sensor_flaky"
+    if spec.kind in ("sensor_dirty", "sensor_flaky", "link_noise") and not (
+            0 < spec.probability <= (50.0 if flaky else 1.0)):
+        unit = "pulses per second, at most 50" if flaky else "at most 1"
+        raise _fail(file, where, f"probability = {spec.probability}: above 0 ({unit})")
+    if spec.kind == "sensor_dirty" and spec.mode not in ("miss", "double", "both"):
+        raise _fail(file, where, f"mode = {spec.mode!r}: one of miss, double, both")
+    if spec.kind == "motor_slow" and not 1.0 < spec.factor <= 20.0:
+        raise _fail(file, where, f"factor = {spec.factor}: above 1 and at most 20")
+    if spec.kind in ("power_cut", "link_drop") and not 0 < spec.duration_s <= 3600:
+        raise _fail(file, where, f"duration_s = {spec.duration_s}: above 0, at most 3600")
+
+
+def _action(file: str, i: int, raw: Any) -> ActionSpec:
+    where = f"[[action]] #{i + 1}"
+    if not isinstance(raw, dict):
+        raise _fail(file, where, "must be a table")
+    _unknown(file, where, raw, ACTION_KEYS)
+    after = _typed(file, where, raw, "after_fault", str, required=True)
+    if after not in CATALOGUE:
+        raise _fail(file, where, f"after_fault {after!r} is not a fault id (MECHANICS.md §6)")
+    do = _typed(file, where, raw, "do", str, required=True)
+    if do not in ACTIONS:
+        raise _fail(file, where, f"do {do!r} is not one of {', '.join(ACTIONS)}")
+    delay = _typed(file, where, raw, "delay_s", float, 20.0)
+    if not 0 <= delay <= 3600:
+        raise _fail(file, where, f"delay_s = {delay}: from 0 to 3600")
+    return ActionSpec(after, do, _typed(file, where, raw, "where", str), delay)
+
+
+def _expect(file: str, raw: Any) -> Expect:
+    if not isinstance(raw, dict):
+        raise _fail(file, "[expect]", "must be a table")
+    _unknown(file, "[expect]", raw, EXPECT_KEYS)
+    lists = {}
+    for key in ("faults", "allow"):
+        value = raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise _fail(file, "[expect]", f"{key} must be a list of fault ids")
+        for fault_id in value:
+            if fault_id not in CATALOGUE:
+                raise _fail(file, "[expect]", f"{key}: {fault_id!r} is not a fault id")
+        lists[key] = tuple(value)
+    cycles = _typed(file, "[expect]", raw, "cycles_completed", int)
+    return Expect(lists["faults"], lists["allow"], cycles)
+
+
+def parse_scenario(raw: dict[str, Any], file: str) -> Scenario:
+    _unknown(file, "top level", raw, TOP_KEYS)
+    seed = _typed(file, "top level", raw, "seed", int, 1)
+    cycles = _typed(file, "top level", raw, "cycles", int, 3)
+    if not 1 <= cycles <= 100_000:
+        raise _fail(file, "top level", f"cycles = {cycles}: from 1 to 100000")
+    config = _typed(file, "top level", raw, "config", str)
+    if config is not None and not (ROOT / config).is_file():
+        raise _fail(file, "top level", f"config {config!r}: no such file under the repository")
+    faults = raw.get("fault", [])
+    actions = raw.get("action", [])
+    if not isinstance(faults, list) or not isinstance(actions, list):
+        raise _fail(file, "top level", "fault and action must be arrays of tables "
+                                       "([[fault]], [[action]])")
+    specs = tuple(_fault(file, i, f) for i, f in enumerate(faults))
+    for spec in specs:
+        if spec.cycle > cycles:
+            raise _fail(file, "[[fault]]", f"cycle {spec.cycle} is after the last cycle {cycles}")
+    return Scenario(seed, cycles, config, specs,
+                    tuple(_action(file, i, a) for i, a in enumerate(actions)),
+                    _expect(file, raw.get("expect", {})), file)
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    try:
+        raw = read_toml(Path(path))
+    except Exception as exc:      # ConfigError: unreadable or not TOML
+        raise ScenarioError(str(exc)) from None
+    return parse_scenario(raw, str(path))
