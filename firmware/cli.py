@@ -103,7 +103,7 @@ def _passthrough(argv: list[str]) -> int | None:
             from rules.cli import deal_main
             return deal_main(rest)
         if word == "audit":
-            from rules.cli import audit_main
+            from firmware.audit_cli import main as audit_main
             return audit_main(rest)
         if word == "bench":
             from bench.run import main as bench_main
@@ -122,6 +122,9 @@ def _run(config: Config, args: argparse.Namespace) -> int:
     except HalError as exc:
         print(f"mjtable: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    except ConfigError as exc:   # a rules engine that fails to load at start-up
+        print(f"mjtable: config error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
 
 
 def _simulate(config: Config, args: argparse.Namespace) -> int:
@@ -134,7 +137,11 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
         def progress(done: int, total: int) -> None:
             print(f"\rhand {done}/{total}", end="" if done < total else "\n",
                   file=sys.stderr, flush=True)
-    report = simulate(config, args.cycles, args.seed, progress=progress)
+    try:
+        report = simulate(config, args.cycles, args.seed, progress=progress)
+    except ConfigError as exc:   # a rules engine that fails to load at start-up
+        print(f"mjtable: config error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     if args.json:
         print(json.dumps(report))
     else:

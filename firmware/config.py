@@ -99,6 +99,10 @@ class RulesSection:
     variant: str = option("mcr", choices=("mcr", "jingji", "guangdong", "tianjin", "fuzhou"))
     prevalent_wind: str = option("E", choices=("E", "S", "W", "N"))
     overrides: dict = option({}, doc="venue overrides of the variant's parameters")
+    engine: str = option("builtin", doc="in-process rules engine: an entry point name in "
+                                        "group mjtable.rules_engines; empty = none")
+    handoff_file: str = option("", doc="append each handoff record as a JSON line; empty "
+                                       "= off; relative to the state directory")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,6 +206,10 @@ def _cross_check(config: Config) -> None:
 
         check_complete(config.pins, catalogue(table.tile_reader, table.face_up_sensor), file)
     _check_variant(config)
+    if config.rules.engine:
+        from firmware.consumers import check_engine_name
+
+        check_engine_name(config.rules.engine, file)
 
 
 def _check_variant(config: Config) -> None:

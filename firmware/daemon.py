@@ -13,8 +13,10 @@ import sys
 import time
 from typing import Any
 
+from firmware import statedir
 from firmware.clock import RealClock
 from firmware.config import Config
+from firmware.consumers import attach_consumers
 from firmware.controller import Controller
 from firmware.view import log_line, screen, snapshot
 from hal.backends import open_hal
@@ -42,6 +44,8 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
     clock = RealClock(loop, speed)
     opened = open_hal(config, clock, seed)
     ctl = Controller(config, opened.hal, clock)
+    # [rules] engine and handoff_file; a relative handoff file goes in the state directory.
+    attach_consumers(ctl, statedir.state_dir(state_dir))
     stopped = asyncio.Event()
     hands = 0
 

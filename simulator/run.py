@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import resource
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.clock import VirtualClock
 from firmware.config import Config
+from firmware.consumers import attach_consumers
 from firmware.controller import Controller
 from firmware.faults import CATALOGUE, ERROR
+from firmware.handoff import Consumer
 from hal.backends.sim import SimHal
 from simulator.players import SimPlayers
 from simulator.table import HEAD_TAKE_AT, SLOT_REFILL_S, SimTable
@@ -43,6 +45,7 @@ def assemble(config: Config, seed: int | None = None) -> Bench:
     table = SimTable(config, clock, seed)
     hal = SimHal(table)
     controller = Controller(config, hal, clock)
+    attach_consumers(controller)   # the config's rules engine and handoff file
     players = SimPlayers(table, clock, config)
     return Bench(config, clock, table, hal, controller, players)
 
@@ -71,9 +74,14 @@ def build_bound(table: SimTable, started_at: float, target: int) -> float:
 
 
 def simulate(config: Config, cycles: int, seed: int | None = None,
-             progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Run `cycles` hands; stop early on an error fault that halts the table."""
+             progress: Callable[[int, int], None] | None = None,
+             consumers: Sequence[Consumer] = ()) -> dict[str, Any]:
+    """Run `cycles` hands; stop early on an error fault that halts the table.
+
+    `consumers` get every handoff record too (after the config's own).
+    """
     bench = assemble(config, seed)
+    bench.controller.handoff.consumers.extend(consumers)
     clock, table, ctl = bench.clock, bench.table, bench.controller
     faults: list[dict[str, Any]] = []
     handoffs: list[dict[str, Any]] = []

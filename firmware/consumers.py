@@ -1,0 +1,181 @@
+"""Consumers of the dealt-walls handoff: the rules engine named in config, and a file.
+
+`attach_consumers(ctl)` adds them to `ctl.handoff.consumers` where a controller is
+assembled (daemon, simulator). The third consumer, the API's subscribe stream, needs
+nothing here: the controller's "handoff" event carries the full record.
+
+Every consumer is called inside the controller's loop; `Handoff.hand_off` catches
+whatever one raises and reports it as a `handoff.consumer_failed` event, so a broken
+engine or a full disk never stops the table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from firmware.configfile import ConfigError
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+
+ENGINE_GROUP = "mjtable.rules_engines"
+Record = dict[str, Any]
+Emit = Callable[..., None]
+
+
+class RulesEngine(Protocol):
+    """What an entry point's factory returns (see rules/engine.py)."""
+
+    def on_deal(self, record: Record) -> list[str] | None: ...
+
+
+BUILTIN = EntryPoint(name="builtin", value="rules.engine:BuiltinEngine", group=ENGINE_GROUP)
+
+
+def installed_engines() -> dict[str, EntryPoint]:
+    """Engines that installed packages declare, by name."""
+    found = {ep.name: ep for ep in entry_points(group=ENGINE_GROUP)}
+    # pyproject.toml declares the built-in one; it ships with the firmware, so it is
+    # there even when the installed metadata predates that declaration.
+    found.setdefault(BUILTIN.name, BUILTIN)
+    return found
+
+
+def check_engine_name(name: str, file: str) -> None:
+    """A config error unless an installed package provides engine `name`."""
+    installed = installed_engines()
+    if name not in installed:
+        known = ", ".join(sorted(installed)) or "none"
+        raise ConfigError(file, "rules", "engine",
+                          f"no rules engine {name!r} is installed (installed: {known}; "
+                          f"a package provides one with an entry point in group "
+                          f"{ENGINE_GROUP!r})")
+
+
+def load_engine(name: str, file: str = "<config>") -> RulesEngine:
+    """Load and build engine `name`; a config error names what went wrong."""
+    check_engine_name(name, file)
+    entry = installed_engines()[name]
+    try:
+        engine = entry.load()()
+    except Exception as exc:  # a third party's import or constructor failing
+        raise ConfigError(file, "rules", "engine",
+                          f"rules engine {name!r} ({entry.value}) failed to load: "
+                          f"{type(exc).__name__}: {exc}") from None
+    if not callable(getattr(engine, "on_deal", None)):
+        raise ConfigError(file, "rules", "engine",
+                          f"rules engine {name!r} ({entry.value}) has no on_deal(record)")
+    return engine
+
+
+class EngineConsumer:
+    """Hands each record to an in-process engine and reports what it finds."""
+
+    def __init__(self, name: str, engine: RulesEngine, emit: Emit) -> None:
+        self.name = f"engine:{name}"
+        self.engine_name = name
+        self.engine = engine
+        self.emit = emit
+
+    def __call__(self, record: Record) -> None:
+        problems = self.engine.on_deal(record) or []
+        for problem in problems:
+            self.emit("handoff.engine_problem", engine=self.engine_name,
+                      cycle=record.get("table", {}).get("cycle"), problem=str(problem))
+
+
+class HandoffFile:
+    """Appends one JSON line per record; each line is on disk before the call returns.
+
+    A power cut can cut at most the line being written. That partial line is dropped
+    when the file is next opened for writing (and skipped by `mjtable audit`), so a
+    new record never joins a broken one.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.name = f"file:{path}"
+        self.path = path
+        self._check_tail = True
+
+    def __call__(self, record: Record) -> None:
+        line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+        created = not self.path.exists()
+        if created:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            if self._check_tail:
+                drop_partial_line(fd)
+            # Until this line is on disk, a failure may leave part of it: check next time.
+            self._check_tail = True
+            while line:
+                line = line[os.write(fd, line):]
+            os.fsync(fd)
+            self._check_tail = False
+        finally:
+            os.close(fd)
+        if created:
+            _fsync_dir(self.path.parent)
+
+
+def drop_partial_line(fd: int) -> None:
+    """Cut an unterminated last line off the file (a write cut short)."""
+    size = os.lseek(fd, 0, os.SEEK_END)
+    if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
+        return
+    start = size
+    while start > 0:
+        chunk_start = max(0, start - 4096)
+        found = os.pread(fd, start - chunk_start, chunk_start).rfind(b"\n")
+        if found >= 0:
+            start = chunk_start + found + 1
+            break
+        start = chunk_start
+    tail = os.pread(fd, size - start, start)
+    try:
+        json.loads(tail)
+    except ValueError:
+        os.ftruncate(fd, start)
+    else:
+        os.write(fd, b"\n")   # a whole record that only lost its newline
+    os.fsync(fd)
+
+
+def _fsync_dir(path: Path) -> None:
+    # The new file's directory entry must survive a power cut too.
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def handoff_path(value: str, state_dir: Path | None) -> Path | None:
+    """Where `[rules] handoff_file` points: None when empty; relative paths resolve
+    against the state directory when one is known, else the current directory."""
+    if not value:
+        return None
+    path = Path(value).expanduser()
+    if path.is_absolute():
+        return path
+    return (state_dir if state_dir is not None else Path.cwd()) / path
+
+
+def attach_consumers(ctl: Controller, state_dir: Path | None = None) -> list[Any]:
+    """Add the config's consumers to the controller's handoff: the file first (it is
+    what survives a crash), then the engine. Raises ConfigError for a bad engine."""
+    section, file = ctl.config.rules, ctl.config.source
+    consumers: list[Any] = []
+    path = handoff_path(section.handoff_file, state_dir)
+    if path is not None:
+        consumers.append(HandoffFile(path))
+    if section.engine:
+        consumers.append(EngineConsumer(section.engine, load_engine(section.engine, file),
+                                        ctl.emit))
+    ctl.handoff.consumers.extend(consumers)
+    return consumers
