@@ -422,7 +422,15 @@ class ApiServer:
             raise p.ApiError(p.NOT_AVAILABLE, "guided diagnosis is not available in this "
                              "build (firmware/diagnosis.py); see the fault list and "
                              "docs/console.md")
-        result = diagnose(self.ctl, symptom)
+        finished: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        try:
+            # The checks move mechanisms and take a few seconds; `done` ends them.
+            result = diagnose(self.ctl, symptom,
+                              lambda r: finished.done() or finished.set_result(r))
+        except ValueError as exc:       # an unknown symptom
+            raise p.ApiError(p.NOT_FOUND, str(exc)) from None
+        if result is None:
+            result = await finished
         self.ctl.emit("diagnosis", symptom=symptom, result=result)
         return result
 

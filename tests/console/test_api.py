@@ -63,18 +63,23 @@ def test_info_config_walls_faults_log(daemon: Daemon) -> None:
         assert log["rows"] and all(r["kind"] == "phase" for r in log["rows"])
 
 
-def test_diagnose_is_called_or_clearly_unavailable(daemon: Daemon) -> None:
+def test_diagnose_answers_with_a_verdict(daemon: Daemon) -> None:
     with ApiClient(daemon.socket) as client:
+        result = client.call("diagnose", {"symptom": "walls_not_rising"})
+        assert result["symptom"] == "walls_not_rising"
+        assert isinstance(result["verdict"], str) and "evidence" in result
         try:
-            result = client.call("diagnose", {"symptom": "lid does not lower"})
+            client.call("diagnose", {"symptom": "lid does not lower"})
         except ConsoleError as exc:
-            assert exc.code == "not_available" and "diagnosis" in str(exc)
+            assert exc.code == "not_found" and "lid_not_lowering" in str(exc)
         else:
-            assert isinstance(result, dict)
+            raise AssertionError("an unknown symptom must be refused")
         try:
             client.call("diagnose", {})
         except ConsoleError as exc:
             assert exc.code == "bad_request"
+        else:
+            raise AssertionError("a missing symptom must be refused")
 
 
 def test_malformed_lines_get_errors_and_the_connection_goes_on(daemon: Daemon) -> None:

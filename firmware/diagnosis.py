@@ -1,0 +1,316 @@
+"""Guided diagnosis: from what a technician sees to a verdict with its evidence.
+
+`diagnose(ctl, symptom, done)` looks at what the firmware knows (faults, counts,
+sensors, learned timings) and, where it is safe, runs a targeted check on the machine
+(move the lid and watch both sensors, spin the dice and watch for tumbling). Without
+`done` it answers at once from what is known; with `done` it runs the checks and calls
+`done(result)` when they end. Motions go through the same machines and supervision as
+the table's own, so a failing check takes the fault path like any other motion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+
+Result = dict[str, Any]
+Done = Callable[[Result], None]
+
+SYMPTOMS = {
+    "set_stays_on_table": "one set of tiles always stays on the table",
+    "tile_face_up": "a tile shows its face in the wall",
+    "walls_not_rising": "the walls do not rise",
+    "lid_not_lowering": "the centre lid does not lower",
+    "build_never_finishes": "the build never finishes",
+    "wrong_tile_count": "a wall has too many or too few tiles",
+    "dice_not_spinning": "the dice do not spin",
+}
+CHECK_LIMIT_S = 15.0
+
+
+class UnknownSymptom(ValueError):
+    pass
+
+
+def diagnose(ctl: Controller, symptom: str, done: Done | None = None) -> Result | None:
+    """Diagnose `symptom`; see SYMPTOMS. Returns the result, or None when `done` will
+    receive it after the checks on the machine."""
+    if symptom not in SYMPTOMS:
+        raise UnknownSymptom(f"unknown symptom {symptom!r}; symptoms: " + ", ".join(SYMPTOMS))
+    result = PASSIVE[symptom](ctl)
+    result = {"symptom": symptom, "described": SYMPTOMS[symptom], "checks": [], **result}
+    check = ACTIVE.get(symptom)
+    if done is None or check is None:
+        return result
+    why_not = _busy(ctl)
+    if why_not:
+        result["checks"].append({"check": check.__name__, "run": False, "why": why_not})
+        done(result)
+        return None
+    check(ctl, result, done)
+    return None
+
+
+def _busy(ctl: Controller) -> str | None:
+    """A check moves a mechanism: only when the table is not using it."""
+    if any(f.active and f.kind.severity == "E" for f in ctl.faults):
+        return "an error fault is active; the checks run once it is cleared"
+    if ctl.cycle.state != "play":
+        return f"the table is busy ({ctl.cycle.state})"
+    if ctl.build.running or ctl.build.state == "sweeping":
+        return "a set is being built: the disc turns under the lid"
+    return None
+
+
+def _faults(ctl: Controller, *ids: str) -> list[dict[str, Any]]:
+    return [f.as_dict() for f in ctl.faults if f.id in ids][-5:]
+
+
+# -- what is known ------------------------------------------------------------------
+
+
+def _set_stays(ctl: Controller) -> Result:
+    lid = _faults(ctl, "lid.not_lowering", "lid.not_rising", "lid.sensor_conflict")
+    plates = _faults(ctl, "plate.stuck")
+    evidence = {"set_in_play": ctl.cycle.set_in_play, "set_building": ctl.cycle.set_building,
+                "build": ctl.build.state, "lid": ctl.lid.state,
+                "lid_faults": lid, "plate_faults": plates}
+    active = [f for f in lid + plates if f["active"]]
+    if active:
+        where = ", ".join(f"{f['id']} at {f['where']}" for f in active)
+        return {"normal": False, "verdict": f"not normal: {where}",
+                "evidence": evidence, "remedy": active[0]["diagnosis"]["remedy"]}
+    return {"normal": True, "evidence": evidence,
+            "verdict": "normal: a two-set table always has one set on the table while "
+                       "the other is built inside; at the end of a hand the played set goes "
+                       "into the hole and the other rises",
+            "remedy": ["nothing to repair; push the played set in with the lift key"]}
+
+
+def _tile_face_up(ctl: Controller) -> Result:
+    seen = [f for f in ctl.faults if f.id == "tile.face_up"]
+    if not seen:
+        fitted = any(s.has_face_up for s in ctl.sides)
+        return {"normal": True, "evidence": {"face_up_sensor": fitted},
+                "verdict": "no tile was seen face up" + (
+                    "" if fitted else " (this table has no face-up sensor: watch the walls)"),
+                "remedy": ["if a wall shows a face, note its place and ask again"]}
+    last = seen[-1].as_dict()
+    diagnosis = last["diagnosis"]
+    if diagnosis.get("recurring"):
+        return {"normal": False, "verdict": diagnosis["verdict"], "evidence": last["evidence"],
+                "now_at": diagnosis["now_at"], "remedy": diagnosis["remedy"]}
+    return {"normal": False, "evidence": last["evidence"],
+            "verdict": "a tile arrived face up once: watch whether it comes back in the "
+                       "next builds of the same set",
+            "remedy": ["if it recurs it is one defective tile: replace that tile, not the set",
+                       "if different tiles come face up, check the flip spring"]}
+
+
+def _walls_not_rising(ctl: Controller) -> Result:
+    plates = {p.side: {"state": p.state, "home": bool(ctl.hal.read(p.sensor)),
+                       "learned_s": round(ctl.supervisor.learned(p.key), 3)}
+              for p in ctl.plates}
+    stuck = [f for f in _faults(ctl, "plate.stuck") if f["active"]]
+    evidence = {"plates": plates, "build": ctl.build.state, "cycle": ctl.cycle.state,
+                "counted": [s.counted for s in ctl.sides]}
+    if stuck:
+        return {"normal": False, "verdict": f"plate of {stuck[-1]['where']} is stuck",
+                "evidence": evidence, "remedy": stuck[-1]["diagnosis"]["remedy"]}
+    if ctl.build.state != "staged":
+        return {"normal": True, "evidence": evidence,
+                "verdict": "walls rise only when a set is staged; the build is "
+                           f"{ctl.build.state} at {sum(s.counted for s in ctl.sides)}/"
+                           f"{ctl.config.table.tiles} tiles",
+                "remedy": ["wait for the ready lamp, then use the lift key"]}
+    return {"normal": True, "evidence": evidence,
+            "verdict": "a set is staged and the plates are at home: the walls rise after "
+                       "the lid opens and closes (lift key twice)",
+            "remedy": ["press a lift key, push the played set in, press it again"]}
+
+
+def _lid_not_lowering(ctl: Controller) -> Result:
+    faults = _faults(ctl, "lid.not_lowering", "lid.sensor_conflict")
+    evidence = {"lid": ctl.lid.state, "lid.upper": bool(ctl.hal.read("lid.upper")),
+                "lid.lower": bool(ctl.hal.read("lid.lower")),
+                "learned_down_s": round(ctl.supervisor.learned("lid.down"), 3),
+                "degraded": sorted(ctl.supervisor.degraded), "faults": faults}
+    active = [f for f in faults if f["active"]]
+    if active:
+        return {"normal": False, "verdict": active[-1]["diagnosis"]["summary"],
+                "evidence": evidence, "remedy": active[-1]["diagnosis"]["remedy"]}
+    return {"normal": True, "evidence": evidence,
+            "verdict": "no lid fault is recorded; run the check to move the lid",
+            "remedy": []}
+
+
+def _build_never_finishes(ctl: Controller) -> Result:
+    target = ctl.config.tiles_per_side
+    short = {s.side: target - s.counted for s in ctl.sides if s.counted < target}
+    faults = _faults(ctl, "build.tiles_missing", "count.blind", "head.jam", "build.slow")
+    evidence = {"build": ctl.build.state, "counted": [s.counted for s in ctl.sides],
+                "short_sides": short, "faults": faults,
+                "elapsed_s": round(ctl.clock.now() - ctl.build.started_at, 3)
+                if ctl.build.running else None}
+    active = [f for f in faults if f["active"]]
+    if active:
+        return {"normal": False, "verdict": active[-1]["diagnosis"]["summary"],
+                "evidence": evidence, "remedy": active[-1]["diagnosis"]["remedy"]}
+    if ctl.build.running and short:
+        missing = sum(short.values())
+        return {"normal": False, "evidence": evidence,
+                "verdict": f"{missing} tiles still to come, on sides "
+                           + ", ".join(map(str, short)),
+                "remedy": ["look for tiles left on the table or stuck on the disc",
+                           "top up with both lift keys"]}
+    return {"normal": True, "evidence": evidence, "verdict": "no build is stuck now",
+            "remedy": []}
+
+
+def _wrong_tile_count(ctl: Controller) -> Result:
+    faults = _faults(ctl, "count.double", "count.blind", "build.extra_tiles",
+                     "build.tiles_missing")
+    glitches = {s.side: s.glitches for s in ctl.sides if s.glitches}
+    evidence = {"counted": [s.counted for s in ctl.sides],
+                "stacked": [s.stacked for s in ctl.sides],
+                "target": ctl.config.tiles_per_side, "faults": faults,
+                "head_home_glitches": glitches}
+    if faults:
+        last = faults[-1]
+        return {"normal": False, "verdict": f"{last['diagnosis']['summary']} "
+                                            f"({last['where']})",
+                "evidence": evidence, "remedy": last["diagnosis"]["remedy"]}
+    if glitches:
+        sides = ", ".join(map(str, glitches))
+        return {"normal": False, "evidence": evidence,
+                "verdict": f"the head home sensor of side {sides} glitches",
+                "remedy": [f"clean or replace the head home sensor of side {sides}"]}
+    return {"normal": True, "evidence": evidence,
+            "verdict": "every side counted its target and no count fault is recorded",
+            "remedy": ["count the walls by hand; if a side is off, run the count check"]}
+
+
+def _dice_not_spinning(ctl: Controller) -> Result:
+    faults = _faults(ctl, "dice.stuck")
+    evidence = {"dice": ctl.dice.state, "faces": ctl.dice.faces, "faults": faults}
+    active = [f for f in faults if f["active"]]
+    if active:
+        return {"normal": False, "verdict": active[-1]["diagnosis"]["summary"],
+                "evidence": evidence, "remedy": active[-1]["diagnosis"]["remedy"]}
+    return {"normal": True, "evidence": evidence,
+            "verdict": "no dice fault is recorded; run the check to spin them",
+            "remedy": ["the dealer's dice key starts a throw after the walls rise"]}
+
+
+PASSIVE: dict[str, Callable[[Controller], Result]] = {
+    "set_stays_on_table": _set_stays,
+    "tile_face_up": _tile_face_up,
+    "walls_not_rising": _walls_not_rising,
+    "lid_not_lowering": _lid_not_lowering,
+    "build_never_finishes": _build_never_finishes,
+    "wrong_tile_count": _wrong_tile_count,
+    "dice_not_spinning": _dice_not_spinning,
+}
+
+
+# -- checks on the machine ------------------------------------------------------------
+
+
+class _Watcher:
+    """Records input edges during a check, on the controller's clock."""
+
+    def __init__(self, ctl: Controller) -> None:
+        self.ctl = ctl
+        self.start = ctl.clock.now()
+        self.edges: list[tuple[float, str, Any]] = []
+        ctl.input_watchers.append(self._seen)
+
+    def _seen(self, name: str, value: Any) -> None:
+        self.edges.append((round(self.ctl.clock.now() - self.start, 3), name, value))
+
+    def stop(self) -> list[tuple[float, str, Any]]:
+        self.ctl.input_watchers.remove(self._seen)
+        return self.edges
+
+
+def lid_check(ctl: Controller, result: Result, done: Done) -> None:
+    """Open and close the lid, watching both sensors."""
+    watcher = _Watcher(ctl)
+    faults_before = len(ctl.faults)
+    steps: list[str] = []
+
+    def finish(ok: bool, note: str) -> None:
+        timer.cancel()
+        edges = watcher.stop()
+        new = [f.as_dict() for f in ctl.faults[faults_before:]]
+        result["checks"].append({"check": "lid_check", "run": True, "ok": ok, "note": note,
+                                 "steps": steps, "edges": edges, "faults": new})
+        if not ok:
+            result["normal"] = False
+            if new:
+                result["verdict"] = f"{new[-1]['diagnosis']['summary']} (seen in the check)"
+                result["remedy"] = new[-1]["diagnosis"]["remedy"]
+            else:
+                result["verdict"] = note
+        elif "lid" in result["symptom"]:
+            result["verdict"] = "the lid opens and closes, both sensors change as they should"
+        done(result)
+
+    def poll() -> None:
+        state = ctl.lid.state
+        if state == "fault":
+            finish(False, "the lid did not complete its move")
+        elif state == "open" and steps == ["open"]:
+            steps.append("close")
+            ctl.lid.close()
+            poll_later()
+        elif state == "closed" and steps == ["open", "close"]:
+            finish(True, "lid moved both ways")
+        else:
+            poll_later()
+
+    def poll_later() -> None:
+        ctl.clock.call_later(0.1, poll)
+
+    def give_up() -> None:
+        finish(False, f"the check did not finish in {CHECK_LIMIT_S} s")
+
+    timer = ctl.clock.call_later(CHECK_LIMIT_S, give_up)
+    steps.append("open")
+    ctl.lid.open()
+    poll_later()
+
+
+def dice_check(ctl: Controller, result: Result, done: Done) -> None:
+    """Run the dice motor for the minimum spin and watch for tumbling."""
+    watcher = _Watcher(ctl)
+    spin_s = ctl.timing.dice_min_spin_s
+    ctl.hal.write("motor.dice", True)
+
+    def stop() -> None:
+        ctl.hal.write("motor.dice", False)
+        edges = watcher.stop()
+        seen = [t for t, name, value in edges if name == "dice.spin" and value]
+        ok = bool(seen)
+        result["checks"].append({"check": "dice_check", "run": True, "ok": ok,
+                                 "spin_seen_after_s": seen[0] if seen else None,
+                                 "edges": edges})
+        result["normal"] = ok
+        if ok:
+            result["verdict"] = f"the dice tumble (seen {seen[0]} s after the motor started)"
+        else:
+            result["verdict"] = "the dice do not tumble while their motor runs"
+            result["remedy"] = ["clear the dice plate", "check the fuse", "test the motor"]
+        done(result)
+
+    ctl.clock.call_later(spin_s, stop)
+
+
+ACTIVE: dict[str, Callable[[Controller, Result, Done], None]] = {
+    "set_stays_on_table": lid_check,
+    "lid_not_lowering": lid_check,
+    "dice_not_spinning": dice_check,
+}
