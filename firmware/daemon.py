@@ -18,6 +18,7 @@ from firmware.clock import RealClock
 from firmware.config import Config
 from firmware.consumers import attach_consumers
 from firmware.controller import Controller
+from firmware.sdnotify import attach_systemd
 from firmware.view import log_line, screen, snapshot
 from hal.backends import open_hal
 
@@ -61,6 +62,7 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
                 stopped.set()
 
     ctl.subscribers.append(on_event)
+    notify = attach_systemd(ctl, loop)   # a no-op unless systemd started us
     # Wall time only stamps event-log rows for people; it never steers the table.
     api = await attach_api(ctl, state_dir=state_dir, socket_path=socket, wall=time.time)
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -72,11 +74,14 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
     try:
         api.service.power_on()   # ctl.start(), or test mode when both lift keys are held
         opened.start_world()
+        # Config read, HAL open (board handshake done in open_hal), table started.
+        notify.ready(f"table {config.table.id} on {opened.description}")
         if live:
             await _live_view(ctl, speed, stopped)
         else:
             await stopped.wait()
     finally:
+        notify.stopping("stopping: every output off")
         ctl.stop()
         opened.hal.close()
         await api.close()

@@ -26,15 +26,20 @@ from hal.interface import HalError, Listener
 from hal.pins import Pin, check_complete
 from hal.signals import LID_DOWN, LID_UP, Kind, Signal, Value, catalogue
 
-MODEL_FILE = Path("/proc/device-tree/model")
+MODEL_FILES = (Path("/proc/device-tree/model"), Path("/sys/firmware/devicetree/base/model"))
 BOUNCE_MS = 5        # mechanical keys and reed switches chatter for a few ms
 
 
-def board_model(path: Path = MODEL_FILE) -> str:
-    try:
-        return path.read_text(errors="replace").rstrip("\x00\n") or "not a Raspberry Pi"
-    except OSError:
-        return "not a Raspberry Pi"
+def board_model(paths: tuple[Path, ...] = MODEL_FILES) -> str:
+    """The device tree's model string ("Raspberry Pi 4 Model B Rev 1.4", ...)."""
+    for path in paths:
+        try:
+            model = path.read_text(errors="replace").rstrip("\x00\n")
+        except OSError:
+            continue
+        if model:
+            return model
+    return "not a Raspberry Pi"
 
 
 def import_gpio(model: str | None = None) -> Any:

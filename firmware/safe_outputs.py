@@ -1,0 +1,60 @@
+"""Drive every output of the table safe, without starting the daemon.
+
+systemd runs this as `ExecStopPost=` (after a clean stop, a crash or a watchdog kill
+alike), so the table is left with every motor, lamp and the buzzer off whatever
+happened to the daemon. Usage: `python -m firmware.safe_outputs [--config FILE]`.
+
+- rpigpio: every output line set up at its inactive level, then released.
+- ioboard: handshake, then SAFE; should the frame be lost, the board's own heartbeat
+  failsafe turns everything off within its limit anyway (nobody is heartbeating).
+- sim: there is nothing physical to make safe.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from firmware.clock import VirtualClock
+from firmware.config import load_config
+from firmware.configfile import ConfigError
+from hal.interface import HalError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m firmware.safe_outputs",
+                                     description="every output of the table off, now")
+    parser.add_argument("--config", help="table config (default: config/table.toml)")
+    args = parser.parse_args(argv)
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"mjtable-safe-outputs: config error: {exc}", file=sys.stderr)
+        return 2
+    from hal.backends import choose_backend
+
+    backend = choose_backend(config)
+    clock = VirtualClock()        # no loop runs here: nothing is scheduled, only written
+    try:
+        if backend == "rpigpio":
+            from hal.backends.rpigpio import RpiGpioHal
+
+            RpiGpioHal(config, clock).close()      # set-up drives safe; close releases
+        elif backend == "ioboard":
+            from hal.backends.ioboard import IoBoardHal
+
+            board = IoBoardHal(config, clock)
+            board.connect()
+            board.close()                          # SAFE onto the wire, port released
+        else:
+            print("mjtable-safe-outputs: simulator backend, no outputs to drive")
+            return 0
+    except HalError as exc:
+        print(f"mjtable-safe-outputs: could not reach the outputs: {exc}", file=sys.stderr)
+        return 1
+    print(f"mjtable-safe-outputs: every output off ({backend})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
