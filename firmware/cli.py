@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from firmware.config import Config, load_config
 from firmware.configfile import ConfigError
@@ -56,7 +57,11 @@ def _parser() -> argparse.ArgumentParser:
 
     sim = sub.add_parser("simulate", parents=[common],
                          help="headless batch run on the virtual clock")
-    sim.add_argument("--cycles", type=_positive_int, default=10)
+    sim.add_argument("--cycles", type=_positive_int,
+                     help="hands to deal (default: the scenario's, else 10)")
+    sim.add_argument("--scenario", metavar="FILE",
+                     help="faults to inject and technician actions (TOML, see "
+                          "simulator/scenario.py); exit 0 only when its expectations hold")
     sim.add_argument("--seed", type=int, help="simulator seed (default: from config)")
     sim.add_argument("--json", action="store_true", help="print one JSON report")
     sim.add_argument("--hal", choices=("sim", "ioboard"), default="sim",
@@ -138,9 +143,21 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
             print(f"\rhand {done}/{total}", end="" if done < total else "\n",
                   file=sys.stderr, flush=True)
     try:
-        report = simulate(config, args.cycles, args.seed, progress=progress)
+        if args.scenario:
+            if args.hal != "sim":
+                print("mjtable: --scenario runs on the built-in simulator (--hal sim)",
+                      file=sys.stderr)
+                return EXIT_CONFIG
+            scenario, config = _scenario(args, config)
+            report = simulate(config, args.cycles or 0, args.seed, progress=progress,
+                              scenario=scenario)
+        else:
+            report = simulate(config, args.cycles or 10, args.seed, progress=progress)
     except ConfigError as exc:   # a rules engine that fails to load at start-up
         print(f"mjtable: config error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except ValueError as exc:    # a scenario that cannot be run
+        print(f"mjtable: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     if args.json:
         print(json.dumps(report))
@@ -148,6 +165,16 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
         _print_summary(report)
     ok = report["completed"] and report["tiles_accounted"] and report["motors_safe_after_faults"]
     return 0 if ok else 1
+
+
+def _scenario(args: argparse.Namespace, config: Config) -> tuple[Any, Config]:
+    """The scenario, and the config it names unless --config was given."""
+    from simulator.scenario import ROOT, load_scenario
+
+    scenario = load_scenario(args.scenario)
+    if scenario.config and not getattr(args, "config", None):
+        config = load_config(ROOT / scenario.config)
+    return scenario, config
 
 
 def _print_summary(report: dict) -> None:
@@ -165,6 +192,8 @@ def _print_summary(report: dict) -> None:
               f"(hand {fault['cycle']}, t={fault['sim_time_s']} s): {remedy}")
     if not report["faults"]:
         print("no faults")
+    for problem in report.get("problems", []):
+        print(f"PROBLEM: {problem}")
 
 
 if __name__ == "__main__":

@@ -13,22 +13,25 @@ boots a new one on the same journal after the cut's duration.
 
 from __future__ import annotations
 
+import resource
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from firmware.clock import VirtualClock
 from firmware.config import Config
+from firmware.consumers import attach_consumers
 from firmware.controller import BUILD_SCOPE, Controller
 from firmware.faults import CATALOGUE, ERROR
+from firmware.handoff import Consumer
 from firmware.journal import MemoryJournal
 from firmware.recovery import UNTRUSTED_COUNT
 from hal.backends.sim import SimHal
 from simulator.players import SimPlayers
+from simulator.run import CYCLE_ALLOWANCE_S, build_bound
 from simulator.scenario import ActionSpec, FaultSpec, Scenario
 from simulator.table import DirtySensor, SimTable
 
-CYCLE_ALLOWANCE_S = 900.0
 BUILD_MOTORS = ("motor.disc", "motor.ring", *[f"motor.side.{n}.{m}" for n in range(4)
                                               for m in ("conveyor", "head")])
 
@@ -63,7 +66,8 @@ class ScopedClock:
 
 
 class Harness:
-    def __init__(self, config: Config, scenario: Scenario, seed: int | None = None) -> None:
+    def __init__(self, config: Config, scenario: Scenario, seed: int | None = None,
+                 consumers: Sequence[Consumer] = ()) -> None:
         self.config = config
         self.scenario = scenario
         self.clock = VirtualClock()
@@ -73,6 +77,7 @@ class Harness:
         self.players = SimPlayers(self.table, self.clock, config)
         self.ctl: Controller
         self._scoped: ScopedClock | None = None
+        self.consumers = list(consumers)
         self.boot_hooks: list[Callable[[Controller], None]] = []
         # What happened.
         self.faults: list[dict[str, Any]] = []
@@ -98,6 +103,8 @@ class Harness:
     def boot(self) -> None:
         self._scoped = ScopedClock(self.clock)
         self.ctl = Controller(self.config, self.hal, self._scoped, self.journal)
+        attach_consumers(self.ctl)     # the config's rules engine and handoff file
+        self.ctl.handoff.consumers.extend(self.consumers)
         for hook in self.boot_hooks:
             hook(self.ctl)
         self.ctl.subscribers.append(self._on_event)
@@ -129,8 +136,6 @@ class Harness:
                 self._cycle_start[self._builds] = self.clock.now()
                 self._phase("build", self._builds)
         elif kind == "build.staged":
-            from simulator.run import build_bound
-
             self.build_times.append(event["build_s"])
             self.bounds.append(round(build_bound(self.table, self._build_started_at,
                                                  self.config.tiles_per_side), 3))
@@ -357,6 +362,7 @@ class Harness:
             "motors_off_at_end": self.table.motors_off(),
             "wrong_handoffs": self.wrong_handoffs,
             "detection_latency_s": latency,
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "expectations_met": not problems,
             "problems": problems,
             "completed": not problems,

@@ -75,3 +75,32 @@ def test_run_stops_cleanly_on_sigterm() -> None:
     out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0
     assert "stop" in out and out.rstrip().endswith("every motor off")
+
+
+def test_simulate_a_scenario_reports_its_faults() -> None:
+    result = mjtable("simulate", "--scenario", str(ROOT / "tests/scenarios/head_jam.toml"),
+                     "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert [f["id"] for f in report["faults"]] == ["head.jam"]
+    assert report["faults"][0]["where"] == "side.2.head"
+    assert report["faults"][0]["diagnosis"]["remedy"][0] == "open side 2"
+    assert report["expectations_met"] is True and report["cycles_completed"] == 3
+    assert "tile_jam" in report["detection_latency_s"]
+
+
+def test_simulate_fails_when_a_scenario_is_not_met(tmp_path) -> None:
+    path = tmp_path / "unmet.toml"
+    path.write_text("cycles = 1\n[expect]\nfaults = [\"head.jam\"]\n")
+    result = mjtable("simulate", "--scenario", str(path))
+    assert result.returncode == 1
+    assert "PROBLEM: expected fault head.jam was not raised" in result.stdout
+
+
+def test_bad_scenario_exits_2_with_one_line(tmp_path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text("cycles = 1\n[[fault]]\nkind = \"tile_jam\"\nwhere = \"side.9.head\"\n"
+                    "cycle = 1\nphase = \"build\"\n")
+    result = mjtable("simulate", "--scenario", str(path))
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "where 'side.9.head'" in result.stderr
