@@ -143,7 +143,8 @@ class SideBuilder:
             self.ctl.hal.write(self.conveyor, False)
         if self.has_face_up and self.ctl.hal.read(self.face_up):
             self.ctl.tile_face_up(self, index, tile)    # type: ignore[arg-type]
-        self.tile_arrived()
+        if self.state == "feeding":     # hot path: while stacking, nothing changes state
+            self.tile_arrived()
 
     def on_home_edge(self, home: bool) -> None:
         if not home:
@@ -174,4 +175,5 @@ class SideBuilder:
             self._turn()
         else:
             self.ctl.hal.write(self.head, False)
-        self.turn_done()
+        if self.complete() or not self.tiles_waiting():   # hot path: skip no-op triggers
+            self.turn_done()

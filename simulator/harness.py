@@ -42,13 +42,17 @@ class ScopedClock:
     def __init__(self, clock: VirtualClock) -> None:
         self.clock = clock
         self.timers: list[Any] = []
+        self._prune_at = 4096
 
     def now(self) -> float:
         return self.clock.now()
 
     def call_at(self, when: float, callback: Callable[[], None]) -> Any:
-        if len(self.timers) > 4096:
-            self.timers = [t for t in self.timers if not t.cancelled]
+        if len(self.timers) > self._prune_at:
+            # Forget timers that fired or were cancelled; grow the limit so this stays rare.
+            now = self.clock.now()
+            self.timers = [t for t in self.timers if not t.cancelled and t.when >= now]
+            self._prune_at = max(4096, 2 * len(self.timers))
         timer = self.clock.call_at(when, callback)
         self.timers.append(timer)
         return timer
@@ -211,6 +215,7 @@ class Harness:
         elif kind in ("weak_magnet_tile", "dead_magnet_tile"):
             tile = self._tile(spec)
             tile.magnet = "weak" if kind == "weak_magnet_tile" else "dead"
+            table.dead_tiles = table.dead_tiles or tile.magnet == "dead"
         elif kind == "missing_tiles":
             self.players.leave_behind = spec.count
         elif kind == "extra_tiles":

@@ -97,6 +97,7 @@ class SimTable:
         self.dead_motors: set[str] = set()
         self.slow_motors: dict[str, float] = {}
         self.dice_jammed = False
+        self.dead_tiles = False     # set when a tile's magnet is made dead
         self.powered = True
         jitter = self.sim.timing_jitter
         for side in self.sides:
@@ -391,9 +392,9 @@ class SimTable:
     def _update_arrivals(self) -> None:
         rate = self.sim.arrival_rate_per_side / max(self.slow_motors.get("motor.disc", 1.0),
                                                     self.slow_motors.get("motor.ring", 1.0))
+        pickable = self._pickable()
         for side in self.sides:
-            can = (self._feeding(side) and len(side.belt) < self.sim.belt_capacity
-                   and any(t.magnet != "dead" for t in self.disc))
+            can = pickable and self._feeding(side) and len(side.belt) < self.sim.belt_capacity
             if can and side.arrival is None:
                 delay = self.rng.expovariate(rate)
                 side.arrival = self.clock.call_later(delay, lambda s=side: self._arrive(s))
@@ -401,8 +402,17 @@ class SimTable:
                 side.arrival.cancel()
                 side.arrival = None
 
+    def _pickable(self) -> bool:
+        if self.dead_tiles:
+            return any(t.magnet != "dead" for t in self.disc)
+        return bool(self.disc)
+
     def _pick(self) -> Tile | None:
-        pickable = [i for i, t in enumerate(self.disc) if t.magnet != "dead"]
+        # Most runs have no dead tile: skip building the index list on the hot path.
+        if self.dead_tiles:
+            pickable = [i for i, t in enumerate(self.disc) if t.magnet != "dead"]
+        else:
+            pickable = range(len(self.disc))    # type: ignore[assignment]
         if not pickable:
             return None
         if self.sim.shuffle == "under_mixed":
