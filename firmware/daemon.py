@@ -18,6 +18,7 @@ from firmware.clock import RealClock
 from firmware.config import Config
 from firmware.consumers import attach_consumers
 from firmware.controller import Controller
+from firmware.journal import FileJournal
 from firmware.sdnotify import attach_systemd
 from firmware.view import log_line, screen, snapshot
 from hal.backends import open_hal
@@ -44,7 +45,9 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
     loop = asyncio.get_running_loop()
     clock = RealClock(loop, speed)
     opened = open_hal(config, clock, seed)
-    ctl = Controller(config, opened.hal, clock)
+    # The journal lives as long as the machine it describes (firmware/journal.py).
+    journal = FileJournal(statedir.state_dir(state_dir)) if opened.persistent else None
+    ctl = Controller(config, opened.hal, clock, journal)
     # [rules] engine and handoff_file; a relative handoff file goes in the state directory.
     attach_consumers(ctl, statedir.state_dir(state_dir))
     stopped = asyncio.Event()

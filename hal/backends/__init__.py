@@ -26,6 +26,9 @@ class OpenedHal:
     description: str
     # Starts whatever lives outside the firmware (the simulated players); may be a no-op.
     start_world: Callable[[], None]
+    # The machine outlives this process (a real table): its journal must be on disk.
+    # The built-in simulator is born again with every run, and so is its journal.
+    persistent: bool = True
 
 
 def board_model() -> str | None:
@@ -54,7 +57,7 @@ def open_hal(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal
         players = SimPlayers(table, clock, config)
         return OpenedHal(SimHal(table), "sim",
                          f"built-in simulator (seed {table.seed}, simulated players)",
-                         players.start)
+                         players.start, persistent=False)
     if backend == "rpigpio":
         from hal.backends.rpigpio import RpiGpioHal, board_model
 
