@@ -7,7 +7,10 @@ STAMP := $(VENV)/.installed
 .PHONY: run test lint bench diagrams clean
 
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "mjtable needs Python 3.11 or newer ($(PYTHON) is older): make PYTHON=python3.11"; exit 1; }
+	@$(PYTHON) -m venv $(VENV) || \
+	  { echo "could not create $(VENV): install the venv module (Debian: apt install python3-venv)"; exit 1; }
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
