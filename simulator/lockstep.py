@@ -16,11 +16,12 @@ posted whatever the chunk held.
 from __future__ import annotations
 
 import heapq
-import itertools
 import threading
 from collections import deque
 from collections.abc import Callable
 from typing import Any
+
+from firmware.clock import VirtualClock
 
 Callback = Callable[[], None]
 STALL_S = 10.0     # wall seconds the link may stay busy before the run is declared stuck
@@ -71,38 +72,14 @@ class MeteredPort:
         return getattr(self._port, name)
 
 
-class _Timer:
-    __slots__ = ("callback", "cancelled", "when")
-
-    def __init__(self, when: float, callback: Callback) -> None:
-        self.when, self.callback, self.cancelled = when, callback, False
-
-    def cancel(self) -> None:
-        self.cancelled = True
-
-
-class LockstepClock:
-    """A `Clock` of discrete events that never advances while the link is busy."""
+class LockstepClock(VirtualClock):
+    """A `VirtualClock` whose time moves only while the link is idle."""
 
     def __init__(self) -> None:
-        self._now = 0.0
-        self._queue: list[tuple[float, int, _Timer]] = []
-        self._seq = itertools.count()
+        super().__init__()
         self._cond = threading.Condition()
         self._posted: deque[Callback] = deque()
         self.meter = Meter(self._cond)
-        self.events_run = 0
-
-    def now(self) -> float:
-        return self._now
-
-    def call_at(self, when: float, callback: Callback) -> _Timer:
-        timer = _Timer(max(when, self._now), callback)
-        heapq.heappush(self._queue, (timer.when, next(self._seq), timer))
-        return timer
-
-    def call_later(self, delay: float, callback: Callback) -> _Timer:
-        return self.call_at(self._now + max(delay, 0.0), callback)
 
     def post(self, callback: Callback) -> None:
         """Thread-safe: readers hand frames to the loop through here."""
