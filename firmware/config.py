@@ -201,9 +201,19 @@ def _cross_check(config: Config) -> None:
         raise ConfigError(file, "timing", "dice_max_spin_s",
                           f"{timing.dice_max_spin_s} is below dice_min_spin_s "
                           f"{timing.dice_min_spin_s}")
+    if 0 < timing.count_min_gap_s <= timing.count_debounce_s:
+        # Every gap short enough to be a double count would be dropped as bounce first.
+        raise ConfigError(file, "timing", "count_min_gap_s",
+                          f"{timing.count_min_gap_s} is not above count_debounce_s "
+                          f"{timing.count_debounce_s}: double counts would pass as bounce "
+                          f"(raise it, or 0 turns the check off)")
     if config.hal.backend == "rpigpio":
         from hal.signals import catalogue
 
+        if table.tile_reader:   # before check_complete, which would ask for its lines
+            raise ConfigError(file, "table", "tile_reader",
+                              "the rpigpio backend cannot read tiles; set tile_reader = "
+                              "false or use the ioboard backend")
         check_complete(config.pins, catalogue(table.tile_reader, table.face_up_sensor), file)
     _check_variant(config)
     if config.rules.engine:

@@ -123,9 +123,10 @@ def _check_range(value: Any, meta: typing.Mapping[str, Any], file: str, section:
                  name: str) -> None:
     for item in value if isinstance(value, list) else [value]:
         lo, hi, choices = meta.get("minval"), meta.get("maxval"), meta.get("choices")
-        bad = (choices is not None and item not in choices) or (
-            isinstance(item, int | float) and not isinstance(item, bool)
-            and ((lo is not None and item < lo) or (hi is not None and item > hi)))
+        number = isinstance(item, int | float) and not isinstance(item, bool)
+        # TOML allows nan, and nan passes every comparison: refuse it outright.
+        bad = (choices is not None and item not in choices) or (number and (
+            item != item or (lo is not None and item < lo) or (hi is not None and item > hi)))
         if bad:
             raise ConfigError(file, section, name, f"got {item!r}, allowed: {_limits(meta)}")
 
@@ -141,3 +142,7 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(str(path), None, None, f"cannot read: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(path), None, None, f"not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:   # tomllib decodes the bytes before parsing
+        raise ConfigError(str(path), None, None,
+                          f"not a text file (byte {exc.start} is not UTF-8); a config "
+                          f"is TOML text") from None
