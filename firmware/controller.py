@@ -157,16 +157,18 @@ class Controller:
                 self.build.restore_staged(saved["staged_set"], saved["staged_walls"])
             if saved.get("deal"):
                 self.cycle.restore_deal(saved["deal"])
+            building = saved.get("build") in ("building", "paused_full", "paused_top_up",
+                                              "sweeping")
+            evidence = {"build_in_progress": building, "set": saved.get("set_building"),
+                        "cycle": saved.get("cycle")}
             if not saved.get("clean", False):
-                building = saved.get("build") in ("building", "paused_full", "paused_top_up")
-                fault = self.fault("power.recovered", "power", None,
-                                   {"build_in_progress": building,
-                                    "set": saved.get("set_building"),
-                                    "cycle": saved.get("cycle")})
-                if building:
-                    # The half-built set is declared invalid: hold until it is refed.
-                    fault.active = True
-                    self.refeed_hold = fault
+                fault = self.fault("power.recovered", "power", None, evidence)
+            elif building:
+                fault = self.fault("build.interrupted", "build", None, evidence)
+            if building:
+                # The half-built set is declared invalid: hold until it is refed.
+                fault.active = True
+                self.refeed_hold = fault
         self._save_journal(clean=False)
 
     # -- events -----------------------------------------------------------------------

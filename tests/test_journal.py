@@ -1,0 +1,82 @@
+"""The journal: written whole or not at all, and what a restart does with it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from firmware.config import load_config
+from firmware.controller import Controller
+from firmware.journal import FILE_NAME, FileJournal, MemoryJournal
+from simulator.harness import ScopedClock
+from simulator.run import assemble
+from tests.conftest import quick
+
+
+def test_file_journal_round_trip_and_replace(tmp_path: Path) -> None:
+    journal = FileJournal(tmp_path)
+    assert journal.load() == {}
+    journal.save({"cycle": 3, "clean": False})
+    journal.save({"cycle": 4, "clean": True})
+    assert journal.load()["cycle"] == 4
+    assert not (tmp_path / "journal.tmp").exists()
+
+
+def test_unreadable_journal_counts_as_an_unclean_stop(tmp_path: Path) -> None:
+    (tmp_path / FILE_NAME).write_bytes(b'{"cycle": 3, "clean": tr')     # torn by hand
+    assert FileJournal(tmp_path).load() == {"clean": False, "unreadable": True}
+    (tmp_path / FILE_NAME).write_text(json.dumps({"format": "other/9", "clean": True}))
+    assert FileJournal(tmp_path).load() == {"clean": False}
+
+
+def restart(bench, journal: MemoryJournal) -> Controller:
+    """A new controller on the same table and journal, the old one's timers dead."""
+    clock = ScopedClock(bench.clock)
+    ctl = Controller(bench.config, bench.hal, clock, journal)
+    ctl.start()
+    return ctl
+
+
+def test_stop_during_a_build_never_resumes_the_half_built_set() -> None:
+    bench = assemble(quick(load_config()), seed=3)
+    journal = MemoryJournal()
+    first = ScopedClock(bench.clock)
+    ctl = Controller(bench.config, bench.hal, first, journal)
+    ctl.start()
+    bench.clock.run_until(8.0)
+    assert ctl.build.state == "building" and sum(s.counted for s in ctl.sides) > 0
+    ctl.stop()                                   # a clean stop, mid-build
+    first.kill()
+    again = restart(bench, journal)
+    bench.clock.run_until(bench.clock.now() + 5.0)
+    hold = again.refeed_hold
+    assert hold is not None and hold.id == "build.interrupted" and hold.active
+    assert again.build.state == "idle"           # nothing resumed
+    assert bench.hal.read("display") == "rF"
+    bench.table.refeed()                         # the operator empties tracks and heads
+    again.clear_fault(hold, by="operator")
+    bench.clock.run_until(bench.clock.now() + 60.0,
+                          until=lambda: again.build.state == "staged")
+    assert again.build.state == "staged"
+    assert [s.stacked for s in again.sides] == [36] * 4
+    assert bench.table.tiles_accounted()
+
+
+def test_learned_timings_and_fault_history_survive_a_restart() -> None:
+    bench = assemble(quick(load_config()), seed=4)
+    journal = MemoryJournal()
+    first = ScopedClock(bench.clock)
+    ctl = Controller(bench.config, bench.hal, first, journal)
+    ctl.start()
+    bench.players.start()
+    bench.clock.run_until(400.0, until=lambda: ctl.cycle.number >= 2)
+    learned = {m: ctl.supervisor.learned(m) for m in ("lid.up", "head.0", "plate.2")}
+    assert learned["head.0"] != ctl.timing.head_turn_s      # learned, not the nominal
+    first.kill()                                 # power cut: no clean stop
+    bench.table.power(False)
+    bench.table.power(True)
+    again = restart(bench, journal)
+    assert {m: again.supervisor.learned(m) for m in learned} == learned
+    assert again.cycle.number == ctl.cycle.number
+    assert again.faults[0].id == "power.recovered"
+    assert journal.load()["faults"][-1]["id"] == "power.recovered"
