@@ -15,3 +15,11 @@ def test_every_machine_has_a_fault_state_and_no_auto_transitions() -> None:
     text = document()
     assert text.count("```mermaid") == 6
     assert "to_" not in text
+
+
+def test_every_fault_id_is_documented() -> None:
+    from firmware.faults import CATALOGUE
+
+    text = (ROOT / "docs" / "faults.md").read_text(encoding="utf-8")
+    for fault_id, kind in CATALOGUE.items():
+        assert f"`{fault_id}` | {kind.code} |" in text, fault_id
