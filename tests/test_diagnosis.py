@@ -130,3 +130,15 @@ def test_every_symptom_answers_and_unknown_is_refused() -> None:
         assert result is not None and {"verdict", "evidence", "normal"} <= set(result)
     with pytest.raises(UnknownSymptom, match="symptoms: set_stays_on_table"):
         diagnose(harness.ctl, "table_on_fire")
+
+
+def test_console_prints_the_verdict_checks_and_remedy() -> None:
+    from firmware.console.render import diagnosis_lines
+
+    harness = table_in_play()
+    harness.table.block_lid(True)
+    lines = diagnosis_lines(run_check(harness, "lid_not_lowering"))
+    assert lines[0] == "the centre lid does not lower: NOT NORMAL"
+    assert any(line.startswith("  check lid_check FAILED") for line in lines)
+    assert any("lid.lower -> False" in line for line in lines)
+    assert lines[-1].startswith("  - ")

@@ -207,7 +207,7 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
             print("\n".join(render.log_line(r) for r in result["rows"]) or "no events")
     elif command == "diagnose":
         result = client.call("diagnose", {"symptom": " ".join(args.symptom)})
-        _out(args, result, json.dumps(result, indent=2, default=str))
+        _out(args, result, render.diagnosis_lines(result))
     elif command == "test":
         result = client.call("test", {"mechanism": args.mechanism}, auth=True)
         _out(args, result, render.test_lines(result["results"]))

@@ -84,3 +84,21 @@ def test_lines(results: list[dict[str, Any]]) -> list[str]:
                          f"likely {'; '.join(diagnosis['causes'])}")
             lines.append(f"    do: {'; '.join(diagnosis['remedy'])}")
     return lines
+
+
+def diagnosis_lines(result: dict[str, Any]) -> list[str]:
+    """A guided diagnosis as a technician reads it: verdict, checks, what to do."""
+    mark = "normal" if result.get("normal") else "NOT NORMAL"
+    lines = [f"{result['described']}: {mark}", f"  {result['verdict']}"]
+    for check in result.get("checks", []):
+        if not check.get("run"):
+            lines.append(f"  check {check['check']} not run: {check['why']}")
+            continue
+        outcome = "passed" if check.get("ok") else "FAILED"
+        lines.append(f"  check {check['check']} {outcome}"
+                     + (f": {check['note']}" if check.get("note") else ""))
+        for at, name, value in check.get("edges", []):
+            lines.append(f"    {at:7.3f} s  {name} -> {value}")
+    for step in result.get("remedy", []):
+        lines.append(f"  - {step}")
+    return lines
