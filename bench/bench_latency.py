@@ -1,0 +1,223 @@
+"""Sensor edge to output command, on the real clock.
+
+    python -m bench.bench_latency [--events 10000] [--speed 50] [--json]
+
+What is measured, exactly: the wall time (`time.perf_counter_ns`) from the moment a
+count edge is handed to the firmware, in a thread other than the loop's, exactly as
+the rpigpio backend's GPIO callback thread does it (`clock.post(...)`), to the
+moment the HAL's `write("motor.side.N.head", True)` that this edge causes is called.
+Between the two: the cross-thread wake-up of the asyncio loop, the RealClock's event
+heap, `Controller.on_signal`, the side builder's count checks, the build's
+supervision, the state machine (`transitions`) and the head's supervisor watch up to
+the write. Not included: the kernel's GPIO interrupt path before the callback, and
+the driver's work after `write`.
+
+The table is the reference config (`config/table.toml`) behind a scripted HAL: each
+commanded head leaves home and comes back after `head_turn_s` on the firmware's own
+clock, and the count sensor drops after its dwell, so the side keeps building. The
+four sides are fed round-robin, one tile at a time per side (the next tile at a side
+only once its head is home and stopped), so every counted tile starts a turn. After
+each full set (144 edges) the controller is replaced by a fresh one and the build
+starts over, until `events` edges are measured.
+
+The clock runs `speed` times faster than real time so 10,000 head turns fit in a
+few seconds. That only shortens the timers of the simulated machine (turns, dwells);
+the path measured is the same code, and the loop is busier than on a real table
+(four heads completing a turn every `head_turn_s / speed` seconds), so the figure is
+conservative. Faults raised during the run are reported: any is a bench problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import random
+import sys
+import threading
+import time
+from functools import partial
+from typing import Any
+
+from firmware.clock import RealClock
+from firmware.config import Config, load_config
+from firmware.controller import Controller
+from hal.interface import Listener
+from hal.signals import Kind, Value, catalogue
+
+SIDES = 4
+HEAD_TURN_S = 0.1      # the shortest head turn the config allows: most edges per second
+COUNT_DWELL_S = 0.02   # how long the count sensor sees the tile
+WAIT_S = 5.0           # a head not home again after this many wall seconds: give up
+
+
+class TimedHal:
+    """A scripted table that stamps every head command caused by an injected edge."""
+
+    def __init__(self, clock: RealClock, config: Config) -> None:
+        self.clock = clock
+        self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor)
+        self.values: dict[str, Value] = {
+            s.name: s.safe_value if s.is_output else (None if s.kind is Kind.READER else False)
+            for s in self.signals.values()}
+        for n in range(SIDES):
+            self.values[f"side.{n}.head_home"] = True
+            self.values[f"side.{n}.plate_home"] = True
+            if f"side.{n}.tile_id" in self.values:
+                self.values[f"side.{n}.tile_id"] = "B1"
+        self.values["lid.lower"] = True
+        self._heads = {f"motor.side.{n}.head": n for n in range(SIDES)}
+        self.turning = [False] * SIDES
+        # Set while a side's head is home and stopped: the feeder may send its next tile.
+        self.idle = [threading.Event() for _ in range(SIDES)]
+        for event in self.idle:
+            event.set()
+        self.injected: list[int | None] = [None] * SIDES   # perf_counter_ns of the edge
+        self.latencies_ns: list[int] = []
+        self.listener: Listener | None = None
+
+    # -- Hal --------------------------------------------------------------------------
+
+    def write(self, name: str, value: Value) -> None:
+        side = self._heads.get(name)
+        if side is not None and value is True:
+            stamp = time.perf_counter_ns()    # first: nothing below is part of the figure
+            injected, self.injected[side] = self.injected[side], None
+            if injected is not None:
+                self.latencies_ns.append(stamp - injected)
+            if not self.turning[side]:
+                self._turn(side)
+        self.values[name] = value
+        if side is not None and value is False and not self.turning[side]:
+            self.idle[side].set()
+
+    def read(self, name: str) -> Value:
+        return self.values[name]
+
+    def listen(self, listener: Listener) -> None:
+        self.listener = listener
+
+    def safe_state(self) -> None:
+        for s in self.signals.values():
+            if s.is_motor or s.name == "buzzer":
+                self.write(s.name, s.safe_value)
+
+    def entropy(self) -> tuple[random.Random, str]:
+        return random.Random(7), "bench"
+
+    def close(self) -> None:
+        self.safe_state()
+
+    # -- the scripted machine -----------------------------------------------------------
+
+    def edge(self, name: str, value: Value) -> None:
+        """Deliver an input change (inside the loop)."""
+        self.values[name] = value
+        if self.listener is not None:
+            self.listener(name, value)
+
+    def count(self, side: int) -> None:
+        """A tile reaches the head: the count sensor sees it for a moment."""
+        self.edge(f"side.{side}.count", True)
+        self.clock.call_later(COUNT_DWELL_S, partial(self.edge, f"side.{side}.count", False))
+
+    def _turn(self, side: int) -> None:
+        self.turning[side] = True
+        self.clock.call_later(HEAD_TURN_S * 0.1,
+                              partial(self.edge, f"side.{side}.head_home", False))
+        self.clock.call_later(HEAD_TURN_S, partial(self._home, side))
+
+    def _home(self, side: int) -> None:
+        self.turning[side] = False
+        self.edge(f"side.{side}.head_home", True)
+        if self.values[f"motor.side.{side}.head"] is False:
+            self.idle[side].set()
+
+
+def _feed(hal: TimedHal, clock: RealClock, edges: int) -> None:
+    """The GPIO thread: one tile per side at a time, each edge stamped as it is posted."""
+    for i in range(edges):
+        side = i % SIDES
+        if not hal.idle[side].wait(WAIT_S):
+            raise RuntimeError(f"head {side} did not come home: the bench is broken")
+        hal.idle[side].clear()
+        hal.injected[side] = time.perf_counter_ns()
+        clock.post(partial(hal.count, side))
+    for side in range(SIDES):      # the last turns finish before the set is dropped
+        hal.idle[side].wait(WAIT_S)
+
+
+async def _building(ctl: Controller) -> None:
+    for _ in range(int(WAIT_S * 1000)):
+        if ctl.build.state == "building" and all(s.state == "feeding" for s in ctl.sides):
+            return
+        await asyncio.sleep(0.001)
+    raise RuntimeError(f"the build did not start (cycle {ctl.cycle.state}, "
+                       f"build {ctl.build.state})")
+
+
+async def _measure(config: Config, events: int, speed: float) -> dict[str, Any]:
+    loop = asyncio.get_running_loop()
+    clock = RealClock(loop, speed)
+    latencies: list[int] = []
+    faults: list[str] = []
+    builds = 0
+    started = time.perf_counter()
+    while len(latencies) < events:
+        hal = TimedHal(clock, config)
+        ctl = Controller(config, hal, clock)
+        ctl.subscribers.append(lambda e: e["kind"] == "fault" and faults.append(e["id"]))
+        ctl.start()
+        await _building(ctl)
+        edges = min(config.table.tiles, events - len(latencies))
+        await loop.run_in_executor(None, _feed, hal, clock, edges)
+        ctl.stop()
+        builds += 1
+        latencies.extend(hal.latencies_ns)
+    return _figures(latencies, builds=builds, faults=faults, speed=speed,
+                    wall_s=time.perf_counter() - started)
+
+
+def _figures(latencies_ns: list[int], **extra: Any) -> dict[str, Any]:
+    ordered = sorted(latencies_ns)
+
+    def ms(q: float) -> float:   # nearest rank
+        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] / 1e6, 4)
+
+    return {"events": len(ordered), "latency_p50_ms": ms(0.50), "latency_p99_ms": ms(0.99),
+            "latency_max_ms": round(ordered[-1] / 1e6, 4),
+            "builds": extra["builds"], "faults": extra["faults"], "speed": extra["speed"],
+            "wall_s": round(extra["wall_s"], 2)}
+
+
+def measure(events: int = 10000, speed: float = 50.0,
+            config: Config | None = None) -> dict[str, Any]:
+    """Count edge → head command latency over `events` edges (see the module docstring).
+
+    Returns `latency_p50_ms`, `latency_p99_ms`, `latency_max_ms`, the number of
+    `events` measured, the `builds` (sets) they took, any `faults` raised (should be
+    none), the clock `speed` and the run's `wall_s`.
+    """
+    config = config or load_config()
+    config = dataclasses.replace(config, timing=dataclasses.replace(
+        config.timing, head_turn_s=HEAD_TURN_S))
+    return asyncio.run(_measure(config, events, speed))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_latency",
+                                     description="Count edge to head command on the real "
+                                                 "clock.")
+    parser.add_argument("--events", type=int, default=10000)
+    parser.add_argument("--speed", type=float, default=50.0,
+                        help="clock speed-up of the scripted machine (50)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    figures = measure(args.events, args.speed)
+    print(json.dumps(figures) if args.json else json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
