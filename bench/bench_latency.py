@@ -1,6 +1,6 @@
 """Sensor edge to output command, on the real clock.
 
-    python -m bench.bench_latency [--events 10000] [--speed 50] [--json]
+    python -m bench.bench_latency [--events 10000] [--in-flight 1] [--speed 100] [--json]
 
 What is measured, exactly: the wall time (`time.perf_counter_ns`) from the moment a
 count edge is handed to the firmware, in a thread other than the loop's, exactly as
@@ -8,23 +8,24 @@ the rpigpio backend's GPIO callback thread does it (`clock.post(...)`), to the
 moment the HAL's `write("motor.side.N.head", True)` that this edge causes is called.
 Between the two: the cross-thread wake-up of the asyncio loop, the RealClock's event
 heap, `Controller.on_signal`, the side builder's count checks, the build's
-supervision, the state machine (`transitions`) and the head's supervisor watch up to
-the write. Not included: the kernel's GPIO interrupt path before the callback, and
-the driver's work after `write`.
+supervision and the state machine (`transitions`) up to the write. Not included: the
+kernel's GPIO interrupt path before the callback, and the driver's work after `write`.
 
-The table is the reference config (`config/table.toml`) behind a scripted HAL: each
-commanded head leaves home and comes back after `head_turn_s` on the firmware's own
-clock, and the count sensor drops after its dwell, so the side keeps building. The
-four sides are fed round-robin, one tile at a time per side (the next tile at a side
-only once its head is home and stopped), so every counted tile starts a turn. After
-each full set (144 edges) the controller is replaced by a fresh one and the build
-starts over, until `events` edges are measured.
+The table is the reference config (`config/table.toml`, head turn set to its shortest,
+0.1 s) behind a scripted HAL: each commanded head leaves home and comes back after
+its turn on the firmware's own clock, and the count sensor drops after its dwell, so
+the side keeps building. The sides are fed round-robin, one tile at a time per side,
+so every counted tile starts a turn. With `in_flight` 1 (the default) an edge is
+posted only once the previous edge's head is home and stopped: each edge meets a loop
+with nothing else to do, as on a table, where arrivals are tens of milliseconds apart.
+With `in_flight` 4 all four heads turn at once and edges queue behind each other's
+work: the figure for a loop under load. After each full set (144 edges) the
+controller is replaced by a fresh one and the build starts over, until `events`
+edges are measured.
 
-The clock runs `speed` times faster than real time so 10,000 head turns fit in a
-few seconds. That only shortens the timers of the simulated machine (turns, dwells);
-the path measured is the same code, and the loop is busier than on a real table
-(four heads completing a turn every `head_turn_s / speed` seconds), so the figure is
-conservative. Faults raised during the run are reported: any is a bench problem.
+The scripted machine runs `speed` times faster than real time so 10,000 head turns
+fit in seconds; that only shortens its timers (turns, dwells), not the path measured.
+Faults raised during the run are reported: any is a bench problem.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from hal.signals import Kind, Value, catalogue
 SIDES = 4
 HEAD_TURN_S = 0.1      # the shortest head turn the config allows: most edges per second
 COUNT_DWELL_S = 0.02   # how long the count sensor sees the tile
+SPEED = 100.0         # scripted machine time per real second
 WAIT_S = 5.0           # a head not home again after this many wall seconds: give up
 
 
@@ -135,12 +137,15 @@ class TimedHal:
             self.idle[side].set()
 
 
-def _feed(hal: TimedHal, clock: RealClock, edges: int) -> None:
-    """The GPIO thread: one tile per side at a time, each edge stamped as it is posted."""
+def _feed(hal: TimedHal, clock: RealClock, edges: int, in_flight: int) -> None:
+    """The GPIO thread: each edge stamped as it is posted, at most `in_flight` heads busy."""
     for i in range(edges):
         side = i % SIDES
-        if not hal.idle[side].wait(WAIT_S):
-            raise RuntimeError(f"head {side} did not come home: the bench is broken")
+        # This side's head must be home (one tile at a time per side), and so must the
+        # head the edge `in_flight` before this one started.
+        for waited in (side, (i - in_flight) % SIDES):
+            if not hal.idle[waited].wait(WAIT_S):
+                raise RuntimeError(f"head {waited} did not come home: the bench is broken")
         hal.idle[side].clear()
         hal.injected[side] = time.perf_counter_ns()
         clock.post(partial(hal.count, side))
@@ -157,7 +162,8 @@ async def _building(ctl: Controller) -> None:
                        f"build {ctl.build.state})")
 
 
-async def _measure(config: Config, events: int, speed: float) -> dict[str, Any]:
+async def _measure(config: Config, events: int, speed: float,
+                   in_flight: int) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     clock = RealClock(loop, speed)
     latencies: list[int] = []
@@ -171,12 +177,12 @@ async def _measure(config: Config, events: int, speed: float) -> dict[str, Any]:
         ctl.start()
         await _building(ctl)
         edges = min(config.table.tiles, events - len(latencies))
-        await loop.run_in_executor(None, _feed, hal, clock, edges)
+        await loop.run_in_executor(None, _feed, hal, clock, edges, in_flight)
         ctl.stop()
         builds += 1
         latencies.extend(hal.latencies_ns)
     return _figures(latencies, builds=builds, faults=faults, speed=speed,
-                    wall_s=time.perf_counter() - started)
+                    in_flight=in_flight, wall_s=time.perf_counter() - started)
 
 
 def _figures(latencies_ns: list[int], **extra: Any) -> dict[str, Any]:
@@ -188,21 +194,23 @@ def _figures(latencies_ns: list[int], **extra: Any) -> dict[str, Any]:
     return {"events": len(ordered), "latency_p50_ms": ms(0.50), "latency_p99_ms": ms(0.99),
             "latency_max_ms": round(ordered[-1] / 1e6, 4),
             "builds": extra["builds"], "faults": extra["faults"], "speed": extra["speed"],
-            "wall_s": round(extra["wall_s"], 2)}
+            "in_flight": extra["in_flight"], "wall_s": round(extra["wall_s"], 2)}
 
 
-def measure(events: int = 10000, speed: float = 50.0,
+def measure(events: int = 10000, speed: float = SPEED, in_flight: int = 1,
             config: Config | None = None) -> dict[str, Any]:
     """Count edge → head command latency over `events` edges (see the module docstring).
 
     Returns `latency_p50_ms`, `latency_p99_ms`, `latency_max_ms`, the number of
     `events` measured, the `builds` (sets) they took, any `faults` raised (should be
-    none), the clock `speed` and the run's `wall_s`.
+    none), the clock `speed`, the heads `in_flight` and the run's `wall_s`.
     """
+    if not 1 <= in_flight <= SIDES:
+        raise ValueError(f"in_flight must be 1 to {SIDES}, got {in_flight}")
     config = config or load_config()
     config = dataclasses.replace(config, timing=dataclasses.replace(
         config.timing, head_turn_s=HEAD_TURN_S))
-    return asyncio.run(_measure(config, events, speed))
+    return asyncio.run(_measure(config, events, speed, in_flight))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -210,11 +218,14 @@ def main(argv: list[str] | None = None) -> int:
                                      description="Count edge to head command on the real "
                                                  "clock.")
     parser.add_argument("--events", type=int, default=10000)
-    parser.add_argument("--speed", type=float, default=50.0,
-                        help="clock speed-up of the scripted machine (50)")
+    parser.add_argument("--speed", type=float, default=SPEED,
+                        help=f"clock speed-up of the scripted machine ({SPEED:g})")
+    parser.add_argument("--in-flight", type=int, default=1,
+                        help="heads turning at once, 1 to 4 (1: each edge meets an idle "
+                             "loop, as on a table; 4: every side at once, a loaded loop)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    figures = measure(args.events, args.speed)
+    figures = measure(args.events, args.speed, args.in_flight)
     print(json.dumps(figures) if args.json else json.dumps(figures, indent=2))
     return 0
 
