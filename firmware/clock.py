@@ -140,7 +140,13 @@ class RealClock:
         return self.call_at(self.now() + max(delay, 0.0), callback)
 
     def post(self, callback: Callback) -> None:
-        self._loop.call_soon_threadsafe(lambda: self.call_at(self.now(), callback))
+        self._loop.call_soon_threadsafe(self._run_posted, callback)
+
+    def _run_posted(self, callback: Callback) -> None:
+        # Join the heap at the current time and run at once: one pass through the
+        # loop for a sensor edge, not two.
+        self.call_at(self.now(), callback)
+        self._wake()
 
     def _arm(self) -> None:
         while self._queue and self._queue[0][2].cancelled:
@@ -156,6 +162,8 @@ class RealClock:
         self._handle = self._loop.call_at(self._origin + first / self._speed, self._wake)
 
     def _wake(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
         self._handle = None
         self._handle_at = float("inf")
         real = self._real()

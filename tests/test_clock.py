@@ -52,3 +52,24 @@ def test_real_clock_scales_time() -> None:
     at, real = asyncio.run(main())
     assert at >= 5.0
     assert real < 1.0      # 5 simulated seconds at ×50 take 0.1 s
+
+
+def test_real_clock_runs_posted_work_in_one_pass_and_in_order() -> None:
+    import threading
+
+    async def main() -> list[str]:
+        loop = asyncio.get_running_loop()
+        clock = RealClock(loop)
+        seen: list[str] = []
+        done = loop.create_future()
+        clock.call_later(0.05, lambda: seen.append("timer"))
+        clock.call_later(0.2, lambda: done.set_result(None))
+
+        def edge() -> None:
+            clock.post(lambda: seen.append(f"edge at {clock.now() < 0.05}"))
+
+        threading.Thread(target=edge).start()
+        await done
+        return seen
+
+    assert asyncio.run(main()) == ["edge at True", "timer"]
