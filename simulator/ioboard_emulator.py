@@ -300,6 +300,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", help="table config (default: config/table.toml)")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--speed", type=float, default=1.0)
+    parser.add_argument("--heartbeat-limit", type=float, default=0.5, metavar="S",
+                        help="failsafe after this long without a frame from the host")
+    parser.add_argument("--control", metavar="PATH",
+                        help="Unix socket for test harnesses: physical walls, refeed "
+                             "(simulator/board_control.py)")
     args = parser.parse_args(argv)
     return asyncio.run(_serve(args))
 
@@ -313,15 +318,22 @@ async def _serve(args: argparse.Namespace) -> int:
     clock = RealClock(asyncio.get_running_loop(), args.speed)
     table = SimTable(config, clock, args.seed)
     port: BoardPort = PtyPort() if args.pty else TcpPort(args.listen)
-    board = IoBoardEmulator(table, clock, port)
+    board = IoBoardEmulator(table, clock, port, heartbeat_limit_s=args.heartbeat_limit)
     players = SimPlayers(table, clock, config)
     board.start()
+    control = None
+    if args.control:
+        from simulator.board_control import serve
+
+        control = await serve(args.control, table, board)
     print(f"I/O board emulator on {board.url} (set [ioboard] port to this)", flush=True)
     # Players wait for the ready lamp, which only the host's firmware can light.
     players.start()
     try:
         await asyncio.Event().wait()
     finally:
+        if control is not None:
+            control.close()
         board.close()
     return 0
 
