@@ -140,6 +140,10 @@ class SimPlayers:
                 self._throw(self.dealer)
             elif self.phase == "waiting_walls" and self.table.physical["lid.upper"]:
                 self._press("key.lift.1")
+            elif self.phase == "waiting_walls" and values["lamp.ready"]:
+                # The table restarted (a power cut) with the lid down and no walls: it
+                # waits for a lift key, as after any hand.
+                self._press("key.lift.0")
             elif self.phase == "throwing" and self.pending_seat is not None:
                 self._throw(self.pending_seat)
         self._seen = self._progress
