@@ -133,7 +133,7 @@ class Controller:
             "staged_walls": self.build.walls if self.build.state == "staged" else None,
             "staged_set": self.build.set_name if self.build.state == "staged" else None,
             "timings": self.supervisor.export(),
-            "faults": [f.as_dict() for f in self.faults[-50:]],
+            "faults": [{**f.as_dict(), "side": f.side} for f in self.faults[-50:]],
             "face_up": self.face_up.export(),
             "commitment": self.handoff.commitment,
             "tampered": self.tampered,
@@ -153,6 +153,12 @@ class Controller:
             self.cycle.set_in_play = saved.get("set_in_play")
             self.cycle.set_building = saved.get("set_building") or "A"
             self.tampered = bool(saved.get("tampered", False))
+            # Fault history comes back as history: after re-homing, the sensors say
+            # afresh what is still wrong.
+            self.faults = [
+                Fault(f["id"], f["where"], f.get("side"), f["cycle"], f["sim_time_s"],
+                      f.get("evidence", {}), active=False)
+                for f in saved.get("faults", []) if f.get("id") in CATALOGUE]
             if saved.get("staged_walls"):
                 self.build.restore_staged(saved["staged_set"], saved["staged_walls"])
             if saved.get("deal"):
