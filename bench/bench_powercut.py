@@ -105,9 +105,9 @@ class Lines:
 class Board:
     """The emulator process: the physical table, its players and the control socket."""
 
-    def __init__(self, workdir: Path, speed: float, seed: int) -> None:
+    def __init__(self, workdir: Path, speed: float, seed: int, play_time_s: float) -> None:
         self.control = workdir / "board.sock"
-        config = bench_config(workdir / "board.toml", "socket://127.0.0.1:1")
+        config = bench_config(workdir / "board.toml", "socket://127.0.0.1:1", play_time_s)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "simulator.ioboard_emulator", "--listen", "0",
              "--config", str(config), "--speed", str(speed), "--seed", str(seed),
@@ -190,15 +190,15 @@ class Failure(Exception):
 
 class PowerCutBench:
     def __init__(self, workdir: Path, speed: float = 5.0, seed: int = 1,
-                 log: Any = None) -> None:
+                 log: Any = None, play_time_s: float = 10.0) -> None:
         self.workdir, self.speed = workdir, speed
         self.rng = random.Random(seed)
         self.log = log or (lambda _msg: None)
         self.state = workdir / "state"
         self.token = secrets.token_hex(16)
         Technicians(self.state / statedir.TECHNICIANS_NAME).add(TECHNICIAN, self.token)
-        self.board = Board(workdir, speed, seed)
-        config = bench_config(workdir / "daemon.toml", self.board.url)
+        self.board = Board(workdir, speed, seed, play_time_s)
+        config = bench_config(workdir / "daemon.toml", self.board.url, play_time_s)
         self.daemon = Daemon(config, self.state, speed)
         self.handoffs_checked = 0
         self.wrong_handoffs = 0
@@ -379,7 +379,7 @@ class PowerCutBench:
             self.log(f"  could not recover: {exc}")
             return ""
 
-    def run(self, instants: int) -> dict[str, Any]:
+    def run(self, instants: int, phases: tuple[str, ...] = PHASES) -> dict[str, Any]:
         wall_start = time.monotonic()
         per_phase: Counter[str] = Counter()
         failed: Counter[str] = Counter()
@@ -389,7 +389,7 @@ class PowerCutBench:
         try:
             previous = self.wait_for(r" handoff hand ", 400.0)
             for i in range(instants):
-                phase = PHASES[i % len(PHASES)]
+                phase = phases[i % len(phases)]
                 per_phase[phase] += 1
                 try:
                     at = self.instant(phase, previous)
@@ -406,7 +406,7 @@ class PowerCutBench:
             self.daemon.stop()
             self.board.close()
         return {"instants": instants, "failures": len(failures),
-                "per_phase": {p: {"tried": per_phase[p], "failed": failed[p]} for p in PHASES},
+                "per_phase": {p: {"tried": per_phase[p], "failed": failed[p]} for p in phases},
                 "cut_during_build": builds_cut, "refeeds": self.refeeds,
                 "handoffs_checked": self.handoffs_checked,
                 "wrong_handoffs": self.wrong_handoffs,
@@ -419,15 +419,11 @@ def _fault_key(fault: dict[str, Any]) -> tuple[Any, ...]:
     return (fault.get("id"), fault.get("where"), fault.get("cycle"), fault.get("sim_time_s"))
 
 
-def _continues(old: list[Any], new: list[Any]) -> bool:
-    """`new` is `old` with some appended and (window) some of the oldest dropped."""
-    if not old:
-        return True
-    for dropped in range(len(old) + 1):
-        kept = old[dropped:]
-        if new[:len(kept)] == kept:
-            return len(kept) > 0 or len(new) >= len(old)
-    return False
+def _continues(old: list[Any], new: list[Any], cap: int = 50) -> bool:
+    """`new` is `old` with entries appended; only a full list (`cap`) drops its oldest."""
+    if len(new) < cap:
+        return new[:len(old)] == old
+    return any(old[dropped:] == new[:len(old) - dropped] for dropped in range(len(old)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -437,12 +433,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed", type=float, default=5.0,
                         help="table seconds per wall second for both processes")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--phases", default=",".join(PHASES),
+                        help=f"comma-separated, in this order: {','.join(PHASES)}")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    phases = tuple(p for p in args.phases.split(",") if p)
+    if not phases or set(phases) - set(PHASES):
+        parser.error(f"--phases: choose from {', '.join(PHASES)}")
     with tempfile.TemporaryDirectory(prefix="mjtable-powercut-") as tmp:
         bench = PowerCutBench(Path(tmp), args.speed, args.seed,
                               log=None if args.json else lambda m: print(m, flush=True))
-        report = bench.run(args.instants)
+        report = bench.run(args.instants, phases)
     if args.json:
         print(json.dumps(report, indent=1))
     else:
