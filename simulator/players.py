@@ -140,7 +140,8 @@ class SimPlayers:
                 self._throw(self.dealer)
             elif self.phase == "waiting_walls" and self.table.physical["lid.upper"]:
                 self._press("key.lift.1")
-            elif self.phase == "waiting_walls" and values["lamp.ready"]:
+            elif (self.phase == "waiting_walls" and values["lamp.ready"]
+                  and self.table.physical["lid.lower"] and not any(self.table.walls)):
                 # The table restarted (a power cut) with the lid down and no walls: it
                 # waits for a lift key, as after any hand.
                 self._press("key.lift.0")
