@@ -37,7 +37,7 @@ BUILD_SCOPE = {"head.jam", "count.double", "count.blind", "build.tiles_missing",
                "build.extra_tiles"}
 # Events after which the journal is written.
 JOURNALED = {"build.started", "build.staged", "handoff", "fault", "resume", "refeed",
-             "walls.committed", "dice.thrown"}
+             "walls.committed", "dice.thrown", "raising"}
 
 
 class Controller:
@@ -139,6 +139,7 @@ class Controller:
             "tampered": self.tampered,
             # A hand being dealt survives a power cut: walls up, dice partly thrown.
             "deal": self.cycle.deal_state(),
+            "raising": self.cycle.state == "raising",
         }
 
     def _save_journal(self, clean: bool = False) -> None:
@@ -163,6 +164,8 @@ class Controller:
                 self.build.restore_staged(saved["staged_set"], saved["staged_walls"])
             if saved.get("deal"):
                 self.cycle.restore_deal(saved["deal"])
+            if saved.get("raising") and self.build.state == "staged":
+                self.cycle.restore_raise()
             building = saved.get("build") in ("building", "paused_full", "paused_top_up",
                                               "sweeping")
             evidence = {"build_in_progress": building, "set": saved.get("set_building"),

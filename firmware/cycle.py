@@ -22,6 +22,7 @@ STATES = ["homing", "play", "opening", "hole_open", "closing", "raising", "deali
 INITIAL = "homing"
 TRANSITIONS = [
     {"trigger": "homed", "source": "homing", "dest": "dealing", "conditions": "deal_pending"},
+    {"trigger": "homed", "source": "homing", "dest": "raising", "conditions": "raise_pending"},
     {"trigger": "homed", "source": "homing", "dest": "play"},
     {"trigger": "lift_key", "source": "play", "dest": "opening", "conditions": "set_staged"},
     {"trigger": "lift_key", "source": "hole_open", "dest": "closing"},
@@ -55,6 +56,7 @@ class Cycle:
         self.walls: list[list[list[str | None]]] = []
         self._plates_done: set[int] = set()
         self._deal_pending = False
+        self._raise_pending = False
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error,
                               after_state_change="_announce")
 
@@ -81,6 +83,15 @@ class Cycle:
 
     def deal_pending(self, *_: object) -> bool:
         return self._deal_pending
+
+    def raise_pending(self, *_: object) -> bool:
+        return self._raise_pending
+
+    def restore_raise(self) -> None:
+        """The power failed while the walls rose: after homing, every plate turns once
+        more (a plate whose wall is already up turns empty), and the staged set is then
+        in play — never left staged to be raised, or built over, a second time."""
+        self._raise_pending = True
 
     def set_staged(self, *_: object) -> bool:
         return self.ctl.build.state == "staged"
@@ -143,6 +154,9 @@ class Cycle:
 
     def on_enter_raising(self, *_: object) -> None:
         self._plates_done: set[int] = set()
+        self._raise_pending = False
+        # Journaled before any plate moves: a cut from here on finishes this raise.
+        self.ctl.emit("raising", set=self.ctl.build.set_name, cycle=self.number + 1)
         for plate in self.ctl.plates:
             plate.turn()
 
@@ -175,14 +189,16 @@ class Cycle:
         return None if request is None else request.thrower_position
 
     def on_enter_dealing(self, event: EventData) -> None:
-        if event.transition.source == "homing":
+        source = event.transition.source
+        if source == "homing":
             self._deal_pending = False
             if self.dealer is not None:
                 self.ctl.hal.write(f"lamp.dealer.{self.dealer}", True)
-            return
-        if event.transition.source != "raising":
-            return
-        # The staged set is now in play; the set just pushed in is built next.
+        elif source == "raising":
+            self._walls_up()
+
+    def _walls_up(self) -> None:
+        """The staged set is now in play; the set just pushed in is built next."""
         self.number += 1
         self.walls = self.ctl.build.walls
         self.set_in_play = self.ctl.build.set_name

@@ -284,7 +284,10 @@ class Harness:
                 self._repaired.add(where)
         elif do == "remove_extra":
             table.remove_foreign_tiles()
-        if do in ("refeed", "remove_extra") or action.after_fault in UNTRUSTED_COUNT:
+        # The operator empties the machine only when the table asks for a refeed (a
+        # set it will build again from the start), never under a build that goes on.
+        untrusted = action.after_fault in UNTRUSTED_COUNT or do == "remove_extra"
+        if untrusted or (do == "refeed" and self.ctl.refeed_hold is not None):
             table.refeed()
         self._clear(action.after_fault)
 

@@ -8,25 +8,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from bench.bench_powercut import PHASES, PowerCutBench
 from firmware.config import load_config
 from simulator.harness import Harness
 from simulator.scenario import parse_scenario
 from tests.conftest import quick
 
-# A cut while the walls rise is a known firmware hold (the xfail below): left out here.
-WORKING = tuple(p for p in PHASES if p != "raise")
+# CI cuts in the three phases with the most to recover (a half-built set, walls half
+# risen, a hand half dealt); `python -m bench.bench_powercut` cuts in every phase.
+CI_PHASES = ("build", "raise", "dice")
+assert set(CI_PHASES) <= set(PHASES)
 
 
-def test_sigkill_in_every_phase(tmp_path: Path) -> None:
+def test_sigkill_in_the_hardest_phases(tmp_path: Path) -> None:
     bench = PowerCutBench(tmp_path, speed=5.0, seed=4, play_time_s=5.0)
-    report = bench.run(len(WORKING), WORKING)
+    report = bench.run(len(CI_PHASES), CI_PHASES)
     assert report["failure_list"] == []
-    assert all(report["per_phase"][p]["tried"] == 1 for p in WORKING)
+    assert all(report["per_phase"][p]["tried"] == 1 for p in CI_PHASES)
     assert report["wrong_handoffs"] == 0
-    assert report["handoffs_checked"] >= len(WORKING)
+    assert report["handoffs_checked"] >= len(CI_PHASES)
 
 
 def _cut(phase: str, before: list[dict] | None = None, seed: int = 7) -> tuple[dict, Harness]:
@@ -51,9 +51,6 @@ def test_fault_history_survives_a_power_cut() -> None:
         "power.recovered")
 
 
-@pytest.mark.xfail(strict=True, reason="firmware: a cut while the walls rise leaves the "
-                   "staged set marked staged; the players push the risen walls back in "
-                   "and the next build sees both sets (build.extra_tiles), the table holds")
 def test_power_cut_while_the_walls_rise() -> None:
     report, _ = _cut("raise")
     assert report["problems"] == []
