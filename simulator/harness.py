@@ -101,6 +101,7 @@ class Harness:
         self._injected: list[tuple[FaultSpec, float]] = []
         self._build_started_at = 0.0
         self._repaired: set[str] = set()
+        self._on_the_way: set[str] = set()
 
     # -- the controller's life -------------------------------------------------------
 
@@ -181,14 +182,33 @@ class Harness:
             if not any(d["spec"] is spec for d in self.detections):
                 self.detections.append({"spec": spec, "kind": spec.kind, "fault": event["id"],
                                         "latency_s": round(self.clock.now() - at, 3)})
-        for i, action in enumerate(self.scenario.actions):
-            # `where` says where the technician works, not where the fault was seen.
-            if i in self._handled or action.after_fault != event["id"]:
-                continue
+        # `where` says where the technician works, not where the fault was seen; of the
+        # actions waiting for this fault id, the technician takes one for a part that
+        # is really broken, as a technician at the table would find it.
+        waiting = [i for i, a in enumerate(self.scenario.actions)
+                   if i not in self._handled and a.after_fault == event["id"]]
+        if waiting and event["id"] not in self._on_the_way:
+            broken = [i for i in waiting if self._broken(self.scenario.actions[i].where)]
+            i = (broken or waiting)[0]
+            action = self.scenario.actions[i]
             self._handled.add(i)
             self._pending += 1
+            # Until this technician is done, the same fault again is the same job.
+            self._on_the_way.add(action.after_fault)
             self.clock.call_later(action.delay_s, lambda a=action: self._act(a))
-            break
+
+    def _broken(self, where: str | None) -> bool:
+        table = self.table
+        if not where:
+            return False
+        if where in table.stuck or where in table.dirty or where in table.dead_motors:
+            return True
+        if where.startswith("side."):
+            side = table.sides[int(where.split(".")[1])]
+            return side.head.blocked or side.plate.blocked or side.belt_jammed
+        if where.startswith("set."):
+            return any(t.magnet != "ok" and t.set_name == where[-1] for t in table.tiles)
+        return any(s.where == where for s, _ in self._injected) and where not in self._repaired
 
     def _check_handoff(self, event: dict[str, Any]) -> None:
         record = event.get("record") or self.ctl.handoff.records[-1]
@@ -258,6 +278,7 @@ class Harness:
 
     def _act(self, action: ActionSpec) -> None:
         self._pending -= 1
+        self._on_the_way.discard(action.after_fault)
         table, where, do = self.table, action.where or "", action.do
         if do == "top_up":
             self.players.top_up()
