@@ -188,7 +188,7 @@ class Harness:
         waiting = [i for i, a in enumerate(self.scenario.actions)
                    if i not in self._handled and a.after_fault == event["id"]]
         if waiting and event["id"] not in self._on_the_way:
-            broken = [i for i in waiting if self._broken(self.scenario.actions[i].where)]
+            broken = [i for i in waiting if self._broken(self.scenario.actions[i])]
             i = (broken or waiting)[0]
             action = self.scenario.actions[i]
             self._handled.add(i)
@@ -197,18 +197,32 @@ class Harness:
             self._on_the_way.add(action.after_fault)
             self.clock.call_later(action.delay_s, lambda a=action: self._act(a))
 
-    def _broken(self, where: str | None) -> bool:
-        table = self.table
-        if not where:
-            return False
-        if where in table.stuck or where in table.dirty or where in table.dead_motors:
-            return True
-        if where.startswith("side."):
-            side = table.sides[int(where.split(".")[1])]
-            return side.head.blocked or side.plate.blocked or side.belt_jammed
-        if where.startswith("set."):
-            return any(t.magnet != "ok" and t.set_name == where[-1] for t in table.tiles)
-        return any(s.where == where for s, _ in self._injected) and where not in self._repaired
+    def _broken(self, action: ActionSpec) -> bool:
+        """Whether `action` would mend something that is broken right now."""
+        table, where, do = self.table, action.where or "", action.do
+        side = table.sides[int(where.split(".")[1])] if where.startswith("side.") else None
+        if do == "clear_jam":
+            if side is not None:
+                return side.head.blocked or side.plate.blocked or side.belt_jammed
+            return table.dice_jammed
+        if do == "clear_obstruction":
+            return table.lid.blocked_below > 0 or any(s.plate.blocked for s in table.sides)
+        if do == "replace_part":
+            return (where in table.dead_motors or where in table.slow_motors
+                    or where in table.stuck or self._flaky_now(where))
+        if do == "clean_sensor":
+            return where in table.dirty or where in table.stuck or self._flaky_now(where)
+        if do == "replace_tile":
+            return any(t.magnet != "ok" for t in table.tiles)
+        if do == "top_up":
+            return bool(table.on_table) and self.ctl.cycle.state == "play"
+        if do == "remove_extra":
+            return any(t.set_name == "X" for t in table.tiles)
+        return True
+
+    def _flaky_now(self, where: str) -> bool:
+        return where not in self._repaired and any(
+            s.kind == "sensor_flaky" and s.where == where for s, _ in self._injected)
 
     def _check_handoff(self, event: dict[str, Any]) -> None:
         record = event.get("record") or self.ctl.handoff.records[-1]
