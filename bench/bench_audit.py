@@ -17,8 +17,8 @@ import resource
 import sys
 from typing import Any
 
-from firmware.audit_cli import audit_simulated
 from firmware.config import load_config
+from simulator.audit_cli import audit_simulated
 
 
 def batch_figures(hands: int, shuffle: str, seed: int) -> dict[str, Any]:

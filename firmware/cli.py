@@ -108,7 +108,7 @@ def _passthrough(argv: list[str]) -> int | None:
             from rules.cli import deal_main
             return deal_main(rest)
         if word == "audit":
-            from firmware.audit_cli import main as audit_main
+            from simulator.audit_cli import main as audit_main
             return audit_main(rest)
         if word == "bench":
             from bench.run import main as bench_main

@@ -17,9 +17,9 @@ import sys
 import pytest
 
 import rules
-from firmware.audit_cli import audit_simulated
 from firmware.config import Config, load_config
 from rules.engine import DERIVED
+from simulator.audit_cli import audit_simulated
 from simulator.run import assemble
 from tests.conftest import CONFIGS, ROOT, quick
 

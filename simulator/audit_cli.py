@@ -2,7 +2,7 @@
 
 `mjtable audit FILE.jsonl` is the rules engine's own command (rules/cli.py).
 `mjtable audit --simulate N` runs N hands of the unchanged firmware on the simulated
-table and audits their records; this part lives on the firmware side so that rules/
+table and audits their records; it lives with the simulator so that rules/
 never imports the simulator.
 """
 
