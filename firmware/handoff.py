@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from firmware.controller import Controller
 
 Consumer = Callable[[dict[str, Any]], None]
+KEEP_RECORDS = 500
 Walls = list[list[list[str | None]]]
 
 
@@ -26,7 +27,10 @@ class Handoff:
         self.variant = rules.load_variant(section.variant, dict(section.overrides))
         self.rng, self.dice_source = ctl.hal.entropy()
         self.consumers: list[Consumer] = []
+        # Recent records for the API; the full history goes to the consumers (the
+        # handoff file). Kept bounded so a table that runs for months does not grow.
         self.records: list[dict[str, Any]] = []
+        self.count = 0
         self.commitment: str | None = None
         self._nonce: str | None = None
         self._revealed: dict[str, Any] | None = None
@@ -67,6 +71,9 @@ class Handoff:
             return None
         record["revealed"] = self._revealed
         self.records.append(record)
+        self.count += 1
+        if len(self.records) > 2 * KEEP_RECORDS:
+            del self.records[:-KEEP_RECORDS]
         # The full record rides on the event: the API's subscribe stream carries it.
         self.ctl.emit("handoff", cycle=cycle, set=set_name, commitment=record["commitment"],
                       record=record)

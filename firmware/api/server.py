@@ -358,7 +358,7 @@ class ApiServer:
             "service": self.service.status(),
             "counters": {
                 "hands": ctl.cycle.number,
-                "handoffs": len(ctl.handoff.records),
+                "handoffs": ctl.handoff.count,
                 "faults_total": len(ctl.faults),
                 "faults_active": sum(1 for f in ctl.faults if f.active),
                 "events_logged": self.eventlog.written if self.eventlog else None,
