@@ -80,3 +80,18 @@ def test_learned_timings_and_fault_history_survive_a_restart() -> None:
     assert again.cycle.number == ctl.cycle.number
     assert again.faults[0].id == "power.recovered"
     assert journal.load()["faults"][-1]["id"] == "power.recovered"
+
+
+def test_handoff_keeps_recent_records_only(monkeypatch) -> None:
+    import firmware.handoff
+    from simulator.harness import Harness
+    from simulator.scenario import Scenario
+
+    monkeypatch.setattr(firmware.handoff, "KEEP_RECORDS", 2)
+    harness = Harness(quick(load_config(), 5.0), Scenario(seed=6, cycles=6))
+    report = harness.run()
+    assert report["cycles_completed"] == 6
+    handoff = harness.ctl.handoff
+    assert handoff.count == 6
+    assert 2 <= len(handoff.records) <= 4
+    assert handoff.records[-1]["table"]["cycle"] == 6
