@@ -46,7 +46,7 @@ from firmware.clock import RealClock
 from firmware.config import Config, load_config
 from firmware.controller import Controller
 from hal.interface import Listener
-from hal.signals import Kind, Value, catalogue
+from hal.signals import Value, catalogue
 
 SIDES = 4
 HEAD_TURN_S = 0.1      # the shortest head turn the config allows: most edges per second
@@ -62,8 +62,7 @@ class TimedHal:
         self.clock = clock
         self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor)
         self.values: dict[str, Value] = {
-            s.name: s.safe_value if s.is_output else (None if s.kind is Kind.READER else False)
-            for s in self.signals.values()}
+            s.name: s.rest_value for s in self.signals.values()}
         for n in range(SIDES):
             self.values[f"side.{n}.head_home"] = True
             self.values[f"side.{n}.plate_home"] = True
@@ -105,7 +104,7 @@ class TimedHal:
 
     def safe_state(self) -> None:
         for s in self.signals.values():
-            if s.is_motor or s.name == "buzzer":
+            if s.made_safe:
                 self.write(s.name, s.safe_value)
 
     def entropy(self) -> tuple[random.Random, str]:

@@ -81,21 +81,25 @@ class VirtualClock:
     def run_until(self, deadline: float, until: Callable[[], bool] | None = None) -> None:
         """Run events up to `deadline` seconds, or until `until()` or `stop()`."""
         self._stopped = False
-        queue = self._queue
-        while queue and not self._stopped:
-            when, _, timer = queue[0]
-            if when > deadline:
-                break
-            heapq.heappop(queue)
-            if timer.cancelled:
-                continue
-            self._now = when
-            self.events_run += 1
+        while not self._stopped:
+            timer = self._next_due(deadline)
+            if timer is None:
+                self._now = max(self._now, deadline)
+                return
             timer.callback()
             if until is not None and until():
                 return
-        if not self._stopped and (not queue or queue[0][0] > deadline):
-            self._now = max(self._now, deadline)
+
+    def _next_due(self, deadline: float) -> _VirtualTimer | None:
+        """Pop the next live timer due by `deadline` and make its time now."""
+        queue = self._queue
+        while queue and queue[0][0] <= deadline:
+            when, _, timer = heapq.heappop(queue)
+            if not timer.cancelled:
+                self._now = when
+                self.events_run += 1
+                return timer
+        return None
 
 
 class RealClock:

@@ -6,6 +6,7 @@ name to a pin or a board channel is config, never code.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -53,6 +54,23 @@ class Signal:
         if self.kind is Kind.DISPLAY:
             return ""
         return False
+
+    @property
+    def rest_value(self) -> Value:
+        """Its value before anything happens: outputs safe, readers empty, inputs off."""
+        if self.is_output:
+            return self.safe_value
+        return None if self.kind is Kind.READER else False
+
+    @property
+    def made_safe(self) -> bool:
+        """Driven by `safe_state`: every motor, and the buzzer."""
+        return self.is_motor or self.kind is Kind.BUZZER
+
+
+def motors_off(signals: Mapping[str, Signal], values: Mapping[str, Value]) -> bool:
+    """Whether every motor in `values` is off."""
+    return all(values[s.name] == s.safe_value for s in signals.values() if s.is_motor)
 
 
 def catalogue(tile_reader: bool = False, face_up_sensor: bool = False) -> dict[str, Signal]:

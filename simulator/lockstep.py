@@ -15,7 +15,6 @@ posted whatever the chunk held.
 
 from __future__ import annotations
 
-import heapq
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -132,14 +131,10 @@ class LockstepClock(VirtualClock):
             self._wait_idle(busy)
             if until is not None and until():
                 return
-            if not self._queue or self._queue[0][0] > deadline:
+            timer = self._next_due(deadline)
+            if timer is None:
                 self._now = max(self._now, deadline)
                 return
-            when, _, timer = heapq.heappop(self._queue)
-            if timer.cancelled:
-                continue
-            self._now = when
-            self.events_run += 1
             timer.callback()
             if until is not None and until():
                 self._wait_idle(busy)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from firmware.clock import Clock, Timer
 from firmware.config import Config
-from hal.signals import LID_DOWN, LID_UP, Kind, Value, catalogue
+from hal.signals import LID_DOWN, LID_UP, Value, catalogue, motors_off
 from simulator.mechanisms import Cam, Travel
 from simulator.tiles import Tile, make_sets
 
@@ -76,8 +76,7 @@ class SimTable:
         self.rng = random.Random(self.seed)
         self.noise = random.Random(f"noise-{self.seed}")   # apart, so faults shift no picks
         self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor)
-        self.values: dict[str, Value] = {s.name: s.safe_value if s.is_output else
-                                         (None if s.kind is Kind.READER else False)
+        self.values: dict[str, Value] = {s.name: s.rest_value
                                          for s in self.signals.values()}
         self.physical: dict[str, Value] = dict(self.values)
         self.listener: Listener | None = None
@@ -530,5 +529,4 @@ class SimTable:
     # -- figures --------------------------------------------------------------------
 
     def motors_off(self) -> bool:
-        return all(not self.values[s.name] or self.values[s.name] == "off"
-                   for s in self.signals.values() if s.is_motor)
+        return motors_off(self.signals, self.values)

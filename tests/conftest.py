@@ -13,7 +13,7 @@ from firmware.clock import VirtualClock
 from firmware.config import Config, load_config
 from firmware.controller import Controller
 from hal.interface import Listener
-from hal.signals import Kind, Signal, Value, catalogue
+from hal.signals import Signal, Value, catalogue, motors_off
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = {"144": ROOT / "config" / "table.toml", "136": ROOT / "config" / "table-136.toml"}
@@ -37,8 +37,7 @@ class ScriptedHal:
         self.clock = clock
         self.signals: dict[str, Signal] = catalogue(tile_reader, face_up_sensor=True)
         self.values: dict[str, Value] = {
-            s.name: s.safe_value if s.is_output else (None if s.kind is Kind.READER else False)
-            for s in self.signals.values()}
+            s.name: s.rest_value for s in self.signals.values()}
         for n in range(4):
             self.values[f"side.{n}.head_home"] = True
             self.values[f"side.{n}.plate_home"] = True
@@ -61,7 +60,7 @@ class ScriptedHal:
     def safe_state(self) -> None:
         self.safe_calls += 1
         for s in self.signals.values():
-            if s.is_motor or s.name == "buzzer":
+            if s.made_safe:
                 self.write(s.name, s.safe_value)
 
     def entropy(self) -> tuple[random.Random, str]:
@@ -78,8 +77,7 @@ class ScriptedHal:
         self.listener(name, value)
 
     def motors_off(self) -> bool:
-        return all(not self.values[s.name] or self.values[s.name] == "off"
-                   for s in self.signals.values() if s.is_motor)
+        return motors_off(self.signals, self.values)
 
     def written(self, name: str) -> list[Value]:
         return [v for _, n, v in self.writes if n == name]

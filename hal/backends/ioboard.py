@@ -34,7 +34,7 @@ from hal.protocol import (
     encode_hello,
     encode_signal,
 )
-from hal.signals import Kind, Signal, Value, catalogue
+from hal.signals import Signal, Value, catalogue
 
 OnLinkFault = Callable[[str, dict[str, Any]], None]
 READ_TIMEOUT_S = 0.05       # how often the reader thread looks at its stop flag
@@ -79,8 +79,7 @@ class IoBoardHal:
         self.signals: dict[str, Signal] = catalogue(config.table.tile_reader,
                                                     config.table.face_up_sensor)
         self.values: dict[str, Value] = {
-            s.name: s.safe_value if s.is_output else (None if s.kind is Kind.READER else False)
-            for s in self.signals.values()}
+            s.name: s.rest_value for s in self.signals.values()}
         self.on_link_fault: OnLinkFault | None = None
         self.board_failsafe = False
         self.heartbeat_limit_s: float | None = None
@@ -229,7 +228,7 @@ class IoBoardHal:
     def safe_state(self) -> None:
         """Every output safe here and on the board (one SAFE message). Never raises."""
         for signal in self.signals.values():
-            if signal.is_motor or signal.name == "buzzer":
+            if signal.made_safe:
                 self.values[signal.name] = signal.safe_value
         with contextlib.suppress(Exception):
             self.link.send(Msg.SAFE)

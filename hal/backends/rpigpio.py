@@ -116,7 +116,7 @@ class RpiGpioHal:
         _check_board(self.model, self.pins)
         self.gpio = gpio if gpio is not None else import_gpio(self.model)
         self.values: dict[str, Value] = {
-            s.name: s.safe_value if s.is_output else False for s in self.signals.values()}
+            s.name: s.rest_value for s in self.signals.values()}
         self._listener: Listener | None = None
         self._closed = False
         self._setup()
@@ -193,7 +193,7 @@ class RpiGpioHal:
     def safe_state(self) -> None:
         """Every motor and the buzzer to their safe level. Never raises."""
         for signal in self.signals.values():
-            if signal.is_motor or signal.name == "buzzer":
+            if signal.made_safe:
                 with contextlib.suppress(Exception):
                     self.write(signal.name, signal.safe_value)
 

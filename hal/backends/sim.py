@@ -32,7 +32,7 @@ class SimHal:
 
     def safe_state(self) -> None:
         for signal in self.signals.values():
-            if signal.is_motor or signal.name == "buzzer":
+            if signal.made_safe:
                 self.table.command(signal.name, signal.safe_value)
 
     def entropy(self) -> tuple[random.Random, str]:
