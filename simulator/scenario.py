@@ -149,11 +149,16 @@ def _unknown(file: str, where: str, raw: dict[str, Any], allowed: set[str]) -> N
         raise _fail(file, where, f"unknown key {unknown[0]!r} (valid: {valid})")
 
 
-def _fault(file: str, i: int, raw: Any) -> FaultSpec:
-    where = f"[[fault]] #{i + 1}"
+def _table(file: str, where: str, raw: Any, allowed: set[str]) -> None:
+    """`raw` is a TOML table holding only `allowed` keys."""
     if not isinstance(raw, dict):
         raise _fail(file, where, "must be a table")
-    _unknown(file, where, raw, FAULT_KEYS)
+    _unknown(file, where, raw, allowed)
+
+
+def _fault(file: str, i: int, raw: Any) -> FaultSpec:
+    where = f"[[fault]] #{i + 1}"
+    _table(file, where, raw, FAULT_KEYS)
     kind = _typed(file, where, raw, "kind", str, required=True)
     if kind not in KINDS:
         raise _fail(file, where, f"kind {kind!r} is not one of {', '.join(KINDS)}")
@@ -208,9 +213,7 @@ def _check_kind(file: str, where: str, spec: FaultSpec) -> None:
 
 def _action(file: str, i: int, raw: Any) -> ActionSpec:
     where = f"[[action]] #{i + 1}"
-    if not isinstance(raw, dict):
-        raise _fail(file, where, "must be a table")
-    _unknown(file, where, raw, ACTION_KEYS)
+    _table(file, where, raw, ACTION_KEYS)
     after = _typed(file, where, raw, "after_fault", str, required=True)
     if after not in CATALOGUE:
         raise _fail(file, where, f"after_fault {after!r} is not a fault id (MECHANICS.md §6)")
@@ -224,9 +227,7 @@ def _action(file: str, i: int, raw: Any) -> ActionSpec:
 
 
 def _expect(file: str, raw: Any) -> Expect:
-    if not isinstance(raw, dict):
-        raise _fail(file, "[expect]", "must be a table")
-    _unknown(file, "[expect]", raw, EXPECT_KEYS)
+    _table(file, "[expect]", raw, EXPECT_KEYS)
     lists = {}
     for key in ("faults", "allow"):
         value = raw.get(key, [])
