@@ -178,10 +178,10 @@ class Harness:
             if any(self.table.motor_on(m) for m in motors):
                 self.motors_safe = False
                 self.problems.append(f"motors still on after {event['id']}")
-        for spec, at in self._injected:
-            if not any(d["spec"] is spec for d in self.detections):
-                self.detections.append({"spec": spec, "kind": spec.kind, "fault": event["id"],
-                                        "latency_s": round(self.clock.now() - at, 3)})
+        # Every fault injected since the last one raised is detected by this one.
+        for spec, at in self._injected[len(self.detections):]:
+            self.detections.append({"spec": spec, "kind": spec.kind, "fault": event["id"],
+                                    "latency_s": round(self.clock.now() - at, 3)})
         # `where` says where the technician works, not where the fault was seen; of the
         # actions waiting for this fault id, the technician takes one for a part that
         # is really broken, as a technician at the table would find it.
