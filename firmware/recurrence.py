@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from firmware.faults import Fault
 
 RECURS_AFTER = 2    # builds of the same set
+KEEP_BUILDS = 40
 
 
 class FaceUpTracker:
@@ -27,6 +28,9 @@ class FaceUpTracker:
     def seen(self, set_name: str | None, cycle: int, tile: str | None,
              slot: list[int]) -> None:
         self.builds[(set_name or "?", cycle)].append(tile)
+        if len(self.builds) > KEEP_BUILDS:
+            # Recurrence looks at recent builds only; a table runs for years.
+            del self.builds[next(iter(self.builds))]
 
     def export(self) -> dict[str, Any]:
         return {"builds": [[s, c, tiles] for (s, c), tiles in list(self.builds.items())[-20:]]}
