@@ -254,6 +254,10 @@ class IoBoardEmulator:
             decode_hello(payload)
         except ValueError:
             return
+        # A HELLO is a new host: the one that set the outputs is gone (a crash, a kill),
+        # and its motors may still run until our failsafe. Stop them before taking the
+        # snapshot, or an input could change between WELCOME and the host's first SAFE.
+        self._all_outputs_off()
         # Whatever the host speaks, say what we speak: the host decides (link.version).
         inputs = {name: value for name, value in self.table.values.items()
                   if not self.table.signals[name].is_output}

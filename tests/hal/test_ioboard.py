@@ -8,10 +8,13 @@ import json
 import pytest
 
 from firmware.cli import main
+from firmware.clock import VirtualClock
 from firmware.config import Config, load_config
-from hal.protocol import VERSION
+from hal.protocol import VERSION, Decoder, Msg, decode_welcome, encode_hello
+from simulator.ioboard_emulator import IoBoardEmulator
 from simulator.ioboard_run import simulate_ioboard
 from simulator.run import simulate
+from simulator.table import SimTable
 
 from ..conftest import CONFIGS, quick
 
@@ -104,3 +107,41 @@ def test_the_board_announces_its_own_heartbeat_limit(short):
     (fault,) = [f for f in report["faults"] if f["id"] == "link.lost"]
     assert fault["evidence"]["board_turns_outputs_off_after_s"] == 0.7
     assert 20.0 < report["link"]["board"]["failsafe_at_s"] <= 20.7 + 0.01
+
+
+class _Wire:
+    """A board port that keeps what the board writes."""
+
+    url = "test://wire"
+
+    def __init__(self) -> None:
+        self.sent = b""
+
+    def read(self) -> bytes:
+        return b""
+
+    def write(self, data: bytes) -> None:
+        self.sent += data
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_hello_stops_the_motors_the_last_host_left_running(short):
+    # A killed daemon leaves its motors on until the board's failsafe; the restarted
+    # one must see inputs that no longer change under it, or it waits for a cam that
+    # left home after WELCOME said it was home.
+    clock = VirtualClock()
+    table = SimTable(short, clock, seed=1)
+    wire = _Wire()
+    board = IoBoardEmulator(table, clock, wire, heartbeat_limit_s=3.0)
+    table.command("motor.side.1.head", True)
+    clock.run_until(0.3)
+    board._hello(encode_hello())
+    home = table.values["side.1.head_home"]
+    clock.run_until(5.0)
+    assert table.values["motor.side.1.head"] is False
+    assert table.values["side.1.head_home"] == home
+    (welcome,) = [f for f in Decoder().feed(wire.sent) if f.type == Msg.WELCOME]
+    assert decode_welcome(welcome.payload).inputs["side.1.head_home"] == home
+    board.close()
