@@ -61,5 +61,7 @@ class Plate:
             self.left = True
             if self.state == "leaving":
                 self.left_home()
+            elif self.state == "home" and self.ctl.cycle.state == "homing":
+                self.rehome()   # coasted past home after it was stopped: come round again
         elif self.state == "returning":
             self.back_home()

@@ -149,6 +149,11 @@ class SideBuilder:
     def on_home_edge(self, home: bool) -> None:
         if not home:
             self.left_home = True
+            if (self.ctl.cycle.state == "homing" and self.state == "idle"
+                    and not self.ctl.hal.read(self.head)):
+                # The cam coasted past home after it was stopped (a slow stop over the
+                # board's link): homing waits for it, so bring it round again.
+                self.rehome()
             return
         elapsed = self.ctl.supervisor.elapsed(self.key)
         if elapsed is None:

@@ -379,3 +379,25 @@ def test_dice_stuck_when_no_tumbling_is_seen(rig) -> None:
     run_for(clock, 2.0)
     assert ctl.faults[-1].id == "dice.stuck"
     assert hal.motors_off()
+
+
+def test_homing_brings_round_a_cam_that_coasts_past_home(rig) -> None:
+    # Over the board's link the stop arrives late: the cam may be past home again.
+    ctl, hal, clock = rig
+    hal.values["side.1.head_home"] = False
+    hal.values["side.2.plate_home"] = False
+    ctl.start()
+    hal.edge("side.1.head_home", True)
+    assert hal.values["motor.side.1.head"] is False
+    hal.edge("side.1.head_home", False)
+    hal.edge("side.2.plate_home", True)
+    hal.edge("side.2.plate_home", False)
+    run_for(clock, 0.01)
+    assert ctl.cycle.state == "homing"
+    assert hal.values["motor.side.1.head"] is True
+    assert hal.values["motor.side.2.plate"] is True
+    hal.edge("side.1.head_home", True)
+    hal.edge("side.2.plate_home", True)
+    run_for(clock, 0.01)
+    assert not hal.values["motor.side.1.head"] and not hal.values["motor.side.2.plate"]
+    assert ctl.cycle.state == "play"
