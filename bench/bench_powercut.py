@@ -38,6 +38,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,17 +78,25 @@ def bench_config(path: Path, port_url: str, play_time_s: float = 10.0) -> Path:
 
 
 class Lines:
-    """A child process's stdout as timestamped lines, read by a thread."""
+    """A child process's stdout as lines, read by a thread.
 
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
+    `on_line` sees each line as it arrives, in that thread: a handoff is checked
+    against the table at once, not when the bench next reads its queue (by then the
+    players may have pushed the walls in).
+    """
+
+    def __init__(self, proc: subprocess.Popen[str], on_line: Callable[[str], None]) -> None:
         self.queue: queue.Queue[str | None] = queue.Queue()
         self.log: list[str] = []
+        self.on_line = on_line
         threading.Thread(target=self._read, args=(proc,), daemon=True).start()
 
     def _read(self, proc: subprocess.Popen[str]) -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
-            self.queue.put(line.rstrip("\n"))
+            line = line.rstrip("\n")
+            self.on_line(line)
+            self.queue.put(line)
         self.queue.put(None)
 
     def next(self, timeout: float) -> str | None:
@@ -150,8 +159,10 @@ class Board:
 class Daemon:
     """`mjtable run` on the real clock; killed with SIGKILL, restarted on the same state."""
 
-    def __init__(self, config: Path, state: Path, speed: float) -> None:
+    def __init__(self, config: Path, state: Path, speed: float,
+                 on_line: Callable[[str], None]) -> None:
         self.config, self.state, self.speed = config, state, speed
+        self.on_line = on_line
         self.socket = state / statedir.SOCKET_NAME
         self.proc: subprocess.Popen[str] | None = None
         self.lines: Lines | None = None
@@ -163,7 +174,7 @@ class Daemon:
             [*cmd, "--state-dir", str(self.state), "run", "--plain", "--config",
              str(self.config), "--socket", str(self.socket), "--speed", str(self.speed)],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        self.lines = Lines(self.proc)
+        self.lines = Lines(self.proc, self.on_line)
 
     def kill(self) -> None:
         """The power cut: no signal handler, no clean stop, no last journal write."""
@@ -199,7 +210,9 @@ class PowerCutBench:
         Technicians(self.state / statedir.TECHNICIANS_NAME).add(TECHNICIAN, self.token)
         self.board = Board(workdir, speed, seed, play_time_s)
         config = bench_config(workdir / "daemon.toml", self.board.url, play_time_s)
-        self.daemon = Daemon(config, self.state, speed)
+        self.daemon = Daemon(config, self.state, speed, self._look_at)
+        # Handoff checks that failed in the reader thread, raised by the next wait_for.
+        self.late: list[str] = []
         self.handoffs_checked = 0
         self.wrong_handoffs = 0
         self.refeeds = 0
@@ -222,14 +235,19 @@ class PowerCutBench:
             if line == "":
                 raise Failure(f"no {pattern!r} within {table_s} table s; "
                               f"last lines: {self.daemon.lines.log[-5:]}")
-            self._look_at(line)
+            if self.late:
+                raise Failure(self.late.pop(0))
             if re.search(pattern, line):
                 return line
 
     def _look_at(self, line: str) -> None:
+        """Each line as the daemon prints it (the reader thread)."""
         handoff = re.search(r" handoff hand (\d+) set ", line)
         if handoff:
-            self.check_handoff(int(handoff.group(1)))
+            try:
+                self.check_handoff(int(handoff.group(1)))
+            except (Failure, OSError, ValueError) as exc:
+                self.late.append(str(exc))
         match = re.search(r"FAULT \S+ (\S+) at", line)
         if match and match.group(1) not in BENIGN:
             self.other_faults[match.group(1)] += 1
@@ -328,8 +346,11 @@ class PowerCutBench:
                     and last["state"] != "homing"):
                 return last
             time.sleep(0.02)
+        off = [name for name, s in last.get("signals", {}).items()
+               if name.endswith(("head_home", "plate_home")) and not s["value"]]
         raise Failure(f"not re-homed: cycle {last.get('state')}, lid {last.get('lid')}, "
-                      f"plates {last.get('plates')}")
+                      f"plates {last.get('plates')}, sides "
+                      f"{[s['state'] for s in last.get('sides', [])]}, off home {off}")
 
     def technician(self) -> None:
         """Refeed on the table and clear through the API wherever the firmware holds."""
