@@ -69,6 +69,10 @@ class Controller:
         self.input_watchers: list[Callable[[str, Value], None]] = []
         self.estopped = False
         self._handlers = self._dispatch_table()
+        # A HAL behind a link (ioboard) knows when an input really changed; an edge
+        # retransmitted over a noisy cable arrives late, bunched with the next one.
+        self._changed_at: Callable[[str], float | None] | None = getattr(
+            hal, "changed_at", None)
         hal.listen(self.on_signal)
         # A backend with a link of its own (ioboard) reports link.lost / link.version
         # into the fault path, from inside the loop, like any other fault.
@@ -236,6 +240,11 @@ class Controller:
         raise event.error  # type: ignore[misc]
 
     # -- inputs -----------------------------------------------------------------------
+
+    def edge_time(self, name: str) -> float:
+        """When input `name` changed: the HAL's own time of the change, else now."""
+        at = self._changed_at(name) if self._changed_at is not None else None
+        return self.clock.now() if at is None else at
 
     def on_signal(self, name: str, value: Value) -> None:
         for watcher in self.input_watchers:

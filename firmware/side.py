@@ -38,6 +38,7 @@ class SideBuilder:
         self.target = ctl.config.tiles_per_side
         self.conveyor = f"motor.side.{side}.conveyor"
         self.head = f"motor.side.{side}.head"
+        self.count_sensor = f"side.{side}.count"
         self.reader = f"side.{side}.tile_id"
         self.face_up = f"side.{side}.face_up"
         self.has_reader = self.reader in ctl.hal.signals
@@ -117,7 +118,7 @@ class SideBuilder:
     def on_count_edge(self, active: bool) -> None:
         if not active:
             return
-        now = self.ctl.clock.now()
+        now = self.ctl.edge_time(self.count_sensor)
         timing = self.ctl.timing
         gap = None if self.last_arrival is None else now - self.last_arrival
         if gap is not None and gap < timing.count_debounce_s:

@@ -26,7 +26,7 @@ from enum import IntEnum
 
 from hal.signals import LID_DOWN, LID_OFF, LID_UP, SIDES, Kind, Value, catalogue
 
-VERSION = 1
+VERSION = 2          # 2: INPUT carries the board's time of the change
 FLAG = 0x7E         # starts and ends every frame
 ESC = 0x7D          # the next byte is xor 0x20
 HEADER = 3          # LEN SEQ TYPE
@@ -51,7 +51,7 @@ class Msg(IntEnum):
     HEARTBEAT = 0x04   # either way: "I am alive"; board adds its failsafe flag
     SET = 0x10         # host → board, sequenced: drive one output channel
     SAFE = 0x11        # host → board, sequenced: every output to its safe value
-    INPUT = 0x20       # board → host, sequenced: one input channel changed
+    INPUT = 0x20       # board → host, sequenced: one input changed, and when
 
 
 SEQUENCED = frozenset({Msg.SET, Msg.SAFE, Msg.INPUT})
@@ -205,7 +205,7 @@ def channel_name(channel: int) -> str:
 
 
 def encode_signal(name: str, value: Value) -> bytes:
-    """Payload of SET and INPUT: channel, then the value."""
+    """Payload of SET (and the end of INPUT): channel, then the value."""
     return bytes((CHANNEL_OF[name],)) + encode_value(name, value)
 
 
@@ -214,6 +214,20 @@ def decode_signal(payload: bytes) -> tuple[str, Value]:
         raise ProtocolError("empty signal payload")
     name = channel_name(payload[0])
     return name, decode_value(name, payload[1:])
+
+
+def encode_input(name: str, value: Value, board_ms: int) -> bytes:
+    """Payload of INPUT: the board's clock in ms (u32 BE, wrapping) when the input
+    changed, then channel and value. The board reads its pins in real time; the host
+    sees the change only when the frame gets through, later after a retransmission."""
+    return (board_ms % 2**32).to_bytes(4, "big") + encode_signal(name, value)
+
+
+def decode_input(payload: bytes) -> tuple[str, Value, int]:
+    if len(payload) < 5:
+        raise ProtocolError(f"INPUT of {len(payload)} bytes, expected at least 5")
+    name, value = decode_signal(payload[4:])
+    return name, value, int.from_bytes(payload[:4], "big")
 
 
 def encode_hello(version: int = VERSION) -> bytes:

@@ -36,7 +36,7 @@ from hal.protocol import (
     decode_hello,
     decode_signal,
     encode_heartbeat,
-    encode_signal,
+    encode_input,
     encode_welcome,
 )
 from hal.signals import Value
@@ -288,7 +288,7 @@ class IoBoardEmulator:
 
     def _on_table_change(self, name: str, value: Value) -> None:
         if self.link.up:
-            self.link.send(Msg.INPUT, encode_signal(name, value))
+            self.link.send(Msg.INPUT, encode_input(name, value, round(self.clock.now() * 1000)))
 
 
 # -- on its own ---------------------------------------------------------------------

@@ -45,6 +45,7 @@ class ScriptedHal:
         self.writes: list[tuple[float, str, Value]] = []
         self.listener: Listener | None = None
         self.safe_calls = 0
+        self.stamps: dict[str, float | None] = {}
 
     def write(self, name: str, value: Value) -> None:
         assert self.signals[name].is_output, name
@@ -71,8 +72,13 @@ class ScriptedHal:
 
     # -- test helpers ---------------------------------------------------------------
 
-    def edge(self, name: str, value: Value) -> None:
+    def changed_at(self, name: str) -> float | None:
+        return self.stamps.get(name)
+
+    def edge(self, name: str, value: Value, at: float | None = None) -> None:
+        """Input `name` changes now; `at`: a board's stamp of when it really did."""
         self.values[name] = value
+        self.stamps[name] = at
         assert self.listener is not None
         self.listener(name, value)
 

@@ -147,6 +147,27 @@ def test_count_bounce_is_ignored_and_a_double_count_is_a_fault(rig) -> None:
     assert ctl.cycle.state == "play"
 
 
+def test_count_edges_are_timed_by_the_boards_stamp(rig) -> None:
+    # Over a noisy link the first tile's edge was retransmitted: it reaches the
+    # firmware 50 ms late, 20 ms before the next tile's. The board saw them 70 ms
+    # apart, and so does the count: two tiles, no double.
+    ctl, hal, clock = rig
+    homed(rig)
+    start = clock.now()
+    run_for(clock, 0.05)
+    hal.edge("side.2.count", True, at=start)
+    run_for(clock, 0.01)
+    hal.edge("side.2.count", False, at=start + 0.01)
+    run_for(clock, 0.01)
+    hal.edge("side.2.count", True, at=start + 0.07)
+    assert ctl.sides[2].counted == 2 and not ctl.faults
+    # Stamped 3 ms after that tile, an edge is its bounce however late it arrives.
+    run_for(clock, 0.1)
+    hal.edge("side.2.count", False, at=start + 0.072)
+    hal.edge("side.2.count", True, at=start + 0.073)
+    assert ctl.sides[2].counted == 2 and not ctl.faults
+
+
 def test_full_belt_without_counts_is_blind(rig) -> None:
     ctl, hal, clock = rig
     homed(rig)

@@ -20,6 +20,7 @@ from typing import Any
 
 from firmware.clock import Clock
 from firmware.config import Config
+from hal.boardclock import BoardClock
 from hal.interface import HalError, Listener
 from hal.link import LinkEnd
 from hal.protocol import (
@@ -29,7 +30,7 @@ from hal.protocol import (
     Msg,
     ProtocolError,
     decode_heartbeat,
-    decode_signal,
+    decode_input,
     decode_welcome,
     encode_hello,
     encode_signal,
@@ -92,6 +93,8 @@ class IoBoardHal:
         self._stop = threading.Event()
         self._reader: threading.Thread | None = None
         self._lost = False
+        self._board_clock = BoardClock()
+        self._changed_at: dict[str, float] = {}
         self.link = LinkEnd(clock, self._send_bytes, on_message=self._on_message,
                             on_dead=self._on_dead, retransmit_s=self.settings.retransmit_s,
                             max_retries=self.settings.max_retries,
@@ -145,6 +148,7 @@ class IoBoardHal:
                             f"speaks protocol {info.version}, this firmware speaks {VERSION}; "
                             "reflash the board with the matching firmware", evidence)
         self.heartbeat_limit_s = info.heartbeat_limit_s
+        self._board_clock.reset()
         for name, value in info.inputs.items():
             if name in self.values:
                 self.values[name] = value
@@ -187,12 +191,13 @@ class IoBoardHal:
 
     def _on_message(self, msg: int, payload: bytes) -> None:
         if msg == Msg.INPUT:
-            name, value = decode_signal(payload)
+            name, value, stamp_ms = decode_input(payload)
             if name not in self.values or self.signals[name].is_output:
                 raise ProtocolError(f"board reported {name}, which is not an input here")
             if self.values[name] == value:
                 return
             self.values[name] = value
+            self._changed_at[name] = self._board_clock.at(stamp_ms, self.clock.now())
             if self._listener is not None:
                 self._listener(name, value)
         elif msg == Msg.HEARTBEAT:
@@ -221,6 +226,10 @@ class IoBoardHal:
 
     def read(self, name: str) -> Value:
         return self.values[name]
+
+    def changed_at(self, name: str) -> float | None:
+        """When input `name` last changed, by the board's stamp (for the listener)."""
+        return self._changed_at.get(name)
 
     def listen(self, listener: Listener) -> None:
         self._listener = listener

@@ -22,11 +22,13 @@ from hal.protocol import (
     decode_ack,
     decode_heartbeat,
     decode_hello,
+    decode_input,
     decode_signal,
     decode_welcome,
     encode_ack,
     encode_heartbeat,
     encode_hello,
+    encode_input,
     encode_signal,
     encode_welcome,
 )
@@ -57,11 +59,14 @@ SIGNAL_VALUES = [("motor.lid", "up"), ("motor.lid", "down"), ("motor.lid", "off"
 
 @pytest.mark.parametrize(("name", "value"), SIGNAL_VALUES)
 def test_set_and_input_round_trip(name, value):
-    for msg in (Msg.SET, Msg.INPUT):
-        frame = Frame(42, msg, encode_signal(name, value))
-        (back,) = decoded(frame.encode())
-        assert back == frame
-        assert decode_signal(back.payload) == (name, value)
+    frame = Frame(42, Msg.SET, encode_signal(name, value))
+    (back,) = decoded(frame.encode())
+    assert back == frame
+    assert decode_signal(back.payload) == (name, value)
+    stamp = 2**32 + 1234      # the board's ms counter wraps at 32 bits
+    frame = Frame(43, Msg.INPUT, encode_input(name, value, stamp))
+    (back,) = decoded(frame.encode())
+    assert decode_input(back.payload) == (name, value, 1234)
 
 
 def test_hello_welcome_ack_heartbeat_safe_round_trip():
@@ -151,6 +156,7 @@ def test_a_command_with_flipped_bits_is_never_delivered(frame, flips):
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=300))
 def test_payload_decoders_fail_only_with_protocol_error(payload):
-    for decode in (decode_signal, decode_welcome, decode_ack, decode_heartbeat, decode_hello):
+    for decode in (decode_signal, decode_input, decode_welcome, decode_ack, decode_heartbeat,
+                   decode_hello):
         with contextlib.suppress(ProtocolError):
             decode(payload)
