@@ -391,9 +391,12 @@ class PowerCutBench:
     def recover_after_failure(self) -> str:
         """Put the table back in working order so the next instant means something."""
         try:
-            if self.daemon.proc is None or self.daemon.proc.poll() is not None:
-                self.daemon.start()
-                self.wait_for(r"\bstart\b", 60.0)
+            # A daemon that still runs may be stuck where the failure left it: stop it
+            # cleanly, as a technician would switch the table off and on.
+            self.daemon.stop()
+            self.late.clear()
+            self.daemon.start()
+            self.wait_for(r"\bstart\b", 60.0)
             self.technician()
             return self.wait_for(r" handoff hand ", 400.0)
         except (Failure, ConsoleError, OSError) as exc:
