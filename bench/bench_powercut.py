@@ -350,7 +350,8 @@ class PowerCutBench:
                if name.endswith(("head_home", "plate_home")) and not s["value"]]
         raise Failure(f"not re-homed: cycle {last.get('state')}, lid {last.get('lid')}, "
                       f"plates {last.get('plates')}, sides "
-                      f"{[s['state'] for s in last.get('sides', [])]}, off home {off}")
+                      f"{[s['state'] for s in last.get('sides', [])]}, off home {off}; "
+                      f"last lines: {self.daemon.lines.log[-8:] if self.daemon.lines else []}")
 
     def technician(self) -> None:
         """Refeed on the table and clear through the API wherever the firmware holds."""
