@@ -202,6 +202,11 @@ class IoBoardHal:
                 self._listener(name, value)
         elif msg == Msg.HEARTBEAT:
             self.board_failsafe = decode_heartbeat(payload)
+            if self.board_failsafe:
+                # The board heard nothing from us for its limit (a stalled host) and
+                # turned every output off; it ignores commands until the next HELLO.
+                # Nothing we drive moves any more: that is a lost link, not a jam.
+                self._on_dead("board failsafe", {"board_failsafe": True})
 
     def _on_dead(self, reason: str, evidence: dict[str, Any]) -> None:
         if self._lost:

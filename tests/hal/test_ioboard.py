@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import socket
 
 import pytest
 
 from firmware.cli import main
 from firmware.clock import VirtualClock
 from firmware.config import Config, load_config
-from hal.protocol import VERSION, Decoder, Msg, decode_welcome, encode_hello
+from firmware.journal import FILE_NAME as JOURNAL_NAME
+from hal.backends.ioboard import IoBoardHal
+from hal.protocol import VERSION, Decoder, Msg, decode_welcome, encode_heartbeat, encode_hello
 from simulator.ioboard_emulator import IoBoardEmulator
 from simulator.ioboard_run import simulate_ioboard
 from simulator.run import simulate
@@ -145,3 +148,52 @@ def test_a_hello_stops_the_motors_the_last_host_left_running(short):
     (welcome,) = [f for f in Decoder().feed(wire.sent) if f.type == Msg.WELCOME]
     assert decode_welcome(welcome.payload).inputs["side.1.head_home"] == home
     board.close()
+
+
+class _SilentPort:
+    port = "test://silent"
+    in_waiting = 0
+
+    def read(self, size: int = 1) -> bytes:
+        return b""
+
+    def write(self, data: bytes) -> int:
+        return len(data)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_board_that_latched_its_failsafe_is_a_lost_link(short):
+    # The host stalled past the board's limit: the board turned everything off and
+    # ignores commands until the next HELLO. Its heartbeats say so; the host must not
+    # go on driving motors that no longer turn (and later blame a jam).
+    hal = IoBoardHal(short, VirtualClock(), port=_SilentPort())
+    raised: list[tuple[str, dict]] = []
+    hal.on_link_fault = lambda fault_id, evidence: raised.append((fault_id, evidence))
+    hal.values["motor.side.2.plate"] = True
+    hal._on_message(Msg.HEARTBEAT, encode_heartbeat(failsafe=False))
+    assert raised == []
+    hal._on_message(Msg.HEARTBEAT, encode_heartbeat(failsafe=True))
+    hal._on_message(Msg.HEARTBEAT, encode_heartbeat(failsafe=True))
+    assert [(f, e["reason"]) for f, e in raised] == [("link.lost", "board failsafe")]
+    assert hal.values["motor.side.2.plate"] is False
+
+
+def test_run_with_a_silent_board_exits_2_and_keeps_the_journal(tmp_path):
+    # The handshake now comes after the controller is built: a failure there must not
+    # write a blank journal over the machine the next start would have recovered.
+    with socket.create_server(("127.0.0.1", 0)) as silent:   # listens, never answers
+        port = silent.getsockname()[1]
+        config = tmp_path / "table.toml"
+        text = (CONFIGS["144"]).read_text().replace('backend = "auto"', 'backend = "ioboard"')
+        config.write_text(text + f'\n[ioboard]\nport = "socket://127.0.0.1:{port}"\n'
+                                 'connect_timeout_s = 0.3\n')
+        state = tmp_path / "state"
+        state.mkdir()
+        saved = {"clean": False, "cycle": 41, "timings": {"runs": {"lid": [3.1]}}}
+        (state / JOURNAL_NAME).write_text(json.dumps(saved))
+        code = main(["--state-dir", str(state), "run", "--plain", "--config", str(config),
+                     "--socket", str(tmp_path / "api.sock")])
+    assert code == 2
+    assert json.loads((state / JOURNAL_NAME).read_text()) == saved
