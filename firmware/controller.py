@@ -68,6 +68,7 @@ class Controller:
         # Input changes, for the console's self-tests; called before the machines react.
         self.input_watchers: list[Callable[[str, Value], None]] = []
         self.estopped = False
+        self.journal_read = False
         self._handlers = self._dispatch_table()
         # A HAL behind a link (ioboard) knows when an input really changed; an edge
         # retransmitted over a noisy cable arrives late, bunched with the next one.
@@ -147,10 +148,14 @@ class Controller:
         }
 
     def _save_journal(self, clean: bool = False) -> None:
-        self.journal.save(self._journal_state(clean))
+        # Never before start() has read it: a fault raised earlier (the board's
+        # handshake failing) would write a blank machine over the one to recover.
+        if self.journal_read:
+            self.journal.save(self._journal_state(clean))
 
     def _recover_journal(self) -> None:
         saved = self.journal.load()
+        self.journal_read = True
         if saved:
             self.supervisor.restore(saved.get("timings", {}))
             self.face_up.restore(saved.get("face_up", {}))

@@ -23,6 +23,7 @@ from firmware.journal import FileJournal
 from firmware.sdnotify import attach_systemd
 from firmware.view import log_line, screen, snapshot
 from hal.backends import open_hal
+from hal.interface import HalError
 
 REFRESH_S = 0.1
 
@@ -76,12 +77,20 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
         if api.server.socket_path is not None:
             print(f"mjtable: API on {api.server.socket_path}", flush=True)
     try:
+        # The board's handshake, last: from WELCOME on, the board wants our heartbeats
+        # within its limit. Outside the try below: a table that never started must not
+        # write a clean journal over the one it would have recovered.
+        opened.connect()
+    except HalError:
+        await api.close()
+        raise
+    try:
         api.service.power_on()   # ctl.start(), or test mode when both lift keys are held
         opened.start_world()
         # Everything built at start-up lives as long as the daemon: keep it out of the
         # collector's way so a full collection stays short (sensor edge latency).
         gc.freeze()
-        # Config read, HAL open (board handshake done in open_hal), table started.
+        # Config read, HAL open, board handshake done, table started.
         notify.ready(f"table {config.table.id} on {opened.description}")
         if live:
             await _live_view(ctl, speed, stopped)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from firmware.clock import VirtualClock
 from firmware.config import load_config
 from firmware.controller import Controller
 from firmware.journal import FILE_NAME, FileJournal, MemoryJournal
 from simulator.harness import ScopedClock
 from simulator.run import assemble
-from tests.conftest import quick
+from tests.conftest import ScriptedHal, quick
 
 
 def test_file_journal_round_trip_and_replace(tmp_path: Path) -> None:
@@ -95,3 +96,19 @@ def test_handoff_keeps_recent_records_only(monkeypatch) -> None:
     assert handoff.count == 6
     assert 2 <= len(handoff.records) <= 4
     assert handoff.records[-1]["table"]["cycle"] == 6
+
+
+def test_a_fault_before_start_does_not_write_over_the_journal(config) -> None:
+    # The board's handshake runs after the controller is built and may raise
+    # link.version: the journal must still hold the machine start() will recover.
+    journal = MemoryJournal()
+    saved = {"clean": False, "cycle": 41, "set_building": "B"}
+    journal.save(saved)
+    clock = VirtualClock()
+    ctl = Controller(config, ScriptedHal(clock), clock, journal)
+    ctl.fault("link.version", "link", None, {"board_version": 1})
+    assert journal.load() == saved
+    # The daemon stops there; the next start recovers the machine as it was.
+    again = Controller(config, ScriptedHal(clock), clock, journal)
+    again.start()
+    assert again.cycle.number == 41 and journal.load()["cycle"] == 41

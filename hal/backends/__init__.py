@@ -29,6 +29,9 @@ class OpenedHal:
     # The machine outlives this process (a real table): its journal must be on disk.
     # The built-in simulator is born again with every run, and so is its journal.
     persistent: bool = True
+    # The board's handshake. From it on, the board expects our heartbeats within its
+    # limit (0.5 s), so the daemon calls it last, just before the table starts.
+    connect: Callable[[], None] = lambda: None
 
 
 def board_model() -> str | None:
@@ -67,8 +70,8 @@ def open_hal(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal
         from hal.backends.ioboard import IoBoardHal
 
         board = IoBoardHal(config, clock)
-        board.connect()     # handshake before anyone reports the table ready
-        return OpenedHal(board, "ioboard", f"I/O board on {board.port_name}", lambda: None)
+        return OpenedHal(board, "ioboard", f"I/O board on {board.port_name}", lambda: None,
+                         connect=board.connect)
     raise HalError(
         f"HAL backend {backend!r} is not part of this build yet; "
         "set [hal] backend = \"sim\" in the config to run the built-in simulator")
