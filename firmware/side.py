@@ -150,10 +150,10 @@ class SideBuilder:
     def on_home_edge(self, home: bool) -> None:
         if not home:
             self.left_home = True
-            if (self.ctl.cycle.state == "homing" and self.state == "idle"
-                    and not self.ctl.hal.read(self.head)):
+            if self.state == "idle" and not self.ctl.hal.read(self.head):
                 # The cam coasted past home after it was stopped (a slow stop over the
-                # board's link): homing waits for it, so bring it round again.
+                # board's link). Bring it round now: homing waits for it, and the next
+                # build would take its first turn for a part turn that stacks nothing.
                 self.rehome()
             return
         elapsed = self.ctl.supervisor.elapsed(self.key)

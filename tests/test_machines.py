@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from firmware.clock import VirtualClock
 from firmware.controller import Controller
+from firmware.journal import MemoryJournal
 from tests.conftest import ScriptedHal, events_of, run_for
 
 
@@ -422,3 +423,23 @@ def test_homing_brings_round_a_cam_that_coasts_past_home(rig) -> None:
     run_for(clock, 0.01)
     assert not hal.values["motor.side.1.head"] and not hal.values["motor.side.2.plate"]
     assert ctl.cycle.state == "play"
+
+
+def test_an_idle_head_that_coasts_past_home_after_homing_is_brought_round(config) -> None:
+    # Homing ended on this head's home edge, but its stop came late: it is past home
+    # while the table holds for a refeed. Left there, the next build's first turn would
+    # be taken for a part turn that stacks nothing.
+    journal = MemoryJournal()
+    journal.save({"clean": False, "cycle": 3, "build": "building", "set_building": "A"})
+    clock = VirtualClock()
+    hal = ScriptedHal(clock)
+    ctl = Controller(config, hal, clock, journal)
+    ctl.start()
+    run_for(clock, 0.01)
+    assert ctl.cycle.state == "play" and ctl.refeed_hold is not None
+    assert ctl.sides[1].state == "idle"
+    hal.edge("side.1.head_home", False)
+    assert hal.values["motor.side.1.head"] is True
+    hal.edge("side.1.head_home", True)
+    assert hal.values["motor.side.1.head"] is False
+    assert not [f for f in ctl.faults if f.id != "power.recovered"]
