@@ -145,6 +145,9 @@ class Controller:
             # A hand being dealt survives a power cut: walls up, dice partly thrown.
             "deal": self.cycle.deal_state(),
             "raising": self.cycle.state == "raising",
+            # Still waiting for the operator's refeed: a restart must hold again, or it
+            # would build over the half-built set's tiles left in belts and heads.
+            "refeed_pending": self.refeed_hold is not None,
         }
 
     def _save_journal(self, clean: bool = False) -> None:
@@ -176,7 +179,7 @@ class Controller:
             if saved.get("raising") and self.build.state == "staged":
                 self.cycle.restore_raise()
             building = saved.get("build") in ("building", "paused_full", "paused_top_up",
-                                              "sweeping")
+                                              "sweeping") or bool(saved.get("refeed_pending"))
             evidence = {"build_in_progress": building, "set": saved.get("set_building"),
                         "cycle": saved.get("cycle")}
             if not saved.get("clean", False):

@@ -112,3 +112,19 @@ def test_a_fault_before_start_does_not_write_over_the_journal(config) -> None:
     again = Controller(config, ScriptedHal(clock), clock, journal)
     again.start()
     assert again.cycle.number == 41 and journal.load()["cycle"] == 41
+
+
+def test_a_refeed_still_pending_survives_a_clean_restart(config) -> None:
+    # Switched off cleanly while the display asked for a refeed, then on again: the
+    # half-built set's tiles are still in belts and heads, so the table holds again.
+    journal = MemoryJournal()
+    journal.save({"clean": False, "cycle": 3, "build": "building", "set_building": "A"})
+    clock = VirtualClock()
+    ctl = Controller(config, ScriptedHal(clock), clock, journal)
+    ctl.start()
+    assert ctl.refeed_hold is not None
+    ctl.stop()
+    again = Controller(config, ScriptedHal(clock), clock, journal)
+    again.start()
+    assert again.refeed_hold is not None and again.refeed_hold.id == "build.interrupted"
+    assert again.build.state == "idle"
