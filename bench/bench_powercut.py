@@ -111,6 +111,18 @@ class Lines:
         return line
 
 
+def _terminate(proc: subprocess.Popen[str], grace_s: float) -> None:
+    """A clean stop (SIGTERM); SIGKILL if it has not ended within `grace_s`."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 class Board:
     """The emulator process: the physical table, its players and the control socket."""
 
@@ -147,13 +159,7 @@ class Board:
         return json.loads(data)
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        _terminate(self.proc, 5.0)
 
 
 class Daemon:
@@ -183,13 +189,8 @@ class Daemon:
         self.proc.wait()
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        if self.proc is not None:
+            _terminate(self.proc, 10.0)
 
     def api(self, technician: tuple[str, str] | None = None) -> ApiClient:
         return ApiClient(self.socket, timeout=5.0, technician=technician)
