@@ -121,6 +121,14 @@ class ApiSection:
 
 
 @dataclass(frozen=True, kw_only=True)
+class DisplaySection:
+    """What people read (docs/languages.md)."""
+
+    language: str = option("", choices=("", "en", "zh_CN"),
+                           doc="en or zh_CN; empty: $MJTABLE_LANG, else the locale ($LANG)")
+
+
+@dataclass(frozen=True, kw_only=True)
 class SimulatorSection:
     """The simulated machine and players (used only when the sim backend runs)."""
 
@@ -158,6 +166,7 @@ class Config:
     simulator: SimulatorSection = dataclasses.field(default_factory=SimulatorSection)
     api: ApiSection = dataclasses.field(default_factory=ApiSection)
     ioboard: IoboardSection = dataclasses.field(default_factory=IoboardSection)
+    display: DisplaySection = dataclasses.field(default_factory=DisplaySection)
     pins: PinMap = dataclasses.field(default_factory=PinMap)   # signal → BCM line (rpigpio)
     source: str = "<defaults>"
 
@@ -183,6 +192,7 @@ def parse_config(raw: dict[str, Any], file: str) -> Config:
                "rules": RulesSection, "simulator": SimulatorSection,
                "ioboard": IoboardSection}
     classes["api"] = ApiSection
+    classes["display"] = DisplaySection
     sections = {name: load_section(cls, raw.get(name, {}), file, name)
                 for name, cls in classes.items()}
     sections["pins"] = parse_pins(raw.get("pins", {}), file)   # keys are signal names

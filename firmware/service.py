@@ -351,12 +351,10 @@ class Service:
             "took_s": round(self.ctl.clock.now() - run.started, 3), "seen": run.log}
         if fault_id is not None:
             kind = CATALOGUE[fault_id]
-            side = "" if test.side is None else str(test.side)
             result["evidence"] = evidence or {}
             result["diagnosis"] = {
                 "fault": fault_id, "code": kind.display_code(test.side),
-                "summary": kind.summary, "causes": list(kind.causes),
-                "remedy": [r.replace("side N", f"side {side}") for r in kind.remedy]}
+                **kind.texts(test.side)}
         self.results[test.name] = result
         hal = self.ctl.hal
         hal.write("lamp.building", False)
