@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.configfile import ConfigError, load_section, option, read_toml
+from firmware.i18n import _
 from hal.pins import PinMap, check_complete, parse_pins
 
 REPO_CONFIG = Path(__file__).resolve().parent.parent / "config"
@@ -184,10 +185,11 @@ def parse_config(raw: dict[str, Any], file: str) -> Config:
     unknown = sorted(set(raw) - set(_SECTIONS))
     if unknown:
         raise ConfigError(file, unknown[0], None,
-                          "unknown section (valid sections: " + ", ".join(_SECTIONS) + ")")
+                          _("unknown section (valid sections: {sections})").format(
+                              sections=", ".join(_SECTIONS)))
     for name in _REQUIRED:
         if name not in raw:
-            raise ConfigError(file, name, None, "missing section")
+            raise ConfigError(file, name, None, _("missing section"))
     classes = {"table": TableSection, "hal": HalSection, "timing": TimingSection,
                "rules": RulesSection, "simulator": SimulatorSection,
                "ioboard": IoboardSection}

@@ -48,6 +48,13 @@ def plain(value: Any) -> str:
     return str(value)
 
 
+def signal_value(value: Any) -> str:
+    """A signal's value as a meter shows it: on/off for a switch or sensor."""
+    if isinstance(value, bool):
+        return _("on") if value else _("off")
+    return plain(value)
+
+
 def fault_ref(fault: dict[str, Any]) -> str:
     """A fault named in one short phrase."""
     state = "" if fault.get("active", True) else " " + _("(cleared)")
@@ -179,7 +186,7 @@ def diagnosis_lines(result: dict[str, Any]) -> list[str]:
                                                                outcome=outcome)
                      + (f": {check['note']}" if check.get("note") else ""))
         for at, name, value in check.get("edges", []):
-            lines.append(f"    {at:7.3f} s  {name} -> {plain(value)}")
+            lines.append(f"    {at:7.3f} s  {name} -> {signal_value(value)}")
     remedy = result.get("remedy", [])
     if remedy:
         lines.append("  " + _("what to do:"))
