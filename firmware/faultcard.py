@@ -13,7 +13,7 @@ from typing import Any
 from rich.cells import cell_len
 
 from firmware.faults import CATALOGUE, FaultKind, side_step
-from firmware.i18n import N_, _
+from firmware.i18n import N_, _, join
 
 FORMATS = ("text", "md", "html")
 WIDTH = 80
@@ -119,14 +119,11 @@ def _text() -> str:
     out = [_title(), "=" * min(WIDTH, cell_len(_title()) + 8)]
     for line in _legend():
         out += _wrap(line, WIDTH, "")
-    labels = {"causes": _("likely:"), "remedy": _("do:")}
     for row in entries():
         out.append("")
         out.append(f"{row['code']}  {row['name']} — {row['summary']}")
-        for key in ("causes", "remedy"):
-            body = "; ".join(row[key])
-            wrapped = _wrap(f"{labels[key]} {body}", WIDTH, "     ")
-            out += wrapped
+        out += _wrap(_("likely: {causes}").format(causes=join(row["causes"])), WIDTH, "     ")
+        out += _wrap(_("do: {remedy}").format(remedy=join(row["remedy"])), WIDTH, "     ")
     return "\n".join(out) + "\n"
 
 

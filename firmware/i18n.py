@@ -139,6 +139,11 @@ def _(message: str) -> str:
     return translations(lang).gettext(message)
 
 
+def join(items: list[str]) -> str:
+    """Items of a list in one line, with the current language's separator."""
+    return _("; ").join(items)
+
+
 def gettext_in(lang: str, message: str) -> str:
     """`message` in `lang`, whatever the current language."""
     with language(lang):

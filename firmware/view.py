@@ -20,7 +20,7 @@ from rich.text import Text
 from firmware import words
 from firmware.controller import Controller
 from firmware.faults import ERROR
-from firmware.i18n import _
+from firmware.i18n import _, join
 
 STACK_BUILT, STACK_HALF, STACK_EMPTY = "▮", "▪", "·"
 LAMPS = ["lamp.ready", "lamp.building", *[f"lamp.dealer.{n}" for n in range(4)]]
@@ -137,7 +137,7 @@ def screen(snap: dict[str, Any], speed: float = 1.0,
     faults = snap["faults"]
     shown = faults if size is None else faults[:MAX_FAULT_LINES]
     for code, fault_id, where, summary, remedy in shown:
-        line = Text(f"{code} {fault_id} @ {where}: {summary} — {'; '.join(remedy)}",
+        line = Text(f"{code} {fault_id} @ {where}: {summary} — {join(remedy)}",
                     style="bold red")
         if width is not None:
             line.truncate(width - 4, overflow="ellipsis")
@@ -176,7 +176,7 @@ def log_line(event: dict[str, Any]) -> str | None:
             commitment=event["commitment"])
     if kind == "fault":
         return (f"{t:10.3f} " + _("FAULT") + f" {event['code']} {event['id']} @ "
-                f"{event['where']}: {'; '.join(event['diagnosis']['remedy'])}")
+                f"{event['where']}: {join(event['diagnosis']['remedy'])}")
     if kind in ("start", "stop", "software.error", "handoff.refused"):
         detail = " ".join(f"{k}={_plain(v)}" for k, v in event.items()
                           if k not in ("t", "kind"))

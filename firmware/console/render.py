@@ -11,7 +11,7 @@ from typing import Any
 from rich.text import Text
 
 from firmware import words
-from firmware.i18n import N_, _
+from firmware.i18n import N_, _, join
 from firmware.view import lamps_text, picture
 
 # Evidence keys as a technician reads them (the JSON keeps the keys).
@@ -127,8 +127,8 @@ def fault_lines(faults: list[dict[str, Any]]) -> list[str]:
                                            where=f["where"], hand=f["cycle"],
                                            t=f["sim_time_s"], state=state,
                                            summary=d["summary"]))
-        lines.append("    " + _("likely: {causes}").format(causes="; ".join(d["causes"])))
-        lines.append("    " + _("do: {remedy}").format(remedy="; ".join(d["remedy"])))
+        lines.append("    " + _("likely: {causes}").format(causes=join(d["causes"])))
+        lines.append("    " + _("do: {remedy}").format(remedy=join(d["remedy"])))
     return lines
 
 
@@ -140,8 +140,9 @@ def log_line(row: dict[str, Any]) -> str:
             if isinstance(wall, int | float) else "-")
     detail = " ".join(f"{k}={plain(v)}" for k, v in row.items() if k not in skip)
     cycle = row.get("cycle")
+    hand = _("hand")
     return (f"{row.get('seq', ''):>6} {when} t={row.get('t', 0):9.3f} "
-            f"{_('hand')} {cycle if cycle is not None else '-':>3} {row.get('kind')} {detail}")
+            f"{hand} {cycle if cycle is not None else '-':>3} {row.get('kind')} {detail}")
 
 
 def test_lines(results: list[dict[str, Any]]) -> list[str]:
@@ -154,8 +155,8 @@ def test_lines(results: list[dict[str, Any]]) -> list[str]:
         diagnosis = r.get("diagnosis")
         if diagnosis:
             lines.append(f"    {diagnosis['code']} {diagnosis['fault']}: " + _(
-                "likely: {causes}").format(causes="; ".join(diagnosis["causes"])))
-            lines.append("    " + _("do: {remedy}").format(remedy="; ".join(diagnosis["remedy"])))
+                "likely: {causes}").format(causes=join(diagnosis["causes"])))
+            lines.append("    " + _("do: {remedy}").format(remedy=join(diagnosis["remedy"])))
     return lines
 
 
