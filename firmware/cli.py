@@ -94,7 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     (`| head`) ends it quietly.
     """
     try:
-        return _main(list(sys.argv[1:] if argv is None else argv))
+        code = _main(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()      # a closed pipe shows here, not at interpreter exit
+        return code
     except KeyboardInterrupt:
         print("\n" + _("mjtable: interrupted"), file=sys.stderr)
         return EXIT_INTERRUPTED
