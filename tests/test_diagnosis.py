@@ -141,6 +141,6 @@ def test_console_prints_the_verdict_checks_and_remedy() -> None:
     harness.table.block_lid(True)
     lines = diagnosis_lines(run_check(harness, "lid_not_lowering"))
     assert lines[0] == "the centre lid does not lower: NOT NORMAL"
-    assert any(line.startswith("  check lid_check FAILED") for line in lines)
+    assert any(line.startswith("  check lid up-and-down check FAILED") for line in lines)
     assert any("lid.lower -> off" in line for line in lines)
     assert lines[-1].startswith("  - ")

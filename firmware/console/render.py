@@ -29,6 +29,17 @@ EVIDENCE = {
 }
 
 
+# Evidence whose value is a machine state.
+STATE_KEYS = {"build", "lid", "cycle", "dice"}
+# The checks guided diagnosis runs on the machine.
+CHECKS = {"lid_check": N_("lid up-and-down check"), "dice_check": N_("dice spin check")}
+
+
+def check_name(name: str) -> str:
+    label = CHECKS.get(name)
+    return _(label) if label else name
+
+
 def plain(value: Any) -> str:
     """A value for a person: no Python reprs (None, True, dicts, quotes)."""
     if value is None:
@@ -46,6 +57,11 @@ def plain(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
+
+
+def labelled(label: str, value: str) -> str:
+    """"label: value" with the current language's colon."""
+    return _("{label}: {value}").format(label=label, value=value)
 
 
 def signal_value(value: Any) -> str:
@@ -165,14 +181,16 @@ def evidence_lines(evidence: dict[str, Any]) -> list[str]:
     lines = []
     for key, value in evidence.items():
         label = EVIDENCE.get(key)
-        lines.append(f"    {_(label) if label else key}: {plain(value)}")
+        shown = words.state(value) if key in STATE_KEYS and isinstance(value, str) else (
+            plain(value))
+        lines.append("    " + labelled(_(label) if label else key, shown))
     return lines
 
 
 def diagnosis_lines(result: dict[str, Any]) -> list[str]:
     """A guided diagnosis as a technician reads it: verdict, evidence, checks, what to do."""
     mark = _("normal") if result.get("normal") else _("NOT NORMAL")
-    lines = [f"{result['described']}: {mark}", f"  {result['verdict']}"]
+    lines = [labelled(result["described"], mark), f"  {result['verdict']}"]
     evidence = result.get("evidence") or {}
     if evidence:
         lines.append("  " + _("evidence:"))
@@ -180,12 +198,12 @@ def diagnosis_lines(result: dict[str, Any]) -> list[str]:
     for check in result.get("checks", []):
         if not check.get("run"):
             lines.append("  " + _("check {check} not run: {why}").format(
-                check=check["check"], why=check["why"]))
+                check=check_name(check["check"]), why=check["why"]))
             continue
         outcome = _("passed") if check.get("ok") else _("FAILED")
-        lines.append("  " + _("check {check} {outcome}").format(check=check["check"],
-                                                               outcome=outcome)
-                     + (f": {check['note']}" if check.get("note") else ""))
+        head = _("check {check} {outcome}").format(check=check_name(check["check"]),
+                                                   outcome=outcome)
+        lines.append("  " + (labelled(head, check["note"]) if check.get("note") else head))
         for at, name, value in check.get("edges", []):
             lines.append(f"    {at:7.3f} s  {name} -> {signal_value(value)}")
     remedy = result.get("remedy", [])
