@@ -33,8 +33,6 @@ HIGHLIGHT_S = 1.0
 PRIVILEGED = {"test", "testmode", "jog", "clear", "release"}
 # Below this many columns the signals share the top with the picture (F2 swaps them).
 WIDE = 120
-# Lines of the picture besides the side walls (labels, walls, lamps, sets).
-PICTURE_FIXED = 10
 
 
 def help_lines() -> list[str]:
@@ -119,13 +117,39 @@ class Login(ModalScreen[tuple[str, str] | None]):
         self.dismiss(None)
 
 
+class TablePicture(Static):
+    """The table from above, its side walls folded to the height it is given."""
+
+    def __init__(self, message: str, id: str) -> None:
+        super().__init__(message, id=id)
+        self.status: dict[str, Any] | None = None
+
+    def show(self, status: dict[str, Any]) -> None:
+        self.status = status
+        self.refresh(layout=False)
+
+    def render(self) -> Any:
+        if self.status is None:
+            return super().render()
+        full = render.table_text(self.status)
+        stacks = self.status["sides"][0]["target"] // 2
+        others = len(full.plain.splitlines()) - stacks
+        height = self.content_size.height
+        # Walls fold rather than the picture being cut: everything else stays.
+        rows = max(2, height - others) if height else None
+        text = full if rows is None or rows >= stacks else render.table_text(self.status, rows)
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        return text
+
+
 class ConsoleApp(App[int]):
     """The live console for one table daemon."""
 
     TITLE = "mjtable console"
     CSS = """
     #top { height: 3fr; }
-    #picture { width: 1fr; border: round $accent; padding: 0 1; }
+    #picture { width: 1fr; height: 100%; border: round $accent; padding: 0 1; }
     #signals { width: 52; border: round $accent; }
     #bottom { height: 2fr; }
     #faults { width: 1fr; border: round $error; padding: 0 1; }
@@ -138,8 +162,9 @@ class ConsoleApp(App[int]):
     .narrow.show-signals #signals { display: block; }
     .narrow.show-signals #picture { display: none; }
     .narrow #picture { padding: 0; }
-    .narrow #bottom { height: 8; }
-    .narrow #events { display: none; }
+    .narrow #bottom { height: auto; max-height: 12; }
+    .narrow #faults { height: auto; }
+    .narrow #events { display: none; height: 10; }
     .short Header { display: none; }
     """
     # E-stop must win over whatever has focus (the command line takes Ctrl-E otherwise).
@@ -170,7 +195,7 @@ class ConsoleApp(App[int]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="top"):
-            yield Static(_("connecting…"), id="picture")
+            yield TablePicture(_("connecting…"), id="picture")
             yield DataTable(id="signals", cursor_type="none", zebra_stripes=True)
         with Horizontal(id="bottom"):
             yield Static(_("no active faults"), id="faults")
@@ -224,9 +249,6 @@ class ConsoleApp(App[int]):
     def _fit(self, width: int, height: int) -> None:
         self.screen.set_class(width < WIDE, "narrow")
         self.screen.set_class(height < 30, "short")
-        if self.status:
-            # Once the new layout is in place the picture knows its height.
-            self.call_after_refresh(lambda: self._show_status(self.status))
 
     def action_swap(self) -> None:
         """Narrow screens: show the signals instead of the picture, or back."""
@@ -254,14 +276,7 @@ class ConsoleApp(App[int]):
 
     def _show_status(self, status: dict[str, Any]) -> None:
         self.status = status
-        picture = self.query_one("#picture", Static)
-        # Fold the side walls to the height the panel has; never wrap a wall.
-        inner = picture.content_region.height or picture.size.height
-        rows = max(2, inner - PICTURE_FIXED) if inner else None
-        text = render.table_text(status, rows)
-        text.no_wrap = True
-        text.overflow = "ellipsis"
-        picture.update(text)
+        self.query_one("#picture", TablePicture).show(status)
         faults = status.get("faults", [])
         lines = render.fault_lines(faults) or [_("no active faults")]
         self.query_one("#faults", Static).update(
