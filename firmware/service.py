@@ -256,6 +256,9 @@ class Service:
         self.ctl.hal.write("display", "")
         self.ctl.emit("service.mode", on=False, by=by)
         self.resume_if_clear()
+        # Test mode borrowed the ready lamp; a set still staged inside is ready again.
+        if self.ctl.build.state == "staged":
+            self.ctl.hal.write("lamp.ready", True)
 
     def resume_if_clear(self) -> bool:
         """Re-home and build again when nothing holds the table stopped."""
