@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from firmware import cli_words
 from firmware.config import Config, load_config
 from firmware.configfile import ConfigError
 from firmware.faultcard import FORMATS
@@ -109,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     set_language(resolve())
+    cli_words.install()
     # deal, audit and bench parse their own arguments.
     passthrough = _passthrough(argv)
     if passthrough is not None:

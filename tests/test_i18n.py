@@ -17,7 +17,7 @@ from firmware.i18n import _, language, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("firmware", "hal", "simulator", "rules", "bench")   # as `make messages`
-PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+PLACEHOLDER = re.compile(r"\{[^{}]*\}|%\(\w+\)[a-z]|%[a-z]")   # str.format and %-style
 
 
 def source_messages() -> dict[str, str]:
