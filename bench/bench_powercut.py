@@ -179,7 +179,8 @@ class Daemon:
         self.proc = subprocess.Popen(
             [*cmd, "--state-dir", str(self.state), "run", "--plain", "--config",
              str(self.config), "--socket", str(self.socket), "--speed", str(self.speed)],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env={**os.environ, "MJTABLE_LANG": "en"})   # the lines below are read in English
         self.lines = Lines(self.proc, self.on_line)
 
     def kill(self) -> None:

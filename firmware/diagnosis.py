@@ -83,7 +83,7 @@ def _set_stays(ctl: Controller) -> Result:
                 "lid_faults": lid, "plate_faults": plates}
     active = [f for f in lid + plates if f["active"]]
     if active:
-        where = ", ".join(f"{f['code']} {f['id']} @ {f['where']}" for f in active)
+        where = ", ".join(words.fault_at(f["code"], f["id"], f["where"]) for f in active)
         return {"normal": False, "verdict": _("not normal: {faults}").format(faults=where),
                 "evidence": evidence, "remedy": active[0]["diagnosis"]["remedy"]}
     return {"normal": True, "evidence": evidence,

@@ -137,7 +137,7 @@ def screen(snap: dict[str, Any], speed: float = 1.0,
     faults = snap["faults"]
     shown = faults if size is None else faults[:MAX_FAULT_LINES]
     for code, fault_id, where, summary, remedy in shown:
-        line = Text(f"{code} {fault_id} @ {where}: {summary} — {join(remedy)}",
+        line = Text(f"{words.fault_at(code, fault_id, where)}: {summary} — {join(remedy)}",
                     style="bold red")
         if width is not None:
             line.truncate(width - 4, overflow="ellipsis")
@@ -175,8 +175,8 @@ def log_line(event: dict[str, Any]) -> str | None:
             t=f"{t:10.3f}", hand=event["cycle"], set=event["set"],
             commitment=event["commitment"])
     if kind == "fault":
-        return (f"{t:10.3f} " + _("FAULT") + f" {event['code']} {event['id']} @ "
-                f"{event['where']}: {join(event['diagnosis']['remedy'])}")
+        where = words.fault_at(event["code"], event["id"], event["where"])
+        return f"{t:10.3f} " + _("FAULT") + f" {where}: {join(event['diagnosis']['remedy'])}"
     if kind in ("start", "stop", "software.error", "handoff.refused"):
         detail = " ".join(f"{k}={_plain(v)}" for k, v in event.items()
                           if k not in ("t", "kind"))

@@ -75,6 +75,11 @@ def set_name(letter: Any) -> str:
     return _("set {letter}").format(letter=letter)
 
 
+def fault_at(code: str, fault_id: str, where: str) -> str:
+    """A fault named with its place: "E21 head.jam at side 1"."""
+    return _("{code} {id} at {where}").format(code=code, id=fault_id, where=where)
+
+
 def side(n: int) -> str:
     """Side n as said in the current language."""
     return _("side {n}").format(n=n)

@@ -30,8 +30,8 @@ def test_quoted_messages_are_the_catalogues() -> None:
     quotes = re.findall(r"「([^」]+)」", guide)
     assert len(quotes) >= 5
     # A quote with a placeholder's value filled in is compared up to the placeholder.
-    unknown = [q for q in quotes if not any(q in s or s.split("{")[0] and
-                                            q.startswith(s.split("{")[0]) for s in said)]
+    unknown = [q for q in quotes if not any(q in s or (s.split("{")[0] and
+                                            q.startswith(s.split("{")[0])) for s in said)]
     assert not unknown, f"not what the program says: {unknown}"
 
 

@@ -74,7 +74,7 @@ def signal_value(value: Any) -> str:
 def fault_ref(fault: dict[str, Any]) -> str:
     """A fault named in one short phrase."""
     state = "" if fault.get("active", True) else " " + _("(cleared)")
-    return f"{fault['code']} {fault['id']} @ {fault['where']}{state}"
+    return words.fault_at(fault["code"], fault["id"], fault["where"]) + state
 
 
 def held_by(status: dict[str, Any]) -> str | None:
@@ -138,11 +138,9 @@ def fault_lines(faults: list[dict[str, Any]]) -> list[str]:
         d = f["diagnosis"]
         ref = f"#{f['ref']} " if "ref" in f else ""
         state = "" if f.get("active", True) else " " + _("(cleared)")
-        lines.append(_("{ref}{code} {id} @ {where} (hand {hand}, t={t} s){state}: "
-                       "{summary}").format(ref=ref, code=f["code"], id=f["id"],
-                                           where=f["where"], hand=f["cycle"],
-                                           t=f["sim_time_s"], state=state,
-                                           summary=d["summary"]))
+        lines.append(_("{ref}{fault} (hand {hand}, t={t} s){state}: {summary}").format(
+            ref=ref, fault=words.fault_at(f["code"], f["id"], f["where"]), hand=f["cycle"],
+            t=f["sim_time_s"], state=state, summary=d["summary"]))
         lines.append("    " + _("likely: {causes}").format(causes=join(d["causes"])))
         lines.append("    " + _("do: {remedy}").format(remedy=join(d["remedy"])))
     return lines
