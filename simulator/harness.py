@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import resource
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,9 +29,11 @@ from firmware.journal import MemoryJournal
 from firmware.recovery import UNTRUSTED_COUNT
 from hal.backends.sim import SimHal
 from simulator.players import SimPlayers
+from simulator.referee import Referee
 from simulator.run import CYCLE_ALLOWANCE_S, build_bound
 from simulator.scenario import ActionSpec, FaultSpec, Scenario
 from simulator.table import DirtySensor, SimTable
+from simulator.watchdog import StallWatchdog
 
 BUILD_MOTORS = ("motor.disc", "motor.ring", *[f"motor.side.{n}.{m}" for n in range(4)
                                               for m in ("conveyor", "head")])
@@ -72,6 +75,9 @@ class ScopedClock:
 class Harness:
     def __init__(self, config: Config, scenario: Scenario, seed: int | None = None,
                  consumers: Sequence[Consumer] = ()) -> None:
+        if scenario.needs_link:
+            raise ValueError("link_noise and link_drop need the I/O board link: "
+                             "run with --hal ioboard")
         self.config = config
         self.scenario = scenario
         self.clock = VirtualClock()
@@ -102,6 +108,11 @@ class Harness:
         self._build_started_at = 0.0
         self._repaired: set[str] = set()
         self._on_the_way: set[str] = set()
+        # The physics judged by the table itself, and a table that stops moving.
+        self.referee = Referee(self.table, lambda: self.ctl.cycle.number)
+        self.watchdog = StallWatchdog(self.clock, self.table, self.players, lambda: self.ctl)
+        self.crashed: dict[str, Any] | None = None
+        self.timed_out = False
 
     # -- the controller's life -------------------------------------------------------
 
@@ -112,6 +123,8 @@ class Harness:
         self.ctl.handoff.consumers.extend(self.consumers)
         for hook in self.boot_hooks:
             hook(self.ctl)
+        self.ctl.subscribers.append(self.referee.on_event)
+        self.ctl.subscribers.append(self.watchdog.on_event)
         self.ctl.subscribers.append(self._on_event)
         self.ctl.start()
 
@@ -124,6 +137,7 @@ class Harness:
 
     def _power_back(self) -> None:
         self.table.power(True)
+        self.referee.power_back()
         self.boot()
 
     # -- events ----------------------------------------------------------------------
@@ -343,11 +357,12 @@ class Harness:
         return self.ctl.refeed_hold is not None or any(
             f.active and f.kind.severity == ERROR for f in self.ctl.faults)
 
-    def run(self, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    def run(self, progress: Callable[[int, int], None] | None = None,
+            wall_limit_s: float | None = None) -> dict[str, Any]:
+        """Run the scenario; a crash, a stall or `wall_limit_s` of real time ends it."""
         cycles = self.scenario.cycles
         wall_start = time.perf_counter()
-        self.boot()
-        self.players.start()
+        give_up = None if wall_limit_s is None else wall_start + wall_limit_s
         last = -1
 
         def finished() -> bool:
@@ -355,19 +370,38 @@ class Harness:
             if progress is not None and len(self.handoffs) != last:
                 last = len(self.handoffs)
                 progress(last, cycles)
-            return self.halted() or (len(self.handoffs) >= cycles
-                                     and self.ctl.build.state == "staged")
+            if give_up is not None and time.perf_counter() > give_up:
+                self.timed_out = True
+                return True
+            return bool(self.watchdog.stalls) or self.halted() or (
+                len(self.handoffs) >= cycles and self.ctl.build.state == "staged")
 
         deadline = (cycles + 1) * (self.config.simulator.play_time_s + CYCLE_ALLOWANCE_S)
-        self.clock.run_until(deadline, until=finished)
+        try:
+            self.boot()
+            self.players.start()
+            self.clock.run_until(deadline, until=finished)
+            self.ctl.stop()
+        except Exception as exc:   # the firmware (or the model) crashed: say where
+            self.crashed = crash_report(exc)
+            self.table.power(False)     # whatever it left running stops with the run
         wall = time.perf_counter() - wall_start
-        self.ctl.stop()
         return self.report(wall)
 
     def report(self, wall: float) -> dict[str, Any]:
         expect = self.scenario.expect
         raised = {f["id"] for f in self.faults}
         problems = list(self.problems)
+        for v in self.referee.violations:
+            problems.append(f"referee: {v['rule']} at t={v['t']}: {v['detail']}")
+        for stall in self.watchdog.stalls:
+            shown = stall["display"] or "nothing"
+            problems.append(f"stall in {stall['phase']} for {stall['waited_s']} s "
+                            f"(display shows {shown})")
+        if self.crashed is not None:
+            problems.append(f"crashed: {self.crashed['error']} at {self.crashed['where']}")
+        if self.timed_out:
+            problems.append("ran out of wall time")
         for fault_id in expect.faults:
             if fault_id not in raised:
                 problems.append(f"expected fault {fault_id} was not raised")
@@ -387,6 +421,10 @@ class Harness:
             latency.setdefault(d["kind"], d["latency_s"])
         clock = self.clock
         return {
+            "referee_violations": list(self.referee.violations),
+            "stalls": list(self.watchdog.stalls),
+            "crashed": self.crashed,
+            "timed_out": self.timed_out,
             "cycles_requested": self.scenario.cycles,
             "cycles_completed": completed,
             "seed": self.table.seed,
@@ -410,3 +448,11 @@ class Harness:
             "problems": problems,
             "completed": not problems,
         }
+
+
+def crash_report(exc: BaseException) -> dict[str, Any]:
+    """The exception and the innermost frame it came from."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f"{frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno} " \
+            f"in {frames[-1].name}" if frames else "?"
+    return {"error": f"{type(exc).__name__}: {exc}", "where": where}

@@ -34,6 +34,11 @@ class Cam:
         self._timer: Timer | None = None
         self._next_mark = 0
 
+    @property
+    def mid_turn(self) -> bool:
+        """Past its first mark (off home) on a turn not yet completed."""
+        return self._next_mark > 0
+
     def set_motor(self, on: bool) -> None:
         if on == self.running:
             return

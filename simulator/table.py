@@ -84,6 +84,9 @@ class SimTable:
         self.observers: list[Callable[[str, Value], None]] = []
         # ... and what really happens, as people at the table see it.
         self.witnesses: list[Callable[[str, Value], None]] = []
+        # ... and what the mechanics do with tiles (a wall rising, a stack laid), for
+        # a referee that judges physics (simulator/referee.py).
+        self.happenings: list[Callable[[str, int], None]] = []
         self.tiles = make_sets(config.table.tiles)
         self.where: dict[int, str] = {}
         self.disc: list[Tile] = []
@@ -500,10 +503,16 @@ class SimTable:
             side.track.append((tile, side.half_stack))
             self.where[tile.id] = self.where[side.half_stack.id] = f"track.{side.n}"
             side.half_stack = None
+            self._happened("stack.laid", side.n)
         if side.belt and side.feed is None:
             side.feed = self.clock.call_later(SLOT_REFILL_S, lambda: self._feed(side))
 
+    def _happened(self, what: str, side: int) -> None:
+        for happening in self.happenings:
+            happening(what, side)
+
     def _raise_wall(self, side: SideModel) -> None:
+        self._happened("wall.rising", side.n)
         if not side.track:
             return
         self.walls[side.n] = side.track
