@@ -13,6 +13,7 @@ boots a new one on the same journal after the cut's duration.
 
 from __future__ import annotations
 
+import dataclasses
 import resource
 import time
 import traceback
@@ -78,6 +79,9 @@ class Harness:
         if scenario.needs_link:
             raise ValueError("link_noise and link_drop need the I/O board link: "
                              "run with --hal ioboard")
+        if scenario.play_time_s is not None:
+            config = dataclasses.replace(config, simulator=dataclasses.replace(
+                config.simulator, play_time_s=scenario.play_time_s))
         self.config = config
         self.scenario = scenario
         self.clock = VirtualClock()

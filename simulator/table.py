@@ -146,6 +146,8 @@ class SimTable:
         self.walls = [[] for _ in range(4)]
         left = [pushed.pop(self.rng.randrange(len(pushed))) for _ in range(leave_behind)]
         self.on_table = left
+        for tile in left:
+            self.where[tile.id] = "table"
         for tile in pushed:
             self._to_disc(tile)
         return left
