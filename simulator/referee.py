@@ -10,6 +10,7 @@ switches and a camera would, and records every breach of an invariant as
 - `wall.lid_open`: a plate cam lifts a wall while the lid is away from its lower stop.
 - `wall.not_up`: the walls are committed while a plate cam is mid-turn or a wall does
   not stand complete on the table.
+- `wall.onto_wall`: a wall rises where the last hand's wall still stands.
 - `handoff.mismatch`: a handoff names walls other than the tiles standing there.
 - `build.onto_track`: a stack is laid onto a track still holding a wall that did not
   rise (two sets on one track, or more stacks than a wall holds).
@@ -33,7 +34,7 @@ from firmware.faults import CATALOGUE, ERROR
 from hal.signals import Value
 from simulator.table import SimTable
 
-RULES = ("motor.lid_open", "wall.lid_open", "wall.not_up", "handoff.mismatch",
+RULES = ("motor.lid_open", "wall.lid_open", "wall.not_up", "wall.onto_wall", "handoff.mismatch",
          "build.onto_track", "motor.case_open", "motor.after_stop", "motor.on_at_fault")
 # The motors that move tiles under the lid.
 FEED_MOTORS = frozenset({"motor.disc", "motor.ring",
@@ -124,9 +125,13 @@ class Referee:
                 return
 
     def _on_happening(self, what: str, n: int) -> None:
-        if what == "wall.rising" and not self.lid_closed():
-            self._breach("wall.lid_open", f"wall {n} rises with the lid at "
-                         f"{self.table.lid.position:.0%} of its travel", f"wall{n}")
+        if what == "wall.rising":
+            if not self.lid_closed():
+                self._breach("wall.lid_open", f"wall {n} rises with the lid at "
+                             f"{self.table.lid.position:.0%} of its travel", f"wall{n}")
+            if self.table.walls[n] and self.table.sides[n].track:
+                self._breach("wall.onto_wall", f"wall {n} rises where the last hand's "
+                             f"{len(self.table.walls[n])} stacks still stand", f"onto{n}")
         elif what == "stack.laid":
             track = self.table.sides[n].track
             # A foreign tile pushed in rides with the set it came with.

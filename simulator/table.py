@@ -517,6 +517,11 @@ class SimTable:
         self._happened("wall.rising", side.n)
         if not side.track:
             return
+        for stack in self.walls[side.n]:
+            # A wall still standing is knocked over onto the table by the one rising.
+            for tile in stack:
+                self.on_table.append(tile)
+                self.where[tile.id] = "table"
         self.walls[side.n] = side.track
         side.track = []
         for stack in self.walls[side.n]:
