@@ -455,8 +455,10 @@ class Harness:
 
 
 def crash_report(exc: BaseException) -> dict[str, Any]:
-    """The exception and the innermost frame it came from."""
+    """The exception and where: the innermost frame of ours (not of a library)."""
     frames = traceback.extract_tb(exc.__traceback__)
-    where = f"{frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno} " \
-            f"in {frames[-1].name}" if frames else "?"
+    ours = [f for f in frames if any(f"/{d}/" in f.filename
+                                     for d in ("firmware", "hal", "rules", "simulator"))]
+    where = " < ".join(f"{'/'.join(f.filename.rsplit('/', 2)[-2:])}:{f.lineno} in {f.name}"
+                       for f in reversed((ours or frames)[-3:])) or "?"
     return {"error": f"{type(exc).__name__}: {exc}", "where": where}
