@@ -159,10 +159,6 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
                   file=sys.stderr, flush=True)
     try:
         if args.scenario:
-            if args.hal != "sim":
-                print("mjtable: --scenario runs on the built-in simulator (--hal sim)",
-                      file=sys.stderr)
-                return EXIT_CONFIG
             scenario, config = _scenario(args, config)
             report = simulate(config, args.cycles or 0, args.seed, progress=progress,
                               scenario=scenario)

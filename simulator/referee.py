@@ -59,6 +59,10 @@ class Referee:
     violations: list[dict[str, Any]] = field(default_factory=list)
     stops: list[Stop] = field(default_factory=list)
     limit: int = 200           # a broken run breaks the same rule at every event
+    # Over a link a stop reaches the table after the frames cross (same instant on the
+    # lockstep clock); with the link lost, after the board's failsafe limit.
+    link_grace_s: float = 0.0
+    pending: int = 0
 
     def __post_init__(self) -> None:
         self.motors = [s.name for s in self.table.signals.values() if s.is_motor]
@@ -66,6 +70,7 @@ class Referee:
         self.table.observers.append(self._on_reading)
         self.table.happenings.append(self._on_happening)
         self._seen: set[tuple[str, str]] = set()
+        self._turned_on: dict[str, float] = {}
 
     # -- what is physically so -----------------------------------------------------
 
@@ -117,6 +122,7 @@ class Referee:
             self._breach("motor.case_open", f"{turned} turned on with the case open", turned)
         if turned is None or not self.running(turned):
             return
+        self._turned_on[turned] = now
         for stop in self.stops:
             if turned in stop.motors:
                 rule = "motor.on_at_fault" if now == stop.at else "motor.after_stop"
@@ -161,9 +167,21 @@ class Referee:
             self._handoff(event)
 
     def _stop(self, stop: Stop) -> None:
+        link = stop.reason in ("link.lost", "link.version")
+        self.pending += 1
+        self.table.clock.call_later(self.link_grace_s if link else 0.0,
+                                    lambda: self._stopped(stop))
+
+    def _stopped(self, stop: Stop) -> None:
+        self.pending -= 1
         self.stops.append(stop)
         for motor in sorted(stop.motors):
-            if self.running(motor):
+            if not self.running(motor):
+                continue
+            if self._turned_on.get(motor) == stop.at:
+                self._breach("motor.on_at_fault", f"{motor} turned on in the instant "
+                             f"{stop.reason} stopped it")
+            else:
                 self._breach("motor.after_stop", f"{motor} still runs after {stop.reason}")
 
     def power_back(self) -> None:

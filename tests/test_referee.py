@@ -138,9 +138,11 @@ def fault(fault_id: str) -> dict[str, Any]:
 
 
 def test_motor_turned_on_in_the_instant_a_fault_stops_it() -> None:
-    _, table, referee = bench()
+    clock, table, referee = bench()
+    clock.run_until(2.0)
     referee.on_event(fault("lid.not_rising"))
     table.command("motor.disc", True)
+    clock.run_until(2.0)
     assert rules(referee) == ["motor.on_at_fault"]
 
 
@@ -160,6 +162,7 @@ def test_a_build_scoped_fault_stops_only_the_build() -> None:
     clock, table, referee = bench()
     referee.on_event(fault("head.jam"))
     clock.run_until(1.0)
+    assert referee.pending == 0
     table.command("motor.lid", "up")            # players may still top up
     assert referee.violations == []
     table.command("motor.ring", True)
@@ -167,9 +170,11 @@ def test_a_build_scoped_fault_stops_only_the_build() -> None:
 
 
 def test_motor_still_running_at_the_fault_instant() -> None:
-    _, table, referee = bench()
+    clock, table, referee = bench()
     table.command("motor.dice", True)
+    clock.run_until(1.0)
     referee.on_event(fault("dice.stuck"))
+    clock.run_until(1.0)
     assert rules(referee) == ["motor.after_stop"]
 
 
