@@ -71,8 +71,9 @@ def _parser() -> argparse.ArgumentParser:
                           help="random fault scenarios judged by the simulator's referee")
     fuzz.add_argument("--count", type=_positive_int, default=100, help="scenarios to run")
     fuzz.add_argument("--seed", type=int, default=1, help="seed of the scenario generator")
-    fuzz.add_argument("--rig", choices=("sim",), default="sim",
-                      help="sim: the in-process simulated HAL")
+    fuzz.add_argument("--rig", choices=("sim", "ioboard"), default="sim",
+                      help="sim: the in-process simulated HAL; ioboard: the serial path "
+                           "and the I/O-board emulator (link faults too)")
     fuzz.add_argument("--out", metavar="DIR", default="fuzz-failures",
                       help="where each failure is written, minimised, as a scenario file")
     fuzz.add_argument("--wall-limit", type=float, default=30.0, metavar="S",
@@ -183,13 +184,14 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
 def _fuzz(config: Config, args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from simulator.fuzz import CLASSES, fuzz, sim_runner
+    from simulator.fuzz import CLASSES, fuzz, ioboard_runner, sim_runner
 
     def progress(done: int, total: int, failed: int) -> None:
         if done % 50 == 0 or done == total:
             print(f"fuzz: {done}/{total} run, {failed} failed", file=sys.stderr, flush=True)
 
-    report = fuzz(sim_runner(config), args.count, args.seed, rig=args.rig,
+    runner = ioboard_runner(config) if args.rig == "ioboard" else sim_runner(config)
+    report = fuzz(runner, args.count, args.seed, rig=args.rig,
                   out=Path(args.out), wall_limit_s=args.wall_limit,
                   shrink=not args.no_shrink, progress=progress)
     if args.json:

@@ -90,7 +90,9 @@ def right_actions(spec: FaultSpec) -> list[ActionSpec]:
         return [ActionSpec("dice.stuck", "clear_jam", where)]
     if kind == "power_cut":
         return [ActionSpec("power.recovered", "refeed")]
-    return [ActionSpec("link.lost", "clear_fault")]
+    # A lost link is mended by restarting the host, not by a technician's action
+    # here: the table holding safe with link.lost active is the pass.
+    return []
 
 
 def _raised_by(where: str) -> list[str]:
@@ -110,7 +112,7 @@ def _raised_by(where: str) -> list[str]:
 
 def wrong_action(rng: random.Random, spec: FaultSpec) -> ActionSpec:
     """A technician who mends the wrong thing (or only clears the fault)."""
-    right = right_actions(spec)[0]
+    right = (right_actions(spec) or [ActionSpec("link.lost", "replace_part", "link")])[0]
     others = [do for do in ("clear_fault", "clean_sensor", "replace_tile", "clear_jam")
               if do != right.do]
     elsewhere = "side.0.count" if spec.where != "side.0.count" else "side.1.count"
@@ -182,10 +184,12 @@ def generate(seed: int, index: int, rig: str = "sim") -> Scenario:
 
 
 def _expect(faults: list[FaultSpec] | tuple[FaultSpec, ...]) -> Expect:
-    """Only the first fault's outcome is sure, and only without a power cut."""
-    if any(f.kind == "power_cut" for f in faults):
+    """Only the first fault's outcome is sure: without a power cut, and with every
+    other fault in a later cycle (two in one raise: either may stop the table first)."""
+    first = min(faults, key=lambda f: f.cycle)
+    alone = all(f is first or f.cycle > first.cycle for f in faults)
+    if any(f.kind == "power_cut" for f in faults) or not alone:
         return Expect(allow=tuple(sorted(CATALOGUE)), cycles_completed=0)
-    first = min(faults, key=lambda f: (f.cycle, PHASES.index(f.phase) if f.phase else 0))
     sure = must_raise(first)
     return Expect(faults=(sure,) if sure else (), allow=tuple(sorted(CATALOGUE)),
                   cycles_completed=0)
@@ -233,6 +237,14 @@ def sim_runner(config: Config) -> Runner:
 
     def run(scenario: Scenario, wall_limit_s: float) -> dict[str, Any]:
         return Harness(config, scenario).run(wall_limit_s=wall_limit_s)
+    return run
+
+
+def ioboard_runner(config: Config) -> Runner:
+    from simulator.harness import Harness
+
+    def run(scenario: Scenario, wall_limit_s: float) -> dict[str, Any]:
+        return Harness(config, scenario, rig="ioboard").run(wall_limit_s=wall_limit_s)
     return run
 
 

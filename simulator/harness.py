@@ -147,6 +147,8 @@ class Harness:
 
     def power_cut(self, spec: FaultSpec) -> None:
         assert self._scoped is not None
+        if not self.table.powered:
+            return      # already off: a second cut changes nothing
         self._scoped.kill()
         self.ctl.subscribers.clear()
         self.rig.host_dies(spec.duration_s)

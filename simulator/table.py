@@ -174,6 +174,18 @@ class SimTable:
         for tile in self._take_out(lambda t: t.id in foreign):
             if tile.id not in foreign:
                 self._to_disc(tile)     # the other tile of a stack that held a foreign one
+        # Foreign tiles in risen walls or loose on the table are taken out too; the
+        # other tile of such a stack is left loose on the table.
+        self.on_table = [t for t in self.on_table if t.id not in foreign]
+        for n, wall in enumerate(self.walls):
+            kept = [stack for stack in wall if not any(t.id in foreign for t in stack)]
+            for stack in wall:
+                if any(t.id in foreign for t in stack):
+                    for tile in stack:
+                        if tile.id not in foreign:
+                            self.on_table.append(tile)
+                            self.where[tile.id] = "table"
+            self.walls[n] = kept
         self.tiles = [t for t in self.tiles if t.id not in foreign]
         for tile_id in foreign:
             self.where.pop(tile_id, None)

@@ -115,3 +115,33 @@ def test_fuzz_command_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     for failure in report["failures"]:
         assert set(failure) >= {"scenario_file", "classes"}
         assert load_scenario(failure["scenario_file"]).source.endswith(".toml")
+
+
+def test_simulate_reports_what_the_referee_saw_first_and_fails(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import simulator.run
+
+    real = simulator.run.simulate
+
+    def judged(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        report = real(*args, **kwargs)
+        report["referee_violations"] = [{"t": 1.0, "cycle": 1, "rule": "motor.lid_open",
+                                         "detail": "motor.disc runs"}]
+        return report
+
+    assert main(["simulate", "--cycles", "1"]) == 0      # a clean run passes
+    capsys.readouterr()
+    monkeypatch.setattr(simulator.run, "simulate", judged)
+    assert main(["simulate", "--cycles", "1"]) == 1
+    assert capsys.readouterr().out.startswith("VIOLATION motor.lid_open (hand 1")
+
+
+def test_simulate_json_has_the_referee_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    path = ROOT / "tests" / "scenarios" / "fuzz" / "count_flaky_raised_in_fault.toml"
+    code = main(["simulate", "--scenario", str(path), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert isinstance(report["referee_violations"], list)
+    assert isinstance(report["stalls"], list)
+    assert report["crashed"] is None or set(report["crashed"]) == {"error", "where"}
+    failed = bool(report["referee_violations"] or report["stalls"] or report["crashed"])
+    assert code == (1 if failed or not report["completed"] else 0)
