@@ -137,8 +137,9 @@ def screen(snap: dict[str, Any], speed: float = 1.0,
     faults = snap["faults"]
     shown = faults if size is None else faults[:MAX_FAULT_LINES]
     for code, fault_id, where, summary, remedy in shown:
-        line = Text(f"{words.fault_at(code, fault_id, where)}: {summary} — {join(remedy)}",
-                    style="bold red")
+        said = _("{fault}: {summary} — {remedy}").format(
+            fault=words.fault_at(code, fault_id, where), summary=summary, remedy=join(remedy))
+        line = Text(said, style="bold red")
         if width is not None:
             line.truncate(width - 4, overflow="ellipsis")
         body.append_text(line)
