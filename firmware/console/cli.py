@@ -19,7 +19,7 @@ from typing import Any
 
 from rich.console import Console
 
-from firmware import statedir, words
+from firmware import statedir
 from firmware.console import render
 from firmware.console.client import (
     EXIT_NO_DAEMON,
@@ -245,52 +245,20 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
     elif command == "test-mode":
         result = client.call("testmode", {"on": args.state == "on", "force": args.force},
                              auth=True)
-        held = words.TEST_MODE if result["test_mode"] else None
-        _out(args, result, (_("test mode on (table: {state})") if result["test_mode"] else
-                            _("test mode off (table: {state})")).format(
-                                state=words.state(result["cycle"], held)))
+        _out(args, result, render.testmode_lines(result))
     elif command == "jog":
         result = client.call("jog", {"motor": args.motor, "direction": args.direction,
                                      "seconds": args.seconds}, auth=True)
-        _out(args, result, _("jog {motor} {direction}: ran {seconds} s, stopped: "
-                             "{stopped}").format(motor=result["motor"],
-                                                 direction=result["direction"],
-                                                 seconds=result["ran_s"],
-                                                 stopped=render.plain(result["stopped"])))
+        _out(args, result, render.jog_lines(result))
     elif command == "clear":
         result = client.call("clear", {"fault": args.fault}, auth=True)
-        lines = [_("cleared {fault}").format(fault=render.fault_ref(f))
-                 for f in result["cleared"]]
-        lines.append(_("table re-homing and building again") if result["resumed"] else
-                     _("table still stopped: {why}").format(
-                         why=_("e-stop active") if result["estopped"] else
-                         _("test mode") if result["test_mode"] else
-                         _("faults still active: {n}").format(n=len(result["still_active"]))))
-        _out(args, result, lines)
+        _out(args, result, render.clear_lines(result))
     elif command == "estop":
         result = client.call("estop", {"release": args.release}, auth=args.release)
-        if not args.release:
-            text = _("E-STOP: every motor off; release with `mjtable console --technician "
-                     "NAME estop --release`")
-        elif result.get("resumed"):
-            text = _("e-stop released, table re-homing")
-        else:
-            text = _("e-stop released")
-        _out(args, result, text)
+        _out(args, result, render.estop_lines(result))
     elif command == "walls":
         result = client.call("walls", {"limit": args.limit})
-        commitment = result["commitment"]
-        lines = [_("commitment now: {commitment}").format(commitment=commitment)
-                 if commitment else _("commitment now: none (no hand dealt yet)")]
-        for record in result["records"]:
-            table = record.get("table", {})
-            lines.append(_("hand {hand} set {set}: commitment {commitment} dice {dice}").format(
-                hand=render.plain(table.get("cycle")), set=render.plain(table.get("set")),
-                commitment=render.plain(record.get("commitment")),
-                dice=render.plain(record.get("dice"))))
-        if not result["records"]:
-            lines.append(_("no handoffs yet"))
-        _out(args, result, lines)
+        _out(args, result, render.walls_lines(result))
     elif command == "config":
         result = client.call("config")
         _out(args, result, json.dumps(result, indent=2, default=str))

@@ -217,3 +217,54 @@ def candidates_lines(candidates: list[dict[str, Any]]) -> list[str]:
     lines = [_("which one do you mean? say it more exactly, or use its name:")]
     lines += [f"  {c['symptom']:<22} {c['described']}" for c in candidates]
     return lines
+
+
+# -- replies to actions (the CLI and the TUI say the same) ----------------------------
+
+
+def testmode_lines(result: dict[str, Any]) -> list[str]:
+    held = words.TEST_MODE if result["test_mode"] else None
+    said = (_("test mode on (table: {state})") if result["test_mode"] else
+            _("test mode off (table: {state})"))
+    return [said.format(state=words.state(result["cycle"], held))]
+
+
+def jog_lines(result: dict[str, Any]) -> list[str]:
+    return [_("jog {motor} {direction}: ran {seconds} s, stopped: {stopped}").format(
+        motor=result["motor"], direction=result["direction"], seconds=result["ran_s"],
+        stopped=plain(result["stopped"]))]
+
+
+def clear_lines(result: dict[str, Any]) -> list[str]:
+    lines = [_("cleared {fault}").format(fault=fault_ref(f)) for f in result["cleared"]]
+    if result["resumed"]:
+        lines.append(_("table re-homing and building again"))
+    else:
+        why = (_("e-stop active") if result["estopped"] else
+               _("test mode") if result["test_mode"] else
+               _("faults still active: {n}").format(n=len(result["still_active"])))
+        lines.append(_("table still stopped: {why}").format(why=why))
+    return lines
+
+
+def estop_lines(result: dict[str, Any]) -> list[str]:
+    if result.get("estopped"):
+        return [_("E-STOP: every motor off; release with `mjtable console --technician "
+                  "NAME estop --release`")]
+    if result.get("resumed"):
+        return [_("e-stop released, table re-homing")]
+    return [_("e-stop released")]
+
+
+def walls_lines(result: dict[str, Any]) -> list[str]:
+    commitment = result["commitment"]
+    lines = [_("commitment now: {commitment}").format(commitment=commitment)
+             if commitment else _("commitment now: none (no hand dealt yet)")]
+    for record in result["records"]:
+        table = record.get("table", {})
+        lines.append(_("hand {hand} set {set}: commitment {commitment} dice {dice}").format(
+            hand=plain(table.get("cycle")), set=plain(table.get("set")),
+            commitment=plain(record.get("commitment")), dice=plain(record.get("dice"))))
+    if not result["records"]:
+        lines.append(_("no handoffs yet"))
+    return lines

@@ -378,7 +378,12 @@ class ConsoleApp(App[int]):
             for line in lines[1:]:
                 self._say(line)
             return
-        if verb == "faults":
+        replies = {"testmode": render.testmode_lines, "jog": render.jog_lines,
+                   "clear": render.clear_lines, "estop": render.estop_lines,
+                   "release": render.estop_lines, "walls": render.walls_lines}
+        if verb in replies:
+            lines = replies[verb](result)
+        elif verb == "faults":
             lines = render.fault_lines(result["active"]) or [_("no active faults")]
         elif verb == "status":
             lines = render.fault_lines(result.get("faults", [])) or [_("no active faults")]
