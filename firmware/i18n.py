@@ -144,10 +144,4 @@ def join(items: list[str]) -> str:
     return _("; ").join(items)
 
 
-def gettext_in(lang: str, message: str) -> str:
-    """`message` in `lang`, whatever the current language."""
-    with language(lang):
-        return _(message)
-
-
-__all__ = ["LANGUAGES", "N_", "_", "current", "language", "resolve", "set_language"]
+__all__ = ["LANGUAGES", "N_", "_", "current", "join", "language", "resolve", "set_language"]

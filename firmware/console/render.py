@@ -212,13 +212,6 @@ def diagnosis_lines(result: dict[str, Any]) -> list[str]:
     return lines
 
 
-def candidates_lines(candidates: list[dict[str, Any]]) -> list[str]:
-    """Symptoms the words could mean, when they match more than one."""
-    lines = [_("which one do you mean? say it more exactly, or use its name:")]
-    lines += [f"  {c['symptom']:<22} {c['described']}" for c in candidates]
-    return lines
-
-
 # -- replies to actions (the CLI and the TUI say the same) ----------------------------
 
 
