@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from firmware import words
-from firmware.i18n import N_, _
+from firmware.i18n import N_, _, keep_language
 from firmware.symptoms import AmbiguousSymptom, UnknownSymptom, match
 
 if TYPE_CHECKING:
@@ -285,13 +285,13 @@ def lid_check(ctl: Controller, result: Result, done: Done) -> None:
             poll_later()
 
     def poll_later() -> None:
-        ctl.clock.call_later(0.1, poll)
+        ctl.clock.call_later(0.1, keep_language(poll))
 
     def give_up() -> None:
         finish(False, _("the check did not finish in {seconds} s").format(
             seconds=CHECK_LIMIT_S))
 
-    timer = ctl.clock.call_later(CHECK_LIMIT_S, give_up)
+    timer = ctl.clock.call_later(CHECK_LIMIT_S, keep_language(give_up))
     steps.append("open")
     ctl.lid.open()
     poll_later()
@@ -321,7 +321,7 @@ def dice_check(ctl: Controller, result: Result, done: Done) -> None:
                                 _("test the motor")]
         done(result)
 
-    ctl.clock.call_later(spin_s, stop)
+    ctl.clock.call_later(spin_s, keep_language(stop))
 
 
 ACTIVE: dict[str, Callable[[Controller, Result, Done], None]] = {

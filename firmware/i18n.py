@@ -18,7 +18,7 @@ import contextvars
 import gettext
 import io
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
@@ -139,9 +139,21 @@ def _(message: str) -> str:
     return translations(lang).gettext(message)
 
 
+def keep_language(callback: Callable[[], None]) -> Callable[[], None]:
+    """`callback`, run later, in the language in force now (a timer on the table's
+    clock does not carry the context it was set in)."""
+    lang = current()
+
+    def run() -> None:
+        with language(lang):
+            callback()
+    return run
+
+
 def join(items: list[str]) -> str:
     """Items of a list in one line, with the current language's separator."""
     return _("; ").join(items)
 
 
-__all__ = ["LANGUAGES", "N_", "_", "current", "join", "language", "resolve", "set_language"]
+__all__ = ["LANGUAGES", "N_", "_", "current", "join", "keep_language", "language", "resolve",
+           "set_language"]

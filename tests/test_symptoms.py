@@ -81,3 +81,15 @@ def test_diagnosis_of_a_lid_that_does_not_lower_in_english_words() -> None:
 def test_diagnose_accepts_exact_names_still() -> None:
     harness = table_in_play()
     assert diagnose(harness.ctl, "walls_not_rising")["symptom"] == "walls_not_rising"
+
+
+def test_a_check_that_ends_later_answers_in_the_language_it_was_asked_in() -> None:
+    harness = table_in_play()
+    results: list[dict] = []
+    with language("zh_CN"):
+        assert diagnose(harness.ctl, "中心不降", results.append) is None
+    # The check's timers run outside the block, as the daemon's loop runs them.
+    harness.clock.run_until(harness.clock.now() + 30.0, until=lambda: bool(results))
+    result = results[0]
+    assert result["verdict"] == "中心升降能开能关，上下限位信号都正常"
+    assert result["checks"][0]["note"] == "中心升降上下都走到位"

@@ -24,6 +24,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Header, Input, Label, RichLog, Static
 
+from firmware import i18n
 from firmware.api import protocol as p
 from firmware.console import render
 from firmware.diagnosis import SYMPTOMS
@@ -82,7 +83,7 @@ class AsyncApi:
     async def call(self, method: str, params: dict[str, Any] | None = None,
                    credential: tuple[str, str] | None = None) -> dict[str, Any]:
         request: dict[str, Any] = {"id": next(self._ids), "method": method,
-                                   "params": params or {}}
+                                   "params": params or {}, "lang": i18n.current()}
         if credential is not None:
             request["auth"] = {"name": credential[0], "token": credential[1]}
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()

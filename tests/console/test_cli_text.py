@@ -56,3 +56,17 @@ def test_diagnose_in_chinese_words_from_the_command_line(daemon: Daemon, capsys,
     assert main(["console", "--socket", str(daemon.socket), "diagnose", "牌升不上来"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("牌升不上来：") and "依据：" in out and '{"' not in out
+
+
+def test_replies_speak_the_language_the_console_asks_for(daemon: Daemon) -> None:
+    from firmware.console.client import ApiClient
+    from firmware.i18n import language
+
+    # The daemon speaks English; a Chinese console gets Chinese texts, same JSON keys.
+    with ApiClient(daemon.socket) as client:
+        english = client.call("diagnose", {"symptom": "walls_not_rising"})
+        with language("zh_CN"):
+            chinese = client.call("diagnose", {"symptom": "牌升不上来"})
+    assert english["described"] == "the walls do not rise"
+    assert chinese["described"] == "牌升不上来"
+    assert english.keys() == chinese.keys() and chinese["symptom"] == "walls_not_rising"
