@@ -44,10 +44,10 @@ from typing import Any
 
 from firmware import statedir
 from firmware.api.auth import Technicians
+from firmware.config import DEFAULT_CONFIG
 from firmware.console.client import ApiClient, ConsoleError
 from firmware.journal import FILE_NAME as JOURNAL_NAME
 
-ROOT = Path(__file__).resolve().parent.parent
 # Targets in the order the cycle reaches them after a handoff, so no cycle is wasted.
 PHASES = ("play", "lid_up", "lid_down", "raise", "build", "dice")
 # The daemon's line that starts each phase, and how long (table seconds) it lasts.
@@ -63,7 +63,7 @@ BENIGN = {"power.recovered", "timing.drift", "build.slow"}
 
 def bench_config(path: Path, port_url: str, play_time_s: float = 10.0) -> Path:
     """The reference table behind the I/O board, with short hands and a handoff file."""
-    text = (ROOT / "config" / "table.toml").read_text()
+    text = DEFAULT_CONFIG.read_text()
     text = re.sub(r'(?m)^backend = .*$', 'backend = "ioboard"', text)
     text = re.sub(r'(?m)^play_time_s = .*$', f"play_time_s = {play_time_s}", text)
     # Bounces of a few table-milliseconds are below what a loaded host can time at speed.
@@ -134,7 +134,7 @@ class Board:
              "--config", str(config), "--speed", str(speed), "--seed", str(seed),
              "--heartbeat-limit", str(LINK_SLACK_S),
              "--control", str(self.control)],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert self.proc.stdout is not None
         first = self.proc.stdout.readline()
         match = re.search(r"socket://127\.0\.0\.1:\d+", first)
@@ -179,7 +179,7 @@ class Daemon:
         self.proc = subprocess.Popen(
             [*cmd, "--state-dir", str(self.state), "run", "--plain", "--config",
              str(self.config), "--socket", str(self.socket), "--speed", str(self.speed)],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            cwd=self.state, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines = Lines(self.proc, self.on_line)
 
     def kill(self) -> None:

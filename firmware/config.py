@@ -9,14 +9,24 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from firmware.configfile import ConfigError, load_section, option, read_toml
 from hal.pins import PinMap, check_complete, parse_pins
 
-REPO_CONFIG = Path(__file__).resolve().parent.parent / "config"
-DEFAULT_CONFIG = REPO_CONFIG / "table.toml"
+# The reference configs are package data (config/ in the source tree), so an installed
+# table finds them wherever pip put it.
+REFERENCE_CONFIGS = "firmware.configs"
+
+
+def reference_config(name: str = "table.toml") -> Path:
+    """The path of a reference config shipped with the package (e.g. "table-136.toml")."""
+    return Path(str(resources.files(REFERENCE_CONFIGS).joinpath(name)))
+
+
+DEFAULT_CONFIG = reference_config()
 SIDES = 4
 
 

@@ -3,7 +3,7 @@
 ```toml
 seed = 3
 cycles = 4
-config = "config/table.toml"        # optional, relative to the repository root
+config = "table-136.toml"           # optional: a reference config, or a path from this file
 
 [[fault]]
 kind = "tile_jam"                   # MECHANICS.md §7
@@ -29,13 +29,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from firmware.config import reference_config
 from firmware.configfile import read_toml
 from firmware.faults import CATALOGUE
 
-ROOT = Path(__file__).resolve().parent.parent
+# The example scenarios are package data (tests/scenarios in the source tree).
+EXAMPLES = "simulator.scenarios"
 
 PHASES = ("build", "lid_down", "lid_up", "raise", "dice", "play")
 ACTIONS = ("clear_jam", "replace_tile", "clear_obstruction", "clean_sensor", "replace_part",
@@ -248,8 +251,8 @@ def parse_scenario(raw: dict[str, Any], file: str) -> Scenario:
     if not 1 <= cycles <= 100_000:
         raise _fail(file, "top level", f"cycles = {cycles}: from 1 to 100000")
     config = _typed(file, "top level", raw, "config", str)
-    if config is not None and not (ROOT / config).is_file():
-        raise _fail(file, "top level", f"config {config!r}: no such file under the repository")
+    if config is not None:
+        config = _config_path(file, config)
     faults = raw.get("fault", [])
     actions = raw.get("action", [])
     if not isinstance(faults, list) or not isinstance(actions, list):
@@ -262,6 +265,25 @@ def parse_scenario(raw: dict[str, Any], file: str) -> Scenario:
     return Scenario(seed, cycles, config, specs,
                     tuple(_action(file, i, a) for i, a in enumerate(actions)),
                     _expect(file, raw.get("expect", {})), file)
+
+
+def _config_path(file: str, name: str) -> str:
+    """A scenario's config: a path from the scenario's folder, else a reference config
+    by file name (table.toml, table-136.toml, table-pi.toml)."""
+    beside = Path(file).parent / name
+    if beside.is_file():
+        return str(beside)
+    reference = reference_config(Path(name).name)
+    if reference.is_file():
+        return str(reference)
+    raise _fail(file, "top level", f"config {name!r}: no such file beside the scenario, "
+                                   f"nor a reference config of that name")
+
+
+def example_scenarios() -> list[Path]:
+    """The example scenario files shipped with the package, sorted by name."""
+    folder = Path(str(resources.files(EXAMPLES)))
+    return sorted(folder.glob("*.toml"))
 
 
 def load_scenario(path: str | Path) -> Scenario:
