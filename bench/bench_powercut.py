@@ -57,6 +57,7 @@ WINDOW_S = {"play": 9.0, "lid_up": 1.4, "lid_down": 1.4, "raise": 2.4, "build": 
             "dice": 3.0}
 TECHNICIAN = "bench"
 LINK_SLACK_S = 3.0
+TIMEOUT_FACTOR = 8.0      # head watchdog 0.45 s × 8 = 3.6 s > LINK_SLACK_S
 # Faults a healthy table on a loaded host may show besides the power cut itself.
 BENIGN = {"power.recovered", "timing.drift", "build.slow"}
 
@@ -68,6 +69,9 @@ def bench_config(path: Path, port_url: str, play_time_s: float = 10.0) -> Path:
     text = re.sub(r'(?m)^play_time_s = .*$', f"play_time_s = {play_time_s}", text)
     # Bounces of a few table-milliseconds are below what a loaded host can time at speed.
     text = re.sub(r'(?m)^count_bounce = .*$', "count_bounce = 0.0", text)
+    # The link's slack must stay below the shortest motion watchdog (a config rule: a
+    # silent board is link.lost, not a stuck head), so the watchdogs get slack too.
+    text = re.sub(r'(?m)^timeout_factor = .*$', f"timeout_factor = {TIMEOUT_FACTOR}", text)
     text = re.sub(r'(?m)^(prevalent_wind = .*)$', r'\1\nhandoff_file = "handoffs.jsonl"', text)
     # A loaded host (CI, two cores) stalls a process for tens of ms: at speed that is
     # table-seconds, so the link is given slack; motion watchdogs keep their defaults.
