@@ -69,7 +69,8 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("console", help="technician console: status, faults, tests, jog, TUI",
                    add_help=False)
-    sub.add_parser("deal", help="deal from walls and dice (JSON, RULES.md)", add_help=False)
+    sub.add_parser("deal", help="deal from walls and dice (JSON, docs/deal-format.md)",
+                   add_help=False)
     sub.add_parser("audit", help="fairness audit over handoff records", add_help=False)
     sub.add_parser("bench", help="benchmarks (JSON figures)", add_help=False)
     return parser

@@ -1,4 +1,4 @@
-"""From built walls and dice to the dealt-walls handoff record (RULES.md)."""
+"""From built walls and dice to the dealt-walls handoff record (docs/deal-format.md)."""
 
 from __future__ import annotations
 

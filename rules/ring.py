@@ -1,4 +1,4 @@
-"""Table coordinates: positions, walls, stacks, ring indices and slots (RULES.md).
+"""Table coordinates: positions, walls, stacks, ring indices and slots (docs/rules.md).
 
 Positions p = 0..3 run counter-clockwise seen from above; wall p lies in front of
 p; its stacks k = 0..L-1 count from the owner's right end; level 0 is the top tile.

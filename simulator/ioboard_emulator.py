@@ -7,7 +7,7 @@ SAFE commands, reports every input change, answers the handshake with its versio
 its heartbeat limit and every input's value, and turns every output off by itself
 when the host falls silent for longer than that limit (latched until the next HELLO).
 
-Link faults of MECHANICS.md §7 are injected here: `noise` (probability that a bit is
+Link faults (docs/mechanics.md) are injected here: `noise` (probability that a bit is
 flipped, both directions) and `drop_link(duration_s)` (nothing crosses the cable).
 
 Run it on its own for `mjtable run` with `[hal] backend = "ioboard"`:

@@ -6,13 +6,13 @@ cycles = 4
 config = "table-136.toml"           # optional: a reference config, or a path from this file
 
 [[fault]]
-kind = "tile_jam"                   # MECHANICS.md §7
+kind = "tile_jam"                   # docs/mechanics.md, Faults the simulator injects
 where = "side.2.head"               # a part or signal name
 cycle = 2                           # 1-based: the cycle whose hand this set is dealt for
 phase = "build"                     # build, lid_down, lid_up, raise, dice, play — or at_s
 
 [[action]]
-after_fault = "head.jam"            # a fault id (MECHANICS.md §6)
+after_fault = "head.jam"            # a fault id (docs/mechanics.md, Fault catalogue)
 do = "clear_jam"
 where = "side.2.head"
 
@@ -219,7 +219,7 @@ def _action(file: str, i: int, raw: Any) -> ActionSpec:
     _table(file, where, raw, ACTION_KEYS)
     after = _typed(file, where, raw, "after_fault", str, required=True)
     if after not in CATALOGUE:
-        raise _fail(file, where, f"after_fault {after!r} is not a fault id (MECHANICS.md §6)")
+        raise _fail(file, where, f"after_fault {after!r} is not a fault id (docs/mechanics.md)")
     do = _typed(file, where, raw, "do", str, required=True)
     if do not in ACTIONS:
         raise _fail(file, where, f"do {do!r} is not one of {', '.join(ACTIONS)}")
