@@ -42,6 +42,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench import children
 from firmware import statedir
 from firmware.api.auth import Technicians
 from firmware.config import DEFAULT_CONFIG
@@ -115,25 +116,13 @@ class Lines:
         return line
 
 
-def _terminate(proc: subprocess.Popen[str], grace_s: float) -> None:
-    """A clean stop (SIGTERM); SIGKILL if it has not ended within `grace_s`."""
-    if proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(grace_s)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 class Board:
     """The emulator process: the physical table, its players and the control socket."""
 
     def __init__(self, workdir: Path, speed: float, seed: int, play_time_s: float) -> None:
         self.control = workdir / "board.sock"
         config = bench_config(workdir / "board.toml", "socket://127.0.0.1:1", play_time_s)
-        self.proc = subprocess.Popen(
+        self.proc = children.spawn(
             [sys.executable, "-m", "simulator.ioboard_emulator", "--listen", "0",
              "--config", str(config), "--speed", str(speed), "--seed", str(seed),
              "--heartbeat-limit", str(LINK_SLACK_S),
@@ -163,7 +152,7 @@ class Board:
         return json.loads(data)
 
     def close(self) -> None:
-        _terminate(self.proc, 5.0)
+        children.stop(self.proc, 5.0)
 
 
 class Daemon:
@@ -180,7 +169,7 @@ class Daemon:
     def start(self) -> None:
         exe = Path(sys.executable).parent / "mjtable"
         cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "firmware.cli"]
-        self.proc = subprocess.Popen(
+        self.proc = children.spawn(
             [*cmd, "--state-dir", str(self.state), "run", "--plain", "--config",
              str(self.config), "--socket", str(self.socket), "--speed", str(self.speed)],
             cwd=self.state, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -194,7 +183,7 @@ class Daemon:
 
     def stop(self) -> None:
         if self.proc is not None:
-            _terminate(self.proc, 10.0)
+            children.stop(self.proc, 10.0)
 
     def api(self, technician: tuple[str, str] | None = None) -> ApiClient:
         return ApiClient(self.socket, timeout=5.0, technician=technician)
@@ -467,6 +456,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated, in this order: {','.join(PHASES)}")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    children.install()
     phases = tuple(p for p in args.phases.split(",") if p)
     if not phases or set(phases) - set(PHASES):
         parser.error(f"--phases: choose from {', '.join(PHASES)}")

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bench import bench_latency, bench_startup
+from bench import bench_latency, bench_startup, children
 from bench.bench_cycle import build_figures, peak_rss_mb, speed_factor
 from bench.bench_deal import deals_per_second
 
@@ -72,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, help="speed-factor runs, median (3)")
     parser.add_argument("--events", type=int, help="count edges for the latency (10000)")
     args = parser.parse_args(argv)
+    children.install()
     sizes = QUICK if args.quick else Sizes()
     overrides = {k: v for k in ("cycles", "runs", "events")
                  if (v := getattr(args, k)) is not None}
