@@ -19,6 +19,7 @@ from firmware.config import Config
 from firmware.controller import Controller
 from firmware.faults import CATALOGUE, ERROR, Fault
 from hal.backends.ioboard import IoBoardHal, LinkError, open_port
+from hal.interface import HalError
 from hal.protocol import VERSION
 from simulator.ioboard_emulator import BoardPort, IoBoardEmulator, PtyPort, TcpPort
 from simulator.lockstep import LockstepClock, MeteredPort
@@ -47,14 +48,17 @@ class IoboardBench:
         serial_port = MeteredPort(open_port(port.url, config.ioboard.baud), self.clock.meter)
         self.hal = IoBoardHal(config, self.clock, port=serial_port)
 
-    def connect(self) -> LinkError | None:
-        """The host's blocking handshake, while the clock serves the board's side."""
-        errors: list[LinkError] = []
+    def connect(self) -> HalError | None:
+        """The host's blocking handshake, while the clock serves the board's side.
+
+        Returns what refused it: a LinkError (link.lost, link.version) or a HalError
+        (a setting the board's handshake contradicts)."""
+        errors: list[HalError] = []
 
         def shake() -> None:
             try:
                 self.hal.connect()
-            except LinkError as exc:
+            except HalError as exc:
                 errors.append(exc)
             finally:
                 self.clock.post(lambda: None)     # wake the clock: the host is done
@@ -97,6 +101,9 @@ def simulate_ioboard(config: Config, cycles: int, seed: int | None = None,
     started_at = 0.0
 
     error = bench.connect()
+    if error is not None and not isinstance(error, LinkError):
+        bench.close(drain=False)
+        raise error                   # a setting the board refuses: the caller reports it
     if error is not None:
         fault = Fault(error.fault_id, "link", None, 0, 0.0, error.evidence).as_dict()
         faults.append({k: fault[k] for k in ("id", "code", "where", "cycle", "sim_time_s",
