@@ -10,10 +10,9 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from rich.cells import cell_len
-
 from firmware.faults import CATALOGUE, FaultKind, side_step
 from firmware.i18n import N_, _, join
+from firmware.words import cells
 
 FORMATS = ("text", "md", "html")
 WIDTH = 80
@@ -91,7 +90,7 @@ def _wrap(text: str, width: int, indent: str) -> list[str]:
     lines: list[str] = []
     line = ""
     for word in _words(text):
-        if line and cell_len(indent + line + word) > width:
+        if line and cells(indent + line + word) > width:
             lines.append(indent + line.rstrip())
             line = word.lstrip()
         else:
@@ -107,7 +106,7 @@ def _words(text: str) -> list[str]:
     current = ""
     for ch in text:
         current += ch
-        if ch == " " or cell_len(ch) == 2:
+        if ch == " " or cells(ch) == 2:
             words.append(current)
             current = ""
     if current:
@@ -116,7 +115,7 @@ def _words(text: str) -> list[str]:
 
 
 def _text() -> str:
-    out = [_title(), "=" * min(WIDTH, cell_len(_title()) + 8)]
+    out = [_title(), "=" * min(WIDTH, cells(_title()) + 8)]
     for line in _legend():
         out += _wrap(line, WIDTH, "")
     for row in entries():

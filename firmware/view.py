@@ -11,16 +11,17 @@ controller state and costs the loop only the copy.
 
 from __future__ import annotations
 
-from typing import Any
-
-from rich.cells import cell_len
-from rich.panel import Panel
-from rich.text import Text
+import importlib.util
+from typing import TYPE_CHECKING, Any
 
 from firmware import words
 from firmware.controller import Controller
 from firmware.faults import ERROR
 from firmware.i18n import _, join
+
+if TYPE_CHECKING:   # rich comes with the `console` extra; a headless table logs lines
+    from rich.panel import Panel
+    from rich.text import Text
 
 STACK_BUILT, STACK_HALF, STACK_EMPTY = "▮", "▪", "·"
 LAMPS = ["lamp.ready", "lamp.building", *[f"lamp.dealer.{n}" for n in range(4)]]
@@ -70,9 +71,14 @@ def _fold(wall: str, rows: int) -> str:
     return "".join(out)
 
 
+def live_view_available() -> bool:
+    """Whether the live picture can be drawn (rich, from the `console` extra, is installed)."""
+    return importlib.util.find_spec("rich") is not None
+
+
 def center(text: str, width: int) -> str:
     """`text` centred in `width` terminal cells (a CJK character takes two)."""
-    gap = max(0, width - cell_len(text))
+    gap = max(0, width - words.cells(text))
     return " " * (gap // 2) + text + " " * (gap - gap // 2)
 
 
@@ -81,6 +87,8 @@ def picture(snap: dict[str, Any], rows: int | None = None) -> Text:
 
     `rows` folds the side walls into fewer rows, for short screens.
     """
+    from rich.text import Text
+
     sides = snap["sides"]
     held_by = snap.get("held_by")
     stacks = sides[0][2] // 2
@@ -111,6 +119,8 @@ def picture(snap: dict[str, Any], rows: int | None = None) -> Text:
 
 def lamps_text(lamps: dict[str, bool]) -> Text:
     """The lamps, lit ones bright."""
+    from rich.text import Text
+
     return Text("  ").join(
         Text(("● " if on else "○ ") + words.lamp(name), style="bold yellow" if on else "dim")
         for name, on in lamps.items())
@@ -119,6 +129,9 @@ def lamps_text(lamps: dict[str, bool]) -> Text:
 def screen(snap: dict[str, Any], speed: float = 1.0,
            size: tuple[int, int] | None = None) -> Panel:
     """The whole live view; `size` (columns, rows) of the terminal fits it there."""
+    from rich.panel import Panel
+    from rich.text import Text
+
     stacks = snap["sides"][0][2] // 2
     rows = None
     width = None

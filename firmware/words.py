@@ -6,6 +6,7 @@ functions give their names in the current language for screens and text.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from firmware.i18n import N_, _
@@ -83,3 +84,8 @@ def fault_at(code: str, fault_id: str, where: str) -> str:
 def side(n: int) -> str:
     """Side n as said in the current language."""
     return _("side {n}").format(n=n)
+
+
+def cells(text: str) -> int:
+    """Terminal columns `text` takes: a wide (CJK) character takes two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
