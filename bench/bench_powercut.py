@@ -57,6 +57,10 @@ WINDOW_S = {"play": 9.0, "lid_up": 1.4, "lid_down": 1.4, "raise": 2.4, "build": 
             "dice": 3.0}
 TECHNICIAN = "bench"
 LINK_SLACK_S = 3.0
+# Both ends resend every RETRANSMIT_S and give up after MAX_RETRIES: an end that gives
+# up sooner than the other's silence limit turns a slow peer into a lost link.
+RETRANSMIT_S = 0.1
+MAX_RETRIES = 40
 # Faults a healthy table on a loaded host may show besides the power cut itself.
 BENIGN = {"power.recovered", "timing.drift", "build.slow"}
 
@@ -72,7 +76,7 @@ def bench_config(path: Path, port_url: str, play_time_s: float = 10.0) -> Path:
     # A loaded host (CI, two cores) stalls a process for tens of ms: at speed that is
     # table-seconds, so the link is given slack; motion watchdogs keep their defaults.
     text += (f'\n[ioboard]\nport = "{port_url}"\nlink_timeout_s = {LINK_SLACK_S}\n'
-             'retransmit_s = 0.1\nmax_retries = 40\n')
+             f'retransmit_s = {RETRANSMIT_S}\nmax_retries = {MAX_RETRIES}\n')
     path.write_text(text)
     return path
 
@@ -132,7 +136,8 @@ class Board:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "simulator.ioboard_emulator", "--listen", "0",
              "--config", str(config), "--speed", str(speed), "--seed", str(seed),
-             "--heartbeat-limit", str(LINK_SLACK_S),
+             "--heartbeat-limit", str(LINK_SLACK_S), "--retransmit", str(RETRANSMIT_S),
+             "--max-retries", str(MAX_RETRIES),
              "--control", str(self.control)],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert self.proc.stdout is not None

@@ -306,6 +306,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed", type=float, default=1.0)
     parser.add_argument("--heartbeat-limit", type=float, default=0.5, metavar="S",
                         help="failsafe after this long without a frame from the host")
+    parser.add_argument("--retransmit", type=float, default=0.03, metavar="S",
+                        help="resend frames the host has not acknowledged after this long")
+    parser.add_argument("--max-retries", type=int, default=15, metavar="N",
+                        help="failsafe after this many resends without an acknowledgement")
     parser.add_argument("--control", metavar="PATH",
                         help="Unix socket for test harnesses: physical walls, refeed "
                              "(simulator/board_control.py)")
@@ -322,7 +326,8 @@ async def _serve(args: argparse.Namespace) -> int:
     clock = RealClock(asyncio.get_running_loop(), args.speed)
     table = SimTable(config, clock, args.seed)
     port: BoardPort = PtyPort() if args.pty else TcpPort(args.listen)
-    board = IoBoardEmulator(table, clock, port, heartbeat_limit_s=args.heartbeat_limit)
+    board = IoBoardEmulator(table, clock, port, heartbeat_limit_s=args.heartbeat_limit,
+                            retransmit_s=args.retransmit, max_retries=args.max_retries)
     players = SimPlayers(table, clock, config)
     board.start()
     control = None
