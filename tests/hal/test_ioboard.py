@@ -197,3 +197,27 @@ def test_run_with_a_silent_board_exits_2_and_keeps_the_journal(tmp_path):
                      "--socket", str(tmp_path / "api.sock")])
     assert code == 2
     assert json.loads((state / JOURNAL_NAME).read_text()) == saved
+
+
+def test_a_board_in_failsafe_keeps_saying_so_until_hello(short):
+    # The link died on the board's side (the host fell silent, or never acknowledged):
+    # every output off, and its heartbeats go on, flagged, so the host hears why.
+    clock = VirtualClock()
+    table = SimTable(short, clock, seed=1)
+    wire = _Wire()
+    board = IoBoardEmulator(table, clock, wire, heartbeat_limit_s=0.5, heartbeat_s=0.1)
+    board._hello(encode_hello())
+    clock.run_until(0.4)
+    assert not board.failsafe
+    clock.run_until(2.0)
+    assert board.failsafe and board.failsafe_at == pytest.approx(0.5)
+    beats = [encode_heartbeat(True) == f.payload for f in Decoder().feed(wire.sent)
+             if f.type == Msg.HEARTBEAT]
+    assert beats[:5] == [False] * 5             # alive: 0.0 .. 0.4
+    assert beats[5:] == [True] * 15             # latched: 0.5 .. 1.9, one each 0.1 s
+    board._hello(encode_hello())                # a new host: the flag clears
+    wire.sent = b""
+    clock.run_until(2.35)
+    beats = [f.payload for f in Decoder().feed(wire.sent) if f.type == Msg.HEARTBEAT]
+    assert beats and all(p == encode_heartbeat(False) for p in beats)
+    board.close()
