@@ -410,6 +410,13 @@ class PowerCutBench:
             self.log(f"  could not recover: {exc}")
             return ""
 
+    def _tiles(self) -> dict[str, int]:
+        """Where the tiles physically are (for a failure's report); {} if unknown."""
+        try:
+            return self.board.ask("where")["where"]
+        except (OSError, ValueError, KeyError):
+            return {}
+
     def run(self, instants: int, phases: tuple[str, ...] = PHASES) -> dict[str, Any]:
         wall_start = time.monotonic()
         per_phase: Counter[str] = Counter()
@@ -430,7 +437,8 @@ class PowerCutBench:
                              f"{at['after']!r}, build {at['build']})")
                 except (Failure, ConsoleError, OSError) as exc:
                     failed[phase] += 1
-                    failures.append({"instant": i + 1, "phase": phase, "reason": str(exc)})
+                    failures.append({"instant": i + 1, "phase": phase, "reason": str(exc),
+                                     "tiles": self._tiles()})
                     self.log(f"{i + 1:4d} {phase:8s} FAIL {exc}")
                     previous = self.recover_after_failure()
         finally:
@@ -487,6 +495,7 @@ def main(argv: list[str] | None = None) -> int:
               f"wrong {report['wrong_handoffs']}, other faults {report['other_faults']}")
         for failure in report["failure_list"]:
             print(f"  FAIL #{failure['instant']} {failure['phase']}: {failure['reason']}")
+            print(f"    tiles then: {failure['tiles']}")
     return 0 if report["failures"] == 0 else 1
 
 

@@ -221,3 +221,13 @@ def test_a_board_in_failsafe_keeps_saying_so_until_hello(short):
     beats = [f.payload for f in Decoder().feed(wire.sent) if f.type == Msg.HEARTBEAT]
     assert beats and all(p == encode_heartbeat(False) for p in beats)
     board.close()
+
+
+def test_the_control_door_says_where_every_tile_is(short):
+    from simulator.board_control import answer
+
+    table = SimTable(short, VirtualClock(), seed=1)
+    places = answer(table, None, {"do": "where"})["where"]
+    assert sum(places.values()) == len(table.tiles)
+    assert set(places) == {"disc A", "table B"} or set(places) == {"disc B", "table A"}
+    assert answer(table, None, {"do": "nonsense"}) == {"error": "unknown request 'nonsense'"}
