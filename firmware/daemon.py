@@ -20,7 +20,7 @@ from firmware.config import Config
 from firmware.consumers import attach_consumers
 from firmware.controller import Controller
 from firmware.i18n import _
-from firmware.journal import FileJournal
+from firmware.journal_flush import FlushedJournal
 from firmware.sdnotify import attach_systemd
 from firmware.view import live_view_available, log_line, screen, snapshot
 from hal.backends import open_hal
@@ -52,8 +52,9 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
     loop = asyncio.get_running_loop()
     clock = RealClock(loop, speed)
     opened = open_hal(config, clock, seed)
-    # The journal lives as long as the machine it describes (firmware/journal.py).
-    journal = FileJournal(statedir.state_dir(state_dir)) if opened.persistent else None
+    # The journal lives as long as the machine it describes (firmware/journal.py); its
+    # fsyncs run beside the loop, never in it (firmware/journal_flush.py).
+    journal = FlushedJournal(statedir.state_dir(state_dir)) if opened.persistent else None
     ctl = Controller(config, opened.hal, clock, journal)
     # [rules] engine and handoff_file; a relative handoff file goes in the state directory.
     attach_consumers(ctl, statedir.state_dir(state_dir))
@@ -107,6 +108,8 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
         ctl.stop()
         opened.hal.close()
         await api.close()
+        if journal is not None:
+            journal.close()     # the clean stop's journal reaches the disk before exit
     print(_("mjtable: stopped, every motor off"), flush=True)
     return 0
 
