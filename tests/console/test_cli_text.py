@@ -70,3 +70,21 @@ def test_replies_speak_the_language_the_console_asks_for(daemon: Daemon) -> None
     assert english["described"] == "the walls do not rise"
     assert chinese["described"] == "牌升不上来"
     assert english.keys() == chinese.keys() and chinese["symptom"] == "walls_not_rising"
+
+
+def test_the_console_says_in_chinese_that_no_daemon_is_running(tmp_path, capsys,
+                                                                monkeypatch) -> None:
+    # The first thing a technician sees when the table is off: it was English.
+    monkeypatch.setenv("MJTABLE_LANG", "zh_CN")
+    missing = tmp_path / "api.sock"
+    assert main(["console", "--socket", str(missing), "status"]) == 3
+    err = capsys.readouterr().err
+    assert "没有麻将机主程序" in err and "no table daemon" not in err
+
+
+def test_a_refused_diagnosis_reads_in_chinese_without_python_quotes(daemon: Daemon, capsys,
+                                                                    monkeypatch) -> None:
+    monkeypatch.setenv("MJTABLE_LANG", "zh_CN")
+    assert main(["console", "--socket", str(daemon.socket), "diagnose", "按键失灵"]) == 1
+    err = capsys.readouterr().err
+    assert "没听懂“按键失灵”" in err and "refused" not in err and "'" not in err
