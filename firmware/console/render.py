@@ -64,10 +64,17 @@ def labelled(label: str, value: str) -> str:
     return _("{label}: {value}").format(label=label, value=value)
 
 
+# The lid motor's direction as the API reports it.
+DIRECTIONS = {"off": N_("off"), "up": N_("up"), "down": N_("down")}
+
+
 def signal_value(value: Any) -> str:
-    """A signal's value as a meter shows it: on/off for a switch or sensor."""
+    """A signal's value as a meter shows it: on/off for a switch or sensor, a motor's
+    direction in words."""
     if isinstance(value, bool):
         return _("on") if value else _("off")
+    if isinstance(value, str) and value in DIRECTIONS:
+        return _(DIRECTIONS[value])
     return plain(value)
 
 
@@ -146,13 +153,36 @@ def fault_lines(faults: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+# Longest value an event line shows; the whole value is in --json and `console walls`.
+DETAIL_CELLS = 72
+
+
+def event_detail(event: dict[str, Any], skip: set[str]) -> str:
+    """An event's fields as "key=value", states in the current language; a nested
+    record (a handoff's dealt walls) is "…" so one event stays one readable line."""
+    parts = []
+    for key, value in event.items():
+        if key in skip:
+            continue
+        if key == "state" and isinstance(value, str):
+            text = words.state(value)
+        elif isinstance(value, dict) and not ("code" in value and "id" in value):
+            text = "…"
+        else:
+            text = plain(value)
+        if len(text) > DETAIL_CELLS:
+            text = text[:DETAIL_CELLS - 1] + "…"
+        parts.append(f"{key}={text}")
+    return " ".join(parts)
+
+
 def log_line(row: dict[str, Any]) -> str:
     """One event-log row as a line."""
     skip = {"seq", "run", "wall", "t", "cycle", "kind"}
     wall = row.get("wall")
     when = (datetime.datetime.fromtimestamp(wall).strftime("%Y-%m-%d %H:%M:%S")
             if isinstance(wall, int | float) else "-")
-    detail = " ".join(f"{k}={plain(v)}" for k, v in row.items() if k not in skip)
+    detail = event_detail(row, skip)
     cycle = row.get("cycle")
     hand = _("hand")
     return (f"{row.get('seq', ''):>6} {when} t={row.get('t', 0):9.3f} "

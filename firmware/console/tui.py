@@ -433,8 +433,7 @@ def _value(value: Any, changed: bool = False) -> Text:
 
 def _event_text(event: dict[str, Any]) -> Text:
     kind = event["kind"]
-    detail = " ".join(f"{k}={render.plain(v)}" for k, v in event.items()
-                      if k not in ("t", "kind"))
+    detail = render.event_detail(event, {"t", "kind"})
     style = ("bold red" if kind in ("fault", "estop", "technician.refused")
              else "yellow" if kind.startswith(("service", "technician")) else "")
     return Text(f"{event['t']:9.3f} {kind} {detail}"[:300], style=style)

@@ -88,3 +88,21 @@ def test_a_refused_diagnosis_reads_in_chinese_without_python_quotes(daemon: Daem
     assert main(["console", "--socket", str(daemon.socket), "diagnose", "按键失灵"]) == 1
     err = capsys.readouterr().err
     assert "没听懂“按键失灵”" in err and "refused" not in err and "'" not in err
+
+
+def test_an_event_line_stays_one_readable_line_in_the_technicians_language(
+        monkeypatch) -> None:
+    from firmware.console import render
+    from firmware.i18n import language
+
+    handoff = {"seq": 9, "t": 3337.5, "cycle": 11, "kind": "handoff", "set": "A",
+               "commitment": "sha256:" + "ab" * 32,
+               "record": {"schema": "mjtable.dealt-walls/1", "walls": ["W1"] * 144}}
+    line = render.log_line(handoff)
+    # The dealt walls were printed whole: thousands of characters in one log line.
+    assert len(line) < 200 and "record=…" in line and "W1, W1" not in line
+    with language("zh_CN"):
+        assert "state=打牌中" in render.log_line({"t": 1.0, "kind": "phase", "state": "play"})
+        # The lid motor's direction was English ("off") among Chinese 开/关.
+        assert [render.signal_value(v) for v in ("off", "up", "down", True)] == [
+            "关", "升", "降", "开"]
