@@ -206,7 +206,7 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
     command = args.command
     if command == "info":
         result = client.call("info")
-        _out(args, result, [f"{k}: {render.plain(v)}" for k, v in result.items()])
+        _out(args, result, render.info_lines(result))
     elif command == "status":
         result = client.call("status")
         if args.json:
@@ -215,7 +215,7 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
             console = Console()
             console.print(render.table_text(result))
             counters = result["counters"]
-            console.print(" ".join(f"{k}={render.plain(v)}" for k, v in counters.items()))
+            console.print(render.counters_line(counters), highlight=False)
             lines = render.fault_lines(result["faults"]) or [_("no active faults")]
             console.print("\n".join(lines), highlight=False)
     elif command == "faults":

@@ -279,6 +279,29 @@ def estop_lines(result: dict[str, Any]) -> list[str]:
     return [_("e-stop released")]
 
 
+# What a throw of the dice was for (the record's "purpose").
+THROW_PURPOSES = {"break": N_("break the wall"),
+                  "second_thrower": N_("pick who throws next")}
+
+
+def throws_text(throws: Any) -> str:
+    """A record's dice throws as "seat 1 threw 3+2 (break the wall)"."""
+    if not isinstance(throws, list):
+        return plain(throws)
+    parts = []
+    for throw in throws:
+        if not isinstance(throw, dict):
+            parts.append(plain(throw))
+            continue
+        purpose = throw.get("purpose")
+        parts.append(_("seat {seat} threw {faces} ({purpose})").format(
+            seat=plain(throw.get("thrower")),
+            faces="+".join(str(f) for f in throw.get("faces") or []) or "-",
+            purpose=_(THROW_PURPOSES[purpose]) if purpose in THROW_PURPOSES
+            else plain(purpose)))
+    return "; ".join(parts) or "-"
+
+
 def walls_lines(result: dict[str, Any]) -> list[str]:
     commitment = result["commitment"]
     lines = [_("commitment now: {commitment}").format(commitment=commitment)
@@ -287,7 +310,44 @@ def walls_lines(result: dict[str, Any]) -> list[str]:
         table = record.get("table", {})
         lines.append(_("hand {hand} set {set}: commitment {commitment} dice {dice}").format(
             hand=plain(table.get("cycle")), set=plain(table.get("set")),
-            commitment=plain(record.get("commitment")), dice=plain(record.get("dice"))))
+            commitment=plain(record.get("commitment")),
+            dice=throws_text(record.get("dice"))))
     if not result["records"]:
         lines.append(_("no handoffs yet"))
+    return lines
+
+
+# The daemon's counters as a technician reads them (the JSON keeps the keys).
+COUNTERS = {
+    "hands": N_("hands"), "handoffs": N_("handoffs"), "faults_total": N_("faults in all"),
+    "faults_active": N_("faults now"), "events_logged": N_("events logged"),
+    "tiles_counted": N_("tiles counted"), "clients": N_("consoles connected"),
+}
+
+
+def counters_line(counters: dict[str, Any]) -> str:
+    """The counters on one line, each labelled in the current language."""
+    return "   ".join(labelled(_(COUNTERS[k]) if k in COUNTERS else k, plain(v))
+                      for k, v in counters.items())
+
+
+# `console info` keys as a technician reads them.
+INFO = {
+    "name": N_("program"), "protocol": N_("protocol version"), "table": N_("table name"),
+    "t": N_("time on the table clock (s)"), "methods": N_("commands"),
+    "technician_needed": N_("commands that need a technician"),
+    "event_log_run": N_("event log run"),
+}
+
+
+def info_lines(result: dict[str, Any]) -> list[str]:
+    """`console info`: labelled lines, the self-tests one a line."""
+    lines = []
+    for key, value in result.items():
+        if key == "tests" and isinstance(value, list):
+            lines.append(labelled(_("self-tests"), ""))
+            lines.extend(f"  {plain(t.get('number')):>3}  {plain(t.get('name')):<12} "
+                         f"{plain(t.get('label'))}" for t in value if isinstance(t, dict))
+            continue
+        lines.append(labelled(_(INFO[key]) if key in INFO else key, plain(value)))
     return lines

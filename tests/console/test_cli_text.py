@@ -106,3 +106,29 @@ def test_an_event_line_stays_one_readable_line_in_the_technicians_language(
         # The lid motor's direction was English ("off") among Chinese 开/关.
         assert [render.signal_value(v) for v in ("off", "up", "down", True)] == [
             "关", "升", "降", "开"]
+
+
+def test_info_status_and_walls_read_in_chinese_without_english_keys(daemon: Daemon, capsys,
+                                                                     monkeypatch) -> None:
+    monkeypatch.setenv("MJTABLE_LANG", "zh_CN")
+    sock = ["console", "--socket", str(daemon.socket)]
+    assert main([*sock, "info"]) == 0
+    info = capsys.readouterr().out
+    # Keys were printed raw and the self-tests as one run of "number: 1, name: lid, …".
+    assert "协议版本：" in info and "自检项目：" in info
+    assert "protocol:" not in info and "number:" not in info
+    assert main([*sock, "status"]) == 0
+    status = capsys.readouterr().out
+    assert "局数：" in status and "hands=" not in status
+    assert main([*sock, "walls"]) == 0
+    walls = capsys.readouterr().out
+    assert "purpose:" not in walls and "thrower:" not in walls
+
+
+def test_a_throw_reads_as_who_threw_what_and_why() -> None:
+    from firmware.console.render import throws_text
+
+    throws = [{"purpose": "second_thrower", "thrower": 0, "faces": [1, 1]},
+              {"purpose": "break", "thrower": 1, "faces": [3, 2], "source": "simulated"}]
+    assert throws_text(throws) == ("seat 0 threw 1+1 (pick who throws next); "
+                                   "seat 1 threw 3+2 (break the wall)")
