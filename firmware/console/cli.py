@@ -66,12 +66,14 @@ def _parser() -> argparse.ArgumentParser:
                         help=_("print JSON instead of text"))
     common.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,
                         help=_("where the technicians and the event log live"))
-    for p in (parser,):
-        p.add_argument("--socket", metavar="PATH")
-        p.add_argument("--tcp", metavar="HOST:PORT")
-        p.add_argument("--technician", metavar="NAME")
-        p.add_argument("--json", action="store_true")
-        p.add_argument("--state-dir", metavar="DIR")
+    # The same options before the command, with the same help (they had none there).
+    for action in common._actions:
+        kwargs: dict = {"help": action.help}
+        if action.nargs == 0:
+            kwargs["action"] = "store_true"
+        else:
+            kwargs["metavar"] = action.metavar
+        parser.add_argument(*action.option_strings, **kwargs)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, help_: str) -> argparse.ArgumentParser:

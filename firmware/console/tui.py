@@ -168,6 +168,9 @@ class ConsoleApp(App[int]):
     .narrow #events { display: none; height: 10; }
     .short Header { display: none; }
     """
+    # Textual's command palette offers its own English commands (themes, screenshots),
+    # none of them a technician's; its footer key would also crowd 80 columns.
+    ENABLE_COMMAND_PALETTE = False
     # E-stop must win over whatever has focus (the command line takes Ctrl-E otherwise).
     BINDINGS: ClassVar = [
         Binding("ctrl+e", "estop", N_("E-STOP"), priority=True),

@@ -132,3 +132,19 @@ def test_a_throw_reads_as_who_threw_what_and_why() -> None:
               {"purpose": "break", "thrower": 1, "faces": [3, 2], "source": "simulated"}]
     assert throws_text(throws) == ("seat 0 threw 1+1 (pick who throws next); "
                                    "seat 1 threw 3+2 (break the wall)")
+
+
+def test_every_console_option_has_help_before_the_command(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("MJTABLE_LANG", "zh_CN")
+    assert main(["console", "--help"]) == 0
+    out = capsys.readouterr().out
+    options = out.split("选项:")[1]
+    # --socket, --tcp … were listed bare before the command.
+    for line in options.strip().splitlines():
+        assert len(line.split()) > 2 or not line.strip().startswith("--"), line
+
+
+def test_the_tui_footer_offers_no_english_command_palette() -> None:
+    from firmware.console.tui import ConsoleApp
+
+    assert ConsoleApp.ENABLE_COMMAND_PALETTE is False
