@@ -126,3 +126,15 @@ def test_a_check_that_ends_later_answers_in_the_language_it_was_asked_in() -> No
     result = results[0]
     assert result["verdict"] == "中心升降能开能关，上下限位信号都正常"
     assert result["checks"][0]["note"] == "中心升降上下都走到位"
+
+
+def test_per_side_evidence_reads_one_side_a_line_in_chinese() -> None:
+    from firmware.console.render import evidence_lines
+
+    plates = {"plates": {"0": {"state": "home", "home": True, "learned_s": 2.517},
+                         "1": {"state": "home", "home": False, "learned_s": 2.5}}}
+    # It was one run of "0: state: home, home: yes, learned_s: 2.517, 1: state: …".
+    with language("zh_CN"):
+        lines = evidence_lines(plates)
+    assert len(lines) == 3 and "state" not in "".join(lines)
+    assert "learned_s" not in "".join(lines) and "0 号口" in lines[1]

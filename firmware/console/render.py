@@ -204,14 +204,33 @@ def test_lines(results: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+# Keys inside a per-side evidence entry (the plates: state, home switch, learned time).
+INNER = {"home": N_("at home"), "learned_s": N_("learned time (s)")}
+
+
+def _inner(entry: dict[str, Any]) -> str:
+    """One side's entry: its state first, the other facts labelled."""
+    parts = [words.state(v) if k == "state" and isinstance(v, str)
+             else labelled(_(INNER[k]) if k in INNER else k, plain(v))
+             for k, v in entry.items()]
+    return _(", ").join(parts)
+
+
 def evidence_lines(evidence: dict[str, Any]) -> list[str]:
-    """What the verdict rests on, one fact a line."""
+    """What the verdict rests on, one fact a line; a per-side entry one side a line."""
     lines = []
     for key, value in evidence.items():
-        label = EVIDENCE.get(key)
+        label = _(EVIDENCE[key]) if key in EVIDENCE else key
+        if isinstance(value, dict) and value and all(isinstance(v, dict)
+                                                     for v in value.values()):
+            lines.append(("    " + labelled(label, "")).rstrip())
+            lines.extend("      " + labelled(words.side(int(k)) if str(k).isdigit()
+                                             else str(k), _inner(v))
+                         for k, v in value.items())
+            continue
         shown = words.state(value) if key in STATE_KEYS and isinstance(value, str) else (
             plain(value))
-        lines.append("    " + labelled(_(label) if label else key, shown))
+        lines.append("    " + labelled(label, shown))
     return lines
 
 

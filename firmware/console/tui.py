@@ -310,6 +310,12 @@ class ConsoleApp(App[int]):
 
     # -- actions ------------------------------------------------------------------
 
+    def _reveal_events(self) -> None:
+        """A narrow screen hides the events pane, where replies go: show it, or the
+        technician types a command and sees nothing."""
+        if self.query_one("#events", RichLog).styles.display == "none":
+            self.action_events()
+
     def _say(self, text: str, style: str = "") -> None:
         self.query_one("#events", RichLog).write(Text(text, style=style))
 
@@ -334,6 +340,9 @@ class ConsoleApp(App[int]):
         command = event.value.strip()
         event.input.value = ""
         if command:
+            # Typed: the reply is what the technician waits for. (Ctrl-E keeps the
+            # faults pane, which shows the e-stop.)
+            self._reveal_events()
             await self.run_command(command)
 
     async def run_command(self, command: str) -> None:
@@ -391,6 +400,8 @@ class ConsoleApp(App[int]):
             lines = render.fault_lines(result["active"]) or [_("no active faults")]
         elif verb == "status":
             lines = render.fault_lines(result.get("faults", [])) or [_("no active faults")]
+        elif verb == "info":
+            lines = render.info_lines(result)
         elif isinstance(result, dict):
             lines = [f"{key}: {render.plain(value)}" for key, value in result.items()]
         else:
