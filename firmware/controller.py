@@ -153,8 +153,17 @@ class Controller:
     def _save_journal(self, clean: bool = False) -> None:
         # Never before start() has read it: a fault raised earlier (the board's
         # handshake failing) would write a blank machine over the one to recover.
-        if self.journal_read:
-            self.journal.save(self._journal_state(clean))
+        if self.journal_read and not self._storage_failed():
+            try:
+                self.journal.save(self._journal_state(clean))
+            except OSError as exc:
+                # Never a silent stall inside emit: the fault path stops the table.
+                # Saving is tried again once a technician clears the fault.
+                self.fault("storage.failed", "journal", None,
+                           {"error": f"{type(exc).__name__}: {exc.strerror or exc}"})
+
+    def _storage_failed(self) -> bool:
+        return any(f.active and f.id == "storage.failed" for f in self.faults)
 
     def _recover_journal(self) -> None:
         saved = self.journal.load()

@@ -78,6 +78,10 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
     FaultKind("case.opened", "E93", ERROR, "the case was opened outside service mode",
               ("tampering", "service without service mode"),
               ("a technician must inspect and clear",)),
+    FaultKind("storage.failed", "E96", ERROR,
+              "the journal or the handoff file could not be written",
+              ("storage full", "SD card worn or read-only", "out of file descriptors"),
+              ("free space or replace the SD card", "then clear the fault")),
 ]}
 
 

@@ -17,6 +17,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from firmware.controller import Controller
+from firmware.printable import printable
 
 STACK_BUILT, STACK_HALF, STACK_EMPTY = "▮", "▪", "·"
 LAMPS = ["lamp.ready", "lamp.building", *[f"lamp.dealer.{n}" for n in range(4)]]
@@ -96,7 +97,13 @@ def screen(snap: dict[str, Any], speed: float = 1.0) -> Panel:
 
 
 def log_line(event: dict[str, Any]) -> str | None:
-    """One plain line per event worth logging (stdout is not a terminal)."""
+    """One plain line per event worth logging (stdout is not a terminal); strings from
+    outside never reach it with their control characters."""
+    line = _log_line(event)
+    return printable(line) if line is not None else None
+
+
+def _log_line(event: dict[str, Any]) -> str | None:
     kind, t = event["kind"], event["t"]
     if kind == "phase":
         return f"{t:10.3f} hand {event['cycle']}: {event['state']}"

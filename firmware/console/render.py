@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
+from firmware.printable import printable
 from firmware.view import picture
 
 
@@ -63,14 +64,16 @@ def fault_lines(faults: list[dict[str, Any]]) -> list[str]:
 
 def log_line(row: dict[str, Any]) -> str:
     """One event-log row as a line."""
-    skip = {"seq", "run", "wall", "t", "cycle", "kind"}
+    skip = {"seq", "run", "wall", "t", "cycle", "kind", "chain"}
     wall = row.get("wall")
     when = (datetime.datetime.fromtimestamp(wall).strftime("%Y-%m-%d %H:%M:%S")
             if isinstance(wall, int | float) else "-")
     detail = " ".join(f"{k}={v}" for k, v in row.items() if k not in skip)
     cycle = row.get("cycle")
-    return (f"{row.get('seq', ''):>6} {when} t={row.get('t', 0):9.3f} "
-            f"hand {cycle if cycle is not None else '-':>3} {row.get('kind')} {detail}")
+    # Names and params come from outside: never raw control characters on a terminal.
+    return printable(f"{row.get('seq', ''):>6} {when} t={row.get('t', 0):9.3f} "
+                     f"hand {cycle if cycle is not None else '-':>3} {row.get('kind')} "
+                     f"{detail}")
 
 
 def test_lines(results: list[dict[str, Any]]) -> list[str]:
