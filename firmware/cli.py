@@ -72,6 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("deal", help="deal from walls and dice (JSON, RULES.md)", add_help=False)
     sub.add_parser("audit", help="fairness audit over handoff records", add_help=False)
     sub.add_parser("bench", help="benchmarks (JSON figures)", add_help=False)
+    sub.add_parser("verify-deals", help="check a handoff file: every reveal against its "
+                   "commitment, and the chain (docs/rules.md)", add_help=False)
     return parser
 
 
@@ -110,6 +112,9 @@ def _passthrough(argv: list[str]) -> int | None:
         if word == "audit":
             from simulator.audit_cli import main as audit_main
             return audit_main(rest)
+        if word == "verify-deals":
+            from rules.cli import verify_deals_main
+            return verify_deals_main(rest)
         if word == "bench":
             from bench.run import main as bench_main
             return bench_main(rest)

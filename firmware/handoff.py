@@ -88,7 +88,8 @@ class Handoff:
             self.ctl.emit("handoff.revealed", cycle=self._revealed["cycle"],
                           nonce=self._revealed["nonce"], record=ended)
         self._nonce = f"{self.rng.getrandbits(128):032x}"
-        self.commitment = rules.commitment(walls, self._nonce)
+        # Bound to the previous record's commitment: one chain (rules/commit.py).
+        self.commitment = rules.commitment(walls, self._nonce, self.previous_commitment)
         self.ctl.emit("walls.committed", cycle=cycle, commitment=self.commitment)
         return self.commitment
 
@@ -98,13 +99,14 @@ class Handoff:
         try:
             record = rules.deal(walls, throws, self.variant, dealer, table=table,
                                 dice_source=self.dice_source, nonce=self._nonce,
-                                prevalent_wind=self.ctl.config.rules.prevalent_wind)
+                                prevalent_wind=self.ctl.config.rules.prevalent_wind,
+                                previous_commitment=self.previous_commitment)
         except rules.RulesError as exc:
             # Walls the engine refuses (a misread tile, say) are reported, never guessed.
             self.ctl.emit("handoff.refused", cycle=cycle, reason=str(exc))
             return None
         record["revealed"] = self._revealed
-        record["previous_commitment"] = self.previous_commitment
+        record.setdefault("previous_commitment", None)
         self.previous_commitment = record["commitment"]
         self.in_play = record
         self.records.append(record)

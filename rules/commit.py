@@ -7,6 +7,12 @@ Canonical encoding (docs/rules.md): the ASCII string
 where layout lists every tile in wall order p = 0..3, stack k = 0..L-1, top then
 bottom, each as its two-character code and an unknown tile as "--", with no
 separators. The commitment is "sha256:" + the lowercase hex digest of that string.
+
+Chained (version 2): when the table has dealt before, the previous record's
+commitment is bound in too, so the deal history is one chain that cannot be rewritten
+from the middle:
+
+    "mjtable-commit/2|" + nonce + "|" + previous commitment + "|" + layout
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from .errors import RulesError
 from .tiles import ALL_CODES
 
 PREFIX = "mjtable-commit/1"
+PREFIX_CHAINED = "mjtable-commit/2"
+_COMMITMENT = re.compile(r"sha256:[0-9a-f]{64}")
 _KNOWN = frozenset(ALL_CODES)
 _NONCE = re.compile(r"[0-9A-Za-z_.-]{1,128}")
 
@@ -53,12 +61,18 @@ def canonical_layout(walls) -> str:
     return "".join(parts)
 
 
-def commitment(walls, nonce: str) -> str:
-    """"sha256:<hex>" of the canonical encoding of `walls` with `nonce`.
+def commitment(walls, nonce: str, previous: str | None = None) -> str:
+    """"sha256:<hex>" of the canonical encoding of `walls` with `nonce` (and the
+    previous record's commitment, when there is one).
 
     The nonce is 1-128 characters of letters, digits, "_", "." or "-".
     """
     if not isinstance(nonce, str) or not _NONCE.fullmatch(nonce):
         raise RulesError(f"nonce: {nonce!r} is not 1–128 characters of [0-9A-Za-z_.-]")
-    message = f"{PREFIX}|{nonce}|{canonical_layout(walls)}"
+    if previous is None:
+        message = f"{PREFIX}|{nonce}|{canonical_layout(walls)}"
+    elif isinstance(previous, str) and _COMMITMENT.fullmatch(previous):
+        message = f"{PREFIX_CHAINED}|{nonce}|{previous}|{canonical_layout(walls)}"
+    else:
+        raise RulesError(f"previous commitment: {previous!r} is not sha256:<64 hex digits>")
     return "sha256:" + hashlib.sha256(message.encode("ascii")).hexdigest()

@@ -71,8 +71,12 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--cycle", type=int)
     export.add_argument("--run", type=int)
     export.add_argument("--out", metavar="FILE", help="write here instead of stdout")
+    add("verify-log", "check the event log's hash chain (no daemon needed); exit 1 names "
+                      "the first row changed, removed or reordered")
     diag = add("diagnose", "guided diagnosis of a symptom")
     diag.add_argument("symptom", nargs="+")
+    diag.add_argument("--check", action="store_true",
+                      help="also run the check that moves the mechanism (a technician)")
     test = add("test", "run a mechanism self-test (lid, plate.N, head.N, disc, conveyor.N, "
                        "dice, all)")
     test.add_argument("mechanism")
@@ -163,7 +167,7 @@ def _command(args: argparse.Namespace) -> int:
     command = args.command
     if command in ("add-technician", "remove-technician", "technicians"):
         return _technicians(args)
-    if command == "export-log":
+    if command in ("export-log", "verify-log"):
         return _export(args)
     if command == "tui":
         from firmware.console.tui import run_tui
@@ -186,6 +190,8 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
             console.print(render.table_text(result))
             counters = result["counters"]
             console.print(" ".join(f"{k}={v}" for k, v in counters.items()))
+            # Players note it before the dice: `mjtable verify-deals` checks it later.
+            console.print(f"commitment: {result.get('commitment')}", highlight=False)
             lines = render.fault_lines(result["faults"]) or ["no active faults"]
             console.print("\n".join(lines), highlight=False)
     elif command == "faults":
@@ -206,7 +212,8 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
         else:
             print("\n".join(render.log_line(r) for r in result["rows"]) or "no events")
     elif command == "diagnose":
-        result = client.call("diagnose", {"symptom": " ".join(args.symptom)})
+        result = client.call("diagnose", {"symptom": " ".join(args.symptom),
+                                          "check": args.check}, auth=args.check)
         _out(args, result, render.diagnosis_lines(result))
     elif command == "test":
         result = client.call("test", {"mechanism": args.mechanism}, auth=True)
@@ -283,8 +290,15 @@ def _export(args: argparse.Namespace) -> int:
     except FileNotFoundError:
         raise ConsoleError(f"no event log at {path}; pass --state-dir DIR",
                            EXIT_NO_DAEMON) from None
+    if args.command == "verify-log":
+        ok, found = reader.verify_chain()
+        print(f"{path}: {'intact' if ok else 'TAMPERED'}: {found}",
+              file=sys.stdout if ok else sys.stderr)
+        return 0 if ok else EXIT_REFUSED
     filters = {k: getattr(args, k) for k in ("kind", "cycle", "run")
                if getattr(args, k) is not None}
+    # The head lets anyone who keeps it tell later whether history was rewritten.
+    print(f"event log chain head: {reader.chain_head()}", file=sys.stderr)
     if args.out:
         with open(args.out, "w") as fh:
             count = reader.export(fh, **filters)
