@@ -37,10 +37,11 @@ INTERNAL = "internal"              # a bug: the daemon keeps running, the log ha
 class ApiError(Exception):
     """An error reply: a code and a message a technician can act on."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, request_id: Any = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.request_id = request_id    # when the request got far enough to have one
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -55,7 +56,12 @@ def decode_request(line: bytes) -> dict[str, Any]:
         raise ApiError(BAD_REQUEST, f"not a JSON line: {exc}") from None
     except RecursionError:
         raise ApiError(BAD_REQUEST, f"request nested deeper than {MAX_DEPTH} levels") from None
-    _check_value(request, 0)
+    try:
+        _check_value(request, 0)
+    except ApiError as exc:
+        request_id = request.get("id") if isinstance(request, dict) else None
+        raise ApiError(exc.code, exc.message,
+                       request_id if isinstance(request_id, int | str) else None) from None
     if not isinstance(request, dict):
         raise ApiError(BAD_REQUEST, "a request must be a JSON object")
     method = request.get("method")

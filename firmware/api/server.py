@@ -295,7 +295,7 @@ class ApiServer:
         try:
             request = p.decode_request(line)
         except p.ApiError as exc:
-            client.send(p.error(None, exc.code, exc.message))
+            client.send(p.error(exc.request_id, exc.code, exc.message))
             return
         task = asyncio.get_running_loop().create_task(self._handle(client, request))
         client.tasks.add(task)
