@@ -10,10 +10,7 @@ from typing import Any
 
 import pytest
 
-from firmware.api import access
 from firmware.api.auth import Technicians
-from firmware.api.lockout import Lockout
-from firmware.api.peers import Peer, admitted
 from firmware.api.server import ApiServer
 from firmware.clock import VirtualClock
 from firmware.console.client import ApiClient, ConsoleError
@@ -80,6 +77,8 @@ def test_open_diagnose_moves_nothing_during_play(daemon: Daemon) -> None:
 
 
 def test_every_method_has_a_class_or_the_daemon_does_not_start(daemon: Daemon) -> None:
+    from firmware.api import access
+
     with ApiClient(daemon.socket) as client:
         info = client.call("info")
     assert set(info["access"]) == set(info["methods"])
@@ -125,6 +124,8 @@ def test_a_captured_request_cannot_be_replayed(daemon: Daemon) -> None:
 
 
 def test_peer_credentials_are_logged_and_strangers_refused(daemon: Daemon) -> None:
+    from firmware.api.peers import Peer, admitted
+
     with ApiClient(daemon.socket, technician=("li", TOKEN)) as client, \
             pytest.raises(ConsoleError):
         client.call("clear", {"fault": "E99"})
@@ -158,6 +159,8 @@ def test_a_lockout_never_holds_the_table_stopped(daemon: Daemon) -> None:
 
 def test_lockouts_are_per_uid() -> None:
     """The same name guessed from one uid does not lock it for another."""
+    from firmware.api.lockout import Lockout
+
     clock = VirtualClock()
     lockout = Lockout(clock, failures=3, lock_s=60)
     guesser = lockout.keys("li", "uid:1001", known=True)

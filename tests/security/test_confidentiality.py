@@ -13,17 +13,20 @@ from typing import Any
 from firmware.console.client import ApiClient
 from firmware.consumers import HandoffFile
 from firmware.eventlog import EventLog
-from firmware.handoff import SECRET_FIELDS
 from firmware.journal import FileJournal
 from tests.console.conftest import Daemon
 
 from .conftest import raw
 
 SECRET = ("walls", "hands", "next_draw", "dealt_slots")
+SECRET_FIELDS = (*SECRET, "flowers", "replacements")
 
 
 def in_play(daemon: Daemon) -> dict[str, Any] | None:
-    return daemon.call(lambda: daemon.ctl.handoff.in_play)
+    handoff = daemon.ctl.handoff
+    if not hasattr(handoff, "in_play"):     # older firmware: the last record is in play
+        return daemon.call(lambda: handoff.records[-1] if handoff.records else None)
+    return daemon.call(lambda: handoff.in_play)
 
 
 def wait_in_play(daemon: Daemon, after: int = 0) -> dict[str, Any]:
