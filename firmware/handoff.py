@@ -4,7 +4,8 @@ The commitment is published when the walls rise, before the dice are thrown; its
 nonce is revealed in the next hand's record, so anyone holding both can check the
 walls were not changed after the fact. Each record also carries the previous
 record's commitment, so the deal history is one chain: a record rewritten after the
-fact breaks it (`mjtable verify-deals`, docs/rules.md).
+fact breaks it (`mjtable verify-deals`, docs/rules.md; docs/mechanics.md, Cheating
+and tampering).
 
 While a hand is in play only its public part (commitment, dice, break, counts) leaves
 the firmware through the API and the event log; its walls and hands follow once the
