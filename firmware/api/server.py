@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from firmware import i18n
 from firmware.api import protocol as p
 from firmware.api.access import (
     CLASSES,
@@ -325,7 +326,10 @@ class ApiServer:
                               **client.peer.as_log())
             if kind == MOTION:
                 self._check_motion(method)
-            result = await handler(client, request["params"], technician)
+            # Texts in the reply speak the caller's language when it names one we have
+            # (checks that finish later inherit it with the callbacks they schedule).
+            with i18n.language(i18n.normalize(request.get("lang"))):
+                result = await handler(client, request["params"], technician)
             client.send(p.reply(request_id, result))
         except p.ApiError as exc:
             client.send(p.error(request_id, exc.code, exc.message))
@@ -641,7 +645,7 @@ class ApiServer:
         if self.ctl.estopped:
             # Already stopped: pressing again changes nothing, so it logs nothing.
             return {"estopped": True, "cycle": self.ctl.cycle.state, "already": True}
-        by = who or client.technician
+        by = who or (client.technician if client is not None else None)
         auth = params.get("name")
         if by is None and isinstance(auth, str):
             by = f"{printable(auth[:32])} (unverified)"

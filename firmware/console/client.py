@@ -8,6 +8,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from firmware import i18n
 from firmware.api import protocol as p
 
 
@@ -76,8 +77,9 @@ class ApiClient:
                 self._request({"id": next(self._ids), "method": "login", "params": {},
                                "auth": {"name": name, "token": token}}, "login")
                 self.logged_in = True
+        # "lang": the texts in the reply in the console's language (docs/console.md).
         return self._request({"id": next(self._ids), "method": method,
-                              "params": params or {}}, method)
+                              "params": params or {}, "lang": i18n.current()}, method)
 
     def _request(self, request: dict[str, Any], method: str) -> Any:
         try:
