@@ -435,6 +435,8 @@ class Harness:
             self.boot()
             self.players.start()
             self.clock.run_until(deadline, until=finished)
+            if not finished():
+                self.watchdog.ran_out()
             if not self.link_dead:
                 self.ctl.stop()
             self.rig.close()

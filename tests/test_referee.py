@@ -295,3 +295,64 @@ def test_busy_players_are_not_a_stall() -> None:
     dog = StallWatchdog(clock, table, players, lambda: ctl)  # type: ignore[arg-type,return-value]
     clock.run_until(3 * STALL_BOUND_S)
     assert dog.stalls == []
+
+
+# A top-up asked for while the power is off: the players' keys go unheard. Found by
+# `mjtable fuzz --seed 1` (run 314), which passed by running out of simulated time.
+TOP_UP_IN_THE_DARK = """
+seed = 49896
+cycles = 2
+play_time_s = 20.0
+[[fault]]
+kind = "missing_tiles"
+where = "table"
+cycle = 1
+phase = "lid_up"
+[[fault]]
+kind = "power_cut"
+where = "power"
+cycle = 2
+at_s = 38.1
+duration_s = 40.1
+[[action]]
+after_fault = "build.tiles_missing"
+do = "top_up"
+delay_s = 24.5
+[expect]
+allow = ["build.tiles_missing", "power.recovered"]
+cycles_completed = 0
+"""
+
+
+def _top_up_in_the_dark() -> Any:
+    import tomllib
+
+    from simulator.harness import Harness
+    from simulator.scenario import parse_scenario
+
+    scenario = parse_scenario(tomllib.loads(TOP_UP_IN_THE_DARK), "dark.toml")
+    return scenario, Harness(load_config(), scenario)
+
+
+def test_players_press_again_for_a_top_up_the_table_never_heard() -> None:
+    _, harness = _top_up_in_the_dark()
+    top_ups: list[float] = []
+    harness.boot_hooks.append(lambda ctl: ctl.subscribers.append(
+        lambda e: e["kind"] == "top_up" and top_ups.append(e["t"])))
+    report = harness.run()
+    assert report["stalls"] == [] and report["problems"] == []
+    assert top_ups, "the top-up was never made"
+    assert not harness.players.topping_up
+    assert report["sim_time_s"] < 1000.0     # it ended held, not at the run's deadline
+
+
+def test_a_run_that_ends_neither_done_nor_held_is_a_stall() -> None:
+    from simulator.fuzz import classify
+
+    scenario, harness = _top_up_in_the_dark()
+    # Players who say they top up and never press: the table waits on them forever.
+    harness.players.top_up = lambda: setattr(harness.players, "topping_up", True)
+    harness.players._patience = lambda: None      # type: ignore[method-assign]
+    report = harness.run()
+    assert len(report["stalls"]) == 1, report["problems"]
+    assert "stalls" in classify(scenario, report)
