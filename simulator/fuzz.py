@@ -29,7 +29,7 @@ from typing import Any
 
 from firmware.config import Config
 from firmware.faults import CATALOGUE
-from simulator.scenario import PHASES, ActionSpec, Expect, FaultSpec, Scenario
+from simulator.scenario import AFTER_FAULT, PHASES, ActionSpec, Expect, FaultSpec, Scenario
 from simulator.tiles import set_codes
 
 CLASSES = ("violations", "stalls", "crashes", "timeouts", "wrong_handoffs",
@@ -166,10 +166,16 @@ def generate(seed: int, index: int, rig: str = "sim") -> Scenario:
     cycles = rng.randint(2, 3)
     faults = [_fault(rng, rng.choice(kinds), cycles) for _ in range(rng.randint(1, 3))]
     if rng.random() < 0.2:
-        # A power cut while another fault is active or a technician is at work.
+        # A power cut as another fault is injected, or while the first stop-fault of
+        # its cycle is active (a technician comes 0–40 s after it: often on the way).
         other = faults[0]
-        faults.append(FaultSpec("power_cut", "power", other.cycle, other.phase,
-                                other.at_s, duration_s=round(rng.uniform(1.0, 30.0), 1)))
+        duration = round(rng.uniform(1.0, 30.0), 1)
+        if rng.random() < 0.5:
+            faults.append(FaultSpec("power_cut", "power", other.cycle, other.phase,
+                                    other.at_s, duration_s=duration))
+        else:
+            faults.append(FaultSpec("power_cut", "power", other.cycle, AFTER_FAULT,
+                                    round(rng.uniform(0.0, 40.0), 1), duration_s=duration))
     actions: list[ActionSpec] = []
     for spec in faults:
         choice = rng.random()
