@@ -196,3 +196,15 @@ def test_the_fuzzer_cuts_the_power_during_faults() -> None:
     cuts = [f for i in range(250) for f in generate(CI_SEED, i).faults
             if f.kind == "power_cut" and f.phase == AFTER_FAULT]
     assert len(cuts) >= 10
+
+
+def test_fuzzing_a_136_tile_table_writes_files_that_name_its_config(tmp_path: Path) -> None:
+    # Flower tiles do not exist on a 136-tile table: the fuzzer must not ask for one
+    # (run 30 of seed 1 crashed the harness), and a failure's file must name the
+    # config it was found with, or `simulate --scenario` runs it on another table.
+    config = load_config(ROOT / "config" / "table-136.toml")
+    report = fuzz(sim_runner(config), 31, 1, out=tmp_path, shrink=False)
+    assert report["crashes"] == 0, report["failures"]
+    assert report["failures"]
+    for failure in report["failures"]:
+        assert load_scenario(failure["scenario_file"]).config == "config/table-136.toml"
