@@ -121,7 +121,8 @@ class Harness:
         self._repaired: set[str] = set()
         self._on_the_way: set[str] = set()
         # The physics judged by the table itself, and a table that stops moving.
-        self.referee = Referee(self.table, lambda: self.ctl.cycle.number)
+        self.referee = Referee(self.table, lambda: self.ctl.cycle.number,
+                               link_grace_s=self.rig.link_grace_s)
         self.watchdog = StallWatchdog(self.clock, self.table, self.players, lambda: self.ctl)
         self.crashed: dict[str, Any] | None = None
         self.timed_out = False
