@@ -377,7 +377,7 @@ class Controller:
     def rehome(self) -> None:
         """Go on after a halt: every mechanism re-reads its sensors and the interrupted
         motion is issued again (firmware/recovery.py). A set whose counts cannot be
-        trusted is built again from the start, never resumed (MECHANICS.md §3.10)."""
+        trusted is built again from the start, never resumed (docs/mechanics.md, step 10)."""
         self.emit("rehome")
         recovery.resume(self)
 

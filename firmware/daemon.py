@@ -21,7 +21,7 @@ from firmware.consumers import attach_consumers
 from firmware.controller import Controller
 from firmware.journal import FileJournal
 from firmware.sdnotify import attach_systemd
-from firmware.view import log_line, screen, snapshot
+from firmware.view import live_view_available, log_line, screen, snapshot
 from hal.backends import open_hal
 from hal.interface import HalError
 
@@ -36,8 +36,12 @@ def run(config: Config, speed: float = 1.0, cycles: int | None = None,
     `socket` is the API socket (default under the runtime directory), `state_dir`
     holds the event log and the technicians (default: firmware/statedir.py).
     """
-    return asyncio.run(_run(config, speed, cycles, seed,
-                            sys.stdout.isatty() if live is None else live, socket, state_dir))
+    live = sys.stdout.isatty() if live is None else live
+    if live and not live_view_available():
+        print("mjtable: no live picture without the console extra "
+              "(pip install 'mjtable[console]'); logging lines", file=sys.stderr)
+        live = False
+    return asyncio.run(_run(config, speed, cycles, seed, live, socket, state_dir))
 
 
 async def _run(config: Config, speed: float, cycles: int | None, seed: int | None,

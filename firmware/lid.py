@@ -1,4 +1,4 @@
-"""The centre lid: rise to open the drop hole, lower to close it (MECHANICS.md §3)."""
+"""The centre lid: rise to open the drop hole, lower to close it (docs/mechanics.md)."""
 
 from __future__ import annotations
 

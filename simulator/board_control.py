@@ -6,7 +6,7 @@ serves this on a Unix socket. One JSON object per line in, one per line out:
 - `{"do": "walls"}` → the walls standing on the table: per side a list of stacks, each
   `[[code, set], [code, set]]` (top, bottom), plus whether they are fully up;
 - `{"do": "refeed"}` → the technician empties belts, heads and tracks onto the disc
-  (what MECHANICS.md §3.10 asks after a power loss during a build);
+  (a build is never trusted after a power loss: docs/mechanics.md, step 10);
 - `{"do": "remove_extra"}` → the technician takes foreign tiles out of the table;
 - `{"do": "state"}` → tiles accounted, motors off, board failsafe latched, powered.
 

@@ -27,17 +27,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from firmware.config import Config
+from firmware.config import Config, reference_config
 from firmware.faults import CATALOGUE
-from simulator.scenario import (
-    AFTER_FAULT,
-    PHASES,
-    ROOT,
-    ActionSpec,
-    Expect,
-    FaultSpec,
-    Scenario,
-)
+from simulator.scenario import AFTER_FAULT, PHASES, ActionSpec, Expect, FaultSpec, Scenario
 from simulator.tiles import set_codes
 
 CLASSES = ("violations", "stalls", "crashes", "timeouts", "wrong_handoffs",
@@ -270,15 +262,15 @@ def ioboard_runner(config: Config) -> Runner:
     return ConfigRunner(config, "ioboard")
 
 
-def _config_file(config: Config | None) -> tuple[str | None, str]:
-    """The config as a scenario names it (under the repository), else a note."""
+def _config_file(config: Config | None) -> str | None:
+    """The config as a scenario file names it: a reference config by its name, any
+    other file by its full path (docs/faults.md: how to reproduce a failure)."""
     if config is None or not Path(config.source).is_file():
-        return None, ""
+        return None
     source = Path(config.source).resolve()
-    try:
-        return source.relative_to(ROOT).as_posix(), ""
-    except ValueError:
-        return None, f"Fuzzed with --config {source}: give simulate the same --config."
+    if reference_config(source.name).resolve() == source:
+        return source.name
+    return str(source)
 
 
 def judge(run: Runner, scenario: Scenario, wall_limit_s: float) -> list[str]:
@@ -377,7 +369,7 @@ def fuzz(run: Runner, count: int, seed: int, *, rig: str = "sim", out: Path | No
     started = time.perf_counter()
     config: Config | None = getattr(run, "config", None)
     tiles = config.table.tiles if config is not None else 144
-    config_file, note = _config_file(config)
+    config_file = _config_file(config)
     try:
         for index in range(count):
             scenario = dataclasses.replace(generate(seed, index, rig, tiles),
@@ -390,7 +382,7 @@ def fuzz(run: Runner, count: int, seed: int, *, rig: str = "sim", out: Path | No
                 totals[name] += 1
             if classes:
                 failures.append(_failure(run, scenario, classes, index, seed, out,
-                                         wall_limit_s, shrink, note))
+                                         wall_limit_s, shrink))
             if progress is not None:
                 progress(done, count, len(failures))
     except KeyboardInterrupt:
@@ -401,14 +393,13 @@ def fuzz(run: Runner, count: int, seed: int, *, rig: str = "sim", out: Path | No
 
 
 def _failure(run: Runner, scenario: Scenario, classes: list[str], index: int, seed: int,
-             out: Path | None, wall_limit_s: float, shrink: bool,
-             note: str = "") -> dict[str, Any]:
+             out: Path | None, wall_limit_s: float, shrink: bool) -> dict[str, Any]:
     small, small_classes = (minimise(run, scenario, classes, wall_limit_s) if shrink
                             else (scenario, classes))
     row: dict[str, Any] = {"scenario_file": None, "classes": classes, "index": index}
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         path = out / f"fuzz_{seed}_{index}.toml"
-        path.write_text(to_toml(small, small_classes, note))
+        path.write_text(to_toml(small, small_classes))
         row["scenario_file"] = str(path)
     return row

@@ -7,7 +7,7 @@ SAFE commands, reports every input change, answers the handshake with its versio
 its heartbeat limit and every input's value, and turns every output off by itself
 when the host falls silent for longer than that limit (latched until the next HELLO).
 
-Link faults of MECHANICS.md §7 are injected here: `noise` (probability that a bit is
+Link faults (docs/mechanics.md) are injected here: `noise` (probability that a bit is
 flipped, both directions) and `drop_link(duration_s)` (nothing crosses the cable).
 
 Run it on its own for `mjtable run` with `[hal] backend = "ioboard"`:
@@ -301,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--listen", type=int, metavar="PORT",
                        help="TCP port on 127.0.0.1 (host: socket://127.0.0.1:PORT)")
     where.add_argument("--pty", action="store_true", help="a pseudo-terminal")
-    parser.add_argument("--config", help="table config (default: config/table.toml)")
+    parser.add_argument("--config", help="table config (default: the reference table.toml)")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--speed", type=float, default=1.0)
     parser.add_argument("--heartbeat-limit", type=float, default=0.5, metavar="S",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from firmware.clock import VirtualClock
-from firmware.config import Config, load_config
+from firmware.config import Config, load_config, reference_config
 from simulator.referee import RULES, Referee
 from simulator.table import SimTable
 from simulator.watchdog import STALL_BOUND_S, StallWatchdog
@@ -244,9 +244,7 @@ def test_a_handoff_naming_the_standing_tiles_is_fine() -> None:
 def test_a_handoff_naming_other_tiles_without_a_tile_reader() -> None:
     # No reader: the firmware cannot know the tiles. Walls named None are honest;
     # a code it names anyway must be the tile standing there.
-    from tests.conftest import ROOT
-
-    config = load_config(ROOT / "config" / "table-136.toml")
+    config = load_config(reference_config("table-136.toml"))
     assert not config.table.tile_reader
     _, table, referee = bench(config)
     stand_walls(table)

@@ -197,3 +197,18 @@ def test_run_with_a_silent_board_exits_2_and_keeps_the_journal(tmp_path):
                      "--socket", str(tmp_path / "api.sock")])
     assert code == 2
     assert json.loads((state / JOURNAL_NAME).read_text()) == saved
+
+
+def test_a_heartbeat_slower_than_the_board_allows_is_refused_at_the_handshake(short):
+    # The board announces a 0.15 s failsafe; our 0.1 s heartbeat leaves no room for a
+    # lost beat, so the daemon would start and then lose the board moments later.
+    from hal.interface import HalError
+    from simulator.ioboard_run import IoboardBench
+
+    bench = IoboardBench(short, heartbeat_limit_s=0.15)
+    with pytest.raises(HalError) as refused:
+        bench.connect()
+    bench.close(drain=False)
+    error = refused.value
+    assert f"{short.source}: [ioboard] heartbeat_s: 0.1 s is too slow" in str(error)
+    assert "at most 0.075" in str(error)
