@@ -59,6 +59,10 @@ WINDOW_S = {"play": 9.0, "lid_up": 1.4, "lid_down": 1.4, "raise": 2.4, "build": 
 TECHNICIAN = "bench"
 LINK_SLACK_S = 3.0
 TIMEOUT_FACTOR = 8.0      # head watchdog 0.45 s × 8 = 3.6 s > LINK_SLACK_S
+# Both ends resend every RETRANSMIT_S and give up after MAX_RETRIES: an end that gives
+# up sooner than the other's silence limit turns a slow peer into a lost link.
+RETRANSMIT_S = 0.1
+MAX_RETRIES = 40
 # Faults a healthy table on a loaded host may show besides the power cut itself.
 BENIGN = {"power.recovered", "timing.drift", "build.slow"}
 
@@ -77,7 +81,7 @@ def bench_config(path: Path, port_url: str, play_time_s: float = 10.0) -> Path:
     # A loaded host (CI, two cores) stalls a process for tens of ms: at speed that is
     # table-seconds, so the link is given slack; motion watchdogs keep their defaults.
     text += (f'\n[ioboard]\nport = "{port_url}"\nlink_timeout_s = {LINK_SLACK_S}\n'
-             'retransmit_s = 0.1\nmax_retries = 40\n')
+             f'retransmit_s = {RETRANSMIT_S}\nmax_retries = {MAX_RETRIES}\n')
     path.write_text(text)
     return path
 
@@ -125,7 +129,8 @@ class Board:
         self.proc = children.spawn(
             [sys.executable, "-m", "simulator.ioboard_emulator", "--listen", "0",
              "--config", str(config), "--speed", str(speed), "--seed", str(seed),
-             "--heartbeat-limit", str(LINK_SLACK_S),
+             "--heartbeat-limit", str(LINK_SLACK_S), "--retransmit", str(RETRANSMIT_S),
+             "--max-retries", str(MAX_RETRIES),
              "--control", str(self.control)],
             cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert self.proc.stdout is not None
@@ -172,7 +177,8 @@ class Daemon:
         self.proc = children.spawn(
             [*cmd, "--state-dir", str(self.state), "run", "--plain", "--config",
              str(self.config), "--socket", str(self.socket), "--speed", str(self.speed)],
-            cwd=self.state, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            cwd=self.state, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env={**os.environ, "MJTABLE_LANG": "en"})   # the lines below are read in English
         self.lines = Lines(self.proc, self.on_line)
 
     def kill(self) -> None:
@@ -398,6 +404,13 @@ class PowerCutBench:
             self.log(f"  could not recover: {exc}")
             return ""
 
+    def _tiles(self) -> dict[str, int]:
+        """Where the tiles physically are (for a failure's report); {} if unknown."""
+        try:
+            return self.board.ask("where")["where"]
+        except (OSError, ValueError, KeyError):
+            return {}
+
     def run(self, instants: int, phases: tuple[str, ...] = PHASES) -> dict[str, Any]:
         wall_start = time.monotonic()
         per_phase: Counter[str] = Counter()
@@ -418,7 +431,8 @@ class PowerCutBench:
                              f"{at['after']!r}, build {at['build']})")
                 except (Failure, ConsoleError, OSError) as exc:
                     failed[phase] += 1
-                    failures.append({"instant": i + 1, "phase": phase, "reason": str(exc)})
+                    failures.append({"instant": i + 1, "phase": phase, "reason": str(exc),
+                                     "tiles": self._tiles()})
                     self.log(f"{i + 1:4d} {phase:8s} FAIL {exc}")
                     previous = self.recover_after_failure()
         finally:
@@ -476,6 +490,7 @@ def main(argv: list[str] | None = None) -> int:
               f"wrong {report['wrong_handoffs']}, other faults {report['other_faults']}")
         for failure in report["failure_list"]:
             print(f"  FAIL #{failure['instant']} {failure['phase']}: {failure['reason']}")
+            print(f"    tiles then: {failure['tiles']}")
     return 0 if report["failures"] == 0 else 1
 
 

@@ -17,6 +17,7 @@ from .render import picture
 from .request import deal_request
 
 EXIT_BAD_INPUT = 2
+EXIT_SUSPICIOUS = 3     # the audit flagged a test: scripts and cron must notice
 
 
 def _name(path: str) -> str:
@@ -109,7 +110,7 @@ def audit_main(argv: list[str]) -> int:
             return _fail(prog, f"{_name(args.file)}:{line}: {message[found.end():]}")
         return _fail(prog, f"{_name(args.file)}: {message}")
     print(json.dumps(report) if args.json else report_text(report))
-    return 0
+    return EXIT_SUSPICIOUS if str(report["verdict"]).startswith("suspicious") else 0
 
 
 def report_text(report: dict) -> str:

@@ -8,6 +8,7 @@ try again when the table does not respond (a key pressed during a fault, say).
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 
 import rules
@@ -17,6 +18,8 @@ from hal.signals import Value
 from simulator.table import SimTable
 
 PATIENCE_S = 60.0     # players try again after this long without anything happening
+# What the display shows in test mode: "t-", "t3" while test 3 runs, "3P"/"3F" after it.
+TEST_MODE_DISPLAY = re.compile(r"t(-|\d+)|\d+[PF]")
 
 
 class SimPlayers:
@@ -44,7 +47,15 @@ class SimPlayers:
         self.clock.call_later(delay, action)
 
     def _press(self, key: str) -> None:
+        # A technician is testing the table: players keep their hands off the keys
+        # (a lift key would start the next test).
+        if self.in_test_mode():
+            return
         self.table.press(key)
+
+    def in_test_mode(self) -> bool:
+        """The display shows test mode, as players at a real table would see."""
+        return bool(TEST_MODE_DISPLAY.fullmatch(str(self.table.values["display"] or "")))
 
     def _to(self, phase: str) -> None:
         self.phase = phase

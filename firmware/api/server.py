@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from firmware import i18n
 from firmware.api import protocol as p
 from firmware.api.auth import Lockout, Technicians
 from firmware.controller import Controller
@@ -256,7 +257,10 @@ class ApiServer:
             if method in PRIVILEGED or client.remote or (
                     method == "estop" and request["params"].get("release")):
                 technician = await self._authorize(request, method)
-            result = await handler(client, request["params"], technician)
+            # Texts in the reply speak the caller's language when it names one we have
+            # (checks that finish later inherit it with the callbacks they schedule).
+            with i18n.language(i18n.normalize(request.get("lang"))):
+                result = await handler(client, request["params"], technician)
             client.send(p.reply(request_id, result))
         except p.ApiError as exc:
             client.send(p.error(request_id, exc.code, exc.message))

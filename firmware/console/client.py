@@ -8,6 +8,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from firmware import i18n
 from firmware.api import protocol as p
 
 
@@ -65,8 +66,9 @@ class ApiClient:
     def call(self, method: str, params: dict[str, Any] | None = None,
              auth: bool = False) -> Any:
         """The result, or ConsoleError carrying the daemon's error message."""
+        # "lang": the texts in the reply in the console's language (docs/console.md).
         request: dict[str, Any] = {"id": next(self._ids), "method": method,
-                                   "params": params or {}}
+                                   "params": params or {}, "lang": i18n.current()}
         if auth or self.technician is not None:
             if self.technician is None:
                 raise ConsoleError(f"{method} needs a technician: pass --technician NAME "
