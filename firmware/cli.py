@@ -93,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
                    add_help=False)
     sub.add_parser("audit", help=_("fairness audit over handoff records"), add_help=False)
     sub.add_parser("bench", help=_("benchmarks (JSON figures)"), add_help=False)
+    sub.add_parser("verify-deals", help=_("check a handoff file: every reveal against its "
+                                          "commitment, and the chain (docs/rules.md)"),
+                   add_help=False)
 
     card = sub.add_parser("faults", parents=[common],
                           help=_("the fault-code card: code, meaning, causes, what to do"))
@@ -186,6 +189,9 @@ def _passthrough(argv: list[str]) -> int | None:
         if word == "audit":
             from simulator.audit_cli import main as audit_main
             return audit_main(rest)
+        if word == "verify-deals":
+            from rules.cli import verify_deals_main
+            return verify_deals_main(rest)
         if word == "bench":
             from bench.run import main as bench_main
             return bench_main(rest)

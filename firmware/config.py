@@ -123,6 +123,8 @@ class ApiSection:
     tcp: bool = option(False, doc="also listen on TCP; every request then needs a technician")
     tcp_host: str = option("127.0.0.1", doc="TCP address to listen on when tcp = true")
     tcp_port: int = option(7420, minval=1, maxval=65535)
+    socket_group: str = option("", doc="group that owns the API socket (0660); under "
+                                       "systemd \"mjtable\"; empty = the daemon's group")
     lockout_failures: int = option(5, minval=1, maxval=100,
                                    doc="wrong tokens in a row before a name is locked out")
     lockout_s: float = option(300.0, minval=1.0, maxval=86400.0,

@@ -18,6 +18,7 @@ from firmware import words
 from firmware.controller import Controller
 from firmware.faults import ERROR
 from firmware.i18n import _, join
+from firmware.printable import printable
 
 if TYPE_CHECKING:   # rich comes with the `console` extra; a headless table logs lines
     from rich.panel import Panel
@@ -175,7 +176,13 @@ def screen(snap: dict[str, Any], speed: float = 1.0,
 
 
 def log_line(event: dict[str, Any]) -> str | None:
-    """One plain line per event worth logging (stdout is not a terminal)."""
+    """One plain line per event worth logging (stdout is not a terminal); strings from
+    outside never reach it with their control characters."""
+    line = _log_line(event)
+    return printable(line) if line is not None else None
+
+
+def _log_line(event: dict[str, Any]) -> str | None:
     kind, t = event["kind"], event["t"]
     if kind == "phase":
         return _("{t} hand {hand}: {state}").format(t=f"{t:10.3f}", hand=event["cycle"],

@@ -97,9 +97,13 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--cycle", type=int)
     export.add_argument("--run", type=int)
     export.add_argument("--out", metavar="FILE", help=_("write here instead of stdout"))
+    add("verify-log", _("check the event log's hash chain (no daemon needed); exit 1 names "
+                        "the first row changed, removed or reordered"))
     diag = add("diagnose", _("guided diagnosis of what you see, in your words "
                              "(\"lid does not lower\", \"中心不降\") or a symptom name"))
     diag.add_argument("symptom", nargs="+", metavar="WORDS")
+    diag.add_argument("--check", action="store_true",
+                      help=_("also run the check that moves the mechanism (a technician)"))
     test = add("test", _("run a mechanism self-test (lid, plate.N, head.N, disc, conveyor.N, "
                        "dice, all)"))
     test.add_argument("mechanism")
@@ -195,7 +199,7 @@ def _command(args: argparse.Namespace) -> int:
     command = args.command
     if command in ("add-technician", "remove-technician", "technicians"):
         return _technicians(args)
-    if command == "export-log":
+    if command in ("export-log", "verify-log"):
         return _export(args)
     if command == "tui":
         from firmware.console.tui import run_tui
@@ -218,6 +222,9 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
             console.print(render.table_text(result))
             counters = result["counters"]
             console.print(render.counters_line(counters), highlight=False)
+            # Players note it before the dice: `mjtable verify-deals` checks it later.
+            console.print(_("commitment: {commitment}").format(
+                commitment=render.plain(result.get("commitment"))), highlight=False)
             lines = render.fault_lines(result["faults"]) or [_("no active faults")]
             console.print("\n".join(lines), highlight=False)
     elif command == "faults":
@@ -238,7 +245,8 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
         else:
             print("\n".join(render.log_line(r) for r in result["rows"]) or _("no events"))
     elif command == "diagnose":
-        result = client.call("diagnose", {"symptom": " ".join(args.symptom)})
+        result = client.call("diagnose", {"symptom": " ".join(args.symptom),
+                                          "check": args.check}, auth=args.check)
         _out(args, result, render.diagnosis_lines(result))
     elif command == "test":
         result = client.call("test", {"mechanism": args.mechanism}, auth=True)
@@ -302,8 +310,16 @@ def _export(args: argparse.Namespace) -> int:
     except FileNotFoundError:
         raise ConsoleError(_("no event log at {path}; pass --state-dir DIR").format(
             path=path), EXIT_NO_DAEMON) from None
+    if args.command == "verify-log":
+        ok, found = reader.verify_chain()
+        verdict = _("intact") if ok else _("TAMPERED")
+        print(f"{path}: {verdict}: {found}", file=sys.stdout if ok else sys.stderr)
+        return 0 if ok else EXIT_REFUSED
     filters = {k: getattr(args, k) for k in ("kind", "cycle", "run")
                if getattr(args, k) is not None}
+    # The head lets anyone who keeps it tell later whether history was rewritten.
+    print(_("event log chain head: {head}").format(head=reader.chain_head()),
+          file=sys.stderr)
     if args.out:
         with open(args.out, "w") as fh:
             count = reader.export(fh, **filters)

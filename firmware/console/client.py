@@ -35,6 +35,7 @@ class ApiClient:
                  technician: tuple[str, str] | None = None) -> None:
         self.where = f"tcp {tcp[0]}:{tcp[1]}" if tcp else str(socket_path)
         self.technician = technician
+        self.logged_in = False
         self._ids = itertools.count(1)
         try:
             if tcp is not None:
@@ -68,16 +69,22 @@ class ApiClient:
     def call(self, method: str, params: dict[str, Any] | None = None,
              auth: bool = False) -> Any:
         """The result, or ConsoleError carrying the daemon's error message."""
-        # "lang": the texts in the reply in the console's language (docs/console.md).
-        request: dict[str, Any] = {"id": next(self._ids), "method": method,
-                                   "params": params or {}, "lang": i18n.current()}
         if auth or self.technician is not None:
             if self.technician is None:
                 raise ConsoleError(_("{method} needs a technician: pass --technician NAME "
                                      "(token in MJTABLE_TOKEN or at the prompt)")
                                    .format(method=method), EXIT_REFUSED)
-            name, token = self.technician
-            request["auth"] = {"name": name, "token": token}
+            if not self.logged_in:
+                # The token travels once, in `login`; the session covers this connection.
+                name, token = self.technician
+                self._request({"id": next(self._ids), "method": "login", "params": {},
+                               "auth": {"name": name, "token": token}}, "login")
+                self.logged_in = True
+        # "lang": the texts in the reply in the console's language (docs/console.md).
+        return self._request({"id": next(self._ids), "method": method,
+                              "params": params or {}, "lang": i18n.current()}, method)
+
+    def _request(self, request: dict[str, Any], method: str) -> Any:
         try:
             self.sock.sendall(p.encode(request))
             while True:

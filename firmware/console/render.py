@@ -12,6 +12,7 @@ from rich.text import Text
 
 from firmware import words
 from firmware.i18n import N_, _, join
+from firmware.printable import printable
 from firmware.view import lamps_text, picture
 
 # Evidence keys as a technician reads them (the JSON keeps the keys).
@@ -178,15 +179,17 @@ def event_detail(event: dict[str, Any], skip: set[str]) -> str:
 
 def log_line(row: dict[str, Any]) -> str:
     """One event-log row as a line."""
-    skip = {"seq", "run", "wall", "t", "cycle", "kind"}
+    skip = {"seq", "run", "wall", "t", "cycle", "kind", "chain"}
     wall = row.get("wall")
     when = (datetime.datetime.fromtimestamp(wall).strftime("%Y-%m-%d %H:%M:%S")
             if isinstance(wall, int | float) else "-")
     detail = event_detail(row, skip)
     cycle = row.get("cycle")
     hand = _("hand")
-    return (f"{row.get('seq', ''):>6} {when} t={row.get('t', 0):9.3f} "
-            f"{hand} {cycle if cycle is not None else '-':>3} {row.get('kind')} {detail}")
+    # Names and params come from outside: never raw control characters on a terminal.
+    return printable(f"{row.get('seq', ''):>6} {when} t={row.get('t', 0):9.3f} "
+                     f"{hand} {cycle if cycle is not None else '-':>3} {row.get('kind')} "
+                     f"{detail}")
 
 
 def test_lines(results: list[dict[str, Any]]) -> list[str]:

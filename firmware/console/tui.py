@@ -29,6 +29,7 @@ from firmware.api import protocol as p
 from firmware.console import render
 from firmware.diagnosis import SYMPTOMS
 from firmware.i18n import N_, _
+from firmware.printable import printable
 
 HIGHLIGHT_S = 1.0
 PRIVILEGED = {"test", "testmode", "jog", "clear", "release"}
@@ -55,6 +56,7 @@ class AsyncApi:
         self.reader, self.writer, self.on_stream = reader, writer, on_stream
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._session: tuple[str, str] | None = None
         self._task = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
@@ -82,10 +84,18 @@ class AsyncApi:
 
     async def call(self, method: str, params: dict[str, Any] | None = None,
                    credential: tuple[str, str] | None = None) -> dict[str, Any]:
-        request: dict[str, Any] = {"id": next(self._ids), "method": method,
-                                   "params": params or {}, "lang": i18n.current()}
-        if credential is not None:
-            request["auth"] = {"name": credential[0], "token": credential[1]}
+        if credential is not None and credential != self._session:
+            # The token travels once, in `login`; the session covers this connection.
+            login = await self._send({"id": next(self._ids), "method": "login",
+                                      "params": {}, "auth": {"name": credential[0],
+                                                             "token": credential[1]}})
+            if not login.get("ok"):
+                return login
+            self._session = credential
+        return await self._send({"id": next(self._ids), "method": method,
+                                 "params": params or {}, "lang": i18n.current()})
+
+    async def _send(self, request: dict[str, Any]) -> dict[str, Any]:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[request["id"]] = future
         self.writer.write(p.encode(request))
@@ -450,7 +460,7 @@ def _event_text(event: dict[str, Any]) -> Text:
     detail = render.event_detail(event, {"t", "kind"})
     style = ("bold red" if kind in ("fault", "estop", "technician.refused")
              else "yellow" if kind.startswith(("service", "technician")) else "")
-    return Text(f"{event['t']:9.3f} {kind} {detail}"[:300], style=style)
+    return Text(printable(f"{event['t']:9.3f} {kind} {detail}")[:300], style=style)
 
 
 def run_tui(socket_path: Path | None, tcp: tuple[str, int] | None,
