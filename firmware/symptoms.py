@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping
 
 from firmware.i18n import _
+from firmware.printable import printable
 
 Group = tuple[str, ...]
 
@@ -141,12 +142,12 @@ def match(said: str, known: Mapping[str, str]) -> str:
     if len(names) > 1:
         raise AmbiguousSymptom(_ambiguous(said, names, known), names)
     raise UnknownSymptom(_("no symptom matches “{said}”; say what you see, or name one:")
-                         .format(said=said) + _listing(list(known), known))
+                         .format(said=printable(said)) + _listing(list(known), known))
 
 
 def _ambiguous(said: str, names: list[str], known: Mapping[str, str]) -> str:
     return (_("“{said}” could mean more than one symptom; say more, or name one:")
-            .format(said=said) + _listing(names, known))
+            .format(said=printable(said)) + _listing(names, known))
 
 
 def _listing(names: list[str], known: Mapping[str, str]) -> str:

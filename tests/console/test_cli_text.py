@@ -88,6 +88,12 @@ def test_a_refused_diagnosis_reads_in_chinese_without_python_quotes(daemon: Daem
     assert main(["console", "--socket", str(daemon.socket), "diagnose", "按键失灵"]) == 1
     err = capsys.readouterr().err
     assert "没听懂“按键失灵”" in err and "refused" not in err and "'" not in err
+    # One symptom a line, not "\x0a" escapes in one long line.
+    assert "\\x0a" not in err and "\n  dice_not_spinning" in err
+    # What was said is still shown safely: a control sequence stays an escape.
+    assert main(["console", "--socket", str(daemon.socket), "diagnose", "\x1b[2J"]) == 1
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b[2J" in err
 
 
 def test_an_event_line_stays_one_readable_line_in_the_technicians_language(
