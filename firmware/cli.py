@@ -13,7 +13,7 @@ from firmware import cli_words
 from firmware.config import Config, load_config
 from firmware.configfile import ConfigError
 from firmware.faultcard import FORMATS
-from firmware.i18n import LANGUAGES, _, language, resolve, set_language
+from firmware.i18n import LANGUAGES, _, join, language, resolve, set_language
 from hal.interface import HalError
 
 EXIT_CONFIG = 2
@@ -231,7 +231,8 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
     progress = None
     if sys.stderr.isatty():
         def progress(done: int, total: int) -> None:
-            print(f"\rhand {done}/{total}", end="" if done < total else "\n",
+            line = _("hand {done}/{total}").format(done=done, total=total)
+            print("\r" + line, end="" if done < total else "\n",
                   file=sys.stderr, flush=True)
     try:
         if args.scenario:
@@ -241,7 +242,7 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
         else:
             report = simulate(config, args.cycles or 10, args.seed, progress=progress)
     except ConfigError as exc:   # a rules engine that fails to load at start-up
-        print(f"mjtable: config error: {exc}", file=sys.stderr)
+        print(_("mjtable: config error: {error}").format(error=exc), file=sys.stderr)
         return EXIT_CONFIG
     except ValueError as exc:    # a scenario that cannot be run
         print(f"mjtable: {exc}", file=sys.stderr)
@@ -263,7 +264,8 @@ def _fuzz(config: Config, args: argparse.Namespace) -> int:
 
     def progress(done: int, total: int, failed: int) -> None:
         if done % 50 == 0 or done == total:
-            print(f"fuzz: {done}/{total} run, {failed} failed", file=sys.stderr, flush=True)
+            print(_("fuzz: {done}/{total} run, {failed} failed").format(
+                done=done, total=total, failed=failed), file=sys.stderr, flush=True)
 
     runner = ioboard_runner(config) if args.rig == "ioboard" else sim_runner(config)
     report = fuzz(runner, args.count, args.seed, rig=args.rig,
@@ -272,12 +274,14 @@ def _fuzz(config: Config, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        print(f"{report['runs']} scenarios (seed {report['seed']}, rig {report['rig']}): "
-              f"{report['passed']} passed in {report['wall_time_s']} s")
+        print(_("{runs} scenarios (seed {seed}, rig {rig}): {passed} passed in {wall} s").format(
+            runs=report["runs"], seed=report["seed"], rig=report["rig"],
+            passed=report["passed"], wall=report["wall_time_s"]))
         for name in CLASSES:
             print(f"  {name}: {report[name]}")
         for failure in report["failures"]:
-            print(f"FAILED {failure['scenario_file']}: {', '.join(failure['classes'])}")
+            print(_("FAILED {file}: {classes}").format(file=failure["scenario_file"],
+                                                       classes=", ".join(failure["classes"])))
     if report["interrupted"]:
         return 130
     return 0 if report["passed"] == report["runs"] else 1
@@ -296,29 +300,36 @@ def _scenario(args: argparse.Namespace, config: Config) -> tuple[Any, Config]:
 def _print_summary(report: dict) -> None:
     # What the referee saw comes first: it outranks anything the firmware reported.
     for v in report.get("referee_violations", []):
-        print(f"VIOLATION {v['rule']} (hand {v['cycle']}, t={v['t']} s): {v['detail']}")
+        print(_("VIOLATION {rule} (hand {hand}, t={t} s): {detail}").format(
+            rule=v["rule"], hand=v["cycle"], t=v["t"], detail=v["detail"]))
     for stall in report.get("stalls", []):
-        shown = stall["display"] or "nothing (a silent stall)"
-        print(f"STALL in {stall['phase']} (hand {stall['cycle']}, t={stall['t']} s) for "
-              f"{stall['waited_s']} s; the display shows {shown}")
+        shown = stall["display"] or _("nothing (a silent stall)")
+        print(_("STALL in {phase} (hand {hand}, t={t} s) for {waited} s; the display shows "
+                "{shown}").format(phase=stall["phase"], hand=stall["cycle"], t=stall["t"],
+                                  waited=stall["waited_s"], shown=shown))
     if report.get("crashed") is not None:
-        print(f"CRASHED: {report['crashed']['error']} at {report['crashed']['where']}")
+        print(_("CRASHED: {error} at {where}").format(error=report["crashed"]["error"],
+                                                      where=report["crashed"]["where"]))
     builds = sorted(report["build_times_s"])
     median = builds[len(builds) // 2] if builds else float("nan")
-    print(f"hands dealt: {report['cycles_completed']}/{report['cycles_requested']} "
-          f"(seed {report['seed']})")
-    print(f"simulated {report['sim_time_s']:.0f} s in {report['wall_time_s']:.2f} s "
-          f"(x{report['speed_factor']})")
-    print(f"median build: {median:.1f} s over {len(builds)} builds")
-    print(f"tiles accounted for: {'yes' if report['tiles_accounted'] else 'NO'}")
+    print(_("hands dealt: {done}/{requested} (seed {seed})").format(
+        done=report["cycles_completed"], requested=report["cycles_requested"],
+        seed=report["seed"]))
+    print(_("simulated {sim:.0f} s in {wall:.2f} s (x{speed})").format(
+        sim=report["sim_time_s"], wall=report["wall_time_s"], speed=report["speed_factor"]))
+    print(_("median build: {median:.1f} s over {builds} builds").format(
+        median=median, builds=len(builds)))
+    print(_("tiles accounted for: yes") if report["tiles_accounted"]
+          else _("tiles accounted for: NO"))
     for fault in report["faults"]:
-        remedy = "; ".join(fault["diagnosis"]["remedy"])
-        print(f"fault {fault['code']} {fault['id']} at {fault['where']} "
-              f"(hand {fault['cycle']}, t={fault['sim_time_s']} s): {remedy}")
+        remedy = join(fault["diagnosis"]["remedy"])
+        print(_("fault {code} {id} at {where} (hand {hand}, t={t} s): {remedy}").format(
+            code=fault["code"], id=fault["id"], where=fault["where"], hand=fault["cycle"],
+            t=fault["sim_time_s"], remedy=remedy))
     if not report["faults"]:
-        print("no faults")
+        print(_("no faults"))
     for problem in report.get("problems", []):
-        print(f"PROBLEM: {problem}")
+        print(_("PROBLEM: {problem}").format(problem=problem))
 
 
 if __name__ == "__main__":

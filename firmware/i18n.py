@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
+from rules import i18n as rules_i18n
+
 DOMAIN = "mjtable"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 SOURCE = "en"
@@ -157,3 +159,7 @@ def join(items: list[str]) -> str:
 
 __all__ = ["LANGUAGES", "N_", "_", "current", "join", "keep_language", "language", "resolve",
            "set_language"]
+
+
+# The rules engine cannot import the firmware; it speaks through this hook instead.
+rules_i18n.install(_)

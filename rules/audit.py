@@ -28,6 +28,7 @@ from collections import Counter
 from itertools import product
 
 from .errors import RulesError
+from .i18n import _
 from .ring import SEATS, Ring
 from .stats import chi2_sf, t_sf
 from .tiles import KINDS, kind, set_composition
@@ -43,9 +44,9 @@ MIN_PAIRS = 10
 def audit(records: list[dict], alpha: float = ALPHA) -> dict:
     """Run every test over `records` (handoff dicts, oldest first); see the module doc."""
     if not isinstance(records, list):
-        raise RulesError("records: expected a list of dealt-walls records")
+        raise RulesError(_("records: expected a list of dealt-walls records"))
     if not 0 < alpha < 1:
-        raise RulesError(f"alpha: {alpha} outside (0, 1)")
+        raise RulesError(_("alpha: {alpha} outside (0, 1)").format(alpha=alpha))
     checked = [_check_record(i, r) for i, r in enumerate(records)]
     complete = [r for r in checked if r["complete"]]
     tests = {
@@ -82,10 +83,10 @@ def audit(records: list[dict], alpha: float = ALPHA) -> dict:
 def _check_record(index: int, record) -> dict:
     where = f"records[{index}]"
     if not isinstance(record, dict):
-        raise RulesError(f"{where}: expected a dealt-walls object")
+        raise RulesError(_("{where}: expected a dealt-walls object").format(where=where))
     for key in ("variant", "params", "walls", "dice", "hands", "flowers", "replacements"):
         if key not in record:
-            raise RulesError(f"{where}: missing {key!r}")
+            raise RulesError(_("{where}: missing {key}").format(where=where, key=repr(key)))
     try:
         variant = load_variant(record["variant"], record["params"])
         nulls = validate_walls(record["walls"], variant)
@@ -274,7 +275,8 @@ def _throws(checked: list[dict]):
             faces = throw.get("faces") if isinstance(throw, dict) else None
             if (not isinstance(faces, list) or not faces
                     or not all(isinstance(f, int) and 1 <= f <= 6 for f in faces)):
-                raise RulesError(f"{r['where']}.dice[{i}]: faces must be integers 1–6")
+                raise RulesError(_("{where}: faces must be integers 1–6").format(
+                    where=f"{r['where']}.dice[{i}]"))
             yield faces
 
 
@@ -290,7 +292,7 @@ def _dice_faces(checked: list[dict]) -> dict:
 
 def _sum_distribution(dice: int) -> dict[int, float]:
     dist = Counter({0: 1})
-    for _ in range(dice):
+    for _die in range(dice):
         nxt: Counter = Counter()
         for s, w in dist.items():
             for f in range(1, 7):

@@ -13,6 +13,7 @@ import sys
 
 from .audit import audit
 from .errors import RulesError
+from .i18n import _
 from .render import picture
 from .request import deal_request
 
@@ -40,22 +41,23 @@ def deal_main(argv: list[str]) -> int:
     """`mjtable deal [FILE|-] [--json]`: deal from a JSON input (docs/deal-format.md)."""
     parser = argparse.ArgumentParser(
         prog="mjtable deal",
-        description="Deal from built walls and dice and print the dealt-walls record. "
-                    "The input and the record: docs/deal-format.md.")
+        description=_("Deal from built walls and dice and print the dealt-walls record. "
+                      "The input and the record: docs/deal-format.md."))
     parser.add_argument("file", nargs="?", default="-",
-                        help="input JSON file, or - for stdin (default)")
-    parser.add_argument("--json", action="store_true", help="print the record as JSON")
+                        help=_("input JSON file, or - for stdin (default)"))
+    parser.add_argument("--json", action="store_true", help=_("print the record as JSON"))
     args = parser.parse_args(argv)
     prog = parser.prog
     try:
         text = _read(args.file)
     except OSError as exc:
-        return _fail(prog, f"{_name(args.file)}: cannot read: {exc.strerror}")
+        return _fail(prog, _("{file}: cannot read: {error}").format(file=_name(args.file),
+                                                                    error=exc.strerror))
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        return _fail(prog, f"{_name(args.file)}: not JSON: {exc.msg} at line {exc.lineno} "
-                           f"column {exc.colno}")
+        return _fail(prog, _("{file}: not JSON: {error} at line {line} column {column}").format(
+            file=_name(args.file), error=exc.msg, line=exc.lineno, column=exc.colno))
     try:
         record = deal_request(obj)
     except RulesError as exc:
@@ -72,17 +74,18 @@ def audit_main(argv: list[str]) -> int:
     """
     parser = argparse.ArgumentParser(
         prog="mjtable audit",
-        description="Fairness audit over dealt-walls records (one JSON object per line).")
-    parser.add_argument("file", help="JSON Lines file of handoff records, or - for stdin")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+        description=_("Fairness audit over dealt-walls records (one JSON object per line)."))
+    parser.add_argument("file", help=_("JSON Lines file of handoff records, or - for stdin"))
+    parser.add_argument("--json", action="store_true", help=_("print the report as JSON"))
     parser.add_argument("--alpha", type=float, default=None,
-                        help="p-value below which a test is flagged (default 0.001)")
+                        help=_("p-value below which a test is flagged (default 0.001)"))
     args = parser.parse_args(argv)
     prog = parser.prog
     try:
         text = _read(args.file)
     except OSError as exc:
-        return _fail(prog, f"{_name(args.file)}: cannot read: {exc.strerror}")
+        return _fail(prog, _("{file}: cannot read: {error}").format(file=_name(args.file),
+                                                                    error=exc.strerror))
     records, line_numbers = [], []
     lines = text.splitlines()
     for number, line in enumerate(lines, start=1):
@@ -93,11 +96,12 @@ def audit_main(argv: list[str]) -> int:
         except json.JSONDecodeError as exc:
             if number == len(lines) and not text.endswith("\n"):
                 # An append cut short by a power cut: the writer drops it too.
-                print(f"{prog}: warning: {_name(args.file)}:{number}: unterminated last "
-                      f"line is not JSON (a write cut short?); skipped", file=sys.stderr)
+                print(_("{prog}: warning: {file}:{line}: unterminated last line is not JSON "
+                        "(a write cut short?); skipped").format(
+                            prog=prog, file=_name(args.file), line=number), file=sys.stderr)
                 continue
-            return _fail(prog, f"{_name(args.file)}:{number}: not JSON: {exc.msg} at column "
-                               f"{exc.colno}")
+            return _fail(prog, _("{file}:{line}: not JSON: {error} at column {column}").format(
+                file=_name(args.file), line=number, error=exc.msg, column=exc.colno))
         line_numbers.append(number)
     try:
         report = audit(records) if args.alpha is None else audit(records, args.alpha)
@@ -115,17 +119,27 @@ def audit_main(argv: list[str]) -> int:
 
 def report_text(report: dict) -> str:
     """The audit report as lines a person reads."""
-    lines = [f"{report['records']} records"]
+    lines = [_("{records} records").format(records=report["records"])]
     if report["note"]:
         lines.append(report["note"])
     for name, test in report["tests"].items():
         if test["p_value"] is None:
-            lines.append(f"{name:20} skipped: {test['skipped']}")
+            lines.append(_("{name:20} skipped: {reason}").format(name=name,
+                                                                 reason=test["skipped"]))
         else:
-            lines.append(f"{name:20} statistic {test['statistic']:>12} dof {test['dof']:>4} "
-                         f"p {test['p_value']:.3g}")
-    lines.append(f"verdict: {report['verdict']}")
+            lines.append(_("{name:20} statistic {statistic:>12} dof {dof:>4} p {p:.3g}").format(
+                name=name, statistic=test["statistic"], dof=test["dof"], p=test["p_value"]))
+    lines.append(_("verdict: {verdict}").format(verdict=_verdict(report["verdict"])))
     return "\n".join(lines)
+
+
+def _verdict(verdict: str) -> str:
+    """The audit's verdict in the reader's language (the JSON keeps the English)."""
+    if verdict.startswith("suspicious: "):
+        return _("suspicious: {tests}").format(tests=verdict.removeprefix("suspicious: "))
+    words = {"no evidence of bias": _("no evidence of bias"),
+             "not enough data": _("not enough data")}
+    return words.get(verdict, verdict)
 
 
 def verify_deals_main(argv: list[str]) -> int:

@@ -22,6 +22,7 @@ import re
 import secrets
 
 from .errors import RulesError
+from .i18n import _
 from .tiles import ALL_CODES
 
 PREFIX = "mjtable-commit/1"
@@ -42,22 +43,25 @@ def canonical_layout(walls) -> str:
     Checks the shape (4 walls of equally many [top, bottom] stacks) and the codes,
     so that no two different layouts can encode alike."""
     if not isinstance(walls, list | tuple) or len(walls) != 4:
-        raise RulesError("walls: expected 4 walls")
+        raise RulesError(_("walls: expected 4 walls"))
     stacks = len(walls[0]) if isinstance(walls[0], list | tuple) else -1
     parts = []
     for p, wall in enumerate(walls):
         if not isinstance(wall, list | tuple) or len(wall) != stacks:
-            raise RulesError(f"walls[{p}]: expected {stacks} stacks like wall 0")
+            raise RulesError(_("{where}: expected {stacks} stacks like wall 0").format(
+                where=f"walls[{p}]", stacks=stacks))
         for k, stack in enumerate(wall):
             if not isinstance(stack, list | tuple) or len(stack) != 2:
-                raise RulesError(f"walls[{p}][{k}]: expected a stack [top, bottom]")
+                raise RulesError(_("{where}: expected a stack [top, bottom]").format(
+                    where=f"walls[{p}][{k}]"))
             for level, code in enumerate(stack):
                 if code is None:
                     parts.append("--")
                 elif code in _KNOWN:
                     parts.append(code)
                 else:
-                    raise RulesError(f"walls[{p}][{k}][{level}]: unknown tile code {code!r}")
+                    raise RulesError(_("{where}: unknown tile code {code}").format(
+                        where=f"walls[{p}][{k}][{level}]", code=repr(code)))
     return "".join(parts)
 
 
@@ -86,10 +90,12 @@ def encode_layout(flat: list) -> str:
 
 def _check(nonce: str, previous: str | None) -> None:
     if not isinstance(nonce, str) or not _NONCE.fullmatch(nonce):
-        raise RulesError(f"nonce: {nonce!r} is not 1–128 characters of [0-9A-Za-z_.-]")
+        raise RulesError(_("nonce: {nonce} is not 1–128 characters of [0-9A-Za-z_.-]").format(
+            nonce=repr(nonce)))
     if previous is not None and not (isinstance(previous, str)
                                      and _COMMITMENT.fullmatch(previous)):
-        raise RulesError(f"previous commitment: {previous!r} is not sha256:<64 hex digits>")
+        raise RulesError(_("previous commitment: {got} is not sha256:<64 hex digits>").format(
+            got=repr(previous)))
 
 
 def _digest(layout: str, nonce: str, previous: str | None) -> str:

@@ -7,6 +7,7 @@ import functools
 from .commit import layout_commitment, new_nonce
 from .dice import throw_plan
 from .errors import RulesError
+from .i18n import _
 from .ring import SEATS, Ring, landing, rho, seat_position
 from .tiles import successor
 from .validate import checked_layout
@@ -43,12 +44,13 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
     if isinstance(variant, str):
         variant = load_variant(variant)
     plan = throw_plan(variant, dealer_position, throws)
-    flat, _ = checked_layout(walls, variant)
+    flat, _layout = checked_layout(walls, variant)
     sources = _sources(dice_source, len(plan))
     if prevalent_wind not in WINDS:
-        raise RulesError(f"prevalent_wind: {prevalent_wind!r} not one of E, S, W, N")
+        raise RulesError(_("prevalent_wind: {got} not one of E, S, W, N").format(
+            got=repr(prevalent_wind)))
     if table is not None and not isinstance(table, dict):
-        raise RulesError(f"table: expected an object, got {type(table).__name__}")
+        raise RulesError(_("table: expected an object, got {got}").format(got=type(table).__name__))
     if nonce is None:
         nonce = new_nonce()
 
@@ -120,10 +122,12 @@ def _sources(dice_source, throws: int) -> list[str]:
         return [dice_source] * throws
     sources = [dice_source] * throws if isinstance(dice_source, str) else dice_source
     if not isinstance(sources, list | tuple) or len(sources) != throws:
-        raise RulesError(f"dice_source: expected one source or a list of {throws}")
+        raise RulesError(_("dice_source: expected one source or a list of {throws}").format(
+            throws=throws))
     for s in sources:
         if s not in DICE_SOURCES:
-            raise RulesError(f"dice_source: {s!r} not one of {', '.join(DICE_SOURCES)}")
+            raise RulesError(_("dice_source: {got} not one of {known}").format(
+                got=repr(s), known=", ".join(DICE_SOURCES)))
     return list(sources)
 
 
@@ -170,7 +174,7 @@ def _deal_hands(ring: Ring, head: int, variant: Variant) -> dict[str, list[int]]
 def _draw(ring: Ring, tail_slots, seat: str, replacements: list[dict]):
     slot = next(tail_slots, None)
     if slot is None:
-        raise RulesError("walls: the wall ran out during flower replacement")
+        raise RulesError(_("walls: the wall ran out during flower replacement"))
     tile = ring.take(slot)
     replacements.append({"seat": seat, "tile": tile, "slot": ring.coords(slot)})
     return tile
@@ -208,7 +212,7 @@ def _round_robin(ring, tail_slots, flower_set, hands, flowers, replacements) -> 
     while any(owed.values()):
         drawn_flowers = {s: [] for s in SEATS}
         for s in SEATS:
-            for _ in range(owed[s]):
+            for _owed in range(owed[s]):
                 tile = _draw(ring, tail_slots, s, replacements)
                 if tile is not None and tile in flower_set:
                     drawn_flowers[s].append(tile)
@@ -242,7 +246,7 @@ def _flip(ring: Ring, slots, flower_set, flowers, kind: str) -> dict:
             set_aside.append({"tile": tile, "slot": ring.coords(slot)})
             continue
         return _wild_record(kind, ring, slot, set_aside)
-    raise RulesError("walls: the wall ran out while turning the wild indicator")
+    raise RulesError(_("walls: the wall ran out while turning the wild indicator"))
 
 
 def _gold(ring, tail_slots, flower_set, flowers) -> dict:
@@ -255,7 +259,7 @@ def _hun(ring: Ring, tail: int, total: int, flower_set, flowers) -> dict:
     top remaining tile. The tail stack is where the next tail draw comes from."""
     first = next(ring.tail_order(tail), None)
     if first is None:
-        raise RulesError("walls: no tile left to turn as the wild indicator")
+        raise RulesError(_("walls: no tile left to turn as the wild indicator"))
     ring_size = 4 * ring.stacks
     stack = (first // 2 - (total - 1)) % ring_size
     # Tail order from the counted stack; skipping taken slots gives its top remaining tile.

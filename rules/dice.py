@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import RulesError
+from .i18n import _
 from .ring import landing
 from .variants import Variant, load_variant
 
@@ -22,9 +23,10 @@ class ThrowRequest:
 
 def check_dealer(dealer_position) -> int:
     if not isinstance(dealer_position, int) or isinstance(dealer_position, bool):
-        raise RulesError(f"dealer_position: expected an integer 0–3, got {dealer_position!r}")
+        raise RulesError(_("dealer_position: expected an integer 0–3, got {got}").format(
+            got=repr(dealer_position)))
     if not 0 <= dealer_position <= 3:
-        raise RulesError(f"dealer_position: {dealer_position} outside 0–3")
+        raise RulesError(_("dealer_position: {got} outside 0–3").format(got=dealer_position))
     return dealer_position
 
 
@@ -35,14 +37,18 @@ def check_throw(index: int, throw, dice: int) -> list[int]:
         return list(throw)      # the common case, checked at C speed
     where = f"throws[{index}]"
     if not isinstance(throw, list | tuple):
-        raise RulesError(f"{where}: expected a list of {dice} dice faces, got {throw!r}")
+        raise RulesError(_("{where}: expected a list of {dice} dice faces, got {got}").format(
+            where=where, dice=dice, got=repr(throw)))
     if len(throw) != dice:
-        raise RulesError(f"{where}: expected {dice} dice, got {len(throw)}")
+        raise RulesError(_("{where}: expected {dice} dice, got {got}").format(
+            where=where, dice=dice, got=len(throw)))
     for j, face in enumerate(throw):
         if not isinstance(face, int) or isinstance(face, bool):
-            raise RulesError(f"{where}[{j}]: face {face!r} is not an integer 1–6")
+            raise RulesError(_("{where}: face {face} is not an integer 1–6").format(
+                where=f"{where}[{j}]", face=repr(face)))
         if not 1 <= face <= 6:
-            raise RulesError(f"{where}[{j}]: face {face} outside 1–6")
+            raise RulesError(_("{where}: face {face} outside 1–6").format(
+                where=f"{where}[{j}]", face=face))
     return list(throw)
 
 
@@ -67,13 +73,17 @@ def throw_plan(variant: Variant, dealer: int, throws) -> list[ThrowRequest]:
     """Every throw of a complete deal, checked against `throws` (missing/extra/faces)."""
     check_dealer(dealer)
     if not isinstance(throws, list | tuple):
-        raise RulesError(f"throws: expected a list of throws, got {type(throws).__name__}")
+        raise RulesError(_("throws: expected a list of throws, got {got}").format(
+            got=type(throws).__name__))
     plan = _plan(variant, dealer, throws)
     if len(throws) != len(plan):
-        names = ", ".join(f"{r.purpose} ({r.dice} dice)" for r in plan)
-        word = "missing" if len(throws) < len(plan) else "extra"
-        raise RulesError(f"throws: {len(throws)} given, {variant.name} needs {len(plan)} "
-                         f"({names}): {word} throw")
+        names = _(", ").join(_("{purpose} ({dice} dice)").format(purpose=r.purpose, dice=r.dice)
+                             for r in plan)
+        message = (_("throws: {given} given, {variant} needs {needed} ({names}): missing throw")
+                   if len(throws) < len(plan) else
+                   _("throws: {given} given, {variant} needs {needed} ({names}): extra throw"))
+        raise RulesError(message.format(given=len(throws), variant=variant.name,
+                                        needed=len(plan), names=names))
     for i, request in enumerate(plan):
         check_throw(i, throws[i], request.dice)
     return plan
@@ -91,11 +101,12 @@ def next_throw(variant: Variant, dealer_position: int,
         variant = load_variant(variant)
     check_dealer(dealer_position)
     if not isinstance(throws, list | tuple):
-        raise RulesError(f"throws: expected a list of throws, got {type(throws).__name__}")
+        raise RulesError(_("throws: expected a list of throws, got {got}").format(
+            got=type(throws).__name__))
     plan = _plan(variant, dealer_position, throws)
     if len(throws) > len(plan):
-        raise RulesError(f"throws: {len(throws)} given, {variant.name} needs {len(plan)}: "
-                         "extra throw")
+        raise RulesError(_("throws: {given} given, {variant} needs {needed}: extra throw").format(
+            given=len(throws), variant=variant.name, needed=len(plan)))
     for i, throw in enumerate(throws):
         check_throw(i, throw, plan[i].dice)
     return plan[len(throws)] if len(throws) < len(plan) else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .deal import deal_with_nonce
 from .errors import RulesError
+from .i18n import _
 from .variants import load_variant
 
 REQUIRED = ("variant", "dealer_position", "walls", "throws")
@@ -13,14 +14,15 @@ OPTIONAL = ("overrides", "table", "prevalent_wind", "dice_source", "nonce")
 def deal_request_with_nonce(obj: dict) -> tuple[dict, str]:
     """Like `deal_request`, returning (record, nonce)."""
     if not isinstance(obj, dict):
-        raise RulesError(f"input: expected a JSON object, got {type(obj).__name__}")
+        raise RulesError(_("input: expected a JSON object, got {got}").format(
+            got=type(obj).__name__))
     for key in REQUIRED:
         if key not in obj:
-            raise RulesError(f"input: missing key {key!r}")
+            raise RulesError(_("input: missing key {key}").format(key=repr(key)))
     for key in obj:
         if key not in REQUIRED + OPTIONAL:
-            raise RulesError(f"input: unknown key {key!r} (known: "
-                             f"{', '.join(REQUIRED + OPTIONAL)})")
+            raise RulesError(_("input: unknown key {key} (known: {known})").format(
+                key=repr(key), known=", ".join(REQUIRED + OPTIONAL)))
     variant = load_variant(obj["variant"], obj.get("overrides"))
     return deal_with_nonce(obj["walls"], obj["throws"], variant, obj["dealer_position"],
                            table=obj.get("table"),

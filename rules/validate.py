@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .errors import RulesError
+from .i18n import _
 from .layout import flatten, is_whole_set
 from .tiles import ALL_CODES, set_composition
 from .variants import Variant
@@ -36,18 +37,20 @@ def checked_layout(walls, variant: Variant) -> tuple[list, int]:
 def _validate(walls, variant: Variant) -> int:
     stacks = variant.stacks_per_wall
     if not isinstance(walls, list | tuple):
-        raise RulesError(f"walls: expected 4 walls, got {type(walls).__name__}")
+        raise RulesError(_("walls: expected 4 walls, got {got}").format(got=type(walls).__name__))
     if len(walls) != 4:
-        raise RulesError(f"walls: expected 4 walls, got {len(walls)}")
+        raise RulesError(_("walls: expected 4 walls, got {got}").format(got=len(walls)))
     for p, wall in enumerate(walls):
         if not isinstance(wall, list | tuple) or len(wall) != stacks:
             got = len(wall) if isinstance(wall, list | tuple) else type(wall).__name__
-            raise RulesError(f"walls[{p}]: expected {stacks} stacks ({variant.name}, "
-                             f"{variant.tiles} tiles), got {got}")
+            raise RulesError(_("{where}: expected {stacks} stacks ({variant}, {tiles} tiles), "
+                               "got {got}").format(where=f"walls[{p}]", stacks=stacks,
+                                                   variant=variant.name,
+                                                   tiles=variant.tiles, got=got))
         for k, stack in enumerate(wall):
             if not isinstance(stack, list | tuple) or len(stack) != 2:
-                raise RulesError(f"walls[{p}][{k}]: expected a stack [top, bottom], "
-                                 f"got {stack!r}")
+                raise RulesError(_("{where}: expected a stack [top, bottom], got {got}").format(
+                    where=f"walls[{p}][{k}]", got=repr(stack)))
     limit = set_composition(variant.tiles)
     # Fast path: count everything at once; walk slot by slot only to say where it fails.
     counts = Counter(code for wall in walls for stack in wall for code in stack)
@@ -67,10 +70,13 @@ def _locate(walls, variant: Variant, limit: dict[str, int]) -> None:
                     continue
                 where = f"walls[{p}][{k}][{level}]"
                 if not isinstance(code, str) or code not in _KNOWN:
-                    raise RulesError(f"{where}: unknown tile code {code!r}")
+                    raise RulesError(_("{where}: unknown tile code {code}").format(
+                        where=where, code=repr(code)))
                 if code not in limit:
-                    raise RulesError(f"{where}: {code} is not in the {variant.tiles}-tile set")
+                    raise RulesError(_("{where}: {code} is not in the {tiles}-tile set").format(
+                        where=where, code=code, tiles=variant.tiles))
                 seen[code] = seen.get(code, 0) + 1
                 if seen[code] > limit[code]:
-                    raise RulesError(f"{where}: {code} appears {seen[code]} times, the "
-                                     f"set holds {limit[code]}")
+                    raise RulesError(_("{where}: {code} appears {count} times, the set holds "
+                                       "{limit}").format(where=where, code=code,
+                                                         count=seen[code], limit=limit[code]))

@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from .errors import RulesError
+from .i18n import _
 from .tiles import ALL_CODES, FLOWERS, HONOURS, SET_SIZES, set_composition
 
 DEAL_PATTERNS = ("13+jump", "16+1")
@@ -114,12 +115,14 @@ def load_variant(name: str, overrides: dict | None = None) -> Variant:
     a value out of range, or parameters that contradict each other.
     """
     if not isinstance(name, str) or name not in VARIANTS:
-        raise RulesError(f"variant: unknown {name!r} (known: {', '.join(VARIANTS)})")
+        raise RulesError(_("variant: unknown {name} (known: {known})").format(
+            name=repr(name), known=", ".join(VARIANTS)))
     base = VARIANTS[name]
     if not overrides:
         return base
     if not isinstance(overrides, dict):
-        raise RulesError(f"overrides: expected a table of parameters, got {_type(overrides)}")
+        raise RulesError(_("overrides: expected a table of parameters, got {got}").format(
+            got=_type(overrides)))
     changes: dict = {}
     for key, value in overrides.items():
         changes[key] = _check_parameter(key, value)
@@ -139,44 +142,52 @@ def _type(value) -> str:
 def _check_parameter(key, value):
     where = f"overrides.{key}"
     if key not in PARAMETERS:
-        raise RulesError(f"{where}: unknown parameter (known: {', '.join(PARAMETERS)})")
+        raise RulesError(_("{where}: unknown parameter (known: {known})").format(
+            where=where, known=", ".join(PARAMETERS)))
     if key == "flowers":
         if not isinstance(value, list | tuple) or not all(isinstance(c, str) for c in value):
-            raise RulesError(f"{where}: expected a list of tile codes, got {_type(value)}")
+            raise RulesError(_("{where}: expected a list of tile codes, got {got}").format(
+                where=where, got=_type(value)))
         for code in value:
             if code not in ALL_CODES:
-                raise RulesError(f"{where}: unknown tile code {code!r}")
+                raise RulesError(_("{where}: unknown tile code {code}").format(
+                    where=where, code=repr(code)))
         if len(set(value)) != len(value):
-            raise RulesError(f"{where}: a code is listed twice")
+            raise RulesError(_("{where}: a code is listed twice").format(where=where))
         return tuple(value)
     if key in _CHOICES:
         allowed = _CHOICES[key]
         if type(value) is not type(allowed[0]) or value not in allowed:
             shown = ", ".join(str(a) for a in allowed)
-            raise RulesError(f"{where}: {value!r} not allowed (allowed: {shown})")
+            raise RulesError(_("{where}: {value} not allowed (allowed: {allowed})").format(
+                where=where, value=repr(value), allowed=shown))
         return value
     low, high = _RANGES[key]
     if not isinstance(value, int) or isinstance(value, bool):
-        raise RulesError(f"{where}: expected an integer {low}–{high}, got {_type(value)}")
+        raise RulesError(_("{where}: expected an integer {low}–{high}, got {got}").format(
+            where=where, low=low, high=high, got=_type(value)))
     if not low <= value <= high:
-        raise RulesError(f"{where}: {value} out of range (allowed {low}–{high})")
+        raise RulesError(_("{where}: {value} out of range (allowed {low}–{high})").format(
+            where=where, value=value, low=low, high=high))
     return value
 
 
 def check_consistency(variant: Variant) -> None:
     """Parameters that are each valid but do not fit together raise RulesError."""
     if variant.stacks_per_wall * 8 != variant.tiles:
-        raise RulesError(f"overrides.stacks_per_wall: {variant.stacks_per_wall} stacks per wall "
-                         f"do not hold {variant.tiles} tiles (use {variant.tiles // 8})")
+        raise RulesError(_("overrides.stacks_per_wall: {stacks} stacks per wall do not hold "
+                           "{tiles} tiles (use {use})").format(
+            stacks=variant.stacks_per_wall, tiles=variant.tiles, use=variant.tiles // 8))
     in_set = set_composition(variant.tiles)
     for code in variant.flowers:
         if code not in in_set:
-            raise RulesError(f"overrides.flowers: {code} is not in the {variant.tiles}-tile set")
+            raise RulesError(_("{where}: {code} is not in the {tiles}-tile set").format(
+                where="overrides.flowers", code=code, tiles=variant.tiles))
     if variant.tiles == 144 and not set(FLOWERS) <= set(variant.flowers):
-        raise RulesError("overrides.flowers: a 144-tile set needs H1–H8 among the flowers")
+        raise RulesError(_("overrides.flowers: a 144-tile set needs H1–H8 among the flowers"))
     if variant.flowers and variant.replacement == "none":
-        raise RulesError("overrides.replacement: 'none' but the variant has flowers "
-                         "(allowed: depth_first, round_robin)")
+        raise RulesError(_("overrides.replacement: 'none' but the variant has flowers "
+                           "(allowed: depth_first, round_robin)"))
     if not variant.flowers and variant.replacement != "none":
-        raise RulesError(f"overrides.replacement: {variant.replacement!r} but the variant has "
-                         "no flowers (allowed: none)")
+        raise RulesError(_("overrides.replacement: {got} but the variant has no flowers "
+                           "(allowed: none)").format(got=repr(variant.replacement)))

@@ -18,6 +18,7 @@ from typing import Any
 
 from firmware.config import Config, load_config
 from firmware.configfile import ConfigError
+from firmware.i18n import _
 from rules.audit import ALPHA, audit
 from rules.cli import audit_main, report_text
 
@@ -39,23 +40,27 @@ def _parser() -> argparse.ArgumentParser:
         prog="mjtable audit",
         usage="%(prog)s FILE [--json] [--alpha P]\n       %(prog)s --simulate N [--seed S] "
               "[--config FILE] [--shuffle nominal|under_mixed] [--json] [--alpha P]",
-        description="Fairness audit over dealt-walls records: a JSON Lines handoff log, "
-                    "or a fresh batch of hands on the simulated table.",
-        epilog=f"Exit status: 0 no evidence of bias (or not enough data), "
-               f"{EXIT_SUSPICIOUS} suspicious, {EXIT_INCOMPLETE} the simulated table "
-               f"stopped early, {EXIT_BAD_INPUT} bad input.")
+        description=_("Fairness audit over dealt-walls records: a JSON Lines handoff log, "
+                      "or a fresh batch of hands on the simulated table."),
+        epilog=_("Exit status: 0 no evidence of bias (or not enough data), "
+                 "{suspicious} suspicious, {incomplete} the simulated table "
+                 "stopped early, {bad} bad input.").format(
+            suspicious=EXIT_SUSPICIOUS, incomplete=EXIT_INCOMPLETE, bad=EXIT_BAD_INPUT))
     parser.add_argument("file", nargs="?",
-                        help="JSON Lines file of handoff records, or - for stdin")
+                        help=_("JSON Lines file of handoff records, or - for stdin"))
     parser.add_argument("--simulate", type=_positive_int, metavar="N",
-                        help="instead of a file, simulate N hands and audit them")
-    parser.add_argument("--seed", type=int, help="simulator seed (default: from config)")
+                        help=_("instead of a file, simulate N hands and audit them"))
+    parser.add_argument("--seed", type=int, help=_("simulator seed (default: from config)"))
     parser.add_argument("--config", metavar="FILE",
-                        help="table config for --simulate (default: the reference table.toml)")
+                        help=_("table config for --simulate (default: the reference "
+                               "table.toml)"))
     parser.add_argument("--shuffle", choices=("nominal", "under_mixed"),
-                        help="simulated disc (default: from config); under_mixed barely mixes")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+                        help=_("simulated disc (default: from config); under_mixed barely "
+                               "mixes"))
+    parser.add_argument("--json", action="store_true", help=_("print the report as JSON"))
     parser.add_argument("--alpha", type=float, default=None,
-                        help=f"p-value below which a test is flagged (default {ALPHA})")
+                        help=_("p-value below which a test is flagged (default {alpha})").format(
+                            alpha=ALPHA))
     return parser
 
 
@@ -103,7 +108,8 @@ def _progress() -> Callable[[int, int], None] | None:
         return None
 
     def show(done: int, total: int) -> None:
-        print(f"\rhand {done}/{total}", end="" if done < total else "\n",
+        line = _("hand {done}/{total}").format(done=done, total=total)
+        print("\r" + line, end="" if done < total else "\n",
               file=sys.stderr, flush=True)
     return show
 
@@ -114,20 +120,22 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.simulate is None:
         if args.seed is not None or args.config or args.shuffle:
-            parser.error("--seed, --config and --shuffle go with --simulate")
+            parser.error(_("--seed, --config and --shuffle go with --simulate"))
         if args.file is None:
-            parser.error("give a FILE of handoff records (- for stdin), or --simulate N "
-                         "to audit a fresh batch of simulated hands")
+            parser.error(_("give a FILE of handoff records (- for stdin), or --simulate N "
+                           "to audit a fresh batch of simulated hands"))
         return audit_main(argv)   # the rules engine's own command
     if args.file is not None:
-        parser.error("give a FILE or --simulate N, not both")
+        parser.error(_("give a FILE or --simulate N, not both"))
     if args.alpha is not None and not 0 < args.alpha < 1:
-        print(f"{parser.prog}: alpha: {args.alpha} outside (0, 1)", file=sys.stderr)
+        print(f"{parser.prog}: " + _("alpha: {alpha} outside (0, 1)").format(alpha=args.alpha),
+              file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        print(f"{parser.prog}: config error: {exc}", file=sys.stderr)
+        print(f"{parser.prog}: " + _("config error: {error}").format(error=exc),
+              file=sys.stderr)
         return EXIT_BAD_INPUT
     report = audit_simulated(config, args.simulate, args.seed, args.shuffle,
                              ALPHA if args.alpha is None else args.alpha, _progress())
@@ -135,13 +143,16 @@ def main(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(report))
     else:
-        print(f"simulated {sim['hands_dealt']}/{sim['hands_requested']} hands, "
-              f"{sim['variant']}, {sim['shuffle']} shuffle, seed {sim['seed']} "
-              f"({sim['simulate_s']:.1f} s; audit {sim['audit_s']:.1f} s)")
+        print(_("simulated {dealt}/{requested} hands, {variant}, {shuffle} shuffle, seed "
+                "{seed} ({simulate:.1f} s; audit {audit:.1f} s)").format(
+            dealt=sim["hands_dealt"], requested=sim["hands_requested"],
+            variant=sim["variant"], shuffle=sim["shuffle"], seed=sim["seed"],
+            simulate=sim["simulate_s"], audit=sim["audit_s"]))
         print(report_text(report))
     if not sim["completed"]:
-        print(f"{parser.prog}: the simulated table stopped after {sim['hands_dealt']} "
-              f"hands ({sim['faults']} fault(s)); the audit covers those", file=sys.stderr)
+        print(f"{parser.prog}: " + _("the simulated table stopped after {dealt} hands "
+                                     "({faults} fault(s)); the audit covers those").format(
+            dealt=sim["hands_dealt"], faults=sim["faults"]), file=sys.stderr)
         return EXIT_INCOMPLETE
     return EXIT_SUSPICIOUS if suspicious(report) else 0
 
