@@ -23,14 +23,16 @@ EXIT_INTERRUPTED = 130      # the shell's code for "stopped by Ctrl-C"
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+        raise argparse.ArgumentTypeError(_("must be at least 1, got {value}").format(
+            value=value))
     return value
 
 
 def _speed(text: str) -> float:
     value = float(text)
     if not 0 < value <= 100000:
-        raise argparse.ArgumentTypeError(f"must be above 0 and at most 100000, got {value}")
+        raise argparse.ArgumentTypeError(
+            _("must be above 0 and at most 100000, got {value}").format(value=value))
     return value
 
 

@@ -70,8 +70,8 @@ def audit(records: list[dict], alpha: float = ALPHA) -> dict:
     return {
         "records": len(records),
         "records_with_null_tiles": skipped,
-        "note": (f"{skipped} record(s) with unknown tiles left out of the tile tests"
-                 if skipped else None),
+        "note": (_("{skipped} record(s) with unknown tiles left out of the tile "
+                   "tests").format(skipped=skipped) if skipped else None),
         "alpha": alpha,
         "tests": tests,
         "verdict": verdict,
@@ -136,14 +136,14 @@ def _contingency(complete: list[dict], column, row) -> tuple[Counter, dict]:
 
 def _independence(complete, column, row, label: str) -> dict:
     if not complete:
-        return _skipped("no record without unknown tiles")
+        return _skipped(_("no record without unknown tiles"))
     observed, expected = _contingency(complete, column, row)
     rows = {k[0] for k in expected}
     cols = {k[1] for k in expected}
     low = min(expected.values())
     if low < MIN_EXPECTED:
-        return _skipped(f"too few records for {label} (smallest expected count {low:.2f} "
-                        f"< {MIN_EXPECTED:g})")
+        return _skipped(_("too few records for {label} (smallest expected count {low:.2f} "
+                          "< {min:g})").format(label=label, low=low, min=MIN_EXPECTED))
     dof = (len(rows) - 1) * (len(cols) - 1)
     return _result(_pearson(observed, expected), dof, records=len(complete))
 
@@ -160,7 +160,7 @@ def _tile_code_position(complete: list[dict]) -> dict:
 def _seat_kind(complete: list[dict]) -> dict:
     """Kinds dealt to each seat before replacement, plus the rest of the wall."""
     if not complete:
-        return _skipped("no record without unknown tiles")
+        return _skipped(_("no record without unknown tiles"))
     observed: Counter = Counter()
     expected: dict = {}
     for r in complete:
@@ -185,7 +185,8 @@ def _seat_kind(complete: list[dict]) -> dict:
             expected[(rw, k)] = expected.get((rw, k), 0.0) + rn * kn / total
     low = min(expected.values())
     if low < MIN_EXPECTED:
-        return _skipped(f"too few records for seat x kind (smallest expected count {low:.2f})")
+        return _skipped(_("too few records for seat x kind (smallest expected count "
+                          "{low:.2f})").format(low=low))
     kinds = sorted({k for _, k in expected}, key=KINDS.index)
     counts = {seat: {k: observed.get((seat, k), 0) for k in kinds} for seat in SEATS}
     dof = (len(SEATS) + 1 - 1) * (len(kinds) - 1)
@@ -222,7 +223,8 @@ def _carry_over(checked: list[dict]) -> dict:
         expected_total += expect
     n = len(excess)
     if n < MIN_PAIRS:
-        return _skipped(f"{n} pairs of complete records of the same set, need {MIN_PAIRS}")
+        return _skipped(_("{n} pairs of complete records of the same set, need "
+                          "{need}").format(n=n, need=MIN_PAIRS))
     mean = sum(excess) / n
     var = sum((x - mean) ** 2 for x in excess) / (n - 1)
     if var == 0:
@@ -284,7 +286,8 @@ def _dice_faces(checked: list[dict]) -> dict:
     faces = Counter(f for throw in _throws(checked) for f in throw)
     total = sum(faces.values())
     if total < 6 * MIN_EXPECTED:
-        return _skipped(f"{total} dice faces, need {6 * MIN_EXPECTED:g}")
+        return _skipped(_("{total} dice faces, need {need:g}").format(
+            total=total, need=6 * MIN_EXPECTED))
     expected = {f: total / 6 for f in range(1, 7)}
     return _result(_pearson(faces, expected), 5, faces=total,
                    counts={str(f): faces.get(f, 0) for f in range(1, 7)})
@@ -329,7 +332,8 @@ def _dice_sums(checked: list[dict]) -> dict:
         dist = _sum_distribution(dice)
         groups = _pool(list(dist.items()), total)
         if len(groups) < 2 or min(sum(dist[s] for s in g) for g in groups) * total < MIN_EXPECTED:
-            out[name] = _skipped(f"{total} throws of {dice} dice are too few")
+            out[name] = _skipped(_("{total} throws of {dice} dice are too few").format(
+                total=total, dice=dice))
             continue
         observed = {i: sum(sums.get(s, 0) for s in g) for i, g in enumerate(groups)}
         expected = {i: total * sum(dist[s] for s in g) for i, g in enumerate(groups)}

@@ -31,7 +31,8 @@ BATCH_PLAY_TIME_S = 1.0   # the shortest hand config allows: the audit needs wal
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+        raise argparse.ArgumentTypeError(_("must be at least 1, got {value}").format(
+            value=value))
     return value
 
 

@@ -108,3 +108,19 @@ def test_audit_report_text_in_chinese() -> None:
     assert text.splitlines()[-1] == "结论：可疑：wall_tiles"
     with i18n.language("en"):
         assert report_text(report).splitlines()[-1] == "verdict: suspicious: wall_tiles"
+
+
+def test_audit_skipped_reasons_in_chinese_with_the_same_keys() -> None:
+    from rules.audit import audit
+
+    with i18n.language("en"):
+        english = audit([])
+    with i18n.language("zh_CN"):
+        chinese = audit([])
+    assert english.keys() == chinese.keys()
+    assert english["tests"].keys() == chinese["tests"].keys()
+    # The verdict is a value scripts match on: it stays English in the JSON.
+    assert english["verdict"] == chinese["verdict"] == "not enough data"
+    reasons = [t["skipped"] for t in chinese["tests"].values()]
+    assert "没有一条记录不含未知牌" in reasons
+    assert all(r != e["skipped"] for r, e in zip(reasons, english["tests"].values(), strict=True))
