@@ -80,3 +80,14 @@ def test_broken_requests_get_a_clear_refusal(daemon: Daemon) -> None:
                                  "auth": {"name": "li", "token": TOKEN}}).encode() + b"\n")
         (ok,) = replies(sock, 1)
     assert ok["ok"]
+
+
+def test_printable_escapes_every_invisible_format_and_line_character() -> None:
+    """Attack: a name with the Arabic letter mark (U+061C, a bidi control missing from
+    the list), a zero-width space, a byte-order mark or a line/paragraph separator
+    (U+2028/2029: a new line to Python's splitlines and some viewers) passed raw."""
+    for char in ("\u061c", "\u200b", "\u2060", "\ufeff", "\u00ad", "\u2028", "\u2029",
+                 "\U000e0041"):
+        shown = printable(f"li{char}x")
+        assert char not in shown and shown.startswith("li\\"), (hex(ord(char)), shown)
+    assert printable("李 Wang-Lì ☃") == "李 Wang-Lì ☃"
