@@ -114,3 +114,26 @@ def test_a_rewritten_record_is_named(history: Any, tmp_path: Path,
     write(bad, [records[0], records[2], records[1], *records[3:]])
     assert main(["verify-deals", str(bad)]) == 1
     assert "line 2" in capsys.readouterr().err
+
+
+def test_a_rewritten_record_with_its_reveal_removed_is_named(
+        history: Any, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Attack: change a record's walls but keep its commitment (the chain holds), and
+    drop the next record's `revealed` (bound in no commitment) or point it at another
+    hand: the reveal was skipped and the history verified, exit 0."""
+    path, _ = history
+    records = lines(path)
+    walls = copy.deepcopy(records[1]["walls"])
+    walls[0][0], walls[1][0] = walls[1][0], walls[0][0]
+    bad = tmp_path / "unrevealed.jsonl"
+    for strip in (None, {**records[2]["revealed"], "cycle": -1}, "absent"):
+        forged = copy.deepcopy(records)
+        forged[1]["walls"] = walls
+        if strip == "absent":
+            del forged[2]["revealed"]
+        else:
+            forged[2]["revealed"] = strip
+        write(bad, forged)
+        assert main(["verify-deals", str(bad)]) == 1, strip
+        err = capsys.readouterr().err
+        assert "line 2" in err and "cannot be checked" in err, err
