@@ -14,7 +14,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
-from firmware.i18n import _
+from firmware.i18n import N_, _
 
 
 class ConfigError(Exception):
@@ -37,14 +37,20 @@ def option(default: Any = dataclasses.MISSING, *, minval: float | None = None,
     return dataclasses.field(default=default, metadata=meta)
 
 
+# TOML types as the error names them, in the technician's language.
+TYPE_NAMES = {bool: N_("true/false"), int: N_("integer"), float: N_("number"),
+              str: N_("string"), dict: N_("TOML table"), type(None): N_("nothing")}
+
+
 def _type_name(tp: Any) -> str:
     if typing.get_origin(tp) in (list, tuple):
-        (inner, *_) = typing.get_args(tp)
-        return f"list of {_type_name(inner)}"
+        (inner, *_rest) = typing.get_args(tp)
+        return _("list of {type}").format(type=_type_name(inner))
     if isinstance(tp, types.UnionType):
-        return " or ".join(_type_name(a) for a in typing.get_args(tp))
-    return {bool: "true/false", int: "integer", float: "number", str: "string",
-            dict: "table", type(None): "nothing"}.get(tp, getattr(tp, "__name__", str(tp)))
+        return _(" or ").join(_type_name(a) for a in typing.get_args(tp))
+    if tp in TYPE_NAMES:
+        return _(TYPE_NAMES[tp])
+    return getattr(tp, "__name__", str(tp))
 
 
 def _check_type(value: Any, tp: Any) -> Any | None:

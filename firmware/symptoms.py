@@ -2,7 +2,10 @@
 
 A phrase matches a symptom when every one of its word groups is found in the text
 (any one word of a group). The symptom whose matched words are longest wins; a tie
-is ambiguous and the candidates are named, so the technician can say more.
+is ambiguous and the candidates are named, so the technician can say more. When no
+phrase matches whole, only the part named (a phrase's first group) may stand alone:
+"卡" or "不转" alone says nothing about the dice, and words saying the opposite
+("升不起来" against "中心不降") rule a symptom out.
 Words are the trade's own (GLOSSARY: 中心升降, 大盘, 升牌板, 骰子 …) and what
 owners write ("一付牌始终在桌上", "一筒总是反不过").
 """
@@ -13,14 +16,15 @@ import re
 from collections.abc import Mapping
 
 from firmware.i18n import _
+from firmware.printable import printable
 
 Group = tuple[str, ...]
 
-SET = ("一套", "一副", "一付", "一幅", "one set", "a set", "set of tiles", "tiles")
+SET = ("一套", "一副", "一付", "一幅", "one set", "a set", "set of tiles")
 ON_TABLE = ("桌面", "桌上", "台面", "on the table", "stays on", "always on", "left on")
 FACE = ("翻不过", "反不过", "翻不了", "正面朝上", "面朝上", "反牌", "翻牌", "牌面朝上",
         "face up", "faces up", "shows its face", "face showing", "shows a face",
-        "upside down", "not flipped", "does not flip", "doesn't flip")
+        "牌反了", "upside down", "not flipped", "does not flip", "doesn't flip")
 WALLS = ("牌墙", "牌城", "升牌", "牌升", "承牌板", "升牌板", "上牌", "walls", "wall",
          "plate", "plates")
 NOT_RISING = ("升不上", "不升", "没上来", "上不来", "不上来", "没升", "not rise",
@@ -29,17 +33,17 @@ NOT_RISING = ("升不上", "不升", "没上来", "上不来", "不上来", "没
 LID = ("中心", "升降", "中间", "盖", "舱门", "仓门", "升降台", "lid", "centre", "center",
        "hole")
 NOT_LOWERING = ("不降", "降不", "关不上", "不下来", "下不来", "关不了", "not lower",
-                "not lowering", "doesn't lower", "does not lower", "won't lower",
+                "not lowering", "doesn't lower", "stuck up", "does not lower", "won't lower",
                 "not go down", "not come down", "stays up", "stay up", "not close",
                 "won't close", "doesn't close", "does not close")
-BUILD = ("洗牌", "理牌", "作牌", "码牌", "洗", "build", "building", "shuffle",
+BUILD = ("洗牌", "理牌", "作牌", "码牌", "洗", "大盘", "洗牌盘", "build", "building", "shuffle",
          "shuffling")
 NEVER_DONE = ("不完", "没好", "洗不好", "不好", "不停", "半天", "太慢", "很慢", "慢",
               "卡住", "停了", "never finish", "not finish", "doesn't finish",
               "does not finish", "never ends", "never done", "takes forever", "slow",
               "stops", "stuck", "hangs")
 COUNT = ("少牌", "多牌", "缺牌", "牌数", "少一", "多一", "少了", "多了", "少张", "多张",
-         "不齐", "too many", "too few", "missing", "extra", "wrong count",
+         "不齐", "多出", "洗不上来", "too many", "too few", "missing", "extra", "wrong count",
          "wrong number", "short")
 DICE = ("骰子", "色子", "筛子", "塞子", "骰", "dice", "die")
 NOT_SPINNING = ("不转", "不动", "卡住", "卡", "没反应", "不跳", "not spin", "not spinning",
@@ -54,6 +58,12 @@ PHRASES: dict[str, tuple[tuple[Group, ...], ...]] = {
     "build_never_finishes": ((BUILD, NEVER_DONE),),
     "wrong_tile_count": ((COUNT,),),
     "dice_not_spinning": ((DICE, NOT_SPINNING),),
+}
+
+# Words that say the other way round: "中间升不起来" is not "the lid does not lower".
+OPPOSITE: dict[str, Group] = {
+    "lid_not_lowering": ("升不", "不升", "没升", "起不来", "not rise", "not rising",
+                         "not go up", "not come up", "stays down", "stay down"),
 }
 
 
@@ -94,15 +104,21 @@ def _found(group: Group, text: str) -> float:
     return best
 
 
-def score(text: str, symptom: str) -> tuple[float, float]:
-    """(full, partial): how well the text says `symptom`."""
-    full = partial = 0.0
+def score(text: str, symptom: str) -> tuple[float, float, float]:
+    """(full, named, hint): how well the text says `symptom`; `named` counts the part
+    named without the rest, `hint` only the rest ("stuck" without saying what)."""
+    full = named = hint = 0.0
+    if _found(OPPOSITE.get(symptom, ()), text):
+        return full, named, hint
     for phrase in PHRASES.get(symptom, ()):
         hits = [_found(group, text) for group in phrase]
         if all(hits):
             full = max(full, sum(hits))
-        partial = max(partial, sum(hits))
-    return full, partial
+        elif hits[0]:
+            named = max(named, hits[0])
+        else:
+            hint = max(hint, sum(hits))
+    return full, named, hint
 
 
 def match(said: str, known: Mapping[str, str]) -> str:
@@ -118,19 +134,20 @@ def match(said: str, known: Mapping[str, str]) -> str:
         if len(best) == 1:
             return best[0]
         raise AmbiguousSymptom(_ambiguous(said, best, known), best)
-    partial = sorted(((v[1], s) for s, v in scores.items() if v[1]), reverse=True)
-    if len(partial) == 1:
-        return partial[0][1]
-    if partial:
-        names = [s for _v, s in partial]
+    named = sorted(((v[1], s) for s, v in scores.items() if v[1]), reverse=True)
+    if len(named) == 1:
+        return named[0][1]
+    # Several parts named, or only a verb ("stuck", "卡"): never a verdict, a choice.
+    names = [s for _v, s in named] or [s for s, v in scores.items() if v[2]]
+    if len(names) > 1:
         raise AmbiguousSymptom(_ambiguous(said, names, known), names)
-    raise UnknownSymptom(_("no symptom matches {said!r}; say what you see, or name one:")
-                         .format(said=said) + _listing(list(known), known))
+    raise UnknownSymptom(_("no symptom matches “{said}”; say what you see, or name one:")
+                         .format(said=printable(said)) + _listing(list(known), known))
 
 
 def _ambiguous(said: str, names: list[str], known: Mapping[str, str]) -> str:
-    return (_("{said!r} could mean more than one symptom; say more, or name one:")
-            .format(said=said) + _listing(names, known))
+    return (_("“{said}” could mean more than one symptom; say more, or name one:")
+            .format(said=printable(said)) + _listing(names, known))
 
 
 def _listing(names: list[str], known: Mapping[str, str]) -> str:

@@ -128,7 +128,7 @@ def test_every_symptom_answers_and_unknown_is_refused() -> None:
     for symptom in SYMPTOMS:
         result = diagnose(harness.ctl, symptom)
         assert result is not None and {"verdict", "evidence", "normal"} <= set(result)
-    with pytest.raises(UnknownSymptom, match="no symptom matches 'table_on_fire'") as refused:
+    with pytest.raises(UnknownSymptom, match="no symptom matches “table_on_fire”") as refused:
         diagnose(harness.ctl, "table_on_fire")
     # The refusal lists every symptom, so the technician can pick one.
     assert all(symptom in str(refused.value) for symptom in SYMPTOMS)

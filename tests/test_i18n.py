@@ -124,3 +124,18 @@ def test_fault_card_lists_every_code_and_fits_80_columns(lang: str) -> None:
     assert widest <= 80, f"a line of the card is {widest} cells wide"
     if lang == "zh_CN":
         assert "中心不降" in text and "E11" in text and 'lang="zh-CN"' in page
+
+
+def test_config_errors_name_the_type_in_the_technicians_language(tmp_path: Path) -> None:
+    from firmware.config import load_config
+    from firmware.configfile import ConfigError
+
+    path = tmp_path / "bad.toml"
+    path.write_text('[table]\ntiles = "144"\nstacks_per_wall = 18\n')
+    with language("zh_CN"), pytest.raises(ConfigError) as err:
+        load_config(path)
+    # "应为 integer": the type was English inside the Chinese sentence.
+    assert "应为 整数" in str(err.value) and "integer" not in str(err.value)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert "expected integer" in str(err.value)

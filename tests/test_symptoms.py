@@ -46,6 +46,39 @@ def test_ambiguous_words_name_the_candidates() -> None:
         raised.value)
 
 
+@pytest.mark.parametrize(("said", "not_this"), [
+    ("卡牌", "dice_not_spinning"),              # a head jam, not the dice
+    ("机头卡牌", "dice_not_spinning"),
+    ("输送带不动", "dice_not_spinning"),
+    ("按什么都没反应", "dice_not_spinning"),     # the panel's link, not the dice
+    ("中间升不起来", "lid_not_lowering"),       # the opposite of "does not lower"
+    ("中心不升", "lid_not_lowering"),
+    ("tiles stuck", "set_stays_on_table"),
+])
+def test_a_verb_alone_or_the_opposite_never_gives_a_wrong_verdict(said: str,
+                                                                  not_this: str) -> None:
+    # "不转", "卡" or "没反应" without the dice is no answer about the dice: the
+    # technician gets the list (or the candidates), never "骰子不转：正常".
+    try:
+        found = match(said, SYMPTOMS)
+    except UnknownSymptom:
+        return
+    assert found != not_this
+
+
+@pytest.mark.parametrize(("said", "symptom"), [
+    ("升牌板卡住", "walls_not_rising"),
+    ("大盘卡住", "build_never_finishes"),
+    ("后几颗牌洗不上来", "wrong_tile_count"),
+    ("多出来几张", "wrong_tile_count"),
+    ("一张牌反了", "tile_face_up"),
+    ("lid stuck up", "lid_not_lowering"),
+    ("中心升降卡死", "lid_not_lowering"),
+])
+def test_more_of_what_technicians_say(said: str, symptom: str) -> None:
+    assert match(said, SYMPTOMS) == symptom
+
+
 def test_words_that_say_nothing_known_are_refused_with_the_list() -> None:
     with pytest.raises(UnknownSymptom) as raised:
         match("the diet is bad", SYMPTOMS)    # "die" inside a word is not the dice
@@ -93,3 +126,15 @@ def test_a_check_that_ends_later_answers_in_the_language_it_was_asked_in() -> No
     result = results[0]
     assert result["verdict"] == "中心升降能开能关，上下限位信号都正常"
     assert result["checks"][0]["note"] == "中心升降上下都走到位"
+
+
+def test_per_side_evidence_reads_one_side_a_line_in_chinese() -> None:
+    from firmware.console.render import evidence_lines
+
+    plates = {"plates": {"0": {"state": "home", "home": True, "learned_s": 2.517},
+                         "1": {"state": "home", "home": False, "learned_s": 2.5}}}
+    # It was one run of "0: state: home, home: yes, learned_s: 2.517, 1: state: …".
+    with language("zh_CN"):
+        lines = evidence_lines(plates)
+    assert len(lines) == 3 and "state" not in "".join(lines)
+    assert "learned_s" not in "".join(lines) and "0 号口" in lines[1]

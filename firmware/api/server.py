@@ -556,7 +556,9 @@ class ApiServer:
                               (lambda r: finished.done() or finished.set_result(r))
                               if checking else None)
         except ValueError as exc:       # an unknown symptom
-            raise p.ApiError(p.NOT_FOUND, printable(str(exc))) from None
+            # Line by line: the list of symptoms is one a line, what was said is escaped.
+            raise p.ApiError(p.NOT_FOUND, "\n".join(
+                printable(line) for line in str(exc).split("\n"))) from None
         if result is None:
             result = await finished
         self.ctl.emit("diagnosis", symptom=printable(symptom), by=who, result=result)

@@ -66,12 +66,14 @@ def _parser() -> argparse.ArgumentParser:
                         help=_("print JSON instead of text"))
     common.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,
                         help=_("where the technicians and the event log live"))
-    for p in (parser,):
-        p.add_argument("--socket", metavar="PATH")
-        p.add_argument("--tcp", metavar="HOST:PORT")
-        p.add_argument("--technician", metavar="NAME")
-        p.add_argument("--json", action="store_true")
-        p.add_argument("--state-dir", metavar="DIR")
+    # The same options before the command, with the same help (they had none there).
+    for action in common._actions:
+        kwargs: dict = {"help": action.help}
+        if action.nargs == 0:
+            kwargs["action"] = "store_true"
+        else:
+            kwargs["metavar"] = action.metavar
+        parser.add_argument(*action.option_strings, **kwargs)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, help_: str) -> argparse.ArgumentParser:
@@ -210,7 +212,7 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
     command = args.command
     if command == "info":
         result = client.call("info")
-        _out(args, result, [f"{k}: {render.plain(v)}" for k, v in result.items()])
+        _out(args, result, render.info_lines(result))
     elif command == "status":
         result = client.call("status")
         if args.json:
@@ -219,7 +221,7 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
             console = Console()
             console.print(render.table_text(result))
             counters = result["counters"]
-            console.print(" ".join(f"{k}={render.plain(v)}" for k, v in counters.items()))
+            console.print(render.counters_line(counters), highlight=False)
             # Players note it before the dice: `mjtable verify-deals` checks it later.
             console.print(_("commitment: {commitment}").format(
                 commitment=render.plain(result.get("commitment"))), highlight=False)

@@ -65,10 +65,17 @@ def labelled(label: str, value: str) -> str:
     return _("{label}: {value}").format(label=label, value=value)
 
 
+# The lid motor's direction as the API reports it.
+DIRECTIONS = {"off": N_("off"), "up": N_("up"), "down": N_("down")}
+
+
 def signal_value(value: Any) -> str:
-    """A signal's value as a meter shows it: on/off for a switch or sensor."""
+    """A signal's value as a meter shows it: on/off for a switch or sensor, a motor's
+    direction in words."""
     if isinstance(value, bool):
         return _("on") if value else _("off")
+    if isinstance(value, str) and value in DIRECTIONS:
+        return _(DIRECTIONS[value])
     return plain(value)
 
 
@@ -147,13 +154,36 @@ def fault_lines(faults: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+# Longest value an event line shows; the whole value is in --json and `console walls`.
+DETAIL_CELLS = 72
+
+
+def event_detail(event: dict[str, Any], skip: set[str]) -> str:
+    """An event's fields as "key=value", states in the current language; a nested
+    record (a handoff's dealt walls) is "…" so one event stays one readable line."""
+    parts = []
+    for key, value in event.items():
+        if key in skip:
+            continue
+        if key == "state" and isinstance(value, str):
+            text = words.state(value)
+        elif isinstance(value, dict) and not ("code" in value and "id" in value):
+            text = "…"
+        else:
+            text = plain(value)
+        if len(text) > DETAIL_CELLS:
+            text = text[:DETAIL_CELLS - 1] + "…"
+        parts.append(f"{key}={text}")
+    return " ".join(parts)
+
+
 def log_line(row: dict[str, Any]) -> str:
     """One event-log row as a line."""
     skip = {"seq", "run", "wall", "t", "cycle", "kind", "chain"}
     wall = row.get("wall")
     when = (datetime.datetime.fromtimestamp(wall).strftime("%Y-%m-%d %H:%M:%S")
             if isinstance(wall, int | float) else "-")
-    detail = " ".join(f"{k}={plain(v)}" for k, v in row.items() if k not in skip)
+    detail = event_detail(row, skip)
     cycle = row.get("cycle")
     hand = _("hand")
     # Names and params come from outside: never raw control characters on a terminal.
@@ -177,14 +207,33 @@ def test_lines(results: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+# Keys inside a per-side evidence entry (the plates: state, home switch, learned time).
+INNER = {"home": N_("at home"), "learned_s": N_("learned time (s)")}
+
+
+def _inner(entry: dict[str, Any]) -> str:
+    """One side's entry: its state first, the other facts labelled."""
+    parts = [words.state(v) if k == "state" and isinstance(v, str)
+             else labelled(_(INNER[k]) if k in INNER else k, plain(v))
+             for k, v in entry.items()]
+    return _(", ").join(parts)
+
+
 def evidence_lines(evidence: dict[str, Any]) -> list[str]:
-    """What the verdict rests on, one fact a line."""
+    """What the verdict rests on, one fact a line; a per-side entry one side a line."""
     lines = []
     for key, value in evidence.items():
-        label = EVIDENCE.get(key)
+        label = _(EVIDENCE[key]) if key in EVIDENCE else key
+        if isinstance(value, dict) and value and all(isinstance(v, dict)
+                                                     for v in value.values()):
+            lines.append(("    " + labelled(label, "")).rstrip())
+            lines.extend("      " + labelled(words.side(int(k)) if str(k).isdigit()
+                                             else str(k), _inner(v))
+                         for k, v in value.items())
+            continue
         shown = words.state(value) if key in STATE_KEYS and isinstance(value, str) else (
             plain(value))
-        lines.append("    " + labelled(_(label) if label else key, shown))
+        lines.append("    " + labelled(label, shown))
     return lines
 
 
@@ -252,6 +301,29 @@ def estop_lines(result: dict[str, Any]) -> list[str]:
     return [_("e-stop released")]
 
 
+# What a throw of the dice was for (the record's "purpose").
+THROW_PURPOSES = {"break": N_("break the wall"),
+                  "second_thrower": N_("pick who throws next")}
+
+
+def throws_text(throws: Any) -> str:
+    """A record's dice throws as "seat 1 threw 3+2 (break the wall)"."""
+    if not isinstance(throws, list):
+        return plain(throws)
+    parts = []
+    for throw in throws:
+        if not isinstance(throw, dict):
+            parts.append(plain(throw))
+            continue
+        purpose = throw.get("purpose")
+        parts.append(_("seat {seat} threw {faces} ({purpose})").format(
+            seat=plain(throw.get("thrower")),
+            faces="+".join(str(f) for f in throw.get("faces") or []) or "-",
+            purpose=_(THROW_PURPOSES[purpose]) if purpose in THROW_PURPOSES
+            else plain(purpose)))
+    return "; ".join(parts) or "-"
+
+
 def walls_lines(result: dict[str, Any]) -> list[str]:
     commitment = result["commitment"]
     lines = [_("commitment now: {commitment}").format(commitment=commitment)
@@ -260,7 +332,44 @@ def walls_lines(result: dict[str, Any]) -> list[str]:
         table = record.get("table", {})
         lines.append(_("hand {hand} set {set}: commitment {commitment} dice {dice}").format(
             hand=plain(table.get("cycle")), set=plain(table.get("set")),
-            commitment=plain(record.get("commitment")), dice=plain(record.get("dice"))))
+            commitment=plain(record.get("commitment")),
+            dice=throws_text(record.get("dice"))))
     if not result["records"]:
         lines.append(_("no handoffs yet"))
+    return lines
+
+
+# The daemon's counters as a technician reads them (the JSON keeps the keys).
+COUNTERS = {
+    "hands": N_("hands"), "handoffs": N_("handoffs"), "faults_total": N_("faults in all"),
+    "faults_active": N_("faults now"), "events_logged": N_("events logged"),
+    "tiles_counted": N_("tiles counted"), "clients": N_("consoles connected"),
+}
+
+
+def counters_line(counters: dict[str, Any]) -> str:
+    """The counters on one line, each labelled in the current language."""
+    return "   ".join(labelled(_(COUNTERS[k]) if k in COUNTERS else k, plain(v))
+                      for k, v in counters.items())
+
+
+# `console info` keys as a technician reads them.
+INFO = {
+    "name": N_("program"), "protocol": N_("protocol version"), "table": N_("table name"),
+    "t": N_("time on the table clock (s)"), "methods": N_("commands"),
+    "technician_needed": N_("commands that need a technician"),
+    "event_log_run": N_("event log run"),
+}
+
+
+def info_lines(result: dict[str, Any]) -> list[str]:
+    """`console info`: labelled lines, the self-tests one a line."""
+    lines = []
+    for key, value in result.items():
+        if key == "tests" and isinstance(value, list):
+            lines.append(labelled(_("self-tests"), ""))
+            lines.extend(f"  {plain(t.get('number')):>3}  {plain(t.get('name')):<12} "
+                         f"{plain(t.get('label'))}" for t in value if isinstance(t, dict))
+            continue
+        lines.append(labelled(_(INFO[key]) if key in INFO else key, plain(value)))
     return lines

@@ -178,6 +178,9 @@ class ConsoleApp(App[int]):
     .narrow #events { display: none; height: 10; }
     .short Header { display: none; }
     """
+    # Textual's command palette offers its own English commands (themes, screenshots),
+    # none of them a technician's; its footer key would also crowd 80 columns.
+    ENABLE_COMMAND_PALETTE = False
     # E-stop must win over whatever has focus (the command line takes Ctrl-E otherwise).
     BINDINGS: ClassVar = [
         Binding("ctrl+e", "estop", N_("E-STOP"), priority=True),
@@ -317,6 +320,12 @@ class ConsoleApp(App[int]):
 
     # -- actions ------------------------------------------------------------------
 
+    def _reveal_events(self) -> None:
+        """A narrow screen hides the events pane, where replies go: show it, or the
+        technician types a command and sees nothing."""
+        if self.query_one("#events", RichLog).styles.display == "none":
+            self.action_events()
+
     def _say(self, text: str, style: str = "") -> None:
         self.query_one("#events", RichLog).write(Text(text, style=style))
 
@@ -341,6 +350,9 @@ class ConsoleApp(App[int]):
         command = event.value.strip()
         event.input.value = ""
         if command:
+            # Typed: the reply is what the technician waits for. (Ctrl-E keeps the
+            # faults pane, which shows the e-stop.)
+            self._reveal_events()
             await self.run_command(command)
 
     async def run_command(self, command: str) -> None:
@@ -398,6 +410,8 @@ class ConsoleApp(App[int]):
             lines = render.fault_lines(result["active"]) or [_("no active faults")]
         elif verb == "status":
             lines = render.fault_lines(result.get("faults", [])) or [_("no active faults")]
+        elif verb == "info":
+            lines = render.info_lines(result)
         elif isinstance(result, dict):
             lines = [f"{key}: {render.plain(value)}" for key, value in result.items()]
         else:
@@ -443,8 +457,7 @@ def _value(value: Any, changed: bool = False) -> Text:
 
 def _event_text(event: dict[str, Any]) -> Text:
     kind = event["kind"]
-    detail = " ".join(f"{k}={render.plain(v)}" for k, v in event.items()
-                      if k not in ("t", "kind"))
+    detail = render.event_detail(event, {"t", "kind"})
     style = ("bold red" if kind in ("fault", "estop", "technician.refused")
              else "yellow" if kind.startswith(("service", "technician")) else "")
     return Text(printable(f"{event['t']:9.3f} {kind} {detail}")[:300], style=style)

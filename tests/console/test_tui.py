@@ -40,8 +40,8 @@ def test_tui_shows_table_signals_and_runs_a_test_behind_login(daemon: Daemon) ->
             # for test mode while a hand is in play, so test mode comes first.
             await pilot.click("#command")
             await pilot.press(*"testmode on force", "enter")
-            await pilot.pause(0.2)
-            assert app.screen.__class__.__name__ == "Login"
+            # Waited for, not slept on: a loaded CI machine takes longer than 0.2 s.
+            await wait_for(lambda: app.screen.__class__.__name__ == "Login", pilot)
             await pilot.press(*"li", "enter", *TOKEN, "enter")
             events = app.query_one("#events", RichLog)
             deadline = asyncio.get_running_loop().time() + 20

@@ -163,6 +163,22 @@ def test_diagnosis_in_the_tui_is_text_not_json(harness: Harness, tmp_path: Path)
     asyncio.run(scenario())
 
 
+def test_a_command_reply_shows_at_80x24(harness: Harness, tmp_path: Path) -> None:
+    # The reply went to the events pane, which 80x24 hides behind F3: nothing seemed
+    # to happen.
+    async def scenario() -> None:
+        app = SimConsole(harness, tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, lambda: app._connected)
+            assert "no active faults" in screen_text(app)
+            await pilot.press(*"diagnose walls do not rise", "enter")
+            # The reply's end (what to do) is on screen; its start scrolls in the pane.
+            await settle(pilot, shows(app, "what to do:"))
+            await pilot.press("f3")      # and back to the faults
+            await settle(pilot, shows(app, "no active faults"))
+    asyncio.run(scenario())
+
+
 def test_test_mode_is_shown_as_test_mode_not_fault(harness: Harness, tmp_path: Path) -> None:
     async def scenario() -> None:
         app = SimConsole(harness, tmp_path)
