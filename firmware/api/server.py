@@ -38,7 +38,7 @@ from firmware.api.access import (
 from firmware.api.auth import Technicians
 from firmware.api.lockout import Lockout
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
-from firmware.api.refusals import RefusalLog
+from firmware.api.refusals import OpenDiagnoses, RefusalLog
 from firmware.controller import Controller
 from firmware.eventlog import EventLog
 from firmware.faults import Fault
@@ -139,6 +139,7 @@ class ApiServer:
         api = ctl.config.api
         self.lockout = lockout or Lockout(ctl.clock, api.lockout_failures, api.lockout_s)
         self.refusals = RefusalLog(ctl.clock, ctl.emit)
+        self.open_diagnoses = OpenDiagnoses(ctl.clock, ctl.emit)
         self.clients: set[Client] = set()
         self.max_clients = connection_budget(max_clients)
         self.socket_gid = os.getgid()
@@ -561,7 +562,10 @@ class ApiServer:
                 printable(line) for line in str(exc).split("\n"))) from None
         if result is None:
             result = await finished
-        self.ctl.emit("diagnosis", symptom=printable(symptom), by=who, result=result)
+        if who is None:
+            self.open_diagnoses.asked(printable(symptom), result)
+        else:
+            self.ctl.emit("diagnosis", symptom=printable(symptom), by=who, result=result)
         return result
 
     async def _test(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
