@@ -75,6 +75,10 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
               "a set was half built when the table was stopped",
               ("the table was switched off or restarted during a build",),
               ("refeed that set: its stacks are not trusted",)),
+    FaultKind("software.error", "E99", ERROR,
+              "the firmware met an internal error and stopped the table safe",
+              ("a firmware bug",),
+              ("note the event log entry and report it", "clear the fault to re-home")),
     FaultKind("case.opened", "E93", ERROR, "the case was opened outside service mode",
               ("tampering", "service without service mode"),
               ("a technician must inspect and clear",)),
@@ -94,6 +98,8 @@ class Fault:
     active: bool = True
     # Diagnosis learned beyond the catalogue (a recurring tile, say): it goes first.
     diagnosis_extra: dict[str, Any] | None = None
+    # What each machine this fault parked was doing (recovery.py); used once, at resume.
+    parked: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def kind(self) -> FaultKind:

@@ -1,4 +1,8 @@
-"""A wall lift plate: one cam revolution raises the staged wall flush with the table."""
+"""A wall lift plate: one cam revolution raises the staged wall flush with the table.
+
+Its home sensor is checked for plausibility: home again sooner than the minimum
+travel of a whole turn is a glitch, and the cam turns on (`supervisor.too_early`).
+"""
 
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ class Plate:
         self.motor = f"motor.side.{side}.plate"
         self.sensor = f"side.{side}.plate_home"
         self.left = False           # the cam was seen leaving home this turn
+        self.glitches = 0           # home edges seen impossibly early
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     @property
@@ -64,4 +69,9 @@ class Plate:
             elif self.state == "home" and self.ctl.cycle.state == "homing":
                 self.rehome()   # coasted past home after it was stopped: come round again
         elif self.state == "returning":
+            early = self.ctl.supervisor.too_early(self.key)
+            if early is not None:
+                self.glitches += 1
+                self.ctl.emit("sensor.glitch", sensor=self.sensor, after_s=round(early, 4))
+                return
             self.back_home()

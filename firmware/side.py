@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from firmware.machine import attach
+from transitions import EventData
+
+from firmware.machine import Recoverable, attach, from_fault, recover_transitions
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -28,10 +30,11 @@ TRANSITIONS = [
     {"trigger": "release", "source": ["full", "idle"], "dest": "idle"},
     {"trigger": "fail", "source": "*", "dest": "fault"},
     {"trigger": "reset", "source": "fault", "dest": "idle"},
+    *recover_transitions(["idle", "feeding", "stacking", "full"]),
 ]
 
 
-class SideBuilder:
+class SideBuilder(Recoverable):
     def __init__(self, ctl: Controller, side: int) -> None:
         self.ctl = ctl
         self.side = side
@@ -82,22 +85,26 @@ class SideBuilder:
         self.tiles = []
         self.last_arrival = None
 
-    def on_enter_stacking(self, *_: object) -> None:
+    def on_enter_feeding(self, event: EventData) -> None:
+        if from_fault(event):
+            self.feed(True)
+
+    def on_enter_stacking(self, event: EventData) -> None:
+        if from_fault(event):
+            # After a fault is cleared: finish the interrupted turn, and feed again.
+            self.feed(True)
+            self._turn(resumed=True)
+            return
         self._turn()
 
-    def on_enter_full(self, *_: object) -> None:
+    def on_enter_full(self, event: EventData) -> None:
         self.ctl.hal.write(self.head, False)
-        self.ctl.build.side_full()
+        if not from_fault(event):
+            self.ctl.build.side_full()
 
     def rehome(self) -> None:
         """Turn the cam until it is home again (found off home)."""
         self._turn()
-
-    def resume_turn(self) -> None:
-        """After a fault is cleared: finish the interrupted turn, or feed again."""
-        self.feed(True)
-        if self.state == "stacking":
-            self._turn(resumed=True)
 
     def _turn(self, resumed: bool = False) -> None:
         home = bool(self.ctl.hal.read(f"side.{self.side}.head_home"))
