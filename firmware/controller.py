@@ -390,6 +390,8 @@ class Controller:
             if self._chord is not None:
                 self._chord.cancel()
                 self._chord = None
+            if self._held("lift", ["lid"]):
+                return
             if self.cycle.may_both_lift_keys():
                 self.cycle.both_lift_keys()
                 return
@@ -398,8 +400,17 @@ class Controller:
         # Wait a moment: the other lift key may follow (a top-up).
         self._chord = self.clock.call_later(self.timing.key_chord_s, self._single_lift)
 
+    def _held(self, key: str, mechanisms: list[str]) -> bool:
+        """The cycle asks the owner first: a technician's motion holds the mechanism."""
+        why = self.owner.refuses(mechanisms)
+        if why is not None:
+            self.emit("key.ignored", key=key, state=self.cycle.state, why=why)
+        return why is not None
+
     def _single_lift(self) -> None:
         self._chord = None
+        if self._held("lift", ["lid"]):
+            return
         if self.cycle.may_lift_key():
             self.cycle.lift_key()
         else:
@@ -407,6 +418,8 @@ class Controller:
 
     def _dice_key(self, seat: int) -> None:
         self.emit("key", key=f"key.dice.{seat}")
+        if self._held(f"dice.{seat}", ["dice"]):
+            return
         if self.cycle.may_dice_key(seat=seat):
             self.cycle.dice_key(seat=seat)
         else:

@@ -120,7 +120,10 @@ class Travel:
     def _advance(self) -> None:
         if self.direction:
             moved = (self.clock.now() - self._since) / self.travel_s * self.direction
-            self.position = min(1.0, max(0.0, self.blocked_below, self.position + moved))
+            # An obstruction stops a lid coming down onto it; it never lifts one that
+            # is already below it (an object put by a closed lid is met when it closes).
+            floor = min(self.position, self.blocked_below) if moved < 0 else 0.0
+            self.position = min(1.0, max(0.0, floor, self.position + moved))
             self._since = self.clock.now()
 
     def drive(self, direction: int) -> None:
