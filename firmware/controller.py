@@ -15,6 +15,7 @@ from transitions.core import MachineError
 
 from firmware import recovery
 from firmware.build import Build
+from firmware.causes import blind_cause
 from firmware.clock import Clock, Timer
 from firmware.config import Config
 from firmware.cycle import Cycle
@@ -258,7 +259,7 @@ class Controller:
         if kind.severity == ERROR:
             self._shut_down(BUILD if fault_id in BUILD_SCOPE else TABLE, fault)
         self._record(fault)
-        fault.diagnosis_extra = self.face_up.diagnose(fault, self)
+        fault.diagnosis_extra = self.face_up.diagnose(fault, self) or blind_cause(fault, self)
         self.emit("fault", **fault.as_dict())
         return fault
 
@@ -362,6 +363,7 @@ class Controller:
             table[f"side.{n}.head_home"] = lambda v, s=side: s.on_home_edge(bool(v))
             table[f"side.{n}.full"] = lambda v, s=side: self.build.on_belt(s, bool(v))
             table[f"side.{n}.plate_home"] = lambda v, p=self.plates[n]: p.on_sensor(bool(v))
+            table[f"side.{n}.tile_id"] = side.on_reader
             table[f"key.dice.{n}"] = lambda v, n=n: v and self._dice_key(n)
         for n in (0, 1):
             table[f"key.lift.{n}"] = lambda v, n=n: v and self._lift_key(n)

@@ -118,9 +118,13 @@ class Fault:
             "remedy": [step.replace("side N", f"side {side}") for step in self.kind.remedy],
         }
         extra = self.diagnosis_extra or {}
-        if extra.get("remedy"):
+        if extra.get("remedy_instead"):
+            # The evidence rules the catalogue's remedy out (a good part to replace).
+            diagnosis["remedy"] = list(extra["remedy_instead"])
+        elif extra.get("remedy"):
             diagnosis["remedy"] = extra["remedy"] + diagnosis["remedy"]
-        diagnosis.update({k: v for k, v in extra.items() if k != "remedy"})
+        diagnosis.update({k: v for k, v in extra.items()
+                          if k not in ("remedy", "remedy_instead")})
         return diagnosis
 
     def as_dict(self) -> dict[str, Any]:

@@ -54,6 +54,7 @@ class SideBuilder(Recoverable):
         self.turn_from_home = True  # this turn began at home: its end stacks a tile
         self.glitches = 0           # impossible home edges seen (a flaky sensor)
         self.whole_turn = False     # this turn started at home and was not interrupted
+        self.unseen_reads = 0       # tiles the reader saw since the last counted arrival
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     @property
@@ -122,6 +123,11 @@ class SideBuilder(Recoverable):
 
     # -- sensor edges -----------------------------------------------------------------
 
+    def on_reader(self, tile: object) -> None:
+        """The head's reader saw a tile: evidence that tiles reach the head."""
+        if tile is not None:
+            self.unseen_reads += 1
+
     def on_count_edge(self, active: bool) -> None:
         if not active:
             return
@@ -142,6 +148,7 @@ class SideBuilder(Recoverable):
                             "counted": self.counted})
             return
         self.last_arrival = now
+        self.unseen_reads = 0
         self.ctl.build.arrival(self)
         index = self.counted
         self.counted += 1
