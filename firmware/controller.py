@@ -122,16 +122,24 @@ class Controller:
         self.home()
 
     def home(self) -> None:
-        """Bring every mechanism to its home sensor; the cycle is homed when all are."""
+        """Bring every mechanism to its home sensor; the cycle is homed when all are.
+
+        The lid first: a plate found off home turns only once the lid is down
+        (`Cycle.check_homed`), or it would lift a wall into an open hole."""
         if self.lid.state in ("unknown", "open", "opening"):
             self.lid.close()
         for side in self.sides:
             if not self.hal.read(f"side.{side.side}.head_home") and side.state == "idle":
                 side.rehome()
+        self.cycle.check_homed()
+
+    def rehome_plates(self) -> None:
+        """Turn round every plate found off home; only with the lid at its lower stop."""
+        if self.lid.state != "closed":
+            return
         for plate in self.plates:
             if not self.hal.read(plate.sensor) and plate.state in ("home", "fault"):
                 plate.rehome()
-        self.cycle.check_homed()
 
     def stop(self) -> None:
         """A clean stop: every motor off, no timer left to move anything."""

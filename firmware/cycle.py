@@ -127,6 +127,7 @@ class Cycle(Recoverable):
         if self.state != "homing":
             return
         ctl = self.ctl
+        ctl.rehome_plates()
         cams = [f"side.{n}.{s}" for n in range(4) for s in ("head_home", "plate_home")]
         if ctl.lid.state == "closed" and all(ctl.hal.read(c) for c in cams):
             self.homed()

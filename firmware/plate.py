@@ -48,6 +48,12 @@ class Plate:
             learn=whole)
 
     def on_enter_leaving(self, *_: object) -> None:
+        if not self.ctl.hal.read(self.sensor):
+            # Found off home (left there by a fault with the lid open): come round.
+            self.left = True
+            self._supervise(whole=False)
+            self.left_home()
+            return
         self.left = False
         self._supervise(whole=True)
 

@@ -70,7 +70,9 @@ def resume(ctl: Controller) -> None:
         ctl.lid.settle()
     for plate in ctl.plates:
         if plate.state == "fault":
-            if ctl.hal.read(plate.sensor):
+            if ctl.hal.read(plate.sensor) or ctl.lid.state != "closed":
+                # Off home with the lid not down: it comes round at the next raise or
+                # homing, never now (it would lift a wall into the open hole).
                 plate.reset()
             else:
                 plate.rehome()      # found off home: come round (a raise finishes here)
