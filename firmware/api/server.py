@@ -22,7 +22,7 @@ from typing import Any
 
 from firmware.api import protocol as p
 from firmware.api.auth import Lockout, Technicians
-from firmware.controller import Controller
+from firmware.controller import ClearRefused, Controller
 from firmware.eventlog import EventLog
 from firmware.faults import Fault
 from firmware.service import NoSuchMechanism, Service, ServiceRefused, mechanism_tests
@@ -499,7 +499,10 @@ class ApiServer:
             raise p.ApiError(p.NOT_FOUND, f"no active fault {wanted!r}; active: "
                              + (active or "none"))
         for fault in matches:
-            self.ctl.clear_fault(fault, who or "?")
+            try:
+                self.ctl.clear_fault(fault, who or "?")
+            except ClearRefused as exc:     # a sensor still shows the cause
+                raise p.ApiError(p.REFUSED, str(exc)) from None
         resumed = self.service.resume_if_clear()
         return {"cleared": [f.as_dict() for f in matches], "resumed": resumed,
                 "still_active": [self._fault(i, f) for i, f in enumerate(self.ctl.faults)
