@@ -2,16 +2,22 @@
 
 Its home sensor is checked for plausibility: home again sooner than the minimum
 travel of a whole turn is a glitch, and the cam turns on (`supervisor.too_early`).
+A home edge is believed only once it has stayed for CONFIRM_S (shorter than the
+cam's home window, longer than a glitch): one that drops back sooner was a glitch,
+and the cam turns on — a plate stopped on a glitch would leave its wall part raised.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from firmware.clock import Timer
 from firmware.machine import attach
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
+
+CONFIRM_S = 0.06    # glitches last up to ~50 ms; the cam's home window is longer
 
 STATES = ["home", "leaving", "returning", "fault"]
 INITIAL = "home"
@@ -33,7 +39,8 @@ class Plate:
         self.motor = f"motor.side.{side}.plate"
         self.sensor = f"side.{side}.plate_home"
         self.left = False           # the cam was seen leaving home this turn
-        self.glitches = 0           # home edges seen impossibly early
+        self.glitches = 0           # home edges seen impossibly early or too brief
+        self._confirm: Timer | None = None
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     @property
@@ -67,17 +74,36 @@ class Plate:
         self.ctl.supervisor.reached(self.key)
         self.ctl.cycle.plate_done(self)
 
+    def _glitch(self, after_s: float) -> None:
+        self.glitches += 1
+        self.ctl.emit("sensor.glitch", sensor=self.sensor, after_s=round(after_s, 4))
+
+    def _confirmed(self) -> None:
+        self._confirm = None
+        if self.state == "returning" and self.ctl.hal.read(self.sensor):
+            self.back_home()
+
+    def on_exit_returning(self, *_: object) -> None:
+        if self._confirm is not None:
+            self._confirm.cancel()
+            self._confirm = None
+
     def on_sensor(self, home: bool) -> None:
         if not home:
+            if self._confirm is not None:
+                # Home dropped back before it was believed: a glitch, turn on.
+                self._confirm.cancel()
+                self._confirm = None
+                self._glitch(self.ctl.supervisor.elapsed(self.key) or 0.0)
+                return
             self.left = True
             if self.state == "leaving":
                 self.left_home()
             elif self.state == "home" and self.ctl.cycle.state == "homing":
                 self.rehome()   # coasted past home after it was stopped: come round again
-        elif self.state == "returning":
+        elif self.state == "returning" and self._confirm is None:
             early = self.ctl.supervisor.too_early(self.key)
             if early is not None:
-                self.glitches += 1
-                self.ctl.emit("sensor.glitch", sensor=self.sensor, after_s=round(early, 4))
+                self._glitch(early)
                 return
-            self.back_home()
+            self._confirm = self.ctl.clock.call_later(CONFIRM_S, self._confirmed)

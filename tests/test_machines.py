@@ -32,7 +32,7 @@ def test_power_on_rehomes_a_cam_found_off_home(rig) -> None:
     assert hal.values["motor.side.2.plate"] is True
     assert ctl.cycle.state == "homing"
     hal.edge("side.2.plate_home", True)
-    run_for(clock, 0.01)
+    run_for(clock, 0.1)
     assert hal.values["motor.side.2.plate"] is False
     assert ctl.cycle.state == "play"
 
@@ -382,7 +382,7 @@ def raise_and_deal(rig) -> None:
     run_for(clock, 2.0)             # a plate turn takes most of its learned 2.5 s
     for n in range(4):
         hal.edge(f"side.{n}.plate_home", True)
-    run_for(clock, 0.01)
+    run_for(clock, 0.1)
     assert ctl.cycle.state == "dealing"
 
 
@@ -453,7 +453,7 @@ def test_homing_brings_round_a_cam_that_coasts_past_home(rig) -> None:
     assert hal.values["motor.side.2.plate"] is True
     hal.edge("side.1.head_home", True)
     hal.edge("side.2.plate_home", True)
-    run_for(clock, 0.01)
+    run_for(clock, 0.1)
     assert not hal.values["motor.side.1.head"] and not hal.values["motor.side.2.plate"]
     assert ctl.cycle.state == "play"
 
