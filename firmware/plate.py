@@ -41,6 +41,8 @@ class Plate:
         self.left = False           # the cam was seen leaving home this turn
         self.glitches = 0           # home edges seen impossibly early or too brief
         self._confirm: Timer | None = None
+        self.stale = False          # parked off home: come round before the next turn
+        self.round_first = False    # this motion is that coming round
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     @property
@@ -55,8 +57,11 @@ class Plate:
             learn=whole)
 
     def on_enter_leaving(self, *_: object) -> None:
-        if not self.ctl.hal.read(self.sensor):
-            # Found off home (left there by a fault with the lid open): come round.
+        if self.stale:
+            # Left off home by a fault while the lid was up: come round to home first,
+            # then make the whole turn this raise asks for (on_enter_home).
+            self.stale = False
+            self.round_first = True
             self.left = True
             self._supervise(whole=False)
             self.left_home()
@@ -67,12 +72,20 @@ class Plate:
     def _rehoming(self, *_: object) -> None:
         # Found off home: turn on until home; being off home is evidence it moved.
         self.left = not self.ctl.hal.read(self.sensor)
+        self.stale = False          # it is coming round to home now
         self._supervise(whole=False)
 
     def on_enter_home(self, *_: object) -> None:
         self.ctl.hal.write(self.motor, False)
         self.ctl.supervisor.reached(self.key)
+        if self.round_first:
+            self.round_first = False
+            self.turn()             # now the whole turn that raises the wall
+            return
         self.ctl.cycle.plate_done(self)
+
+    def on_enter_fault(self, *_: object) -> None:
+        self.round_first = False
 
     def _glitch(self, after_s: float) -> None:
         self.glitches += 1

@@ -73,6 +73,7 @@ def resume(ctl: Controller) -> None:
             if ctl.hal.read(plate.sensor) or ctl.lid.state != "closed":
                 # Off home with the lid not down: it comes round at the next raise or
                 # homing, never now (it would lift a wall into the open hole).
+                plate.stale = not ctl.hal.read(plate.sensor)
                 plate.reset()
             else:
                 plate.rehome()      # found off home: come round (a raise finishes here)
