@@ -142,9 +142,9 @@ class Controller:
                 plate.rehome()
 
     def stop(self) -> None:
-        """A clean stop: every motor off, no timer left to move anything."""
-        self.supervisor.cancel_all()
-        self.hal.safe_state()
+        """A clean stop, through the shutdown path: every output safe and latched, no
+        supervision left. The machines keep their states for the journal."""
+        self.shutdown.invoke(TABLE, self.hal.safe_state, self.supervisor.cancel_all)
         self.emit("stop")
         self._save_journal(clean=True)
 
