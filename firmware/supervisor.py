@@ -13,7 +13,8 @@ A stop sensor missed while its mechanism evidently moved (the sensor it left did
 change) is only a suspect: an obstruction looks the same. It is judged failed only on
 evidence that the mechanism really reached that stop — the next travel from between
 the stops to the opposite one takes at least FULL_TRAVEL of its learned time (a lid
-stopped 40 % short comes back in 40 % of it). Then the motion stops on a timer at T
+stopped 40 % short comes back in 40 % of it), counting with the misses to
+`[timing] degrade_after` signs. Then the motion stops on a timer at T
 and `sensor.degraded` warns, so the table stays playable until the sensor is
 replaced; clearing that warning (or replacing the part) believes the sensor again.
 Cam sensors (heads, plates) have no opposite travel to give that evidence: a missed
@@ -175,7 +176,11 @@ class Supervisor:
         learned = self.learned(mechanism)
         evidence = {"sensor": suspect, "travel": mechanism, "took_s": round(took, 3),
                     "learned_s": round(learned, 3), "full_travel": FULL_TRAVEL}
-        if took >= FULL_TRAVEL * learned:
+        signs = self.misses.get(suspect, 0) + 1     # the misses, and this travel back
+        if took >= FULL_TRAVEL * learned and signs < self.ctl.timing.degrade_after:
+            self.suspects.add(suspect)      # not enough signs yet: it stays a suspect
+            self.ctl.emit("sensor.suspect", **evidence, signs=signs)
+        elif took >= FULL_TRAVEL * learned:
             self.degraded.add(suspect)
             self.ctl.fault("sensor.degraded", suspect, None,
                            {**evidence, "why": "the travel back took the whole learned "
