@@ -40,6 +40,8 @@ Subscriber = Callable[[Event], None]
 # involved, so players may finish the hand and top up missing tiles.
 BUILD_SCOPE = {"head.jam", "count.double", "count.blind", "build.tiles_missing",
                "build.extra_tiles"}
+# What a build drives: held by a technician, the next build waits.
+BUILD_MECHANISMS = ["disc", *[f"{part}.{n}" for n in range(4) for part in ("head", "conveyor")]]
 # Events after which the journal is written.
 JOURNALED = {"build.started", "build.staged", "handoff", "fault", "resume", "refeed",
              "walls.committed", "dice.thrown", "raising", "fault.cleared"}
@@ -162,8 +164,20 @@ class Controller:
         if self.refeed_hold is not None:
             self.hal.write("display", "rF")
             return
-        if self.build.state == "idle" and BUILD not in self.shutdown.scopes:
-            self.build.start(set_name=self.cycle.set_building)
+        self.start_next_build()
+
+    def start_next_build(self) -> None:
+        """Build the next set, unless something holds it: a refeed to be done, a build
+        fault (the build's outputs latched), or a technician holding one of the build's
+        mechanisms (it starts when they are released)."""
+        if (self.build.state != "idle" or self.cycle.state in ("homing", "fault")
+                or self.refeed_hold is not None or BUILD in self.shutdown.scopes):
+            return
+        why = self.owner.refuses(BUILD_MECHANISMS)
+        if why is not None:
+            self.emit("build.held", why=why)
+            return
+        self.build.start(set_name=self.cycle.set_building)
 
     def request_refeed(self, reason: str) -> None:
         """A set that cannot be trusted is built again from the start, never resumed."""

@@ -235,8 +235,7 @@ class Cycle(Recoverable):
             self.ctl.hal.write(f"lamp.dealer.{n}", False)
         self.ctl.handoff.commit(self.walls, self.number)
         self.ctl.build.raised()
-        if "build" not in self.ctl.shutdown.scopes:     # a build fault holds the next set
-            self.ctl.build.start(set_name=self.set_building)
+        self.ctl.start_next_build()     # unless a build fault or a technician holds it
 
     def on_enter_rolling(self, event: EventData) -> None:
         seat = event.kwargs["seat"]

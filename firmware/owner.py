@@ -91,8 +91,11 @@ class Owner:
             self.held[mechanism] = (holder, why)
 
     def release(self, holder: str) -> None:
-        for mechanism in [m for m, (h, _) in self.held.items() if h == holder]:
+        released = [m for m, (h, _) in self.held.items() if h == holder]
+        for mechanism in released:
             del self.held[mechanism]
+        if released:
+            self.ctl.start_next_build()     # a build that waited for them goes on
 
     def holds(self, holder: str, motor: str) -> bool:
         """Whether `holder` holds the mechanism motor signal `motor` belongs to."""

@@ -113,7 +113,4 @@ def _resume_cycle(ctl: Controller, before: dict[str, str]) -> None:
     elif cycle.state == "homing":
         # Only the build was stopped (a head jammed while homing): home again.
         ctl.home()
-    if (cycle.state not in ("homing", "fault", "raising") and ctl.build.state == "idle"
-            and ctl.refeed_hold is None):
-        # The next set's build was held by a build fault: it starts now.
-        ctl.build.start(set_name=cycle.set_building)
+    ctl.start_next_build()      # the next set's build, if a build fault held it

@@ -430,3 +430,17 @@ def test_10_one_slow_build_does_not_warn(rig: Rig) -> None:
     assert not [f for f in ctl.faults if f.id == "build.slow"]
     ctl.build._check_slow(200.0)                     # it recurs: the ring is worth a look
     assert [f.id for f in ctl.faults] == ["build.slow"]
+
+
+def test_9_a_build_waits_for_a_mechanism_a_technician_holds(rig: Rig) -> None:
+    ctl, hal, _clock = rig
+    homed(rig)
+    fill_all(rig)
+    events = events_of(ctl)
+    ctl.owner.acquire("jog", ["conveyor.2"], "jog conveyor.2 by tech")
+    raise_and_deal(rig)
+    assert ctl.build.state == "idle" and not hal.values["motor.disc"]
+    assert [e["why"] for e in events if e["kind"] == "build.held"] == [
+        "conveyor.2 is held by jog (jog conveyor.2 by tech)"]
+    ctl.owner.release("jog")
+    assert ctl.build.state == "building" and hal.values["motor.disc"] is True
