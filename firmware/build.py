@@ -157,6 +157,9 @@ class Build(Recoverable):
         self._arm_limits()
         if self.state == "paused_full":
             self.ctl.watch.cancel("stall")
+            building = [s for s in self.ctl.sides if s.state != "full"]
+            if not all(self.ctl.hal.read(f"side.{s.side}.full") for s in building):
+                self.belt_room()    # a belt emptied while stopped: its edge is long gone
         if self.all_full():
             self.side_full()
 

@@ -81,12 +81,13 @@ class Shutdown:
 
     def invoke(self, scope: str, safe: Callable[[], None],
                *steps: Callable[[], None]) -> None:
-        """Drive `scope` safe with `safe`, latch it, then run `steps` one by one."""
-        try:
-            safe()
-        finally:
-            # Latched even if driving the outputs raised: nothing may start a motor now.
-            self.outputs.scopes.add(scope)
+        """Latch `scope`, drive it safe with `safe`, then run `steps` one by one.
+
+        Latched first: driving an output safe may itself change an input at once (a
+        conveyor stopping lets its belt slide back and empty), and the machine reacting
+        to that input must already find its motors refused."""
+        self.outputs.scopes.add(scope)
+        safe()
         for step in steps:
             try:
                 step()
