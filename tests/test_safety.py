@@ -444,3 +444,26 @@ def test_9_a_build_waits_for_a_mechanism_a_technician_holds(rig: Rig) -> None:
         "conveyor.2 is held by jog (jog conveyor.2 by tech)"]
     ctl.owner.release("jog")
     assert ctl.build.state == "building" and hal.values["motor.disc"] is True
+
+
+def test_1_an_input_changed_by_the_safe_outputs_cannot_restart_a_motor(rig: Rig) -> None:
+    # Found by the fuzzer: stopping a conveyor lets its belt slide back, so `full`
+    # drops in the same instant; the build left paused_full and restarted the disc
+    # before the latch was set.
+    ctl, hal, clock = rig
+    homed(rig)
+    for n in range(4):
+        hal.edge(f"side.{n}.full", True)
+    run_for(clock, 1.0)
+    assert ctl.build.state == "paused_full"
+    write = hal.write
+
+    def belt_slides_back(name: str, value: object) -> None:
+        write(name, value)
+        if name == "motor.side.3.conveyor" and value is False and hal.values["side.3.full"]:
+            hal.edge("side.3.full", False)
+
+    hal.write = belt_slides_back  # type: ignore[method-assign]
+    ctl.fault("count.blind", "side.3.count", 3, {})
+    assert hal.motors_off()
+    assert ctl.outputs.refused == [("motor.disc", True), ("motor.ring", True)]
