@@ -153,7 +153,8 @@ class Controller:
     def top_up_done(self) -> None:
         """Players topped up after tiles went missing: the build goes on."""
         for fault in self.faults:
-            if fault.active and fault.id == "build.tiles_missing":
+            if fault.active and fault.id == "build.tiles_missing" and (
+                    fault is not self.refeed_hold):
                 self.clear_fault(fault, by="players (top-up)")
         if self.may_rehome():
             self.rehome()
@@ -471,14 +472,20 @@ class Controller:
         self.hal.write("display", "")
         self.emit("estop.released", by=by)
 
-    def clear_fault(self, fault: Fault, by: str) -> None:
+    def clear_fault(self, fault: Fault, by: str, refed: bool = False) -> None:
         """A technician says the cause of `fault` is dealt with.
 
-        Refused (ClearRefused) while a sensor still shows the cause: the case still
-        open outside service mode."""
+        Refused (ClearRefused) while a sensor still shows the cause (the case still
+        open outside service mode), and for the refeed hold unless the operator says
+        the set was refed (`refed`): nothing senses stacks left on the tracks, and a
+        build over them mixes two sets."""
         if fault.id == "case.opened" and self.hal.read("case_open") and not self.service_mode:
             raise ClearRefused("case_open still reads open: close the case first, or "
                                "enter test mode to service it")
+        if fault is self.refeed_hold and not refed:
+            raise ClearRefused("the set half built at the stop must be refed first: empty "
+                               "belts, heads and tracks onto the disc, then clear it as "
+                               "refed (console: clear ID --refed)")
         fault.active = False
         if fault.id == "sensor.degraded":
             # Replaced or repaired: the sensor is believed again.

@@ -323,17 +323,19 @@ class Harness:
         # The operator empties the machine only when the table asks for a refeed (a
         # set it will build again from the start), never under a build that goes on.
         untrusted = action.after_fault in UNTRUSTED_COUNT or do == "remove_extra"
-        if untrusted or (do == "refeed" and self.ctl.refeed_hold is not None):
+        refed = untrusted or (do == "refeed" and self.ctl.refeed_hold is not None)
+        if refed:
             table.refeed()
-        self._clear(action.after_fault)
+        # Only an operator who refed says so: any other action leaves the hold on.
+        self._clear(action.after_fault, refed=do == "refeed")
 
-    def _clear(self, fault_id: str) -> None:
+    def _clear(self, fault_id: str, refed: bool = False) -> None:
         ctl = self.ctl
         for fault in ctl.faults:
             if fault.active and fault.id == fault_id:
                 # Refused, the table says what to do first (close the case): it holds.
                 with contextlib.suppress(ClearRefused):
-                    ctl.clear_fault(fault, by="technician")
+                    ctl.clear_fault(fault, by="technician", refed=refed)
         if ctl.may_rehome() and ctl.needs_rehome():
             ctl.rehome()
 

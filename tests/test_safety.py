@@ -467,3 +467,30 @@ def test_1_an_input_changed_by_the_safe_outputs_cannot_restart_a_motor(rig: Rig)
     ctl.fault("count.blind", "side.3.count", 3, {})
     assert hal.motors_off()
     assert ctl.outputs.refused == [("motor.disc", True), ("motor.ring", True)]
+
+
+def test_7_the_refeed_hold_clears_only_when_the_operator_says_it_was_refed() -> None:
+    # Found by the fuzzer: the hold cleared with any other action, and the next build
+    # laid its stacks onto the half-built set still on the tracks.
+    bench = assemble(quick(load_config()), seed=3)
+    journal = MemoryJournal()
+    first = ScopedClock(bench.clock)
+    ctl = Controller(bench.config, bench.hal, first, journal)
+    ctl.start()
+    bench.clock.run_until(8.0)
+    first.kill()                                     # a power cut mid-build
+    again = Controller(bench.config, bench.hal, ScopedClock(bench.clock), journal)
+    again.start()
+    bench.clock.run_until(bench.clock.now() + 5.0)
+    hold = again.refeed_hold
+    assert hold is not None
+    try:
+        again.clear_fault(hold, by="technician")
+    except ClearRefused as exc:
+        assert "--refed" in str(exc)
+    else:
+        raise AssertionError("the refeed hold cleared without a refeed")
+    assert again.refeed_hold is hold and again.build.state == "idle"
+    bench.table.refeed()
+    again.clear_fault(hold, by="operator", refed=True)
+    assert again.refeed_hold is None and again.build.state == "building"

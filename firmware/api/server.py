@@ -498,9 +498,10 @@ class ApiServer:
                                for i, f in enumerate(self.ctl.faults) if f.active)
             raise p.ApiError(p.NOT_FOUND, f"no active fault {wanted!r}; active: "
                              + (active or "none"))
+        refed = params.get("refed") is True     # the operator refed the set it holds for
         for fault in matches:
             try:
-                self.ctl.clear_fault(fault, who or "?")
+                self.ctl.clear_fault(fault, who or "?", refed=refed)
             except ClearRefused as exc:     # a sensor still shows the cause
                 raise p.ApiError(p.REFUSED, str(exc)) from None
         resumed = self.service.resume_if_clear()

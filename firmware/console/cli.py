@@ -86,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     jog.add_argument("seconds", type=float)
     clear = add("clear", "clear a fault by its #ref, id or display code")
     clear.add_argument("fault")
+    clear.add_argument("--refed", action="store_true",
+                       help="the half-built set was refed (belts, heads and tracks emptied "
+                            "onto the disc): releases the refeed hold (display rF)")
     estop = add("estop", "emergency stop (anyone); --release needs a technician")
     estop.add_argument("--release", action="store_true")
     walls = add("walls", "recent handoffs (dealt walls and commitments)")
@@ -223,7 +226,7 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
         _out(args, result, f"jog {result['motor']} {result['direction']}: ran "
                            f"{result['ran_s']} s, stopped: {result['stopped']}")
     elif command == "clear":
-        result = client.call("clear", {"fault": args.fault}, auth=True)
+        result = client.call("clear", {"fault": args.fault, "refed": args.refed}, auth=True)
         lines = [f"cleared {f['code']} {f['id']} at {f['where']}" for f in result["cleared"]]
         lines.append("table re-homing and building again" if result["resumed"] else
                      "table still stopped: "
