@@ -85,6 +85,14 @@ def resume(ctl: Controller) -> None:
 
 def _resume_build(ctl: Controller, before: dict[str, str]) -> None:
     build = ctl.build
+    if build.state == "staged" and build.untrusted and ctl.cycle.state in ("homing", "fault",
+                                                                            "play"):
+        # An extra tile reached a full side of the staged set: the operator empties the
+        # machine, and that set is built again, never raised.
+        build.discard()
+        ctl.cycle.drop_raise()
+        ctl.request_refeed("the count of the staged set cannot be trusted")
+        return
     if build.state != "fault":
         return
     was = before.get("build", "idle")

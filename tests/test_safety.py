@@ -102,20 +102,58 @@ def test_2_a_head_jam_cleared_during_homing_does_not_leave_it_homing(rig: Rig) -
 
 # -- finding 3: a count edge at a full side while the set is staged --------------------
 
-def test_3_an_extra_tile_while_staged_never_crashes_the_raise(rig: Rig) -> None:
-    ctl, hal, _clock = rig
+def lift_to_raising(rig: Rig) -> None:
+    ctl, hal, clock = rig
+    hal.edge("key.lift.0", True)
+    run_for(clock, 1.0)
+    hal.edge("key.lift.0", False)
+    hal.edge("lid.lower", False)
+    run_for(clock, 1.2)
+    hal.edge("lid.upper", True)
+    hal.edge("key.lift.0", True)
+    run_for(clock, 1.0)
+    hal.edge("key.lift.0", False)
+    hal.edge("lid.upper", False)
+    run_for(clock, 1.2)
+    hal.edge("lid.lower", True)
+    run_for(clock, 0.01)
+    assert ctl.cycle.state == "raising"
+
+
+def test_3_an_extra_tile_during_the_raise_never_crashes_it(rig: Rig) -> None:
+    ctl, hal, clock = rig
     homed(rig)
     fill_all(rig)
-    assert ctl.build.state == "staged"
+    lift_to_raising(rig)
     events = events_of(ctl)
-    hal.edge("side.0.count", True)
+    hal.edge("side.0.count", True)                   # a count edge at a full side
     assert ctl.faults[-1].id == "build.extra_tiles"
-    assert ctl.build.state == "staged"               # the staged set is still complete
     hal.edge("side.0.count", False)
-    raise_and_deal(rig)
+    for n in range(4):
+        hal.edge(f"side.{n}.plate_home", False)
+    run_for(clock, 2.0)
+    for n in range(4):
+        hal.edge(f"side.{n}.plate_home", True)
+    run_for(clock, 0.1)
     assert not [e for e in events if e["kind"] == "software.error"]
-    assert ctl.build.state == "idle"                 # the next set is held, not built
-    assert not hal.values["motor.disc"]
+    assert ctl.cycle.state == "dealing"              # the walls rose, the hand goes on
+    assert ctl.build.state == "idle" and not hal.values["motor.disc"]   # next set held
+
+
+def test_3_a_staged_set_with_an_extra_tile_is_refed_not_raised(rig: Rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    fill_all(rig)
+    hal.edge("side.0.count", True)
+    fault = ctl.faults[-1]
+    assert fault.id == "build.extra_tiles" and ctl.build.state == "staged"
+    hal.edge("side.0.count", False)
+    hal.edge("key.lift.0", True)
+    run_for(clock, 1.0)
+    assert ctl.cycle.state == "play"                 # an untrusted set is not raised
+    ctl.clear_fault(fault, by="technician (extra removed, machine emptied)")
+    ctl.rehome()
+    assert ctl.build.state == "building" and ctl.build.set_name == "A"
 
 
 def test_3_a_machine_error_goes_through_the_shutdown_path(rig: Rig) -> None:
