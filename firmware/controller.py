@@ -315,8 +315,9 @@ class Controller:
         def mark_untrusted() -> None:
             # A count gone wrong while a set is built — or staged: an extra tile at a
             # full side says its count is not to be trusted either.
+            staged = self.build.state == "staged" and self.cycle.state != "raising"
             if fault is not None and fault.id in recovery.UNTRUSTED_COUNT and (
-                    self.build.running or self.build.state in ("sweeping", "staged")):
+                    self.build.running or self.build.state == "sweeping" or staged):
                 self.build.untrusted = True
 
         def stop_timers() -> None:
