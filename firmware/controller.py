@@ -140,7 +140,7 @@ class Controller:
         if self.lid.state != "closed":
             return
         for plate in self.plates:
-            if not self.hal.read(plate.sensor) and plate.state in ("home", "fault"):
+            if plate.settled_off_home() and plate.state in ("home", "fault"):
                 plate.rehome()
 
     def stop(self) -> None:

@@ -2,9 +2,11 @@
 
 Its home sensor is checked for plausibility: home again sooner than the minimum
 travel of a whole turn is a glitch, and the cam turns on (`supervisor.too_early`).
-A home edge is believed only once it has stayed for CONFIRM_S (shorter than the
-cam's home window, longer than a glitch): one that drops back sooner was a glitch,
-and the cam turns on — a plate stopped on a glitch would leave its wall part raised.
+Every edge of it is believed only once it has stayed for CONFIRM_S (shorter than
+the cam's home window, longer than a glitch): one that flips back sooner was a
+glitch. A plate stopped on a glitch would leave its wall part raised; one that took a
+glitch for leaving home would stop without turning; one turned round for a glitch at
+rest would lift a wall nobody asked for.
 """
 
 from __future__ import annotations
@@ -86,37 +88,43 @@ class Plate:
 
     def on_enter_fault(self, *_: object) -> None:
         self.round_first = False
+        if self._confirm is not None:
+            self._confirm.cancel()
+            self._confirm = None
 
     def _glitch(self, after_s: float) -> None:
         self.glitches += 1
         self.ctl.emit("sensor.glitch", sensor=self.sensor, after_s=round(after_s, 4))
 
-    def _confirmed(self) -> None:
-        self._confirm = None
-        if self.state == "returning" and self.ctl.hal.read(self.sensor):
-            self.back_home()
+    def settled_off_home(self) -> bool:
+        """Off home, and not a glitch still being told apart (homing asks this)."""
+        return self._confirm is None and not self.ctl.hal.read(self.sensor)
 
-    def on_exit_returning(self, *_: object) -> None:
+    def on_sensor(self, home: bool) -> None:
+        """Every edge is believed only once it has stayed CONFIRM_S: one that flips back
+        sooner is a glitch, whichever way it went."""
         if self._confirm is not None:
             self._confirm.cancel()
             self._confirm = None
-
-    def on_sensor(self, home: bool) -> None:
-        if not home:
-            if self._confirm is not None:
-                # Home dropped back before it was believed: a glitch, turn on.
-                self._confirm.cancel()
-                self._confirm = None
-                self._glitch(self.ctl.supervisor.elapsed(self.key) or 0.0)
-                return
-            self.left = True
-            if self.state == "leaving":
-                self.left_home()
-            elif self.state == "home" and self.ctl.cycle.state == "homing":
-                self.rehome()   # coasted past home after it was stopped: come round again
-        elif self.state == "returning" and self._confirm is None:
+            self._glitch(self.ctl.supervisor.elapsed(self.key) or 0.0)
+            return
+        if home and self.state == "returning":
             early = self.ctl.supervisor.too_early(self.key)
             if early is not None:
                 self._glitch(early)
                 return
-            self._confirm = self.ctl.clock.call_later(CONFIRM_S, self._confirmed)
+        self._confirm = self.ctl.clock.call_later(CONFIRM_S, lambda: self._settled(home))
+
+    def _settled(self, home: bool) -> None:
+        self._confirm = None
+        if bool(self.ctl.hal.read(self.sensor)) != home:
+            return
+        if not home:
+            self.left = True
+            if self.state == "leaving":
+                self.left_home()
+            elif self.state == "home" and self.ctl.cycle.state == "homing":
+                # Coasted past home after it was stopped: homing brings it round.
+                self.ctl.cycle.check_homed()
+        elif self.state == "returning":
+            self.back_home()

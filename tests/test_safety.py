@@ -532,3 +532,26 @@ def test_7_the_refeed_hold_clears_only_when_the_operator_says_it_was_refed() -> 
     bench.table.refeed()
     again.clear_fault(hold, by="operator", refed=True)
     assert again.refeed_hold is None and again.build.state == "building"
+
+
+def test_4_a_plate_home_glitch_at_rest_or_when_leaving_is_no_motion(rig: Rig) -> None:
+    # Found by the fuzzer: a glitch at rest during homing turned a plate round (and
+    # lifted a wall); a glitch as a turn began was taken for leaving home, and the
+    # plate "came home" without turning.
+    ctl, hal, clock = rig
+    hal.values["side.1.head_home"] = False           # homing lasts a moment
+    ctl.start()
+    hal.edge("side.3.plate_home", False)
+    run_for(clock, 0.02)
+    hal.edge("side.3.plate_home", True)              # a 20 ms glitch at rest
+    run_for(clock, 0.2)
+    assert hal.values["motor.side.3.plate"] is False and ctl.plates[3].state == "home"
+    hal.edge("side.1.head_home", True)
+    run_for(clock, 0.01)
+    assert ctl.cycle.state == "play"
+    ctl.plates[3].turn()
+    hal.edge("side.3.plate_home", False)
+    run_for(clock, 0.02)
+    hal.edge("side.3.plate_home", True)              # a glitch just as it starts
+    run_for(clock, 0.2)
+    assert ctl.plates[3].state == "leaving" and hal.values["motor.side.3.plate"] is True
