@@ -67,6 +67,20 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--hal", choices=("sim", "ioboard"), default="sim",
                      help="ioboard: through the serial protocol and the I/O-board emulator")
 
+    fuzz = sub.add_parser("fuzz", parents=[common],
+                          help="random fault scenarios judged by the simulator's referee")
+    fuzz.add_argument("--count", type=_positive_int, default=100, help="scenarios to run")
+    fuzz.add_argument("--seed", type=int, default=1, help="seed of the scenario generator")
+    fuzz.add_argument("--rig", choices=("sim", "ioboard"), default="sim",
+                      help="sim: the in-process simulated HAL; ioboard: the serial path "
+                           "and the I/O-board emulator (link faults too)")
+    fuzz.add_argument("--out", metavar="DIR", default="fuzz-failures",
+                      help="where each failure is written, minimised, as a scenario file")
+    fuzz.add_argument("--wall-limit", type=float, default=30.0, metavar="S",
+                      help="real seconds one scenario may take")
+    fuzz.add_argument("--no-shrink", action="store_true", help="write failures unminimised")
+    fuzz.add_argument("--json", action="store_true", help="print one JSON report")
+
     sub.add_parser("console", help="technician console: status, faults, tests, jog, TUI",
                    add_help=False)
     sub.add_parser("deal", help="deal from walls and dice (JSON, RULES.md)", add_help=False)
@@ -96,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG
     if args.command == "run":
         return _run(config, args)
+    if args.command == "fuzz":
+        return _fuzz(config, args)
     return _simulate(config, args)
 
 
@@ -144,10 +160,6 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
                   file=sys.stderr, flush=True)
     try:
         if args.scenario:
-            if args.hal != "sim":
-                print("mjtable: --scenario runs on the built-in simulator (--hal sim)",
-                      file=sys.stderr)
-                return EXIT_CONFIG
             scenario, config = _scenario(args, config)
             report = simulate(config, args.cycles or 0, args.seed, progress=progress,
                               scenario=scenario)
@@ -164,7 +176,36 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
     else:
         _print_summary(report)
     ok = report["completed"] and report["tiles_accounted"] and report["motors_safe_after_faults"]
-    return 0 if ok else 1
+    judged = (report.get("referee_violations") or report.get("stalls")
+              or report.get("crashed") is not None)
+    return 0 if ok and not judged else 1
+
+
+def _fuzz(config: Config, args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from simulator.fuzz import CLASSES, fuzz, ioboard_runner, sim_runner
+
+    def progress(done: int, total: int, failed: int) -> None:
+        if done % 50 == 0 or done == total:
+            print(f"fuzz: {done}/{total} run, {failed} failed", file=sys.stderr, flush=True)
+
+    runner = ioboard_runner(config) if args.rig == "ioboard" else sim_runner(config)
+    report = fuzz(runner, args.count, args.seed, rig=args.rig,
+                  out=Path(args.out), wall_limit_s=args.wall_limit,
+                  shrink=not args.no_shrink, progress=progress)
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"{report['runs']} scenarios (seed {report['seed']}, rig {report['rig']}): "
+              f"{report['passed']} passed in {report['wall_time_s']} s")
+        for name in CLASSES:
+            print(f"  {name}: {report[name]}")
+        for failure in report["failures"]:
+            print(f"FAILED {failure['scenario_file']}: {', '.join(failure['classes'])}")
+    if report["interrupted"]:
+        return 130
+    return 0 if report["passed"] == report["runs"] else 1
 
 
 def _scenario(args: argparse.Namespace, config: Config) -> tuple[Any, Config]:
@@ -178,6 +219,15 @@ def _scenario(args: argparse.Namespace, config: Config) -> tuple[Any, Config]:
 
 
 def _print_summary(report: dict) -> None:
+    # What the referee saw comes first: it outranks anything the firmware reported.
+    for v in report.get("referee_violations", []):
+        print(f"VIOLATION {v['rule']} (hand {v['cycle']}, t={v['t']} s): {v['detail']}")
+    for stall in report.get("stalls", []):
+        shown = stall["display"] or "nothing (a silent stall)"
+        print(f"STALL in {stall['phase']} (hand {stall['cycle']}, t={stall['t']} s) for "
+              f"{stall['waited_s']} s; the display shows {shown}")
+    if report.get("crashed") is not None:
+        print(f"CRASHED: {report['crashed']['error']} at {report['crashed']['where']}")
     builds = sorted(report["build_times_s"])
     median = builds[len(builds) // 2] if builds else float("nan")
     print(f"hands dealt: {report['cycles_completed']}/{report['cycles_requested']} "

@@ -14,24 +14,28 @@ boots a new one on the same journal after the cut's duration.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import resource
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from firmware.clock import VirtualClock
+from firmware.clock import Clock
 from firmware.config import Config
 from firmware.consumers import attach_consumers
 from firmware.controller import BUILD_SCOPE, ClearRefused, Controller
-from firmware.faults import CATALOGUE, ERROR
+from firmware.faults import CATALOGUE, ERROR, Fault
 from firmware.handoff import Consumer
 from firmware.journal import MemoryJournal
 from firmware.recovery import UNTRUSTED_COUNT
-from hal.backends.sim import SimHal
 from simulator.players import SimPlayers
+from simulator.referee import Referee
+from simulator.rigs import IoboardRig, SimRig
 from simulator.run import CYCLE_ALLOWANCE_S, build_bound
 from simulator.scenario import ActionSpec, FaultSpec, Scenario
-from simulator.table import DirtySensor, SimTable
+from simulator.table import DirtySensor
+from simulator.watchdog import StallWatchdog
 
 BUILD_MOTORS = ("motor.disc", "motor.ring", *[f"motor.side.{n}.{m}" for n in range(4)
                                               for m in ("conveyor", "head")])
@@ -40,7 +44,7 @@ BUILD_MOTORS = ("motor.disc", "motor.ring", *[f"motor.side.{n}.{m}" for n in ran
 class ScopedClock:
     """The controller's view of the shared clock; `kill` silences all its timers."""
 
-    def __init__(self, clock: VirtualClock) -> None:
+    def __init__(self, clock: Clock) -> None:
         self.clock = clock
         self.timers: list[Any] = []
         self._prune_at = 4096
@@ -71,13 +75,26 @@ class ScopedClock:
 
 
 class Harness:
+    """One scenario on one rig: "sim" (the simulated HAL in-process) or "ioboard"
+    (the serial path and the I/O-board emulator; `rig_options` go to `IoboardRig`)."""
+
     def __init__(self, config: Config, scenario: Scenario, seed: int | None = None,
-                 consumers: Sequence[Consumer] = ()) -> None:
+                 consumers: Sequence[Consumer] = (), rig: str = "sim",
+                 rig_options: dict[str, Any] | None = None) -> None:
+        if scenario.needs_link and rig != "ioboard":
+            raise ValueError("link_noise and link_drop need the I/O board link: "
+                             "run with --hal ioboard")
+        if scenario.play_time_s is not None:
+            config = dataclasses.replace(config, simulator=dataclasses.replace(
+                config.simulator, play_time_s=scenario.play_time_s))
         self.config = config
         self.scenario = scenario
-        self.clock = VirtualClock()
-        self.table = SimTable(config, self.clock, seed if seed is not None else scenario.seed)
-        self.hal = SimHal(self.table)
+        table_seed = seed if seed is not None else scenario.seed
+        self.rig: SimRig | IoboardRig = (
+            IoboardRig(config, table_seed, **(rig_options or {})) if rig == "ioboard"
+            else SimRig(config, table_seed))
+        self.clock = self.rig.clock
+        self.table = self.rig.table
         self.journal = MemoryJournal()
         self.players = SimPlayers(self.table, self.clock, config)
         self.ctl: Controller
@@ -103,6 +120,17 @@ class Harness:
         self._build_started_at = 0.0
         self._repaired: set[str] = set()
         self._on_the_way: set[str] = set()
+        # The physics judged by the table itself, and a table that stops moving.
+        self.referee = Referee(self.table, lambda: self.ctl.cycle.number)
+        self.watchdog = StallWatchdog(self.clock, self.table, self.players, lambda: self.ctl)
+        self.crashed: dict[str, Any] | None = None
+        self.timed_out = False
+        self.link_dead = False              # the host could not reach the board
+        self._checks = 0                    # motor checks still due
+
+    @property
+    def hal(self) -> Any:
+        return self.rig.hal
 
     # -- the controller's life -------------------------------------------------------
 
@@ -113,19 +141,37 @@ class Harness:
         self.ctl.handoff.consumers.extend(self.consumers)
         for hook in self.boot_hooks:
             hook(self.ctl)
+        self.ctl.subscribers.append(self.referee.on_event)
+        self.ctl.subscribers.append(self.watchdog.on_event)
         self.ctl.subscribers.append(self._on_event)
         self.ctl.start()
 
     def power_cut(self, spec: FaultSpec) -> None:
         assert self._scoped is not None
+        if not self.table.powered:
+            return      # already off: a second cut changes nothing
         self._scoped.kill()
         self.ctl.subscribers.clear()
+        self.rig.host_dies(spec.duration_s)
         self.table.power(False)
         self.clock.call_later(spec.duration_s, self._power_back)
 
     def _power_back(self) -> None:
         self.table.power(True)
+        self.referee.power_back()
+        error = self.rig.host_boots()
+        if error is not None:
+            self._link_failed(error)
+            return
         self.boot()
+
+    def _link_failed(self, error: Any) -> None:
+        """The host could not shake hands with the board: it never starts."""
+        fault = Fault(error.fault_id, "link", None, 0, self.clock.now(),
+                      error.evidence).as_dict()
+        self.faults.append({k: fault[k] for k in ("id", "code", "where", "cycle",
+                                                  "sim_time_s", "evidence", "diagnosis")})
+        self.link_dead = True
 
     # -- events ----------------------------------------------------------------------
 
@@ -176,9 +222,12 @@ class Harness:
         if CATALOGUE[event["id"]].severity == ERROR:
             motors = BUILD_MOTORS if event["id"] in BUILD_SCOPE else [
                 s.name for s in self.table.signals.values() if s.is_motor]
-            if any(self.table.motor_on(m) for m in motors):
-                self.motors_safe = False
-                self.problems.append(f"motors still on after {event['id']}")
+            # Judged once the stop has reached the table: over the board's link SAFE
+            # crosses first; with the link lost, the board's failsafe acts in its limit.
+            link = event["id"] in ("link.lost", "link.version")
+            self._checks += 1
+            self.clock.call_later(self.rig.link_grace_s if link else 0.0,
+                                  lambda: self._motors_stopped(event["id"], motors))
         # Every fault injected since the last one raised is detected by this one.
         for spec, at in self._injected[len(self.detections):]:
             self.detections.append({"spec": spec, "kind": spec.kind, "fault": event["id"],
@@ -198,6 +247,12 @@ class Harness:
             self._on_the_way.add(action.after_fault)
             self.clock.call_later(action.delay_s, lambda a=action: self._act(a))
 
+    def _motors_stopped(self, fault_id: str, motors: Sequence[str]) -> None:
+        self._checks -= 1
+        if any(self.table.motor_on(m) for m in motors):
+            self.motors_safe = False
+            self.problems.append(f"motors still on after {fault_id}")
+
     def _broken(self, action: ActionSpec) -> bool:
         """Whether `action` would mend something that is broken right now."""
         table, where, do = self.table, action.where or "", action.do
@@ -208,6 +263,8 @@ class Harness:
             return table.dice_jammed
         if do == "clear_obstruction":
             return table.lid.blocked_below > 0 or any(s.plate.blocked for s in table.sides)
+        if do == "replace_part" and where == "link":
+            return self.rig.link_broken()
         if do == "replace_part":
             return (where in table.dead_motors or where in table.slow_motors
                     or where in table.stuck or self._flaky_now(where))
@@ -274,7 +331,7 @@ class Harness:
         elif kind == "power_cut":
             self.power_cut(spec)
         else:
-            raise ValueError(f"{kind} needs the I/O board link: run with --hal ioboard")
+            self.rig.inject_link(spec)
 
     def _tile(self, spec: FaultSpec):
         set_name = spec.where.split(".")[1]
@@ -312,6 +369,8 @@ class Harness:
         elif do == "clean_sensor":
             table.unstick(where)
             self._repaired.add(where)
+        elif do == "replace_part" and where == "link":
+            self.rig.mend_link()
         elif do == "replace_part":
             if where.startswith("motor."):
                 table.repair_motor(where)
@@ -343,16 +402,19 @@ class Harness:
 
     def halted(self) -> bool:
         """An error holds the table and nobody is on the way to fix it."""
+        if self.link_dead:
+            return True
         if self._pending or self.players.topping_up or self.ctl.cycle.state.startswith("top_up"):
             return False
         return self.ctl.refeed_hold is not None or any(
             f.active and f.kind.severity == ERROR for f in self.ctl.faults)
 
-    def run(self, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    def run(self, progress: Callable[[int, int], None] | None = None,
+            wall_limit_s: float | None = None) -> dict[str, Any]:
+        """Run the scenario; a crash, a stall or `wall_limit_s` of real time ends it."""
         cycles = self.scenario.cycles
         wall_start = time.perf_counter()
-        self.boot()
-        self.players.start()
+        give_up = None if wall_limit_s is None else wall_start + wall_limit_s
         last = -1
 
         def finished() -> bool:
@@ -360,19 +422,48 @@ class Harness:
             if progress is not None and len(self.handoffs) != last:
                 last = len(self.handoffs)
                 progress(last, cycles)
-            return self.halted() or (len(self.handoffs) >= cycles
-                                     and self.ctl.build.state == "staged")
+            if give_up is not None and time.perf_counter() > give_up:
+                self.timed_out = True
+                return True
+            if self._checks or self.referee.pending:
+                return False
+            return bool(self.watchdog.stalls) or self.halted() or (
+                len(self.handoffs) >= cycles and self.ctl.build.state == "staged")
 
         deadline = (cycles + 1) * (self.config.simulator.play_time_s + CYCLE_ALLOWANCE_S)
-        self.clock.run_until(deadline, until=finished)
+        error = self.rig.connect()
+        if error is not None:
+            self._link_failed(error)
+            self.rig.close(drain=False)     # the host stopped reading: nothing drains
+            return self.report(time.perf_counter() - wall_start)
+        try:
+            self.boot()
+            self.players.start()
+            self.clock.run_until(deadline, until=finished)
+            if not self.link_dead:
+                self.ctl.stop()
+            self.rig.close()
+        except Exception as exc:   # the firmware (or the model) crashed: say where
+            self.crashed = crash_report(exc)
+            self.table.power(False)     # whatever it left running stops with the run
+            self.rig.close(drain=False)
         wall = time.perf_counter() - wall_start
-        self.ctl.stop()
         return self.report(wall)
 
     def report(self, wall: float) -> dict[str, Any]:
         expect = self.scenario.expect
         raised = {f["id"] for f in self.faults}
         problems = list(self.problems)
+        for v in self.referee.violations:
+            problems.append(f"referee: {v['rule']} at t={v['t']}: {v['detail']}")
+        for stall in self.watchdog.stalls:
+            shown = stall["display"] or "nothing"
+            problems.append(f"stall in {stall['phase']} for {stall['waited_s']} s "
+                            f"(display shows {shown})")
+        if self.crashed is not None:
+            problems.append(f"crashed: {self.crashed['error']} at {self.crashed['where']}")
+        if self.timed_out:
+            problems.append("ran out of wall time")
         for fault_id in expect.faults:
             if fault_id not in raised:
                 problems.append(f"expected fault {fault_id} was not raised")
@@ -392,6 +483,10 @@ class Harness:
             latency.setdefault(d["kind"], d["latency_s"])
         clock = self.clock
         return {
+            "referee_violations": list(self.referee.violations),
+            "stalls": list(self.watchdog.stalls),
+            "crashed": self.crashed,
+            "timed_out": self.timed_out,
             "cycles_requested": self.scenario.cycles,
             "cycles_completed": completed,
             "seed": self.table.seed,
@@ -410,8 +505,19 @@ class Harness:
             "motors_off_at_end": self.table.motors_off(),
             "wrong_handoffs": self.wrong_handoffs,
             "detection_latency_s": latency,
+            **self.rig.report(),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "expectations_met": not problems,
             "problems": problems,
             "completed": not problems,
         }
+
+
+def crash_report(exc: BaseException) -> dict[str, Any]:
+    """The exception and where: the innermost frame of ours (not of a library)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if any(f"/{d}/" in f.filename
+                                     for d in ("firmware", "hal", "rules", "simulator"))]
+    where = " < ".join(f"{'/'.join(f.filename.rsplit('/', 2)[-2:])}:{f.lineno} in {f.name}"
+                       for f in reversed((ours or frames)[-3:])) or "?"
+    return {"error": f"{type(exc).__name__}: {exc}", "where": where}

@@ -34,6 +34,11 @@ class Cam:
         self._timer: Timer | None = None
         self._next_mark = 0
 
+    @property
+    def mid_turn(self) -> bool:
+        """Past its first mark (off home) on a turn not yet completed."""
+        return self._next_mark > 0
+
     def set_motor(self, on: bool) -> None:
         if on == self.running:
             return
@@ -120,10 +125,11 @@ class Travel:
     def _advance(self) -> None:
         if self.direction:
             moved = (self.clock.now() - self._since) / self.travel_s * self.direction
-            # An obstruction stops a lid coming down onto it; it never lifts one that
-            # is already below it (an object put by a closed lid is met when it closes).
-            floor = min(self.position, self.blocked_below) if moved < 0 else 0.0
-            self.position = min(1.0, max(0.0, floor, self.position + moved))
+            new = self.position + moved
+            # An obstruction stops the lid coming down onto it, never one already below.
+            if self.direction < 0 and self.position >= self.blocked_below:
+                new = max(new, self.blocked_below)
+            self.position = min(1.0, max(0.0, new))
             self._since = self.clock.now()
 
     def drive(self, direction: int) -> None:
@@ -147,7 +153,7 @@ class Travel:
         if self.direction > 0:
             targets = [edge, 1.0]
         else:
-            targets = [1.0 - edge, max(0.0, self.blocked_below)]
+            targets = [1.0 - edge, max(0.0, self.blocked_below), 0.0]
         ahead = [t for t in targets if (t - self.position) * self.direction > 1e-9]
         if not ahead:
             return

@@ -4,6 +4,7 @@
 seed = 3
 cycles = 4
 config = "config/table.toml"        # optional, relative to the repository root
+play_time_s = 20.0                  # optional: how long players take over a hand
 
 [[fault]]
 kind = "tile_jam"                   # MECHANICS.md §7
@@ -65,7 +66,7 @@ FAULT_KEYS = {"kind", "where", "cycle", "phase", "at_s", "tile", "count", "proba
               "factor", "value", "duration_s", "mode"}
 ACTION_KEYS = {"after_fault", "do", "where", "delay_s"}
 EXPECT_KEYS = {"faults", "allow", "cycles_completed"}
-TOP_KEYS = {"seed", "cycles", "config", "fault", "action", "expect"}
+TOP_KEYS = {"seed", "cycles", "config", "play_time_s", "fault", "action", "expect"}
 
 
 class ScenarioError(ValueError):
@@ -117,6 +118,7 @@ class Scenario:
     actions: tuple[ActionSpec, ...] = ()
     expect: Expect = field(default_factory=Expect)
     source: str = "<inline>"
+    play_time_s: float | None = None
 
     @property
     def needs_link(self) -> bool:
@@ -248,6 +250,9 @@ def parse_scenario(raw: dict[str, Any], file: str) -> Scenario:
     if not 1 <= cycles <= 100_000:
         raise _fail(file, "top level", f"cycles = {cycles}: from 1 to 100000")
     config = _typed(file, "top level", raw, "config", str)
+    play = _typed(file, "top level", raw, "play_time_s", float)
+    if play is not None and not 1.0 <= play <= 3600.0:
+        raise _fail(file, "top level", f"play_time_s = {play}: from 1 to 3600")
     if config is not None and not (ROOT / config).is_file():
         raise _fail(file, "top level", f"config {config!r}: no such file under the repository")
     faults = raw.get("fault", [])
@@ -261,7 +266,7 @@ def parse_scenario(raw: dict[str, Any], file: str) -> Scenario:
             raise _fail(file, "[[fault]]", f"cycle {spec.cycle} is after the last cycle {cycles}")
     return Scenario(seed, cycles, config, specs,
                     tuple(_action(file, i, a) for i, a in enumerate(actions)),
-                    _expect(file, raw.get("expect", {})), file)
+                    _expect(file, raw.get("expect", {})), file, play)
 
 
 def load_scenario(path: str | Path) -> Scenario:

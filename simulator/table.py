@@ -84,6 +84,9 @@ class SimTable:
         self.observers: list[Callable[[str, Value], None]] = []
         # ... and what really happens, as people at the table see it.
         self.witnesses: list[Callable[[str, Value], None]] = []
+        # ... and what the mechanics do with tiles (a wall rising, a stack laid), for
+        # a referee that judges physics (simulator/referee.py).
+        self.happenings: list[Callable[[str, int], None]] = []
         self.tiles = make_sets(config.table.tiles)
         self.where: dict[int, str] = {}
         self.disc: list[Tile] = []
@@ -143,6 +146,8 @@ class SimTable:
         self.walls = [[] for _ in range(4)]
         left = [pushed.pop(self.rng.randrange(len(pushed))) for _ in range(leave_behind)]
         self.on_table = left
+        for tile in left:
+            self.where[tile.id] = "table"
         for tile in pushed:
             self._to_disc(tile)
         return left
@@ -169,6 +174,18 @@ class SimTable:
         for tile in self._take_out(lambda t: t.id in foreign):
             if tile.id not in foreign:
                 self._to_disc(tile)     # the other tile of a stack that held a foreign one
+        # Foreign tiles in risen walls or loose on the table are taken out too; the
+        # other tile of such a stack is left loose on the table.
+        self.on_table = [t for t in self.on_table if t.id not in foreign]
+        for n, wall in enumerate(self.walls):
+            kept = [stack for stack in wall if not any(t.id in foreign for t in stack)]
+            for stack in wall:
+                if any(t.id in foreign for t in stack):
+                    for tile in stack:
+                        if tile.id not in foreign:
+                            self.on_table.append(tile)
+                            self.where[tile.id] = "table"
+            self.walls[n] = kept
         self.tiles = [t for t in self.tiles if t.id not in foreign]
         for tile_id in foreign:
             self.where.pop(tile_id, None)
@@ -500,12 +517,23 @@ class SimTable:
             side.track.append((tile, side.half_stack))
             self.where[tile.id] = self.where[side.half_stack.id] = f"track.{side.n}"
             side.half_stack = None
+            self._happened("stack.laid", side.n)
         if side.belt and side.feed is None:
             side.feed = self.clock.call_later(SLOT_REFILL_S, lambda: self._feed(side))
 
+    def _happened(self, what: str, side: int) -> None:
+        for happening in self.happenings:
+            happening(what, side)
+
     def _raise_wall(self, side: SideModel) -> None:
+        self._happened("wall.rising", side.n)
         if not side.track:
             return
+        for stack in self.walls[side.n]:
+            # A wall still standing is knocked over onto the table by the one rising.
+            for tile in stack:
+                self.on_table.append(tile)
+                self.where[tile.id] = "table"
         self.walls[side.n] = side.track
         side.track = []
         for stack in self.walls[side.n]:

@@ -1,0 +1,219 @@
+"""The referee: physical safety invariants, judged from the simulated table itself.
+
+The harness reports what the firmware says (faults, handoffs); the referee watches
+where the lid, plates, walls and motors physically are, the way a test rig with limit
+switches and a camera would, and records every breach of an invariant as
+`{t, cycle, rule, detail}`. The rule names are stable (docs/faults.md):
+
+- `motor.lid_open`: the disc, ring or a conveyor runs while the lid is away from its
+  lower stop (a top-up pauses the build: the lid may open, those motors may not run).
+- `wall.lid_open`: a plate cam lifts a wall while the lid is away from its lower stop.
+- `wall.not_up`: the walls are committed while a plate cam is mid-turn or a wall does
+  not stand complete on the table.
+- `wall.onto_wall`: a wall rises where the last hand's wall still stands.
+- `handoff.mismatch`: a handoff names walls other than the tiles standing there.
+- `build.onto_track`: a stack is laid onto a track still holding a wall that did not
+  rise (two sets on one track, or more stacks than a wall holds).
+- `motor.case_open`: a motor runs while the case switch reads open.
+- `motor.after_stop`: a motor of a scope that a stop-fault, an e-stop or a halt
+  stopped runs before the explicit resume (the fault cleared, or `rehome`).
+- `motor.on_at_fault`: a motor turns on in the same instant a fault stops its scope.
+
+What the firmware believes is used only for *when* to judge (a commit, a handoff, a
+fault's instant); what is judged is always the physical table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware.controller import BUILD_SCOPE
+from firmware.faults import CATALOGUE, ERROR
+from hal.signals import Value
+from simulator.table import SimTable
+
+RULES = ("motor.lid_open", "wall.lid_open", "wall.not_up", "wall.onto_wall", "handoff.mismatch",
+         "build.onto_track", "motor.case_open", "motor.after_stop", "motor.on_at_fault")
+# The motors that move tiles under the lid.
+FEED_MOTORS = frozenset({"motor.disc", "motor.ring",
+                         *[f"motor.side.{n}.conveyor" for n in range(4)]})
+CASE_REACTION_S = 0.05   # one loop turn; the firmware reacts within the instant
+BUILD_MOTORS = frozenset({*FEED_MOTORS, *[f"motor.side.{n}.head" for n in range(4)]})
+
+
+@dataclass
+class Stop:
+    """A scope of motors a fault (or an e-stop) turned off, until an explicit resume."""
+
+    reason: str
+    motors: frozenset[str]
+    at: float
+
+
+@dataclass
+class Referee:
+    table: SimTable
+    cycle: Callable[[], int]
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    stops: list[Stop] = field(default_factory=list)
+    limit: int = 200           # a broken run breaks the same rule at every event
+    # Over a link a stop reaches the table after the frames cross (same instant on the
+    # lockstep clock); with the link lost, after the board's failsafe limit.
+    link_grace_s: float = 0.0
+    pending: int = 0
+
+    def __post_init__(self) -> None:
+        self.motors = [s.name for s in self.table.signals.values() if s.is_motor]
+        self.table.witnesses.append(self._on_witness)
+        self.table.observers.append(self._on_reading)
+        self.table.happenings.append(self._on_happening)
+        self._seen: set[tuple[str, str]] = set()
+        self._turned_on: dict[str, float] = {}
+
+    # -- what is physically so -----------------------------------------------------
+
+    def running(self, motor: str) -> bool:
+        """Commanded on: a dead motor told to run is still an unsafe command."""
+        value = self.table.values[motor]
+        return bool(value) and value != "off" and self.table.powered
+
+    def lid_closed(self) -> bool:
+        return bool(self.table.physical["lid.lower"])
+
+    def _breach(self, rule: str, detail: str, once_key: str = "") -> None:
+        if once_key:
+            key = (rule, f"{self.cycle()}:{once_key}")
+            if key in self._seen:
+                return
+            self._seen.add(key)
+        if len(self.violations) >= self.limit:
+            return
+        self.violations.append({"t": round(self.table.clock.now(), 3), "cycle": self.cycle(),
+                                "rule": rule, "detail": detail})
+
+    # -- the table's own events -----------------------------------------------------
+
+    def _on_witness(self, name: str, value: Value) -> None:
+        if name == "lid.lower" or name.startswith("motor."):
+            self._check_motors(name if name.startswith("motor.") else None)
+
+    def _on_reading(self, name: str, value: Value) -> None:
+        # The case switch as it reads (a test opens the case by sticking it): every
+        # motor must be off once the firmware has had the instant to react.
+        if name == "case_open" and value:
+            self.table.clock.call_later(CASE_REACTION_S, self._case_check)
+
+    def _case_check(self) -> None:
+        if self.table.values["case_open"]:
+            for motor in self.motors:
+                if self.running(motor):
+                    self._breach("motor.case_open", f"{motor} runs with the case open", motor)
+
+    def _check_motors(self, turned: str | None) -> None:
+        now = self.table.clock.now()
+        if not self.lid_closed():
+            for motor in FEED_MOTORS:
+                if self.running(motor):
+                    self._breach("motor.lid_open", f"{motor} runs with the lid at "
+                                 f"{self.table.lid.position:.0%} of its travel", motor)
+        if turned is not None and self.running(turned) and self.table.values["case_open"]:
+            self._breach("motor.case_open", f"{turned} turned on with the case open", turned)
+        if turned is None or not self.running(turned):
+            return
+        self._turned_on[turned] = now
+        for stop in self.stops:
+            if turned in stop.motors:
+                rule = "motor.on_at_fault" if now == stop.at else "motor.after_stop"
+                self._breach(rule, f"{turned} turned on after {stop.reason} stopped it "
+                                   f"(at t={stop.at:.3f})")
+                return
+
+    def _on_happening(self, what: str, n: int) -> None:
+        if what == "wall.rising":
+            if not self.lid_closed():
+                self._breach("wall.lid_open", f"wall {n} rises with the lid at "
+                             f"{self.table.lid.position:.0%} of its travel", f"wall{n}")
+            if self.table.walls[n] and self.table.sides[n].track:
+                self._breach("wall.onto_wall", f"wall {n} rises where the last hand's "
+                             f"{len(self.table.walls[n])} stacks still stand", f"onto{n}")
+        elif what == "stack.laid":
+            track = self.table.sides[n].track
+            # A foreign tile pushed in rides with the set it came with.
+            sets = {t.set_name for stack in track for t in stack} - {"X"}
+            full = self.table.config.table.stacks_per_wall
+            if len(sets) > 1 or len(track) > full:
+                self._breach("build.onto_track", f"side {n}: {len(track)} stacks of sets "
+                             f"{sorted(sets)} on the track", f"track{n}")
+
+    # -- the firmware's instants ----------------------------------------------------
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        """Called with every controller event: when to judge, never what."""
+        kind = event["kind"]
+        if kind == "fault" and CATALOGUE[event["id"]].severity == ERROR:
+            motors = BUILD_MOTORS if event["id"] in BUILD_SCOPE else frozenset(self.motors)
+            self._stop(Stop(event["id"], motors, self.table.clock.now()))
+        elif kind in ("estop", "halted"):
+            self._stop(Stop(kind, frozenset(self.motors), self.table.clock.now()))
+        elif kind == "fault.cleared":
+            self.stops = [s for s in self.stops if s.reason != event["id"]]
+        elif kind == "rehome":
+            self.stops = []
+        elif kind == "walls.committed":
+            self._walls_up()
+        elif kind == "handoff":
+            self._handoff(event)
+
+    def _stop(self, stop: Stop) -> None:
+        link = stop.reason in ("link.lost", "link.version")
+        self.pending += 1
+        self.table.clock.call_later(self.link_grace_s if link else 0.0,
+                                    lambda: self._stopped(stop))
+
+    def _stopped(self, stop: Stop) -> None:
+        self.pending -= 1
+        self.stops.append(stop)
+        for motor in sorted(stop.motors):
+            if not self.running(motor):
+                continue
+            if self._turned_on.get(motor) == stop.at:
+                self._breach("motor.on_at_fault", f"{motor} turned on in the instant "
+                             f"{stop.reason} stopped it")
+            else:
+                self._breach("motor.after_stop", f"{motor} still runs after {stop.reason}")
+
+    def power_back(self) -> None:
+        """A new boot: stops latched in memory died with the old controller."""
+        self.stops = []
+
+    def _walls_up(self) -> None:
+        full = self.table.config.table.stacks_per_wall
+        for side in self.table.sides:
+            plate = side.plate
+            assert plate is not None
+            if plate.mid_turn:
+                self._breach("wall.not_up", f"plate cam {side.n} is {plate.angle:.0%} into "
+                             "its turn when the walls are committed")
+            stacks = len(self.table.walls[side.n])
+            if stacks != full:
+                self._breach("wall.not_up", f"wall {side.n} has {stacks} of {full} stacks "
+                             "standing when the walls are committed")
+
+    def _handoff(self, event: dict[str, Any]) -> None:
+        record = event.get("record")
+        walls = self.table.walls
+        sets = {t.set_name for wall in walls for stack in wall for t in stack}
+        standing = [len(w) for w in walls]
+        if record is not None:
+            named = [len(w) for w in record["walls"]]
+            codes = [[[top.code, bottom.code] for top, bottom in wall] for wall in walls]
+            known = self.table.config.table.tile_reader
+            if named != standing or (known and record["walls"] != codes):
+                self._breach("handoff.mismatch", f"handed off {named} stacks per wall, "
+                             f"{standing} stand on the table")
+                return
+        if sets != {event["set"]}:
+            self._breach("handoff.mismatch", f"handed off set {event['set']}, the walls "
+                         f"standing are of sets {sorted(sets)}")

@@ -1,0 +1,159 @@
+"""The two rigs a scenario runs on, behind one harness (simulator/harness.py).
+
+- `SimRig`: the simulated HAL in-process, on a `VirtualClock`.
+- `IoboardRig`: the ioboard backend, pyserial, a pty (or socket) and the I/O-board
+  emulator, on the lockstep clock (simulator/ioboard_run.py `IoboardBench`).
+
+The harness asks a rig for its clock, table and HAL, to connect, to die and boot
+again at a power cut, and to break or mend the link; everything else (injection,
+technician, referee, watchdog, report) is the same on both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any
+
+from firmware.clock import VirtualClock
+from firmware.config import Config
+from hal.backends.ioboard import IoBoardHal, LinkError, open_port
+from hal.backends.sim import SimHal
+from hal.protocol import VERSION
+from simulator.scenario import FaultSpec
+from simulator.table import SimTable
+
+
+class SimRig:
+    """The in-process simulated HAL."""
+
+    name = "sim"
+    link_grace_s = 0.0       # a write reaches the table in the same call
+
+    def __init__(self, config: Config, seed: int) -> None:
+        self.clock = VirtualClock()
+        self.table = SimTable(config, self.clock, seed)
+        self.hal: Any = SimHal(self.table)
+
+    def connect(self) -> LinkError | None:
+        return None
+
+    def host_dies(self, duration_s: float = 0.0) -> None:
+        """A power cut: the host's HAL needs nothing done (the table loses power)."""
+
+    def host_boots(self) -> LinkError | None:
+        return None
+
+    def inject_link(self, spec: FaultSpec) -> None:
+        raise ValueError(f"{spec.kind} needs the I/O board link: run with --hal ioboard")
+
+    def link_broken(self) -> bool:
+        return False
+
+    def mend_link(self) -> None:
+        """A technician replaces the cable: nothing to do without one."""
+
+    def close(self, drain: bool = True) -> None:
+        """Nothing to release."""
+
+    def report(self) -> dict[str, Any]:
+        return {"hal": "sim"}
+
+
+class IoboardRig:
+    """The real serial path against the I/O-board emulator, on the lockstep clock."""
+
+    name = "ioboard"
+
+    def __init__(self, config: Config, seed: int, *, transport: str = "pty",
+                 link_noise: float = 0.0, board_version: int = VERSION,
+                 heartbeat_limit_s: float = 0.5) -> None:
+        from simulator.ioboard_run import IoboardBench
+
+        self.config = config
+        self.bench = IoboardBench(config, seed, transport=transport, link_noise=link_noise,
+                                  board_version=board_version,
+                                  heartbeat_limit_s=heartbeat_limit_s)
+        self.clock = self.bench.clock
+        self.table = self.bench.table
+        self.board = self.bench.board
+        # With the link gone, the board's own failsafe turns the motors off within this.
+        self.link_grace_s = heartbeat_limit_s
+        self.error: str | None = None
+
+    @property
+    def hal(self) -> IoBoardHal:
+        return self.bench.hal
+
+    def connect(self) -> LinkError | None:
+        error = self.bench.connect()
+        if error is not None:
+            self.error = str(error)
+        return error
+
+    def host_dies(self, duration_s: float = 0.0) -> None:
+        """Host and board lose power: the host's link and reader stop, nothing more
+        crosses the cable until power is back, and what was on its way is lost."""
+        self.board.drop_link(duration_s)
+        hal = self.bench.hal
+        hal.link.stop()
+        hal._stop.set()     # the host is gone, not closed: no SAFE goes out
+        if hal._reader is not None:
+            hal._reader.join(timeout=1.0)
+        # Bytes the dead host never read still count as in flight on the lockstep
+        # clock: read them off (and away) so time can move on.
+        with contextlib.suppress(Exception):
+            while hal._port.read(max(1, hal._port.in_waiting)):
+                pass
+        with contextlib.suppress(Exception):
+            hal._port.close()
+
+    def host_boots(self) -> LinkError | None:
+        """Power is back: a new host opens the port and shakes hands again (HELLO)."""
+        from simulator.lockstep import MeteredPort
+
+        port = MeteredPort(open_port(self.board.url, self.config.ioboard.baud),
+                           self.clock.meter)
+        self.bench.hal = IoBoardHal(self.config, self.clock, port=port)
+        errors: list[LinkError] = []
+
+        def shake() -> None:
+            try:
+                self.bench.hal.connect()
+            except LinkError as exc:
+                errors.append(exc)
+            finally:
+                self.clock.post(lambda: None)
+
+        thread = threading.Thread(target=shake, name="ioboard-handshake")
+        thread.start()
+        self.clock.serve_while(thread.is_alive)
+        thread.join()
+        return errors[0] if errors else None
+
+    def inject_link(self, spec: FaultSpec) -> None:
+        if spec.kind == "link_noise":
+            self.board.noise = spec.probability
+        else:
+            self.board.drop_link(spec.duration_s)
+
+    def link_broken(self) -> bool:
+        return self.board.noise > 0 or self.board._dropping()
+
+    def mend_link(self) -> None:
+        self.board.noise = 0.0
+
+    def close(self, drain: bool = True) -> None:
+        self.bench.close(drain)
+
+    def report(self) -> dict[str, Any]:
+        board = self.board
+        out: dict[str, Any] = {
+            "hal": "ioboard",
+            "link": {"port": board.url, "host": dict(self.bench.hal.stats),
+                     "board": {**board.link.stats.as_dict(),
+                               "bits_flipped": board.bits_flipped,
+                               "failsafe_at_s": board.failsafe_at}}}
+        if self.error is not None:
+            out["error"] = self.error
+        return out
