@@ -13,7 +13,6 @@ boots a new one on the same journal after the cut's duration.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import resource
 import time
@@ -39,6 +38,8 @@ from simulator.watchdog import StallWatchdog
 
 BUILD_MOTORS = ("motor.disc", "motor.ring", *[f"motor.side.{n}.{m}" for n in range(4)
                                               for m in ("conveyor", "head")])
+# A clear the table refuses is tried again this often, this long apart.
+CLEAR_TRIES, CLEAR_RETRY_S = 3, 1.0
 
 
 class ScopedClock:
@@ -121,7 +122,8 @@ class Harness:
         self._repaired: set[str] = set()
         self._on_the_way: set[str] = set()
         # The physics judged by the table itself, and a table that stops moving.
-        self.referee = Referee(self.table, lambda: self.ctl.cycle.number)
+        self.referee = Referee(self.table, lambda: self.ctl.cycle.number,
+                               link_grace_s=self.rig.link_grace_s)
         self.watchdog = StallWatchdog(self.clock, self.table, self.players, lambda: self.ctl)
         self.crashed: dict[str, Any] | None = None
         self.timed_out = False
@@ -388,13 +390,27 @@ class Harness:
         # Only an operator who refed says so: any other action leaves the hold on.
         self._clear(action.after_fault, refed=do == "refeed")
 
-    def _clear(self, fault_id: str, refed: bool = False) -> None:
+    def _clear(self, fault_id: str, refed: bool = False, tries: int = CLEAR_TRIES) -> None:
         ctl = self.ctl
+        refused = False
         for fault in ctl.faults:
             if fault.active and fault.id == fault_id:
-                # Refused, the table says what to do first (close the case): it holds.
-                with contextlib.suppress(ClearRefused):
+                try:
                     ctl.clear_fault(fault, by="technician", refed=refed)
+                except ClearRefused:
+                    refused = True
+        if refused and tries > 1:
+            # The table says what to do first (the case still reads open: over a link
+            # the switch's change is still on its way). A technician reads the
+            # message and tries again a moment later; a wrong action stays refused.
+            self._pending += 1
+
+            def again() -> None:
+                self._pending -= 1
+                self._clear(fault_id, refed, tries - 1)
+
+            self.clock.call_later(CLEAR_RETRY_S, again)
+            return
         if ctl.may_rehome() and ctl.needs_rehome():
             ctl.rehome()
 
