@@ -35,8 +35,6 @@ TRANSITIONS = [
     {"trigger": "side_full", "source": list(RUNNING), "dest": None},
     {"trigger": "swept", "source": "sweeping", "dest": "staged"},
     {"trigger": "raised", "source": "staged", "dest": "idle", "after": "_release"},
-    # A staged set whose count cannot be trusted is never raised: refed and built again.
-    {"trigger": "discard", "source": "staged", "dest": "idle", "after": "_release"},
     {"trigger": "fail", "source": "*", "dest": "fault"},
     {"trigger": "reset", "source": "fault", "dest": "idle"},
     # Trusted counts: go on from where the fault stopped it (else reset and refeed).

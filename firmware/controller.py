@@ -200,7 +200,6 @@ class Controller:
             "build": self.build.state,
             "staged_walls": self.build.walls if self.build.state == "staged" else None,
             "staged_set": self.build.set_name if self.build.state == "staged" else None,
-            "untrusted": self.build.untrusted,
             "timings": self.supervisor.export(),
             "faults": [{**f.as_dict(), "side": f.side} for f in kept],
             "fault_counts": dict(self.fault_counts),
@@ -243,7 +242,6 @@ class Controller:
                 for f in saved.get("faults", []) if f.get("id") in CATALOGUE]
             if saved.get("staged_walls"):
                 self.build.restore_staged(saved["staged_set"], saved["staged_walls"])
-                self.build.untrusted = bool(saved.get("untrusted"))
             if saved.get("deal"):
                 self.cycle.restore_deal(saved["deal"])
             if saved.get("raising") and self.build.state == "staged":
@@ -313,11 +311,8 @@ class Controller:
             self.halt_parked = {**parked, **self.halt_parked}
 
         def mark_untrusted() -> None:
-            # A count gone wrong while a set is built — or staged: an extra tile at a
-            # full side says its count is not to be trusted either.
-            staged = self.build.state == "staged" and self.cycle.state != "raising"
             if fault is not None and fault.id in recovery.UNTRUSTED_COUNT and (
-                    self.build.running or self.build.state == "sweeping" or staged):
+                    self.build.running or self.build.state == "sweeping"):
                 self.build.untrusted = True
 
         def stop_timers() -> None:

@@ -94,10 +94,6 @@ class Cycle(Recoverable):
     def raise_pending(self, *_: object) -> bool:
         return self._raise_pending
 
-    def drop_raise(self) -> None:
-        """The staged set was discarded: there is nothing to raise after homing."""
-        self._raise_pending = False
-
     def restore_raise(self) -> None:
         """The power failed while the walls rose: after homing, every plate turns once
         more (a plate whose wall is already up turns empty), and the staged set is then
@@ -105,8 +101,7 @@ class Cycle(Recoverable):
         self._raise_pending = True
 
     def set_staged(self, *_: object) -> bool:
-        # A staged set whose count went wrong is not raised: it is refed first.
-        return self.ctl.build.state == "staged" and not self.ctl.build.untrusted
+        return self.ctl.build.state == "staged"
 
     def build_running(self, *_: object) -> bool:
         # Also after tiles went missing: topping up is how players fix that.

@@ -85,19 +85,8 @@ def resume(ctl: Controller) -> None:
 
 def _resume_build(ctl: Controller, before: dict[str, str]) -> None:
     build = ctl.build
-    if build.state == "fault":
-        _recover_build(ctl, before)
-    if build.state == "staged" and build.untrusted and ctl.cycle.state in ("homing", "fault",
-                                                                            "play"):
-        # An extra tile reached a full side of the staged set: the operator empties the
-        # machine, and that set is built again, never raised.
-        build.discard()
-        ctl.cycle.drop_raise()
-        ctl.request_refeed("the count of the staged set cannot be trusted")
-
-
-def _recover_build(ctl: Controller, before: dict[str, str]) -> None:
-    build = ctl.build
+    if build.state != "fault":
+        return
     was = before.get("build", "idle")
     if (was in BUILDING and build.untrusted) or was not in (*BUILDING, "staged"):
         # Counting went wrong (or nothing says where it was): never finish this set as

@@ -137,6 +137,13 @@ class SideBuilder(Recoverable):
         if gap is not None and gap < timing.count_debounce_s:
             return      # contact bounce of the same tile
         if self.state == "full":
+            if not self.ctl.hal.read(self.conveyor):
+                # Its conveyor is off and the belt's tiles have slid back: no tile can
+                # reach the head. The count sensor, not an extra tile.
+                self.glitches += 1
+                self.ctl.emit("sensor.glitch", sensor=self.count_sensor,
+                              why="a count at a full side whose conveyor is off")
+                return
             self.ctl.build.extra_tile(self)
             return
         if self.state not in ("feeding", "stacking"):
