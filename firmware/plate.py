@@ -43,6 +43,7 @@ class Plate:
         self.left = False           # the cam was seen leaving home this turn
         self.glitches = 0           # home edges seen impossibly early or too brief
         self._confirm: Timer | None = None
+        self._edge_at = 0.0         # when the edge being confirmed happened
         self.stale = False          # parked off home: come round before the next turn
         self.round_first = False    # this motion is that coming round
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
@@ -102,23 +103,31 @@ class Plate:
 
     def on_sensor(self, home: bool) -> None:
         """Every edge is believed only once it has stayed CONFIRM_S: one that flips back
-        sooner is a glitch, whichever way it went."""
+        sooner is a glitch, whichever way it went. How long it stayed is taken from
+        the edges' own times (the board's stamps over a link), so a real home left
+        again because the stop arrived late is still a real home."""
+        at = self.ctl.edge_time(self.sensor)
         if self._confirm is not None:
             self._confirm.cancel()
             self._confirm = None
-            self._glitch(self.ctl.supervisor.elapsed(self.key) or 0.0)
-            return
+            if at - self._edge_at < CONFIRM_S:
+                self._glitch(self.ctl.supervisor.elapsed(self.key) or 0.0)
+                return
+            self._act(not home)         # it stayed long enough: it was real
         if home and self.state == "returning":
             early = self.ctl.supervisor.too_early(self.key)
             if early is not None:
                 self._glitch(early)
                 return
+        self._edge_at = at
         self._confirm = self.ctl.clock.call_later(CONFIRM_S, lambda: self._settled(home))
 
     def _settled(self, home: bool) -> None:
         self._confirm = None
-        if bool(self.ctl.hal.read(self.sensor)) != home:
-            return
+        if bool(self.ctl.hal.read(self.sensor)) == home:
+            self._act(home)
+
+    def _act(self, home: bool) -> None:
         if not home:
             self.left = True
             if self.state == "leaving":

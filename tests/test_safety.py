@@ -566,3 +566,19 @@ def test_4_a_plate_home_glitch_at_rest_or_when_leaving_is_no_motion(rig: Rig) ->
     hal.edge("side.3.plate_home", True)              # a glitch just as it starts
     run_for(clock, 0.2)
     assert ctl.plates[3].state == "leaving" and hal.values["motor.side.3.plate"] is True
+
+
+def test_4_a_real_home_left_again_over_a_slow_link_is_still_home(rig: Rig) -> None:
+    # Over the board's link the stop arrives late and the cam leaves home again; the
+    # two edges may arrive bunched. The board's stamps say home lasted 80 ms: real.
+    ctl, hal, clock = rig
+    homed(rig)
+    ctl.plates[1].turn()
+    hal.edge("side.1.plate_home", False)
+    run_for(clock, 2.3)
+    seen = clock.now()
+    hal.edge("side.1.plate_home", True, at=seen - 0.09)
+    run_for(clock, 0.01)
+    hal.edge("side.1.plate_home", False, at=seen - 0.01)
+    assert ctl.plates[1].state == "home" and hal.values["motor.side.1.plate"] is False
+    assert ctl.plates[1].glitches == 0
