@@ -18,15 +18,11 @@ import json
 import statistics
 import time
 from collections import defaultdict
-from pathlib import Path
 
 from firmware.config import load_config
 from simulator.harness import Harness
 from simulator.run import simulate
-from simulator.scenario import load_scenario
-
-ROOT = Path(__file__).resolve().parent.parent
-SCENARIOS = ROOT / "tests" / "scenarios"
+from simulator.scenario import example_scenarios, load_scenario
 
 
 def _quick(config, play_time_s: float):
@@ -38,7 +34,7 @@ def _quick(config, play_time_s: float):
 
 def latencies() -> dict[str, dict[str, float]]:
     seen: dict[str, list[float]] = defaultdict(list)
-    for path in sorted(SCENARIOS.glob("*.toml")):
+    for path in example_scenarios():
         scenario = load_scenario(path)
         report = Harness(_quick(load_config(), 60.0), scenario).run()
         for kind, latency in report["detection_latency_s"].items():

@@ -42,12 +42,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench import children
 from firmware import statedir
 from firmware.api.auth import Technicians
+from firmware.config import DEFAULT_CONFIG
 from firmware.console.client import ApiClient, ConsoleError
 from firmware.journal import FILE_NAME as JOURNAL_NAME
 
-ROOT = Path(__file__).resolve().parent.parent
 # Targets in the order the cycle reaches them after a handoff, so no cycle is wasted.
 PHASES = ("play", "lid_up", "lid_down", "raise", "build", "dice")
 # The daemon's line that starts each phase, and how long (table seconds) it lasts.
@@ -57,22 +58,30 @@ WINDOW_S = {"play": 9.0, "lid_up": 1.4, "lid_down": 1.4, "raise": 2.4, "build": 
             "dice": 3.0}
 TECHNICIAN = "bench"
 LINK_SLACK_S = 3.0
+TIMEOUT_FACTOR = 8.0      # head watchdog 0.45 s × 8 = 3.6 s > LINK_SLACK_S
+# Both ends resend every RETRANSMIT_S and give up after MAX_RETRIES: an end that gives
+# up sooner than the other's silence limit turns a slow peer into a lost link.
+RETRANSMIT_S = 0.1
+MAX_RETRIES = 40
 # Faults a healthy table on a loaded host may show besides the power cut itself.
 BENIGN = {"power.recovered", "timing.drift", "build.slow"}
 
 
 def bench_config(path: Path, port_url: str, play_time_s: float = 10.0) -> Path:
     """The reference table behind the I/O board, with short hands and a handoff file."""
-    text = (ROOT / "config" / "table.toml").read_text()
+    text = DEFAULT_CONFIG.read_text()
     text = re.sub(r'(?m)^backend = .*$', 'backend = "ioboard"', text)
     text = re.sub(r'(?m)^play_time_s = .*$', f"play_time_s = {play_time_s}", text)
     # Bounces of a few table-milliseconds are below what a loaded host can time at speed.
     text = re.sub(r'(?m)^count_bounce = .*$', "count_bounce = 0.0", text)
+    # The link's slack must stay below the shortest motion watchdog (a config rule: a
+    # silent board is link.lost, not a stuck head), so the watchdogs get slack too.
+    text = re.sub(r'(?m)^timeout_factor = .*$', f"timeout_factor = {TIMEOUT_FACTOR}", text)
     text = re.sub(r'(?m)^(prevalent_wind = .*)$', r'\1\nhandoff_file = "handoffs.jsonl"', text)
     # A loaded host (CI, two cores) stalls a process for tens of ms: at speed that is
     # table-seconds, so the link is given slack; motion watchdogs keep their defaults.
     text += (f'\n[ioboard]\nport = "{port_url}"\nlink_timeout_s = {LINK_SLACK_S}\n'
-             'retransmit_s = 0.1\nmax_retries = 40\n')
+             f'retransmit_s = {RETRANSMIT_S}\nmax_retries = {MAX_RETRIES}\n')
     path.write_text(text)
     return path
 
@@ -111,30 +120,19 @@ class Lines:
         return line
 
 
-def _terminate(proc: subprocess.Popen[str], grace_s: float) -> None:
-    """A clean stop (SIGTERM); SIGKILL if it has not ended within `grace_s`."""
-    if proc.poll() is not None:
-        return
-    proc.terminate()
-    try:
-        proc.wait(grace_s)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 class Board:
     """The emulator process: the physical table, its players and the control socket."""
 
     def __init__(self, workdir: Path, speed: float, seed: int, play_time_s: float) -> None:
         self.control = workdir / "board.sock"
         config = bench_config(workdir / "board.toml", "socket://127.0.0.1:1", play_time_s)
-        self.proc = subprocess.Popen(
+        self.proc = children.spawn(
             [sys.executable, "-m", "simulator.ioboard_emulator", "--listen", "0",
              "--config", str(config), "--speed", str(speed), "--seed", str(seed),
-             "--heartbeat-limit", str(LINK_SLACK_S),
+             "--heartbeat-limit", str(LINK_SLACK_S), "--retransmit", str(RETRANSMIT_S),
+             "--max-retries", str(MAX_RETRIES),
              "--control", str(self.control)],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert self.proc.stdout is not None
         first = self.proc.stdout.readline()
         match = re.search(r"socket://127\.0\.0\.1:\d+", first)
@@ -159,7 +157,7 @@ class Board:
         return json.loads(data)
 
     def close(self) -> None:
-        _terminate(self.proc, 5.0)
+        children.stop(self.proc, 5.0)
 
 
 class Daemon:
@@ -176,10 +174,10 @@ class Daemon:
     def start(self) -> None:
         exe = Path(sys.executable).parent / "mjtable"
         cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "firmware.cli"]
-        self.proc = subprocess.Popen(
+        self.proc = children.spawn(
             [*cmd, "--state-dir", str(self.state), "run", "--plain", "--config",
              str(self.config), "--socket", str(self.socket), "--speed", str(self.speed)],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            cwd=self.state, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines = Lines(self.proc, self.on_line)
 
     def kill(self) -> None:
@@ -190,7 +188,7 @@ class Daemon:
 
     def stop(self) -> None:
         if self.proc is not None:
-            _terminate(self.proc, 10.0)
+            children.stop(self.proc, 10.0)
 
     def api(self, technician: tuple[str, str] | None = None) -> ApiClient:
         return ApiClient(self.socket, timeout=5.0, technician=technician)
@@ -405,6 +403,13 @@ class PowerCutBench:
             self.log(f"  could not recover: {exc}")
             return ""
 
+    def _tiles(self) -> dict[str, int]:
+        """Where the tiles physically are (for a failure's report); {} if unknown."""
+        try:
+            return self.board.ask("where")["where"]
+        except (OSError, ValueError, KeyError):
+            return {}
+
     def run(self, instants: int, phases: tuple[str, ...] = PHASES) -> dict[str, Any]:
         wall_start = time.monotonic()
         per_phase: Counter[str] = Counter()
@@ -425,7 +430,8 @@ class PowerCutBench:
                              f"{at['after']!r}, build {at['build']})")
                 except (Failure, ConsoleError, OSError) as exc:
                     failed[phase] += 1
-                    failures.append({"instant": i + 1, "phase": phase, "reason": str(exc)})
+                    failures.append({"instant": i + 1, "phase": phase, "reason": str(exc),
+                                     "tiles": self._tiles()})
                     self.log(f"{i + 1:4d} {phase:8s} FAIL {exc}")
                     previous = self.recover_after_failure()
         finally:
@@ -463,6 +469,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"comma-separated, in this order: {','.join(PHASES)}")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    children.install()
     phases = tuple(p for p in args.phases.split(",") if p)
     if not phases or set(phases) - set(PHASES):
         parser.error(f"--phases: choose from {', '.join(PHASES)}")
@@ -482,6 +489,7 @@ def main(argv: list[str] | None = None) -> int:
               f"wrong {report['wrong_handoffs']}, other faults {report['other_faults']}")
         for failure in report["failure_list"]:
             print(f"  FAIL #{failure['instant']} {failure['phase']}: {failure['reason']}")
+            print(f"    tiles then: {failure['tiles']}")
     return 0 if report["failures"] == 0 else 1
 
 

@@ -3,9 +3,17 @@
 One controller lives through the whole run (simulator.harness.Harness on the virtual
 clock); a random fault of simulator/scenario.py KINDS (not link_*) is injected every
 ~N cycles at a valid place and phase, with the technician action of the
-tests/scenarios examples (simulator/soak.py). Reported: RSS at start and end, faults
-raised and diagnosed, wrong handoffs (must be 0), tiles accounted, cycles completed,
-wall time.
+tests/scenarios examples (simulator/soak.py). Reported: faults raised and diagnosed,
+wrong handoffs (must be 0), tiles accounted, cycles completed, wall time, and memory:
+
+- `firmware_kb`: memory the firmware holds: every object reachable from the
+  controller (machines, supervisor, learned timings, fault history, recurrence,
+  journal state), summed with `sys.getsizeof`, once the controller is up (hand 0),
+  half-way and at the end. The walk stops at the HAL and the clock (the simulated
+  machine's side) and at functions and modules; what the harness keeps (its reports,
+  its lists of faults and handoffs) is not reachable from the controller and is not
+  counted. Flat means the firmware keeps nothing per hand.
+- `rss_mb_start` (the harness built), `rss_mb_end`: the whole process, for scale.
 
     python -m bench.bench_soak --cycles 10000 [--every 15] [--seed 1] [--json]
 """
@@ -14,10 +22,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import json
 import resource
 import sys
 import time
+import types
 from collections import Counter
 from typing import Any
 
@@ -40,6 +50,33 @@ def rss_mb() -> float:
         return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
+# Not walked into: code and namespaces are not state, and callbacks lead out of the
+# firmware (to the harness that subscribed them).
+_NOT_STATE = (types.ModuleType, type, types.FunctionType, types.MethodType,
+              types.BuiltinFunctionType, types.CodeType, types.FrameType)
+
+
+def held_kb(root: Any, boundaries: tuple[Any, ...] = ()) -> float:
+    """KiB of every object reachable from `root`, not walking past `boundaries`."""
+    stop = {id(b) for b in boundaries}
+    seen: set[int] = set()
+    todo, total = [root], 0
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or id(obj) in stop or isinstance(obj, _NOT_STATE):
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        todo.extend(gc.get_referents(obj))
+    return round(total / 1024, 1)
+
+
+def firmware_kb(harness: Harness) -> float:
+    """What the harness's controller holds, the simulated machine's side excluded."""
+    ctl = harness.ctl
+    return held_kb(ctl, (ctl.hal, ctl.clock))
+
+
 def soak(cycles: int, every: int = 15, seed: int = 1, config: Config | None = None,
          progress: Any = None) -> dict[str, Any]:
     """Run the soak; the report's `ok` is True when every check holds."""
@@ -47,11 +84,21 @@ def soak(cycles: int, every: int = 15, seed: int = 1, config: Config | None = No
     config = dataclasses.replace(config, simulator=dataclasses.replace(
         config.simulator, play_time_s=PLAY_TIME_S))
     scenario = random_scenario(cycles, every, seed)
-    rss_start = rss_mb()
     harness = Harness(config, scenario, seed)
+    rss_start = rss_mb()
+    held: dict[int, float] = {}
+
+    def step(done: int, total: int) -> None:
+        # Hand 0: the controller is up (the harness boots it in run), nothing dealt yet.
+        if done in (0, max(1, total // 2)) and done not in held:
+            held[done] = firmware_kb(harness)
+        if progress is not None:
+            progress(done, total)
+
     started = time.perf_counter()
-    report = harness.run(progress)
+    report = harness.run(step)
     wall = time.perf_counter() - started
+    held[report["cycles_completed"]] = firmware_kb(harness)
     faults = report["faults"]
     undiagnosed = [f["id"] for f in faults
                    if not (f.get("diagnosis") or {}).get("remedy")
@@ -71,6 +118,7 @@ def soak(cycles: int, every: int = 15, seed: int = 1, config: Config | None = No
         "wrong_handoffs": report["wrong_handoffs"],
         "tiles_accounted": report["tiles_accounted"],
         "motors_safe_after_faults": report["motors_safe_after_faults"],
+        "firmware_kb": {str(hand): kb for hand, kb in sorted(held.items())},
         "rss_mb_start": rss_start,
         "rss_mb_end": rss_mb(),
         "peak_rss_mb": report["peak_rss_mb"],

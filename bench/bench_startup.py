@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import children
+
 READY_TIMEOUT_S = 30.0
 
 
@@ -60,7 +62,7 @@ def start_once() -> float:
         args = [*command(), "--state-dir", os.path.join(tmp, "state"), "run", "--plain",
                 "--socket", os.path.join(tmp, "api.sock")]
         started = time.perf_counter()
-        proc = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL,
+        proc = children.spawn(args, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)
         try:
             _wait_ready(notify, proc)
@@ -71,9 +73,7 @@ def start_once() -> float:
                 raise RuntimeError(f"daemon exited {proc.returncode} on SIGTERM: "
                                    f"{err.decode().strip()}")
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            children.stop(proc, grace_s=0.0)    # SIGKILL at once unless it has ended
             notify.close()
     return elapsed
 
@@ -91,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    children.install()
     figures = measure(args.runs)
     print(json.dumps(figures) if args.json else json.dumps(figures, indent=2))
     return 0

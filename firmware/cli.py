@@ -33,14 +33,14 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mjtable", description="Open firmware controller for automatic mahjong tables.")
     parser.add_argument("--config", metavar="FILE",
-                        help="table config (default: config/table.toml)")
+                        help="table config (default: the reference table.toml)")
     parser.add_argument("--state-dir", metavar="DIR",
                         help="event log and technicians (default: $STATE_DIRECTORY, "
                              "else ~/.local/state/mjtable)")
     # --config may also follow the command; SUPPRESS keeps a global one from being reset.
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS,
-                        help="table config (default: config/table.toml)")
+                        help="table config (default: the reference table.toml)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", parents=[common],
@@ -83,7 +83,8 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("console", help="technician console: status, faults, tests, jog, TUI",
                    add_help=False)
-    sub.add_parser("deal", help="deal from walls and dice (JSON, RULES.md)", add_help=False)
+    sub.add_parser("deal", help="deal from walls and dice (JSON, docs/deal-format.md)",
+                   add_help=False)
     sub.add_parser("audit", help="fairness audit over handoff records", add_help=False)
     sub.add_parser("bench", help="benchmarks (JSON figures)", add_help=False)
     return parser
@@ -99,7 +100,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, rest = parser.parse_known_args(argv)
     if args.command == "console":
         # The console parses its own arguments and needs no table config.
-        from firmware.console.cli import main as console_main
+        try:
+            from firmware.console.cli import main as console_main
+        except ModuleNotFoundError as exc:   # rich/textual come with the console extra
+            print(f"mjtable: the console needs the console extra ({exc.name} is missing): "
+                  "pip install 'mjtable[console]'", file=sys.stderr)
+            return EXIT_CONFIG
         return console_main(rest, state_dir=args.state_dir)
     if rest:
         parser.error("unrecognized arguments: " + " ".join(rest))
@@ -210,11 +216,11 @@ def _fuzz(config: Config, args: argparse.Namespace) -> int:
 
 def _scenario(args: argparse.Namespace, config: Config) -> tuple[Any, Config]:
     """The scenario, and the config it names unless --config was given."""
-    from simulator.scenario import ROOT, load_scenario
+    from simulator.scenario import load_scenario
 
     scenario = load_scenario(args.scenario)
     if scenario.config and not getattr(args, "config", None):
-        config = load_config(ROOT / scenario.config)
+        config = load_config(scenario.config)
     return scenario, config
 
 

@@ -144,12 +144,16 @@ class RealClock:
         return self.call_at(self.now() + max(delay, 0.0), callback)
 
     def post(self, callback: Callback) -> None:
-        self._loop.call_soon_threadsafe(self._run_posted, callback)
+        # Stamped when it happened (the loop's monotonic time is safe to read from any
+        # thread): a frame that arrived while the loop was busy runs before the timers
+        # that came due after it, not after all of them (a retransmission or silence
+        # timer must not fire over an ACK that is already waiting).
+        self._loop.call_soon_threadsafe(self._run_posted, callback, self._real())
 
-    def _run_posted(self, callback: Callback) -> None:
-        # Join the heap at the current time and run at once: one pass through the
-        # loop for a sensor edge, not two.
-        self.call_at(self.now(), callback)
+    def _run_posted(self, callback: Callback, when: float) -> None:
+        # Join the heap at that time and run at once: one pass through the loop for a
+        # sensor edge, not two.
+        self.call_at(when, callback)
         self._wake()
 
     def _arm(self) -> None:

@@ -9,14 +9,24 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from firmware.configfile import ConfigError, load_section, option, read_toml
 from hal.pins import PinMap, check_complete, parse_pins
 
-REPO_CONFIG = Path(__file__).resolve().parent.parent / "config"
-DEFAULT_CONFIG = REPO_CONFIG / "table.toml"
+# The reference configs are package data (config/ in the source tree), so an installed
+# table finds them wherever pip put it.
+REFERENCE_CONFIGS = "firmware.configs"
+
+
+def reference_config(name: str = "table.toml") -> Path:
+    """The path of a reference config shipped with the package (e.g. "table-136.toml")."""
+    return Path(str(resources.files(REFERENCE_CONFIGS).joinpath(name)))
+
+
+DEFAULT_CONFIG = reference_config()
 SIDES = 4
 
 
@@ -209,6 +219,16 @@ def _cross_check(config: Config) -> None:
                           f"{timing.count_min_gap_s} is not above count_debounce_s "
                           f"{timing.count_debounce_s}: double counts would pass as bounce "
                           f"(raise it, or 0 turns the check off)")
+    if 1 + timing.drift_margin >= timing.timeout_factor:
+        # A run slower than T·(1 + margin) has already failed at k·T: no drift warning
+        # could ever come before the fault.
+        raise ConfigError(file, "timing", "drift_margin",
+                          f"{timing.drift_margin} makes timing.drift impossible: a motion "
+                          f"slower than T·{1 + timing.drift_margin:g} has already failed at "
+                          f"T·timeout_factor = T·{timing.timeout_factor:g}; keep drift_margin "
+                          f"below {timing.timeout_factor - 1:g}")
+    if config.hal.backend == "ioboard":
+        _check_link(config)
     if config.hal.backend == "rpigpio":
         from hal.signals import catalogue
 
@@ -222,6 +242,26 @@ def _cross_check(config: Config) -> None:
         from firmware.consumers import check_engine_name
 
         check_engine_name(config.rules.engine, file)
+
+
+def shortest_motion_watchdog_s(timing: TimingSection) -> tuple[str, float]:
+    """The motion whose watchdog (k·T, nominal T) fires first, and after how long."""
+    travel = {"lid_travel_s": timing.lid_travel_s, "plate_turn_s": timing.plate_turn_s,
+              "head_turn_s": timing.head_turn_s}
+    name = min(travel, key=travel.__getitem__)
+    return name, travel[name] * timing.timeout_factor
+
+
+def _check_link(config: Config) -> None:
+    """A silent board must be reported as the link, not as the motion it was driving."""
+    link = config.ioboard
+    name, watchdog = shortest_motion_watchdog_s(config.timing)
+    if link.link_timeout_s >= watchdog:
+        raise ConfigError(config.source, "ioboard", "link_timeout_s",
+                          f"{link.link_timeout_s} is not below the shortest motion watchdog "
+                          f"[timing] {name} × timeout_factor = {watchdog:g} s: a silent "
+                          f"board would be reported as a stuck mechanism instead of "
+                          f"link.lost; lower it, or raise timeout_factor")
 
 
 def _check_variant(config: Config) -> None:

@@ -513,7 +513,7 @@ class Controller:
         """Go on after a halt: every mechanism re-reads its sensors and the interrupted
         motion is issued again through the machines' declared resume transitions
         (firmware/recovery.py). A set whose counts cannot be trusted is built again
-        from the start, never resumed."""
+        from the start, never resumed (docs/mechanics.md, step 10)."""
         self.emit("rehome")
         recovery.resume(self)
 

@@ -1,4 +1,4 @@
-"""The table cycle (MECHANICS.md §3): lid, push, raise, dice, play — two sets in turn.
+"""The table cycle (docs/mechanics.md): lid, push, raise, dice, play — two sets in turn.
 
 One set is in play while the other is built in the background (`build.py`). The
 lift key opens the hole only when a staged set is ready; both lift keys together

@@ -19,9 +19,9 @@ from firmware.clock import RealClock
 from firmware.config import Config
 from firmware.consumers import attach_consumers
 from firmware.controller import Controller
-from firmware.journal import FileJournal
+from firmware.journal_flush import FlushedJournal
 from firmware.sdnotify import attach_systemd
-from firmware.view import log_line, screen, snapshot
+from firmware.view import live_view_available, log_line, screen, snapshot
 from hal.backends import open_hal
 from hal.interface import HalError
 
@@ -36,8 +36,12 @@ def run(config: Config, speed: float = 1.0, cycles: int | None = None,
     `socket` is the API socket (default under the runtime directory), `state_dir`
     holds the event log and the technicians (default: firmware/statedir.py).
     """
-    return asyncio.run(_run(config, speed, cycles, seed,
-                            sys.stdout.isatty() if live is None else live, socket, state_dir))
+    live = sys.stdout.isatty() if live is None else live
+    if live and not live_view_available():
+        print("mjtable: no live picture without the console extra "
+              "(pip install 'mjtable[console]'); logging lines", file=sys.stderr)
+        live = False
+    return asyncio.run(_run(config, speed, cycles, seed, live, socket, state_dir))
 
 
 async def _run(config: Config, speed: float, cycles: int | None, seed: int | None,
@@ -47,8 +51,9 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
     loop = asyncio.get_running_loop()
     clock = RealClock(loop, speed)
     opened = open_hal(config, clock, seed)
-    # The journal lives as long as the machine it describes (firmware/journal.py).
-    journal = FileJournal(statedir.state_dir(state_dir)) if opened.persistent else None
+    # The journal lives as long as the machine it describes (firmware/journal.py); its
+    # fsyncs run beside the loop, never in it (firmware/journal_flush.py).
+    journal = FlushedJournal(statedir.state_dir(state_dir)) if opened.persistent else None
     ctl = Controller(config, opened.hal, clock, journal)
     # [rules] engine and handoff_file; a relative handoff file goes in the state directory.
     attach_consumers(ctl, statedir.state_dir(state_dir))
@@ -101,6 +106,8 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
         ctl.stop()
         opened.hal.close()
         await api.close()
+        if journal is not None:
+            journal.close()     # the clean stop's journal reaches the disk before exit
     print("mjtable: stopped, every motor off", flush=True)
     return 0
 

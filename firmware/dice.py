@@ -1,7 +1,7 @@
 """The dice unit: tumble for a random 3–5 s, never shorter than the minimum spin.
 
 Faces come from the HAL's random source: the OS CSPRNG on a table, a seed only in
-the simulator (MECHANICS.md §8).
+the simulator (docs/mechanics.md, Cheating and tampering).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The fault catalogue (MECHANICS.md §6) and the Fault record.
+"""The fault catalogue (docs/mechanics.md, Fault catalogue) and the Fault record.
 
 Ids are stable: add, never rename. A code with `N` takes the side number.
 """

@@ -2,7 +2,7 @@
 
 The commitment is published when the walls rise; its nonce is revealed in the next
 hand's record, so anyone holding both can check the walls were not changed after
-the fact (MECHANICS.md §8).
+the fact (docs/mechanics.md, Cheating and tampering).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The centre lid: rise to open the drop hole, lower to close it (MECHANICS.md §3).
+"""The centre lid: rise to open the drop hole, lower to close it (docs/mechanics.md).
 
 Its stop sensors are checked for plausibility: a stop seen sooner than the minimum
 travel after a whole move is a glitch and the lid goes on; a stop sensor that drops

@@ -3,8 +3,7 @@
 A tile whose magnet is reversed or weak arrives face up every time its set is built.
 Seen once per build of the same set — by identity on tables with a tile reader, or
 as the single face-up of each build without one — it is one defective tile: replace
-that tile, not the set (seed 000, first question). The diagnosis says where it sits
-in the wall now.
+that tile, not the set. The diagnosis says where it sits in the wall now.
 
 Many tiles face up on one side in one build is not many defective tiles: it is that
 side's face-up sensor stuck active (every tile it reads looks face up). Then the

@@ -24,7 +24,7 @@ from hal.interface import HalError
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m firmware.safe_outputs",
                                      description="every output of the table off, now")
-    parser.add_argument("--config", help="table config (default: config/table.toml)")
+    parser.add_argument("--config", help="table config (default: the reference table.toml)")
     args = parser.parse_args(argv)
     try:
         config = load_config(args.config)

@@ -1,7 +1,7 @@
 """One side's builder: count tiles at the head, stack them two high, stop at target.
 
 Tiles are known only on tables with a reader at the head (`side.N.tile_id`); the
-build itself uses counts alone, never identity (MECHANICS.md §8). The count sensor
+build itself uses counts alone, never identity (docs/mechanics.md). The count sensor
 is checked for plausibility: edges closer than the debounce time are bounce, two
 arrivals closer than the physical minimum gap are one tile counted twice.
 """

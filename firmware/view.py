@@ -11,12 +11,14 @@ controller state and costs the loop only the copy.
 
 from __future__ import annotations
 
-from typing import Any
-
-from rich.panel import Panel
-from rich.text import Text
+import importlib.util
+from typing import TYPE_CHECKING, Any
 
 from firmware.controller import Controller
+
+if TYPE_CHECKING:   # rich comes with the `console` extra; a headless table logs lines
+    from rich.panel import Panel
+    from rich.text import Text
 
 STACK_BUILT, STACK_HALF, STACK_EMPTY = "▮", "▪", "·"
 LAMPS = ["lamp.ready", "lamp.building", *[f"lamp.dealer.{n}" for n in range(4)]]
@@ -49,8 +51,15 @@ def _wall(side: tuple[str, int, int]) -> str:
     return (STACK_BUILT * full + STACK_HALF * half + STACK_EMPTY * stacks)[:stacks]
 
 
+def live_view_available() -> bool:
+    """Whether the live picture can be drawn (rich, from the `console` extra, is installed)."""
+    return importlib.util.find_spec("rich") is not None
+
+
 def picture(snap: dict[str, Any]) -> Text:
     """The table from above: four walls around the lid."""
+    from rich.text import Text
+
     sides = snap["sides"]
     stacks = sides[0][2] // 2
     # A character cell is twice as tall as wide: space the horizontal walls out.
@@ -75,6 +84,9 @@ def picture(snap: dict[str, Any]) -> Text:
 
 def screen(snap: dict[str, Any], speed: float = 1.0) -> Panel:
     """The whole live view."""
+    from rich.panel import Panel
+    from rich.text import Text
+
     lamps = Text("  ").join(
         Text(("● " if on else "○ ") + name.removeprefix("lamp."),
              style="bold yellow" if on else "dim")

@@ -64,7 +64,7 @@ def _parse_one(name: str, raw: Any, file: str) -> Pin:
     signal = _ALL.get(name)
     if signal is None:
         raise ConfigError(file, "pins", name,
-                          "unknown signal (signal names: hal/signals.py, MECHANICS.md §2)")
+                          "unknown signal (signal names: docs/mechanics.md, hal/signals.py)")
     if signal.kind in NOT_ON_GPIO:
         raise ConfigError(file, "pins", name, "the 7-segment display needs a driver chip, "
                           "not a GPIO line; leave it out of [pins]")

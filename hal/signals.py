@@ -1,4 +1,4 @@
-"""The table's named signals (MECHANICS.md §2): what each is and which way it goes.
+"""The table's named signals (docs/mechanics.md): what each is and which way it goes.
 
 Names are the contract between firmware, backends, simulator and console. Wiring a
 name to a pin or a board channel is config, never code.

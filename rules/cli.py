@@ -36,11 +36,11 @@ def _fail(prog: str, message: str) -> int:
 
 
 def deal_main(argv: list[str]) -> int:
-    """`mjtable deal [FILE|-] [--json]`: deal from a JSON input (RULES.md)."""
+    """`mjtable deal [FILE|-] [--json]`: deal from a JSON input (docs/deal-format.md)."""
     parser = argparse.ArgumentParser(
         prog="mjtable deal",
-        description="Deal from built walls and dice (JSON input, RULES.md) and print "
-                    "the dealt-walls record.")
+        description="Deal from built walls and dice and print the dealt-walls record. "
+                    "The input and the record: docs/deal-format.md.")
     parser.add_argument("file", nargs="?", default="-",
                         help="input JSON file, or - for stdin (default)")
     parser.add_argument("--json", action="store_true", help="print the record as JSON")

@@ -58,7 +58,28 @@ def commitment(walls, nonce: str) -> str:
 
     The nonce is 1-128 characters of letters, digits, "_", "." or "-".
     """
+    _check_nonce(nonce)
+    return _digest(canonical_layout(walls), nonce)
+
+
+def layout_commitment(flat: list, nonce: str) -> str:
+    """`commitment` of walls already checked and flattened in wall order (a deal's
+    `rules.validate.checked_layout`): the same digest without walking the walls again."""
+    _check_nonce(nonce)
+    return _digest(encode_layout(flat), nonce)
+
+
+def encode_layout(flat: list) -> str:
+    """Checked tiles in wall order as the layout string ("--" for an unknown tile)."""
+    return "".join(flat) if None not in flat else "".join(
+        "--" if code is None else code for code in flat)
+
+
+def _check_nonce(nonce: str) -> None:
     if not isinstance(nonce, str) or not _NONCE.fullmatch(nonce):
         raise RulesError(f"nonce: {nonce!r} is not 1–128 characters of [0-9A-Za-z_.-]")
-    message = f"{PREFIX}|{nonce}|{canonical_layout(walls)}"
+
+
+def _digest(layout: str, nonce: str) -> str:
+    message = f"{PREFIX}|{nonce}|{layout}"
     return "sha256:" + hashlib.sha256(message.encode("ascii")).hexdigest()

@@ -1,13 +1,15 @@
-"""From built walls and dice to the dealt-walls handoff record (RULES.md)."""
+"""From built walls and dice to the dealt-walls handoff record (docs/deal-format.md)."""
 
 from __future__ import annotations
 
-from .commit import commitment, new_nonce
+import functools
+
+from .commit import layout_commitment, new_nonce
 from .dice import throw_plan
 from .errors import RulesError
 from .ring import SEATS, Ring, landing, rho, seat_position
 from .tiles import successor
-from .validate import validate_walls
+from .validate import checked_layout
 from .variants import Variant, load_variant
 
 SCHEMA = "mjtable.dealt-walls/1"
@@ -38,7 +40,7 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
     if isinstance(variant, str):
         variant = load_variant(variant)
     plan = throw_plan(variant, dealer_position, throws)
-    validate_walls(walls, variant)
+    flat, _ = checked_layout(walls, variant)
     sources = _sources(dice_source, len(plan))
     if prevalent_wind not in WINDS:
         raise RulesError(f"prevalent_wind: {prevalent_wind!r} not one of E, S, W, N")
@@ -50,7 +52,7 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
     stacks = variant.stacks_per_wall
     ring_size = 4 * stacks
     d = dealer_position
-    ring = Ring(walls, stacks)
+    ring = Ring.from_layout(flat, stacks)
 
     # Break: the wall, the count C, the tail stack r and the first dealt stack h.
     breaks = [list(throws[i]) for i, r in enumerate(plan) if r.purpose in ("second_thrower",
@@ -61,7 +63,7 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
     head = (tail + variant.head_offset) % ring_size
 
     dealt = _deal_hands(ring, head, variant)
-    hands = {s: [ring.tiles[slot] for slot in dealt[s]] for s in SEATS}
+    hands = {s: ring.tiles_at(dealt[s]) for s in SEATS}
     flowers: dict[str, list] = {s: [] for s in SEATS}
     replacements: list[dict] = []
     tail_slots = ring.tail_order(tail)
@@ -76,7 +78,7 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
         wild_throw = throws[[r.purpose for r in plan].index("wild")]
         wild = _hun(ring, tail, sum(wild_throw), frozenset(variant.flowers), flowers)
 
-    next_slot = next(ring.live_order(head), None)
+    next_slot = ring.first_live(head)
     record = {
         "schema": SCHEMA,
         "variant": variant.name,
@@ -85,7 +87,7 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
         "stacks_per_wall": stacks,
         "table": {"id": None, "cycle": None, "set": None, **(table or {}),
                   "dealer_position": d, "prevalent_wind": prevalent_wind},
-        "walls": [[list(stack) for stack in w] for w in walls],
+        "walls": [list(map(list, w)) for w in walls],
         "dice": [{"purpose": r.purpose, "thrower": r.thrower_position,
                   "faces": list(throws[i]), "source": sources[i]}
                  for i, r in enumerate(plan)],
@@ -93,13 +95,13 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
                   "tail_stack": _stack(tail, stacks), "head_stack": _stack(head, stacks)},
         "seats": {s: seat_position(d, i) for i, s in enumerate(SEATS)},
         "hands": hands,
-        "dealt_slots": {s: [ring.coords(slot) for slot in dealt[s]] for s in SEATS},
+        "dealt_slots": {s: ring.coords_of(dealt[s]) for s in SEATS},
         "flowers": flowers,
         "replacements": replacements,
         "wild": wild,
         "next_draw": ring.coords(next_slot) if next_slot is not None else None,
         "live_remaining": ring.remaining(),
-        "commitment": commitment(walls, nonce),
+        "commitment": layout_commitment(flat, nonce),
     }
     return record, nonce
 
@@ -109,6 +111,8 @@ def _stack(ring_index: int, stacks: int) -> list[int]:
 
 
 def _sources(dice_source, throws: int) -> list[str]:
+    if type(dice_source) is str and dice_source in DICE_SOURCES:   # one for every throw
+        return [dice_source] * throws
     sources = [dice_source] * throws if isinstance(dice_source, str) else dice_source
     if not isinstance(sources, list | tuple) or len(sources) != throws:
         raise RulesError(f"dice_source: expected one source or a list of {throws}")
@@ -118,29 +122,43 @@ def _sources(dice_source, throws: int) -> list[str]:
     return list(sources)
 
 
-def _deal_hands(ring: Ring, head: int, variant: Variant) -> dict[str, list[int]]:
-    """Deal from the live order D: rounds of 4 (two stacks) per seat E, S, W, N, then
-    the jump (dealer D[48] and D[52], S D[49], W D[50], N D[51]) or the dealer's
-    17th tile D[64]. Returns the slots each seat took, in order."""
-    rounds = 3 if variant.deal == "13+jump" else 4
-    needed = 16 * rounds + (5 if variant.deal == "13+jump" else 1)
-    # Nothing is taken before the deal, so D is the plain live order from h.
-    D = [(2 * head + i) % ring.size for i in range(needed)]
-    picks: dict[str, list[int]] = {s: [] for s in SEATS}
+@functools.cache
+def _deal_order(deal: str) -> tuple[tuple[int, ...], ...]:
+    """For seats E, S, W, N, the indices into the live order D that each takes, in order:
+    rounds of 4 (two stacks) per seat, then the jump (dealer D[48] and D[52], S D[49],
+    W D[50], N D[51]) or the dealer's 17th tile D[64]."""
+    rounds = 3 if deal == "13+jump" else 4
+    picks: list[list[int]] = [[] for _ in SEATS]
     for rnd in range(rounds):
-        for i, s in enumerate(SEATS):
+        for i in range(len(SEATS)):
             start = 16 * rnd + 4 * i
-            picks[s].extend(D[start:start + 4])
-    if variant.deal == "13+jump":
-        picks["E"] += [D[48], D[52]]
-        picks["S"].append(D[49])
-        picks["W"].append(D[50])
-        picks["N"].append(D[51])
+            picks[i].extend(range(start, start + 4))
+    if deal == "13+jump":
+        picks[0] += [48, 52]
+        picks[1].append(49)
+        picks[2].append(50)
+        picks[3].append(51)
     else:
-        picks["E"].append(D[64])
+        picks[0].append(64)
+    return tuple(tuple(p) for p in picks)
+
+
+@functools.cache
+def _dealt_slots(deal: str, head: int, size: int) -> tuple[tuple[int, ...], ...]:
+    """The slots each seat E, S, W, N takes when the live order starts at stack `head`
+    of a ring of `size` slots: nothing is taken before the deal, so D[i] is plain slot
+    2·head + i round the ring. One of a few hundred layouts of the deal, kept."""
+    start = 2 * head
+    return tuple(tuple((start + i) % size for i in order) for order in _deal_order(deal))
+
+
+def _deal_hands(ring: Ring, head: int, variant: Variant) -> dict[str, list[int]]:
+    """Deal from the live order D that starts at stack h. Returns the slots each seat
+    took, in order."""
+    picks = dict(zip(SEATS, map(list, _dealt_slots(variant.deal, head, ring.size)),
+                     strict=True))
     for slots in picks.values():
-        for slot in slots:
-            ring.take(slot)
+        ring.take_all(slots)
     return picks
 
 
@@ -155,6 +173,8 @@ def _draw(ring: Ring, tail_slots, seat: str, replacements: list[dict]):
 
 def _set_aside(hand: list, flower_set: frozenset, flowers: list) -> int:
     """Move the flowers out of `hand` (a null is never a flower); return how many."""
+    if flower_set.isdisjoint(hand):     # most hands: one C-speed look, nothing to move
+        return 0
     kept = [t for t in hand if t is None or t not in flower_set]
     moved = [t for t in hand if t is not None and t in flower_set]
     hand[:] = kept

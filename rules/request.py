@@ -1,4 +1,4 @@
-"""The JSON input of a deal (RULES.md "Input of a deal") to the handoff record."""
+"""The JSON input of a deal (docs/deal-format.md) to the handoff record."""
 
 from __future__ import annotations
 

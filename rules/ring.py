@@ -1,4 +1,4 @@
-"""Table coordinates: positions, walls, stacks, ring indices and slots (RULES.md).
+"""Table coordinates: positions, walls, stacks, ring indices and slots (docs/rules.md).
 
 Positions p = 0..3 run counter-clockwise seen from above; wall p lies in front of
 p; its stacks k = 0..L-1 count from the owner's right end; level 0 is the top tile.
@@ -61,9 +61,47 @@ class Ring:
         self.taken = bytearray(self.size)
         self._coords = _coords_table(stacks)
 
+    @classmethod
+    def from_layout(cls, flat: list, stacks: int) -> Ring:
+        """The ring of tiles already flattened in wall order (`rules.layout.flatten`).
+
+        Wall p's tiles are one block of the ring starting at slot 2·rho(p, 0): wall 0,
+        then wall 3, wall 2 and wall 1 in slot order."""
+        ring = cls.__new__(cls)
+        w = 2 * stacks
+        ring.stacks, ring.size = stacks, 4 * w
+        ring.tiles = flat[:w] + flat[3 * w:] + flat[2 * w:3 * w] + flat[w:2 * w]
+        ring.taken = bytearray(ring.size)
+        ring._coords = _coords_table(stacks)
+        return ring
+
     def coords(self, slot: int) -> list[int]:
         """[p, k, level] of a slot."""
         return list(self._coords[slot])
+
+    def coords_of(self, slots: list[int]) -> list[list[int]]:
+        """[p, k, level] of each slot."""
+        return list(map(list, map(self._coords.__getitem__, slots)))
+
+    def tiles_at(self, slots: list[int]) -> list:
+        """The tile in each slot."""
+        return list(map(self.tiles.__getitem__, slots))
+
+    def take_all(self, slots: list[int]) -> None:
+        """Take every slot in `slots`, none of them taken yet."""
+        taken = self.taken
+        for slot in slots:
+            if taken[slot]:
+                raise AssertionError(f"slot {self.coords(slot)} taken twice")  # engine bug
+            taken[slot] = 1
+
+    def first_live(self, head: int) -> int | None:
+        """The first free slot in live order from stack `head` (None: the wall is empty)."""
+        start = 2 * head
+        slot = self.taken.find(0, start)
+        if slot < 0:
+            slot = self.taken.find(0, 0, start)
+        return slot if slot >= 0 else None
 
     def take(self, slot: int) -> str | None:
         if self.taken[slot]:

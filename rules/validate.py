@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .errors import RulesError
+from .layout import flatten, is_whole_set
 from .tiles import ALL_CODES, set_composition
 from .variants import Variant
 
@@ -18,6 +19,21 @@ def validate_walls(walls, variant: Variant) -> int:
     nulls is exactly one complete set. Returns the number of null (unread) tiles.
     Raises RulesError naming the first bad place, e.g. ``walls[2][5][0]``.
     """
+    return checked_layout(walls, variant)[1]
+
+
+def checked_layout(walls, variant: Variant) -> tuple[list, int]:
+    """`validate_walls`, returning (every tile in wall order, the number of nulls)."""
+    flat = flatten(walls, variant.stacks_per_wall)
+    if flat is not None and is_whole_set(flat, variant.tiles):
+        return flat, 0
+    nulls = _validate(walls, variant)
+    if flat is None:    # list or tuple subclasses: the walk above accepted them
+        flat = [code for wall in walls for stack in wall for code in stack]
+    return flat, nulls
+
+
+def _validate(walls, variant: Variant) -> int:
     stacks = variant.stacks_per_wall
     if not isinstance(walls, list | tuple):
         raise RulesError(f"walls: expected 4 walls, got {type(walls).__name__}")

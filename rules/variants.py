@@ -1,6 +1,6 @@
 """The five variants as data, and venue overrides of their parameters.
 
-Each row of RULES.md's variant table is one `Variant`. A venue may override any
+Each column of docs/rules.md's variant table is one `Variant`. A venue may override any
 parameter (the TOML ``[rules.overrides]`` table); every override is checked for
 name, type and range, and the result for consistency, so a typo is an error and
 never a silently different deal.
@@ -22,7 +22,7 @@ WILDS = ("none", "hun", "gold")
 
 @dataclass(frozen=True)
 class Variant:
-    """Parameters of one variant's deal (RULES.md, "Variant parameters").
+    """Parameters of one variant's deal (docs/rules.md, "Variants and the choices made").
 
     name: variant id.
     tiles: set size, 136 or 144.

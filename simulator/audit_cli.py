@@ -44,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="instead of a file, simulate N hands and audit them")
     parser.add_argument("--seed", type=int, help="simulator seed (default: from config)")
     parser.add_argument("--config", metavar="FILE",
-                        help="table config for --simulate (default: config/table.toml)")
+                        help="table config for --simulate (default: the reference table.toml)")
     parser.add_argument("--shuffle", choices=("nominal", "under_mixed"),
                         help="simulated disc (default: from config); under_mixed barely mixes")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")

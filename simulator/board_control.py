@@ -6,9 +6,10 @@ serves this on a Unix socket. One JSON object per line in, one per line out:
 - `{"do": "walls"}` → the walls standing on the table: per side a list of stacks, each
   `[[code, set], [code, set]]` (top, bottom), plus whether they are fully up;
 - `{"do": "refeed"}` → the technician empties belts, heads and tracks onto the disc
-  (what MECHANICS.md §3.10 asks after a power loss during a build);
+  (a build is never trusted after a power loss: docs/mechanics.md, step 10);
 - `{"do": "remove_extra"}` → the technician takes foreign tiles out of the table;
-- `{"do": "state"}` → tiles accounted, motors off, board failsafe latched, powered.
+- `{"do": "state"}` → tiles accounted, motors off, board failsafe latched, powered;
+- `{"do": "where"}` → how many tiles are in each place (disc, belt.N, track.N, ...).
 
 It runs inside the emulator's event loop, so it sees the table between two events,
 never half-way through one. It is not part of the board: a real table has no such door.
@@ -20,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,9 @@ def answer(table: SimTable, board: Any, request: dict[str, Any]) -> dict[str, An
         return {"moved": table.refeed()}
     if do == "remove_extra":
         return {"removed": table.remove_foreign_tiles()}
+    if do == "where":
+        places = Counter(f"{table.where.get(t.id, 'nowhere')} {t.set_name}" for t in table.tiles)
+        return {"where": dict(sorted(places.items()))}
     if do == "state":
         return {"tiles_accounted": table.tiles_accounted(), "motors_off": table.motors_off(),
                 "failsafe": bool(getattr(board, "failsafe", False)),

@@ -7,7 +7,7 @@ SAFE commands, reports every input change, answers the handshake with its versio
 its heartbeat limit and every input's value, and turns every output off by itself
 when the host falls silent for longer than that limit (latched until the next HELLO).
 
-Link faults of MECHANICS.md §7 are injected here: `noise` (probability that a bit is
+Link faults (docs/mechanics.md) are injected here: `noise` (probability that a bit is
 flipped, both directions) and `drop_link(duration_s)` (nothing crosses the cable).
 
 Run it on its own for `mjtable run` with `[hal] backend = "ioboard"`:
@@ -27,7 +27,7 @@ import threading
 import tty
 from typing import Any, Protocol
 
-from firmware.clock import Clock
+from firmware.clock import Clock, Timer
 from hal.link import LinkEnd
 from hal.protocol import (
     VERSION,
@@ -180,6 +180,8 @@ class IoBoardEmulator:
         self._rng_in = random.Random(f"ioboard-noise-in-{seed}")
         self._rng_out = random.Random(f"ioboard-noise-out-{seed}")
         self._drop_until = float("-inf")
+        self._heartbeat_s = heartbeat_s
+        self._beacon: Timer | None = None
         self._decoder = Decoder()
         self._stop = threading.Event()
         self._reader: threading.Thread | None = None
@@ -200,6 +202,7 @@ class IoBoardEmulator:
         self._reader.start()
 
     def close(self) -> None:
+        self._stop_beacon()
         self.link.stop()
         self._stop.set()
         if self._reader is not None:
@@ -266,6 +269,7 @@ class IoBoardEmulator:
                                                        version=self.version))
         self.failsafe = False
         self.failsafe_at = None
+        self._stop_beacon()
         self.link.start()
 
     def _on_message(self, msg: int, payload: bytes) -> None:
@@ -287,6 +291,22 @@ class IoBoardEmulator:
         self._all_outputs_off()
         self.failsafe = True
         self.failsafe_at = self.clock.now()
+        self._failsafe_beat()
+
+    def _failsafe_beat(self) -> None:
+        # The link is down, but the board goes on saying it latched its failsafe: a
+        # host that is only slow learns at its next read that nothing it drives moves
+        # (link.lost at once), instead of blaming a jam and then the silence.
+        self._beacon = None
+        if not self.failsafe:
+            return
+        self.link.send_now(Msg.HEARTBEAT, encode_heartbeat(True))
+        self._beacon = self.clock.call_later(self._heartbeat_s, self._failsafe_beat)
+
+    def _stop_beacon(self) -> None:
+        if self._beacon is not None:
+            self._beacon.cancel()
+            self._beacon = None
 
     def _all_outputs_off(self) -> None:
         for signal in self.table.signals.values():
@@ -308,11 +328,15 @@ def main(argv: list[str] | None = None) -> int:
     where.add_argument("--listen", type=int, metavar="PORT",
                        help="TCP port on 127.0.0.1 (host: socket://127.0.0.1:PORT)")
     where.add_argument("--pty", action="store_true", help="a pseudo-terminal")
-    parser.add_argument("--config", help="table config (default: config/table.toml)")
+    parser.add_argument("--config", help="table config (default: the reference table.toml)")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--speed", type=float, default=1.0)
     parser.add_argument("--heartbeat-limit", type=float, default=0.5, metavar="S",
                         help="failsafe after this long without a frame from the host")
+    parser.add_argument("--retransmit", type=float, default=0.03, metavar="S",
+                        help="resend frames the host has not acknowledged after this long")
+    parser.add_argument("--max-retries", type=int, default=15, metavar="N",
+                        help="failsafe after this many resends without an acknowledgement")
     parser.add_argument("--control", metavar="PATH",
                         help="Unix socket for test harnesses: physical walls, refeed "
                              "(simulator/board_control.py)")
@@ -329,7 +353,8 @@ async def _serve(args: argparse.Namespace) -> int:
     clock = RealClock(asyncio.get_running_loop(), args.speed)
     table = SimTable(config, clock, args.seed)
     port: BoardPort = PtyPort() if args.pty else TcpPort(args.listen)
-    board = IoBoardEmulator(table, clock, port, heartbeat_limit_s=args.heartbeat_limit)
+    board = IoBoardEmulator(table, clock, port, heartbeat_limit_s=args.heartbeat_limit,
+                            retransmit_s=args.retransmit, max_retries=args.max_retries)
     players = SimPlayers(table, clock, config)
     board.start()
     control = None

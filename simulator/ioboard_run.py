@@ -18,6 +18,7 @@ from typing import Any
 from firmware.config import Config
 from firmware.faults import CATALOGUE, ERROR
 from hal.backends.ioboard import IoBoardHal, LinkError, open_port
+from hal.interface import HalError
 from hal.protocol import VERSION
 from simulator.ioboard_emulator import BoardPort, IoBoardEmulator, PtyPort, TcpPort
 from simulator.lockstep import LockstepClock, MeteredPort
@@ -44,13 +45,16 @@ class IoboardBench:
         self.hal = IoBoardHal(config, self.clock, port=serial_port)
 
     def connect(self) -> LinkError | None:
-        """The host's blocking handshake, while the clock serves the board's side."""
-        errors: list[LinkError] = []
+        """The host's blocking handshake, while the clock serves the board's side.
+
+        Returns the link fault that refused it; raises a HalError that is no link fault
+        (a setting the board's handshake contradicts, such as a slow heartbeat)."""
+        errors: list[HalError] = []
 
         def shake() -> None:
             try:
                 self.hal.connect()
-            except LinkError as exc:
+            except HalError as exc:
                 errors.append(exc)
             finally:
                 self.clock.post(lambda: None)     # wake the clock: the host is done
@@ -59,7 +63,9 @@ class IoboardBench:
         thread.start()
         self.clock.serve_while(thread.is_alive)
         thread.join()
-        return errors[0] if errors else None
+        if errors and not isinstance(errors[0], LinkError):
+            raise errors[0]
+        return errors[0] if errors and isinstance(errors[0], LinkError) else None
 
     def close(self, drain: bool = True) -> None:
         if drain:

@@ -1,8 +1,8 @@
 """Headless runs of the unchanged firmware against the simulated table.
 
 `simulate()` wires clock, physical model, sim HAL, controller and players, runs on the
-virtual clock as fast as the CPU allows and returns the report of DESIGN.md
-("`mjtable simulate`").
+virtual clock as fast as the CPU allows and returns the report that `mjtable simulate`
+prints.
 """
 
 from __future__ import annotations

@@ -3,17 +3,17 @@
 ```toml
 seed = 3
 cycles = 4
-config = "config/table.toml"        # optional, relative to the repository root
+config = "table-136.toml"           # optional: a reference config, or a path from this file
 play_time_s = 20.0                  # optional: how long players take over a hand
 
 [[fault]]
-kind = "tile_jam"                   # MECHANICS.md §7
+kind = "tile_jam"                   # docs/mechanics.md, Faults the simulator injects
 where = "side.2.head"               # a part or signal name
 cycle = 2                           # 1-based: the cycle whose hand this set is dealt for
 phase = "build"                     # build, lid_down, lid_up, raise, dice, play — or at_s
 
 [[action]]
-after_fault = "head.jam"            # a fault id (MECHANICS.md §6)
+after_fault = "head.jam"            # a fault id (docs/mechanics.md, Fault catalogue)
 do = "clear_jam"
 where = "side.2.head"
 
@@ -30,13 +30,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from firmware.config import reference_config
 from firmware.configfile import read_toml
 from firmware.faults import CATALOGUE
 
-ROOT = Path(__file__).resolve().parent.parent
+# The example scenarios are package data (tests/scenarios in the source tree).
+EXAMPLES = "simulator.scenarios"
 
 PHASES = ("build", "lid_down", "lid_up", "raise", "dice", "play")
 ACTIONS = ("clear_jam", "replace_tile", "clear_obstruction", "clean_sensor", "replace_part",
@@ -218,7 +221,7 @@ def _action(file: str, i: int, raw: Any) -> ActionSpec:
     _table(file, where, raw, ACTION_KEYS)
     after = _typed(file, where, raw, "after_fault", str, required=True)
     if after not in CATALOGUE:
-        raise _fail(file, where, f"after_fault {after!r} is not a fault id (MECHANICS.md §6)")
+        raise _fail(file, where, f"after_fault {after!r} is not a fault id (docs/mechanics.md)")
     do = _typed(file, where, raw, "do", str, required=True)
     if do not in ACTIONS:
         raise _fail(file, where, f"do {do!r} is not one of {', '.join(ACTIONS)}")
@@ -253,8 +256,8 @@ def parse_scenario(raw: dict[str, Any], file: str) -> Scenario:
     play = _typed(file, "top level", raw, "play_time_s", float)
     if play is not None and not 1.0 <= play <= 3600.0:
         raise _fail(file, "top level", f"play_time_s = {play}: from 1 to 3600")
-    if config is not None and not (ROOT / config).is_file():
-        raise _fail(file, "top level", f"config {config!r}: no such file under the repository")
+    if config is not None:
+        config = _config_path(file, config)
     faults = raw.get("fault", [])
     actions = raw.get("action", [])
     if not isinstance(faults, list) or not isinstance(actions, list):
@@ -267,6 +270,25 @@ def parse_scenario(raw: dict[str, Any], file: str) -> Scenario:
     return Scenario(seed, cycles, config, specs,
                     tuple(_action(file, i, a) for i, a in enumerate(actions)),
                     _expect(file, raw.get("expect", {})), file, play)
+
+
+def _config_path(file: str, name: str) -> str:
+    """A scenario's config: a path from the scenario's folder, else a reference config
+    by file name (table.toml, table-136.toml, table-pi.toml)."""
+    beside = Path(file).parent / name
+    if beside.is_file():
+        return str(beside)
+    reference = reference_config(Path(name).name)
+    if reference.is_file():
+        return str(reference)
+    raise _fail(file, "top level", f"config {name!r}: no such file beside the scenario, "
+                                   f"nor a reference config of that name")
+
+
+def example_scenarios() -> list[Path]:
+    """The example scenario files shipped with the package, sorted by name."""
+    folder = Path(str(resources.files(EXAMPLES)))
+    return sorted(folder.glob("*.toml"))
 
 
 def load_scenario(path: str | Path) -> Scenario:

@@ -4,7 +4,7 @@ The model owns every tile and knows at every instant where it is (`where`). Outp
 arrive through `command` (from the sim HAL backend); inputs change by physics and are
 reported to the firmware's listener. Nothing here knows the firmware's states.
 
-Modelling choices (our inference where MECHANICS.md is silent):
+Modelling choices (our inference where docs/mechanics.md is silent):
 - The ring lifts a tile onto side N's conveyor as a Poisson process while disc, ring
   and that conveyor turn and the belt has room; each side picks a random tile still on
   the disc (a worn "under_mixed" disc picks near the order the tiles were pushed in).

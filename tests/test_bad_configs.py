@@ -20,6 +20,9 @@ from tests.conftest import ROOT
 
 CORPUS = ROOT / "tests" / "bad_configs"
 FILES = sorted(CORPUS.glob("*.toml"))
+# Configs that parse but name something the HAL cannot open: refused by the real
+# command when it opens the HAL, still before anything starts.
+AT_START = sorted((CORPUS / "at_start").glob("*.toml"))
 # One of each family, run as the real command: a typo, a non-text file, a contradiction.
 SUBPROCESS = ("table_key_typo.toml", "binary.toml", "pins_line_used_twice.toml")
 
@@ -78,7 +81,7 @@ def test_files_without_room_for_a_comment(tmp_path: Path, content: bytes, expect
 
 
 def test_the_real_command_refuses_them() -> None:
-    paths = [CORPUS / name for name in SUBPROCESS]
+    paths = [CORPUS / name for name in SUBPROCESS] + AT_START
     # In parallel: each start-up costs an interpreter and the firmware's imports.
     procs = [subprocess.Popen([sys.executable, "-m", "firmware.cli", "run", "--plain",
                                "--config", str(path)], cwd=ROOT, text=True,

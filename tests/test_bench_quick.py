@@ -12,7 +12,8 @@ import sys
 
 from tests.conftest import ROOT
 
-KEYS = ("speed_factor", "build_efficiency", "latency_p50_ms", "latency_p99_ms",
+KEYS = ("speed_factor", "ms_per_hand_300s", "speed_factor_10s_hands", "ms_per_hand_10s",
+        "build_efficiency", "build_bound_s", "latency_p50_ms", "latency_p99_ms",
         "startup_s", "rss_mb", "deals_per_s")
 
 
@@ -26,3 +27,19 @@ def test_quick_bench_prints_every_figure() -> None:
         assert isinstance(figures[key], int | float) and figures[key] > 0, key
     assert figures["latency_p50_ms"] <= figures["latency_p99_ms"]
     assert figures["latency_faults"] == []
+
+
+def test_the_build_bound_comes_from_the_mechanics() -> None:
+    import dataclasses
+
+    from bench.bench_cycle import mechanical_bound_s
+    from firmware.config import load_config
+
+    config = load_config()
+    # Reference table: 36 tiles a side at 1.7 tiles/s, 0.8 s belt, 0.45 s head turn:
+    # delivery sets the pace.
+    assert abs(mechanical_bound_s(config) - (0.8 + 36 / 1.7 + 0.45)) < 1e-9
+    # A slow head sets it instead: first tile after 1/r, then 36 turns back to back.
+    slow = dataclasses.replace(config, simulator=dataclasses.replace(
+        config.simulator, head_turn_s=1.0))
+    assert abs(mechanical_bound_s(slow) - (0.8 + 1 / 1.7 + 36 * 1.0)) < 1e-9

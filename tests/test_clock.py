@@ -73,3 +73,37 @@ def test_real_clock_runs_posted_work_in_one_pass_and_in_order() -> None:
         return seen
 
     assert asyncio.run(main()) == ["edge at True", "timer"]
+
+
+def test_work_posted_while_the_loop_was_busy_runs_before_later_timers() -> None:
+    """A frame that arrived during a stall is not overtaken by a timer due after it."""
+    import threading
+    import time
+
+    async def main() -> list[tuple[str, float]]:
+        loop = asyncio.get_running_loop()
+        clock = RealClock(loop)
+        seen: list[tuple[str, float]] = []
+        done = loop.create_future()
+
+        def busy() -> None:        # the loop blocked (a long callback, a GC pause)
+            posted = threading.Event()
+
+            def reader() -> None:  # the reader thread hands in a frame meanwhile
+                clock.post(lambda: seen.append(("frame", clock.now())))
+                posted.set()
+
+            threading.Thread(target=reader).start()
+            assert posted.wait(5.0)
+            # A timeout armed after the frame arrived, and due before the loop is back.
+            clock.call_at(clock.now() + 0.01, lambda: seen.append(("timeout", clock.now())))
+            time.sleep(0.05)
+
+        loop.call_soon(busy)
+        clock.call_later(0.3, lambda: done.set_result(None))
+        await done
+        return seen
+
+    seen = asyncio.run(main())
+    assert [kind for kind, _ in seen] == ["frame", "timeout"]
+    assert seen[0][1] < seen[1][1]     # the frame keeps the time it arrived

@@ -51,17 +51,20 @@ class LinkError(HalError):
         self.evidence = evidence
 
 
-def open_port(url: str, baud: int) -> Any:
-    """A pyserial port for a device path or URL, with the reader's timeout."""
+def open_port(url: str, baud: int, source: str = "") -> Any:
+    """A pyserial port for a device path or URL, with the reader's timeout.
+
+    `source` is the config file that named the port, for the error message."""
     import serial
 
     try:
         port = serial.serial_for_url(url, baudrate=baud, timeout=READ_TIMEOUT_S,
                                      write_timeout=1.0)
     except (serial.SerialException, ValueError) as exc:
-        raise LinkError("link.lost", f"cannot open the I/O board's port {url}: {exc}; check "
-                        "[ioboard] port, the cable and that this user is in group dialout",
-                        {"port": url}) from None
+        where = f"{source}: [ioboard] port" if source else "[ioboard] port"
+        raise LinkError("link.lost", f"{where}: cannot open the I/O board's port {url!r} "
+                        f"({exc}); check that key, the cable and that this user is in group "
+                        "dialout", {"port": url}) from None
     sock = getattr(port, "_socket", None)
     if sock is not None:
         # pyserial's socket:// leaves Nagle on: every small frame would wait for the
@@ -86,7 +89,7 @@ class IoBoardHal:
         self.heartbeat_limit_s: float | None = None
         self._listener: Listener | None = None
         self._port = port if port is not None else open_port(self.settings.port,
-                                                             self.settings.baud)
+                                                             self.settings.baud, config.source)
         self.port_name = str(getattr(self._port, "port", None) or self.settings.port)
         self._decoder = Decoder()
         self._write_lock = threading.Lock()
@@ -148,6 +151,7 @@ class IoBoardHal:
                             f"speaks protocol {info.version}, this firmware speaks {VERSION}; "
                             "reflash the board with the matching firmware", evidence)
         self.heartbeat_limit_s = info.heartbeat_limit_s
+        self._check_heartbeat(info.heartbeat_limit_s)
         self._board_clock.reset()
         for name, value in info.inputs.items():
             if name in self.values:
@@ -158,6 +162,16 @@ class IoBoardHal:
         self._reader = threading.Thread(target=self._read_loop, name="ioboard-reader",
                                         daemon=True)
         self._reader.start()
+
+    def _check_heartbeat(self, limit_s: float) -> None:
+        """Our heartbeat must beat the board's failsafe with room for one lost beat;
+        otherwise the board turns every output off moments after a clean start."""
+        beat = self.settings.heartbeat_s
+        if 2 * beat > limit_s:
+            raise HalError(f"{self.config.source}: [ioboard] heartbeat_s: {beat} s is too slow "
+                           f"for the I/O board on {self.port_name}, whose failsafe turns every "
+                           f"output off after {limit_s:g} s without a frame (announced at "
+                           f"the handshake); set heartbeat_s to at most {limit_s / 2:g}")
 
     # -- the port ---------------------------------------------------------------------
 

@@ -199,6 +199,55 @@ def test_run_with_a_silent_board_exits_2_and_keeps_the_journal(tmp_path):
     assert json.loads((state / JOURNAL_NAME).read_text()) == saved
 
 
+def test_a_heartbeat_slower_than_the_board_allows_is_refused_at_the_handshake(short):
+    # The board announces a 0.15 s failsafe; our 0.1 s heartbeat leaves no room for a
+    # lost beat, so the daemon would start and then lose the board moments later.
+    from hal.interface import HalError
+    from simulator.ioboard_run import IoboardBench
+
+    bench = IoboardBench(short, heartbeat_limit_s=0.15)
+    with pytest.raises(HalError) as refused:
+        bench.connect()
+    bench.close(drain=False)
+    error = refused.value
+    assert f"{short.source}: [ioboard] heartbeat_s: 0.1 s is too slow" in str(error)
+    assert "at most 0.075" in str(error)
+
+
+def test_a_board_in_failsafe_keeps_saying_so_until_hello(short):
+    # The link died on the board's side (the host fell silent, or never acknowledged):
+    # every output off, and its heartbeats go on, flagged, so the host hears why.
+    clock = VirtualClock()
+    table = SimTable(short, clock, seed=1)
+    wire = _Wire()
+    board = IoBoardEmulator(table, clock, wire, heartbeat_limit_s=0.5, heartbeat_s=0.1)
+    board._hello(encode_hello())
+    clock.run_until(0.4)
+    assert not board.failsafe
+    clock.run_until(2.0)
+    assert board.failsafe and board.failsafe_at == pytest.approx(0.5)
+    beats = [encode_heartbeat(True) == f.payload for f in Decoder().feed(wire.sent)
+             if f.type == Msg.HEARTBEAT]
+    assert beats[:5] == [False] * 5             # alive: 0.0 .. 0.4
+    assert beats[5:] == [True] * 15             # latched: 0.5 .. 1.9, one each 0.1 s
+    board._hello(encode_hello())                # a new host: the flag clears
+    wire.sent = b""
+    clock.run_until(2.35)
+    beats = [f.payload for f in Decoder().feed(wire.sent) if f.type == Msg.HEARTBEAT]
+    assert beats and all(p == encode_heartbeat(False) for p in beats)
+    board.close()
+
+
+def test_the_control_door_says_where_every_tile_is(short):
+    from simulator.board_control import answer
+
+    table = SimTable(short, VirtualClock(), seed=1)
+    places = answer(table, None, {"do": "where"})["where"]
+    assert sum(places.values()) == len(table.tiles)
+    assert set(places) == {"disc A", "table B"} or set(places) == {"disc B", "table A"}
+    assert answer(table, None, {"do": "nonsense"}) == {"error": "unknown request 'nonsense'"}
+
+
 def test_a_set_on_an_input_channel_is_refused_with_an_error_frame(short):
     # Finding 11: a valid SET naming an input channel escaped LinkEnd.on_frame as a
     # KeyError and killed the board's loop. A board refuses it and goes on.

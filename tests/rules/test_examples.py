@@ -1,4 +1,4 @@
-"""Hand-computed deals, one per variant, and the seeds' worked examples.
+"""Hand-computed deals, one per variant, and the source rule texts' worked examples.
 
 Coordinates in comments: [p, k] = wall p, stack k from its owner's right end;
 ring index rho(p, k) = ((4 - p) mod 4) * L + k.

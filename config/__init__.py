@@ -1,0 +1,1 @@
+"""The reference table configs, installed as package data `firmware.configs`."""

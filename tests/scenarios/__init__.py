@@ -1,0 +1,1 @@
+"""The example scenarios, installed as package data `simulator.scenarios`."""

@@ -1,0 +1,48 @@
+"""A benchmark stopped by SIGTERM or SIGINT leaves no child process running."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.conftest import ROOT
+
+# A bench in miniature: one long-lived child started the way the benches start theirs.
+BENCH = """
+import signal, sys
+from bench import children
+children.install()
+child = children.spawn([sys.executable, "-c", "import time; time.sleep(120)"])
+print(child.pid, flush=True)
+signal.pause()
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers kill(0): it has ended, its parent just has not reaped it.
+    with open(f"/proc/{pid}/stat") as fh:
+        return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signalled_bench_stops_its_children(signum: int) -> None:
+    bench = subprocess.Popen([sys.executable, "-c", BENCH], cwd=ROOT, text=True,
+                             stdout=subprocess.PIPE)
+    assert bench.stdout is not None
+    child = int(bench.stdout.readline())
+    assert _alive(child)
+    bench.send_signal(signum)
+    assert bench.wait(timeout=30) == 128 + signum
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "the bench's child outlived it"

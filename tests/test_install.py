@@ -1,0 +1,102 @@
+"""An install outside the source tree works: a wheel into a fresh venv, run from elsewhere.
+
+The wheel is built from a copy of the tree (so the build leaves nothing in it) with
+this venv's setuptools, then installed into a new venv with its dependencies only
+(transitions, pyserial: no rich or textual, the headless table of a venue). The
+commands run in an empty folder, so nothing can come from the source tree: the
+reference config and the example scenarios must be package data. The systemd unit
+rendered by that install must pass `systemd-analyze verify`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+IGNORE = shutil.ignore_patterns(".venv", ".git", "build", "dist", "*.egg-info", "__pycache__",
+                                ".pytest_cache", ".ruff_cache", ".hypothesis", "state")
+
+
+def _run(*cmd: str | Path, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    return subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv holding mjtable from a wheel; returns its bin folder."""
+    tmp = tmp_path_factory.mktemp("install")
+    src = tmp / "src"
+    shutil.copytree(ROOT, src, ignore=IGNORE)
+    built = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                 "--quiet", "-w", tmp / "dist", src, cwd=tmp)
+    assert built.returncode == 0, built.stderr
+    (wheel,) = (tmp / "dist").glob("mjtable-*.whl")
+    venv = tmp / "venv"
+    made = _run(sys.executable, "-m", "venv", venv, cwd=tmp)
+    assert made.returncode == 0, made.stderr
+    shutil.rmtree(src)      # nothing of the tree is left to fall back on
+    pip = _run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", wheel, cwd=tmp)
+    assert pip.returncode == 0, pip.stderr
+    return venv / "bin"
+
+
+def test_headless_install_has_no_console_libraries(installed: Path, tmp_path: Path) -> None:
+    probe = _run(installed / "python", "-c",
+                 "import importlib.util as u; print(u.find_spec('rich'), u.find_spec('textual'))",
+                 cwd=tmp_path)
+    assert probe.stdout.split() == ["None", "None"], probe.stdout + probe.stderr
+    # The console says which extra it needs instead of a traceback.
+    console = _run(installed / "mjtable", "console", "status", cwd=tmp_path)
+    assert console.returncode == 2
+    assert "mjtable[console]" in console.stderr and "Traceback" not in console.stderr
+
+
+def test_simulate_from_outside_the_tree(installed: Path, tmp_path: Path) -> None:
+    result = _run(installed / "mjtable", "simulate", "--cycles", "2", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["cycles_completed"] == 2 and report["faults"] == []
+
+
+def test_example_scenario_from_outside_the_tree(installed: Path, tmp_path: Path) -> None:
+    probe = _run(installed / "python", "-c",
+                 "from simulator.scenario import example_scenarios as e; print(len(e()))",
+                 cwd=tmp_path)
+    assert probe.returncode == 0, probe.stderr
+    assert int(probe.stdout) == len(list((ROOT / "tests" / "scenarios").glob("*.toml")))
+
+
+def test_run_from_outside_the_tree(installed: Path, tmp_path: Path) -> None:
+    result = _run(installed / "mjtable", "--state-dir", tmp_path / "state", "run", "--plain",
+                  "--cycles", "1", "--speed", "20", "--socket", tmp_path / "api.sock",
+                  cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "handoff hand 1 set A sha256:" in result.stdout
+    assert result.stdout.rstrip().endswith("mjtable: stopped, every motor off")
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None,
+                    reason="systemd-analyze is not installed (Debian: apt-get install systemd)")
+def test_systemd_unit_of_the_install_verifies(installed: Path, tmp_path: Path) -> None:
+    unit = tmp_path / "mjtable.service"
+    made = _run(installed / "python", "-m", "firmware.systemd_unit", "--config",
+                tmp_path / "table.toml", "--output", unit, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    text = unit.read_text()
+    assert f"ExecStart={installed}/mjtable run" in text
+    assert f"ExecStopPost={installed}/python -m firmware.safe_outputs" in text
+    verify = _run("systemd-analyze", "verify", unit, cwd=tmp_path, timeout=60)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    sysusers = _run(installed / "python", "-m", "firmware.systemd_unit", "--sysusers",
+                    cwd=tmp_path)
+    assert "mjtable" in sysusers.stdout
