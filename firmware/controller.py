@@ -188,9 +188,10 @@ class Controller:
     # -- journal ----------------------------------------------------------------------
 
     def _journal_state(self, clean: bool) -> dict[str, Any]:
-        kept = [f for f in self.faults if f.active]
-        kept += [f for f in self.faults[-50:] if not f.active]
-        kept.sort(key=lambda f: f.sim_time_s)
+        # The recent history, and every fault still active however old, in the order
+        # raised (times restart at every boot, so they do not order a history).
+        recent = {id(f) for f in self.faults[-50:]}
+        kept = [f for f in self.faults if f.active or id(f) in recent]
         return {
             "clean": clean,
             "table": self.config.table.id,

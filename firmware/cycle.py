@@ -129,7 +129,10 @@ class Cycle(Recoverable):
         ctl = self.ctl
         ctl.rehome_plates()
         cams = [f"side.{n}.{s}" for n in range(4) for s in ("head_home", "plate_home")]
-        if ctl.lid.state == "closed" and all(ctl.hal.read(c) for c in cams):
+        # The plates' machines too: a plate coming round is home only once its edge is
+        # believed (plate.py), and a raise after homing turns every plate from home.
+        if (ctl.lid.state == "closed" and all(ctl.hal.read(c) for c in cams)
+                and all(plate.state == "home" for plate in ctl.plates)):
             self.homed()
 
     def _after_homing(self, *_: object) -> None:

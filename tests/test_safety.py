@@ -582,3 +582,28 @@ def test_4_a_real_home_left_again_over_a_slow_link_is_still_home(rig: Rig) -> No
     hal.edge("side.1.plate_home", False, at=seen - 0.01)
     assert ctl.plates[1].state == "home" and hal.values["motor.side.1.plate"] is False
     assert ctl.plates[1].glitches == 0
+
+
+def test_2_a_raise_after_homing_waits_for_every_plate_to_be_home(config) -> None:
+    # Found by the power-cut bench: after a cut in the raise, homing ended while a plate
+    # coming round had its home edge still being confirmed; the raise then asked that
+    # plate to turn from `returning` (MachineError, E99).
+    clock = VirtualClock()
+    hal = ScriptedHal(clock)
+    journal = MemoryJournal()
+    walls = [[["W1", "W2"]] * 18 for _ in range(4)]
+    journal.save({"clean": False, "cycle": 1, "build": "staged", "staged_set": "A",
+                  "staged_walls": walls, "raising": True, "set_building": "A"})
+    ctl = Controller(config, hal, clock, journal)
+    events = events_of(ctl)
+    hal.values["side.2.plate_home"] = False
+    hal.values["side.1.head_home"] = False
+    ctl.start()
+    assert ctl.plates[2].state == "returning"
+    hal.edge("side.2.plate_home", True)              # being confirmed (60 ms)
+    hal.edge("side.1.head_home", True)               # the last cam: homing asks again
+    assert ctl.cycle.state == "homing"
+    run_for(clock, 0.1)
+    assert ctl.cycle.state == "raising"
+    assert not [e for e in events if e["kind"] == "software.error"]
+    assert all(p.state == "leaving" for p in ctl.plates)
