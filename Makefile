@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench diagrams clean
+.PHONY: run test lint bench diagrams messages clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -34,6 +34,15 @@ bench: $(STAMP)
 
 diagrams: $(STAMP)
 	$(BIN)/python -m firmware.diagrams docs/state-machines.md
+
+# Strings a person reads: extract them, merge into the catalogues, then translate the
+# new entries in firmware/locale/*/LC_MESSAGES/mjtable.po (tests/test_i18n.py checks).
+POT := firmware/locale/mjtable.pot
+messages: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg -k N_ --no-location --sort-output \
+	  --project mjtable -o $(POT) firmware hal simulator rules bench
+	$(BIN)/pybabel update -i $(POT) -d firmware/locale -D mjtable --no-fuzzy-matching \
+	  --ignore-obsolete --no-wrap
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -177,7 +177,8 @@ class Daemon:
         self.proc = children.spawn(
             [*cmd, "--state-dir", str(self.state), "run", "--plain", "--config",
              str(self.config), "--socket", str(self.socket), "--speed", str(self.speed)],
-            cwd=self.state, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            cwd=self.state, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env={**os.environ, "MJTABLE_LANG": "en"})   # the lines below are read in English
         self.lines = Lines(self.proc, self.on_line)
 
     def kill(self) -> None:

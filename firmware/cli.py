@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
+from firmware import cli_words
 from firmware.config import Config, load_config
 from firmware.configfile import ConfigError
+from firmware.faultcard import FORMATS
+from firmware.i18n import LANGUAGES, _, language, resolve, set_language
 from hal.interface import HalError
 
 EXIT_CONFIG = 2
+EXIT_INTERRUPTED = 130      # the shell's code for "stopped by Ctrl-C"
 
 
 def _positive_int(text: str) -> int:
@@ -31,67 +36,100 @@ def _speed(text: str) -> float:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="mjtable", description="Open firmware controller for automatic mahjong tables.")
+        prog="mjtable", description=_("Open firmware controller for automatic mahjong tables."))
     parser.add_argument("--config", metavar="FILE",
-                        help="table config (default: the reference table.toml)")
+                        help=_("table config (default: the reference table.toml)"))
     parser.add_argument("--state-dir", metavar="DIR",
-                        help="event log and technicians (default: $STATE_DIRECTORY, "
-                             "else ~/.local/state/mjtable)")
+                        help=_("event log and technicians (default: $STATE_DIRECTORY, "
+                             "else ~/.local/state/mjtable)"))
     # --config may also follow the command; SUPPRESS keeps a global one from being reset.
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS,
-                        help="table config (default: the reference table.toml)")
+                        help=_("table config (default: the reference table.toml)"))
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", parents=[common],
-                         help="run the table (the built-in simulator without hardware)")
+                         help=_("run the table (the built-in simulator without hardware)"))
     run.add_argument("--speed", type=_speed, default=1.0,
-                     help="fast-forward the simulated table by this factor")
-    run.add_argument("--cycles", type=_positive_int, help="stop after this many hands")
-    run.add_argument("--seed", type=int, help="simulator seed (default: from config)")
+                     help=_("fast-forward the simulated table by this factor"))
+    run.add_argument("--cycles", type=_positive_int, help=_("stop after this many hands"))
+    run.add_argument("--seed", type=int, help=_("simulator seed (default: from config)"))
     run.add_argument("--plain", action="store_true",
-                     help="log lines instead of the live picture")
+                     help=_("log lines instead of the live picture"))
     run.add_argument("--socket", metavar="PATH",
-                     help="API socket (default: $RUNTIME_DIRECTORY/api.sock, "
-                          "$XDG_RUNTIME_DIR/mjtable/api.sock or /run/mjtable/api.sock)")
+                     help=_("API socket (default: $RUNTIME_DIRECTORY/api.sock, "
+                          "$XDG_RUNTIME_DIR/mjtable/api.sock or /run/mjtable/api.sock)"))
 
     sim = sub.add_parser("simulate", parents=[common],
-                         help="headless batch run on the virtual clock")
+                         help=_("headless batch run on the virtual clock"))
     sim.add_argument("--cycles", type=_positive_int,
-                     help="hands to deal (default: the scenario's, else 10)")
+                     help=_("hands to deal (default: the scenario's, else 10)"))
     sim.add_argument("--scenario", metavar="FILE",
-                     help="faults to inject and technician actions (TOML, see "
-                          "simulator/scenario.py); exit 0 only when its expectations hold")
-    sim.add_argument("--seed", type=int, help="simulator seed (default: from config)")
-    sim.add_argument("--json", action="store_true", help="print one JSON report")
+                     help=_("faults to inject and technician actions (TOML, see "
+                          "simulator/scenario.py); exit 0 only when its expectations hold"))
+    sim.add_argument("--seed", type=int, help=_("simulator seed (default: from config)"))
+    sim.add_argument("--json", action="store_true", help=_("print one JSON report"))
     sim.add_argument("--hal", choices=("sim", "ioboard"), default="sim",
-                     help="ioboard: through the serial protocol and the I/O-board emulator")
+                     help=_("ioboard: through the serial protocol and the I/O-board emulator"))
 
     fuzz = sub.add_parser("fuzz", parents=[common],
-                          help="random fault scenarios judged by the simulator's referee")
-    fuzz.add_argument("--count", type=_positive_int, default=100, help="scenarios to run")
-    fuzz.add_argument("--seed", type=int, default=1, help="seed of the scenario generator")
+                          help=_("random fault scenarios judged by the simulator's referee"))
+    fuzz.add_argument("--count", type=_positive_int, default=100, help=_("scenarios to run"))
+    fuzz.add_argument("--seed", type=int, default=1, help=_("seed of the scenario generator"))
     fuzz.add_argument("--rig", choices=("sim", "ioboard"), default="sim",
-                      help="sim: the in-process simulated HAL; ioboard: the serial path "
-                           "and the I/O-board emulator (link faults too)")
+                      help=_("sim: the in-process simulated HAL; ioboard: the serial path "
+                             "and the I/O-board emulator (link faults too)"))
     fuzz.add_argument("--out", metavar="DIR", default="fuzz-failures",
-                      help="where each failure is written, minimised, as a scenario file")
+                      help=_("where each failure is written, minimised, as a scenario file"))
     fuzz.add_argument("--wall-limit", type=float, default=30.0, metavar="S",
-                      help="real seconds one scenario may take")
-    fuzz.add_argument("--no-shrink", action="store_true", help="write failures unminimised")
-    fuzz.add_argument("--json", action="store_true", help="print one JSON report")
+                      help=_("real seconds one scenario may take"))
+    fuzz.add_argument("--no-shrink", action="store_true",
+                      help=_("write failures unminimised"))
+    fuzz.add_argument("--json", action="store_true", help=_("print one JSON report"))
 
-    sub.add_parser("console", help="technician console: status, faults, tests, jog, TUI",
+    sub.add_parser("console", help=_("technician console: status, faults, tests, jog, TUI"),
                    add_help=False)
-    sub.add_parser("deal", help="deal from walls and dice (JSON, docs/deal-format.md)",
+    sub.add_parser("deal", help=_("deal from walls and dice (JSON, docs/deal-format.md)"),
                    add_help=False)
-    sub.add_parser("audit", help="fairness audit over handoff records", add_help=False)
-    sub.add_parser("bench", help="benchmarks (JSON figures)", add_help=False)
+    sub.add_parser("audit", help=_("fairness audit over handoff records"), add_help=False)
+    sub.add_parser("bench", help=_("benchmarks (JSON figures)"), add_help=False)
+    sub.add_parser("verify-deals", help=_("check a handoff file: every reveal against its "
+                                          "commitment, and the chain (docs/rules.md)"),
+                   add_help=False)
+
+    card = sub.add_parser("faults", parents=[common],
+                          help=_("the fault-code card: code, meaning, causes, what to do"))
+    card.add_argument("--lang", choices=LANGUAGES,
+                      help=_("language of the card (default: [display] language, "
+                             "$MJTABLE_LANG, else the locale)"))
+    card.add_argument("--format", choices=FORMATS, default="text",
+                      help=_("text (80 columns), md or html"))
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """The `mjtable` command; returns the exit code.
+
+    Ctrl-C ends any command with a line, not a traceback; a reader that goes away
+    (`| head`) ends it quietly.
+    """
+    try:
+        code = _main(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()      # a closed pipe shows here, not at interpreter exit
+        return code
+    except KeyboardInterrupt:
+        print("\n" + _("mjtable: interrupted"), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # Python would complain again while flushing stdout at exit: point it elsewhere.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _main(argv: list[str]) -> int:
+    set_language(resolve())
+    cli_words.install()
     # deal, audit and bench parse their own arguments.
     passthrough = _passthrough(argv)
     if passthrough is not None:
@@ -103,22 +141,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             from firmware.console.cli import main as console_main
         except ModuleNotFoundError as exc:   # rich/textual come with the console extra
-            print(f"mjtable: the console needs the console extra ({exc.name} is missing): "
-                  "pip install 'mjtable[console]'", file=sys.stderr)
+            print(_("mjtable: the console needs the console extra ({module} is missing): "
+                    "pip install 'mjtable[console]'").format(module=exc.name), file=sys.stderr)
             return EXIT_CONFIG
         return console_main(rest, state_dir=args.state_dir)
     if rest:
-        parser.error("unrecognized arguments: " + " ".join(rest))
+        parser.error(_("unrecognized arguments: {args}").format(args=" ".join(rest)))
+    if args.command == "faults":
+        return _faults(args)
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        print(f"mjtable: config error: {exc}", file=sys.stderr)
+        print(_("mjtable: config error: {error}").format(error=exc), file=sys.stderr)
         return EXIT_CONFIG
+    set_language(resolve(config.display.language))
     if args.command == "run":
         return _run(config, args)
     if args.command == "fuzz":
         return _fuzz(config, args)
     return _simulate(config, args)
+
+
+def _faults(args: argparse.Namespace) -> int:
+    """The code card; it needs no valid config, only the language a config may set."""
+    from firmware import faultcard
+
+    lang = args.lang
+    if lang is None:
+        try:
+            lang = resolve(load_config(args.config).display.language)
+        except ConfigError:
+            lang = None
+    with language(lang):
+        sys.stdout.write(faultcard.render(args.format))
+    return 0
 
 
 def _passthrough(argv: list[str]) -> int | None:
@@ -128,15 +184,28 @@ def _passthrough(argv: list[str]) -> int | None:
         rest = argv[:i] + argv[i + 1:]
         if word == "deal":
             from rules.cli import deal_main
+            _hint_stdin(rest)
             return deal_main(rest)
         if word == "audit":
             from simulator.audit_cli import main as audit_main
             return audit_main(rest)
+        if word == "verify-deals":
+            from rules.cli import verify_deals_main
+            return verify_deals_main(rest)
         if word == "bench":
             from bench.run import main as bench_main
             return bench_main(rest)
         return None
     return None
+
+
+def _hint_stdin(args: list[str]) -> None:
+    """`mjtable deal` with no file reads stdin: say so rather than wait in silence."""
+    if any(a in ("-h", "--help") for a in args) or not sys.stdin.isatty():
+        return
+    if all(a.startswith("-") and a != "-" for a in args):
+        print(_("mjtable deal: reading the deal input (JSON) from the keyboard; end it with "
+                "Ctrl-D, or give a FILE (mjtable deal --help)"), file=sys.stderr)
 
 
 def _run(config: Config, args: argparse.Namespace) -> int:
@@ -150,7 +219,7 @@ def _run(config: Config, args: argparse.Namespace) -> int:
         print(f"mjtable: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     except ConfigError as exc:   # a rules engine that fails to load at start-up
-        print(f"mjtable: config error: {exc}", file=sys.stderr)
+        print(_("mjtable: config error: {error}").format(error=exc), file=sys.stderr)
         return EXIT_CONFIG
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.configfile import ConfigError, load_section, option, read_toml
+from firmware.i18n import _
 from hal.pins import PinMap, check_complete, parse_pins
 
 # The reference configs are package data (config/ in the source tree), so an installed
@@ -124,12 +125,22 @@ class ApiSection:
     tcp: bool = option(False, doc="also listen on TCP; every request then needs a technician")
     tcp_host: str = option("127.0.0.1", doc="TCP address to listen on when tcp = true")
     tcp_port: int = option(7420, minval=1, maxval=65535)
+    socket_group: str = option("", doc="group that owns the API socket (0660); under "
+                                       "systemd \"mjtable\"; empty = the daemon's group")
     lockout_failures: int = option(5, minval=1, maxval=100,
                                    doc="wrong tokens in a row before a name is locked out")
     lockout_s: float = option(300.0, minval=1.0, maxval=86400.0,
                               doc="lockout length, on the controller's clock")
     log_max_rows: int = option(200_000, minval=1000, maxval=10_000_000,
                                doc="event log rows kept; the oldest are deleted first")
+
+
+@dataclass(frozen=True, kw_only=True)
+class DisplaySection:
+    """What people read (docs/languages.md)."""
+
+    language: str = option("", choices=("", "en", "zh_CN"),
+                           doc="en or zh_CN; empty: $MJTABLE_LANG, else the locale ($LANG)")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -170,6 +181,7 @@ class Config:
     simulator: SimulatorSection = dataclasses.field(default_factory=SimulatorSection)
     api: ApiSection = dataclasses.field(default_factory=ApiSection)
     ioboard: IoboardSection = dataclasses.field(default_factory=IoboardSection)
+    display: DisplaySection = dataclasses.field(default_factory=DisplaySection)
     pins: PinMap = dataclasses.field(default_factory=PinMap)   # signal → BCM line (rpigpio)
     source: str = "<defaults>"
 
@@ -187,14 +199,16 @@ def parse_config(raw: dict[str, Any], file: str) -> Config:
     unknown = sorted(set(raw) - set(_SECTIONS))
     if unknown:
         raise ConfigError(file, unknown[0], None,
-                          "unknown section (valid sections: " + ", ".join(_SECTIONS) + ")")
+                          _("unknown section (valid sections: {sections})").format(
+                              sections=", ".join(_SECTIONS)))
     for name in _REQUIRED:
         if name not in raw:
-            raise ConfigError(file, name, None, "missing section")
+            raise ConfigError(file, name, None, _("missing section"))
     classes = {"table": TableSection, "hal": HalSection, "timing": TimingSection,
                "rules": RulesSection, "simulator": SimulatorSection,
                "ioboard": IoboardSection}
     classes["api"] = ApiSection
+    classes["display"] = DisplaySection
     sections = {name: load_section(cls, raw.get(name, {}), file, name)
                 for name, cls in classes.items()}
     sections["pins"] = parse_pins(raw.get("pins", {}), file)   # keys are signal names

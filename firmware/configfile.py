@@ -14,6 +14,8 @@ import typing
 from pathlib import Path
 from typing import Any
 
+from firmware.i18n import N_, _
+
 
 class ConfigError(Exception):
     """A config problem a technician can fix; `str()` is the whole message."""
@@ -35,14 +37,20 @@ def option(default: Any = dataclasses.MISSING, *, minval: float | None = None,
     return dataclasses.field(default=default, metadata=meta)
 
 
+# TOML types as the error names them, in the technician's language.
+TYPE_NAMES = {bool: N_("true/false"), int: N_("integer"), float: N_("number"),
+              str: N_("string"), dict: N_("TOML table"), type(None): N_("nothing")}
+
+
 def _type_name(tp: Any) -> str:
     if typing.get_origin(tp) in (list, tuple):
-        (inner, *_) = typing.get_args(tp)
-        return f"list of {_type_name(inner)}"
+        (inner, *_rest) = typing.get_args(tp)
+        return _("list of {type}").format(type=_type_name(inner))
     if isinstance(tp, types.UnionType):
-        return " or ".join(_type_name(a) for a in typing.get_args(tp))
-    return {bool: "true/false", int: "integer", float: "number", str: "string",
-            dict: "table", type(None): "nothing"}.get(tp, getattr(tp, "__name__", str(tp)))
+        return _(" or ").join(_type_name(a) for a in typing.get_args(tp))
+    if tp in TYPE_NAMES:
+        return _(TYPE_NAMES[tp])
+    return getattr(tp, "__name__", str(tp))
 
 
 def _check_type(value: Any, tp: Any) -> Any | None:
@@ -77,27 +85,28 @@ def _check_type(value: Any, tp: Any) -> Any | None:
 def _limits(meta: typing.Mapping[str, Any]) -> str:
     lo, hi, choices = meta.get("minval"), meta.get("maxval"), meta.get("choices")
     if choices:
-        return "one of " + ", ".join(repr(c) for c in choices)
+        return _("one of {choices}").format(choices=", ".join(repr(c) for c in choices))
     if lo is not None and hi is not None:
-        return f"from {lo} to {hi}"
+        return _("from {lo} to {hi}").format(lo=lo, hi=hi)
     if lo is not None:
-        return f"at least {lo}"
+        return _("at least {lo}").format(lo=lo)
     if hi is not None:
-        return f"at most {hi}"
-    return "any value"
+        return _("at most {hi}").format(hi=hi)
+    return _("any value")
 
 
 def load_section(cls: type, raw: Any, file: str, section: str) -> Any:
     """Build dataclass `cls` from the TOML table `raw`, checking every key."""
     if not isinstance(raw, dict):
-        raise ConfigError(file, section, None, "must be a table (a [section])")
+        raise ConfigError(file, section, None, _("must be a table (a [section])"))
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(raw) - set(fields))
     if unknown:
         allowed = ", ".join(sorted(fields))
         raise ConfigError(file, section, unknown[0],
-                          f"unknown option (valid options here: {allowed})")
+                          _("unknown option (valid options here: {allowed})").format(
+                              allowed=allowed))
     values: dict[str, Any] = {}
     for name, field in fields.items():
         tp = hints[name]
@@ -108,12 +117,14 @@ def load_section(cls: type, raw: Any, file: str, section: str) -> Any:
             required = (field.default is dataclasses.MISSING
                         and field.default_factory is dataclasses.MISSING)
             if required:
-                raise ConfigError(file, section, name, f"missing; expected {_type_name(tp)}")
+                raise ConfigError(file, section, name, _("missing; expected {type}").format(
+                    type=_type_name(tp)))
             continue
         value = _check_type(raw[name], tp)
         if value is None:
             raise ConfigError(file, section, name,
-                              f"got {raw[name]!r}, expected {_type_name(tp)}")
+                              _("got {value!r}, expected {type}").format(
+                                  value=raw[name], type=_type_name(tp)))
         _check_range(value, field.metadata, file, section, name)
         values[name] = value
     return cls(**values)
@@ -128,7 +139,8 @@ def _check_range(value: Any, meta: typing.Mapping[str, Any], file: str, section:
         bad = (choices is not None and item not in choices) or (number and (
             item != item or (lo is not None and item < lo) or (hi is not None and item > hi)))
         if bad:
-            raise ConfigError(file, section, name, f"got {item!r}, allowed: {_limits(meta)}")
+            raise ConfigError(file, section, name, _("got {value!r}, allowed: {limits}").format(
+                value=item, limits=_limits(meta)))
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -137,12 +149,14 @@ def read_toml(path: Path) -> dict[str, Any]:
         with path.open("rb") as fh:
             return tomllib.load(fh)
     except FileNotFoundError:
-        raise ConfigError(str(path), None, None, "file not found") from None
+        raise ConfigError(str(path), None, None, _("file not found")) from None
     except OSError as exc:
-        raise ConfigError(str(path), None, None, f"cannot read: {exc.strerror}") from None
+        raise ConfigError(str(path), None, None, _("cannot read: {error}").format(
+            error=exc.strerror)) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), None, None, f"not valid TOML: {exc}") from None
+        raise ConfigError(str(path), None, None, _("not valid TOML: {error}").format(
+            error=exc)) from None
     except UnicodeDecodeError as exc:   # tomllib decodes the bytes before parsing
         raise ConfigError(str(path), None, None,
-                          f"not a text file (byte {exc.start} is not UTF-8); a config "
-                          f"is TOML text") from None
+                          _("not a text file (byte {byte} is not UTF-8); a config is TOML "
+                            "text").format(byte=exc.start)) from None

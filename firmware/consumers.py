@@ -97,18 +97,42 @@ class HandoffFile:
     new record never joins a broken one.
     """
 
+    # A record not on disk cannot be verified later: a failed write is a fault.
+    required = True
+
     def __init__(self, path: Path) -> None:
         self.name = f"file:{path}"
         self.path = path
         self._check_tail = True
+
+    def last_commitment(self) -> str | None:
+        """The commitment of the file's last whole record: the next one chains to it."""
+        try:
+            with open(self.path, "rb") as fh:
+                size = fh.seek(0, os.SEEK_END)
+                fh.seek(max(0, size - 256 * 1024))
+                lines = fh.read().splitlines()
+        except FileNotFoundError:
+            return None
+        for line in reversed(lines):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and isinstance(record.get("commitment"), str):
+                return record["commitment"]
+        return None
 
     def __call__(self, record: Record) -> None:
         line = (json.dumps(record, separators=(",", ":")) + "\n").encode()
         created = not self.path.exists()
         if created:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        # 0600: the file holds the walls and hands of the hand in play.
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
+            if created:
+                os.fchmod(fd, 0o600)
             if self._check_tail:
                 drop_partial_line(fd)
             # Until this line is on disk, a failure may leave part of it: check next time.
@@ -173,7 +197,11 @@ def attach_consumers(ctl: Controller, state_dir: Path | None = None) -> list[Any
     consumers: list[Any] = []
     path = handoff_path(section.handoff_file, state_dir)
     if path is not None:
-        consumers.append(HandoffFile(path))
+        handoff_file = HandoffFile(path)
+        consumers.append(handoff_file)
+        if ctl.handoff.previous_commitment is None:
+            # After a restart the deal chain goes on from the file's last record.
+            ctl.handoff.previous_commitment = handoff_file.last_commitment()
     if section.engine:
         consumers.append(EngineConsumer(section.engine, load_engine(section.engine, file),
                                         ctl.emit))

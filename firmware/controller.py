@@ -95,6 +95,7 @@ class Controller:
         self.input_watchers: list[Callable[[str, Value], None]] = []
         self.estopped = False
         self.journal_read = False
+        self._storage_error: str | None = None     # a journal write failed: fault pending
         self._handlers = self._dispatch_table()
         # A HAL behind a link (ioboard) knows when an input really changed; an edge
         # retransmitted over a noisy cable arrives late, bunched with the next one.
@@ -218,8 +219,26 @@ class Controller:
     def _save_journal(self, clean: bool = False) -> None:
         # Never before start() has read it: a fault raised earlier (the board's
         # handshake failing) would write a blank machine over the one to recover.
-        if self.journal_read:
-            self.journal.save(self._journal_state(clean))
+        if self.journal_read and not self._storage_failed():
+            try:
+                self.journal.save(self._journal_state(clean))
+            except OSError as exc:
+                # Never a silent stall inside emit: the fault path stops the table.
+                # Saving is tried again once a technician clears the fault. Outputs go
+                # safe now; the fault follows at once, outside the machine callback that
+                # emitted (a fault inside it would leave that callback half done).
+                self.hal.safe_state()
+                self._storage_error = f"{type(exc).__name__}: {exc.strerror or exc}"
+                self.clock.post(self._storage_fault)
+
+    def _storage_failed(self) -> bool:
+        return self._storage_error is not None or any(
+            f.active and f.id == "storage.failed" for f in self.faults)
+
+    def _storage_fault(self) -> None:
+        error, self._storage_error = self._storage_error, None
+        if error is not None:
+            self.fault("storage.failed", "journal", None, {"error": error})
 
     def _recover_journal(self) -> None:
         """The one place machines are put straight into a saved state (at boot)."""

@@ -19,6 +19,7 @@ from firmware.clock import RealClock
 from firmware.config import Config
 from firmware.consumers import attach_consumers
 from firmware.controller import Controller
+from firmware.i18n import _
 from firmware.journal_flush import FlushedJournal
 from firmware.sdnotify import attach_systemd
 from firmware.view import live_view_available, log_line, screen, snapshot
@@ -38,8 +39,8 @@ def run(config: Config, speed: float = 1.0, cycles: int | None = None,
     """
     live = sys.stdout.isatty() if live is None else live
     if live and not live_view_available():
-        print("mjtable: no live picture without the console extra "
-              "(pip install 'mjtable[console]'); logging lines", file=sys.stderr)
+        print(_("mjtable: no live picture without the console extra "
+                "(pip install 'mjtable[console]'); logging lines"), file=sys.stderr)
         live = False
     return asyncio.run(_run(config, speed, cycles, seed, live, socket, state_dir))
 
@@ -78,9 +79,10 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stopped.set)
     if not live:
-        print(f"mjtable: table {config.table.id} on {opened.description}", flush=True)
+        print(_("mjtable: table {table} on {hal}").format(table=config.table.id,
+                                                           hal=opened.description), flush=True)
         if api.server.socket_path is not None:
-            print(f"mjtable: API on {api.server.socket_path}", flush=True)
+            print(_("mjtable: API on {socket}").format(socket=api.server.socket_path), flush=True)
     try:
         # The board's handshake, last: from WELCOME on, the board wants our heartbeats
         # within its limit. Outside the try below: a table that never started must not
@@ -108,7 +110,7 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
         await api.close()
         if journal is not None:
             journal.close()     # the clean stop's journal reaches the disk before exit
-    print("mjtable: stopped, every motor off", flush=True)
+    print(_("mjtable: stopped, every motor off"), flush=True)
     return 0
 
 
@@ -118,7 +120,8 @@ async def _live_view(ctl: Controller, speed: float, stopped: asyncio.Event) -> N
     # The loop only copies a snapshot; drawing and writing happen in another thread,
     # so a slow terminal never delays a sensor edge.
     loop = asyncio.get_running_loop()
-    with Live(screen(snapshot(ctl), speed), auto_refresh=False, screen=False) as view:
+    with Live(screen(snapshot(ctl), speed), auto_refresh=False, screen=False,
+              vertical_overflow="crop") as view:
         while not stopped.is_set():
             await loop.run_in_executor(None, _draw, view, snapshot(ctl), speed)
             with contextlib.suppress(TimeoutError):
@@ -126,4 +129,6 @@ async def _live_view(ctl: Controller, speed: float, stopped: asyncio.Event) -> N
 
 
 def _draw(view: Any, snap: dict[str, Any], speed: float) -> None:
-    view.update(screen(snap, speed), refresh=True)
+    # Fit the terminal as it is now: a window may be resized while the table runs.
+    size = view.console.size
+    view.update(screen(snap, speed, (size.width, size.height)), refresh=True)

@@ -15,6 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from firmware import words
+from firmware.i18n import N_, _, keep_language
+from firmware.symptoms import AmbiguousSymptom, UnknownSymptom, match
+
 if TYPE_CHECKING:
     from firmware.controller import Controller
 
@@ -22,28 +26,27 @@ Result = dict[str, Any]
 Done = Callable[[Result], None]
 
 SYMPTOMS = {
-    "set_stays_on_table": "one set of tiles always stays on the table",
-    "tile_face_up": "a tile shows its face in the wall",
-    "walls_not_rising": "the walls do not rise",
-    "lid_not_lowering": "the centre lid does not lower",
-    "build_never_finishes": "the build never finishes",
-    "wrong_tile_count": "a wall has too many or too few tiles",
-    "dice_not_spinning": "the dice do not spin",
+    "set_stays_on_table": N_("one set of tiles always stays on the table"),
+    "tile_face_up": N_("a tile shows its face in the wall"),
+    "walls_not_rising": N_("the walls do not rise"),
+    "lid_not_lowering": N_("the centre lid does not lower"),
+    "build_never_finishes": N_("the build never finishes"),
+    "wrong_tile_count": N_("a wall has too many or too few tiles"),
+    "dice_not_spinning": N_("the dice do not spin"),
 }
 CHECK_LIMIT_S = 15.0
 
 
-class UnknownSymptom(ValueError):
-    pass
-
-
 def diagnose(ctl: Controller, symptom: str, done: Done | None = None) -> Result | None:
-    """Diagnose `symptom`; see SYMPTOMS. Returns the result, or None when `done` will
-    receive it after the checks on the machine."""
-    if symptom not in SYMPTOMS:
-        raise UnknownSymptom(f"unknown symptom {symptom!r}; symptoms: " + ", ".join(SYMPTOMS))
+    """Diagnose `symptom`: a name in SYMPTOMS or what a technician says, in English or
+    Chinese (firmware/symptoms.py). Returns the result, or None when `done` will
+    receive it after the checks on the machine. Raises UnknownSymptom (and its
+    AmbiguousSymptom) with the candidates in the message."""
+    said = symptom
+    symptom = match(said, SYMPTOMS)
     result = PASSIVE[symptom](ctl)
-    result = {"symptom": symptom, "described": SYMPTOMS[symptom], "checks": [], **result}
+    result = {"symptom": symptom, "said": said, "described": _(SYMPTOMS[symptom]),
+              "checks": [], **result}
     check = ACTIVE.get(symptom)
     if done is None or check is None:
         return result
@@ -59,11 +62,11 @@ def diagnose(ctl: Controller, symptom: str, done: Done | None = None) -> Result 
 def _busy(ctl: Controller) -> str | None:
     """A check moves a mechanism: only when the table is not using it."""
     if any(f.active and f.kind.severity == "E" for f in ctl.faults):
-        return "an error fault is active; the checks run once it is cleared"
+        return _("an error fault is active; the checks run once it is cleared")
     if ctl.cycle.state != "play":
-        return f"the table is busy ({ctl.cycle.state})"
+        return _("the table is busy ({state})").format(state=words.state(ctl.cycle.state))
     if ctl.build.running or ctl.build.state == "sweeping":
-        return "a set is being built: the disc turns under the lid"
+        return _("a set is being built: the disc turns under the lid")
     return None
 
 
@@ -102,14 +105,14 @@ def _set_stays(ctl: Controller) -> Result:
                 "lid_faults": lid, "plate_faults": plates}
     active = [f for f in lid + plates if f["active"]]
     if active:
-        where = ", ".join(f"{f['id']} at {f['where']}" for f in active)
-        return {"normal": False, "verdict": f"not normal: {where}",
+        where = ", ".join(words.fault_at(f["code"], f["id"], f["where"]) for f in active)
+        return {"normal": False, "verdict": _("not normal: {faults}").format(faults=where),
                 "evidence": evidence, "remedy": active[0]["diagnosis"]["remedy"]}
     return {"normal": True, "evidence": evidence,
-            "verdict": "normal: a two-set table always has one set on the table while "
-                       "the other is built inside; at the end of a hand the played set goes "
-                       "into the hole and the other rises",
-            "remedy": ["nothing to repair; push the played set in with the lift key"]}
+            "verdict": _("normal: a two-set table always has one set on the table while "
+                         "the other is built inside; at the end of a hand the played set "
+                         "goes into the hole and the other rises"),
+            "remedy": [_("nothing to repair; push the played set in with the lift key")]}
 
 
 def _tile_face_up(ctl: Controller) -> Result:
@@ -117,19 +120,21 @@ def _tile_face_up(ctl: Controller) -> Result:
     if not seen:
         fitted = any(s.has_face_up for s in ctl.sides)
         return {"normal": True, "evidence": {"face_up_sensor": fitted},
-                "verdict": "no tile was seen face up" + (
-                    "" if fitted else " (this table has no face-up sensor: watch the walls)"),
-                "remedy": ["if a wall shows a face, note its place and ask again"]}
+                "verdict": _("no tile was seen face up") if fitted else
+                _("no tile was seen face up (this table has no face-up sensor: watch the "
+                  "walls)"),
+                "remedy": [_("if a wall shows a face, note its place and ask again")]}
     last = seen[-1].as_dict()
     diagnosis = last["diagnosis"]
     if diagnosis.get("recurring"):
         return {"normal": False, "verdict": diagnosis["verdict"], "evidence": last["evidence"],
                 "now_at": diagnosis["now_at"], "remedy": diagnosis["remedy"]}
     return {"normal": False, "evidence": last["evidence"],
-            "verdict": "a tile arrived face up once: watch whether it comes back in the "
-                       "next builds of the same set",
-            "remedy": ["if it recurs it is one defective tile: replace that tile, not the set",
-                       "if different tiles come face up, check the flip spring"]}
+            "verdict": _("a tile arrived face up once: watch whether it comes back in the "
+                         "next builds of the same set"),
+            "remedy": [_("if it recurs it is one defective tile: replace that tile, not the "
+                         "set"),
+                       _("if different tiles come face up, check the flip spring")]}
 
 
 def _walls_not_rising(ctl: Controller) -> Result:
@@ -140,18 +145,21 @@ def _walls_not_rising(ctl: Controller) -> Result:
     evidence = {"plates": plates, "build": ctl.build.state, "cycle": ctl.cycle.state,
                 "counted": [s.counted for s in ctl.sides]}
     if stuck:
-        return {"normal": False, "verdict": f"plate of {stuck[-1]['where']} is stuck",
+        return {"normal": False,
+                "verdict": _("the lift plate of {where} is stuck").format(
+                    where=stuck[-1]["where"]),
                 "evidence": evidence, "remedy": stuck[-1]["diagnosis"]["remedy"]}
     if ctl.build.state != "staged":
         return {"normal": True, "evidence": evidence,
-                "verdict": "walls rise only when a set is staged; the build is "
-                           f"{ctl.build.state} at {sum(s.counted for s in ctl.sides)}/"
-                           f"{ctl.config.table.tiles} tiles",
-                "remedy": ["wait for the ready lamp, then use the lift key"]}
+                "verdict": _("walls rise only when a set is staged; the build is {state} at "
+                             "{counted}/{tiles} tiles").format(
+                    state=ctl.build.state, counted=sum(s.counted for s in ctl.sides),
+                    tiles=ctl.config.table.tiles),
+                "remedy": [_("wait for the ready lamp, then use the lift key")]}
     return {"normal": True, "evidence": evidence,
-            "verdict": "a set is staged and the plates are at home: the walls rise after "
-                       "the lid opens and closes (lift key twice)",
-            "remedy": ["press a lift key, push the played set in, press it again"]}
+            "verdict": _("a set is staged and the plates are at home: the walls rise after "
+                         "the lid opens and closes (lift key twice)"),
+            "remedy": [_("press a lift key, push the played set in, press it again")]}
 
 
 def _lid_not_lowering(ctl: Controller) -> Result:
@@ -165,7 +173,7 @@ def _lid_not_lowering(ctl: Controller) -> Result:
         return {"normal": False, "verdict": active[-1]["diagnosis"]["summary"],
                 "evidence": evidence, "remedy": active[-1]["diagnosis"]["remedy"]}
     return {"normal": True, "evidence": evidence,
-            "verdict": "no lid fault is recorded; run the check to move the lid",
+            "verdict": _("no lid fault is recorded; run the check to move the lid"),
             "remedy": []}
 
 
@@ -184,11 +192,11 @@ def _build_never_finishes(ctl: Controller) -> Result:
     if ctl.build.running and short:
         missing = sum(short.values())
         return {"normal": False, "evidence": evidence,
-                "verdict": f"{missing} tiles still to come, on sides "
-                           + ", ".join(map(str, short)),
-                "remedy": ["look for tiles left on the table or stuck on the disc",
-                           "top up with both lift keys"]}
-    return {"normal": True, "evidence": evidence, "verdict": "no build is stuck now",
+                "verdict": _("{missing} tiles still to come, on sides {sides}").format(
+                    missing=missing, sides=", ".join(map(str, short))),
+                "remedy": [_("look for tiles left on the table or stuck on the disc"),
+                           _("top up with both lift keys")]}
+    return {"normal": True, "evidence": evidence, "verdict": _("no build is stuck now"),
             "remedy": []}
 
 
@@ -208,11 +216,13 @@ def _wrong_tile_count(ctl: Controller) -> Result:
     if glitches:
         sides = ", ".join(map(str, glitches))
         return {"normal": False, "evidence": evidence,
-                "verdict": f"the head home sensor of side {sides} glitches",
-                "remedy": [f"clean or replace the head home sensor of side {sides}"]}
+                "verdict": _("the head home sensor of side {sides} glitches").format(
+                    sides=sides),
+                "remedy": [_("clean or replace the head home sensor of side {sides}").format(
+                    sides=sides)]}
     return {"normal": True, "evidence": evidence,
-            "verdict": "every side counted its target and no count fault is recorded",
-            "remedy": ["count the walls by hand; if a side is off, run the count check"]}
+            "verdict": _("every side counted its target and no count fault is recorded"),
+            "remedy": [_("count the walls by hand; if a side is off, run the count check")]}
 
 
 def _dice_not_spinning(ctl: Controller) -> Result:
@@ -223,8 +233,8 @@ def _dice_not_spinning(ctl: Controller) -> Result:
         return {"normal": False, "verdict": active[-1]["diagnosis"]["summary"],
                 "evidence": evidence, "remedy": active[-1]["diagnosis"]["remedy"]}
     return {"normal": True, "evidence": evidence,
-            "verdict": "no dice fault is recorded; run the check to spin them",
-            "remedy": ["the dealer's dice key starts a throw after the walls rise"]}
+            "verdict": _("no dice fault is recorded; run the check to spin them"),
+            "remedy": [_("the dealer's dice key starts a throw after the walls rise")]}
 
 
 PASSIVE: dict[str, Callable[[Controller], Result]] = {
@@ -274,34 +284,37 @@ def lid_check(ctl: Controller, result: Result, done: Done) -> None:
         if not ok:
             result["normal"] = False
             if new:
-                result["verdict"] = f"{new[-1]['diagnosis']['summary']} (seen in the check)"
+                result["verdict"] = _("{summary} (seen in the check)").format(
+                    summary=new[-1]["diagnosis"]["summary"])
                 result["remedy"] = new[-1]["diagnosis"]["remedy"]
             else:
                 result["verdict"] = note
         elif "lid" in result["symptom"]:
-            result["verdict"] = "the lid opens and closes, both sensors change as they should"
+            result["verdict"] = _("the lid opens and closes, both sensors change as they "
+                                  "should")
         done(result)
 
     def poll() -> None:
         state = ctl.lid.state
         if state == "fault":
-            finish(False, "the lid did not complete its move")
+            finish(False, _("the lid did not complete its move"))
         elif state == "open" and steps == ["open"]:
             steps.append("close")
             ctl.lid.close()
             poll_later()
         elif state == "closed" and steps == ["open", "close"]:
-            finish(True, "lid moved both ways")
+            finish(True, _("lid moved both ways"))
         else:
             poll_later()
 
     def poll_later() -> None:
-        ctl.clock.call_later(0.1, poll)
+        ctl.clock.call_later(0.1, keep_language(poll))
 
     def give_up() -> None:
-        finish(False, f"the check did not finish in {CHECK_LIMIT_S} s")
+        finish(False, _("the check did not finish in {seconds} s").format(
+            seconds=CHECK_LIMIT_S))
 
-    timer = ctl.clock.call_later(CHECK_LIMIT_S, give_up)
+    timer = ctl.clock.call_later(CHECK_LIMIT_S, keep_language(give_up))
     steps.append("open")
     ctl.lid.open()
     poll_later()
@@ -324,13 +337,15 @@ def dice_check(ctl: Controller, result: Result, done: Done) -> None:
                                  "edges": edges})
         result["normal"] = ok
         if ok:
-            result["verdict"] = f"the dice tumble (seen {seen[0]} s after the motor started)"
+            result["verdict"] = _("the dice tumble (seen {seconds} s after the motor "
+                                  "started)").format(seconds=seen[0])
         else:
-            result["verdict"] = "the dice do not tumble while their motor runs"
-            result["remedy"] = ["clear the dice plate", "check the fuse", "test the motor"]
+            result["verdict"] = _("the dice do not tumble while their motor runs")
+            result["remedy"] = [_("clear the dice plate"), _("check the fuse"),
+                                _("test the motor")]
         done(result)
 
-    ctl.clock.call_later(spin_s, stop)
+    ctl.clock.call_later(spin_s, keep_language(stop))
 
 
 ACTIVE: dict[str, Callable[[Controller, Result, Done], None]] = {
@@ -338,3 +353,5 @@ ACTIVE: dict[str, Callable[[Controller, Result, Done], None]] = {
     "lid_not_lowering": lid_check,
     "dice_not_spinning": dice_check,
 }
+
+__all__ = ["SYMPTOMS", "AmbiguousSymptom", "UnknownSymptom", "diagnose"]

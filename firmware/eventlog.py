@@ -15,12 +15,23 @@ second — affordable even on an SD card.
 
 Size is bounded: past `max_rows` the oldest rows are deleted after each batch, and
 SQLite reuses their pages.
+
+Tamper evidence: every row carries `chain`, the sha256 of the previous row's chain
+and this row's fields, so a row changed, removed or reordered with sqlite3 shows
+(`verify_chain`, `mjtable console verify-log`). Rotation keeps the chain of the last
+deleted row as the anchor; the head (last row and its chain) is in `meta`, in every
+export and in the API's status: whoever noted a head can tell a rewritten history.
+
+Confidentiality: a handoff row carries only the public part of its record while the
+hand is in play (firmware/handoff.py); the file is created 0640 whatever the umask.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import os
 import queue
 import sqlite3
 import threading
@@ -29,8 +40,20 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from firmware.handoff import public_event
+
 if TYPE_CHECKING:
     from firmware.controller import Controller
+
+
+def _private(path: Path) -> None:
+    """Create the log file 0640 whatever the umask (SQLite gives its -wal and -shm
+    files the database file's mode)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o640)
+    try:
+        os.fchmod(fd, 0o640)
+    finally:
+        os.close(fd)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -41,7 +64,8 @@ CREATE TABLE IF NOT EXISTS events (
     t     REAL NOT NULL,
     cycle INTEGER,
     kind  TEXT NOT NULL,
-    data  TEXT NOT NULL
+    data  TEXT NOT NULL,
+    chain TEXT
 );
 CREATE INDEX IF NOT EXISTS events_kind ON events (kind, id);
 CREATE INDEX IF NOT EXISTS events_cycle ON events (run, cycle);
@@ -50,6 +74,20 @@ CREATE INDEX IF NOT EXISTS events_wall ON events (wall);
 DEFAULT_MAX_ROWS = 200_000
 QUEUE_LIMIT = 20_000
 QUERY_LIMIT_MAX = 10_000
+GENESIS = "0" * 64
+
+
+def row_chain(prev: str, id_: int, run: int, wall: float | None, t: float,
+              cycle: int | None, kind: str, data: str) -> str:
+    """The chain value of one row: sha256 over the previous chain and every field."""
+    text = "\x1f".join([prev, str(id_), str(run), "" if wall is None else repr(float(wall)),
+                        repr(float(t)), "" if cycle is None else str(cycle), kind, data])
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _pair(text: str | None) -> tuple[int, str]:
+    id_, _, chain = (text or f"0:{GENESIS}").partition(":")
+    return int(id_), chain
 
 
 class _Flush:
@@ -89,6 +127,39 @@ class LogReader:
         return list(self._select(kind, cycle, run, since, until, after_seq,
                                  max(1, min(int(limit), QUERY_LIMIT_MAX))))
 
+    def chain_head(self) -> str:
+        """"ID:SHA256" of the last row written (its chain value)."""
+        with contextlib.closing(self._open()) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'chain_head'").fetchone()
+        return row[0] if row else f"0:{GENESIS}"
+
+    def verify_chain(self) -> tuple[bool, str]:
+        """(intact, what was found): the first row changed, removed or reordered."""
+        with contextlib.closing(self._open()) as conn:
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            if "chain_anchor" not in meta:
+                return False, "the log has no hash chain (written by an older firmware)"
+            anchor_id, prev = _pair(meta["chain_anchor"])
+            expected = anchor_id + 1
+            rows = conn.execute("SELECT id, run, wall, t, cycle, kind, data, chain FROM "
+                                "events WHERE id > ? ORDER BY id", (anchor_id,))
+            checked = 0
+            for id_, run, wall, t, cycle, kind, data, chain in rows:
+                if id_ != expected:
+                    return False, (f"row {expected} was removed (the next row is {id_}); "
+                                   f"{checked} rows before it are intact")
+                computed = row_chain(prev, id_, run, wall, t, cycle, kind, data)
+                if chain != computed:
+                    return False, (f"row {id_} was changed or moved (its hash does not "
+                                   f"follow row {id_ - 1}); {checked} rows before it are "
+                                   "intact")
+                prev, expected, checked = computed, expected + 1, checked + 1
+        head_id, head = _pair(meta.get("chain_head"))
+        if head_id != expected - 1 or (checked and head != prev):
+            return False, (f"rows after {expected - 1} were removed (the recorded head is "
+                           f"row {head_id})")
+        return True, f"{checked} rows intact from row {anchor_id + 1}; head {expected - 1}:{prev}"
+
     def export(self, out: IO[str], **filters: Any) -> int:
         """Write matching rows as JSON lines; returns how many."""
         count = 0
@@ -123,7 +194,7 @@ class LogReader:
         if after_seq is not None:
             where.append("id > ?")
             args.append(int(after_seq))
-        sql = "SELECT id, run, wall, t, cycle, kind, data FROM events"
+        sql = "SELECT id, run, wall, t, cycle, kind, data, chain FROM events"
         if where:
             sql += " WHERE " + " AND ".join(where)
         if limit is not None:
@@ -132,10 +203,10 @@ class LogReader:
             sql += " ORDER BY id"
         conn = self._open()
         try:
-            for id_, run_, wall, t, cyc, kind_, data in conn.execute(sql, args):
+            for id_, run_, wall, t, cyc, kind_, data, chain in conn.execute(sql, args):
                 # A fault's own "id" stays; the row's number is "seq".
                 yield {**json.loads(data), "seq": id_, "run": run_, "wall": wall, "t": t,
-                       "cycle": cyc, "kind": kind_}
+                       "cycle": cyc, "kind": kind_, "chain": chain}
         finally:
             conn.close()
 
@@ -155,11 +226,27 @@ class EventLog(LogReader):
         self.written = 0
         self._queue: queue.Queue[Any] = queue.Queue(QUEUE_LIMIT)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as conn:
+        _private(self.path)
+        with contextlib.closing(self._connect()) as conn:
+            columns = {r[1] for r in conn.execute("PRAGMA table_info(events)")}
+            if columns and "chain" not in columns:
+                # A log from before the chain: the chain starts after its last row.
+                conn.execute("ALTER TABLE events ADD COLUMN chain TEXT")
             conn.executescript(SCHEMA)
+            last = conn.execute("SELECT max(id) FROM events").fetchone()[0] or 0
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('chain_anchor', ?)",
+                         (f"{last}:{GENESIS}",))
+            conn.execute("INSERT OR IGNORE INTO meta VALUES ('chain_head', ?)",
+                         (f"{last}:{GENESIS}",))
+            head = conn.execute("SELECT value FROM meta WHERE key = 'chain_head'").fetchone()
+            self._last_id, self._head = last, _pair(head[0])[1]
             row = conn.execute("SELECT value FROM meta WHERE key = 'run'").fetchone()
             self.run = int(row[0]) + 1 if row else 1
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)", (str(self.run),))
+        for suffix in ("-wal", "-shm"):
+            side = self.path.with_name(self.path.name + suffix)
+            if side.exists():
+                os.chmod(side, 0o640)
         self._thread = threading.Thread(target=self._writer, name="eventlog", daemon=True)
         self._thread.start()
 
@@ -178,6 +265,7 @@ class EventLog(LogReader):
     def record(self, event: dict[str, Any], cycle: int | None = None) -> None:
         """Queue one event; never blocks (a full queue drops and counts)."""
         cycle = event.get("cycle", cycle) if isinstance(event.get("cycle"), int) else cycle
+        event = public_event(event)     # no tiles of a hand in play in the file
         data = {k: v for k, v in event.items() if k not in ("t", "kind")}
         wall = self._wall() if self._wall is not None else None
         row = (self.run, wall, float(event.get("t", 0.0)), cycle, str(event["kind"]),
@@ -237,10 +325,29 @@ class EventLog(LogReader):
             dropped, self.dropped = self.dropped, 0
             rows.append((self.run, None, rows[-1][2], None, "log.dropped",
                          json.dumps({"events": dropped})))
+        chained = []
+        last, head = self._last_id, self._head
+        for run, wall, t, cycle, kind, data in rows:
+            last += 1
+            head = row_chain(head, last, run, wall, t, cycle, kind, data)
+            chained.append((last, run, wall, t, cycle, kind, data, head))
         conn.execute("BEGIN")
-        conn.executemany("INSERT INTO events (run, wall, t, cycle, kind, data) "
-                         "VALUES (?, ?, ?, ?, ?, ?)", rows)
-        last = conn.execute("SELECT max(id) FROM events").fetchone()[0]
-        conn.execute("DELETE FROM events WHERE id <= ?", (last - self.max_rows,))
-        conn.execute("COMMIT")
+        try:
+            conn.executemany("INSERT INTO events (id, run, wall, t, cycle, kind, data, chain) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", chained)
+            conn.execute("INSERT OR REPLACE INTO meta VALUES ('chain_head', ?)",
+                         (f"{last}:{head}",))
+            cut = last - self.max_rows
+            anchor = conn.execute("SELECT id, chain FROM events WHERE id <= ? ORDER BY id "
+                                  "DESC LIMIT 1", (cut,)).fetchone()
+            if anchor is not None and anchor[1] is not None:
+                # The chain goes on from the last row deleted.
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('chain_anchor', ?)",
+                             (f"{anchor[0]}:{anchor[1]}",))
+            conn.execute("DELETE FROM events WHERE id <= ?", (cut,))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        self._last_id, self._head = last, head
         self.written += len(rows)

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from firmware.i18n import N_, _
+
 ERROR, WARNING, INFO = "E", "W", "I"
 
 
@@ -23,65 +25,99 @@ class FaultKind:
     def display_code(self, side: int | None) -> str:
         return self.code.replace("N", str(side if side is not None else 0))
 
+    def texts(self, side: int | None = None) -> dict[str, Any]:
+        """Summary, causes and remedy in the current language, for `side`."""
+        where = "" if side is None else str(side)
+        return {"summary": _(self.summary),
+                "causes": [_(cause) for cause in self.causes],
+                "remedy": [side_step(step, where) for step in self.remedy]}
+
+
+def side_step(step: str, side: str) -> str:
+    """A remedy step translated, with its side filled in."""
+    # "side N" is the older spelling of the placeholder: keep it working.
+    return _(step).replace("{side}", side).replace("side N", f"side {side}")
+
 
 CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
-    FaultKind("lid.not_rising", "E10", ERROR, "the lid did not reach its upper stop",
-              ("something blocks the lid", "lift motor or gear", "upper lid sensor"),
-              ("clear the lid area", "run the lid motor test", "check lid.upper")),
-    FaultKind("lid.not_lowering", "E11", ERROR, "the lid did not reach its lower stop",
-              ("tiles or an object under the lid", "lift motor", "lower lid sensor", "cable"),
-              ("remove what is under the lid", "run the lid motor test", "check lid.lower")),
-    FaultKind("lid.sensor_conflict", "E12", ERROR, "both lid sensors are active at once",
-              ("one lid sensor is stuck active",),
-              ("check which sensor stays active in the signal view", "replace that sensor")),
-    FaultKind("head.jam", "E2N", ERROR, "the stacking head did not complete its turn",
-              ("a tile jammed in the head", "head gap misadjusted", "stiff slider"),
-              ("open side N", "remove the jammed tile", "adjust the head gap")),
-    FaultKind("plate.stuck", "E3N", ERROR, "the wall lift plate did not complete its turn",
-              ("debris in the plate rails", "plate home switch", "rocker arm"),
-              ("clear the rails of side N", "check plate_home", "check the rocker arm")),
-    FaultKind("count.double", "E4N", ERROR, "two tile arrivals closer than physically possible",
-              ("dirty or misaligned count sensor", "sensor threshold drift"),
-              ("clean the count sensor of side N", "re-adjust its threshold")),
-    FaultKind("count.blind", "E4N", ERROR, "the belt is full but no tile is counted",
-              ("count sensor dead or covered",),
-              ("clean the count sensor of side N", "replace it")),
+    FaultKind("lid.not_rising", "E10", ERROR, N_("the lid did not reach its upper stop"),
+              (N_("something blocks the lid"), N_("lift motor or gear"), N_("upper lid sensor")),
+              (N_("clear the lid area"), N_("run the lid motor test"), N_("check lid.upper"))),
+    FaultKind("lid.not_lowering", "E11", ERROR, N_("the lid did not reach its lower stop"),
+              (N_("tiles or an object under the lid"),
+               N_("lift motor"),
+               N_("lower lid sensor"),
+               N_("cable")),
+              (N_("remove what is under the lid"),
+               N_("run the lid motor test"),
+               N_("check lid.lower"))),
+    FaultKind("lid.sensor_conflict", "E12", ERROR, N_("both lid sensors are active at once"),
+              (N_("one lid sensor is stuck active"),),
+              (N_("check which sensor stays active in the signal view"),
+               N_("replace that sensor"))),
+    FaultKind("head.jam", "E2N", ERROR, N_("the stacking head did not complete its turn"),
+              (N_("a tile jammed in the head"), N_("head gap misadjusted"), N_("stiff slider")),
+              (N_("open side {side}"), N_("remove the jammed tile"), N_("adjust the head gap"))),
+    FaultKind("plate.stuck", "E3N", ERROR, N_("the wall lift plate did not complete its turn"),
+              (N_("debris in the plate rails"), N_("plate home switch"), N_("rocker arm")),
+              (N_("clear the rails of side {side}"),
+               N_("check plate_home"),
+               N_("check the rocker arm"))),
+    FaultKind("count.double", "E4N", ERROR, N_("two tile arrivals closer than physically possible"),
+              (N_("dirty or misaligned count sensor"), N_("sensor threshold drift")),
+              (N_("clean the count sensor of side {side}"), N_("re-adjust its threshold"))),
+    FaultKind("count.blind", "E4N", ERROR, N_("the belt is full but no tile is counted"),
+              (N_("count sensor dead or covered"),),
+              (N_("clean the count sensor of side {side}"), N_("replace it"))),
     FaultKind("build.tiles_missing", "E50", ERROR,
-              "tiles stopped arriving before the set was complete",
-              ("a tile left on the table", "a tile stuck on the disc", "a tile without magnetism"),
-              ("look for tiles on the table and disc", "top up with both lift keys")),
-    FaultKind("build.extra_tiles", "E51", ERROR, "more tiles than the set holds",
-              ("mixed sets", "a foreign tile"), ("remove the extra tiles",)),
-    FaultKind("build.slow", "W52", WARNING, "tiles arrive far slower than usual",
-              ("magnet ring misplaced", "rubber strip loose", "flip spring worn"),
-              ("check the magnet ring", "check the rubber strip and flip spring")),
-    FaultKind("tile.face_up", "W60", WARNING, "a tile arrived face up at a head",
-              ("a tile with a reversed or weak magnet",),
-              ("replace that tile, not the set",)),
-    FaultKind("dice.stuck", "E70", ERROR, "the dice did not tumble",
-              ("jam under the dice plate", "fuse", "dice motor"),
-              ("clear the dice plate", "check the fuse", "run the dice test")),
-    FaultKind("link.lost", "E80", ERROR, "no frame from the I/O board within its heartbeat",
-              ("cable", "board power"), ("check the cable and board power",)),
-    FaultKind("link.version", "E81", ERROR, "the I/O board speaks another protocol version",
-              ("board firmware out of date",), ("reflash the board",)),
-    FaultKind("timing.drift", "W90", WARNING, "a mechanism is slower than it used to be",
-              ("wear", "friction", "weak supply"), ("service the mechanism", "check the supply")),
-    FaultKind("sensor.degraded", "W91", WARNING, "running on a timed fallback for a sensor",
-              ("a failed position sensor",), ("replace that sensor",)),
-    FaultKind("power.recovered", "I92", INFO, "started after an unclean stop",
-              ("power cut or crash",), ("refeed the set if a build was in progress",)),
+              N_("tiles stopped arriving before the set was complete"),
+              (N_("a tile left on the table"),
+               N_("a tile stuck on the disc"),
+               N_("a tile without magnetism")),
+              (N_("look for tiles on the table and disc"), N_("top up with both lift keys"))),
+    FaultKind("build.extra_tiles", "E51", ERROR, N_("more tiles than the set holds"),
+              (N_("mixed sets"), N_("a foreign tile")),
+              (N_("remove the extra tiles"),)),
+    FaultKind("build.slow", "W52", WARNING, N_("tiles arrive far slower than usual"),
+              (N_("magnet ring misplaced"), N_("rubber strip loose"), N_("flip spring worn")),
+              (N_("check the magnet ring"), N_("check the rubber strip and flip spring"))),
+    FaultKind("tile.face_up", "W60", WARNING, N_("a tile arrived face up at a head"),
+              (N_("a tile with a reversed or weak magnet"),),
+              (N_("replace that tile, not the set"),)),
+    FaultKind("dice.stuck", "E70", ERROR, N_("the dice did not tumble"),
+              (N_("jam under the dice plate"), N_("fuse"), N_("dice motor")),
+              (N_("clear the dice plate"), N_("check the fuse"), N_("run the dice test"))),
+    FaultKind("link.lost", "E80", ERROR, N_("no frame from the I/O board within its heartbeat"),
+              (N_("cable"), N_("board power")),
+              (N_("check the cable and board power"),)),
+    FaultKind("link.version", "E81", ERROR, N_("the I/O board speaks another protocol version"),
+              (N_("board firmware out of date"),),
+              (N_("reflash the board"),)),
+    FaultKind("timing.drift", "W90", WARNING, N_("a mechanism is slower than it used to be"),
+              (N_("wear"), N_("friction"), N_("weak supply")),
+              (N_("service the mechanism"), N_("check the supply"))),
+    FaultKind("sensor.degraded", "W91", WARNING, N_("running on a timed fallback for a sensor"),
+              (N_("a failed position sensor"),),
+              (N_("replace that sensor"),)),
+    FaultKind("power.recovered", "I92", INFO, N_("started after an unclean stop"),
+              (N_("power cut or crash"),),
+              (N_("refeed the set if a build was in progress"),)),
     FaultKind("build.interrupted", "I94", INFO,
-              "a set was half built when the table was stopped",
-              ("the table was switched off or restarted during a build",),
-              ("refeed that set: its stacks are not trusted",)),
+              N_("a set was half built when the table was stopped"),
+              (N_("the table was switched off or restarted during a build"),),
+              (N_("refeed that set: its stacks are not trusted"),)),
     FaultKind("software.error", "E99", ERROR,
-              "the firmware met an internal error and stopped the table safe",
-              ("a firmware bug",),
-              ("note the event log entry and report it", "clear the fault to re-home")),
-    FaultKind("case.opened", "E93", ERROR, "the case was opened outside service mode",
-              ("tampering", "service without service mode"),
-              ("a technician must inspect and clear",)),
+              N_("an internal firmware error: the table stopped safe"),
+              (N_("a firmware bug"),),
+              (N_("note the event log entry and report it"), N_("clear the fault to re-home"))),
+    FaultKind("case.opened", "E93", ERROR, N_("the case was opened outside service mode"),
+              (N_("tampering"), N_("service without service mode")),
+              (N_("a technician must inspect and clear"),)),
+    FaultKind("storage.failed", "E96", ERROR,
+              N_("the journal or the handoff file could not be written"),
+              (N_("storage full"), N_("SD card worn or read-only"),
+               N_("out of file descriptors")),
+              (N_("free space or replace the SD card"), N_("then clear the fault"))),
 ]}
 
 
@@ -110,12 +146,12 @@ class Fault:
         return self.kind.display_code(self.side)
 
     def diagnosis(self) -> dict[str, Any]:
-        side = "" if self.side is None else str(self.side)
+        texts = self.kind.texts(self.side)
         diagnosis: dict[str, Any] = {
-            "summary": self.kind.summary,
+            "summary": texts["summary"],
             "severity": self.kind.severity,
-            "causes": list(self.kind.causes),
-            "remedy": [step.replace("side N", f"side {side}") for step in self.kind.remedy],
+            "causes": texts["causes"],
+            "remedy": texts["remedy"],
         }
         extra = self.diagnosis_extra or {}
         if extra.get("remedy_instead"):

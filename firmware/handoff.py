@@ -1,8 +1,15 @@
 """From walls and dice to the dealt-walls record, and on to every consumer.
 
-The commitment is published when the walls rise; its nonce is revealed in the next
-hand's record, so anyone holding both can check the walls were not changed after
-the fact (docs/mechanics.md, Cheating and tampering).
+The commitment is published when the walls rise, before the dice are thrown; its
+nonce is revealed in the next hand's record, so anyone holding both can check the
+walls were not changed after the fact. Each record also carries the previous
+record's commitment, so the deal history is one chain: a record rewritten after the
+fact breaks it (`mjtable verify-deals`, docs/rules.md; docs/mechanics.md, Cheating
+and tampering).
+
+While a hand is in play only its public part (commitment, dice, break, counts) leaves
+the firmware through the API and the event log; its walls and hands follow once the
+next hand's walls rise (`handoff.revealed`).
 """
 
 from __future__ import annotations
@@ -18,6 +25,21 @@ if TYPE_CHECKING:
 Consumer = Callable[[dict[str, Any]], None]
 KEEP_RECORDS = 500
 Walls = list[list[list[str | None]]]
+# What a record says about the tiles: secret while its hand is in play.
+SECRET_FIELDS = ("walls", "hands", "dealt_slots", "flowers", "replacements", "next_draw")
+
+
+def public_record(record: dict[str, Any]) -> dict[str, Any]:
+    """`record` without the tiles of the walls and hands (the rest stays)."""
+    return {k: v for k, v in record.items() if k not in SECRET_FIELDS} | {
+        "secret_until_hand_ends": [k for k in SECRET_FIELDS if k in record]}
+
+
+def public_event(event: dict[str, Any]) -> dict[str, Any]:
+    """An event as anyone may see it: a handoff's record without its tiles."""
+    if event.get("kind") == "handoff" and isinstance(event.get("record"), dict):
+        return {**event, "record": public_record(event["record"])}
+    return event
 
 
 class Handoff:
@@ -32,6 +54,9 @@ class Handoff:
         self.records: list[dict[str, Any]] = []
         self.count = 0
         self.commitment: str | None = None
+        # The last record's commitment: the next record chains to it.
+        self.previous_commitment: str | None = None
+        self.in_play: dict[str, Any] | None = None     # the record of the hand in play
         self._nonce: str | None = None
         self._revealed: dict[str, Any] | None = None
 
@@ -41,20 +66,31 @@ class Handoff:
     def secret(self) -> dict[str, Any]:
         """What the journal keeps so a hand dealt across a power cut keeps its commitment."""
         return {"nonce": self._nonce, "commitment": self.commitment,
-                "revealed": self._revealed}
+                "revealed": self._revealed, "previous_commitment": self.previous_commitment}
 
     def restore_secret(self, saved: dict[str, Any]) -> None:
         self._nonce = saved.get("nonce")
         self.commitment = saved.get("commitment")
         self._revealed = saved.get("revealed")
+        self.previous_commitment = saved.get("previous_commitment", self.previous_commitment)
+
+    def ended(self, record: dict[str, Any]) -> bool:
+        """Whether `record`'s hand is over, so its tiles may be shown."""
+        return record is not self.in_play
 
     def commit(self, walls: Walls, cycle: int) -> str:
         """Publish the commitment to the walls that just rose."""
         if self._nonce is not None:
             # The previous hand is over: its nonce may now be revealed.
             self._revealed = {"cycle": cycle - 1, "nonce": self._nonce}
+        ended, self.in_play = self.in_play, None
+        if ended is not None and self._revealed is not None:
+            # Its walls and hands too: the players have pushed those tiles in.
+            self.ctl.emit("handoff.revealed", cycle=self._revealed["cycle"],
+                          nonce=self._revealed["nonce"], record=ended)
         self._nonce = f"{self.rng.getrandbits(128):032x}"
-        self.commitment = rules.commitment(walls, self._nonce)
+        # Bound to the previous record's commitment: one chain (rules/commit.py).
+        self.commitment = rules.commitment(walls, self._nonce, self.previous_commitment)
         self.ctl.emit("walls.committed", cycle=cycle, commitment=self.commitment)
         return self.commitment
 
@@ -64,12 +100,16 @@ class Handoff:
         try:
             record = rules.deal(walls, throws, self.variant, dealer, table=table,
                                 dice_source=self.dice_source, nonce=self._nonce,
-                                prevalent_wind=self.ctl.config.rules.prevalent_wind)
+                                prevalent_wind=self.ctl.config.rules.prevalent_wind,
+                                previous_commitment=self.previous_commitment)
         except rules.RulesError as exc:
             # Walls the engine refuses (a misread tile, say) are reported, never guessed.
             self.ctl.emit("handoff.refused", cycle=cycle, reason=str(exc))
             return None
         record["revealed"] = self._revealed
+        record.setdefault("previous_commitment", None)
+        self.previous_commitment = record["commitment"]
+        self.in_play = record
         self.records.append(record)
         self.count += 1
         if len(self.records) > 2 * KEEP_RECORDS:
@@ -80,11 +120,22 @@ class Handoff:
         for consumer in self.consumers:
             try:
                 consumer(record)
+            except OSError as exc:
+                if getattr(consumer, "required", False):
+                    # The record of a deal that is not on disk cannot be verified
+                    # later: the table stops through the fault path, never goes on.
+                    self.ctl.fault("storage.failed", "handoff", None,
+                                   {"file": consumer_name(consumer),
+                                    "error": f"{type(exc).__name__}: {exc.strerror or exc}"})
+                    return record
+                self._consumer_failed(consumer, cycle, exc)
             except Exception as exc:  # a consumer's failure must never stop the table
-                self.ctl.emit("handoff.consumer_failed", cycle=cycle,
-                              consumer=consumer_name(consumer),
-                              error=f"{type(exc).__name__}: {exc}")
+                self._consumer_failed(consumer, cycle, exc)
         return record
+
+    def _consumer_failed(self, consumer: Consumer, cycle: int, exc: Exception) -> None:
+        self.ctl.emit("handoff.consumer_failed", cycle=cycle,
+                      consumer=consumer_name(consumer), error=f"{type(exc).__name__}: {exc}")
 
 
 def consumer_name(consumer: Consumer) -> str:

@@ -56,8 +56,10 @@ class FileJournal:
     def save(self, state: dict[str, Any]) -> None:
         data = json.dumps({**state, "format": FORMAT}, sort_keys=True).encode()
         tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
+        # 0600: it holds the staged walls of the next hand and the deal's nonce.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
+            os.fchmod(fd, 0o600)
             os.write(fd, data)
             os.fsync(fd)
         finally:

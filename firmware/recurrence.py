@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from firmware.i18n import _
+
 if TYPE_CHECKING:
     from firmware.controller import Controller
     from firmware.faults import Fault
@@ -70,19 +72,22 @@ class FaceUpTracker:
         builds = sorted((c, tiles) for (s, c), tiles in self.builds.items() if s == set_name)
         if tile is not None:
             recurring = [c for c, tiles in builds if tile in tiles]
-            who = f"tile {tile}"
+            who = _("tile {tile}").format(tile=tile)
         else:
             recurring = [c for c, tiles in builds if len(tiles) == 1]
-            who = "the face-up tile"
+            who = _("the face-up tile")
         if len(recurring) < RECURS_AFTER:
             return {"recurring": False, "builds_seen": recurring}
         p, k, level = fault.evidence["wall_slot"]
-        where = f"wall {p}, stack {k + 1} from its right end, {'top' if level == 0 else 'bottom'}"
+        where = (_("wall {wall}, stack {stack} from its right end, top") if level == 0 else
+                 _("wall {wall}, stack {stack} from its right end, bottom")).format(
+                     wall=p, stack=k + 1)
         return {
             "recurring": True,
             "builds_seen": recurring,
-            "verdict": f"one defective tile: {who} of set {set_name} arrives face up every "
-                       f"time its set is built",
+            "verdict": _("one defective tile: {who} of set {set} arrives face up every time "
+                         "its set is built").format(who=who, set=set_name),
             "now_at": [p, k, level],
-            "remedy": [f"replace {who}, now at {where}; the rest of the set is fine"],
+            "remedy": [_("replace {who}, now at {where}; the rest of the set is fine").format(
+                who=who, where=where)],
         }

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from firmware.clock import Timer
 from firmware.faults import CATALOGUE, ERROR
+from firmware.i18n import N_, _
 from firmware.owner import Busy, mechanism_of
 from hal.signals import LID_DOWN, LID_OFF, LID_UP, Value
 
@@ -74,61 +75,64 @@ def _k(ctl: Controller, travel: float) -> float:
 
 def _lid_steps(ctl: Controller) -> list[Step]:
     limit = _k(ctl, ctl.timing.lid_travel_s)
-    return [Step("lid rises to lid.upper", {"motor.lid": LID_UP}, ("lid.upper", True),
+    return [Step(_("lid rises to lid.upper"), {"motor.lid": LID_UP}, ("lid.upper", True),
                  limit, "lid.not_rising"),
-            Step("lid stops", {"motor.lid": LID_OFF}, None, SETTLE_S),
-            Step("lid lowers to lid.lower", {"motor.lid": LID_DOWN}, ("lid.lower", True),
+            Step(_("lid stops"), {"motor.lid": LID_OFF}, None, SETTLE_S),
+            Step(_("lid lowers to lid.lower"), {"motor.lid": LID_DOWN}, ("lid.lower", True),
                  limit, "lid.not_lowering"),
-            Step("lid stops", {"motor.lid": LID_OFF}, None, SETTLE_S)]
+            Step(_("lid stops"), {"motor.lid": LID_OFF}, None, SETTLE_S)]
 
 
 def _cam_steps(motor: str, sensor: str, turn_s: float, fault_id: str,
                ctl: Controller) -> list[Step]:
     limit = _k(ctl, turn_s)
-    return [Step(f"{motor} leaves {sensor}", {motor: True}, (sensor, False), limit, fault_id),
-            Step(f"{motor} returns to {sensor}", {}, (sensor, True), limit, fault_id),
-            Step(f"{motor} stops", {motor: False}, None, SETTLE_S)]
+    return [Step(_("{motor} leaves {sensor}").format(motor=motor, sensor=sensor),
+                 {motor: True}, (sensor, False), limit, fault_id),
+            Step(_("{motor} returns to {sensor}").format(motor=motor, sensor=sensor),
+                 {}, (sensor, True), limit, fault_id),
+            Step(_("{motor} stops").format(motor=motor), {motor: False}, None, SETTLE_S)]
 
 
 def _free_run(*motors: str) -> Callable[[Controller], list[Step]]:
-    def steps(_: Controller) -> list[Step]:
-        return [Step(" and ".join(motors) + " run", dict.fromkeys(motors, True), None,
-                     FREE_RUN_S),
-                Step("stop", dict.fromkeys(motors, False), None, SETTLE_S)]
+    def steps(_ctl: Controller) -> list[Step]:
+        return [Step(_("{motors} run").format(motors=" + ".join(motors)),
+                     dict.fromkeys(motors, True), None, FREE_RUN_S),
+                Step(_("stop"), dict.fromkeys(motors, False), None, SETTLE_S)]
     return steps
 
 
 def _dice_steps(ctl: Controller) -> list[Step]:
-    return [Step("dice start tumbling (dice.spin)", {"motor.dice": True}, ("dice.spin", True),
-                 1.0, "dice.stuck"),
-            Step("dice tumble for the minimum spin", {}, None, ctl.timing.dice_min_spin_s),
-            Step("dice settle (dice.spin off)", {"motor.dice": False}, ("dice.spin", False),
-                 2.0, "dice.stuck")]
+    return [Step(_("dice start tumbling (dice.spin)"), {"motor.dice": True},
+                 ("dice.spin", True), 1.0, "dice.stuck"),
+            Step(_("dice tumble for the minimum spin"), {}, None, ctl.timing.dice_min_spin_s),
+            Step(_("dice settle (dice.spin off)"), {"motor.dice": False},
+                 ("dice.spin", False), 2.0, "dice.stuck")]
 
 
 def mechanism_tests() -> list[MechanismTest]:
     """The tests in the order test mode steps through them (numbers on the display)."""
-    tests = [MechanismTest(1, "lid", "lid up and down", _lid_steps)]
+    tests = [MechanismTest(1, "lid", _("lid up and down"), _lid_steps)]
     for n in range(4):
         tests.append(MechanismTest(
-            2 + n, f"plate.{n}", f"wall lift plate of side {n}",
+            2 + n, f"plate.{n}", _("wall lift plate of side {n}").format(n=n),
             lambda ctl, n=n: _cam_steps(f"motor.side.{n}.plate", f"side.{n}.plate_home",
                                         ctl.timing.plate_turn_s, "plate.stuck", ctl),
             side=n))
     for n in range(4):
         tests.append(MechanismTest(
-            6 + n, f"head.{n}", f"stacking head of side {n}",
+            6 + n, f"head.{n}", _("stacking head of side {n}").format(n=n),
             lambda ctl, n=n: _cam_steps(f"motor.side.{n}.head", f"side.{n}.head_home",
                                         ctl.timing.head_turn_s, "head.jam", ctl),
             side=n))
-    tests.append(MechanismTest(10, "disc", "shuffle disc and magnet ring",
+    tests.append(MechanismTest(10, "disc", _("shuffle disc and magnet ring"),
                                _free_run("motor.disc", "motor.ring"),
-                               note="no sensor: watch that disc and ring both turn"))
+                               note=N_("no sensor: watch that disc and ring both turn")))
     for n in range(4):
-        tests.append(MechanismTest(11 + n, f"conveyor.{n}", f"conveyor of side {n}",
+        tests.append(MechanismTest(11 + n, f"conveyor.{n}",
+                                   _("conveyor of side {n}").format(n=n),
                                    _free_run(f"motor.side.{n}.conveyor"),
-                                   note="no sensor: watch that the belt moves", side=n))
-    tests.append(MechanismTest(15, "dice", "dice tumbler", _dice_steps))
+                                   note=N_("no sensor: watch that the belt moves"), side=n))
+    tests.append(MechanismTest(15, "dice", _("dice tumbler"), _dice_steps))
     return tests
 
 
@@ -202,17 +206,19 @@ class Service:
         """Why the table cannot be taken for service now, or None."""
         cycle = self.ctl.cycle.state
         if cycle in HOLES_OPEN:
-            return (f"the lid is open for the players (cycle {cycle}): hands may be in the "
-                    "hole; close it with a lift key first")
+            return _("the lid is open for the players (cycle {cycle}): hands may be in the "
+                     "hole; close it with a lift key first").format(cycle=cycle)
         if cycle in CYCLE_MOVING:
-            return f"the table is moving (cycle {cycle}); wait until it settles"
+            return _("the table is moving (cycle {cycle}); wait until it settles").format(
+                cycle=cycle)
         if cycle in ("dealing",):
-            return "a hand is being dealt (waiting for the dice); finish the deal first"
+            return _("a hand is being dealt (waiting for the dice); finish the deal first")
         if self.ctl.build.running:
             built = sum(s.counted for s in self.ctl.sides)
             total = sum(s.target for s in self.ctl.sides)
-            return (f"a set is being built ({built}/{total} tiles); wait for the ready lamp, "
-                    "or force test mode (the half-built set is then rebuilt)")
+            return _("a set is being built ({built}/{total} tiles); wait for the ready lamp, "
+                     "or force test mode (the half-built set is then rebuilt)").format(
+                         built=built, total=total)
         return None
 
     # -- power-on and test mode -------------------------------------------------------
@@ -233,7 +239,7 @@ class Service:
             return
         why = self.busy()
         if why is not None and not (force and self.ctl.cycle.state not in HOLES_OPEN):
-            raise ServiceRefused(f"cannot enter test mode: {why}")
+            raise ServiceRefused(_("cannot enter test mode: {why}").format(why=why))
         self.ctl.halt("test mode")
         self.test_mode = True
         self.ctl.service_mode = True    # opening the case is expected now
@@ -255,6 +261,9 @@ class Service:
         self.ctl.hal.write("display", "")
         self.ctl.emit("service.mode", on=False, by=by)
         self.resume_if_clear()
+        # Test mode borrowed the ready lamp; a set still staged inside is ready again.
+        if self.ctl.build.state == "staged":
+            self.ctl.hal.write("lamp.ready", True)
 
     def resume_if_clear(self) -> bool:
         """Re-home and build again when nothing holds the table stopped."""
@@ -270,21 +279,22 @@ class Service:
         names = [t.name for t in mechanism_tests()] if name == "all" else [name]
         for n in names:
             if n not in TESTS:
-                raise NoSuchMechanism(f"no mechanism test {n!r}; tests: all, "
-                                      + ", ".join(TESTS))
+                raise NoSuchMechanism(_("no mechanism test {name!r}; tests: all, {tests}").format(
+                    name=n, tests=", ".join(TESTS)))
         self._check_free()
         if not self.test_mode:
             if self.busy() is not None:
-                raise ServiceRefused(f"cannot test now: {self.busy()}")
+                raise ServiceRefused(_("cannot test now: {why}").format(why=self.busy()))
             self.enter(by, reason=f"test {name}")
         self._queue = names[1:]
         self._start(TESTS[names[0]], by, done)
 
     def _check_free(self) -> None:
         if self.ctl.estopped:
-            raise ServiceRefused("the e-stop is active: release it before moving anything")
+            raise ServiceRefused(_("the e-stop is active: release it before moving anything"))
         if self.running is not None:
-            raise ServiceRefused(f"{self.running} is still running; wait for it to finish")
+            raise ServiceRefused(_("{running} is still running; wait for it to finish").format(
+                running=self.running))
 
     def _start(self, test: MechanismTest, by: str | None, done: Done | None) -> None:
         try:
@@ -308,7 +318,8 @@ class Service:
             return
         run.index += 1
         if run.index >= len(run.steps):
-            self._finish(run, passed=True, detail=run.test.note or "every step seen in time")
+            self._finish(run, passed=True,
+                         detail=_(run.test.note) if run.test.note else _("every step seen in time"))
             return
         step = run.steps[run.index]
         for name, value in step.outputs.items():
@@ -325,8 +336,9 @@ class Service:
         def missed() -> None:
             waited = round(self.ctl.clock.now() - step_started, 3)
             self._finish(run, passed=False,
-                         detail=f"{step.what}: {sensor} not seen {wanted} within "
-                                f"{step.within_s:g} s", fault_id=step.fault_id,
+                         detail=_("{step}: {sensor} not seen {wanted} within {seconds} s").format(
+                             step=step.what, sensor=sensor, wanted=wanted,
+                             seconds=f"{step.within_s:g}"), fault_id=step.fault_id,
                          evidence={"sensor": sensor, "expected": wanted,
                                    "waited_s": waited, "step": step.what})
 
@@ -361,12 +373,10 @@ class Service:
             "took_s": round(self.ctl.clock.now() - run.started, 3), "seen": run.log}
         if fault_id is not None:
             kind = CATALOGUE[fault_id]
-            side = "" if test.side is None else str(test.side)
             result["evidence"] = evidence or {}
             result["diagnosis"] = {
                 "fault": fault_id, "code": kind.display_code(test.side),
-                "summary": kind.summary, "causes": list(kind.causes),
-                "remedy": [r.replace("side N", f"side {side}") for r in kind.remedy]}
+                **kind.texts(test.side)}
         self.results[test.name] = result
         hal = self.ctl.hal
         hal.write("lamp.building", False)
@@ -385,7 +395,7 @@ class Service:
     def _abort(self, why: str) -> None:
         self._queue = []
         if self._run is not None:
-            self._finish(self._run, passed=False, detail=f"aborted: {why}")
+            self._finish(self._run, passed=False, detail=_("aborted: {why}").format(why=why))
         if self._jog is not None:
             self._end_jog(self._jog, f"aborted: {why}")
 
@@ -422,34 +432,37 @@ class Service:
         ctl = self.ctl
         cycle = ctl.cycle.state
         if ctl.estopped:
-            return "the e-stop is active: release it before moving anything"
+            return _("the e-stop is active: release it before moving anything")
         if self.running is not None:
-            return f"{self.running} is still running; wait for it to finish"
-        part, _, side = motor.partition(".")
+            return _("{running} is still running; wait for it to finish").format(
+                running=self.running)
+        part, _sep, side = motor.partition(".")
         if part == "lid":
             if cycle in HOLES_OPEN:
-                return (f"hands may be in the hole: the lid is open for the players "
-                        f"(cycle {cycle}); close it with a lift key first")
+                return _("hands may be in the hole: the lid is open for the players "
+                         "(cycle {cycle}); close it with a lift key first").format(cycle=cycle)
             if ctl.lid.state in ("opening", "closing"):
-                return f"the cycle is moving the lid ({ctl.lid.state})"
+                return _("the cycle is moving the lid ({state})").format(state=ctl.lid.state)
             sensor = "lid.upper" if direction == "up" else "lid.lower"
             if ctl.hal.read(sensor):
-                return f"the lid is already at {sensor}"
+                return _("the lid is already at {sensor}").format(sensor=sensor)
         elif part in ("disc", "ring"):
             if ctl.build.running:
-                return f"the build is driving the disc and ring (build {ctl.build.state})"
+                return _("the build is driving the disc and ring (build {state})").format(
+                    state=ctl.build.state)
         elif part in ("head", "conveyor"):
             n = int(side)
             if ctl.sides[n].state in ("feeding", "stacking"):
-                return f"side {n} is building ({ctl.sides[n].state}); wait or enter test mode"
+                return _("side {n} is building ({state}); wait or enter test mode").format(
+                    n=n, state=ctl.sides[n].state)
         elif part == "plate":
             n = int(side)
             if ctl.plates[n].state in ("leaving", "returning") or cycle == "raising":
-                return "the cycle is raising the walls"
+                return _("the cycle is raising the walls")
             if not self.test_mode and cycle in ("play", "dealing", "rolling"):
-                return "the walls are in play on the plates; enter test mode first"
+                return _("the walls are in play on the plates; enter test mode first")
         elif part == "dice" and (ctl.dice.state == "spinning" or cycle == "rolling"):
-            return "the dice are rolling"
+            return _("the dice are rolling")
         return None
 
     def jog(self, motor: str, direction: str, seconds: float, by: str,
@@ -457,7 +470,8 @@ class Service:
         """Run one motor for `seconds` (the lid stops at its limit sensor)."""
         signal = MOTORS.get(motor)
         if signal is None:
-            raise NoSuchMechanism(f"no motor {motor!r}; motors: " + ", ".join(MOTORS))
+            raise NoSuchMechanism(_("no motor {motor!r}; motors: {motors}").format(
+                motor=motor, motors=", ".join(MOTORS)))
         allowed = ("up", "down") if motor == "lid" else ("fwd",)
         if direction not in allowed:
             raise ServiceRefused(f"{motor} moves {' or '.join(allowed)}, not {direction!r}")

@@ -14,7 +14,11 @@ from __future__ import annotations
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
+from firmware import words
 from firmware.controller import Controller
+from firmware.faults import ERROR
+from firmware.i18n import _, join
+from firmware.printable import printable
 
 if TYPE_CHECKING:   # rich comes with the `console` extra; a headless table logs lines
     from rich.panel import Panel
@@ -22,10 +26,14 @@ if TYPE_CHECKING:   # rich comes with the `console` extra; a headless table logs
 
 STACK_BUILT, STACK_HALF, STACK_EMPTY = "▮", "▪", "·"
 LAMPS = ["lamp.ready", "lamp.building", *[f"lamp.dealer.{n}" for n in range(4)]]
+# Rows the full screen needs besides the side walls; below that the walls fold.
+FIXED_ROWS = 13
+MAX_FAULT_LINES = 3
 
 
 def snapshot(ctl: Controller) -> dict[str, Any]:
     """Everything the picture needs, copied inside the loop."""
+    active = [f for f in ctl.faults if f.active]
     return {
         "table": ctl.config.table.id,
         "t": ctl.clock.now(),
@@ -39,16 +47,29 @@ def snapshot(ctl: Controller) -> dict[str, Any]:
         "sides": [(s.state, s.stacked, s.target) for s in ctl.sides],
         "set_in_play": ctl.cycle.set_in_play,
         "set_building": ctl.cycle.set_building,
-        "faults": [(f.code, f.id, f.where, f.kind.summary, f.diagnosis()["remedy"])
-                   for f in ctl.faults if f.active],
+        "held_by": words.mode(ctl.estopped, ctl.service_mode,
+                              any(f.kind.severity == ERROR for f in active)),
+        "faults": [(f.code, f.id, f.where, d["summary"], d["remedy"])
+                   for f in active for d in [f.diagnosis()]],
     }
 
 
 def _wall(side: tuple[str, int, int]) -> str:
-    _, stacked, target = side
+    _state, stacked, target = side
     stacks = target // 2
     full, half = divmod(stacked, 2)
     return (STACK_BUILT * full + STACK_HALF * half + STACK_EMPTY * stacks)[:stacks]
+
+
+def _fold(wall: str, rows: int) -> str:
+    """A side wall drawn in `rows` rows: each row shows several stacks."""
+    per = -(-len(wall) // rows)
+    out = []
+    for i in range(0, len(wall), per):
+        part = wall[i:i + per]
+        out.append(STACK_EMPTY if set(part) == {STACK_EMPTY} else
+                   STACK_BUILT if set(part) == {STACK_BUILT} else STACK_HALF)
+    return "".join(out)
 
 
 def live_view_available() -> bool:
@@ -56,71 +77,140 @@ def live_view_available() -> bool:
     return importlib.util.find_spec("rich") is not None
 
 
-def picture(snap: dict[str, Any]) -> Text:
-    """The table from above: four walls around the lid."""
+def center(text: str, width: int) -> str:
+    """`text` centred in `width` terminal cells (a CJK character takes two)."""
+    gap = max(0, width - words.cells(text))
+    return " " * (gap // 2) + text + " " * (gap - gap // 2)
+
+
+def picture(snap: dict[str, Any], rows: int | None = None) -> Text:
+    """The table from above: four walls around the lid.
+
+    `rows` folds the side walls into fewer rows, for short screens.
+    """
     from rich.text import Text
 
     sides = snap["sides"]
+    held_by = snap.get("held_by")
     stacks = sides[0][2] // 2
     # A character cell is twice as tall as wide: space the horizontal walls out.
     top, bottom = " ".join(_wall(sides[2])), " ".join(_wall(sides[0])[::-1])
     left, right = _wall(sides[3])[::-1], _wall(sides[1])
+    if rows is not None and rows < stacks:
+        left, right = _fold(left, rows), _fold(right, rows)
+    height = len(left)
     inner = 2 * stacks + 1
     dice = "-".join(map(str, snap["dice"])) or "·"
-    centre = {stacks // 2 - 1: f"lid {snap['lid']}", stacks // 2: f"dice {dice}"}
+    centre = {height // 2 - 1: _("lid {state}").format(state=words.state(snap["lid"],
+                                                                          held_by)),
+              height // 2: _("dice {faces}").format(faces=dice)}
 
     def label(n: int) -> str:
         state, stacked, target = sides[n]
-        return f"side {n} {state} {stacked}/{target}"
+        return f"{words.side(n)} {words.state(state, held_by)} {stacked}/{target}"
 
-    lines = [" " + label(2).center(inner), "  " + top]
-    lines += [f"{left[i]}{centre.get(i, '').center(inner - 2)}{right[i]}"
-              for i in range(stacks)]
-    lines += ["  " + bottom, " " + label(0).center(inner)]
+    lines = [" " + center(label(2), inner), "  " + top]
+    lines += [f"{left[i]}{center(centre.get(i, ''), inner - 2)}{right[i]}"
+              for i in range(height)]
+    lines += ["  " + bottom, " " + center(label(0), inner)]
     text = Text("\n".join(lines))
     text.highlight_regex(f"[{STACK_BUILT}{STACK_HALF}]", "green")
     return Text.assemble(text, "\n", f"◀ {label(3)}   {label(1)} ▶")
 
 
-def screen(snap: dict[str, Any], speed: float = 1.0) -> Panel:
-    """The whole live view."""
+def lamps_text(lamps: dict[str, bool]) -> Text:
+    """The lamps, lit ones bright."""
+    from rich.text import Text
+
+    return Text("  ").join(
+        Text(("● " if on else "○ ") + words.lamp(name), style="bold yellow" if on else "dim")
+        for name, on in lamps.items())
+
+
+def screen(snap: dict[str, Any], speed: float = 1.0,
+           size: tuple[int, int] | None = None) -> Panel:
+    """The whole live view; `size` (columns, rows) of the terminal fits it there."""
     from rich.panel import Panel
     from rich.text import Text
 
-    lamps = Text("  ").join(
-        Text(("● " if on else "○ ") + name.removeprefix("lamp."),
-             style="bold yellow" if on else "dim")
-        for name, on in snap["lamps"].items())
-    in_play = snap["set_in_play"] or "none yet"
+    stacks = snap["sides"][0][2] // 2
+    rows = None
+    width = None
+    if size is not None:
+        width = size[0]
+        # Whatever does not fit goes first from the side walls, which fold.
+        spare = size[1] - FIXED_ROWS - min(len(snap["faults"]), MAX_FAULT_LINES)
+        rows = max(2, min(stacks, spare))
+    in_play = words.set_name(snap["set_in_play"])
     body = Text.assemble(
-        picture(snap), "\n\n", lamps, "\n",
-        f"set in play: {in_play}   set building: {snap['set_building']} ({snap['build']})\n",
-        f"display: {snap['display'] or '·'}\n")
-    for code, fault_id, where, summary, remedy in snap["faults"]:
-        body.append(f"{code} {fault_id} at {where}: {summary} — {'; '.join(remedy)}\n",
-                    style="bold red")
-    if not snap["faults"]:
-        body.append("no faults\n", style="green")
-    body.append("Ctrl-C stops the table (every motor off)", style="dim")
-    title = (f"mjtable · {snap['table']} · hand {snap['hand']} · {snap['state']}"
-             f" · t={snap['t']:.0f}s" + (f" · ×{speed:g}" if speed != 1 else ""))
+        picture(snap, rows), "\n", lamps_text(snap["lamps"]), "\n",
+        _("set in play: {in_play}   building: {building} ({state})").format(
+            in_play=in_play, building=words.set_name(snap["set_building"]),
+            state=words.state(snap["build"], snap.get("held_by"))), "\n",
+        _("display: {display}").format(display=snap["display"] or "·"), "\n")
+    faults = snap["faults"]
+    shown = faults if size is None else faults[:MAX_FAULT_LINES]
+    for code, fault_id, where, summary, remedy in shown:
+        said = _("{fault}: {summary} — {remedy}").format(
+            fault=words.fault_at(code, fault_id, where), summary=summary, remedy=join(remedy))
+        line = Text(said, style="bold red")
+        if width is not None:
+            line.truncate(width - 4, overflow="ellipsis")
+        body.append_text(line)
+        body.append("\n")
+    if len(shown) < len(faults):
+        body.append(_("… and {n} more faults (mjtable console faults)").format(
+            n=len(faults) - len(shown)) + "\n", style="bold red")
+    held_by = snap.get("held_by")
+    if held_by:
+        body.append(words.state(held_by).upper() + "\n", style="bold black on yellow")
+    elif not faults:
+        body.append(_("no faults") + "\n", style="green")
+    body.append(_("Ctrl-C stops the table (every motor off)"), style="dim")
+    title = _("mjtable · {table} · hand {hand} · {state} · t={t}s").format(
+        table=snap["table"], hand=snap["hand"],
+        state=words.state(snap["state"], held_by), t=f"{snap['t']:.0f}")
+    if speed != 1:
+        title += f" · ×{speed:g}"
     return Panel(body, title=title, expand=False)
 
 
 def log_line(event: dict[str, Any]) -> str | None:
-    """One plain line per event worth logging (stdout is not a terminal)."""
+    """One plain line per event worth logging (stdout is not a terminal); strings from
+    outside never reach it with their control characters."""
+    line = _log_line(event)
+    return printable(line) if line is not None else None
+
+
+def _log_line(event: dict[str, Any]) -> str | None:
     kind, t = event["kind"], event["t"]
     if kind == "phase":
-        return f"{t:10.3f} hand {event['cycle']}: {event['state']}"
+        return _("{t} hand {hand}: {state}").format(t=f"{t:10.3f}", hand=event["cycle"],
+                                                     state=words.state(event["state"]))
     if kind in ("build.started", "build.staged"):
-        extra = f" in {event['build_s']} s" if "build_s" in event else ""
-        return f"{t:10.3f} {kind} set {event['set']}{extra}"
+        extra = (" " + _("in {seconds} s").format(seconds=event["build_s"])
+                 if "build_s" in event else "")
+        return f"{t:10.3f} {kind} {words.set_name(event['set'])}{extra}"
     if kind == "handoff":
-        return f"{t:10.3f} handoff hand {event['cycle']} set {event['set']} {event['commitment']}"
+        return _("{t} handoff hand {hand} set {set} {commitment}").format(
+            t=f"{t:10.3f}", hand=event["cycle"], set=event["set"],
+            commitment=event["commitment"])
     if kind == "fault":
-        return (f"{t:10.3f} FAULT {event['code']} {event['id']} at {event['where']}: "
-                f"{'; '.join(event['diagnosis']['remedy'])}")
+        where = words.fault_at(event["code"], event["id"], event["where"])
+        return f"{t:10.3f} " + _("FAULT") + f" {where}: {join(event['diagnosis']['remedy'])}"
     if kind in ("start", "stop", "software.error", "handoff.refused"):
-        detail = {k: v for k, v in event.items() if k not in ("t", "kind")}
+        detail = " ".join(f"{k}={_plain(v)}" for k, v in event.items()
+                          if k not in ("t", "kind"))
         return f"{t:10.3f} {kind} {detail}" if detail else f"{t:10.3f} {kind}"
     return None
+
+
+def _plain(value: Any) -> str:
+    """A value for a person: no Python reprs (dicts, None, quotes)."""
+    if value is None:
+        return "-"
+    if isinstance(value, dict):
+        return ",".join(f"{k}:{_plain(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return ",".join(_plain(v) for v in value)
+    return str(value)

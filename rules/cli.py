@@ -17,6 +17,7 @@ from .render import picture
 from .request import deal_request
 
 EXIT_BAD_INPUT = 2
+EXIT_SUSPICIOUS = 3     # the audit flagged a test: scripts and cron must notice
 
 
 def _name(path: str) -> str:
@@ -109,7 +110,7 @@ def audit_main(argv: list[str]) -> int:
             return _fail(prog, f"{_name(args.file)}:{line}: {message[found.end():]}")
         return _fail(prog, f"{_name(args.file)}: {message}")
     print(json.dumps(report) if args.json else report_text(report))
-    return 0
+    return EXIT_SUSPICIOUS if str(report["verdict"]).startswith("suspicious") else 0
 
 
 def report_text(report: dict) -> str:
@@ -125,3 +126,33 @@ def report_text(report: dict) -> str:
                          f"p {test['p_value']:.3g}")
     lines.append(f"verdict: {report['verdict']}")
     return "\n".join(lines)
+
+
+def verify_deals_main(argv: list[str]) -> int:
+    """`mjtable verify-deals FILE.jsonl`: exit 0 when every reveal matches its commitment
+    and the records form one chain, 1 naming the first broken record, 2 on bad input."""
+    parser = argparse.ArgumentParser(
+        prog="mjtable verify-deals",
+        description="Check a handoff file (one record per line): each revealed nonce "
+                    "against the commitment published before that deal, and the chain "
+                    "of commitments from record to record.")
+    parser.add_argument("file", help="handoff records, JSON lines ('-' for stdin)")
+    parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    from .chain import read_records, verify_history
+
+    try:
+        verdict = verify_history(read_records(_read(args.file).splitlines()))
+    except OSError as exc:
+        return _fail("mjtable verify-deals", f"{_name(args.file)}: {exc.strerror or exc}")
+    if args.json:
+        print(json.dumps(verdict.__dict__))
+    elif verdict.ok:
+        print(f"{_name(args.file)}: {verdict.records} records, one chain; "
+              f"{verdict.reveals_checked} reveals match their commitments")
+    else:
+        print(f"{_name(args.file)}: BROKEN at {verdict.problem}", file=sys.stderr)
+    return 0 if verdict.ok else 1

@@ -7,6 +7,12 @@ Canonical encoding (docs/rules.md): the ASCII string
 where layout lists every tile in wall order p = 0..3, stack k = 0..L-1, top then
 bottom, each as its two-character code and an unknown tile as "--", with no
 separators. The commitment is "sha256:" + the lowercase hex digest of that string.
+
+Chained (version 2): when the table has dealt before, the previous record's
+commitment is bound in too, so the deal history is one chain that cannot be rewritten
+from the middle:
+
+    "mjtable-commit/2|" + nonce + "|" + previous commitment + "|" + layout
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from .errors import RulesError
 from .tiles import ALL_CODES
 
 PREFIX = "mjtable-commit/1"
+PREFIX_CHAINED = "mjtable-commit/2"
+_COMMITMENT = re.compile(r"sha256:[0-9a-f]{64}")
 _KNOWN = frozenset(ALL_CODES)
 _NONCE = re.compile(r"[0-9A-Za-z_.-]{1,128}")
 
@@ -53,20 +61,21 @@ def canonical_layout(walls) -> str:
     return "".join(parts)
 
 
-def commitment(walls, nonce: str) -> str:
-    """"sha256:<hex>" of the canonical encoding of `walls` with `nonce`.
+def commitment(walls, nonce: str, previous: str | None = None) -> str:
+    """"sha256:<hex>" of the canonical encoding of `walls` with `nonce` (and the
+    previous record's commitment, when there is one).
 
     The nonce is 1-128 characters of letters, digits, "_", "." or "-".
     """
-    _check_nonce(nonce)
-    return _digest(canonical_layout(walls), nonce)
+    _check(nonce, previous)
+    return _digest(canonical_layout(walls), nonce, previous)
 
 
-def layout_commitment(flat: list, nonce: str) -> str:
+def layout_commitment(flat: list, nonce: str, previous: str | None = None) -> str:
     """`commitment` of walls already checked and flattened in wall order (a deal's
     `rules.validate.checked_layout`): the same digest without walking the walls again."""
-    _check_nonce(nonce)
-    return _digest(encode_layout(flat), nonce)
+    _check(nonce, previous)
+    return _digest(encode_layout(flat), nonce, previous)
 
 
 def encode_layout(flat: list) -> str:
@@ -75,11 +84,17 @@ def encode_layout(flat: list) -> str:
         "--" if code is None else code for code in flat)
 
 
-def _check_nonce(nonce: str) -> None:
+def _check(nonce: str, previous: str | None) -> None:
     if not isinstance(nonce, str) or not _NONCE.fullmatch(nonce):
         raise RulesError(f"nonce: {nonce!r} is not 1–128 characters of [0-9A-Za-z_.-]")
+    if previous is not None and not (isinstance(previous, str)
+                                     and _COMMITMENT.fullmatch(previous)):
+        raise RulesError(f"previous commitment: {previous!r} is not sha256:<64 hex digits>")
 
 
-def _digest(layout: str, nonce: str) -> str:
-    message = f"{PREFIX}|{nonce}|{layout}"
+def _digest(layout: str, nonce: str, previous: str | None) -> str:
+    if previous is None:
+        message = f"{PREFIX}|{nonce}|{layout}"
+    else:
+        message = f"{PREFIX_CHAINED}|{nonce}|{previous}|{layout}"
     return "sha256:" + hashlib.sha256(message.encode("ascii")).hexdigest()

@@ -53,7 +53,8 @@ def check_reveal(previous: dict, revealed: dict | None) -> list[str]:
     if revealed.get("cycle") != cycle:
         return []   # the hand in between was refused: no record to open
     try:
-        expected = commitment(previous["walls"], revealed["nonce"])
+        expected = commitment(previous["walls"], revealed["nonce"],
+                              previous.get("previous_commitment"))
     except (RulesError, KeyError) as exc:
         return [f"revealed nonce unusable: {exc}"]
     if expected != previous["commitment"]:

@@ -23,6 +23,7 @@ from rules.cli import audit_main, report_text
 
 EXIT_BAD_INPUT = 2
 EXIT_INCOMPLETE = 1
+EXIT_SUSPICIOUS = 3     # the audit ran and flagged a test: a script must notice
 BATCH_PLAY_TIME_S = 1.0   # the shortest hand config allows: the audit needs walls, not play
 
 
@@ -36,8 +37,13 @@ def _positive_int(text: str) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mjtable audit",
+        usage="%(prog)s FILE [--json] [--alpha P]\n       %(prog)s --simulate N [--seed S] "
+              "[--config FILE] [--shuffle nominal|under_mixed] [--json] [--alpha P]",
         description="Fairness audit over dealt-walls records: a JSON Lines handoff log, "
-                    "or a fresh batch of hands on the simulated table.")
+                    "or a fresh batch of hands on the simulated table.",
+        epilog=f"Exit status: 0 no evidence of bias (or not enough data), "
+               f"{EXIT_SUSPICIOUS} suspicious, {EXIT_INCOMPLETE} the simulated table "
+               f"stopped early, {EXIT_BAD_INPUT} bad input.")
     parser.add_argument("file", nargs="?",
                         help="JSON Lines file of handoff records, or - for stdin")
     parser.add_argument("--simulate", type=_positive_int, metavar="N",
@@ -109,7 +115,10 @@ def main(argv: list[str]) -> int:
     if args.simulate is None:
         if args.seed is not None or args.config or args.shuffle:
             parser.error("--seed, --config and --shuffle go with --simulate")
-        return audit_main(argv)   # the rules engine's own command, unchanged
+        if args.file is None:
+            parser.error("give a FILE of handoff records (- for stdin), or --simulate N "
+                         "to audit a fresh batch of simulated hands")
+        return audit_main(argv)   # the rules engine's own command
     if args.file is not None:
         parser.error("give a FILE or --simulate N, not both")
     if args.alpha is not None and not 0 < args.alpha < 1:
@@ -134,4 +143,9 @@ def main(argv: list[str]) -> int:
         print(f"{parser.prog}: the simulated table stopped after {sim['hands_dealt']} "
               f"hands ({sim['faults']} fault(s)); the audit covers those", file=sys.stderr)
         return EXIT_INCOMPLETE
-    return 0
+    return EXIT_SUSPICIOUS if suspicious(report) else 0
+
+
+def suspicious(report: dict[str, Any]) -> bool:
+    """The audit flagged at least one test."""
+    return str(report.get("verdict", "")).startswith("suspicious")

@@ -27,9 +27,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from firmware.config import Config
+from firmware.config import Config, reference_config
 from firmware.faults import CATALOGUE
-from simulator.scenario import PHASES, ActionSpec, Expect, FaultSpec, Scenario
+from simulator.scenario import AFTER_FAULT, PHASES, ActionSpec, Expect, FaultSpec, Scenario
 from simulator.tiles import set_codes
 
 CLASSES = ("violations", "stalls", "crashes", "timeouts", "wrong_handoffs",
@@ -134,7 +134,7 @@ def must_raise(spec: FaultSpec) -> str | None:
     return None
 
 
-def _fault(rng: random.Random, kind: str, cycles: int) -> FaultSpec:
+def _fault(rng: random.Random, kind: str, cycles: int, tiles: int = 144) -> FaultSpec:
     where = rng.choice(PLACES[kind])
     cycle = rng.randint(1, cycles)
     timed = rng.random() < 0.3
@@ -142,7 +142,7 @@ def _fault(rng: random.Random, kind: str, cycles: int) -> FaultSpec:
     at_s = round(rng.uniform(0.0, 40.0), 1) if timed else None
     extra: dict[str, Any] = {}     # only the keys this kind reads
     if "magnet" in kind:
-        extra["tile"] = rng.choice(sorted(set(set_codes(144))))
+        extra["tile"] = rng.choice(sorted(set(set_codes(tiles))))   # no flowers in 136
     elif kind in ("missing_tiles", "extra_tiles"):
         extra["count"] = rng.randint(1, 3)
     elif kind in ("sensor_dirty", "sensor_flaky", "link_noise"):
@@ -159,17 +159,25 @@ def _fault(rng: random.Random, kind: str, cycles: int) -> FaultSpec:
     return FaultSpec(kind=kind, where=where, cycle=cycle, phase=phase, at_s=at_s, **extra)
 
 
-def generate(seed: int, index: int, rig: str = "sim") -> Scenario:
-    """Scenario number `index` of the run seeded `seed` (the same on every machine)."""
+def generate(seed: int, index: int, rig: str = "sim", tiles: int = 144) -> Scenario:
+    """Scenario number `index` of the run seeded `seed` (the same on every machine),
+    for a table with `tiles` tiles a set."""
     rng = random.Random(f"fuzz-{seed}-{index}")
     kinds = [k for k in PLACES if rig == "ioboard" or k not in LINK_KINDS]
     cycles = rng.randint(2, 3)
-    faults = [_fault(rng, rng.choice(kinds), cycles) for _ in range(rng.randint(1, 3))]
+    faults = [_fault(rng, rng.choice(kinds), cycles, tiles)
+              for _ in range(rng.randint(1, 3))]
     if rng.random() < 0.2:
-        # A power cut while another fault is active or a technician is at work.
+        # A power cut as another fault is injected, or while the first stop-fault of
+        # its cycle is active (a technician comes 0–40 s after it: often on the way).
         other = faults[0]
-        faults.append(FaultSpec("power_cut", "power", other.cycle, other.phase,
-                                other.at_s, duration_s=round(rng.uniform(1.0, 30.0), 1)))
+        duration = round(rng.uniform(1.0, 30.0), 1)
+        if rng.random() < 0.5:
+            faults.append(FaultSpec("power_cut", "power", other.cycle, other.phase,
+                                    other.at_s, duration_s=duration))
+        else:
+            faults.append(FaultSpec("power_cut", "power", other.cycle, AFTER_FAULT,
+                                    round(rng.uniform(0.0, 40.0), 1), duration_s=duration))
     actions: list[ActionSpec] = []
     for spec in faults:
         choice = rng.random()
@@ -232,20 +240,37 @@ def _wrong_fault(scenario: Scenario, report: dict[str, Any]) -> bool:
 Runner = Callable[[Scenario, float], dict[str, Any]]
 
 
-def sim_runner(config: Config) -> Runner:
-    from simulator.harness import Harness
+class ConfigRunner:
+    """Runs a scenario on one rig with one config; the fuzzer reads the config too
+    (the tiles a set, and the file a failure's scenario names to reproduce it)."""
 
-    def run(scenario: Scenario, wall_limit_s: float) -> dict[str, Any]:
-        return Harness(config, scenario).run(wall_limit_s=wall_limit_s)
-    return run
+    def __init__(self, config: Config, rig: str) -> None:
+        self.config = config
+        self.rig = rig
+
+    def __call__(self, scenario: Scenario, wall_limit_s: float) -> dict[str, Any]:
+        from simulator.harness import Harness
+
+        return Harness(self.config, scenario, rig=self.rig).run(wall_limit_s=wall_limit_s)
+
+
+def sim_runner(config: Config) -> Runner:
+    return ConfigRunner(config, "sim")
 
 
 def ioboard_runner(config: Config) -> Runner:
-    from simulator.harness import Harness
+    return ConfigRunner(config, "ioboard")
 
-    def run(scenario: Scenario, wall_limit_s: float) -> dict[str, Any]:
-        return Harness(config, scenario, rig="ioboard").run(wall_limit_s=wall_limit_s)
-    return run
+
+def _config_file(config: Config | None) -> str | None:
+    """The config as a scenario file names it: a reference config by its name, any
+    other file by its full path (docs/faults.md: how to reproduce a failure)."""
+    if config is None or not Path(config.source).is_file():
+        return None
+    source = Path(config.source).resolve()
+    if reference_config(source.name).resolve() == source:
+        return source.name
+    return str(source)
 
 
 def judge(run: Runner, scenario: Scenario, wall_limit_s: float) -> list[str]:
@@ -298,6 +323,8 @@ def to_toml(scenario: Scenario, classes: list[str], note: str = "") -> str:
     if note:
         lines += [f"# {line}" for line in note.splitlines()]
     lines += [f"seed = {scenario.seed}", f"cycles = {scenario.cycles}"]
+    if scenario.config is not None:
+        lines.append(f"config = {_toml(scenario.config)}")
     if scenario.play_time_s is not None:
         lines.append(f"play_time_s = {scenario.play_time_s}")
     fields = {f.name: f.default for f in dataclasses.fields(FaultSpec)}
@@ -340,9 +367,13 @@ def fuzz(run: Runner, count: int, seed: int, *, rig: str = "sim", out: Path | No
     failures: list[dict[str, Any]] = []
     passed = done = 0
     started = time.perf_counter()
+    config: Config | None = getattr(run, "config", None)
+    tiles = config.table.tiles if config is not None else 144
+    config_file = _config_file(config)
     try:
         for index in range(count):
-            scenario = generate(seed, index, rig)
+            scenario = dataclasses.replace(generate(seed, index, rig, tiles),
+                                           config=config_file)
             classes = judge(run, scenario, wall_limit_s)
             done += 1
             if not classes:

@@ -32,7 +32,7 @@ from simulator.players import SimPlayers
 from simulator.referee import Referee
 from simulator.rigs import IoboardRig, SimRig
 from simulator.run import CYCLE_ALLOWANCE_S, build_bound
-from simulator.scenario import ActionSpec, FaultSpec, Scenario
+from simulator.scenario import AFTER_FAULT, ActionSpec, FaultSpec, Scenario
 from simulator.table import DirtySensor
 from simulator.watchdog import StallWatchdog
 
@@ -118,6 +118,7 @@ class Harness:
         self._pending = 0                   # actions scheduled, not yet done
         self._handled: set[int] = set()     # actions already sent
         self._injected: list[tuple[FaultSpec, float]] = []
+        self._armed: list[FaultSpec] = []   # faults due after a stop-fault, scheduled
         self._build_started_at = 0.0
         self._repaired: set[str] = set()
         self._on_the_way: set[str] = set()
@@ -214,7 +215,8 @@ class Harness:
         for spec in self.scenario.faults:
             if spec.cycle == cycle and spec.phase == phase:
                 self.inject(spec)
-            elif spec.cycle == cycle and spec.at_s is not None and phase == "build":
+            elif (spec.cycle == cycle and spec.phase is None and spec.at_s is not None
+                  and phase == "build"):
                 self.clock.call_later(spec.at_s, lambda s=spec: self.inject(s))
 
     def _on_fault(self, event: dict[str, Any]) -> None:
@@ -222,6 +224,7 @@ class Harness:
                                        "evidence", "diagnosis")}
         self.faults.append(fault)
         if CATALOGUE[event["id"]].severity == ERROR:
+            self._after_fault()
             motors = BUILD_MOTORS if event["id"] in BUILD_SCOPE else [
                 s.name for s in self.table.signals.values() if s.is_motor]
             # Judged once the stop has reached the table: over the board's link SAFE
@@ -248,6 +251,15 @@ class Harness:
             # Until this technician is done, the same fault again is the same job.
             self._on_the_way.add(action.after_fault)
             self.clock.call_later(action.delay_s, lambda a=action: self._act(a))
+
+    def _after_fault(self) -> None:
+        """Arm the faults due `at_s` after the first stop-fault of their cycle."""
+        begun = {cycle for _, cycle in self._phase_seen}
+        for spec in self.scenario.faults:
+            if (spec.phase == AFTER_FAULT and spec.cycle in begun
+                    and all(spec is not armed for armed in self._armed)):
+                self._armed.append(spec)
+                self.clock.call_later(spec.at_s or 0.0, lambda s=spec: self.inject(s))
 
     def _motors_stopped(self, fault_id: str, motors: Sequence[str]) -> None:
         self._checks -= 1
@@ -456,6 +468,8 @@ class Harness:
             self.boot()
             self.players.start()
             self.clock.run_until(deadline, until=finished)
+            if not finished():
+                self.watchdog.ran_out()
             if not self.link_dead:
                 self.ctl.stop()
             self.rig.close()

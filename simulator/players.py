@@ -8,6 +8,7 @@ try again when the table does not respond (a key pressed during a fault, say).
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 
 import rules
@@ -17,6 +18,8 @@ from hal.signals import Value
 from simulator.table import SimTable
 
 PATIENCE_S = 60.0     # players try again after this long without anything happening
+# What the display shows in test mode: "t-", "t3" while test 3 runs, "3P"/"3F" after it.
+TEST_MODE_DISPLAY = re.compile(r"t(-|\d+)|\d+[PF]")
 
 
 class SimPlayers:
@@ -35,6 +38,7 @@ class SimPlayers:
         self.leave_behind = 0     # injected: tiles forgotten on the table at the next push
         self.foreign = 0          # injected: tiles of another set pushed in
         self.topping_up = False
+        self._top_up_at = 0.0
         self._progress = 0
         table.witnesses.append(self._on_change)
         self.clock.call_later(PATIENCE_S, self._patience)
@@ -43,7 +47,15 @@ class SimPlayers:
         self.clock.call_later(delay, action)
 
     def _press(self, key: str) -> None:
+        # A technician is testing the table: players keep their hands off the keys
+        # (a lift key would start the next test).
+        if self.in_test_mode():
+            return
         self.table.press(key)
+
+    def in_test_mode(self) -> bool:
+        """The display shows test mode, as players at a real table would see."""
+        return bool(TEST_MODE_DISPLAY.fullmatch(str(self.table.values["display"] or "")))
 
     def _to(self, phase: str) -> None:
         self.phase = phase
@@ -117,6 +129,7 @@ class SimPlayers:
 
     def top_up(self) -> None:
         self.topping_up = True
+        self._top_up_at = self.clock.now()
         self.table.press("key.lift.0")
         self.table.press("key.lift.1")
 
@@ -130,7 +143,15 @@ class SimPlayers:
     def _patience(self) -> None:
         """Nothing happened for a while: do again what the table seems to wait for."""
         seen = self._progress
-        if not self.topping_up and seen == getattr(self, "_seen", None):
+        lid = self.table.lid
+        if (self.topping_up and not self.table.physical["lid.upper"] and not lid.direction
+                and self.clock.now() - self._top_up_at >= PATIENCE_S):
+            # The lid never opened for the top-up (the keys went unheard, the power
+            # was off): press both again, as players at the table would.
+            self._top_up_at = self.clock.now()
+            self.table.press("key.lift.0")
+            self.table.press("key.lift.1")
+        elif not self.topping_up and seen == getattr(self, "_seen", None):
             values = self.table.values
             if self.phase in ("want_lift", "waiting_open") and values["lamp.ready"]:
                 self._ask_lift()

@@ -16,7 +16,8 @@ switches and a camera would, and records every breach of an invariant as
   rise (two sets on one track, or more stacks than a wall holds).
 - `motor.case_open`: a motor runs while the case switch reads open.
 - `motor.after_stop`: a motor of a scope that a stop-fault, an e-stop or a halt
-  stopped runs before the explicit resume (the fault cleared, or `rehome`).
+  stopped runs before the explicit resume (that fault cleared at its place; `rehome`
+  for an e-stop or a halt).
 - `motor.on_at_fault`: a motor turns on in the same instant a fault stops its scope.
 
 What the firmware believes is used only for *when* to judge (a commit, a handoff, a
@@ -50,6 +51,7 @@ class Stop:
     reason: str
     motors: frozenset[str]
     at: float
+    where: str | None = None      # a fault's place: only its own clearance resumes it
 
 
 @dataclass
@@ -71,6 +73,7 @@ class Referee:
         self.table.happenings.append(self._on_happening)
         self._seen: set[tuple[str, str]] = set()
         self._turned_on: dict[str, float] = {}
+        self._early_clears: list[tuple[str, str | None]] = []
 
     # -- what is physically so -----------------------------------------------------
 
@@ -154,17 +157,30 @@ class Referee:
         kind = event["kind"]
         if kind == "fault" and CATALOGUE[event["id"]].severity == ERROR:
             motors = BUILD_MOTORS if event["id"] in BUILD_SCOPE else frozenset(self.motors)
-            self._stop(Stop(event["id"], motors, self.table.clock.now()))
+            self._stop(Stop(event["id"], motors, self.table.clock.now(),
+                            str(event.get("where"))))
         elif kind in ("estop", "halted"):
             self._stop(Stop(kind, frozenset(self.motors), self.table.clock.now()))
         elif kind == "fault.cleared":
-            self.stops = [s for s in self.stops if s.reason != event["id"]]
+            self._resume_fault(event["id"], str(event.get("where")))
         elif kind == "rehome":
-            self.stops = []
+            # A re-home resumes after an e-stop or a halt; a fault's stop lasts until
+            # that fault is cleared, whatever the firmware does before.
+            self.stops = [s for s in self.stops if s.where is not None]
         elif kind == "walls.committed":
             self._walls_up()
         elif kind == "handoff":
             self._handoff(event)
+
+    def _resume_fault(self, fault_id: str, where: str) -> None:
+        """One fault cleared: its own stop ends, not that of the same fault elsewhere
+        (a head jam cleared on side 0 while side 2's is still jammed)."""
+        for stop in self.stops:
+            if stop.reason == fault_id and stop.where == where:
+                self.stops.remove(stop)
+                return
+        # Cleared before its stop reached the table (within a link's grace).
+        self._early_clears.append((fault_id, where))
 
     def _stop(self, stop: Stop) -> None:
         link = stop.reason in ("link.lost", "link.version")
@@ -174,6 +190,9 @@ class Referee:
 
     def _stopped(self, stop: Stop) -> None:
         self.pending -= 1
+        if (stop.reason, stop.where) in self._early_clears:
+            self._early_clears.remove((stop.reason, stop.where))
+            return
         self.stops.append(stop)
         for motor in sorted(stop.motors):
             if not self.running(motor):
@@ -187,6 +206,7 @@ class Referee:
     def power_back(self) -> None:
         """A new boot: stops latched in memory died with the old controller."""
         self.stops = []
+        self._early_clears = []
 
     def _walls_up(self) -> None:
         full = self.table.config.table.stacks_per_wall
@@ -208,12 +228,32 @@ class Referee:
         standing = [len(w) for w in walls]
         if record is not None:
             named = [len(w) for w in record["walls"]]
-            codes = [[[top.code, bottom.code] for top, bottom in wall] for wall in walls]
-            known = self.table.config.table.tile_reader
-            if named != standing or (known and record["walls"] != codes):
+            if named != standing:
                 self._breach("handoff.mismatch", f"handed off {named} stacks per wall, "
                              f"{standing} stand on the table")
+                return
+            wrong = self._misnamed(record["walls"])
+            if wrong:
+                self._breach("handoff.mismatch", f"handed off {wrong[0][1]} at wall "
+                             f"{wrong[0][0]}, {wrong[0][2]} stands there "
+                             f"({len(wrong)} tiles differ)")
                 return
         if sets != {event["set"]}:
             self._breach("handoff.mismatch", f"handed off set {event['set']}, the walls "
                          f"standing are of sets {sorted(sets)}")
+
+    def _misnamed(self, named: list[Any]) -> list[tuple[str, Any, str]]:
+        """Tiles the handoff names other than those standing: `(place, named, standing)`.
+        A table without a tile reader names none (None); any code it does name must
+        still be the tile standing there. With a reader, every tile must be named."""
+        known = self.table.config.table.tile_reader
+        wrong: list[tuple[str, Any, str]] = []
+        for n, (wall, record) in enumerate(zip(self.table.walls, named, strict=False)):
+            for k, (stack, names) in enumerate(zip(wall, record, strict=False)):
+                names = list(names) if isinstance(names, (list, tuple)) else [names]
+                names += [None] * (len(stack) - len(names))
+                for level, (tile, name) in enumerate(zip(stack, names, strict=False)):
+                    if (known or name is not None) and name != tile.code:
+                        place = f"{n}.{k}.{'top' if level == 0 else 'bottom'}"
+                        wrong.append((place, name, tile.code))
+        return wrong

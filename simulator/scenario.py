@@ -11,6 +11,8 @@ kind = "tile_jam"                   # docs/mechanics.md, Faults the simulator in
 where = "side.2.head"               # a part or signal name
 cycle = 2                           # 1-based: the cycle whose hand this set is dealt for
 phase = "build"                     # build, lid_down, lid_up, raise, dice, play — or at_s
+                                    # (from the build's start); "fault": at_s (default 0)
+                                    # after the first stop-fault from that cycle on
 
 [[action]]
 after_fault = "head.jam"            # a fault id (docs/mechanics.md, Fault catalogue)
@@ -42,6 +44,9 @@ from firmware.faults import CATALOGUE
 EXAMPLES = "simulator.scenarios"
 
 PHASES = ("build", "lid_down", "lid_up", "raise", "dice", "play")
+# Not a phase of the cycle: `at_s` after the first stop-fault raised from the cycle's
+# first phase on (a power cut while a fault is active, or a technician on the way).
+AFTER_FAULT = "fault"
 ACTIONS = ("clear_jam", "replace_tile", "clear_obstruction", "clean_sensor", "replace_part",
            "top_up", "remove_extra", "clear_fault", "refeed")
 SIDE = r"side\.[0-3]"
@@ -176,10 +181,12 @@ def _fault(file: str, i: int, raw: Any) -> FaultSpec:
         raise _fail(file, where, f"cycle = {cycle}: cycles count from 1")
     phase = _typed(file, where, raw, "phase", str)
     at_s = _typed(file, where, raw, "at_s", float)
-    if (phase is None) == (at_s is None):
-        raise _fail(file, where, "give exactly one of phase or at_s")
-    if phase is not None and phase not in PHASES:
-        raise _fail(file, where, f"phase {phase!r} is not one of {', '.join(PHASES)}")
+    if (phase is None) == (at_s is None) and phase != AFTER_FAULT:
+        raise _fail(file, where, f"give exactly one of phase or at_s (both only with "
+                                 f"phase = {AFTER_FAULT!r})")
+    if phase is not None and phase not in (*PHASES, AFTER_FAULT):
+        raise _fail(file, where, f"phase {phase!r} is not one of "
+                                 f"{', '.join((*PHASES, AFTER_FAULT))}")
     if at_s is not None and at_s < 0:
         raise _fail(file, where, f"at_s = {at_s}: must not be negative")
     spec = FaultSpec(

@@ -39,11 +39,12 @@ class StallWatchdog:
         self.controller = controller
         self.stalls: list[dict[str, Any]] = []
         self.last_progress = clock.now()
+        self.last_moved = clock.now()      # real progress, never reset by an excuse
         table.witnesses.append(self._on_witness)
         self.clock.call_later(CHECK_EVERY_S, self._check)
 
     def progress(self) -> None:
-        self.last_progress = self.clock.now()
+        self.last_progress = self.last_moved = self.clock.now()
 
     def on_event(self, event: dict[str, Any]) -> None:
         if event["kind"] in PROGRESS:
@@ -66,12 +67,21 @@ class StallWatchdog:
         if self.stalls:
             return
         if self.excused():
-            self.progress()
+            self.last_progress = self.clock.now()
         waited = self.clock.now() - self.last_progress
         if waited > STALL_BOUND_S:
-            ctl = self.controller()
-            self.stalls.append({"t": round(self.clock.now(), 3), "cycle": ctl.cycle.number,
-                                "phase": ctl.cycle.state, "waited_s": round(waited, 3),
-                                "display": self.table.values["display"] or ""})
+            self._stall(waited)
             return
         self.clock.call_later(CHECK_EVERY_S, self._check)
+
+    def ran_out(self) -> None:
+        """The run's simulated time is up with the table neither done nor held for a
+        technician: stuck behind an excuse (a top-up nobody can finish, say)."""
+        if not self.stalls:
+            self._stall(self.clock.now() - self.last_moved)
+
+    def _stall(self, waited: float) -> None:
+        ctl = self.controller()
+        self.stalls.append({"t": round(self.clock.now(), 3), "cycle": ctl.cycle.number,
+                            "phase": ctl.cycle.state, "waited_s": round(waited, 3),
+                            "display": self.table.values["display"] or ""})

@@ -25,6 +25,18 @@ def quick(config: Config, play_time_s: float = 30.0) -> Config:
         config, simulator=dataclasses.replace(config.simulator, play_time_s=play_time_s))
 
 
+@pytest.fixture(autouse=True)
+def english(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tests read English unless they ask for another language; a command that sets the
+    process's language (from the environment) does not leak into the next test."""
+    from firmware import i18n
+
+    monkeypatch.setenv(i18n.ENV, "en")
+    i18n.set_language("en")
+    yield
+    i18n.set_language("en")
+
+
 @pytest.fixture
 def config() -> Config:
     return load_config(CONFIGS["144"])

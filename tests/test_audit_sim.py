@@ -117,8 +117,10 @@ def test_audit_simulate_cli_json(tmp_path) -> None:
         [sys.executable, "-m", "firmware.cli", "audit", "--simulate", "24", "--seed", "2",
          "--config", str(config), "--shuffle", "under_mixed", "--json"],
         capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
+    # A suspicious verdict is an exit status a script sees, not only a word.
+    expected = 3 if report["verdict"].startswith("suspicious") else 0
+    assert result.returncode == expected, (report["verdict"], result.stderr)
     assert report["records"] == 24 and report["simulation"]["shuffle"] == "under_mixed"
     assert report["simulation"]["seed"] == 2 and report["simulation"]["completed"]
     assert not log.exists()
@@ -129,3 +131,22 @@ def test_audit_cli_refuses_a_file_and_a_simulation_together() -> None:
         [sys.executable, "-m", "firmware.cli", "audit", "h.jsonl", "--simulate", "3"],
         capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2 and "not both" in result.stderr
+
+
+def test_audit_without_arguments_says_file_or_simulate() -> None:
+    result = subprocess.run([sys.executable, "-m", "firmware.cli", "audit"],
+                            capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 2
+    assert "--simulate N" in result.stderr and "FILE" in result.stderr
+
+
+def test_a_suspicious_audit_of_a_file_exits_3(tmp_path, monkeypatch) -> None:
+    import rules.cli
+
+    path = tmp_path / "h.jsonl"
+    path.write_text('{"x": 1}\n')
+    report = {"records": 1, "note": "", "tests": {}, "verdict": "suspicious: carry_over"}
+    monkeypatch.setattr(rules.cli, "audit", lambda records, *a: report)
+    assert rules.cli.audit_main([str(path)]) == 3
+    report["verdict"] = "no evidence of bias"
+    assert rules.cli.audit_main([str(path)]) == 0

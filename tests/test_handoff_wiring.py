@@ -260,7 +260,7 @@ def test_a_whole_last_record_without_its_newline_is_kept(tmp_path: Path) -> None
     assert [json.loads(line) for line in lines_of(path)] == [{"a": 1}, {"b": 2}, {"c": 3}]
 
 
-def test_a_full_disk_is_reported_and_the_next_write_repairs_the_file(
+def test_a_full_disk_stops_the_table_and_the_next_write_repairs_the_file(
         short: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "h.jsonl"
 
@@ -281,10 +281,21 @@ def test_a_full_disk_is_reported_and_the_next_write_repairs_the_file(
 
     monkeypatch.setattr(consumers, "os", DiskFillsUp())
     bench = recording(assemble(with_rules(short, handoff_file=str(path)), seed=9))
-    run_hands(bench, 3)
-    failures = events(bench, "handoff.consumer_failed")
-    assert [(f["cycle"], f["consumer"], f["error"]) for f in failures] == [
-        (2, f"file:{path}", "OSError: [Errno 28] No space left on device")]
+    run_hands(bench, 2)
+    # A record not on disk is a fault through the shutdown path, never a silent gap.
+    ctl = bench.controller
+    faults = events(bench, "fault")
+    assert [(f["id"], f["where"], f["evidence"]["error"]) for f in faults] == [
+        ("storage.failed", "handoff", "OSError: No space left on device")]
+    assert ctl.cycle.state == "fault" and not ctl.may_rehome()
+    assert all(not v or v == "off" for k, v in
+               ((n, ctl.hal.read(n)) for n in ctl.hal.signals) if k.startswith("motor."))
+    # Space freed, the technician clears it: the next write repairs the file.
+    fault = next(f for f in ctl.faults if f.id == "storage.failed")
+    ctl.clear_fault(fault, "li")
+    ctl.rehome()
+    bench.clock.run_until(bench.clock.now() + 4000.0,
+                          until=lambda: len(ctl.handoff.records) >= 3)
     assert [json.loads(line)["table"]["cycle"] for line in lines_of(path)] == [1, 3]
 
 

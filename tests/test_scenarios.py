@@ -46,6 +46,8 @@ def test_scenario(path: Path) -> None:
 def test_scenario_on_the_ioboard_rig(path: Path) -> None:
     report, harness = run(path, "ioboard")
     assert report["hal"] == "ioboard"
+    # With the link lost, the board's failsafe stops the motors within its limit.
+    assert harness.referee.link_grace_s == harness.rig.link_grace_s > 0
     check(report, harness)
 
 

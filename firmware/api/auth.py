@@ -1,9 +1,9 @@
 """Named technicians: who may move motors, clear faults and release an e-stop.
 
-Tokens are never stored: only a scrypt hash with a per-name random salt, in
+Tokens are never stored: only an argon2id hash with a per-name random salt, in
 `technicians.json` in the state directory (mode 0600). Checks compare in constant
-time. Repeated failures lock that name out for a while, measured on the
-controller's clock (the firmware never reads the wall clock).
+time. A hash made with weaker parameters (an older scrypt entry, or a cheaper cost
+set for tests) is replaced by one at the current cost at the next good login.
 """
 
 from __future__ import annotations
@@ -14,33 +14,60 @@ import json
 import os
 import re
 import secrets
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from firmware.clock import Clock
+from argon2.low_level import Type, hash_secret_raw
 
-# scrypt cost: ~0.1 s and 16 MiB per check on a laptop, a few times that on a Pi —
-# slow for a guesser, still quick for a technician. Checks run off the loop.
-SCRYPT = {"n": 2 ** 14, "r": 8, "p": 1}
 KEY_BYTES = 32
 SALT_BYTES = 16
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
-MIN_TOKEN_CHARS = 8
+MIN_TOKEN_CHARS = 12
 MAX_TOKEN_CHARS = 1024
-LOCKOUT_FAILURES = 5
-LOCKOUT_S = 300.0
-TRACKED_NAMES = 1000   # failure counters kept, oldest forgotten first
+
+
+@dataclass(frozen=True)
+class Cost:
+    """argon2id cost: the OWASP minimum by default (19 MiB, 2 passes, 1 lane):
+    ~50 ms per check on a laptop, a few times that on a Pi."""
+
+    memory_kib: int = 19456
+    passes: int = 2
+    lanes: int = 1
+
+    def as_dict(self) -> dict[str, int]:
+        return {"m": self.memory_kib, "t": self.passes, "p": self.lanes}
+
+    def weaker_than(self, entry: dict[str, Any]) -> bool:
+        """True when `entry` was hashed with less work than this cost asks for."""
+        if entry.get("kdf") != "argon2id":
+            return True
+        return int(entry.get("m", 0)) < self.memory_kib or int(entry.get("t", 0)) < self.passes
+
+
+DEFAULT_COST = Cost()
 
 
 class AuthError(Exception):
     """A refused credential; `str()` is what the technician is told."""
 
 
-def _derive(token: str, salt: bytes, params: dict[str, int]) -> bytes:
-    return hashlib.scrypt(token.encode(), salt=salt, n=params["n"], r=params["r"],
-                          p=params["p"], maxmem=64 * 1024 * 1024, dklen=KEY_BYTES)
+def _argon2(token: str, salt: bytes, m: int, t: int, p: int) -> bytes:
+    return hash_secret_raw(token.encode("utf-8", "surrogatepass"), salt, time_cost=t,
+                           memory_cost=m, parallelism=p, hash_len=KEY_BYTES, type=Type.ID)
+
+
+def _scrypt(token: str, salt: bytes, n: int, r: int, p: int) -> bytes:
+    # Only to check entries written before argon2id; they are upgraded on success.
+    return hashlib.scrypt(token.encode("utf-8", "surrogatepass"), salt=salt, n=n, r=r, p=p,
+                          maxmem=256 * 1024 * 1024, dklen=KEY_BYTES)
+
+
+def _derive(token: str, salt: bytes, entry: dict[str, Any]) -> bytes:
+    if entry.get("kdf") == "scrypt":
+        return _scrypt(token, salt, int(entry["n"]), int(entry["r"]), int(entry["p"]))
+    return _argon2(token, salt, int(entry["m"]), int(entry["t"]), int(entry["p"]))
 
 
 def check_name(name: str) -> str:
@@ -50,11 +77,19 @@ def check_name(name: str) -> str:
     return name
 
 
-class Technicians:
-    """The technicians file: add, remove, verify."""
+def check_token(token: str) -> str:
+    if not MIN_TOKEN_CHARS <= len(token) <= MAX_TOKEN_CHARS:
+        raise ValueError(f"the token must be {MIN_TOKEN_CHARS} to {MAX_TOKEN_CHARS} "
+                         "characters long")
+    return token
 
-    def __init__(self, path: str | Path) -> None:
+
+class Technicians:
+    """The technicians file: add, remove, verify (and upgrade weak hashes)."""
+
+    def __init__(self, path: str | Path, cost: Cost = DEFAULT_COST) -> None:
         self.path = Path(path)
+        self.cost = cost
 
     def _load(self) -> dict[str, dict[str, Any]]:
         try:
@@ -67,6 +102,7 @@ class Technicians:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(fd, 0o600)      # whatever the umask, and whatever a stale tmp had
         with os.fdopen(fd, "w") as fh:
             json.dump({"technicians": table}, fh, indent=1, sort_keys=True)
             fh.flush()
@@ -76,16 +112,21 @@ class Technicians:
     def names(self) -> list[str]:
         return sorted(self._load())
 
+    def known(self, name: str) -> bool:
+        return name in self._load()
+
+    def _entry(self, token: str) -> dict[str, Any]:
+        salt = secrets.token_bytes(SALT_BYTES)
+        cost = self.cost.as_dict()
+        return {"salt": salt.hex(), "kdf": "argon2id", **cost,
+                "hash": _argon2(token, salt, cost["m"], cost["t"], cost["p"]).hex()}
+
     def add(self, name: str, token: str) -> None:
         """Add or replace `name` with a new token (only its salted hash is kept)."""
         check_name(name)
-        if not MIN_TOKEN_CHARS <= len(token) <= MAX_TOKEN_CHARS:
-            raise ValueError(f"the token must be {MIN_TOKEN_CHARS} to {MAX_TOKEN_CHARS} "
-                             "characters long")
-        salt = secrets.token_bytes(SALT_BYTES)
+        check_token(token)
         table = self._load()
-        table[name] = {"salt": salt.hex(), "hash": _derive(token, salt, SCRYPT).hex(),
-                       "kdf": "scrypt", **SCRYPT}
+        table[name] = self._entry(token)
         self._save(table)
 
     def remove(self, name: str) -> bool:
@@ -96,51 +137,18 @@ class Technicians:
         return True
 
     def verify(self, name: str, token: str) -> bool:
-        """Constant-time check; an unknown name costs the same work as a known one."""
-        entry = self._load().get(name)
+        """Constant-time check; an unknown name costs the same work as a known one.
+        A good token whose hash is weaker than the current cost is re-hashed."""
+        table = self._load()
+        entry = table.get(name)
         if entry is None or len(token) > MAX_TOKEN_CHARS:
-            _derive(token[:MAX_TOKEN_CHARS], b"\0" * SALT_BYTES, SCRYPT)
+            cost = self.cost.as_dict()
+            _argon2(token[:MAX_TOKEN_CHARS], b"\0" * SALT_BYTES, cost["m"], cost["t"],
+                    cost["p"])
             return False
-        params = {k: int(entry[k]) for k in ("n", "r", "p")}
-        derived = _derive(token, bytes.fromhex(entry["salt"]), params)
-        return hmac.compare_digest(derived, bytes.fromhex(entry["hash"]))
-
-
-@dataclass
-class _Failures:
-    count: int = 0
-    locked_until: float = 0.0
-
-
-class Lockout:
-    """Counts failures per tried name on the controller's clock."""
-
-    def __init__(self, clock: Clock, failures: int = LOCKOUT_FAILURES,
-                 lock_s: float = LOCKOUT_S) -> None:
-        self.clock = clock
-        self.failures = failures
-        self.lock_s = lock_s
-        self._by_name: OrderedDict[str, _Failures] = OrderedDict()
-
-    def locked_for(self, name: str) -> float:
-        """Seconds (controller time) until `name` may try again; 0 when it may now."""
-        entry = self._by_name.get(name)
-        if entry is None:
-            return 0.0
-        return max(0.0, entry.locked_until - self.clock.now())
-
-    def failed(self, name: str) -> bool:
-        """Count a failure; True when this one locks the name out."""
-        entry = self._by_name.pop(name, None) or _Failures()
-        self._by_name[name] = entry
-        while len(self._by_name) > TRACKED_NAMES:
-            self._by_name.popitem(last=False)
-        entry.count += 1
-        if entry.count >= self.failures:
-            entry.count = 0
-            entry.locked_until = self.clock.now() + self.lock_s
-            return True
-        return False
-
-    def succeeded(self, name: str) -> None:
-        self._by_name.pop(name, None)
+        derived = _derive(token, bytes.fromhex(entry["salt"]), entry)
+        ok = hmac.compare_digest(derived, bytes.fromhex(entry["hash"]))
+        if ok and self.cost.weaker_than(entry):
+            table[name] = self._entry(token)
+            self._save(table)
+        return ok

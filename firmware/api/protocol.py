@@ -9,7 +9,9 @@ A stream message (after `subscribe`): {"stream": "event", "event": {...}},
             {"stream": "status", "status": {...}}.
 
 Lines are UTF-8 and at most MAX_LINE bytes; longer ones are answered with an error
-and skipped up to the next newline.
+and skipped up to the next newline. A request nested deeper than MAX_DEPTH, or
+holding a string that is not valid Unicode (a lone surrogate escape such as
+"\ud800"), is refused as a bad request.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 from typing import Any
 
 MAX_LINE = 64 * 1024
+MAX_DEPTH = 16
 VERSION = 1
 
 # Error codes a client can act on.
@@ -34,10 +37,11 @@ INTERNAL = "internal"              # a bug: the daemon keeps running, the log ha
 class ApiError(Exception):
     """An error reply: a code and a message a technician can act on."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, request_id: Any = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.request_id = request_id    # when the request got far enough to have one
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -50,6 +54,14 @@ def decode_request(line: bytes) -> dict[str, Any]:
         request = json.loads(line)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ApiError(BAD_REQUEST, f"not a JSON line: {exc}") from None
+    except RecursionError:
+        raise ApiError(BAD_REQUEST, f"request nested deeper than {MAX_DEPTH} levels") from None
+    try:
+        _check_value(request, 0)
+    except ApiError as exc:
+        request_id = request.get("id") if isinstance(request, dict) else None
+        raise ApiError(exc.code, exc.message,
+                       request_id if isinstance(request_id, int | str) else None) from None
     if not isinstance(request, dict):
         raise ApiError(BAD_REQUEST, "a request must be a JSON object")
     method = request.get("method")
@@ -66,6 +78,25 @@ def decode_request(line: bytes) -> dict[str, Any]:
                                  and isinstance(auth.get("token"), str)):
         raise ApiError(BAD_REQUEST, "\"auth\" must be {\"name\": ..., \"token\": ...}")
     return request
+
+
+def _check_value(value: Any, depth: int) -> None:
+    """Refuse deep nesting and strings no UTF-8 encoder can write (lone surrogates)."""
+    if depth > MAX_DEPTH:
+        raise ApiError(BAD_REQUEST, f"request nested deeper than {MAX_DEPTH} levels")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ApiError(BAD_REQUEST, "a string in the request is not valid Unicode "
+                           "(a lone surrogate escape such as \\ud800)") from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_value(key, depth + 1)
+            _check_value(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_value(item, depth + 1)
 
 
 def reply(request_id: Any, result: Any) -> dict[str, Any]:

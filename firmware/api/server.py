@@ -4,6 +4,12 @@ Each client has a bounded send queue drained by its own writer task, so a client
 stops reading fills only its own queue — and is then dropped, never waited for.
 Requests run as tasks (at most MAX_IN_FLIGHT per client); anything that touches the
 controller runs in the loop, slow work (token hashes, log queries) in threads.
+
+Access (docs/console.md, "Security"): every method has a class (firmware/api/access.py);
+technician and motion requests need a session, opened on the connection by `login`
+with a name and token, so a captured request line carries no token and cannot be
+replayed on another connection. Connections are limited in number (overall and per
+uid) and dropped when idle.
 """
 
 from __future__ import annotations
@@ -20,13 +26,27 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from firmware import i18n
 from firmware.api import protocol as p
-from firmware.api.auth import Lockout, Technicians
+from firmware.api.access import (
+    CLASSES,
+    MOTION,
+    check_classified,
+    classify,
+    needs_technician,
+)
+from firmware.api.auth import Technicians
+from firmware.api.lockout import Lockout
+from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
+from firmware.api.refusals import RefusalLog
 from firmware.controller import ClearRefused, Controller
 from firmware.eventlog import EventLog
 from firmware.faults import Fault
+from firmware.handoff import public_event, public_record
+from firmware.printable import clean, printable
 from firmware.service import NoSuchMechanism, Service, ServiceRefused, mechanism_tests
 from firmware.view import LAMPS
+from hal.signals import Kind
 
 SEND_QUEUE = 512          # messages waiting for one client before it is dropped
 STALL_S = 5.0             # a client that takes no bytes for this long is dropped
@@ -35,11 +55,11 @@ AUTH_AT_ONCE = 2          # token hashes computed at once (each takes 16 MiB)
 SIGNALS_EVERY_S = 0.1     # the meter's sampling period (wall time)
 STATUS_EVERY_S = 0.25
 READ_CHUNK = 65536
-
-OPEN_METHODS = ("info", "status", "subscribe", "faults", "diagnose", "walls", "log",
-                "config", "estop")
-PRIVILEGED = ("test", "testmode", "jog", "clear")   # and estop with release=true
-SECRET_WORDS = ("token", "secret", "password", "key_hash")
+MAX_CLIENTS = 128         # connections at once (fewer if the fd limit is low)
+MAX_PER_PEER = 16         # connections at once from one uid (or from TCP)
+IDLE_S = 300.0            # a connection that sends nothing and subscribes to nothing
+SESSION_S = 900.0         # a login lasts this long on its connection (table time)
+SECRET_WORDS = ("token", "secret", "password", "key_hash", "nonce")
 
 Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
 
@@ -48,7 +68,7 @@ class Client:
     """One connection: its send queue, writer task and subscription."""
 
     def __init__(self, server: ApiServer, reader: asyncio.StreamReader,
-                 writer: asyncio.StreamWriter, remote: bool) -> None:
+                 writer: asyncio.StreamWriter, remote: bool, peer: Peer) -> None:
         self.server = server
         self.reader = reader
         self.writer = writer
@@ -59,7 +79,9 @@ class Client:
         self.subscribed: set[str] = set()
         self.closed = False
         self.tasks: set[asyncio.Task[Any]] = set()
-        self.peer = "tcp" if remote else "unix"
+        self.peer = peer
+        self.technician: str | None = None     # the session's, after `login`
+        self.session_until = 0.0
 
     def send(self, message: dict[str, Any]) -> bool:
         if self.closed:
@@ -78,7 +100,7 @@ class Client:
             return
         self.closed = True
         self.server.clients.discard(self)
-        self.server.ctl.emit("api.client.dropped", why=why, peer=self.peer)
+        self.server.ctl.emit("api.client.dropped", why=why, **self.peer.as_log())
         self.writer.transport.abort()
         self.room.set()
         for task in self.tasks:
@@ -108,14 +130,18 @@ class ApiServer:
     """Serves the API of one controller."""
 
     def __init__(self, ctl: Controller, service: Service, technicians: Technicians,
-                 eventlog: EventLog | None, lockout: Lockout | None = None) -> None:
+                 eventlog: EventLog | None, lockout: Lockout | None = None,
+                 max_clients: int = MAX_CLIENTS) -> None:
         self.ctl = ctl
         self.service = service
         self.technicians = technicians
         self.eventlog = eventlog
         api = ctl.config.api
         self.lockout = lockout or Lockout(ctl.clock, api.lockout_failures, api.lockout_s)
+        self.refusals = RefusalLog(ctl.clock, ctl.emit)
         self.clients: set[Client] = set()
+        self.max_clients = connection_budget(max_clients)
+        self.socket_gid = os.getgid()
         self.servers: list[asyncio.AbstractServer] = []
         self.socket_path: Path | None = None
         self.tcp_address: tuple[str, int] | None = None
@@ -130,20 +156,26 @@ class ApiServer:
             "faults": self._faults, "diagnose": self._diagnose, "test": self._test,
             "testmode": self._testmode, "jog": self._jog, "clear": self._clear,
             "estop": self._estop, "walls": self._walls, "log": self._log,
-            "config": self._config}
+            "config": self._config, "login": self._login, "logout": self._logout}
+        check_classified(self.handlers)     # default deny: no class, no daemon
         ctl.subscribers.append(self._on_event)
         ctl.input_watchers.append(lambda name, _: self._dirty.add(name))
 
     # -- listening ----------------------------------------------------------------
 
-    async def start_unix(self, path: str | Path) -> None:
-        """Listen on `path` (mode 0660); a stale socket file is replaced."""
+    async def start_unix(self, path: str | Path, group: str = "") -> None:
+        """Listen on `path` (mode 0660, owned by `group` when given); a stale socket
+        file is replaced. Only root, our uid and the group's members are served."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         _remove_stale_socket(path)
+        gid = group_id(group)
         server = await asyncio.start_unix_server(
             lambda r, w: self._serve(r, w, remote=False), path=str(path))
         os.chmod(path, 0o660)
+        if gid is not None:
+            os.chown(path, -1, gid)
+            self.socket_gid = gid
         self.socket_path = path
         self.servers.append(server)
         self._start_ticker()
@@ -180,14 +212,29 @@ class ApiServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                      remote: bool) -> None:
-        client = Client(self, reader, writer, remote)
+        peer = (Peer(address=str(writer.get_extra_info("peername"))) if remote
+                else unix_peer(writer.get_extra_info("socket")))
+        why = self._refuse_connection(peer)
+        if why is not None:
+            # Said once, not logged: a flood of connections must not flood the log.
+            with contextlib.suppress(Exception):
+                writer.write(p.encode(p.error(None, p.REFUSED, why)))
+                writer.transport.abort()
+            return
+        client = Client(self, reader, writer, remote, peer)
         self.clients.add(client)
         writer_task = asyncio.get_running_loop().create_task(client.write_loop())
         buffer = b""
         discarding = False
         try:
             while not client.closed:
-                chunk = await reader.read(READ_CHUNK)
+                try:
+                    chunk = await asyncio.wait_for(reader.read(READ_CHUNK), IDLE_S)
+                except TimeoutError:
+                    if client.subscribed or client.tasks:
+                        continue
+                    client.drop(f"idle for {IDLE_S:g} s")
+                    break
                 if not chunk:
                     break
                 buffer += chunk
@@ -234,11 +281,22 @@ class ApiServer:
             with contextlib.suppress(Exception):
                 writer.close()
 
+    def _refuse_connection(self, peer: Peer) -> str | None:
+        """Why a new connection is turned away, or None."""
+        if not admitted(peer, self.socket_gid):
+            return (f"uid {peer.uid} may not use this table's API: join the socket's "
+                    "group")
+        if len(self.clients) >= self.max_clients:
+            return f"too many connections ({self.max_clients}); try again later"
+        if sum(1 for c in self.clients if c.peer.key == peer.key) >= MAX_PER_PEER:
+            return f"too many connections from {peer.key} ({MAX_PER_PEER}); close some"
+        return None
+
     def _dispatch(self, client: Client, line: bytes) -> None:
         try:
             request = p.decode_request(line)
         except p.ApiError as exc:
-            client.send(p.error(None, exc.code, exc.message))
+            client.send(p.error(exc.request_id, exc.code, exc.message))
             return
         task = asyncio.get_running_loop().create_task(self._handle(client, request))
         client.tasks.add(task)
@@ -250,62 +308,120 @@ class ApiServer:
         handler = self.handlers.get(method)
         try:
             if handler is None:
-                raise p.ApiError(p.BAD_REQUEST, f"unknown method {method!r}; methods: "
-                                 + ", ".join(self.handlers))
+                raise p.ApiError(p.BAD_REQUEST, f"unknown method {printable(method)!r}; "
+                                 "methods: " + ", ".join(self.handlers))
+            if "auth" in request and method != "login":
+                raise p.ApiError(p.BAD_REQUEST, "a token goes only with \"login\"; "
+                                 "the session then covers this connection")
+            kind = classify(method, request["params"])
             technician = None
-            if method in PRIVILEGED or client.remote or (
-                    method == "estop" and request["params"].get("release")):
-                technician = await self._authorize(request, method)
-            result = await handler(client, request["params"], technician)
+            if method == "login":
+                technician = await self._authorize(client, request)
+            # Over TCP every request needs a technician; pressing e-stop never does.
+            if needs_technician(kind) or (client.remote and method not in (
+                    "login", "estop")):
+                technician = self._session(client, method)
+                self.ctl.emit("technician.action", name=technician, action=method,
+                              params=clean(_redact(request["params"])),
+                              **client.peer.as_log())
+            if kind == MOTION:
+                self._check_motion(method)
+            # Texts in the reply speak the caller's language when it names one we have
+            # (checks that finish later inherit it with the callbacks they schedule).
+            with i18n.language(i18n.normalize(request.get("lang"))):
+                result = await handler(client, request["params"], technician)
             client.send(p.reply(request_id, result))
         except p.ApiError as exc:
             client.send(p.error(request_id, exc.code, exc.message))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug: answer it, log it, keep serving
-            self.ctl.emit("api.error", method=method, error=repr(exc))
-            client.send(p.error(request_id, p.INTERNAL, f"{method} failed inside the "
-                                f"daemon: {exc!r}; the event log has it"))
+            # The type only: an exception's text may quote a token or a param.
+            self.ctl.emit("api.error", method=printable(method), error=type(exc).__name__)
+            client.send(p.error(request_id, p.INTERNAL, f"{printable(method)} failed inside "
+                                f"the daemon ({type(exc).__name__}); the event log has it"))
 
     # -- technicians -------------------------------------------------------------
 
-    async def _authorize(self, request: dict[str, Any], action: str) -> str:
+    def _session(self, client: Client, action: str) -> str:
+        """The technician logged in on this connection, or an UNAUTHORIZED refusal."""
+        if client.technician is not None and self.ctl.clock.now() < client.session_until:
+            return client.technician
+        expired = client.technician is not None
+        client.technician = None
+        self.refusals.refused(None, None, "session expired" if expired else "no credential",
+                              action, client.peer.as_log())
+        raise p.ApiError(p.UNAUTHORIZED,
+                         f"{action} needs a technician: pass --technician NAME and the "
+                         "token in MJTABLE_TOKEN (or at the prompt); the console logs in "
+                         "on the connection first"
+                         + (" (the session on this connection expired)" if expired else ""))
+
+    def _check_motion(self, action: str) -> None:
+        """Motion waits for test mode while a hand is in play (players' hands are on
+        the lid and their walls on the plates)."""
+        if not self.service.test_mode and hand_in_play(self.ctl):
+            raise p.ApiError(p.REFUSED, f"{action} moves a mechanism and a hand is in play "
+                             f"(cycle {self.ctl.cycle.state}): enter test mode first "
+                             "(console test-mode on)")
+
+    async def _login(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
+        """Open a session on this connection (`_handle` has checked the token)."""
+        assert who is not None
+        client.technician = who
+        client.session_until = self.ctl.clock.now() + SESSION_S
+        self.ctl.emit("technician.login", name=who, **client.peer.as_log())
+        return {"technician": who, "session_s": SESSION_S}
+
+    async def _logout(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
+        was, client.technician, client.session_until = client.technician, None, 0.0
+        return {"logged_out": was}
+
+    async def _authorize(self, client: Client, request: dict[str, Any]) -> str:
+        """Check a name and token; count the guess before any hash is computed."""
         auth = request.get("auth")
         if auth is None:
-            self.ctl.emit("technician.refused", name=None, action=action,
-                          reason="no credential")
-            raise p.ApiError(p.UNAUTHORIZED,
-                             f"{action} needs a technician: pass --technician NAME and the "
-                             "token in MJTABLE_TOKEN (or at the prompt)")
+            self.refusals.refused(None, None, "no credential", "login", client.peer.as_log())
+            raise p.ApiError(p.UNAUTHORIZED, "login needs \"auth\": {\"name\": ..., "
+                             "\"token\": ...}")
         name, token = auth["name"], auth["token"]
-        locked = self.lockout.locked_for(name)
-        if locked > 0:
-            self.ctl.emit("technician.refused", name=name, action=action, reason="locked out")
-            raise p.ApiError(p.FORBIDDEN,
-                             f"technician {name!r} is locked out for another {locked:.0f} s "
-                             "(table time) after repeated wrong tokens")
-        async with self._auth_slots:
-            ok = await asyncio.get_running_loop().run_in_executor(
-                None, self.technicians.verify, name, token)
-        if not ok:
-            locked_now = self.lockout.failed(name)
-            self.ctl.emit("technician.refused", name=name, action=action,
-                          reason="wrong name or token", locked_out=locked_now)
-            raise p.ApiError(p.FORBIDDEN, "wrong technician name or token"
-                             + (f"; {name!r} is now locked out for {self.lockout.lock_s:g} s"
-                                if locked_now else ""))
-        self.lockout.succeeded(name)
-        self.ctl.emit("technician.action", name=name, action=action,
-                      params=_redact(request.get("params", {})))
+        shown = printable(name[:64])
+        peer = client.peer
+        known = await asyncio.get_running_loop().run_in_executor(
+            None, self.technicians.known, name)
+        keys = self.lockout.keys(name, peer.key, known)
+        key_name = name if known else "<unknown names>"
+        async with self.lockout.turn(keys):
+            locked = self.lockout.locked_for(keys)
+            if locked > 0:
+                self.refusals.refused(key_name, shown, "locked out", "login", peer.as_log())
+                raise p.ApiError(p.FORBIDDEN,
+                                 f"technician {shown!r} is locked out for another "
+                                 f"{locked:.0f} s (table time) after repeated wrong tokens "
+                                 f"from {peer.key}")
+            self.lockout.attempt(keys)
+            async with self._auth_slots:
+                ok = await asyncio.get_running_loop().run_in_executor(
+                    None, self.technicians.verify, name, token)
+            if not ok:
+                locked_now = self.lockout.locked_for(keys) > 0
+                self.refusals.refused(key_name, shown, "wrong name or token", "login",
+                                      peer.as_log(), locked_out=locked_now)
+                raise p.ApiError(p.FORBIDDEN, "wrong technician name or token"
+                                 + (f"; {shown!r} is now locked out for "
+                                    f"{self.lockout.lock_s:g} s" if locked_now else ""))
+            self.lockout.succeeded(keys)
         return name
 
     # -- streams -----------------------------------------------------------------
 
     def _on_event(self, event: dict[str, Any]) -> None:
         self._status_due = True
-        for client in list(self.clients):
-            if "events" in client.subscribed:
-                client.send({"stream": "event", "event": event})
+        watching = [c for c in self.clients if "events" in c.subscribed]
+        if watching:
+            shown = public_event(event)
+            for client in watching:
+                client.send({"stream": "event", "event": shown})
 
     async def _tick(self) -> None:
         """Sample every signal for the meter, and the status, for subscribers."""
@@ -313,6 +429,7 @@ class ApiServer:
         next_status = loop.time()
         while True:
             await asyncio.sleep(SIGNALS_EVERY_S)
+            self.refusals.flush()
             watching = [c for c in self.clients if c.subscribed]
             if not watching:
                 continue
@@ -344,7 +461,8 @@ class ApiServer:
 
     def signals(self) -> dict[str, Any]:
         hal = self.ctl.hal
-        return {name: hal.read(name) for name in hal.signals}
+        return {name: _shown_value(sig.kind, hal.read(name))
+                for name, sig in hal.signals.items()}
 
     def status(self, with_signals: bool = False) -> dict[str, Any]:
         ctl = self.ctl
@@ -356,6 +474,9 @@ class ApiServer:
             "display": ctl.hal.read("display"),
             "lamps": {name: bool(ctl.hal.read(name)) for name in LAMPS},
             "service": self.service.status(),
+            # Shown before the hand is dealt: players note it and check it later.
+            "commitment": ctl.handoff.commitment,
+            "hand_in_play": hand_in_play(ctl),
             "counters": {
                 "hands": ctl.cycle.number,
                 "handoffs": ctl.handoff.count,
@@ -368,7 +489,8 @@ class ApiServer:
         })
         if with_signals:
             status["signals"] = {
-                name: {"value": ctl.hal.read(name), "kind": sig.kind.value, "doc": sig.doc,
+                name: {"value": _shown_value(sig.kind, ctl.hal.read(name)),
+                       "kind": sig.kind.value, "doc": sig.doc,
                        "output": sig.is_output}
                 for name, sig in ctl.hal.signals.items()}
         return status
@@ -381,7 +503,10 @@ class ApiServer:
     async def _info(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         return {"name": "mjtable", "protocol": p.VERSION, "table": self.ctl.config.table.id,
                 "t": round(self.ctl.clock.now(), 3), "methods": sorted(self.handlers),
-                "technician_needed": [*PRIVILEGED, "estop (release)"],
+                "access": {m: CLASSES[m] for m in sorted(self.handlers)},
+                "technician_needed": [*sorted(m for m in self.handlers
+                                              if needs_technician(CLASSES[m])),
+                                      "estop (release)", "diagnose (check)"],
                 "tests": [{"number": t.number, "name": t.name, "label": t.label}
                           for t in mechanism_tests()],
                 "event_log_run": self.eventlog.run if self.eventlog else None}
@@ -407,7 +532,7 @@ class ApiServer:
         return {"active": [f for f in faults if f["active"]], "history": faults,
                 "logged": [row for row in logged if row.get("kind") == "fault"]}
 
-    async def _diagnose(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
+    async def _diagnose(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         symptom = params.get("symptom")
         if not isinstance(symptom, str) or not symptom.strip():
             raise p.ApiError(p.BAD_REQUEST, "diagnose needs a \"symptom\" string")
@@ -423,15 +548,20 @@ class ApiServer:
                              "build (firmware/diagnosis.py); see the fault list and "
                              "docs/console.md")
         finished: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        # Checks move mechanisms: only with "check": true, which needs a technician
+        # (firmware/api/access.py). Without it the answer comes from what is known.
+        checking = bool(params.get("check")) and who is not None
         try:
-            # The checks move mechanisms and take a few seconds; `done` ends them.
             result = diagnose(self.ctl, symptom,
-                              lambda r: finished.done() or finished.set_result(r))
+                              (lambda r: finished.done() or finished.set_result(r))
+                              if checking else None)
         except ValueError as exc:       # an unknown symptom
-            raise p.ApiError(p.NOT_FOUND, str(exc)) from None
+            # Line by line: the list of symptoms is one a line, what was said is escaped.
+            raise p.ApiError(p.NOT_FOUND, "\n".join(
+                printable(line) for line in str(exc).split("\n"))) from None
         if result is None:
             result = await finished
-        self.ctl.emit("diagnosis", symptom=symptom, result=result)
+        self.ctl.emit("diagnosis", symptom=printable(symptom), by=who, result=result)
         return result
 
     async def _test(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
@@ -518,10 +648,13 @@ class ApiServer:
             resumed = self.service.resume_if_clear()
             return {"estopped": False, "resumed": resumed}
         # Anyone who can reach the socket may stop the table; a name is logged if given.
-        by = who
+        if self.ctl.estopped:
+            # Already stopped: pressing again changes nothing, so it logs nothing.
+            return {"estopped": True, "cycle": self.ctl.cycle.state, "already": True}
+        by = who or (client.technician if client is not None else None)
         auth = params.get("name")
         if by is None and isinstance(auth, str):
-            by = f"{auth[:32]} (unverified)"
+            by = f"{printable(auth[:32])} (unverified)"
         self.ctl.estop(by)
         return {"estopped": True, "cycle": self.ctl.cycle.state}
 
@@ -530,7 +663,10 @@ class ApiServer:
         if not isinstance(limit, int) or limit < 1:
             raise p.ApiError(p.BAD_REQUEST, "limit must be a positive integer")
         handoff = self.ctl.handoff
-        return {"commitment": handoff.commitment, "records": handoff.records[-limit:]}
+        # A hand still in play shows its commitment, dice and break, never its tiles.
+        return {"commitment": handoff.commitment,
+                "records": [record if handoff.ended(record) else public_record(record)
+                            for record in handoff.records[-limit:]]}
 
     async def _log(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         if self.eventlog is None:
@@ -555,6 +691,20 @@ class ApiServer:
 
     async def _config(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         return _redact(dataclasses.asdict(self.ctl.config))
+
+
+def hand_in_play(ctl: Controller) -> bool:
+    """Players are at a dealt hand: from the walls rising to the lid opening again."""
+    return ctl.cycle.set_in_play is not None and ctl.cycle.state in (
+        "raising", "dealing", "rolling", "play", "top_up_opening", "top_up_open",
+        "top_up_closing")
+
+
+def _shown_value(kind: Kind, value: Any) -> Any:
+    # A tile reader's code is a tile of the next walls: only whether it read one.
+    if kind is Kind.READER:
+        return None if value is None else "read"
+    return value
 
 
 def _redact(value: Any) -> Any:

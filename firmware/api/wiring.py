@@ -44,10 +44,12 @@ async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
     problems: list[str] = []
     path = Path(socket_path) if socket_path else statedir.default_socket()
     try:
-        await server.start_unix(path)
+        await server.start_unix(path, ctl.config.api.socket_group)
     except OSError as exc:
         problems.append(f"no API socket at {path}: {exc.strerror or exc}; "
                         "pass --socket PATH to put it somewhere writable")
+    except ValueError as exc:   # no such group
+        problems.append(f"no API socket at {path}: {exc}")
     api = ctl.config.api
     if api.tcp:
         try:

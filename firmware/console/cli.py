@@ -8,6 +8,7 @@ the token in $MJTABLE_TOKEN or typed at the prompt.
 from __future__ import annotations
 
 import argparse
+import datetime
 import getpass
 import json
 import os
@@ -27,83 +28,115 @@ from firmware.console.client import (
     ApiClient,
     ConsoleError,
 )
+from firmware.i18n import _, resolve, set_language
 
 TOKEN_ENV = "MJTABLE_TOKEN"
 
 
+def when(text: str) -> float:
+    """A time for `log --since/--until`: a local date or date and time, or unix seconds."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    for fmt in ("%Y-%m-%d", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M",
+                "%Y-%m-%dT%H:%M:%S"):
+        try:
+            return datetime.datetime.strptime(text, fmt).timestamp()
+        except ValueError:
+            continue
+    raise argparse.ArgumentTypeError(
+        _("{text!r} is not a time: use YYYY-MM-DD, \"YYYY-MM-DD HH:MM[:SS]\" or unix "
+          "seconds").format(text=text))
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mjtable console",
-                                     description="Technician console for a running table.")
+                                     description=_("Technician console for a running table."))
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--socket", metavar="PATH", default=argparse.SUPPRESS,
-                        help=f"API socket (default: {statedir.default_socket()})")
+                        help=_("API socket (default: {path})").format(
+                            path=statedir.default_socket()))
     common.add_argument("--tcp", metavar="HOST:PORT", default=argparse.SUPPRESS,
-                        help="reach the daemon over TCP instead (needs --technician)")
+                        help=_("reach the daemon over TCP instead (needs --technician)"))
     common.add_argument("--technician", metavar="NAME", default=argparse.SUPPRESS,
-                        help=f"who you are; the token comes from ${TOKEN_ENV} or a prompt")
+                        help=_("who you are; the token comes from ${env} or a prompt").format(
+                            env=TOKEN_ENV))
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                        help="print JSON instead of text")
+                        help=_("print JSON instead of text"))
     common.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,
-                        help="where the technicians and the event log live")
-    for p in (parser,):
-        p.add_argument("--socket", metavar="PATH")
-        p.add_argument("--tcp", metavar="HOST:PORT")
-        p.add_argument("--technician", metavar="NAME")
-        p.add_argument("--json", action="store_true")
-        p.add_argument("--state-dir", metavar="DIR")
+                        help=_("where the technicians and the event log live"))
+    # The same options before the command, with the same help (they had none there).
+    for action in common._actions:
+        kwargs: dict = {"help": action.help}
+        if action.nargs == 0:
+            kwargs["action"] = "store_true"
+        else:
+            kwargs["metavar"] = action.metavar
+        parser.add_argument(*action.option_strings, **kwargs)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, help_: str) -> argparse.ArgumentParser:
         return sub.add_parser(name, parents=[common], help=help_)
 
-    add("info", "what the daemon is and offers")
-    add("status", "the table now: picture, machines, counters")
-    add("faults", "active faults with diagnosis, and the history")
-    log = add("log", "the event log (JSON lines with --json)")
-    log.add_argument("--kind", help="event kind, e.g. fault, key, phase, technician")
-    log.add_argument("--cycle", type=int, help="hand number")
-    log.add_argument("--run", type=int, help="daemon run (default: all; current for --cycle)")
-    log.add_argument("--since", type=float, help="unix time")
-    log.add_argument("--until", type=float, help="unix time")
+    add("info", _("what the daemon is and offers"))
+    add("status", _("the table now: picture, machines, counters"))
+    add("faults", _("active faults with diagnosis, and the history"))
+    log = add("log", _("the event log (JSON lines with --json)"))
+    log.add_argument("--kind", help=_("event kind, e.g. fault, key, phase, technician"))
+    log.add_argument("--cycle", type=int, help=_("hand number"))
+    log.add_argument("--run", type=int, help=_("daemon run (default: all; current for --cycle)"))
+    log.add_argument("--since", type=when, metavar="WHEN",
+                     help=_("events from this time on: YYYY-MM-DD, \"YYYY-MM-DD HH:MM[:SS]\" "
+                            "(local time) or unix seconds"))
+    log.add_argument("--until", type=when, metavar="WHEN",
+                     help=_("events before this time; same forms as --since"))
     log.add_argument("--limit", type=int, default=200)
-    export = add("export-log", "export the event log file as JSON lines (no daemon needed)")
+    export = add("export-log", _("export the event log file as JSON lines (no daemon needed)"))
     export.add_argument("--kind")
     export.add_argument("--cycle", type=int)
     export.add_argument("--run", type=int)
-    export.add_argument("--out", metavar="FILE", help="write here instead of stdout")
-    diag = add("diagnose", "guided diagnosis of a symptom")
-    diag.add_argument("symptom", nargs="+")
-    test = add("test", "run a mechanism self-test (lid, plate.N, head.N, disc, conveyor.N, "
-                       "dice, all)")
+    export.add_argument("--out", metavar="FILE", help=_("write here instead of stdout"))
+    add("verify-log", _("check the event log's hash chain (no daemon needed); exit 1 names "
+                        "the first row changed, removed or reordered"))
+    diag = add("diagnose", _("guided diagnosis of what you see, in your words "
+                             "(\"lid does not lower\", \"中心不降\") or a symptom name"))
+    diag.add_argument("symptom", nargs="+", metavar="WORDS")
+    diag.add_argument("--check", action="store_true",
+                      help=_("also run the check that moves the mechanism (a technician)"))
+    test = add("test", _("run a mechanism self-test (lid, plate.N, head.N, disc, conveyor.N, "
+                       "dice, all)"))
     test.add_argument("mechanism")
-    mode = add("test-mode", "enter or leave test mode")
+    mode = add("test-mode", _("enter or leave test mode"))
     mode.add_argument("state", choices=("on", "off"))
     mode.add_argument("--force", action="store_true",
-                      help="enter even during a build (that half-built set is rebuilt)")
-    jog = add("jog", "run one motor briefly (lid: up/down; others: fwd)")
+                      help=_("enter even during a build (that half-built set is rebuilt)"))
+    jog = add("jog", _("run one motor briefly (lid: up/down; others: fwd)"))
     jog.add_argument("motor")
     jog.add_argument("direction")
     jog.add_argument("seconds", type=float)
-    clear = add("clear", "clear a fault by its #ref, id or display code")
+    clear = add("clear", _("clear a fault by its #ref, id or display code"))
     clear.add_argument("fault")
     clear.add_argument("--refed", action="store_true",
-                       help="the half-built set was refed (belts, heads and tracks emptied "
-                            "onto the disc): releases the refeed hold (display rF)")
-    estop = add("estop", "emergency stop (anyone); --release needs a technician")
+                       help=_("the half-built set was refed (belts, heads and tracks "
+                              "emptied onto the disc): releases the refeed hold (rF)"))
+    estop = add("estop", _("emergency stop (anyone); --release needs a technician"))
     estop.add_argument("--release", action="store_true")
-    walls = add("walls", "recent handoffs (dealt walls and commitments)")
+    walls = add("walls", _("recent handoffs (dealt walls and commitments)"))
     walls.add_argument("--limit", type=int, default=3)
-    add("config", "the daemon's effective config")
-    add("tui", "the live console (Textual)")
-    tech_add = add("add-technician", "add a technician; the token is read from stdin")
+    add("config", _("the daemon's effective config"))
+    add("tui", _("the live console (Textual)"))
+    tech_add = add("add-technician", _("add a technician; the token is read from stdin"))
     tech_add.add_argument("name")
-    tech_rm = add("remove-technician", "remove a technician")
+    tech_rm = add("remove-technician", _("remove a technician"))
     tech_rm.add_argument("name")
-    add("technicians", "list technician names")
+    add("technicians", _("list technician names"))
     return parser
 
 
 def main(argv: Sequence[str], state_dir: str | None = None) -> int:
+    """`mjtable console ...`; returns the exit code."""
+    set_language(resolve())
     parser = _parser()
     try:
         args = parser.parse_args(list(argv))
@@ -119,6 +152,7 @@ def main(argv: Sequence[str], state_dir: str | None = None) -> int:
         print(f"mjtable console: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
+        print("\n" + _("mjtable console: interrupted"), file=sys.stderr)
         return 130
 
 
@@ -129,9 +163,10 @@ def _socket(args: argparse.Namespace) -> Path:
 def _tcp(args: argparse.Namespace) -> tuple[str, int] | None:
     if not args.tcp:
         return None
-    host, _, port = args.tcp.rpartition(":")
+    host, _sep, port = args.tcp.rpartition(":")
     if not host or not port.isdigit():
-        raise ConsoleError(f"--tcp wants HOST:PORT, got {args.tcp!r}", EXIT_USAGE)
+        raise ConsoleError(_("--tcp wants HOST:PORT, got {got!r}").format(got=args.tcp),
+                           EXIT_USAGE)
     return host, int(port)
 
 
@@ -142,9 +177,10 @@ def credential(name: str | None) -> tuple[str, str] | None:
     token = os.environ.get(TOKEN_ENV)
     if token is None:
         if not sys.stdin.isatty():
-            raise ConsoleError(f"no token for technician {name!r}: set {TOKEN_ENV} or run "
-                               "from a terminal to be asked", EXIT_USAGE)
-        token = getpass.getpass(f"token for {name}: ")
+            raise ConsoleError(_("no token for technician {name!r}: set {env} or run "
+                                 "from a terminal to be asked").format(name=name, env=TOKEN_ENV),
+                               EXIT_USAGE)
+        token = getpass.getpass(_("token for {name}: ").format(name=name))
     return name, token
 
 
@@ -166,7 +202,7 @@ def _command(args: argparse.Namespace) -> int:
     command = args.command
     if command in ("add-technician", "remove-technician", "technicians"):
         return _technicians(args)
-    if command == "export-log":
+    if command in ("export-log", "verify-log"):
         return _export(args)
     if command == "tui":
         from firmware.console.tui import run_tui
@@ -179,7 +215,7 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
     command = args.command
     if command == "info":
         result = client.call("info")
-        _out(args, result, [f"{k}: {v}" for k, v in result.items()])
+        _out(args, result, render.info_lines(result))
     elif command == "status":
         result = client.call("status")
         if args.json:
@@ -188,16 +224,19 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
             console = Console()
             console.print(render.table_text(result))
             counters = result["counters"]
-            console.print(" ".join(f"{k}={v}" for k, v in counters.items()))
-            lines = render.fault_lines(result["faults"]) or ["no active faults"]
+            console.print(render.counters_line(counters), highlight=False)
+            # Players note it before the dice: `mjtable verify-deals` checks it later.
+            console.print(_("commitment: {commitment}").format(
+                commitment=render.plain(result.get("commitment"))), highlight=False)
+            lines = render.fault_lines(result["faults"]) or [_("no active faults")]
             console.print("\n".join(lines), highlight=False)
     elif command == "faults":
         result = client.call("faults")
-        lines = ["active:"] + (render.fault_lines(result["active"]) or ["  none"])
+        lines = [_("active:")] + (render.fault_lines(result["active"]) or ["  " + _("none")])
         earlier = [f for f in result["history"] if not f["active"]]
         if earlier:
-            lines += ["cleared this run:", *render.fault_lines(earlier)]
-        lines.append(f"faults in the event log: {len(result['logged'])}")
+            lines += [_("cleared this run:"), *render.fault_lines(earlier)]
+        lines.append(_("faults in the event log: {n}").format(n=len(result["logged"])))
         _out(args, result, lines)
     elif command == "log":
         params = {k: getattr(args, k) for k in ("kind", "cycle", "run", "since", "until",
@@ -207,9 +246,10 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
             for row in result["rows"]:
                 print(json.dumps(row, default=str))
         else:
-            print("\n".join(render.log_line(r) for r in result["rows"]) or "no events")
+            print("\n".join(render.log_line(r) for r in result["rows"]) or _("no events"))
     elif command == "diagnose":
-        result = client.call("diagnose", {"symptom": " ".join(args.symptom)})
+        result = client.call("diagnose", {"symptom": " ".join(args.symptom),
+                                          "check": args.check}, auth=args.check)
         _out(args, result, render.diagnosis_lines(result))
     elif command == "test":
         result = client.call("test", {"mechanism": args.mechanism}, auth=True)
@@ -218,36 +258,20 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
     elif command == "test-mode":
         result = client.call("testmode", {"on": args.state == "on", "force": args.force},
                              auth=True)
-        _out(args, result, f"test mode {'on' if result['test_mode'] else 'off'} "
-                           f"(cycle {result['cycle']})")
+        _out(args, result, render.testmode_lines(result))
     elif command == "jog":
         result = client.call("jog", {"motor": args.motor, "direction": args.direction,
                                      "seconds": args.seconds}, auth=True)
-        _out(args, result, f"jog {result['motor']} {result['direction']}: ran "
-                           f"{result['ran_s']} s, stopped: {result['stopped']}")
+        _out(args, result, render.jog_lines(result))
     elif command == "clear":
         result = client.call("clear", {"fault": args.fault, "refed": args.refed}, auth=True)
-        lines = [f"cleared {f['code']} {f['id']} at {f['where']}" for f in result["cleared"]]
-        lines.append("table re-homing and building again" if result["resumed"] else
-                     "table still stopped: "
-                     + ("e-stop active" if result["estopped"] else
-                        "test mode" if result["test_mode"] else
-                        f"{len(result['still_active'])} fault(s) active"))
-        _out(args, result, lines)
+        _out(args, result, render.clear_lines(result))
     elif command == "estop":
         result = client.call("estop", {"release": args.release}, auth=args.release)
-        _out(args, result, "e-stop released" + (", table re-homing" if result.get("resumed")
-                                                 else "") if args.release else
-             "E-STOP: every motor off; release with `mjtable console --technician NAME "
-             "estop --release`")
+        _out(args, result, render.estop_lines(result))
     elif command == "walls":
         result = client.call("walls", {"limit": args.limit})
-        lines = [f"commitment now: {result['commitment']}"]
-        for record in result["records"]:
-            table = record.get("table", {})
-            lines.append(f"hand {table.get('cycle')} set {table.get('set')}: commitment "
-                         f"{record.get('commitment')} dice {record.get('dice')}")
-        _out(args, result, lines)
+        _out(args, result, render.walls_lines(result))
     elif command == "config":
         result = client.call("config")
         _out(args, result, json.dumps(result, indent=2, default=str))
@@ -260,20 +284,23 @@ def _technicians(args: argparse.Namespace) -> int:
     path = statedir.state_dir(args.state_dir) / statedir.TECHNICIANS_NAME
     technicians = Technicians(path)
     if args.command == "technicians":
-        _out(args, technicians.names(), technicians.names() or ["no technicians"])
+        _out(args, technicians.names(), technicians.names() or [_("no technicians")])
         return 0
     if args.command == "remove-technician":
         if not technicians.remove(args.name):
-            raise ConsoleError(f"no technician {args.name!r} in {path}", EXIT_REFUSED)
-        print(f"removed technician {args.name} from {path}")
+            raise ConsoleError(_("no technician {name!r} in {path}").format(
+                name=args.name, path=path), EXIT_REFUSED)
+        print(_("removed technician {name} from {path}").format(name=args.name, path=path))
         return 0
-    token = (getpass.getpass(f"token for {args.name}: ") if sys.stdin.isatty()
+    token = (getpass.getpass(_("token for {name}: ").format(name=args.name))
+             if sys.stdin.isatty()
              else sys.stdin.readline().rstrip("\r\n"))
     try:
         technicians.add(args.name, token)
     except ValueError as exc:
         raise ConsoleError(str(exc), EXIT_USAGE) from None
-    print(f"technician {args.name} added to {path} (only a salted hash of the token is kept)")
+    print(_("technician {name} added to {path} (only a salted hash of the token is "
+            "kept)").format(name=args.name, path=path))
     return 0
 
 
@@ -284,14 +311,23 @@ def _export(args: argparse.Namespace) -> int:
     try:
         reader = LogReader(path)
     except FileNotFoundError:
-        raise ConsoleError(f"no event log at {path}; pass --state-dir DIR",
-                           EXIT_NO_DAEMON) from None
+        raise ConsoleError(_("no event log at {path}; pass --state-dir DIR").format(
+            path=path), EXIT_NO_DAEMON) from None
+    if args.command == "verify-log":
+        ok, found = reader.verify_chain()
+        verdict = _("intact") if ok else _("TAMPERED")
+        print(f"{path}: {verdict}: {found}", file=sys.stdout if ok else sys.stderr)
+        return 0 if ok else EXIT_REFUSED
     filters = {k: getattr(args, k) for k in ("kind", "cycle", "run")
                if getattr(args, k) is not None}
+    # The head lets anyone who keeps it tell later whether history was rewritten.
+    print(_("event log chain head: {head}").format(head=reader.chain_head()),
+          file=sys.stderr)
     if args.out:
         with open(args.out, "w") as fh:
             count = reader.export(fh, **filters)
-        print(f"{count} events written to {args.out}", file=sys.stderr)
+        print(_("{n} events written to {path}").format(n=count, path=args.out),
+              file=sys.stderr)
     else:
         reader.export(sys.stdout, **filters)
     return 0

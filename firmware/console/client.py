@@ -8,7 +8,9 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from firmware import i18n
 from firmware.api import protocol as p
+from firmware.i18n import _
 
 
 class ConsoleError(Exception):
@@ -33,6 +35,7 @@ class ApiClient:
                  technician: tuple[str, str] | None = None) -> None:
         self.where = f"tcp {tcp[0]}:{tcp[1]}" if tcp else str(socket_path)
         self.technician = technician
+        self.logged_in = False
         self._ids = itertools.count(1)
         try:
             if tcp is not None:
@@ -42,14 +45,15 @@ class ApiClient:
                 self.sock.settimeout(timeout)
                 self.sock.connect(str(socket_path))
         except (FileNotFoundError, ConnectionRefusedError):
-            raise ConsoleError(f"no table daemon at {self.where} — is `mjtable run` running?",
-                               EXIT_NO_DAEMON) from None
+            raise ConsoleError(_("no table daemon at {where} — is `mjtable run` running?")
+                               .format(where=self.where), EXIT_NO_DAEMON) from None
         except PermissionError:
-            raise ConsoleError(f"not allowed to open {self.where}: join the table daemon's "
-                               "group (or run as its user)", EXIT_NO_DAEMON) from None
+            raise ConsoleError(_("not allowed to open {where}: join the table daemon's "
+                                 "group (or run as its user)").format(where=self.where),
+                               EXIT_NO_DAEMON) from None
         except OSError as exc:
-            raise ConsoleError(f"cannot reach the table daemon at {self.where}: "
-                               f"{exc.strerror or exc}", EXIT_NO_DAEMON) from None
+            raise ConsoleError(_("cannot reach the table daemon at {where}: {reason}").format(
+                where=self.where, reason=exc.strerror or exc), EXIT_NO_DAEMON) from None
         self.file = self.sock.makefile("rb")
 
     def close(self) -> None:
@@ -65,32 +69,41 @@ class ApiClient:
     def call(self, method: str, params: dict[str, Any] | None = None,
              auth: bool = False) -> Any:
         """The result, or ConsoleError carrying the daemon's error message."""
-        request: dict[str, Any] = {"id": next(self._ids), "method": method,
-                                   "params": params or {}}
         if auth or self.technician is not None:
             if self.technician is None:
-                raise ConsoleError(f"{method} needs a technician: pass --technician NAME "
-                                   "(token in MJTABLE_TOKEN or at the prompt)", EXIT_REFUSED)
-            name, token = self.technician
-            request["auth"] = {"name": name, "token": token}
+                raise ConsoleError(_("{method} needs a technician: pass --technician NAME "
+                                     "(token in MJTABLE_TOKEN or at the prompt)")
+                                   .format(method=method), EXIT_REFUSED)
+            if not self.logged_in:
+                # The token travels once, in `login`; the session covers this connection.
+                name, token = self.technician
+                self._request({"id": next(self._ids), "method": "login", "params": {},
+                               "auth": {"name": name, "token": token}}, "login")
+                self.logged_in = True
+        # "lang": the texts in the reply in the console's language (docs/console.md).
+        return self._request({"id": next(self._ids), "method": method,
+                              "params": params or {}, "lang": i18n.current()}, method)
+
+    def _request(self, request: dict[str, Any], method: str) -> Any:
         try:
             self.sock.sendall(p.encode(request))
             while True:
                 line = self.file.readline(p.MAX_LINE * 64)
                 if not line:
-                    raise ConsoleError(f"the table daemon at {self.where} closed the "
-                                       "connection", EXIT_NO_DAEMON)
+                    raise ConsoleError(_("the table daemon at {where} closed the connection")
+                                       .format(where=self.where), EXIT_NO_DAEMON)
                 message = json.loads(line)
                 if message.get("id") == request["id"] and "stream" not in message:
                     break
         except TimeoutError:
-            raise ConsoleError(f"no reply from the table daemon at {self.where}",
-                               EXIT_NO_DAEMON) from None
+            raise ConsoleError(_("no reply from the table daemon at {where}")
+                               .format(where=self.where), EXIT_NO_DAEMON) from None
         except OSError as exc:
-            raise ConsoleError(f"lost the table daemon at {self.where}: {exc}",
-                               EXIT_NO_DAEMON) from None
+            raise ConsoleError(_("lost the table daemon at {where}: {reason}")
+                               .format(where=self.where, reason=exc), EXIT_NO_DAEMON) from None
         if not message.get("ok"):
             error = message.get("error", {})
-            raise ConsoleError(f"{method} refused: {error.get('message', 'no reason given')}",
-                               EXIT_REFUSED, error.get("code"))
+            raise ConsoleError(_("{verb} refused: {message}").format(
+                verb=method, message=error.get("message") or _("no reason given")),
+                EXIT_REFUSED, error.get("code"))
         return message.get("result")

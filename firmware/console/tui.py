@@ -10,25 +10,42 @@ for the technician login first.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import dataclasses
 import itertools
 import json
 from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Header, Input, Label, RichLog, Static
 
+from firmware import i18n
 from firmware.api import protocol as p
 from firmware.console import render
+from firmware.diagnosis import SYMPTOMS
+from firmware.i18n import N_, _
+from firmware.printable import printable
 
 HIGHLIGHT_S = 1.0
 PRIVILEGED = {"test", "testmode", "jog", "clear", "release"}
-HELP = ("commands: test MECHANISM | jog MOTOR DIR SECONDS | clear FAULT | testmode on|off "
-        "| diagnose SYMPTOM | estop | release | login")
+# Below this many columns the signals share the top with the picture (F2 swaps them).
+WIDE = 120
+
+
+def help_lines() -> list[str]:
+    """What the command line understands, and the symptoms diagnose knows."""
+    return [_("commands:"),
+            "  test " + _("MECHANISM") + "   (lid, plate.N, head.N, disc, conveyor.N, dice, all)",
+            "  jog " + _("MOTOR DIR SECONDS"), "  clear " + _("FAULT"),
+            "  testmode on|off", "  diagnose " + _("WHAT YOU SEE"), "  estop | release",
+            "  status | faults | walls | info | login | help",
+            _("symptoms (or say it in your words):"),
+            *[f"  {name:<22} {_(text)}" for name, text in SYMPTOMS.items()]]
 
 
 class AsyncApi:
@@ -39,6 +56,7 @@ class AsyncApi:
         self.reader, self.writer, self.on_stream = reader, writer, on_stream
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._session: tuple[str, str] | None = None
         self._task = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
@@ -66,10 +84,18 @@ class AsyncApi:
 
     async def call(self, method: str, params: dict[str, Any] | None = None,
                    credential: tuple[str, str] | None = None) -> dict[str, Any]:
-        request: dict[str, Any] = {"id": next(self._ids), "method": method,
-                                   "params": params or {}}
-        if credential is not None:
-            request["auth"] = {"name": credential[0], "token": credential[1]}
+        if credential is not None and credential != self._session:
+            # The token travels once, in `login`; the session covers this connection.
+            login = await self._send({"id": next(self._ids), "method": "login",
+                                      "params": {}, "auth": {"name": credential[0],
+                                                             "token": credential[1]}})
+            if not login.get("ok"):
+                return login
+            self._session = credential
+        return await self._send({"id": next(self._ids), "method": method,
+                                 "params": params or {}, "lang": i18n.current()})
+
+    async def _send(self, request: dict[str, Any]) -> dict[str, Any]:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[request["id"]] = future
         self.writer.write(p.encode(request))
@@ -86,9 +112,9 @@ class Login(ModalScreen[tuple[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="login"):
-            yield Label("Technician login (Esc to cancel)")
-            yield Input(placeholder="name", id="name")
-            yield Input(placeholder="token", password=True, id="token")
+            yield Label(_("Technician login (Esc to cancel)"))
+            yield Input(placeholder=_("name"), id="name")
+            yield Input(placeholder=_("token"), password=True, id="token")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         name = self.query_one("#name", Input).value.strip()
@@ -102,26 +128,75 @@ class Login(ModalScreen[tuple[str, str] | None]):
         self.dismiss(None)
 
 
+class TablePicture(Static):
+    """The table from above, its side walls folded to the height it is given."""
+
+    def __init__(self, message: str, id: str) -> None:
+        super().__init__(message, id=id)
+        self.status: dict[str, Any] | None = None
+
+    def show(self, status: dict[str, Any]) -> None:
+        self.status = status
+        self.refresh(layout=False)
+
+    def render(self) -> Any:
+        if self.status is None:
+            return super().render()
+        full = render.table_text(self.status)
+        stacks = self.status["sides"][0]["target"] // 2
+        others = len(full.plain.splitlines()) - stacks
+        height = self.content_size.height
+        # Walls fold rather than the picture being cut: everything else stays.
+        rows = max(2, height - others) if height else None
+        text = full if rows is None or rows >= stacks else render.table_text(self.status, rows)
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        return text
+
+
 class ConsoleApp(App[int]):
     """The live console for one table daemon."""
 
     TITLE = "mjtable console"
     CSS = """
     #top { height: 3fr; }
-    #picture { width: 1fr; border: round $accent; padding: 0 1; }
+    #picture { width: 1fr; height: 100%; border: round $accent; padding: 0 1; }
     #signals { width: 52; border: round $accent; }
     #bottom { height: 2fr; }
     #faults { width: 1fr; border: round $error; padding: 0 1; }
     #events { width: 1fr; border: round $accent; }
+    #command { border: none; height: 1; }
     #login { width: 50; height: auto; border: thick $accent; background: $panel; }
     Login { align: center middle; }
+    /* Narrow screens: one of picture and signals at a time, the bottom kept short. */
+    .narrow #signals { width: 1fr; display: none; }
+    .narrow.show-signals #signals { display: block; }
+    .narrow.show-signals #picture { display: none; }
+    .narrow #picture { padding: 0; }
+    .narrow #bottom { height: auto; max-height: 12; }
+    .narrow #faults { height: auto; }
+    .narrow #events { display: none; height: 10; }
+    .short Header { display: none; }
     """
-    BINDINGS: ClassVar = [("ctrl+q", "quit", "quit"), ("ctrl+l", "login", "login"),
-                ("ctrl+e", "estop", "e-stop")]
+    # Textual's command palette offers its own English commands (themes, screenshots),
+    # none of them a technician's; its footer key would also crowd 80 columns.
+    ENABLE_COMMAND_PALETTE = False
+    # E-stop must win over whatever has focus (the command line takes Ctrl-E otherwise).
+    BINDINGS: ClassVar = [
+        Binding("ctrl+e", "estop", N_("E-STOP"), priority=True),
+        Binding("ctrl+q", "quit", N_("quit"), priority=True),
+        Binding("ctrl+l", "login", N_("login")),
+        Binding("f2", "swap", N_("picture/signals")),
+        Binding("f3", "events", N_("faults/events")),
+    ]
 
     def __init__(self, socket_path: Path | None, tcp: tuple[str, int] | None = None,
                  credential: tuple[str, str] | None = None) -> None:
         super().__init__()
+        # The footer speaks the language in force now, not the one at import.
+        keys = self._bindings.key_to_bindings
+        for key, bindings in keys.items():
+            keys[key] = [dataclasses.replace(b, description=_(b.description)) for b in bindings]
         self.socket_path, self.tcp, self.credential = socket_path, tcp, credential
         self.api: AsyncApi | None = None
         self.status: dict[str, Any] = {}
@@ -129,41 +204,77 @@ class ConsoleApp(App[int]):
         self.changed_at: dict[str, float] = {}
         self.exit_code = 0
         self._pending: str | None = None
+        self._connected = False
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="top"):
-            yield Static("connecting…", id="picture")
+            yield TablePicture(_("connecting…"), id="picture")
             yield DataTable(id="signals", cursor_type="none", zebra_stripes=True)
         with Horizontal(id="bottom"):
-            yield Static("no active faults", id="faults")
-            yield RichLog(id="events", max_lines=500, wrap=False, markup=False)
-        yield Input(placeholder=HELP, id="command")
+            yield Static(_("no active faults"), id="faults")
+            yield RichLog(id="events", max_lines=500, wrap=True, markup=False)
+        yield Input(placeholder=_("command (help lists them; Ctrl-E e-stop)"), id="command")
         yield Footer()
+
+    async def connect(self) -> AsyncApi:
+        """The API connection (tests give the app a connection of their own)."""
+        return await AsyncApi.connect(self.socket_path, self.tcp, self._on_stream)
 
     async def on_mount(self) -> None:
         table = self.query_one("#signals", DataTable)
-        table.add_columns("signal", "value")
+        # Explicit keys: update_cell(row, "value") must find the column.
+        table.add_column(_("signal"), key="signal")
+        table.add_column(_("value"), key="value")
+        self._fit(self.size.width, self.size.height)
         where = f"tcp {self.tcp[0]}:{self.tcp[1]}" if self.tcp else str(self.socket_path)
         try:
-            self.api = await AsyncApi.connect(self.socket_path, self.tcp, self._on_stream)
+            self.api = await self.connect()
         except OSError:
             self.query_one("#picture", Static).update(Text(
-                f"no table daemon at {where} — is `mjtable run` running?", style="bold red"))
+                _("no table daemon at {where} — is `mjtable run` running?").format(where=where),
+                style="bold red"))
             self.exit_code = 3
             return
         reply = await self.api.call("subscribe", {}, self.credential if self.tcp else None)
         if not reply.get("ok"):
-            self._say(f"subscribe refused: {reply['error']['message']}", "red")
+            self._say(_("subscribe refused: {message}").format(
+                message=reply["error"]["message"]), "red")
             return
         status = reply["result"]["status"]
-        self.signals = {name: s["value"] for name, s in status.pop("signals").items()}
+        early, self.signals = self.signals, {name: s["value"] for name, s in
+                                             status.pop("signals").items()}
         for name, value in self.signals.items():
             table.add_row(name, _value(value), key=name)
+        self._connected = True
+        # Changes that arrived before the first picture was drawn are newer than it.
+        self._show_signals(early)
         self._show_status(status)
-        self.sub_title = f"table {status.get('table')} · {where}"
+        self.sub_title = _("table {table} · {where}").format(table=status.get("table"),
+                                                             where=where)
         self.set_interval(0.5, self._fade)
         self.query_one("#command", Input).focus()
+
+    # -- layout -------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        self.screen.set_class(width < WIDE, "narrow")
+        self.screen.set_class(height < 30, "short")
+
+    def action_swap(self) -> None:
+        """Narrow screens: show the signals instead of the picture, or back."""
+        self.screen.toggle_class("show-signals")
+
+    def action_events(self) -> None:
+        """Narrow screens: show the events instead of the faults, or back."""
+        events_log = self.query_one("#events", RichLog)
+        faults = self.query_one("#faults", Static)
+        showing = events_log.styles.display == "block"
+        events_log.styles.display = "none" if showing else "block"
+        faults.styles.display = "block" if showing else "none"
 
     # -- streams ------------------------------------------------------------------
 
@@ -179,20 +290,25 @@ class ConsoleApp(App[int]):
 
     def _show_status(self, status: dict[str, Any]) -> None:
         self.status = status
-        self.query_one("#picture", Static).update(render.table_text(status))
+        self.query_one("#picture", TablePicture).show(status)
         faults = status.get("faults", [])
-        lines = render.fault_lines(faults) or ["no active faults"]
+        lines = render.fault_lines(faults) or [_("no active faults")]
         self.query_one("#faults", Static).update(
             Text("\n".join(lines), style="bold red" if faults else "green"))
 
     def _show_signals(self, changed: dict[str, Any]) -> None:
+        if not self._connected:     # the first picture is not drawn yet: keep them
+            self.signals.update(changed)
+            return
         table = self.query_one("#signals", DataTable)
         now = asyncio.get_running_loop().time()
         for name, value in changed.items():
             self.signals[name] = value
             self.changed_at[name] = now
-            with contextlib.suppress(Exception):
+            if name in table.rows:
                 table.update_cell(name, "value", _value(value, changed=True))
+            else:   # a signal the first picture did not have
+                table.add_row(name, _value(value, changed=True), key=name)
 
     def _fade(self) -> None:
         table = self.query_one("#signals", DataTable)
@@ -200,10 +316,15 @@ class ConsoleApp(App[int]):
         for name, at in list(self.changed_at.items()):
             if now - at > HIGHLIGHT_S:
                 del self.changed_at[name]
-                with contextlib.suppress(Exception):
-                    table.update_cell(name, "value", _value(self.signals[name]))
+                table.update_cell(name, "value", _value(self.signals[name]))
 
     # -- actions ------------------------------------------------------------------
+
+    def _reveal_events(self) -> None:
+        """A narrow screen hides the events pane, where replies go: show it, or the
+        technician types a command and sees nothing."""
+        if self.query_one("#events", RichLog).styles.display == "none":
+            self.action_events()
 
     def _say(self, text: str, style: str = "") -> None:
         self.query_one("#events", RichLog).write(Text(text, style=style))
@@ -214,7 +335,8 @@ class ConsoleApp(App[int]):
     def _logged_in(self, credential: tuple[str, str] | None) -> None:
         if credential is not None:
             self.credential = credential
-            self._say(f"logged in as {credential[0]} (checked at the first action)", "green")
+            self._say(_("logged in as {name} (checked at the first action)").format(
+                name=credential[0]), "green")
             if self._pending:
                 command, self._pending = self._pending, None
                 self.run_worker(self.run_command(command))
@@ -228,6 +350,9 @@ class ConsoleApp(App[int]):
         command = event.value.strip()
         event.input.value = ""
         if command:
+            # Typed: the reply is what the technician waits for. (Ctrl-E keeps the
+            # faults pane, which shows the e-stop.)
+            self._reveal_events()
             await self.run_command(command)
 
     async def run_command(self, command: str) -> None:
@@ -236,6 +361,10 @@ class ConsoleApp(App[int]):
         verb, args = words[0], words[1:]
         if verb == "login":
             self.action_login()
+            return
+        if verb == "help" or (verb == "diagnose" and not args):
+            for line in help_lines():
+                self._say(line)
             return
         if verb in PRIVILEGED and self.credential is None:
             self._pending = command
@@ -247,22 +376,48 @@ class ConsoleApp(App[int]):
             self._say(str(exc), "yellow")
             return
         if self.api is None:
-            self._say("not connected to a table daemon", "red")
+            self._say(_("not connected to a table daemon"), "red")
             return
         self._say(f"> {command}", "bold")
         needs = verb in PRIVILEGED or self.tcp is not None
         reply = await self.api.call(method, params, self.credential if needs else None)
         if not reply.get("ok"):
-            self._say(f"{verb} refused: {reply['error']['message']}", "bold red")
+            self._say(_("{verb} refused: {message}").format(
+                verb=verb, message=reply["error"]["message"]), "bold red")
             if reply["error"]["code"] == p.FORBIDDEN:
                 self.credential = None
             return
-        result = reply["result"]
+        self._show_result(verb, reply["result"])
+
+    def _show_result(self, verb: str, result: Any) -> None:
+        """A reply as text a technician reads, never raw JSON."""
         if verb == "test":
             for line in render.test_lines(result["results"]):
                 self._say(line, "green" if " P " in line else "red")
+            return
+        if verb == "diagnose":
+            lines = render.diagnosis_lines(result)
+            self._say(lines[0], "bold green" if result.get("normal") else "bold red")
+            for line in lines[1:]:
+                self._say(line)
+            return
+        replies = {"testmode": render.testmode_lines, "jog": render.jog_lines,
+                   "clear": render.clear_lines, "estop": render.estop_lines,
+                   "release": render.estop_lines, "walls": render.walls_lines}
+        if verb in replies:
+            lines = replies[verb](result)
+        elif verb == "faults":
+            lines = render.fault_lines(result["active"]) or [_("no active faults")]
+        elif verb == "status":
+            lines = render.fault_lines(result.get("faults", [])) or [_("no active faults")]
+        elif verb == "info":
+            lines = render.info_lines(result)
+        elif isinstance(result, dict):
+            lines = [f"{key}: {render.plain(value)}" for key, value in result.items()]
         else:
-            self._say(json.dumps(result, default=str)[:2000])
+            lines = [render.plain(result)]
+        for line in lines:
+            self._say(line)
 
     async def on_unmount(self) -> None:
         if self.api is not None:
@@ -276,7 +431,7 @@ def _request(verb: str, args: list[str]) -> tuple[str, dict[str, Any]]:
         try:
             return "jog", {"motor": args[0], "direction": args[1], "seconds": float(args[2])}
         except ValueError:
-            raise ValueError("jog MOTOR DIR SECONDS: seconds must be a number") from None
+            raise ValueError(_("jog MOTOR DIR SECONDS: seconds must be a number")) from None
     if verb == "clear" and len(args) == 1:
         return "clear", {"fault": args[0]}
     if verb == "testmode" and args in (["on"], ["off"], ["on", "force"]):
@@ -289,11 +444,12 @@ def _request(verb: str, args: list[str]) -> tuple[str, dict[str, Any]]:
         return "estop", {"release": True}
     if verb in ("status", "faults", "walls", "info") and not args:
         return verb, {}
-    raise ValueError(f"not understood: {verb} {' '.join(args)} — {HELP}")
+    raise ValueError(_("not understood: {command} (help lists the commands)").format(
+        command=" ".join([verb, *args])))
 
 
 def _value(value: Any, changed: bool = False) -> Text:
-    text = "·" if value in (None, "") else str(value)
+    text = "·" if value in (None, "") else render.signal_value(value)
     style = "bold black on yellow" if changed else ("green" if value not in (
         False, None, "", "off") else "dim")
     return Text(text, style=style)
@@ -301,10 +457,10 @@ def _value(value: Any, changed: bool = False) -> Text:
 
 def _event_text(event: dict[str, Any]) -> Text:
     kind = event["kind"]
-    detail = " ".join(f"{k}={v}" for k, v in event.items() if k not in ("t", "kind"))
+    detail = render.event_detail(event, {"t", "kind"})
     style = ("bold red" if kind in ("fault", "estop", "technician.refused")
              else "yellow" if kind.startswith(("service", "technician")) else "")
-    return Text(f"{event['t']:9.3f} {kind} {detail}"[:300], style=style)
+    return Text(printable(f"{event['t']:9.3f} {kind} {detail}")[:300], style=style)
 
 
 def run_tui(socket_path: Path | None, tcp: tuple[str, int] | None,

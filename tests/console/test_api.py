@@ -68,9 +68,13 @@ def test_diagnose_answers_with_a_verdict(daemon: Daemon) -> None:
         result = client.call("diagnose", {"symptom": "walls_not_rising"})
         assert result["symptom"] == "walls_not_rising"
         assert isinstance(result["verdict"], str) and "evidence" in result
+        # What a technician says, in Chinese, is understood (walls: no check moves them).
+        said = client.call("diagnose", {"symptom": "牌升不上来"})
+        assert said["symptom"] == "walls_not_rising" and said["said"] == "牌升不上来"
         try:
-            client.call("diagnose", {"symptom": "lid does not lower"})
+            client.call("diagnose", {"symptom": "the table smells of smoke"})
         except ConsoleError as exc:
+            # Refused with every symptom it could have been.
             assert exc.code == "not_found" and "lid_not_lowering" in str(exc)
         else:
             raise AssertionError("an unknown symptom must be refused")

@@ -42,7 +42,7 @@ def test_one_shot_commands(daemon: Daemon, capsys, monkeypatch) -> None:
     sock = ["console", "--socket", str(daemon.socket)]
     assert main([*sock, "status"]) == 0
     out = capsys.readouterr().out
-    assert "side 0" in out and "display:" in out and "hands=" in out
+    assert "side 0" in out and "display:" in out and "hands: " in out
     assert main([*sock, "status", "--json"]) == 0
     assert "signals" in json.loads(capsys.readouterr().out)
     assert main([*sock, "faults"]) == 0

@@ -36,13 +36,22 @@ def test_tui_shows_table_signals_and_runs_a_test_behind_login(daemon: Daemon) ->
             assert "lid.lower" in [str(k.value) for k in signals.rows]
             # The meter follows the table: some value changes arrive and are highlighted.
             await wait_for(lambda: bool(app.changed_at), pilot)
-            # A privileged command asks for the login first, then runs.
+            # A privileged command asks for the login first, then runs. Motion waits
+            # for test mode while a hand is in play, so test mode comes first.
             await pilot.click("#command")
-            await pilot.press(*"test dice", "enter")
-            await pilot.pause(0.2)
-            assert app.screen.__class__.__name__ == "Login"
+            await pilot.press(*"testmode on force", "enter")
+            # Waited for, not slept on: a loaded CI machine takes longer than 0.2 s.
+            await wait_for(lambda: app.screen.__class__.__name__ == "Login", pilot)
             await pilot.press(*"li", "enter", *TOKEN, "enter")
             events = app.query_one("#events", RichLog)
+            deadline = asyncio.get_running_loop().time() + 20
+            while not daemon.api.service.test_mode:
+                assert asyncio.get_running_loop().time() < deadline, "no test mode"
+                await pilot.pause(0.1)
+                if any("hands may be in the hole" in str(line.text)
+                       for line in events.lines[-1:]):
+                    await pilot.press(*"testmode on force", "enter")
+            await pilot.press(*"test dice", "enter")
             await wait_for(lambda: any("dice" in str(line.text) and " P " in str(line.text)
                                        for line in events.lines), pilot, 30)
             await pilot.press(*"testmode off", "enter")

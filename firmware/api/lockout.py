@@ -1,0 +1,92 @@
+"""Lockout after wrong tokens, on the controller's clock.
+
+A guess is counted before its hash is computed, and a key with a check in flight
+queues its next guess behind it, so pipelining guesses gains nothing.
+
+Keys (none of them can be pushed out by spraying names):
+- a known technician name, per peer (the Unix uid, or "tcp"): `failures` wrong tokens
+  lock that name for that peer. A guesser at one uid never locks out the technician
+  at another, and never locks out another name.
+- unknown names, per peer: they share one bucket, so a thousand sprayed names count
+  as a thousand failures of one key.
+- unknown names, all peers together: a global bucket with a larger limit.
+Known names are bounded by the technicians file and peers by the machine's uids, so
+every table here stays small without forgetting anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from firmware.clock import Clock
+
+LOCKOUT_FAILURES = 5
+LOCKOUT_S = 300.0
+UNKNOWN_PER_PEER = 4      # times `failures`: unknown-name failures one peer may make
+UNKNOWN_GLOBAL = 16       # times `failures`: unknown-name failures all peers may make
+UNKNOWN = "<unknown names>"
+
+
+@dataclass
+class _Count:
+    count: int = 0
+    locked_until: float = 0.0
+
+
+class Lockout:
+    """Counts failures per key on the controller's clock."""
+
+    def __init__(self, clock: Clock, failures: int = LOCKOUT_FAILURES,
+                 lock_s: float = LOCKOUT_S) -> None:
+        self.clock = clock
+        self.failures = failures
+        self.lock_s = lock_s
+        self._counts: dict[tuple[str, str], _Count] = {}
+        self._turns: dict[tuple[str, str], asyncio.Lock] = {}
+
+    def keys(self, name: str, peer: str, known: bool) -> list[tuple[str, str]]:
+        """The counters one guess touches."""
+        if known:
+            return [(name, peer)]
+        return [(UNKNOWN, peer), (UNKNOWN, "*")]
+
+    def _limit(self, key: tuple[str, str]) -> int:
+        if key[0] != UNKNOWN:
+            return self.failures
+        return self.failures * (UNKNOWN_GLOBAL if key[1] == "*" else UNKNOWN_PER_PEER)
+
+    @contextlib.asynccontextmanager
+    async def turn(self, keys: list[tuple[str, str]]) -> AsyncIterator[None]:
+        """One check at a time per key: a second guess waits for the first's verdict."""
+        lock = self._turns.setdefault(keys[0], asyncio.Lock())
+        try:
+            async with lock:
+                yield
+        finally:
+            if not lock.locked() and self._turns.get(keys[0]) is lock:
+                # Nobody waits on it: forget it, so the table holds only checks in flight.
+                del self._turns[keys[0]]
+
+    def locked_for(self, keys: list[tuple[str, str]]) -> float:
+        """Seconds (controller time) until a guess on these keys may be tried; 0 now."""
+        now = self.clock.now()
+        return max([0.0] + [c.locked_until - now for k in keys
+                            if (c := self._counts.get(k)) is not None])
+
+    def attempt(self, keys: list[tuple[str, str]]) -> None:
+        """Count a guess as failed before checking it; `succeeded` takes it back."""
+        now = self.clock.now()
+        for key in keys:
+            entry = self._counts.setdefault(key, _Count())
+            if entry.locked_until and entry.locked_until <= now:
+                entry.count, entry.locked_until = 0, 0.0
+            entry.count += 1
+            if entry.count >= self._limit(key):
+                entry.locked_until = now + self.lock_s
+
+    def succeeded(self, keys: list[tuple[str, str]]) -> None:
+        for key in keys:
+            self._counts.pop(key, None)

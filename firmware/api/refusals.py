@@ -1,0 +1,67 @@
+"""Refused credentials in the event log: one row per name, reason and action per window.
+
+The first refusal of a key in a window is logged at once; the ones after it are only
+counted, and one `technician.refused.repeated` row with the count closes the window.
+Unknown names share one key (with a few of them as a sample), so neither a flood on
+one name nor a spray of names can rotate the event history away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware.clock import Clock
+
+WINDOW_S = 60.0
+SAMPLE_NAMES = 5
+
+Key = tuple[str | None, str, str]      # (name or UNKNOWN, reason, action)
+
+
+@dataclass
+class _Window:
+    started: float
+    count: int = 0
+    names: list[str] = field(default_factory=list)
+    peers: set[str] = field(default_factory=set)
+
+
+class RefusalLog:
+    """Aggregates refusals; `emit` is the controller's."""
+
+    def __init__(self, clock: Clock, emit: Callable[..., None],
+                 window_s: float = WINDOW_S) -> None:
+        self.clock = clock
+        self.emit = emit
+        self.window_s = window_s
+        self._open: dict[Key, _Window] = {}
+
+    def refused(self, key_name: str | None, name: str | None, reason: str, action: str,
+                peer: dict[str, Any], **extra: Any) -> None:
+        """Log a refusal (first in its window) or count it (the rest)."""
+        self.flush()
+        key = (key_name, reason, action)
+        window = self._open.get(key)
+        if window is None:
+            self._open[key] = _Window(self.clock.now())
+            self.emit("technician.refused", name=name, action=action, reason=reason,
+                      **peer, **extra)
+            return
+        window.count += 1
+        window.peers.add(str(peer.get("uid", peer.get("peer"))))
+        if name is not None and name not in window.names and len(window.names) < SAMPLE_NAMES:
+            window.names.append(name)
+
+    def flush(self, everything: bool = False) -> None:
+        """Close the windows that have ended (all of them when `everything`)."""
+        now = self.clock.now()
+        for key, window in list(self._open.items()):
+            if everything or now - window.started >= self.window_s:
+                del self._open[key]
+                if window.count:
+                    self.emit("technician.refused.repeated", name=key[0], reason=key[1],
+                              action=key[2], count=window.count,
+                              window_s=round(now - window.started, 3),
+                              names=window.names, peers=sorted(window.peers))

@@ -1,0 +1,116 @@
+"""Verifiable deals: the commitment is public before the dice, each record chains the
+one before it, and `mjtable verify-deals` names the first record that was rewritten."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import rules
+from firmware.cli import main
+from firmware.config import load_config
+from rules.chain import read_records, verify_history
+from simulator.run import assemble
+from tests.conftest import quick
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
+    path = tmp_path_factory.mktemp("deals") / "handoff.jsonl"
+    config = quick(load_config(), play_time_s=1.0)
+    config = dataclasses.replace(config, rules=dataclasses.replace(
+        config.rules, handoff_file=str(path)))
+    bench = assemble(config, seed=12)
+    events: list[dict[str, Any]] = []
+    ctl = bench.controller
+    ctl.subscribers.append(events.append)
+    ctl.start()
+    bench.players.start()
+    bench.clock.run_until(20000.0, until=lambda: len(ctl.handoff.records) >= 5)
+    assert len(ctl.handoff.records) >= 5
+    return path, events
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def write(path: Path, records: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def redeal(record: dict[str, Any], walls: list, nonce: str) -> dict[str, Any]:
+    """What a dishonest operator does: the same deal again from other walls, same nonce."""
+    table = record["table"]
+    again = rules.deal(walls, [d["faces"] for d in record["dice"]], record["variant"],
+                       table["dealer_position"], table={k: table[k] for k in
+                                                        ("id", "cycle", "set")},
+                       dice_source=[d["source"] for d in record["dice"]], nonce=nonce,
+                       prevalent_wind=table["prevalent_wind"],
+                       previous_commitment=record.get("previous_commitment"))
+    return {**again, "revealed": record["revealed"]}
+
+
+def test_the_commitment_is_public_before_the_dice(history: Any) -> None:
+    path, events = history
+    for record in lines(path):
+        cycle = record["table"]["cycle"]
+        kinds = [(e["kind"], e.get("commitment")) for e in events
+                 if e.get("cycle") == cycle or e["kind"] == "walls.committed"]
+        committed = [i for i, (k, c) in enumerate(kinds)
+                     if k == "walls.committed" and c == record["commitment"]]
+        assert committed, f"hand {cycle}: its commitment was never published"
+    first = next(i for i, e in enumerate(events) if e["kind"] == "walls.committed")
+    thrown = next(i for i, e in enumerate(events) if e["kind"] == "dice.thrown")
+    assert first < thrown
+
+
+def test_an_honest_history_verifies(history: Any, capsys: pytest.CaptureFixture) -> None:
+    path, _ = history
+    records = lines(path)
+    assert all(r["previous_commitment"] == p["commitment"]
+               for p, r in itertools.pairwise(records))
+    verdict = verify_history(read_records(path.read_text().splitlines()))
+    assert verdict.ok and verdict.reveals_checked == len(records) - 1
+    assert main(["verify-deals", str(path)]) == 0
+    assert "one chain" in capsys.readouterr().out
+
+
+def test_a_rewritten_record_is_named(history: Any, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture) -> None:
+    """Attack: rewrite a dealt record, re-deal, keep the nonce: it passed the engine's
+    own check, since the next record did not chain the previous one."""
+    path, _ = history
+    records = lines(path)
+    nonce = records[2]["revealed"]["nonce"]        # revealed for record 1 (line 2)
+    walls = copy.deepcopy(records[1]["walls"])
+    walls[0][0], walls[1][0] = walls[1][0], walls[0][0]
+    assert walls != records[1]["walls"]
+    forged = copy.deepcopy(records)
+    forged[1] = redeal(records[1], walls, nonce)
+    assert rules.commitment(walls, nonce, records[1]["previous_commitment"]) == \
+        forged[1]["commitment"]
+    bad = tmp_path / "forged.jsonl"
+    write(bad, forged)
+    assert main(["verify-deals", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "line 3" in err and "does not chain" in err
+    # Patching the next record's link too breaks the commitment players saw for it.
+    forged[2]["previous_commitment"] = forged[1]["commitment"]
+    write(bad, forged)
+    assert main(["verify-deals", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "line 3" in err and "published before the deal" in err
+    # A record removed or two swapped: named too.
+    write(bad, records[:2] + records[3:])
+    assert main(["verify-deals", str(bad)]) == 1
+    assert "line 3" in capsys.readouterr().err
+    write(bad, [records[0], records[2], records[1], *records[3:]])
+    assert main(["verify-deals", str(bad)]) == 1
+    assert "line 2" in capsys.readouterr().err

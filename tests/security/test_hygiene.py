@@ -1,0 +1,82 @@
+"""Strings from outside reach no terminal raw; broken requests get a clear refusal."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from firmware.console import render
+from firmware.console.cli import main
+from firmware.console.tui import _event_text
+from firmware.printable import printable
+from firmware.view import log_line
+from tests.console.conftest import TOKEN, Daemon
+
+from .conftest import raw, replies
+
+EVIL = "\x1b]0;x\x07\x1b[2J"
+
+
+def test_a_hostile_name_reaches_no_terminal_raw(daemon: Daemon,
+                                                capsys: pytest.CaptureFixture) -> None:
+    """Attack: technician name "\\x1b]0;x\\x07\\x1b[2J" reached the terminal raw in
+    `console log` and the TUI."""
+    with raw(daemon) as sock:
+        sock.sendall(json.dumps({"id": 1, "method": "login",
+                                 "auth": {"name": EVIL, "token": "x" * 12}}).encode() + b"\n"
+                     + json.dumps({"id": 2, "method": "estop",
+                                   "params": {"name": EVIL}}).encode() + b"\n"
+                     + json.dumps({"id": 3, "method": "diagnose",
+                                   "params": {"symptom": EVIL}}).encode() + b"\n")
+        got = {r["id"]: r for r in replies(sock, 3)}
+    assert not got[1]["ok"] and "\x1b" not in got[1]["error"]["message"]
+    assert "\x1b" not in got[3]["error"]["message"]
+    daemon.api.eventlog.flush()
+    assert main(["--socket", str(daemon.socket), "log", "--limit", "400"]) == 0
+    out = capsys.readouterr().out
+    assert "\\x1b]0;x\\x07" in out and "\x1b" not in out and "\x07" not in out
+    # The rows an older daemon wrote raw are cleaned on the way out too.
+    row = {"seq": 1, "t": 1.0, "kind": "technician.refused", "name": EVIL}
+    assert "\x1b" not in render.log_line(row)
+    assert "\x1b" not in _event_text({"t": 1.0, "kind": "x", "name": EVIL}).plain
+    assert "\x1b" not in (log_line({"t": 1.0, "kind": "start", "table": EVIL}) or "")
+
+
+def test_printable_escapes_controls_and_bidi() -> None:
+    assert printable("li") == "li"
+    assert printable("a\u202eb\x9b") == "a\\u202eb\\x9b"
+    assert printable("中文\tx") == "中文\\x09x"
+
+
+def test_broken_requests_get_a_clear_refusal(daemon: Daemon) -> None:
+    """Attack: a token with a lone surrogate gave an "internal" error and the token went
+    into the log; JSON nested 1,000 deep gave an unhandled RecursionError traceback."""
+    token = "secret-\\ud800-tok"
+    lines = [
+        b'{"id": 1, "method": "login", "auth": {"name": "li", "token": "'
+        + token.encode() + b'"}}',
+        b'{"id": 2, "method": "info", "params": {"a": ' + b"[" * 1000 + b"]" * 1000 + b"}}",
+        b"[" * 20000 + b"]" * 20000,
+        b'{"id": 4, "method": "status"}',
+    ]
+    with raw(daemon) as sock:
+        sock.sendall(b"\n".join(lines) + b"\n")
+        got = replies(sock, 4)
+    by_id = {r["id"]: r for r in got}
+    assert by_id[1]["error"]["code"] == "bad_request"
+    assert "Unicode" in by_id[1]["error"]["message"]
+    deep = [r for r in got if r["id"] in (2, None)]
+    assert len(deep) == 2 and all(r["error"]["code"] == "bad_request" and
+                                  "nested deeper" in r["error"]["message"] for r in deep)
+    assert by_id[4]["ok"]
+    daemon.api.eventlog.flush()
+    text = (daemon.state / "events.sqlite").read_bytes()
+    assert b"secret-" not in text
+    assert daemon.rows("api.error") == []
+    # The daemon still answers a login with the right token.
+    with raw(daemon) as sock:
+        sock.sendall(json.dumps({"id": 5, "method": "login",
+                                 "auth": {"name": "li", "token": TOKEN}}).encode() + b"\n")
+        (ok,) = replies(sock, 1)
+    assert ok["ok"]
