@@ -39,7 +39,7 @@ from firmware.api.auth import Technicians
 from firmware.api.lockout import Lockout
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
 from firmware.api.refusals import OpenDiagnoses, RefusalLog
-from firmware.controller import Controller
+from firmware.controller import ClearRefused, Controller
 from firmware.eventlog import EventLog
 from firmware.faults import Fault
 from firmware.handoff import public_event, public_record
@@ -632,8 +632,12 @@ class ApiServer:
                                for i, f in enumerate(self.ctl.faults) if f.active)
             raise p.ApiError(p.NOT_FOUND, f"no active fault {wanted!r}; active: "
                              + (active or "none"))
+        refed = params.get("refed") is True     # the operator refed the set it holds for
         for fault in matches:
-            self.ctl.clear_fault(fault, who or "?")
+            try:
+                self.ctl.clear_fault(fault, who or "?", refed=refed)
+            except ClearRefused as exc:     # a sensor still shows the cause
+                raise p.ApiError(p.REFUSED, str(exc)) from None
         resumed = self.service.resume_if_clear()
         return {"cleared": [f.as_dict() for f in matches], "resumed": resumed,
                 "still_active": [self._fault(i, f) for i, f in enumerate(self.ctl.faults)
