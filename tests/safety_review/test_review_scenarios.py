@@ -55,6 +55,12 @@ KNOWN_BROKEN: dict[str, str] = {
         "issue 11 review, harness side (issue 10): a technician's clear during a power cut "
         "acts on the powered-off controller and the run ends before the power returns "
         "(no power.recovered, 1 of 3 hands)"),
+    "power_cut_twice_during_raise": (
+        "issue 11: a raise restored from the journal is pending only in memory "
+        "(_raise_pending); a second cut during the homing loses it: silent stall"),
+    "power_cut_twice_during_deal": (
+        "issue 11: a deal restored from the journal is pending only in memory "
+        "(_deal_pending); a second cut during the homing loses it: stall"),
 }
 
 
