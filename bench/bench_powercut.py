@@ -364,7 +364,7 @@ class PowerCutBench:
                 self.board.ask("refeed")
                 self.refeeds += 1
             for fault_id in sorted(ids):
-                api.call("clear", {"fault": fault_id})
+                api.call("clear", {"fault": fault_id, "refed": True})
 
     # -- one instant ------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from transitions import EventData
 
 from firmware.clock import Timer
-from firmware.machine import attach
+from firmware.machine import Recoverable, attach, from_fault, recover_transitions
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -37,11 +37,14 @@ TRANSITIONS = [
     {"trigger": "raised", "source": "staged", "dest": "idle", "after": "_release"},
     {"trigger": "fail", "source": "*", "dest": "fault"},
     {"trigger": "reset", "source": "fault", "dest": "idle"},
+    # Trusted counts: go on from where the fault stopped it (else reset and refeed).
+    *recover_transitions([*RUNNING, "sweeping", "staged"]),
 ]
 BUZZ_S = 0.3
+SLOW_BUILDS_RECUR, SLOW_BUILDS_WINDOW = 2, 3
 
 
-class Build:
+class Build(Recoverable):
     def __init__(self, ctl: Controller) -> None:
         self.ctl = ctl
         self.started_at = 0.0
@@ -118,12 +121,16 @@ class Build:
     def _announce(self, *_: object) -> None:
         self.ctl.emit("build.started", set=self.set_name)
 
-    def on_enter_building(self, *_: object) -> None:
+    def on_enter_building(self, event: EventData) -> None:
         self._disc(True)
+        if from_fault(event):
+            self._after_fault()
 
-    def on_enter_paused_full(self, *_: object) -> None:
+    def on_enter_paused_full(self, event: EventData) -> None:
         self._disc(False)
         self.ctl.watch.cancel("stall")
+        if from_fault(event):
+            self._after_fault()
 
     def on_exit_paused_full(self, *_: object) -> None:
         self._arm_stall()
@@ -144,13 +151,15 @@ class Build:
             side.feed(True)
         self._arm_limits()
 
-    def resume_after_fault(self) -> None:
-        """A technician cleared the fault that stopped this build: go on feeding."""
-        if self.state == "building":
-            self._disc(True)
-        for side in self.ctl.sides:
-            side.resume_turn()
+    def _after_fault(self) -> None:
+        """A technician cleared the fault that stopped this build: supervise it again
+        (the sides were recovered first and feed and turn again)."""
         self._arm_limits()
+        if self.state == "paused_full":
+            self.ctl.watch.cancel("stall")
+            building = [s for s in self.ctl.sides if s.state != "full"]
+            if not all(self.ctl.hal.read(f"side.{s.side}.full") for s in building):
+                self.belt_room()    # a belt emptied while stopped: its edge is long gone
         if self.all_full():
             self.side_full()
 
@@ -179,9 +188,11 @@ class Build:
             self._sweep_timer = None
         self.motors_off()
 
-    def on_enter_staged(self, *_: object) -> None:
+    def on_enter_staged(self, event: EventData) -> None:
         self.ctl.hal.write("lamp.building", False)
         self.ctl.hal.write("lamp.ready", True)
+        if from_fault(event):
+            return      # staged before the fault: announced then
         self.ctl.hal.write("buzzer", True)
         self.ctl.clock.call_later(BUZZ_S, lambda: self.ctl.hal.write("buzzer", False))
         build_s = self.finished_at - self.started_at
@@ -192,14 +203,24 @@ class Build:
     def _check_slow(self, build_s: float) -> None:
         supervisor = self.ctl.supervisor
         learned = supervisor.learned_build()
-        if learned is not None and build_s > learned * self.ctl.timing.slow_factor:
+        slow = learned is not None and build_s > learned * self.ctl.timing.slow_factor
+        # A rare slow draw happens on a clean table: warn only when slow builds recur.
+        recurs = supervisor.slow_recurs("build", slow, SLOW_BUILDS_RECUR, SLOW_BUILDS_WINDOW)
+        if recurs:
+            assert learned is not None
             self.ctl.fault("build.slow", "build", None,
                            {"build_s": round(build_s, 3), "learned_s": round(learned, 3),
-                            "factor": self.ctl.timing.slow_factor})
-        supervisor.record_build(build_s)
+                            "factor": self.ctl.timing.slow_factor,
+                            "slow_builds_of_last": [sum(supervisor._slow["build"]),
+                                                    len(supervisor._slow["build"])]})
+        if recurs or not slow:
+            supervisor.record_build(build_s)
 
     def restore_staged(self, set_name: str, walls: list[list[list[str | None]]]) -> None:
-        """From the journal: a set finished before the stop is still staged inside."""
+        """From the journal: a set finished before the stop is still staged inside.
+
+        Only the controller's journal restore at boot calls this (the one place a
+        machine's state is set directly)."""
         self.set_name = set_name
         self.walls = walls
         self.machine.set_state("staged", model=self)

@@ -89,8 +89,10 @@ class TimingSection:
     drift_margin: float = option(0.3, minval=0.05, maxval=5.0,
                                  doc="a run slower than T·(1 + margin) warns timing.drift")
     degrade_after: int = option(2, minval=1, maxval=10,
-                                doc="misses in a row of a sensor whose mechanism moved before "
-                                    "falling back to a timed stop (sensor.degraded)")
+                                doc="signs before a lid stop sensor is judged failed and the "
+                                    "lid stops on a timer (sensor.degraded): each miss while "
+                                    "the lid moved, and the travel back to the other stop "
+                                    "taking its whole learned time, which is always required")
     count_debounce_s: float = option(0.005, minval=0.0, maxval=0.05,
                                      doc="count sensor edges closer than this are bounce")
     count_min_gap_s: float = option(0.06, minval=0.0, maxval=1.0,

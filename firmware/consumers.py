@@ -131,7 +131,8 @@ class HandoffFile:
         # 0600: the file holds the walls and hands of the hand in play.
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            if created:
+            if created or self._check_tail:
+                # Also a file an older firmware left 0644: this line has the walls.
                 os.fchmod(fd, 0o600)
             if self._check_tail:
                 drop_partial_line(fd)

@@ -6,13 +6,16 @@ controller state. The fault path makes outputs safe before anything else.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from transitions import EventData
+from transitions.core import MachineError
 
 from firmware import recovery
 from firmware.build import Build
+from firmware.causes import blind_cause
 from firmware.clock import Clock, Timer
 from firmware.config import Config
 from firmware.cycle import Cycle
@@ -21,8 +24,10 @@ from firmware.faults import CATALOGUE, ERROR, INFO, Fault
 from firmware.handoff import Handoff
 from firmware.journal import Journal, MemoryJournal
 from firmware.lid import Lid
+from firmware.owner import Owner
 from firmware.plate import Plate
 from firmware.recurrence import FaceUpTracker
+from firmware.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
 from firmware.side import SideBuilder
 from firmware.supervisor import Supervisor
 from hal.interface import Hal
@@ -35,9 +40,20 @@ Subscriber = Callable[[Event], None]
 # involved, so players may finish the hand and top up missing tiles.
 BUILD_SCOPE = {"head.jam", "count.double", "count.blind", "build.tiles_missing",
                "build.extra_tiles"}
+# What a build drives: held by a technician, the next build waits.
+BUILD_MECHANISMS = ["disc", *[f"{part}.{n}" for n in range(4) for part in ("head", "conveyor")]]
 # Events after which the journal is written.
 JOURNALED = {"build.started", "build.staged", "handoff", "fault", "resume", "refeed",
-             "walls.committed", "dice.thrown", "raising"}
+             "walls.committed", "dice.thrown", "raising", "fault.cleared"}
+# Fault history kept in memory and journal: every active fault, and this many recent
+# others; `fault_counts` keeps how often each fault was raised since power-on.
+FAULT_HISTORY = 100
+# A build that was not complete at a stop: its stacks are not trusted after a restart.
+NOT_INCOMPLETE = (None, "idle", "staged")
+
+
+class ClearRefused(ValueError):
+    """A fault may not be cleared yet; `str()` says what to do first."""
 
 
 class Controller:
@@ -45,12 +61,22 @@ class Controller:
                  journal: Journal | None = None) -> None:
         self.config = config
         self.timing = config.timing
-        self.hal = hal
+        # Every write goes through the latch: after a shutdown nothing restarts a motor.
+        self.outputs = LatchedOutputs(hal)
+        self.hal = self.outputs
+        self.shutdown = Shutdown(self.outputs)
+        self.owner = Owner(self)
+        self.outputs.owner = self.owner
+        self.outputs.on_refused = lambda name, value: self.emit(
+            "motor.refused", signal=name, value=value, latched=sorted(self.outputs.scopes))
         self.clock = clock
         self.journal = journal if journal is not None else MemoryJournal()
         self.subscribers: list[Subscriber] = []
         self.faults: list[Fault] = []
-        self.before_fault: dict[str, str] = {}
+        self.fault_counts: Counter[str] = Counter()
+        # Where the machines stopped by a halt (not a fault) were: see recovery.py.
+        self.halt_parked: dict[str, str] = {}
+        self._in_machine_error = False
         self.supervisor = Supervisor(self)
         self.watch = self.supervisor.watch
         self.face_up = FaceUpTracker()
@@ -85,41 +111,75 @@ class Controller:
     # -- lifecycle --------------------------------------------------------------------
 
     def start(self) -> None:
-        """Power-on: everything safe, then re-home every mechanism by its sensor."""
+        """Power-on: everything safe, then re-home every mechanism by its sensor.
+
+        Error faults still active at the last stop come back active: the table then
+        stays stopped, latched, until a technician clears them."""
         self.hal.safe_state()
         self.emit("start", table=self.config.table.id)
         self._recover_journal()
-        self.lid.close()
+        held = [f for f in self.faults if f.active and f.kind.severity == ERROR]
+        if held:
+            self._shut_down(TABLE, held[-1])
+            return
+        self.home()
+
+    def home(self) -> None:
+        """Bring every mechanism to its home sensor; the cycle is homed when all are.
+
+        The lid first: a plate found off home turns only once the lid is down
+        (`Cycle.check_homed`), or it would lift a wall into an open hole."""
+        if self.lid.state in ("unknown", "open", "opening"):
+            self.lid.close()
         for side in self.sides:
-            if not self.hal.read(f"side.{side.side}.head_home"):
+            if not self.hal.read(f"side.{side.side}.head_home") and side.state == "idle":
                 side.rehome()
-        for plate in self.plates:
-            if not self.hal.read(plate.sensor):
-                plate.rehome()
         self.cycle.check_homed()
 
+    def rehome_plates(self) -> None:
+        """Turn round every plate found off home; only with the lid at its lower stop."""
+        if self.lid.state != "closed":
+            return
+        for plate in self.plates:
+            if plate.settled_off_home() and plate.state in ("home", "fault"):
+                plate.rehome()
+
     def stop(self) -> None:
-        """A clean stop: every motor off, no timer left to move anything."""
-        self.supervisor.cancel_all()
-        self.hal.safe_state()
+        """A clean stop, through the shutdown path: every output safe and latched, no
+        supervision left. The machines keep their states for the journal."""
+        self.shutdown.invoke(TABLE, self.hal.safe_state, self.supervisor.cancel_all)
         self.emit("stop")
         self._save_journal(clean=True)
 
     def top_up_done(self) -> None:
         """Players topped up after tiles went missing: the build goes on."""
         for fault in self.faults:
-            if fault.active and fault.id == "build.tiles_missing":
+            if fault.active and fault.id == "build.tiles_missing" and (
+                    fault is not self.refeed_hold):
                 self.clear_fault(fault, by="players (top-up)")
         if self.may_rehome():
             self.rehome()
 
     def after_homing(self) -> None:
-        """Homed: build the set on the disc, unless a set is staged or must be refed."""
+        """Homed (the result of the cycle's `homed` transition): build the set on the
+        disc, unless a set is staged, must be refed, or a build fault holds the build."""
         if self.refeed_hold is not None:
             self.hal.write("display", "rF")
             return
-        if self.build.state == "idle":
-            self.build.start(set_name=self.cycle.set_building)
+        self.start_next_build()
+
+    def start_next_build(self) -> None:
+        """Build the next set, unless something holds it: a refeed to be done, a build
+        fault (the build's outputs latched), or a technician holding one of the build's
+        mechanisms (it starts when they are released)."""
+        if (self.build.state != "idle" or self.cycle.state in ("homing", "fault")
+                or self.refeed_hold is not None or BUILD in self.shutdown.scopes):
+            return
+        why = self.owner.refuses(BUILD_MECHANISMS)
+        if why is not None:
+            self.emit("build.held", why=why)
+            return
+        self.build.start(set_name=self.cycle.set_building)
 
     def request_refeed(self, reason: str) -> None:
         """A set that cannot be trusted is built again from the start, never resumed."""
@@ -129,6 +189,10 @@ class Controller:
     # -- journal ----------------------------------------------------------------------
 
     def _journal_state(self, clean: bool) -> dict[str, Any]:
+        # The recent history, and every fault still active however old, in the order
+        # raised (times restart at every boot, so they do not order a history).
+        recent = {id(f) for f in self.faults[-50:]}
+        kept = [f for f in self.faults if f.active or id(f) in recent]
         return {
             "clean": clean,
             "table": self.config.table.id,
@@ -139,7 +203,8 @@ class Controller:
             "staged_walls": self.build.walls if self.build.state == "staged" else None,
             "staged_set": self.build.set_name if self.build.state == "staged" else None,
             "timings": self.supervisor.export(),
-            "faults": [{**f.as_dict(), "side": f.side} for f in self.faults[-50:]],
+            "faults": [{**f.as_dict(), "side": f.side} for f in kept],
+            "fault_counts": dict(self.fault_counts),
             "face_up": self.face_up.export(),
             "commitment": self.handoff.commitment,
             "tampered": self.tampered,
@@ -176,6 +241,7 @@ class Controller:
             self.fault("storage.failed", "journal", None, {"error": error})
 
     def _recover_journal(self) -> None:
+        """The one place machines are put straight into a saved state (at boot)."""
         saved = self.journal.load()
         self.journal_read = True
         if saved:
@@ -185,11 +251,14 @@ class Controller:
             self.cycle.set_in_play = saved.get("set_in_play")
             self.cycle.set_building = saved.get("set_building") or "A"
             self.tampered = bool(saved.get("tampered", False))
-            # Fault history comes back as history: after re-homing, the sensors say
-            # afresh what is still wrong.
+            self.fault_counts.update(saved.get("fault_counts", {}))
+            # Faults still active at the stop stay active (a jam freed with the power off
+            # is still cleared by a technician); the rest come back as history. A note
+            # (severity I) is never active of itself.
             self.faults = [
                 Fault(f["id"], f["where"], f.get("side"), f["cycle"], f["sim_time_s"],
-                      f.get("evidence", {}), active=False)
+                      f.get("evidence", {}),
+                      active=bool(f.get("active")) and CATALOGUE[f["id"]].severity != INFO)
                 for f in saved.get("faults", []) if f.get("id") in CATALOGUE]
             if saved.get("staged_walls"):
                 self.build.restore_staged(saved["staged_set"], saved["staged_walls"])
@@ -197,10 +266,12 @@ class Controller:
                 self.cycle.restore_deal(saved["deal"])
             if saved.get("raising") and self.build.state == "staged":
                 self.cycle.restore_raise()
-            building = saved.get("build") in ("building", "paused_full", "paused_top_up",
-                                              "sweeping") or bool(saved.get("refeed_pending"))
+            # Any build not complete — building, paused, sweeping, stopped by a fault —
+            # left tiles in belts and heads: never built over, always refed.
+            building = saved.get("build") not in NOT_INCOMPLETE or bool(
+                saved.get("refeed_pending"))
             evidence = {"build_in_progress": building, "set": saved.get("set_building"),
-                        "cycle": saved.get("cycle")}
+                        "cycle": saved.get("cycle"), "build_state": saved.get("build")}
             if not saved.get("clean", False):
                 fault = self.fault("power.recovered", "power", None, evidence)
             elif building:
@@ -220,51 +291,94 @@ class Controller:
         if kind in JOURNALED:
             self._save_journal()
 
-    # -- faults -----------------------------------------------------------------------
+    # -- faults and the one shutdown path -----------------------------------------------
 
     def fault(self, fault_id: str, where: str, side: int | None,
               evidence: dict[str, Any]) -> Fault:
-        """Raise a fault. An error turns the affected motors off before anything else."""
+        """Raise a fault. An error goes through the shutdown path before anything else."""
         kind = CATALOGUE[fault_id]
-        error = kind.severity == ERROR
-        build_only = fault_id in BUILD_SCOPE
-        if error:
-            if build_only:
-                self.build.motors_off()
-            else:
-                self.hal.safe_state()
         fault = Fault(fault_id, where, side, self.cycle.number, self.clock.now(), evidence,
                       active=kind.severity != INFO)
+        if kind.severity == ERROR:
+            self._shut_down(BUILD if fault_id in BUILD_SCOPE else TABLE, fault)
+        self._record(fault)
+        fault.diagnosis_extra = self.face_up.diagnose(fault, self) or blind_cause(fault, self)
+        self.emit("fault", **fault.as_dict())
+        return fault
+
+    def _record(self, fault: Fault) -> None:
         self.faults.append(fault)
-        if error:
-            recovery.remember(self)
-            if fault_id in recovery.UNTRUSTED_COUNT and (
+        self.fault_counts[fault.id] += 1
+        if len(self.faults) > FAULT_HISTORY * 2:
+            # A table runs for years: keep every active fault and the recent others.
+            old = [f for f in self.faults if not f.active]
+            drop = {id(f) for f in old[:len(old) - FAULT_HISTORY]}
+            self.faults = [f for f in self.faults if id(f) not in drop]
+
+    def _shut_down(self, scope: str, fault: Fault | None) -> None:
+        """The one shutdown path: safe outputs of `scope` first, latched; then every
+        supervision and timer of the scope stopped and its machines parked.
+
+        What each parked machine was doing is kept with the fault (or the halt) that
+        parked it, and only for the machines it parked (firmware/recovery.py)."""
+        table = scope == TABLE
+        machines = self._machines() if table else (
+            () if self.build.state == "staged" else (self.build, *self.sides))
+        parked = recovery.park(self, machines)
+        if fault is not None:
+            fault.parked = parked
+        else:
+            self.halt_parked = {**parked, **self.halt_parked}
+
+        def mark_untrusted() -> None:
+            if fault is not None and fault.id in recovery.UNTRUSTED_COUNT and (
                     self.build.running or self.build.state == "sweeping"):
                 self.build.untrusted = True
-            if build_only:
-                self.build.stop_supervision()
-                stopped = [self.build, *self.sides]
-            else:
+
+        def stop_timers() -> None:
+            if table:
                 self.supervisor.cancel_all()
                 if self._chord is not None:
                     self._chord.cancel()
                     self._chord = None
-                stopped = [self.cycle, self.build, self.lid, self.dice, *self.sides,
-                           *self.plates]
-            self.hal.write("display", fault.code)
+            else:
+                self.build.stop_supervision()
+
+        def show() -> None:
+            if fault is not None:
+                self.hal.write("display", fault.code)
             self.hal.write("lamp.building", False)
-            for machine in stopped:
+
+        def park_machines() -> None:
+            for machine in machines:
                 machine.fail()
-        fault.diagnosis_extra = self.face_up.diagnose(fault, self)
-        self.emit("fault", **fault.as_dict())
-        return fault
+
+        self.shutdown.invoke(scope, self.hal.safe_state if table else self.build.motors_off,
+                             mark_untrusted, stop_timers, show, park_machines)
 
     def on_machine_error(self, event: EventData) -> None:
-        """A bug in a callback: safe outputs first, then let it surface."""
-        self.hal.safe_state()
-        self.supervisor.cancel_all()
-        self.emit("software.error", error=repr(event.error), machine=type(event.model).__name__)
-        raise event.error  # type: ignore[misc]
+        """A bug in a callback: the table goes through the shutdown path and shows E99.
+
+        A trigger its machine refuses (MachineError) leaves the controller running,
+        safe and latched, so the fault is seen and can be cleared. Any other exception
+        is then raised on: the journal already holds E99 active, so a restarted daemon
+        comes up stopped with it, never with the motors in an unknown state."""
+        machine = type(event.model).__name__
+        self.emit("software.error", error=repr(event.error), machine=machine)
+        if self._in_machine_error:
+            self.hal.safe_state()       # an error while parking: outputs safe, no recursion
+            return
+        self._in_machine_error = True
+        try:
+            trigger = event.event.name if event.event is not None else None
+            state = event.state.name if event.state is not None else None
+            self.fault("software.error", machine.lower(), None,
+                       {"error": repr(event.error), "machine": machine, "trigger": trigger,
+                        "state": state})
+        finally:
+            self._in_machine_error = False
+        if not isinstance(event.error, MachineError):
+            raise event.error  # type: ignore[misc]
 
     # -- inputs -----------------------------------------------------------------------
 
@@ -292,6 +406,7 @@ class Controller:
             table[f"side.{n}.head_home"] = lambda v, s=side: s.on_home_edge(bool(v))
             table[f"side.{n}.full"] = lambda v, s=side: self.build.on_belt(s, bool(v))
             table[f"side.{n}.plate_home"] = lambda v, p=self.plates[n]: p.on_sensor(bool(v))
+            table[f"side.{n}.tile_id"] = side.on_reader
             table[f"key.dice.{n}"] = lambda v, n=n: v and self._dice_key(n)
         for n in (0, 1):
             table[f"key.lift.{n}"] = lambda v, n=n: v and self._lift_key(n)
@@ -320,6 +435,8 @@ class Controller:
             if self._chord is not None:
                 self._chord.cancel()
                 self._chord = None
+            if self._held("lift", ["lid"]):
+                return
             if self.cycle.may_both_lift_keys():
                 self.cycle.both_lift_keys()
                 return
@@ -328,8 +445,17 @@ class Controller:
         # Wait a moment: the other lift key may follow (a top-up).
         self._chord = self.clock.call_later(self.timing.key_chord_s, self._single_lift)
 
+    def _held(self, key: str, mechanisms: list[str]) -> bool:
+        """The cycle asks the owner first: a technician's motion holds the mechanism."""
+        why = self.owner.refuses(mechanisms)
+        if why is not None:
+            self.emit("key.ignored", key=key, state=self.cycle.state, why=why)
+        return why is not None
+
     def _single_lift(self) -> None:
         self._chord = None
+        if self._held("lift", ["lid"]):
+            return
         if self.cycle.may_lift_key():
             self.cycle.lift_key()
         else:
@@ -337,6 +463,8 @@ class Controller:
 
     def _dice_key(self, seat: int) -> None:
         self.emit("key", key=f"key.dice.{seat}")
+        if self._held(f"dice.{seat}", ["dice"]):
+            return
         if self.cycle.may_dice_key(seat=seat):
             self.cycle.dice_key(seat=seat)
         else:
@@ -348,16 +476,8 @@ class Controller:
         return (self.cycle, self.build, self.lid, self.dice, *self.sides, *self.plates)
 
     def halt(self, reason: str) -> None:
-        """Stop all work: outputs safe first, every machine parked in its fault state."""
-        self.hal.safe_state()
-        self.supervisor.cancel_all()
-        if self._chord is not None:
-            self._chord.cancel()
-            self._chord = None
-        self.hal.write("lamp.building", False)
-        recovery.remember(self)
-        for machine in self._machines():
-            machine.fail()
+        """Stop all work through the shutdown path: every machine parked in its fault state."""
+        self._shut_down(TABLE, None)
         self.emit("halted", reason=reason)
 
     def estop(self, by: str | None = None) -> None:
@@ -372,9 +492,24 @@ class Controller:
         self.hal.write("display", "")
         self.emit("estop.released", by=by)
 
-    def clear_fault(self, fault: Fault, by: str) -> None:
-        """A technician says the cause of `fault` is dealt with."""
+    def clear_fault(self, fault: Fault, by: str, refed: bool = False) -> None:
+        """A technician says the cause of `fault` is dealt with.
+
+        Refused (ClearRefused) while a sensor still shows the cause (the case still
+        open outside service mode), and for the refeed hold unless the operator says
+        the set was refed (`refed`): nothing senses stacks left on the tracks, and a
+        build over them mixes two sets."""
+        if fault.id == "case.opened" and self.hal.read("case_open") and not self.service_mode:
+            raise ClearRefused("case_open still reads open: close the case first, or "
+                               "enter test mode to service it")
+        if fault is self.refeed_hold and not refed:
+            raise ClearRefused("the set half built at the stop must be refed first: empty "
+                               "belts, heads and tracks onto the disc, then clear it as "
+                               "refed (console: clear ID --refed)")
         fault.active = False
+        if fault.id == "sensor.degraded":
+            # Replaced or repaired: the sensor is believed again.
+            self.supervisor.restore_sensor(fault.where)
         self.emit("fault.cleared", id=fault.id, code=fault.code, where=fault.where, by=by)
         if fault is self.refeed_hold:
             # The operator has refed the set that was half built at the power cut.
@@ -391,12 +526,14 @@ class Controller:
 
     def needs_rehome(self) -> bool:
         """Some machine was stopped by a fault or a halt and waits to go on."""
-        return bool(self.before_fault) or any(m.state == "fault" for m in self._machines())
+        return bool(self.shutdown.scopes) or any(
+            m.state == "fault" for m in self._machines())
 
     def rehome(self) -> None:
         """Go on after a halt: every mechanism re-reads its sensors and the interrupted
-        motion is issued again (firmware/recovery.py). A set whose counts cannot be
-        trusted is built again from the start, never resumed (docs/mechanics.md, step 10)."""
+        motion is issued again through the machines' declared resume transitions
+        (firmware/recovery.py). A set whose counts cannot be trusted is built again
+        from the start, never resumed (docs/mechanics.md, step 10)."""
         self.emit("rehome")
         recovery.resume(self)
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
-from firmware.machine import attach
+from firmware.machine import Recoverable, attach, from_fault, recover_transitions
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -21,9 +21,13 @@ STATES = ["homing", "play", "opening", "hole_open", "closing", "raising", "deali
           "rolling", "top_up_opening", "top_up_open", "top_up_closing", "fault"]
 INITIAL = "homing"
 TRANSITIONS = [
-    {"trigger": "homed", "source": "homing", "dest": "dealing", "conditions": "deal_pending"},
-    {"trigger": "homed", "source": "homing", "dest": "raising", "conditions": "raise_pending"},
-    {"trigger": "homed", "source": "homing", "dest": "play"},
+    # Homed is the transition's result: what follows homing runs after it, never as a
+    # side effect of leaving `homing` (a fault leaves it too).
+    {"trigger": "homed", "source": "homing", "dest": "dealing", "conditions": "deal_pending",
+     "after": "_after_homing"},
+    {"trigger": "homed", "source": "homing", "dest": "raising", "conditions": "raise_pending",
+     "after": "_after_homing"},
+    {"trigger": "homed", "source": "homing", "dest": "play", "after": "_after_homing"},
     {"trigger": "lift_key", "source": "play", "dest": "opening", "conditions": "set_staged"},
     {"trigger": "lift_key", "source": "hole_open", "dest": "closing"},
     {"trigger": "lift_key", "source": "top_up_open", "dest": "top_up_closing"},
@@ -42,10 +46,13 @@ TRANSITIONS = [
     {"trigger": "rolled", "source": "rolling", "dest": "play", "before": "_record_throw",
      "after": "_hand_off"},
     {"trigger": "fail", "source": "*", "dest": "fault"},
+    # Back where a fault or halt stopped it (a throw in the air is asked for again).
+    *recover_transitions(["homing", "play", "opening", "hole_open", "closing", "raising",
+                          "dealing", "top_up_opening", "top_up_open", "top_up_closing"]),
 ]
 
 
-class Cycle:
+class Cycle(Recoverable):
     def __init__(self, ctl: Controller) -> None:
         self.ctl = ctl
         self.number = 0                      # hands dealt since start
@@ -120,16 +127,27 @@ class Cycle:
         if self.state != "homing":
             return
         ctl = self.ctl
+        ctl.rehome_plates()
         cams = [f"side.{n}.{s}" for n in range(4) for s in ("head_home", "plate_home")]
-        if ctl.lid.state == "closed" and all(ctl.hal.read(c) for c in cams):
+        # The plates' machines too: a plate coming round is home only once its edge is
+        # believed (plate.py), and a raise after homing turns every plate from home.
+        if (ctl.lid.state == "closed" and all(ctl.hal.read(c) for c in cams)
+                and all(plate.state == "home" for plate in ctl.plates)):
             self.homed()
 
-    def on_exit_homing(self, *_: object) -> None:
+    def _after_homing(self, *_: object) -> None:
         self.ctl.after_homing()
+
+    def on_enter_homing(self, event: EventData) -> None:
+        if from_fault(event):
+            self.ctl.home()     # re-read every home sensor, bring round what is off
 
     # -- the cycle --------------------------------------------------------------------
 
-    def on_enter_opening(self, *_: object) -> None:
+    def on_enter_opening(self, event: EventData) -> None:
+        if from_fault(event) and self.ctl.lid.state == "open":
+            self.lid_opened()
+            return
         self.ctl.lid.open()
 
     on_enter_top_up_opening = on_enter_opening
@@ -141,19 +159,27 @@ class Cycle:
         if event.transition.dest == "top_up_opening" and self.ctl.build.running:
             self.ctl.build.pause()
 
-    def on_enter_closing(self, *_: object) -> None:
+    def on_enter_closing(self, event: EventData) -> None:
+        if from_fault(event) and self.ctl.lid.state == "closed":
+            self.lid_closed()
+            return
         self.ctl.lid.close()
 
     on_enter_top_up_closing = on_enter_closing
 
-    def on_exit_top_up_closing(self, *_: object) -> None:
+    def on_exit_top_up_closing(self, event: EventData) -> None:
+        if event.transition.dest == "fault":
+            return          # parked: the top-up goes on after the resume, not now
         if self.ctl.build.state == "paused_top_up":
             self.ctl.build.resume()
         elif self.ctl.build.state == "fault":
             self.ctl.top_up_done()
 
-    def on_enter_raising(self, *_: object) -> None:
-        self._plates_done: set[int] = set()
+    def on_enter_raising(self, event: EventData) -> None:
+        if from_fault(event):
+            self.finish_raising()
+            return
+        self._plates_done = set()
         self._raise_pending = False
         # Journaled before any plate moves: a cut from here on finishes this raise.
         self.ctl.emit("raising", set=self.ctl.build.set_name, cycle=self.number + 1)
@@ -161,15 +187,13 @@ class Cycle:
             plate.turn()
 
     def finish_raising(self) -> None:
-        """After a fault: turn again every plate that had not come home."""
+        """After a fault: turn again every plate that had not come home. A plate found
+        off home is already coming round (recovery.py); one at home turns once more."""
         for plate in self.ctl.plates:
-            if plate.side in self._plates_done:
-                continue
-            plate.machine.set_state("home", model=plate)
-            if self.ctl.hal.read(plate.sensor):
+            if plate.side not in self._plates_done and plate.state == "home":
                 plate.turn()
-            else:
-                plate.rehome()
+        if len(self._plates_done) == len(self.ctl.plates):
+            self.walls_raised()
 
     def plate_done(self, plate: object) -> None:
         if self.state == "homing":
@@ -190,7 +214,12 @@ class Cycle:
 
     def on_enter_dealing(self, event: EventData) -> None:
         source = event.transition.source
-        if source == "homing":
+        if source == "fault":
+            if self.dealer is not None:
+                self.ctl.hal.write(f"lamp.dealer.{self.dealer}", True)
+            if event.kwargs.get("was") == "rolling":
+                self.ctl.emit("dice.again", thrower=self.pending_thrower())
+        elif source == "homing":
             self._deal_pending = False
             if self.dealer is not None:
                 self.ctl.hal.write(f"lamp.dealer.{self.dealer}", True)
@@ -209,7 +238,7 @@ class Cycle:
             self.ctl.hal.write(f"lamp.dealer.{n}", False)
         self.ctl.handoff.commit(self.walls, self.number)
         self.ctl.build.raised()
-        self.ctl.build.start(set_name=self.set_building)
+        self.ctl.start_next_build()     # unless a build fault or a technician holds it
 
     def on_enter_rolling(self, event: EventData) -> None:
         seat = event.kwargs["seat"]

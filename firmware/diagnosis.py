@@ -5,7 +5,9 @@ sensors, learned timings) and, where it is safe, runs a targeted check on the ma
 (move the lid and watch both sensors, spin the dice and watch for tumbling). Without
 `done` it answers at once from what is known; with `done` it runs the checks and calls
 `done(result)` when they end. Motions go through the same machines and supervision as
-the table's own, so a failing check takes the fault path like any other motion.
+the table's own, so a failing check takes the fault path like any other motion, and a
+check first takes its mechanism from the table's owner (`owner.py`): while the cycle,
+a self-test, a jog or another check uses it, the check is not run and says why.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def diagnose(ctl: Controller, symptom: str, done: Done | None = None) -> Result 
     check = ACTIVE.get(symptom)
     if done is None or check is None:
         return result
-    why_not = _busy(ctl)
+    why_not = _busy(ctl) or _take(ctl, check)
     if why_not:
         result["checks"].append({"check": check.__name__, "run": False, "why": why_not})
         done(result)
@@ -65,6 +67,26 @@ def _busy(ctl: Controller) -> str | None:
         return _("the table is busy ({state})").format(state=words.state(ctl.cycle.state))
     if ctl.build.running or ctl.build.state == "sweeping":
         return _("a set is being built: the disc turns under the lid")
+    return None
+
+
+HOLDER = "diagnosis"
+MOVES = {"lid_check": ["lid"], "dice_check": ["dice"]}
+
+
+def _take(ctl: Controller, check: Callable[..., None]) -> str | None:
+    """Hold the check's mechanism for it, or say who has it."""
+    from firmware.owner import Busy
+
+    mechanisms = MOVES[check.__name__]
+    for mechanism in mechanisms:
+        user = ctl.owner.user(mechanism)     # another check holds it too: one at a time
+        if user is not None:
+            return f"{mechanism} is in use by {user}"
+    try:
+        ctl.owner.acquire(HOLDER, mechanisms, check.__name__)
+    except Busy as exc:
+        return str(exc)
     return None
 
 
@@ -254,6 +276,7 @@ def lid_check(ctl: Controller, result: Result, done: Done) -> None:
 
     def finish(ok: bool, note: str) -> None:
         timer.cancel()
+        ctl.owner.release(HOLDER)
         edges = watcher.stop()
         new = [f.as_dict() for f in ctl.faults[faults_before:]]
         result["checks"].append({"check": "lid_check", "run": True, "ok": ok, "note": note,
@@ -301,10 +324,11 @@ def dice_check(ctl: Controller, result: Result, done: Done) -> None:
     """Run the dice motor for the minimum spin and watch for tumbling."""
     watcher = _Watcher(ctl)
     spin_s = ctl.timing.dice_min_spin_s
-    ctl.hal.write("motor.dice", True)
+    ctl.hal.write("motor.dice", True, holder=HOLDER)
 
     def stop() -> None:
         ctl.hal.write("motor.dice", False)
+        ctl.owner.release(HOLDER)
         edges = watcher.stop()
         seen = [t for t, name, value in edges if name == "dice.spin" and value]
         ok = bool(seen)

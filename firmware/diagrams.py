@@ -24,6 +24,33 @@ MACHINES: list[tuple[str, ModuleType, str]] = [
 ]
 
 
+RULES = [
+    "Every machine has `fail` (from any state to `fault`) and `recover` (from `fault`",
+    "back to the state it was in, named by the caller: `recovering_to`).",
+    "",
+    "- **One shutdown path.** `fail` is only fired by the controller's shutdown path",
+    "  (`firmware/shutdown.py`): the safe outputs of the scope are driven first and",
+    "  latched, so no entry or exit callback, timer or hook can start a motor of that",
+    "  scope again; only then are the machines parked. What follows homing runs as the",
+    "  `homed` transition's `after`, never on leaving `homing` (a fault leaves it too).",
+    "- **Recovery is declared.** After the last error is cleared the latch is released",
+    "  and each parked machine takes its `recover` transition; the entry callback of",
+    "  the state it returns to re-reads the sensors and re-issues the interrupted",
+    "  motion. The lid takes `reset` then `settle` (to what its sensors show), a plate",
+    "  `reset` (at home) or `rehome`, the dice `reset`. A machine's state is set",
+    "  directly only by the journal restore at boot (a staged set).",
+    "- **One owner per mechanism** (`firmware/owner.py`): the cycle, the build, test",
+    "  mode, jog and diagnosis checks ask it for the lid, plates, heads, conveyors,",
+    "  disc and dice; a second user is refused with the reason.",
+    "- **Plausibility.** A stop sensor seen sooner than 0.7 of the learned travel after",
+    "  a whole motion is a glitch and the machine stays where it is (opening, closing,",
+    "  returning); later than k·T is a fault. A lid stop that drops back while the lid",
+    "  rests takes `slipped` (drive to that stop again). A missed lid stop is a",
+    "  suspect; the lid then travels to the other stop first, and only a full-length",
+    "  travel there declares the sensor failed (a timed stop from then on).",
+]
+
+
 class _Model:
     pass
 
@@ -45,7 +72,8 @@ def document() -> str:
     parts = ["# State machines", "",
              "Generated from the machines' own STATES and TRANSITIONS by",
              "`make diagrams` (`python -m firmware.diagrams docs/state-machines.md`).",
-             "Do not edit by hand: a test fails when this file is stale.", ""]
+             "Do not edit by hand: a test fails when this file is stale.", "",
+             *RULES, ""]
     for title, module, source in MACHINES:
         parts += [f"## {title}", "", f"Source: `{source}`", "", "```mermaid",
                   mermaid(module), "```", ""]

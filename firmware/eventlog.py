@@ -140,6 +140,16 @@ class LogReader:
             if "chain_anchor" not in meta:
                 return False, "the log has no hash chain (written by an older firmware)"
             anchor_id, prev = _pair(meta["chain_anchor"])
+            # Nothing may sit at or below the anchor: rotation deleted those rows. Only
+            # a log from before the chain (genesis anchor) keeps its old rows 1..anchor,
+            # unchained; any other row there was slipped in under the check.
+            legacy = prev == GENESIS
+            foreign = conn.execute(
+                "SELECT min(id) FROM events WHERE id <= ? AND NOT (? AND id >= 1 AND "
+                "chain IS NULL)", (anchor_id, legacy)).fetchone()[0]
+            if foreign is not None:
+                return False, (f"row {foreign} was added before the chain's anchor (row "
+                               f"{anchor_id}); nothing there is ever written")
             expected = anchor_id + 1
             rows = conn.execute("SELECT id, run, wall, t, cycle, kind, data, chain FROM "
                                 "events WHERE id > ? ORDER BY id", (anchor_id,))

@@ -106,6 +106,10 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
               N_("a set was half built when the table was stopped"),
               (N_("the table was switched off or restarted during a build"),),
               (N_("refeed that set: its stacks are not trusted"),)),
+    FaultKind("software.error", "E99", ERROR,
+              N_("an internal firmware error: the table stopped safe"),
+              (N_("a firmware bug"),),
+              (N_("note the event log entry and report it"), N_("clear the fault to re-home"))),
     FaultKind("case.opened", "E93", ERROR, N_("the case was opened outside service mode"),
               (N_("tampering"), N_("service without service mode")),
               (N_("a technician must inspect and clear"),)),
@@ -130,6 +134,8 @@ class Fault:
     active: bool = True
     # Diagnosis learned beyond the catalogue (a recurring tile, say): it goes first.
     diagnosis_extra: dict[str, Any] | None = None
+    # What each machine this fault parked was doing (recovery.py); used once, at resume.
+    parked: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def kind(self) -> FaultKind:
@@ -148,9 +154,13 @@ class Fault:
             "remedy": texts["remedy"],
         }
         extra = self.diagnosis_extra or {}
-        if extra.get("remedy"):
+        if extra.get("remedy_instead"):
+            # The evidence rules the catalogue's remedy out (a good part to replace).
+            diagnosis["remedy"] = list(extra["remedy_instead"])
+        elif extra.get("remedy"):
             diagnosis["remedy"] = extra["remedy"] + diagnosis["remedy"]
-        diagnosis.update({k: v for k, v in extra.items() if k != "remedy"})
+        diagnosis.update({k: v for k, v in extra.items()
+                          if k not in ("remedy", "remedy_instead")})
         return diagnosis
 
     def as_dict(self) -> dict[str, Any]:

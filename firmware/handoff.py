@@ -59,6 +59,9 @@ class Handoff:
         self.in_play: dict[str, Any] | None = None     # the record of the hand in play
         self._nonce: str | None = None
         self._revealed: dict[str, Any] | None = None
+        # The last recorded hand's cycle and nonce: the next walls reveal it. A hand
+        # whose handoff was refused has no record, so its nonce is never the reveal.
+        self._recorded: dict[str, Any] | None = None
 
     def next_throw(self, dealer: int, throws: list[list[int]]) -> rules.ThrowRequest | None:
         return rules.next_throw(self.variant, dealer, throws)
@@ -66,13 +69,15 @@ class Handoff:
     def secret(self) -> dict[str, Any]:
         """What the journal keeps so a hand dealt across a power cut keeps its commitment."""
         return {"nonce": self._nonce, "commitment": self.commitment,
-                "revealed": self._revealed, "previous_commitment": self.previous_commitment}
+                "revealed": self._revealed, "previous_commitment": self.previous_commitment,
+                "recorded": self._recorded}
 
     def restore_secret(self, saved: dict[str, Any]) -> None:
         self._nonce = saved.get("nonce")
         self.commitment = saved.get("commitment")
         self._revealed = saved.get("revealed")
         self.previous_commitment = saved.get("previous_commitment", self.previous_commitment)
+        self._recorded = saved.get("recorded", self._recorded)
 
     def ended(self, record: dict[str, Any]) -> bool:
         """Whether `record`'s hand is over, so its tiles may be shown."""
@@ -80,9 +85,10 @@ class Handoff:
 
     def commit(self, walls: Walls, cycle: int) -> str:
         """Publish the commitment to the walls that just rose."""
-        if self._nonce is not None:
-            # The previous hand is over: its nonce may now be revealed.
-            self._revealed = {"cycle": cycle - 1, "nonce": self._nonce}
+        if self._recorded is not None:
+            # The last recorded hand is over: its nonce may now be revealed (the
+            # record before the next one must be checkable: rules/chain.py).
+            self._revealed = self._recorded
         ended, self.in_play = self.in_play, None
         if ended is not None and self._revealed is not None:
             # Its walls and hands too: the players have pushed those tiles in.
@@ -109,6 +115,7 @@ class Handoff:
         record["revealed"] = self._revealed
         record.setdefault("previous_commitment", None)
         self.previous_commitment = record["commitment"]
+        self._recorded = {"cycle": cycle, "nonce": self._nonce}
         self.in_play = record
         self.records.append(record)
         self.count += 1

@@ -56,8 +56,10 @@ class FlushedJournal(FileJournal):
             raise error
         data = json.dumps({**state, "format": FORMAT}, sort_keys=True).encode()
         tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
+        # 0600 as FileJournal: it holds the staged walls of the next hand and the nonce.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
+            os.fchmod(fd, 0o600)    # a temporary file left by a crash keeps its mode
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]

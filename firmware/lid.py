@@ -1,4 +1,14 @@
-"""The centre lid: rise to open the drop hole, lower to close it (docs/mechanics.md)."""
+"""The centre lid: rise to open the drop hole, lower to close it (docs/mechanics.md).
+
+Its stop sensors are checked for plausibility: a stop seen sooner than the minimum
+travel after a whole move is a glitch and the lid goes on; a stop sensor that drops
+back while the lid rests makes it drive to that stop again (a retry, supervised like
+any move). When a stop was missed while the lid moved, that sensor is only a suspect:
+the next move starting between the stops first travels to the other stop, and only if
+that travel takes the whole learned time (the lid really was at the missed stop) is
+the sensor declared failed (`supervisor.py`). A lid stopped short by an obstruction
+comes back in a fraction of the time: it stays an obstruction.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +29,13 @@ TRANSITIONS = [
     {"trigger": "reached_lower", "source": "closing", "dest": "closed"},
     {"trigger": "fail", "source": "*", "dest": "fault"},
     {"trigger": "reset", "source": "fault", "dest": "unknown"},
+    # After a reset: take the state the sensors show.
+    {"trigger": "settle", "source": "unknown", "dest": "closed", "conditions": "at_lower"},
+    {"trigger": "settle", "source": "unknown", "dest": "open", "conditions": "at_upper"},
+    {"trigger": "settle", "source": "unknown", "dest": None},
+    # A stop sensor dropped back while the lid rested: drive to that stop again.
+    {"trigger": "slipped", "source": "closed", "dest": "closing"},
+    {"trigger": "slipped", "source": "open", "dest": "opening"},
 ]
 
 
@@ -26,32 +43,58 @@ class Lid:
     def __init__(self, ctl: Controller) -> None:
         self.ctl = ctl
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
+        self.then: str | None = None     # after a probing travel: "open" or "close"
+        self.glitches = 0                # stop edges seen impossibly early
+
+    def at_lower(self, *_: object) -> bool:
+        return bool(self.ctl.hal.read("lid.lower"))
+
+    def at_upper(self, *_: object) -> bool:
+        return bool(self.ctl.hal.read("lid.upper"))
+
+    def _between(self) -> bool:
+        return not self.at_lower() and not self.at_upper()
 
     def on_enter_opening(self, *_: object) -> None:
-        if self.ctl.hal.read("lid.upper"):
+        supervisor = self.ctl.supervisor
+        if self.at_upper():
             self.reached_upper()
             return
-        whole = bool(self.ctl.hal.read("lid.lower"))
+        if self._between() and supervisor.is_suspect("lid.upper") and self.then is None:
+            # Was it at the top with a failed sensor, or stopped short? Travel down first.
+            self.then = "open"
+            self.close()
+            return
+        whole = self.at_lower()
         self.ctl.hal.write("motor.lid", LID_UP)
-        self.ctl.supervisor.expect(
+        supervisor.expect(
             "lid.up", "lid.upper", "lid.not_rising", "motor.lid",
             moved=lambda: not self.ctl.hal.read("lid.lower"), timed_stop=self.reached_upper,
-            learn=whole)
+            learn=whole, confirms=None if whole else "lid.lower")
 
     def on_enter_closing(self, *_: object) -> None:
-        if self.ctl.hal.read("lid.lower"):
+        supervisor = self.ctl.supervisor
+        if self.at_lower():
             self.reached_lower()
             return
-        whole = bool(self.ctl.hal.read("lid.upper"))
+        if self._between() and supervisor.is_suspect("lid.lower") and self.then is None:
+            self.then = "close"
+            self.open()
+            return
+        whole = self.at_upper()
         self.ctl.hal.write("motor.lid", LID_DOWN)
-        self.ctl.supervisor.expect(
+        supervisor.expect(
             "lid.down", "lid.lower", "lid.not_lowering", "motor.lid",
             moved=lambda: not self.ctl.hal.read("lid.upper"), timed_stop=self.reached_lower,
-            learn=whole)
+            learn=whole, confirms=None if whole else "lid.upper")
 
     def on_enter_open(self, *_: object) -> None:
         self.ctl.hal.write("motor.lid", LID_OFF)
         self.ctl.supervisor.reached("lid.up")
+        if self.then == "close":
+            self.then = None
+            self.close()
+            return
         # The lid also moves for a technician's test; only the cycle's own moves count.
         if self.ctl.cycle.may_lid_opened():
             self.ctl.cycle.lid_opened()
@@ -59,14 +102,15 @@ class Lid:
     def on_enter_closed(self, *_: object) -> None:
         self.ctl.hal.write("motor.lid", LID_OFF)
         self.ctl.supervisor.reached("lid.down")
+        if self.then == "open":
+            self.then = None
+            self.open()
+            return
         if self.ctl.cycle.may_lid_closed():
             self.ctl.cycle.lid_closed()
 
-    def settle(self) -> None:
-        """Take the state the sensors show (after a fault is cleared)."""
-        state = "closed" if self.ctl.hal.read("lid.lower") else (
-            "open" if self.ctl.hal.read("lid.upper") else "unknown")
-        self.machine.set_state(state, model=self)
+    def on_enter_fault(self, *_: object) -> None:
+        self.then = None
 
     def on_sensor(self, name: str, active: bool) -> None:
         if self.ctl.hal.read("lid.upper") and self.ctl.hal.read("lid.lower"):
@@ -74,7 +118,23 @@ class Lid:
                            {"lid.upper": True, "lid.lower": True,
                             "changed_last": name, "motor.lid": self.ctl.hal.read("motor.lid")})
             return
-        if active and name == "lid.upper" and self.state == "opening":
-            self.reached_upper()
-        elif active and name == "lid.lower" and self.state == "closing":
-            self.reached_lower()
+        if active:
+            mechanism = {"lid.upper": "lid.up", "lid.lower": "lid.down"}[name]
+            moving = "opening" if name == "lid.upper" else "closing"
+            if self.state != moving:
+                return
+            early = self.ctl.supervisor.too_early(mechanism)
+            if early is not None:
+                # Sooner than any lid can travel: a glitch, not the stop. Keep going.
+                self.glitches += 1
+                self.ctl.emit("sensor.glitch", sensor=name, after_s=round(early, 4))
+                return
+            if name == "lid.upper":
+                self.reached_upper()
+            else:
+                self.reached_lower()
+        elif (name, self.state) in (("lid.lower", "closed"), ("lid.upper", "open")) and (
+                "lid" not in self.ctl.owner.held):
+            # The stop it rests on dropped back: never believed as is, driven to again.
+            self.ctl.emit("sensor.dropped", sensor=name, lid=self.state)
+            self.slipped()

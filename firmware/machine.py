@@ -26,3 +26,24 @@ def attach(model: object, states: list[str], transitions: list[Transition], init
     return Machine(model=model, states=states, transitions=transitions, initial=initial,
                    auto_transitions=False, queued=True, send_event=True,
                    on_exception=on_exception, **options)
+
+
+def recover_transitions(dests: list[str]) -> list[Transition]:
+    """`recover`: from `fault` back to each of `dests`, the one named by `to=`.
+
+    Declared, so recovery runs the same entry callbacks and guards as any other
+    transition and the diagrams show it; the caller passes where the machine was."""
+    return [{"trigger": "recover", "source": "fault", "dest": dest,
+             "conditions": "recovering_to"} for dest in dests]
+
+
+class Recoverable:
+    """The condition every `recover` transition uses."""
+
+    def recovering_to(self, event: Any) -> bool:
+        return bool(event.transition.dest == event.kwargs.get("to"))
+
+
+def from_fault(event: Any) -> bool:
+    """Whether this transition is a recovery (its source is `fault`)."""
+    return event.transition is not None and event.transition.source == "fault"

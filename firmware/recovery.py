@@ -1,14 +1,19 @@
 """Going on after a technician clears the last error fault.
 
-Each machine returns to the state it was in when the fault stopped it, reads its
-sensors and re-issues the motion that was interrupted: a lid that was closing closes
-again, plates that had not come home turn again, a jammed head finishes its turn, the
-build feeds again, an interrupted dice throw is thrown again. A set whose counting
-cannot be trusted any more is never resumed: it is marked for refeeding.
+Recovery state belongs to what stopped the table: each fault (or halt) keeps, for the
+machines it parked and only those, the state each one was in. At resume every machine
+still parked goes back through its declared `resume` transition (from `fault` to the
+state it was in; docs/state-machines.md shows them), whose entry callback re-reads the
+sensors and re-issues the interrupted motion: a lid that was closing closes again,
+plates that had not come home turn again, a jammed head finishes its turn, the build
+feeds again, an interrupted dice throw is asked for again. The snapshots are then
+dropped, so none can be applied to a later stop. A set whose counting cannot be
+trusted any more is never resumed: it is marked for refeeding.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -16,6 +21,7 @@ if TYPE_CHECKING:
 
 # Faults after which the counts of the set being built cannot be trusted.
 UNTRUSTED_COUNT = {"count.double", "count.blind", "build.extra_tiles"}
+BUILDING = ("building", "paused_full", "paused_top_up", "sweeping")
 
 
 def machines(ctl: Controller) -> dict[str, Any]:
@@ -26,73 +32,85 @@ def machines(ctl: Controller) -> dict[str, Any]:
     return named
 
 
-def remember(ctl: Controller) -> None:
-    """Before a fault parks the machines: note where each one was (first fault wins)."""
-    for name, machine in machines(ctl).items():
-        if machine.state != "fault":
-            ctl.before_fault.setdefault(name, machine.state)
+def park(ctl: Controller, parked: Iterable[Any]) -> dict[str, str]:
+    """Before a shutdown parks `parked`: where each one not parked already was."""
+    wanted = {id(m) for m in parked}
+    return {name: m.state for name, m in machines(ctl).items()
+            if id(m) in wanted and m.state != "fault"}
+
+
+def plan(ctl: Controller) -> dict[str, str]:
+    """Where each machine still parked goes back to: the first snapshot that parked it."""
+    named = machines(ctl)
+    snapshots = [f.parked for f in ctl.faults if f.parked] + [ctl.halt_parked]
+    targets: dict[str, str] = {}
+    for snapshot in snapshots:
+        for name, state in snapshot.items():
+            if named[name].state == "fault":
+                targets.setdefault(name, state)
+    return targets
+
+
+def _drop_snapshots(ctl: Controller) -> None:
+    for fault in ctl.faults:
+        fault.parked = {}
+    ctl.halt_parked = {}
 
 
 def resume(ctl: Controller) -> None:
     """Continue the interrupted work; the caller has checked nothing holds the table."""
-    before = dict(ctl.before_fault)
-    ctl.before_fault.clear()
-    ctl.hal.write("display", "")
+    before = plan(ctl)
+    _drop_snapshots(ctl)
+    ctl.shutdown.release()
+    ctl.hal.write("display", "rF" if ctl.refeed_hold is not None else "")
     ctl.emit("resume", states=before)
-    cycle_was = before.get("cycle", ctl.cycle.state)
-    ctl.lid.settle()
+    if ctl.lid.state == "fault":
+        ctl.lid.reset()
+    if ctl.lid.state == "unknown":
+        ctl.lid.settle()
     for plate in ctl.plates:
-        plate.machine.set_state(before.get(f"plate.{plate.side}", plate.state)
-                                if plate.state == "fault" else plate.state, model=plate)
+        if plate.state == "fault":
+            if ctl.hal.read(plate.sensor) or ctl.lid.state != "closed":
+                # Off home with the lid not down: it comes round at the next raise or
+                # homing, never now (it would lift a wall into the open hole).
+                plate.stale = not ctl.hal.read(plate.sensor)
+                plate.reset()
+            else:
+                plate.rehome()      # found off home: come round (a raise finishes here)
     if ctl.dice.state == "fault":
-        ctl.dice.machine.set_state("idle", model=ctl.dice)
+        ctl.dice.reset()
     _resume_build(ctl, before)
-    _resume_cycle(ctl, cycle_was)
+    _resume_cycle(ctl, before)
 
 
 def _resume_build(ctl: Controller, before: dict[str, str]) -> None:
-    build_was = before.get("build", ctl.build.state)
-    if ctl.build.state != "fault":
+    build = ctl.build
+    if build.state != "fault":
         return
-    building = ("building", "paused_full", "paused_top_up", "sweeping")
-    if build_was in building and ctl.build.untrusted:
-        # Counting went wrong: never finish this set as if it were right.
-        ctl.build.machine.set_state("idle", model=ctl.build)
+    was = before.get("build", "idle")
+    if (was in BUILDING and build.untrusted) or was not in (*BUILDING, "staged"):
+        # Counting went wrong (or nothing says where it was): never finish this set as
+        # if it were right.
         for side in ctl.sides:
-            side.machine.set_state("idle", model=side)
-        ctl.request_refeed("the count of the set being built cannot be trusted")
+            if side.state == "fault":
+                side.reset()
+        build.reset()
+        if was in BUILDING:
+            ctl.request_refeed("the count of the set being built cannot be trusted")
         return
     for side in ctl.sides:
-        was = before.get(f"side.{side.side}", side.state)
-        side.machine.set_state(was if side.state == "fault" else side.state, model=side)
-    ctl.build.machine.set_state("paused_top_up" if build_was == "paused_top_up"
-                                else build_was, model=ctl.build)
-    if build_was in ("building", "paused_full"):
-        ctl.build.resume_after_fault()
-    elif build_was == "sweeping":
-        ctl.build.swept()
+        if side.state == "fault":
+            side.recover(to=before.get(f"side.{side.side}", "idle"))
+    build.recover(to=was)
 
 
-def _resume_cycle(ctl: Controller, was: str) -> None:
+def _resume_cycle(ctl: Controller, before: dict[str, str]) -> None:
     cycle = ctl.cycle
-    if cycle.state != "fault":
-        return
-    target = "dealing" if was == "rolling" else was
-    cycle.machine.set_state(target, model=cycle)
-    ctl.emit("phase", state=target, cycle=cycle.number)
-    if target == "homing":
-        ctl.start()
-    elif target in ("opening", "top_up_opening"):
-        if ctl.lid.state == "open":
-            cycle.lid_opened()
-        else:
-            ctl.lid.open()
-    elif target in ("closing", "top_up_closing"):
-        if ctl.lid.state == "closed":
-            cycle.lid_closed()
-        else:
-            ctl.lid.close()
-    elif target == "raising":
-        cycle.finish_raising()
-    elif target == "dealing" and was == "rolling":
-        ctl.emit("dice.again", thrower=cycle.pending_thrower())
+    if cycle.state == "fault":
+        was = before.get("cycle", "homing")
+        # A throw interrupted in the air is thrown again by the same seat.
+        cycle.recover(to="dealing" if was == "rolling" else was, was=was)
+    elif cycle.state == "homing":
+        # Only the build was stopped (a head jammed while homing): home again.
+        ctl.home()
+    ctl.start_next_build()      # the next set's build, if a build fault held it

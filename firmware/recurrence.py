@@ -4,6 +4,10 @@ A tile whose magnet is reversed or weak arrives face up every time its set is bu
 Seen once per build of the same set — by identity on tables with a tile reader, or
 as the single face-up of each build without one — it is one defective tile: replace
 that tile, not the set. The diagnosis says where it sits in the wall now.
+
+Many tiles face up on one side in one build is not many defective tiles: it is that
+side's face-up sensor stuck active (every tile it reads looks face up). Then the
+diagnosis points at the sensor, never at a tile.
 """
 
 from __future__ import annotations
@@ -19,19 +23,26 @@ if TYPE_CHECKING:
 
 RECURS_AFTER = 2    # builds of the same set
 KEEP_BUILDS = 40
+SENSOR_AFTER = 4    # face-ups on one side in one build before the sensor is suspected
+SENSOR_SHARE = 0.5  # ... and at least this share of the tiles that side counted
 
 
 class FaceUpTracker:
     def __init__(self) -> None:
         # (set, cycle of the build) -> tiles seen face up in that build
         self.builds: dict[tuple[str, int], list[str | None]] = defaultdict(list)
+        # (set, cycle of the build, side) -> face-ups seen on that side in that build
+        self.per_side: dict[tuple[str, int, int], int] = defaultdict(int)
 
     def seen(self, set_name: str | None, cycle: int, tile: str | None,
              slot: list[int]) -> None:
         self.builds[(set_name or "?", cycle)].append(tile)
+        self.per_side[(set_name or "?", cycle, slot[0])] += 1
         if len(self.builds) > KEEP_BUILDS:
             # Recurrence looks at recent builds only; a table runs for years.
             del self.builds[next(iter(self.builds))]
+        while len(self.per_side) > KEEP_BUILDS * 4:
+            del self.per_side[next(iter(self.per_side))]
 
     def export(self) -> dict[str, Any]:
         return {"builds": [[s, c, tiles] for (s, c), tiles in list(self.builds.items())[-20:]]}
@@ -45,6 +56,19 @@ class FaceUpTracker:
         if fault.id != "tile.face_up":
             return None
         set_name, tile = fault.evidence.get("set") or "?", fault.evidence.get("tile")
+        side = fault.side if fault.side is not None else 0
+        on_side = self.per_side.get((set_name, fault.cycle, side), 0)
+        counted = ctl.sides[side].counted
+        if on_side >= SENSOR_AFTER and on_side >= SENSOR_SHARE * counted:
+            return {
+                "recurring": False,
+                "sensor_suspect": f"side.{side}.face_up",
+                "face_up_this_build": on_side, "counted_this_build": counted,
+                "verdict": f"the face-up sensor of side {side} is stuck: {on_side} of the "
+                           f"{counted} tiles it read this build looked face up",
+                "remedy_instead": [f"check the face-up sensor of side {side} in the signal "
+                                   "view; clean or replace it (the tiles are fine)"],
+            }
         builds = sorted((c, tiles) for (s, c), tiles in self.builds.items() if s == set_name)
         if tile is not None:
             recurring = [c for c, tiles in builds if tile in tiles]

@@ -8,7 +8,10 @@ clock (never a sleep); the result shows on the display (`t3` while test 3 runs, 
 subscriber and the event log. In test mode a lift key 0 press runs the next test, a
 lift key 1 press repeats the last one, and a dice key leaves test mode.
 
-Every failure path turns the motors off before it reports anything.
+Every failure path turns the motors off before it reports anything. Each test and
+jog first takes its mechanism from the table's one owner (`owner.py`), which refuses
+while the cycle, the build, a diagnosis check or another service motion uses it; the
+motors it then drives are the only ones that move while the table is latched.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.clock import Timer
 from firmware.faults import CATALOGUE, ERROR
 from firmware.i18n import N_, _
+from firmware.owner import Busy, mechanism_of
 from hal.signals import LID_DOWN, LID_OFF, LID_UP, Value
 
 if TYPE_CHECKING:
@@ -33,6 +37,7 @@ CYCLE_MOVING = ("opening", "closing", "raising", "rolling", "top_up_opening",
                 "top_up_closing")
 
 Done = Callable[[dict[str, Any]], None]
+SERVICE, JOG = "test mode", "jog"     # holders of mechanisms, as the owner names them
 
 
 class ServiceRefused(Exception):
@@ -292,6 +297,10 @@ class Service:
                 running=self.running))
 
     def _start(self, test: MechanismTest, by: str | None, done: Done | None) -> None:
+        try:
+            self.ctl.owner.acquire(SERVICE, [test.name], f"test {test.name}")
+        except Busy as exc:
+            raise ServiceRefused(f"cannot test {test.name}: {exc}") from None
         self._run = run = _Run(test, test.steps(self.ctl), by, done,
                                started=self.ctl.clock.now())
         self.last_test = test.name
@@ -314,7 +323,7 @@ class Service:
             return
         step = run.steps[run.index]
         for name, value in step.outputs.items():
-            self.ctl.hal.write(name, value)
+            self.ctl.hal.write(name, value, holder=SERVICE)
         step_started = self.ctl.clock.now()
         if step.expect is None:
             run.timer = self.ctl.clock.call_later(step.within_s, lambda: self._next_step(run))
@@ -356,6 +365,7 @@ class Service:
         if run.timer is not None:
             run.timer.cancel()
         self._run = None
+        self.ctl.owner.release(SERVICE)
         test = run.test
         result: dict[str, Any] = {
             "test": test.name, "number": test.number, "label": test.label,
@@ -471,6 +481,10 @@ class Service:
         why = self.interlock(motor, direction)
         if why is not None:
             raise ServiceRefused(f"jog {motor} refused: {why}")
+        try:
+            self.ctl.owner.acquire(JOG, [mechanism_of(signal)], f"jog {motor} by {by}")
+        except Busy as exc:
+            raise ServiceRefused(f"jog {motor} refused: {exc}") from None
         jog = _Jog(motor, signal, direction, seconds, by, done,
                    started=self.ctl.clock.now())
         if motor == "lid":
@@ -479,7 +493,7 @@ class Service:
         else:
             value = True
         self._jog = jog
-        self.ctl.hal.write(signal, value)
+        self.ctl.hal.write(signal, value, holder=JOG)
         jog.timer = self.ctl.clock.call_later(seconds, lambda: self._end_jog(jog, "time up"))
         started = {"motor": motor, "signal": signal, "direction": direction,
                    "seconds": seconds, "by": by}
@@ -494,6 +508,7 @@ class Service:
         if self._jog is not jog:
             return
         self._jog = None
+        self.ctl.owner.release(JOG)
         result = {"motor": jog.motor, "direction": jog.direction, "by": jog.by,
                   "ran_s": round(self.ctl.clock.now() - jog.started, 3), "stopped": why}
         self.ctl.emit("service.jog", **result)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from firmware.machine import attach
+from transitions import EventData
+
+from firmware.machine import Recoverable, attach, from_fault, recover_transitions
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -28,10 +30,11 @@ TRANSITIONS = [
     {"trigger": "release", "source": ["full", "idle"], "dest": "idle"},
     {"trigger": "fail", "source": "*", "dest": "fault"},
     {"trigger": "reset", "source": "fault", "dest": "idle"},
+    *recover_transitions(["idle", "feeding", "stacking", "full"]),
 ]
 
 
-class SideBuilder:
+class SideBuilder(Recoverable):
     def __init__(self, ctl: Controller, side: int) -> None:
         self.ctl = ctl
         self.side = side
@@ -51,6 +54,7 @@ class SideBuilder:
         self.turn_from_home = True  # this turn began at home: its end stacks a tile
         self.glitches = 0           # impossible home edges seen (a flaky sensor)
         self.whole_turn = False     # this turn started at home and was not interrupted
+        self.unseen_reads = 0       # tiles the reader saw since the last counted arrival
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     @property
@@ -82,22 +86,26 @@ class SideBuilder:
         self.tiles = []
         self.last_arrival = None
 
-    def on_enter_stacking(self, *_: object) -> None:
+    def on_enter_feeding(self, event: EventData) -> None:
+        if from_fault(event):
+            self.feed(True)
+
+    def on_enter_stacking(self, event: EventData) -> None:
+        if from_fault(event):
+            # After a fault is cleared: finish the interrupted turn, and feed again.
+            self.feed(True)
+            self._turn(resumed=True)
+            return
         self._turn()
 
-    def on_enter_full(self, *_: object) -> None:
+    def on_enter_full(self, event: EventData) -> None:
         self.ctl.hal.write(self.head, False)
-        self.ctl.build.side_full()
+        if not from_fault(event):
+            self.ctl.build.side_full()
 
     def rehome(self) -> None:
         """Turn the cam until it is home again (found off home)."""
         self._turn()
-
-    def resume_turn(self) -> None:
-        """After a fault is cleared: finish the interrupted turn, or feed again."""
-        self.feed(True)
-        if self.state == "stacking":
-            self._turn(resumed=True)
 
     def _turn(self, resumed: bool = False) -> None:
         home = bool(self.ctl.hal.read(f"side.{self.side}.head_home"))
@@ -115,6 +123,11 @@ class SideBuilder:
 
     # -- sensor edges -----------------------------------------------------------------
 
+    def on_reader(self, tile: object) -> None:
+        """The head's reader saw a tile: evidence that tiles reach the head."""
+        if tile is not None:
+            self.unseen_reads += 1
+
     def on_count_edge(self, active: bool) -> None:
         if not active:
             return
@@ -124,6 +137,13 @@ class SideBuilder:
         if gap is not None and gap < timing.count_debounce_s:
             return      # contact bounce of the same tile
         if self.state == "full":
+            if not self.ctl.hal.read(self.conveyor):
+                # Its conveyor is off and the belt's tiles have slid back: no tile can
+                # reach the head. The count sensor, not an extra tile.
+                self.glitches += 1
+                self.ctl.emit("sensor.glitch", sensor=self.count_sensor,
+                              why="a count at a full side whose conveyor is off")
+                return
             self.ctl.build.extra_tile(self)
             return
         if self.state not in ("feeding", "stacking"):
@@ -135,6 +155,7 @@ class SideBuilder:
                             "counted": self.counted})
             return
         self.last_arrival = now
+        self.unseen_reads = 0
         self.ctl.build.arrival(self)
         index = self.counted
         self.counted += 1

@@ -5,10 +5,20 @@ T: the mean of its last runs, seeded from config and kept in the journal. A moti
 whose sensor is not seen within k·T has failed (CN106540440B); one slower than
 T·(1 + margin) warns that friction or supply changed (CN105879384A, timing.drift).
 
-When the same position sensor is missed again and again while its mechanism
-evidently moved (the sensor it left did change), the sensor is judged failed: the
-motion now stops on a timer at T and `sensor.degraded` warns, so the table stays
-playable until the sensor is replaced.
+Plausibility: a whole motion whose stop sensor shows up sooner than MIN_TRAVEL·T is
+a glitch, never the stop (`too_early`). A slow motion warns only when it recurs:
+SLOW_RECUR of the last SLOW_WINDOW runs of that mechanism.
+
+A stop sensor missed while its mechanism evidently moved (the sensor it left did
+change) is only a suspect: an obstruction looks the same. It is judged failed only on
+evidence that the mechanism really reached that stop — the next travel from between
+the stops to the opposite one takes at least FULL_TRAVEL of its learned time (a lid
+stopped 40 % short comes back in 40 % of it), counting with the misses to
+`[timing] degrade_after` signs. Then the motion stops on a timer at T
+and `sensor.degraded` warns, so the table stays playable until the sensor is
+replaced; clearing that warning (or replacing the part) believes the sensor again.
+Cam sensors (heads, plates) have no opposite travel to give that evidence: a missed
+home is always a fault.
 """
 
 from __future__ import annotations
@@ -22,6 +32,11 @@ from firmware.clock import Timer
 from firmware.watch import Watch
 
 TIMED_STOP_MARGIN = 1.1
+MIN_TRAVEL = 0.7        # a worn motor is slower, never faster
+FULL_TRAVEL = 0.8       # evidence that a travel started at the far stop
+SLOW_RECUR, SLOW_WINDOW = 3, 5
+# The travel that can show a stop sensor failed: from that stop to the other one.
+OPPOSITE = {"lid.upper": "lid.down", "lid.lower": "lid.up"}
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -39,6 +54,7 @@ class _Motion:
     started: float
     learn: bool = True
     timer: Timer | None = None
+    confirms: str | None = None     # a suspect sensor this travel may show failed
 
 
 class Supervisor:
@@ -55,6 +71,8 @@ class Supervisor:
         self.runs: dict[str, deque[float]] = {}
         self.misses: dict[str, int] = {}
         self.degraded: set[str] = set()
+        self.suspects: set[str] = set()
+        self._slow: dict[str, deque[bool]] = {}
         self._drift_warned: set[tuple[str, int]] = set()
         self._motions: dict[str, _Motion] = {}
         self.watch = Watch(ctl.clock, ctl.fault)
@@ -65,18 +83,31 @@ class Supervisor:
         runs = self.runs.get(mechanism)
         return sum(runs) / len(runs) if runs else self.nominal[mechanism]
 
+    def slow_recurs(self, key: str, slow: bool, recur: int = SLOW_RECUR,
+                    window: int = SLOW_WINDOW) -> bool:
+        """Note whether the last run of `key` was slow; True once slow runs recur."""
+        recent = self._slow.setdefault(key, deque(maxlen=window))
+        recent.append(slow)
+        return slow and sum(recent) >= recur
+
     def _record(self, mechanism: str, duration: float) -> None:
         expected = self.learned(mechanism)
-        if duration > expected * (1 + self.margin):
+        slow = duration > expected * (1 + self.margin)
+        recurs = self.slow_recurs(mechanism, slow)
+        if slow and not recurs:
+            return      # one slow draw: an outlier, neither warned nor learned
+        if recurs:
             # Once per mechanism and hand: a worn motor would otherwise warn every turn.
             key = (mechanism, self.ctl.cycle.number)
             if key not in self._drift_warned:
                 self._drift_warned.add(key)
                 side = int(mechanism.split(".")[1]) if mechanism[-1].isdigit() else None
+                recent = self._slow[mechanism]
                 self.ctl.fault("timing.drift", mechanism, side,
                                {"mechanism": mechanism, "took_s": round(duration, 3),
                                 "learned_s": round(expected, 3),
-                                "limit_s": round(expected * (1 + self.margin), 3)})
+                                "limit_s": round(expected * (1 + self.margin), 3),
+                                "slow_of_last": [int(sum(recent)), len(recent)]})
         runs = self.runs.setdefault(mechanism, deque(maxlen=self.window))
         runs.append(duration)
 
@@ -103,7 +134,8 @@ class Supervisor:
     def expect(self, mechanism: str, sensor: str, fault_id: str, where: str,
                side: int | None = None, evidence: dict[str, Any] | None = None,
                moved: Callable[[], bool] | None = None,
-               timed_stop: Callable[[], None] | None = None, learn: bool = True) -> None:
+               timed_stop: Callable[[], None] | None = None, learn: bool = True,
+               confirms: str | None = None) -> None:
         """A motor was commanded: `sensor` must be seen within k·T.
 
         `moved` tells whether the mechanism evidently moved; `timed_stop` completes
@@ -112,7 +144,8 @@ class Supervisor:
         """
         self.cancel(mechanism)
         motion = _Motion(sensor, fault_id, where, side, dict(evidence or {}), moved,
-                         timed_stop, self.ctl.clock.now(), learn)
+                         timed_stop, self.ctl.clock.now(), learn,
+                         confirms=confirms if confirms in self.suspects else None)
         learned = self.learned(mechanism)
         if sensor in self.degraded and timed_stop is not None:
             # A little past T, so the mechanism surely reaches its mechanical stop.
@@ -131,8 +164,47 @@ class Supervisor:
         if motion.timer is not None:
             motion.timer.cancel()
         self.misses[motion.sensor] = 0
+        took = self.ctl.clock.now() - motion.started
+        if motion.confirms is not None:
+            self._judge(mechanism, motion.confirms, took)
         if motion.learn:
-            self._record(mechanism, self.ctl.clock.now() - motion.started)
+            self._record(mechanism, took)
+
+    def _judge(self, mechanism: str, suspect: str, took: float) -> None:
+        """A travel from between the stops ended: was the suspect's stop really reached?"""
+        self.suspects.discard(suspect)
+        learned = self.learned(mechanism)
+        evidence = {"sensor": suspect, "travel": mechanism, "took_s": round(took, 3),
+                    "learned_s": round(learned, 3), "full_travel": FULL_TRAVEL}
+        signs = self.misses.get(suspect, 0) + 1     # the misses, and this travel back
+        if took >= FULL_TRAVEL * learned and signs < self.ctl.timing.degrade_after:
+            self.suspects.add(suspect)      # not enough signs yet: it stays a suspect
+            self.ctl.emit("sensor.suspect", **evidence, signs=signs)
+        elif took >= FULL_TRAVEL * learned:
+            self.degraded.add(suspect)
+            self.ctl.fault("sensor.degraded", suspect, None,
+                           {**evidence, "why": "the travel back took the whole learned "
+                                               "time: the stop was reached unseen"})
+        else:
+            self.ctl.emit("sensor.trusted", **evidence,
+                          why="the travel back was short: it was stopped, not the sensor")
+
+    def is_suspect(self, sensor: str) -> bool:
+        return sensor in self.suspects
+
+    def restore_sensor(self, sensor: str) -> None:
+        """A sensor replaced or repaired: believe it again."""
+        self.degraded.discard(sensor)
+        self.suspects.discard(sensor)
+        self.misses.pop(sensor, None)
+
+    def too_early(self, mechanism: str) -> float | None:
+        """How long a whole motion ran if its stop came impossibly soon, else None."""
+        motion = self._motions.get(mechanism)
+        if motion is None or not motion.learn:
+            return None
+        elapsed = self.ctl.clock.now() - motion.started
+        return elapsed if elapsed < MIN_TRAVEL * self.learned(mechanism) else None
 
     def restart(self, mechanism: str) -> None:
         """The same motion goes on (a head turning again for the next tile)."""
@@ -140,7 +212,7 @@ class Supervisor:
         if motion is not None:
             self.expect(mechanism, motion.sensor, motion.fault_id, motion.where,
                         motion.side, motion.evidence, motion.moved, motion.timed_stop,
-                        motion.learn)
+                        motion.learn, motion.confirms)
 
     def is_supervised(self, mechanism: str) -> bool:
         return mechanism in self._motions
@@ -175,10 +247,8 @@ class Supervisor:
                     "learned_s": round(self.learned(mechanism), 3), "moved": moved}
         misses = self.misses.get(motion.sensor, 0) + 1 if moved else 0
         self.misses[motion.sensor] = misses
-        if moved and misses >= self.ctl.timing.degrade_after and motion.timed_stop:
-            self.degraded.add(motion.sensor)
-            self.ctl.fault("sensor.degraded", motion.sensor, motion.side,
-                           {**evidence, "misses_in_a_row": misses})
-            motion.timed_stop()
-            return
+        if moved and motion.sensor in OPPOSITE:
+            # Failed sensor or obstruction? The next travel back tells (_judge).
+            self.suspects.add(motion.sensor)
+            evidence["suspect_sensor"] = motion.sensor
         self.ctl.fault(motion.fault_id, motion.where, motion.side, evidence)

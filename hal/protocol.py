@@ -52,6 +52,7 @@ class Msg(IntEnum):
     SET = 0x10         # host → board, sequenced: drive one output channel
     SAFE = 0x11        # host → board, sequenced: every output to its safe value
     INPUT = 0x20       # board → host, sequenced: one input changed, and when
+    ERROR = 0x30       # board → host: a well-formed frame the board refuses, and why
 
 
 SEQUENCED = frozenset({Msg.SET, Msg.SAFE, Msg.INPUT})
@@ -301,3 +302,14 @@ def decode_heartbeat(payload: bytes) -> bool:
     if len(payload) != 1:
         raise ProtocolError(f"HEARTBEAT of {len(payload)} bytes, expected 1")
     return bool(payload[0] & FAILSAFE_FLAG)
+
+
+def encode_error(channel: int, reason: str) -> bytes:
+    """Payload of ERROR: the channel the refused frame named (0xFF: none), and why."""
+    return bytes((channel & 0xFF,)) + reason.encode()[:200]
+
+
+def decode_error(payload: bytes) -> tuple[int, str]:
+    if not payload:
+        raise ProtocolError("empty ERROR payload")
+    return payload[0], payload[1:].decode(errors="replace")

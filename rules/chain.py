@@ -5,7 +5,9 @@ reveals the nonce of record i (`revealed`), so record i's walls can be checked a
 the commitment published when they rose; and record i+1 names record i's commitment
 (`previous_commitment`), which is bound into record i+1's own commitment. So no record
 can be rewritten, removed or reordered without breaking a commitment the players saw
-before the deal, or the chain at the next record.
+before the deal, or the chain at the next record. `revealed` itself is bound in no
+commitment, so a record the next one reveals no nonce for is a break too: otherwise
+walls changed under an unchanged commitment would pass unchecked.
 """
 
 from __future__ import annotations
@@ -75,21 +77,27 @@ def verify_history(records: list[tuple[int, dict[str, Any] | None]]) -> Verdict:
                                "removed or reordered)", line)
             revealed = record.get("revealed")
             prev_cycle = (prev.get("table") or {}).get("cycle")
-            if (isinstance(revealed, dict) and revealed.get("nonce") is not None
+            if not (isinstance(revealed, dict) and isinstance(revealed.get("nonce"), str)
                     and revealed.get("cycle") == prev_cycle):
-                try:
-                    recomputed = commitment(prev.get("walls"), revealed["nonce"],
-                                            prev.get("previous_commitment"))
-                except RulesError as exc:
-                    return Verdict(False, len(records), checked,
-                                   f"{_name(prev, prev_line)} cannot be checked: {exc}",
-                                   prev_line)
-                if recomputed != prev["commitment"]:
-                    return Verdict(False, len(records), checked,
-                                   f"{_name(prev, prev_line)}: its walls with the nonce "
-                                   f"revealed at line {line} give {recomputed}, not the "
-                                   f"commitment {prev['commitment']} published before the "
-                                   "deal", prev_line)
-                checked += 1
+                # `revealed` is bound in no commitment: a skipped reveal would let walls
+                # changed under an unchanged commitment pass.
+                return Verdict(False, len(records), checked,
+                               f"{_name(prev, prev_line)}: its walls cannot be checked: "
+                               f"the next record ({_name(record, line)}) reveals no nonce "
+                               "for that hand (a reveal removed or changed)", prev_line)
+            try:
+                recomputed = commitment(prev.get("walls"), revealed["nonce"],
+                                        prev.get("previous_commitment"))
+            except RulesError as exc:
+                return Verdict(False, len(records), checked,
+                               f"{_name(prev, prev_line)} cannot be checked: {exc}",
+                               prev_line)
+            if recomputed != prev["commitment"]:
+                return Verdict(False, len(records), checked,
+                               f"{_name(prev, prev_line)}: its walls with the nonce "
+                               f"revealed at line {line} give {recomputed}, not the "
+                               f"commitment {prev['commitment']} published before the "
+                               "deal", prev_line)
+            checked += 1
         previous = (line, record)
     return Verdict(True, len(records), checked)

@@ -23,7 +23,7 @@ from typing import Any
 from firmware.clock import Clock
 from firmware.config import Config
 from firmware.consumers import attach_consumers
-from firmware.controller import BUILD_SCOPE, Controller
+from firmware.controller import BUILD_SCOPE, ClearRefused, Controller
 from firmware.faults import CATALOGUE, ERROR, Fault
 from firmware.handoff import Consumer
 from firmware.journal import MemoryJournal
@@ -38,6 +38,8 @@ from simulator.watchdog import StallWatchdog
 
 BUILD_MOTORS = ("motor.disc", "motor.ring", *[f"motor.side.{n}.{m}" for n in range(4)
                                               for m in ("conveyor", "head")])
+# A clear the table refuses is tried again this often, this long apart.
+CLEAR_TRIES, CLEAR_RETRY_S = 3, 1.0
 
 
 class ScopedClock:
@@ -394,15 +396,33 @@ class Harness:
         # The operator empties the machine only when the table asks for a refeed (a
         # set it will build again from the start), never under a build that goes on.
         untrusted = action.after_fault in UNTRUSTED_COUNT or do == "remove_extra"
-        if untrusted or (do == "refeed" and self.ctl.refeed_hold is not None):
+        refed = untrusted or (do == "refeed" and self.ctl.refeed_hold is not None)
+        if refed:
             table.refeed()
-        self._clear(action.after_fault)
+        # Only an operator who refed says so: any other action leaves the hold on.
+        self._clear(action.after_fault, refed=do == "refeed")
 
-    def _clear(self, fault_id: str) -> None:
+    def _clear(self, fault_id: str, refed: bool = False, tries: int = CLEAR_TRIES) -> None:
         ctl = self.ctl
+        refused = False
         for fault in ctl.faults:
             if fault.active and fault.id == fault_id:
-                ctl.clear_fault(fault, by="technician")
+                try:
+                    ctl.clear_fault(fault, by="technician", refed=refed)
+                except ClearRefused:
+                    refused = True
+        if refused and tries > 1:
+            # The table says what to do first (the case still reads open: over a link
+            # the switch's change is still on its way). A technician reads the
+            # message and tries again a moment later; a wrong action stays refused.
+            self._pending += 1
+
+            def again() -> None:
+                self._pending -= 1
+                self._clear(fault_id, refed, tries - 1)
+
+            self.clock.call_later(CLEAR_RETRY_S, again)
+            return
         if ctl.may_rehome() and ctl.needs_rehome():
             ctl.rehome()
 

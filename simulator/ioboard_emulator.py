@@ -35,6 +35,7 @@ from hal.protocol import (
     Msg,
     decode_hello,
     decode_signal,
+    encode_error,
     encode_heartbeat,
     encode_input,
     encode_welcome,
@@ -274,6 +275,12 @@ class IoBoardEmulator:
     def _on_message(self, msg: int, payload: bytes) -> None:
         if msg == Msg.SET:
             name, value = decode_signal(payload)
+            signal = self.table.signals.get(name)
+            if signal is None or not signal.is_output:
+                # A board never drives an input pin: refuse the frame, say why, go on.
+                why = "not fitted" if signal is None else "an input"
+                self.link.send_now(Msg.ERROR, encode_error(payload[0], f"SET {name}: {why}"))
+                return
             if not self.failsafe:
                 self.table.command(name, value)
         elif msg == Msg.SAFE:

@@ -23,14 +23,12 @@ from tests.conftest import ROOT
 
 CI_COUNT, CI_SEED = 250, 10
 ISSUE_11 = "issue 11 (firmware safety core) fixes this"
-# Classes the fixed-seed batch still finds on today's firmware.
-CI_KNOWN: dict[str, str] = {
-    "violations": ISSUE_11,
-    "stalls": ISSUE_11,
-}
+# Classes the fixed-seed batch still finds on today's firmware (none since issue 11).
+CI_KNOWN: dict[str, str] = {}
 REGRESSIONS = sorted((ROOT / "tests" / "scenarios" / "fuzz").glob("*.toml"))
-# Every regression scenario fails today: each is a defect the referee found.
-KNOWN_BROKEN = {p.stem for p in REGRESSIONS}
+# Regression scenarios the firmware still fails (none since issue 11): each one is a
+# defect the referee found, guarded from the day it was fixed.
+KNOWN_BROKEN: set[str] = set()
 
 
 @pytest.fixture(scope="module")

@@ -55,7 +55,7 @@ def test_stop_during_a_build_never_resumes_the_half_built_set() -> None:
     assert again.build.state == "idle"           # nothing resumed
     assert bench.hal.read("display") == "rF"
     bench.table.refeed()                         # the operator empties tracks and heads
-    again.clear_fault(hold, by="operator")
+    again.clear_fault(hold, by="operator", refed=True)
     bench.clock.run_until(bench.clock.now() + 60.0,
                           until=lambda: again.build.state == "staged")
     assert again.build.state == "staged"

@@ -32,7 +32,7 @@ def test_power_on_rehomes_a_cam_found_off_home(rig) -> None:
     assert hal.values["motor.side.2.plate"] is True
     assert ctl.cycle.state == "homing"
     hal.edge("side.2.plate_home", True)
-    run_for(clock, 0.01)
+    run_for(clock, 0.1)
     assert hal.values["motor.side.2.plate"] is False
     assert ctl.cycle.state == "play"
 
@@ -43,7 +43,7 @@ def test_lid_opens_and_stops_at_upper(rig) -> None:
     ctl.lid.open()
     assert hal.values["motor.lid"] == "up"
     hal.edge("lid.lower", False)
-    run_for(clock, 1.0)
+    run_for(clock, 1.2)         # above the minimum travel, 0.7 of the learned 1.5 s
     hal.edge("lid.upper", True)
     assert hal.values["motor.lid"] == "off"
     assert ctl.lid.state == "open"
@@ -222,13 +222,40 @@ def test_learned_time_and_drift(rig) -> None:
         run_for(clock, 1.2)
         hal.edge("lid.lower", True)
     assert abs(supervisor.learned("lid.up") - 1.2) < 1e-6   # the mean of recent runs
+
+
+def slow_lid_run(ctl, hal, clock) -> None:
     ctl.lid.open()
     hal.edge("lid.lower", False)
-    run_for(clock, 2.0)                      # slower than T·1.3, faster than k·T
+    run_for(clock, 2.2)                      # slower than T·1.3, faster than k·T
     hal.edge("lid.upper", True)
-    drift = ctl.faults[-1]
-    assert drift.id == "timing.drift" and drift.code == "W90"
-    assert ctl.lid.state == "open"          # a warning: the table goes on
+    ctl.lid.close()
+    hal.edge("lid.upper", False)
+    run_for(clock, 1.2)
+    hal.edge("lid.lower", True)
+
+
+def test_a_slow_run_warns_only_when_it_recurs(rig) -> None:
+    """Finding 10: one slow draw is not a worn mechanism; three of the last five are."""
+    ctl, hal, clock = rig
+    homed(rig)
+    for _ in range(5):
+        ctl.lid.open()
+        hal.edge("lid.lower", False)
+        run_for(clock, 1.2)
+        hal.edge("lid.upper", True)
+        ctl.lid.close()
+        hal.edge("lid.upper", False)
+        run_for(clock, 1.2)
+        hal.edge("lid.lower", True)
+    for _ in range(2):
+        slow_lid_run(ctl, hal, clock)
+    assert not [f for f in ctl.faults if f.id == "timing.drift"]
+    slow_lid_run(ctl, hal, clock)
+    drift = [f for f in ctl.faults if f.id == "timing.drift"]
+    assert [(f.code, f.where) for f in drift] == [("W90", "lid.up")]
+    assert drift[0].evidence["slow_of_last"] == [3, 5]
+    assert ctl.lid.state == "closed"        # a warning: the table goes on
 
 
 def test_head_jam_fault(rig) -> None:
@@ -314,6 +341,7 @@ def test_both_lift_keys_during_a_build_are_a_top_up(rig) -> None:
     assert not any(hal.values[f"motor.side.{n}.conveyor"] for n in range(4))
     assert hal.values["motor.lid"] == "up"
     hal.edge("lid.lower", False)
+    run_for(clock, 1.2)             # a lid takes most of its learned travel (1.5 s)
     hal.edge("lid.upper", True)
     assert ctl.cycle.state == "top_up_open"
     hal.edge("key.lift.0", False)
@@ -322,6 +350,7 @@ def test_both_lift_keys_during_a_build_are_a_top_up(rig) -> None:
     run_for(clock, 1.0)
     assert hal.values["motor.lid"] == "down"
     hal.edge("lid.upper", False)
+    run_for(clock, 1.2)
     hal.edge("lid.lower", True)
     run_for(clock, 0.01)
     assert ctl.cycle.state == "play"
@@ -337,19 +366,23 @@ def raise_and_deal(rig) -> None:
     hal.edge("key.lift.0", False)
     assert ctl.cycle.state == "opening"
     hal.edge("lid.lower", False)
+    run_for(clock, 1.2)             # a lid takes most of its learned travel (1.5 s)
     hal.edge("lid.upper", True)
     hal.edge("key.lift.0", True)
     run_for(clock, 1.0)
     hal.edge("key.lift.0", False)
     hal.edge("lid.upper", False)
+    run_for(clock, 1.2)
     hal.edge("lid.lower", True)
     run_for(clock, 0.01)
     assert ctl.cycle.state == "raising"
     assert all(hal.values[f"motor.side.{n}.plate"] for n in range(4))
     for n in range(4):
         hal.edge(f"side.{n}.plate_home", False)
+    run_for(clock, 2.0)             # a plate turn takes most of its learned 2.5 s
+    for n in range(4):
         hal.edge(f"side.{n}.plate_home", True)
-    run_for(clock, 0.01)
+    run_for(clock, 0.1)
     assert ctl.cycle.state == "dealing"
 
 
@@ -420,7 +453,7 @@ def test_homing_brings_round_a_cam_that_coasts_past_home(rig) -> None:
     assert hal.values["motor.side.2.plate"] is True
     hal.edge("side.1.head_home", True)
     hal.edge("side.2.plate_home", True)
-    run_for(clock, 0.01)
+    run_for(clock, 0.1)
     assert not hal.values["motor.side.1.head"] and not hal.values["motor.side.2.plate"]
     assert ctl.cycle.state == "play"
 

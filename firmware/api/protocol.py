@@ -17,9 +17,11 @@ holding a string that is not valid Unicode (a lone surrogate escape such as
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 MAX_LINE = 64 * 1024
+INT_LIMIT = 2 ** 63
 MAX_DEPTH = 16
 VERSION = 1
 
@@ -54,6 +56,9 @@ def decode_request(line: bytes) -> dict[str, Any]:
         request = json.loads(line)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ApiError(BAD_REQUEST, f"not a JSON line: {exc}") from None
+    except ValueError:
+        # An integer literal past Python's int-from-string limit (4,300 digits).
+        raise ApiError(BAD_REQUEST, "a number in the request has too many digits") from None
     except RecursionError:
         raise ApiError(BAD_REQUEST, f"request nested deeper than {MAX_DEPTH} levels") from None
     try:
@@ -90,6 +95,15 @@ def _check_value(value: Any, depth: int) -> None:
         except UnicodeEncodeError:
             raise ApiError(BAD_REQUEST, "a string in the request is not valid Unicode "
                            "(a lone surrogate escape such as \\ud800)") from None
+    elif isinstance(value, int) and not isinstance(value, bool):
+        # Past 64 bits no filter or count makes sense, and SQLite cannot bind it.
+        if not -INT_LIMIT <= value < INT_LIMIT:
+            raise ApiError(BAD_REQUEST, "an integer in the request is out of range "
+                           "(64-bit signed)")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise ApiError(BAD_REQUEST, "a number in the request is not finite "
+                           "(NaN, Infinity or past 1e308)")
     elif isinstance(value, dict):
         for key, item in value.items():
             _check_value(key, depth + 1)

@@ -65,3 +65,32 @@ class RefusalLog:
                               action=key[2], count=window.count,
                               window_s=round(now - window.started, 3),
                               names=window.names, peers=sorted(window.peers))
+
+
+class OpenDiagnoses:
+    """Diagnoses asked without a login, in the event log: one row per window.
+
+    They need no credential, so one row per request let anyone rotate the history
+    away. The first in a window is logged with the count of those before it that were
+    only counted (and a few of their symptoms)."""
+
+    def __init__(self, clock: Clock, emit: Callable[..., None],
+                 window_s: float = WINDOW_S) -> None:
+        self.clock = clock
+        self.emit = emit
+        self.window_s = window_s
+        self._started: float | None = None
+        self._skipped = 0
+        self._symptoms: list[str] = []
+
+    def asked(self, symptom: str, result: Any) -> None:
+        now = self.clock.now()
+        if self._started is not None and now - self._started < self.window_s:
+            self._skipped += 1
+            if symptom not in self._symptoms and len(self._symptoms) < SAMPLE_NAMES:
+                self._symptoms.append(symptom)
+            return
+        extra = ({"unlogged_before": self._skipped, "unlogged_symptoms": self._symptoms}
+                 if self._skipped else {})
+        self._started, self._skipped, self._symptoms = now, 0, []
+        self.emit("diagnosis", symptom=symptom, by=None, result=result, **extra)

@@ -38,8 +38,8 @@ from firmware.api.access import (
 from firmware.api.auth import Technicians
 from firmware.api.lockout import Lockout
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
-from firmware.api.refusals import RefusalLog
-from firmware.controller import Controller
+from firmware.api.refusals import OpenDiagnoses, RefusalLog
+from firmware.controller import ClearRefused, Controller
 from firmware.eventlog import EventLog
 from firmware.faults import Fault
 from firmware.handoff import public_event, public_record
@@ -139,6 +139,7 @@ class ApiServer:
         api = ctl.config.api
         self.lockout = lockout or Lockout(ctl.clock, api.lockout_failures, api.lockout_s)
         self.refusals = RefusalLog(ctl.clock, ctl.emit)
+        self.open_diagnoses = OpenDiagnoses(ctl.clock, ctl.emit)
         self.clients: set[Client] = set()
         self.max_clients = connection_budget(max_clients)
         self.socket_gid = os.getgid()
@@ -561,7 +562,10 @@ class ApiServer:
                 printable(line) for line in str(exc).split("\n"))) from None
         if result is None:
             result = await finished
-        self.ctl.emit("diagnosis", symptom=printable(symptom), by=who, result=result)
+        if who is None:
+            self.open_diagnoses.asked(printable(symptom), result)
+        else:
+            self.ctl.emit("diagnosis", symptom=printable(symptom), by=who, result=result)
         return result
 
     async def _test(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
@@ -628,8 +632,12 @@ class ApiServer:
                                for i, f in enumerate(self.ctl.faults) if f.active)
             raise p.ApiError(p.NOT_FOUND, f"no active fault {wanted!r}; active: "
                              + (active or "none"))
+        refed = params.get("refed") is True     # the operator refed the set it holds for
         for fault in matches:
-            self.ctl.clear_fault(fault, who or "?")
+            try:
+                self.ctl.clear_fault(fault, who or "?", refed=refed)
+            except ClearRefused as exc:     # a sensor still shows the cause
+                raise p.ApiError(p.REFUSED, str(exc)) from None
         resumed = self.service.resume_if_clear()
         return {"cleared": [f.as_dict() for f in matches], "resumed": resumed,
                 "still_active": [self._fault(i, f) for i, f in enumerate(self.ctl.faults)

@@ -117,6 +117,9 @@ def _parser() -> argparse.ArgumentParser:
     jog.add_argument("seconds", type=float)
     clear = add("clear", _("clear a fault by its #ref, id or display code"))
     clear.add_argument("fault")
+    clear.add_argument("--refed", action="store_true",
+                       help=_("the half-built set was refed (belts, heads and tracks "
+                              "emptied onto the disc): releases the refeed hold (rF)"))
     estop = add("estop", _("emergency stop (anyone); --release needs a technician"))
     estop.add_argument("--release", action="store_true")
     walls = add("walls", _("recent handoffs (dealt walls and commitments)"))
@@ -261,7 +264,7 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
                                      "seconds": args.seconds}, auth=True)
         _out(args, result, render.jog_lines(result))
     elif command == "clear":
-        result = client.call("clear", {"fault": args.fault}, auth=True)
+        result = client.call("clear", {"fault": args.fault, "refed": args.refed}, auth=True)
         _out(args, result, render.clear_lines(result))
     elif command == "estop":
         result = client.call("estop", {"release": args.release}, auth=args.release)

@@ -156,3 +156,28 @@ def test_subscribe_streams_events_signals_and_status(daemon: Daemon) -> None:
             *lines, buf = buf.split(b"\n")
             streams |= {json.loads(line).get("stream", "reply") for line in lines if line}
         assert {"event", "signals", "status"} <= streams
+
+
+def test_clear_is_refused_while_the_case_reads_open(tmp_path) -> None:
+    # Finding 9 (issue 11): a case.opened fault is not cleared while case_open still
+    # reads open; the API answers "refused" with what to do, and the fault stays.
+    from .conftest import start_daemon
+
+    daemon, stop = start_daemon(tmp_path)
+    try:
+        table = daemon.ctl.hal.hal.table
+        daemon.call(lambda: table.stick("case_open", True))
+        time.sleep(0.2)
+        assert daemon.call(lambda: [f.id for f in daemon.ctl.faults if f.active]) == [
+            "case.opened"]
+        with ApiClient(daemon.socket, technician=("li", TOKEN)) as client:
+            try:
+                client.call("clear", {"fault": "case.opened"})
+            except ConsoleError as exc:
+                assert "case_open still reads open" in str(exc)
+            else:
+                raise AssertionError("cleared while the case reads open")
+        assert daemon.call(lambda: [f.id for f in daemon.ctl.faults if f.active]) == [
+            "case.opened"]
+    finally:
+        stop()

@@ -246,3 +246,25 @@ def test_the_control_door_says_where_every_tile_is(short):
     assert sum(places.values()) == len(table.tiles)
     assert set(places) == {"disc A", "table B"} or set(places) == {"disc B", "table A"}
     assert answer(table, None, {"do": "nonsense"}) == {"error": "unknown request 'nonsense'"}
+
+
+def test_a_set_on_an_input_channel_is_refused_with_an_error_frame(short):
+    # Finding 11: a valid SET naming an input channel escaped LinkEnd.on_frame as a
+    # KeyError and killed the board's loop. A board refuses it and goes on.
+    from hal.protocol import Frame, decode_error, encode_signal
+
+    clock = VirtualClock()
+    table = SimTable(short, clock, seed=1)
+    wire = _Wire()
+    board = IoBoardEmulator(table, clock, wire, heartbeat_limit_s=3.0)
+    board._hello(encode_hello())
+    before = table.values["lid.upper"]
+    board._on_bytes(Frame(0, Msg.SET, encode_signal("lid.upper", not before)).encode())
+    board._on_bytes(Frame(1, Msg.SET, encode_signal("motor.disc", True)).encode())
+    clock.run_until(0.1)
+    assert table.values["lid.upper"] == before
+    assert table.values["motor.disc"] is True          # the link goes on
+    refused = [decode_error(f.payload) for f in Decoder().feed(wire.sent)
+               if f.type == Msg.ERROR]
+    assert refused == [(8, "SET lid.upper: an input")]
+    board.close()

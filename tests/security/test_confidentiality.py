@@ -117,3 +117,26 @@ def test_the_public_record_names_what_it_holds_back() -> None:
     shown = public_record(record)
     assert shown["dice"] == [1] and not set(SECRET_FIELDS) & set(shown)
     assert set(shown["secret_until_hand_ends"]) == {"walls", "hands", "next_draw"}
+
+
+def test_the_daemons_journal_and_an_old_handoff_file_are_private(tmp_path: Path) -> None:
+    """Attack: the daemon's journal (FlushedJournal, the staged walls of the next hand
+    and the deal's nonce) was written 0640, readable by the state files' group; a
+    handoff file left 0644 by an older firmware stayed 0644 while the walls and hands
+    of the hand in play were appended to it."""
+    from firmware.journal_flush import FlushedJournal
+    old_file = tmp_path / "handoff.jsonl"
+    old_file.write_text('{"commitment":"sha256:' + "1" * 64 + '"}\n')
+    old_file.chmod(0o644)
+    (tmp_path / "journal.tmp").write_text("{}")
+    (tmp_path / "journal.tmp").chmod(0o644)     # a temporary file left by a crash
+    old = os.umask(0)
+    try:
+        journal = FlushedJournal(tmp_path)
+        journal.save({"clean": True, "handoff": {"nonce": "n"}})
+        journal.close()
+        HandoffFile(old_file)({"commitment": "sha256:" + "0" * 64, "walls": []})
+    finally:
+        os.umask(old)
+    assert (tmp_path / "journal.json").stat().st_mode & 0o777 == 0o600
+    assert old_file.stat().st_mode & 0o777 == 0o600

@@ -114,3 +114,57 @@ def test_a_rewritten_record_is_named(history: Any, tmp_path: Path,
     write(bad, [records[0], records[2], records[1], *records[3:]])
     assert main(["verify-deals", str(bad)]) == 1
     assert "line 2" in capsys.readouterr().err
+
+
+def test_a_rewritten_record_with_its_reveal_removed_is_named(
+        history: Any, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Attack: change a record's walls but keep its commitment (the chain holds), and
+    drop the next record's `revealed` (bound in no commitment) or point it at another
+    hand: the reveal was skipped and the history verified, exit 0."""
+    path, _ = history
+    records = lines(path)
+    walls = copy.deepcopy(records[1]["walls"])
+    walls[0][0], walls[1][0] = walls[1][0], walls[0][0]
+    bad = tmp_path / "unrevealed.jsonl"
+    for strip in (None, {**records[2]["revealed"], "cycle": -1}, "absent"):
+        forged = copy.deepcopy(records)
+        forged[1]["walls"] = walls
+        if strip == "absent":
+            del forged[2]["revealed"]
+        else:
+            forged[2]["revealed"] = strip
+        write(bad, forged)
+        assert main(["verify-deals", str(bad)]) == 1, strip
+        err = capsys.readouterr().err
+        assert "line 2" in err and "cannot be checked" in err, err
+
+
+def test_a_refused_handoff_leaves_a_history_that_verifies(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hand whose walls the engine refused has no record; the next record must still
+    reveal the nonce of the last recorded hand, or that hand could never be checked."""
+    import firmware.handoff as handoff_module
+    path = tmp_path / "handoff.jsonl"
+    config = quick(load_config(), play_time_s=1.0)
+    config = dataclasses.replace(config, rules=dataclasses.replace(
+        config.rules, handoff_file=str(path)))
+    real_deal, calls = rules.deal, itertools.count()
+
+    def deal(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        if next(calls) == 1:
+            raise rules.RulesError("walls: a tile misread (test)")
+        return real_deal(*args, **kwargs)
+
+    monkeypatch.setattr(handoff_module.rules, "deal", deal)
+    bench = assemble(config, seed=12)
+    ctl = bench.controller
+    refused: list[dict[str, Any]] = []
+    ctl.subscribers.append(lambda e: refused.append(e) if e["kind"] == "handoff.refused"
+                           else None)
+    ctl.start()
+    bench.players.start()
+    bench.clock.run_until(20000.0, until=lambda: len(ctl.handoff.records) >= 3)
+    assert refused and len(ctl.handoff.records) >= 3
+    verdict = verify_history(read_records(path.read_text().splitlines()))
+    assert verdict.ok, verdict.problem
+    assert verdict.reveals_checked == verdict.records - 1

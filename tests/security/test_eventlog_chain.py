@@ -121,3 +121,24 @@ def test_a_log_from_before_the_chain_starts_one(tmp_path: Path,
     log.close()
     code, text = verify(state, capsys)
     assert code == 0 and "from row 2" in text
+
+
+def test_rows_slipped_in_before_the_chain_are_named(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture) -> None:
+    """Attack: INSERT a forged row with an id at or below the chain's anchor (0, a
+    negative id, or an id rotation already deleted). The check started after the
+    anchor, so the log verified intact while the API served the forged row first."""
+    forged = ("INSERT INTO events (id, run, wall, t, cycle, kind, data, chain) VALUES "
+              "({id}, 1, 999.0, 0.5, 0, 'technician.action', "
+              "'{{\"name\":\"alice\",\"action\":\"clear\"}}', NULL)")
+    fresh = make_log(tmp_path / "fresh", rows=20)
+    rotated = make_log(tmp_path / "rotated", rows=2600, max_rows=1000)
+    anchor = int(LogReader(rotated / "events.sqlite").query(limit=1_000)[0]["seq"]) - 1
+    for name, source, row_id in (("zero", fresh, 0), ("negative", fresh, -7),
+                                 ("rotated away", rotated, anchor - 3),
+                                 ("at the anchor", rotated, anchor)):
+        target = tampered(source, tmp_path / name, forged.format(id=row_id))
+        assert LogReader(target / "events.sqlite").query(kind="technician")  # served
+        code, text = verify(target, capsys)
+        assert code == 1, (name, text)
+        assert f"row {row_id}" in text and "TAMPERED" in text, (name, text)

@@ -80,3 +80,38 @@ def test_broken_requests_get_a_clear_refusal(daemon: Daemon) -> None:
                                  "auth": {"name": "li", "token": TOKEN}}).encode() + b"\n")
         (ok,) = replies(sock, 1)
     assert ok["ok"]
+
+
+def test_printable_escapes_every_invisible_format_and_line_character() -> None:
+    """Attack: a name with the Arabic letter mark (U+061C, a bidi control missing from
+    the list), a zero-width space, a byte-order mark or a line/paragraph separator
+    (U+2028/2029: a new line to Python's splitlines and some viewers) passed raw."""
+    for char in ("\u061c", "\u200b", "\u2060", "\ufeff", "\u00ad", "\u2028", "\u2029",
+                 "\U000e0041"):
+        shown = printable(f"li{char}x")
+        assert char not in shown and shown.startswith("li\\"), (hex(ord(char)), shown)
+    assert printable("李 Wang-Lì ☃") == "李 Wang-Lì ☃"
+
+
+def test_huge_numbers_get_a_clear_refusal_and_write_no_row(daemon: Daemon) -> None:
+    """Attack: a 5,000-digit integer (past Python's int-to-str limit: ValueError, not a
+    JSON error) killed the connection's handler with a traceback; a log filter past
+    SQLite's 64-bit integers (OverflowError) was an "internal" error that wrote an
+    `api.error` row for every request, an open flood of the event log."""
+    daemon.api.eventlog.flush()
+    before = len(daemon.rows("api.error"))
+    lines = [b'{"id": 1, "method": "info", "params": {"n": ' + b"9" * 5000 + b"}}"]
+    for i, key in enumerate(("cycle", "run", "after_seq"), start=2):
+        lines.append(json.dumps({"id": i, "method": "log",
+                                 "params": {key: 2 ** 70}}).encode())
+    lines.append(b'{"id": 5, "method": "walls", "params": {"limit": ' + b"9" * 18 + b"}}")
+    lines.append(b'{"id": 6, "method": "status"}')
+    with raw(daemon) as sock:
+        sock.sendall(b"\n".join(lines) + b"\n")
+        got = {r["id"]: r for r in replies(sock, 6)}
+    assert got[None]["error"]["code"] == "bad_request", got
+    for i in (2, 3, 4):
+        assert got[i]["error"]["code"] == "bad_request", got[i]
+    assert got[5]["ok"] and got[6]["ok"]
+    daemon.api.eventlog.flush()
+    assert len(daemon.rows("api.error")) == before

@@ -153,3 +153,19 @@ def test_guesses_per_second_accepted_stay_at_the_lockout(daemon: Daemon) -> None
     assert time.monotonic() - started < 30
     assert checked.count("li") <= failures
     unlock(daemon)
+
+
+def test_open_diagnoses_cannot_flood_the_log(daemon: Daemon) -> None:
+    """Attack: `diagnose` needs no login and wrote one `diagnosis` row per request, so
+    any local user could pipeline it and rotate the event history away (refusals were
+    aggregated, this was not). Open diagnoses are now one row per symptom and window."""
+    before = len(daemon.rows("diagnosis"))
+    count = 300
+    request = json.dumps({"id": 1, "method": "diagnose",
+                          "params": {"symptom": "lid_not_lowering"}}).encode() + b"\n"
+    with raw(daemon) as sock:
+        sock.sendall(request * count)
+        got = replies(sock, count)
+    assert all(r["ok"] for r in got), got[0]
+    written = len(daemon.rows("diagnosis")) - before
+    assert written <= 2, f"{written} rows for {count} open diagnoses"

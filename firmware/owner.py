@@ -1,0 +1,111 @@
+"""One owner per mechanism: who may move the lid, a plate, a head, the disc or the dice.
+
+The table's own work (the cycle and the build) uses a mechanism while its machines
+say so; a technician's self-test, jog or guided-diagnosis check holds it explicitly.
+Whoever asks second is refused with the reason, so two users never drive one motor
+(a diagnosis moving the lid while the cycle closes it would leave the lid's machine
+in error, or worse, lower it onto a player's hand).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+
+CYCLE, BUILD = "cycle", "build"
+LID_IN_USE = ("homing", "opening", "hole_open", "closing", "top_up_opening", "top_up_open",
+              "top_up_closing")
+
+
+def motors_of(mechanism: str) -> tuple[str, ...]:
+    """The motor signals of a mechanism (`lid`, `disc`, `dice`, `head.2`, …)."""
+    part, _, side = mechanism.partition(".")
+    if part == "disc":
+        return ("motor.disc", "motor.ring")
+    if side:
+        return (f"motor.side.{side}.{part}",)
+    return (f"motor.{part}",)
+
+
+def mechanism_of(motor: str) -> str:
+    """The mechanism a motor signal belongs to (`motor.side.2.head` -> `head.2`)."""
+    parts = motor.split(".")
+    if parts[1] == "side":
+        return f"{parts[3]}.{parts[2]}"
+    return "disc" if parts[1] in ("disc", "ring") else parts[1]
+
+
+class Busy(Exception):
+    """The mechanism is in use by someone else; `str()` says who and why."""
+
+
+class Owner:
+    """Grants mechanisms to one holder at a time; the table's own use counts."""
+
+    def __init__(self, ctl: Controller) -> None:
+        self.ctl = ctl
+        self.held: dict[str, tuple[str, str]] = {}     # mechanism -> (holder, why)
+
+    def table_use(self, mechanism: str) -> str | None:
+        """Whether the cycle or the build is using `mechanism` now."""
+        ctl = self.ctl
+        part, _, side = mechanism.partition(".")
+        if part == "lid":
+            if ctl.cycle.state in LID_IN_USE or ctl.lid.state in ("opening", "closing"):
+                return f"{CYCLE} ({ctl.cycle.state}, lid {ctl.lid.state})"
+        elif part == "plate":
+            plate = ctl.plates[int(side)]
+            if ctl.cycle.state == "raising" or plate.state in ("leaving", "returning"):
+                return f"{CYCLE} (raising the walls)"
+        elif part in ("head", "conveyor"):
+            builder = ctl.sides[int(side)]
+            if builder.state in ("feeding", "stacking") or ctl.supervisor.is_supervised(
+                    builder.key):
+                return f"{BUILD} (side {side} {builder.state})"
+        elif part == "disc":
+            if ctl.build.running or ctl.build.state == "sweeping":
+                return f"{BUILD} ({ctl.build.state})"
+        elif part == "dice" and (ctl.dice.state == "spinning" or ctl.cycle.state == "rolling"):
+            return f"{CYCLE} (rolling the dice)"
+        return None
+
+    def user(self, mechanism: str) -> str | None:
+        """Who uses `mechanism` now, with what for; None when it is free."""
+        if mechanism in self.held:
+            holder, why = self.held[mechanism]
+            return f"{holder} ({why})"
+        return self.table_use(mechanism)
+
+    def acquire(self, holder: str, mechanisms: list[str], why: str) -> None:
+        """Hold every one of `mechanisms` for `holder`, or none of them (raises Busy)."""
+        for mechanism in mechanisms:
+            held = self.held.get(mechanism)
+            if held is not None and held[0] == holder:
+                continue
+            user = self.user(mechanism)
+            if user is not None:
+                raise Busy(f"{mechanism} is in use by {user}")
+        for mechanism in mechanisms:
+            self.held[mechanism] = (holder, why)
+
+    def release(self, holder: str) -> None:
+        released = [m for m, (h, _) in self.held.items() if h == holder]
+        for mechanism in released:
+            del self.held[mechanism]
+        if released:
+            self.ctl.start_next_build()     # a build that waited for them goes on
+
+    def holds(self, holder: str, motor: str) -> bool:
+        """Whether `holder` holds the mechanism motor signal `motor` belongs to."""
+        held = self.held.get(mechanism_of(motor))
+        return held is not None and held[0] == holder
+
+    def refuses(self, mechanisms: list[str]) -> str | None:
+        """Why the table's own work may not use `mechanisms` now (someone holds one)."""
+        for mechanism in mechanisms:
+            if mechanism in self.held:
+                holder, why = self.held[mechanism]
+                return f"{mechanism} is held by {holder} ({why})"
+        return None

@@ -1,0 +1,353 @@
+"""Adversarial checks of the safety core (issue 11), written by a second pair of eyes.
+
+Each test is an attack on a claim of docs/faults.md: the one shutdown path, the owner
+of each mechanism, the interlocks of jog and test mode, the clear interlocks. A known
+failure is a strict xfail naming issue 11, so it turns into a pass (and a failing
+xfail) the day it is fixed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from firmware.clock import VirtualClock
+from firmware.controller import Controller
+from firmware.service import Service, ServiceRefused
+from tests.conftest import ScriptedHal, events_of, run_for
+from tests.test_machines import fill_all, homed
+
+Rig = tuple[Controller, ScriptedHal, VirtualClock]
+
+
+def hole_open(rig: Rig) -> None:
+    """Homed, the next set staged, a lift key: the lid at its upper stop, hole open."""
+    ctl, hal, clock = rig
+    homed(rig)
+    fill_all(rig)
+    hal.edge("key.lift.0", True)
+    run_for(clock, 1.0)
+    hal.edge("key.lift.0", False)
+    hal.edge("lid.lower", False)
+    run_for(clock, 1.2)
+    hal.edge("lid.upper", True)
+    run_for(clock, 0.01)
+    assert ctl.cycle.state == "hole_open" and ctl.lid.state == "open"
+
+
+def jog_refused(service: Service, motor: str, direction: str = "fwd") -> str | None:
+    try:
+        service.jog(motor, direction, 1.0, by="tech")
+    except ServiceRefused as exc:
+        return str(exc)
+    return None
+
+
+# -- jog interlocks: the hole is open, hands may be in it ---------------------------------
+
+def test_jog_of_the_lid_is_refused_while_the_hole_is_open(rig: Rig) -> None:
+    # The claim the other two attacks measure themselves against.
+    ctl, _hal, _clock = rig
+    hole_open(rig)
+    why = jog_refused(Service(ctl), "lid", "down")
+    assert why is not None and "hands may be in the hole" in why
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11: jog of the disc/ring is not refused while "
+                   "the hole is open (interlock only checks build.running); the disc turns "
+                   "with the lid at its upper stop (referee rule motor.lid_open)")
+def test_jog_of_the_disc_is_refused_while_the_hole_is_open(rig: Rig) -> None:
+    ctl, hal, _clock = rig
+    hole_open(rig)
+    why = jog_refused(Service(ctl), "disc")
+    assert why is not None, "the disc ran with the hole open"
+    assert hal.values["motor.disc"] is False
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11: jog of a plate is not refused while the "
+                   "hole is open outside test mode (interlock only refuses play/dealing/"
+                   "rolling); a wall is lifted into the open hole (referee wall.lid_open)")
+def test_jog_of_a_plate_is_refused_while_the_hole_is_open(rig: Rig) -> None:
+    ctl, hal, _clock = rig
+    hole_open(rig)
+    why = jog_refused(Service(ctl), "plate.2")
+    assert why is not None, "a plate turned with the hole open"
+    assert hal.values["motor.side.2.plate"] is False
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11: jog of a conveyor is not refused while "
+                   "the hole is open (only a side feeding/stacking refuses it)")
+def test_jog_of_a_conveyor_is_refused_while_the_hole_is_open(rig: Rig) -> None:
+    # The conveyors are one of the motors docs/faults.md's referee forbids with the lid
+    # away from its lower stop (motor.lid_open).
+    ctl, _hal, _clock = rig
+    hole_open(rig)
+    why = jog_refused(Service(ctl), "conveyor.1")
+    assert why is not None, "a conveyor ran with the hole open"
+
+
+# -- e-stop and test mode ------------------------------------------------------------------
+
+def test_estop_during_a_self_test_stops_it_and_latches(rig: Rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    fill_all(rig)
+    service = Service(ctl)
+    service.enter(by="tech")
+    service.test("disc", by="tech")
+    run_for(clock, 0.2)
+    assert hal.values["motor.disc"] is True
+    ctl.estop(by="tech")
+    assert hal.motors_off()
+    run_for(clock, 20.0)                             # no step or timer of the test restarts
+    assert hal.motors_off()
+    assert service.running is None
+    with pytest.raises(ServiceRefused):
+        service.test("disc", by="tech")
+    with pytest.raises(ServiceRefused):
+        service.jog("disc", "fwd", 1.0, by="tech")
+
+
+def test_estop_during_test_all_does_not_run_the_queued_tests(rig: Rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    fill_all(rig)
+    service = Service(ctl)
+    service.enter(by="tech")
+    service.test("all", by="tech")
+    run_for(clock, 0.2)
+    ctl.estop(by="tech")
+    ctl.release_estop(by="tech")                     # released while still in test mode
+    run_for(clock, 60.0)
+    starts = [w for w in hal.writes if w[0] > clock.now() - 60.0
+              and w[1].startswith("motor.") and w[2] not in (False, "off")]
+    assert starts == [], "a queued self-test started after the e-stop"
+
+
+def test_estop_during_a_jog_stops_the_motor(rig: Rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    fill_all(rig)
+    service = Service(ctl)
+    service.enter(by="tech")
+    service.jog("conveyor.3", "fwd", 5.0, by="tech")
+    assert hal.values["motor.side.3.conveyor"] is True
+    ctl.estop(by="tech")
+    assert hal.motors_off()
+    run_for(clock, 6.0)
+    assert hal.motors_off() and ctl.owner.held == {}
+
+
+# -- the latch ---------------------------------------------------------------------------
+
+def test_a_build_fault_latch_does_not_stop_the_lid_closing(rig: Rig) -> None:
+    # The build's scope never includes the lid: a head jam while the lid closes after a
+    # top-up must not leave the lid half way (it is not a build motor).
+    ctl, hal, _clock = rig
+    homed(rig)
+    ctl.fault("head.jam", "side.0.head", 0, {})
+    ctl.hal.write("motor.lid", "down")
+    assert hal.values["motor.lid"] == "down"
+    ctl.hal.write("motor.disc", True)
+    assert hal.values["motor.disc"] is False
+
+
+def test_two_faults_in_two_scopes_need_both_cleared(rig: Rig) -> None:
+    ctl, hal, _clock = rig
+    homed(rig)
+    events = events_of(ctl)
+    jam = ctl.fault("head.jam", "side.0.head", 0, {})
+    lid = ctl.fault("lid.not_rising", "lid", None, {})
+    service = Service(ctl)
+    ctl.clear_fault(jam, by="tech")
+    assert service.resume_if_clear() is False        # the lid fault still holds the table
+    assert hal.motors_off()
+    ctl.hal.write("motor.disc", True)
+    assert hal.values["motor.disc"] is False
+    ctl.clear_fault(lid, by="tech")
+    assert service.resume_if_clear() is True
+    assert not [e for e in events if e["kind"] == "software.error"]
+
+
+def test_a_halt_during_a_halt_is_idempotent(rig: Rig) -> None:
+    ctl, _hal, clock = rig
+    homed(rig)
+    ctl.halt("one")
+    parked = dict(ctl.halt_parked)
+    ctl.halt("two")
+    ctl.estop(by="tech")
+    assert ctl.halt_parked == parked                 # the first snapshot is the one kept
+    ctl.release_estop(by="tech")
+    events = events_of(ctl)
+    ctl.rehome()
+    assert not [e for e in events if e["kind"] == "software.error"]
+    run_for(clock, 0.01)
+    assert ctl.cycle.state != "fault"
+
+
+# -- the journal written while a table fault holds the machines --------------------------
+
+def lift_to_raising(rig: Rig) -> None:
+    ctl, hal, clock = rig
+    hal.edge("key.lift.0", True)
+    run_for(clock, 1.0)
+    hal.edge("key.lift.0", False)
+    hal.edge("lid.lower", False)
+    run_for(clock, 1.2)
+    hal.edge("lid.upper", True)
+    hal.edge("key.lift.0", True)
+    run_for(clock, 1.0)
+    hal.edge("key.lift.0", False)
+    hal.edge("lid.upper", False)
+    run_for(clock, 1.2)
+    hal.edge("lid.lower", True)
+    run_for(clock, 0.01)
+    assert ctl.cycle.state == "raising"
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11: a table fault parks a staged build in "
+                   "'fault' and the journal writes staged_walls only for build state "
+                   "'staged': a power cut then loses the complete set (see "
+                   "tests/scenarios/review/power_cut_table_fault_while_staged.toml)")
+def test_a_table_fault_while_staged_keeps_the_staged_set_in_the_journal(rig: Rig) -> None:
+    ctl, _hal, _clock = rig
+    homed(rig)
+    fill_all(rig)
+    assert ctl.build.state == "staged"
+    ctl.fault("lid.not_lowering", "motor.lid", None, {})
+    saved = ctl.journal.load()
+    assert saved["staged_walls"] is not None and saved["build"] == "staged"
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11: the journal's raising flag reads the "
+                   "cycle's state, 'fault' once a plate.stuck parks it: a power cut then "
+                   "loses the interrupted raise (tests/scenarios/review/"
+                   "power_cut_during_raise_fault.toml)")
+def test_a_fault_during_the_raise_keeps_the_raise_in_the_journal(rig: Rig) -> None:
+    ctl, _hal, _clock = rig
+    homed(rig)
+    fill_all(rig)
+    lift_to_raising(rig)
+    ctl.fault("plate.stuck", "side.3.plate", 3, {})
+    assert ctl.journal.load()["raising"] is True
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11: clearing the refeed hold (--refed) never "
+                   "rewrites the display: 'rF' (refeed needed) stays shown after the refeed, "
+                   "through the rebuilt set and the next lift, until the dice show")
+def test_the_display_leaves_rf_once_the_set_is_refed() -> None:
+    # The operator refeeds after a cut mid-build: the display must stop asking for it.
+    from firmware.config import load_config
+    from firmware.journal import MemoryJournal
+    from simulator.harness import ScopedClock
+    from simulator.run import assemble
+    from tests.conftest import quick
+    bench = assemble(quick(load_config()), seed=3)
+    journal = MemoryJournal()
+    first = ScopedClock(bench.clock)
+    ctl = Controller(bench.config, bench.hal, first, journal)
+    ctl.start()
+    bench.clock.run_until(8.0)
+    first.kill()                                     # a power cut mid-build
+    again = Controller(bench.config, bench.hal, ScopedClock(bench.clock), journal)
+    again.start()
+    bench.clock.run_until(bench.clock.now() + 5.0)
+    assert bench.hal.read("display") == "rF"
+    bench.table.refeed()
+    again.clear_fault(again.refeed_hold, by="operator", refed=True)
+    bench.clock.run_until(bench.clock.now() + 120.0,   # the set is built again, staged
+                          until=lambda: again.build.state == "staged")
+    assert again.build.state == "staged"
+    assert bench.hal.read("display") != "rF"
+
+
+# -- moving the lid while the build drives the disc ----------------------------------------
+
+def lid_opened_while_building(rig: Rig, move) -> bool:
+    """Whether the lid was driven up while the disc ran (referee rule motor.lid_open)."""
+    ctl, hal, clock = rig
+    homed(rig)
+    run_for(clock, 2.0)
+    assert ctl.build.state == "building" and hal.values["motor.disc"] is True
+    try:
+        move(ctl)
+    except ServiceRefused:
+        return False
+    run_for(clock, 0.2)
+    return hal.values["motor.lid"] == "up" and hal.values["motor.disc"] is True
+
+
+def test_a_diagnosis_lid_check_never_opens_the_lid_over_a_running_build(rig: Rig) -> None:
+    from firmware.diagnosis import diagnose
+    assert not lid_opened_while_building(
+        rig, lambda ctl: diagnose(ctl, "lid_not_lowering", lambda _r: None))
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11: jog lid up is not refused while the build "
+                   "drives the disc (the lid interlock checks only an open hole and a moving "
+                   "lid): motor.lid_open")
+def test_jog_lid_up_is_refused_over_a_running_build(rig: Rig) -> None:
+    assert not lid_opened_while_building(
+        rig, lambda ctl: Service(ctl).jog("lid", "up", 2.0, by="tech"))
+
+
+# -- bounded history -------------------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="issue 11: a warning stays active until a technician "
+                   "clears it, and every active fault is kept: a weak tile never replaced "
+                   "(W60 each build) grows Controller.faults, the journal and status() "
+                   "without bound (test_10 in tests/test_safety.py marks them inactive by "
+                   "hand, which no code path does)")
+def test_warnings_nobody_clears_do_not_grow_the_history(rig: Rig) -> None:
+    from firmware.controller import FAULT_HISTORY
+    ctl, _hal, _clock = rig
+    homed(rig)
+    for _ in range(1000):                            # one face-up tile a build, never fixed
+        ctl.fault("tile.face_up", "side.1.head", 1, {"tile_index": 3})
+    assert len(ctl.faults) <= 2 * FAULT_HISTORY
+    assert len(ctl.journal.load()["faults"]) <= 2 * FAULT_HISTORY
+    assert ctl.fault_counts["tile.face_up"] == 1000
+
+
+# -- degraded only on evidence -----------------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="issue 11: a travel back that takes 1.7 x the learned "
+                   "time (a slow motor, not a dead stop sensor) is taken as the evidence "
+                   "that the lid reached its upper stop unseen: lid.upper is declared "
+                   "degraded and the lid then opens on a timer, part way (see the review "
+                   "scenarios lid_slow_degraded_*)")
+def test_a_slow_travel_back_is_no_evidence_of_a_dead_stop_sensor(rig: Rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    fill_all(rig)
+    hal.edge("key.lift.0", True)
+    run_for(clock, 1.0)
+    hal.edge("key.lift.0", False)
+    hal.edge("lid.lower", False)                     # it moves, but slowly
+    run_for(clock, 3.5)                              # k·T: upper never seen
+    fault = ctl.faults[-1]
+    assert fault.id == "lid.not_rising"
+    ctl.clear_fault(fault, by="tech")
+    ctl.rehome()
+    assert hal.values["motor.lid"] == "down"
+    run_for(clock, 2.5)                              # 1.7 x the learned 1.5 s, < k·T
+    hal.edge("lid.lower", True)
+    run_for(clock, 0.01)
+    assert "sensor.degraded" not in [f.id for f in ctl.faults]
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11: recovery.resume emits the journaled "
+                   "'resume' event before the machines go back through their transitions, "
+                   "so the journal keeps build 'fault' (no staged walls) after the resume "
+                   "until the next journaled event; a cut then rebuilds the staged set "
+                   "over itself (grid: lid_upper_stuck_cut30.0)")
+def test_the_journal_after_a_resume_holds_the_staged_set_again(rig: Rig) -> None:
+    ctl, _hal, _clock = rig
+    homed(rig)
+    fill_all(rig)
+    assert ctl.build.state == "staged"
+    fault = ctl.fault("lid.not_rising", "motor.lid", None, {})
+    ctl.clear_fault(fault, by="tech")
+    ctl.rehome()
+    assert ctl.build.state == "staged"
+    saved = ctl.journal.load()
+    assert saved["build"] == "staged" and saved["staged_walls"] is not None
