@@ -8,6 +8,8 @@ is marked "r", the first dealt stack "h" ("*" when they are the same stack).
 
 from __future__ import annotations
 
+from .i18n import _
+
 
 def _code(tile) -> str:
     return tile if tile is not None else "--"
@@ -31,7 +33,7 @@ def picture(record: dict) -> str:
                 pad + " ".join(_code(walls[p][k][1]) for k in ks),
                 pad + " ".join(f"{_mark(record, p, k):>2}" for k in ks)]
 
-    lines.append(f"{pad}wall 2 (position 2)")
+    lines.append(pad + _("wall 2 (position 2)"))
     lines += row(2, range(stacks))  # owner at the top faces down: k = 0 on the left
     width = 3 * stacks - 1
     for i in range(stacks):
@@ -43,25 +45,29 @@ def picture(record: dict) -> str:
             middle = "wall 3 <   > wall 1".center(width)
         lines.append(f"{left} {middle}{right}")
     lines += row(0, range(stacks - 1, -1, -1))  # owner at the bottom: k = 0 on the right
-    lines.append(f"{pad}wall 0 (position 0)")
+    lines.append(pad + _("wall 0 (position 0)"))
 
     b = record["break"]
     lines.append("")
-    lines.append(f"{record['variant']}: dealer at position {record['table']['dealer_position']}, "
-                 f"break on wall {b['wall_position']} count {b['count']}, "
-                 f"tail stack {b['tail_stack']}, first stack {b['head_stack']}")
-    dice = ", ".join(f"{d['purpose']} by {d['thrower']}: {d['faces']}" for d in record["dice"])
-    lines.append(f"dice: {dice}")
+    lines.append(_("{variant}: dealer at position {dealer}, break on wall {wall} count "
+                   "{count}, tail stack {tail}, first stack {head}").format(
+        variant=record["variant"], dealer=record["table"]["dealer_position"],
+        wall=b["wall_position"], count=b["count"], tail=b["tail_stack"],
+        head=b["head_stack"]))
+    dice = _(", ").join(_("{purpose} by {thrower}: {faces}").format(
+        purpose=d["purpose"], thrower=d["thrower"], faces=d["faces"]) for d in record["dice"])
+    lines.append(_("dice: {dice}").format(dice=dice))
     for seat, hand in record["hands"].items():
         flowers = record["flowers"][seat]
-        extra = f"   flowers: {' '.join(flowers)}" if flowers else ""
+        extra = "   " + _("flowers: {flowers}").format(flowers=" ".join(flowers)) if flowers else ""
         lines.append(f"{seat} ({len(hand):2}): {' '.join(_code(t) for t in hand)}{extra}")
     wild = record["wild"]
     if wild:
-        tiles = " ".join(wild["wild_tiles"]) if wild["wild_tiles"] else "unknown"
-        lines.append(f"wild ({wild['kind']}): indicator {_code(wild['indicator'])} at "
-                     f"{wild['indicator_slot']} -> {tiles}")
-    lines.append(f"next draw {record['next_draw']}, {record['live_remaining']} tiles left "
-                 "in the wall")
-    lines.append(f"commitment {record['commitment']}")
+        tiles = " ".join(wild["wild_tiles"]) if wild["wild_tiles"] else _("unknown")
+        lines.append(_("wild ({kind}): indicator {indicator} at {slot} -> {tiles}").format(
+            kind=wild["kind"], indicator=_code(wild["indicator"]), slot=wild["indicator_slot"],
+            tiles=tiles))
+    lines.append(_("next draw {slot}, {left} tiles left in the wall").format(
+        slot=record["next_draw"], left=record["live_remaining"]))
+    lines.append(_("commitment {commitment}").format(commitment=record["commitment"]))
     return "\n".join(lines)

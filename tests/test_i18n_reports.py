@@ -124,3 +124,15 @@ def test_audit_skipped_reasons_in_chinese_with_the_same_keys() -> None:
     reasons = [t["skipped"] for t in chinese["tests"].values()]
     assert "没有一条记录不含未知牌" in reasons
     assert all(r != e["skipped"] for r, e in zip(reasons, english["tests"].values(), strict=True))
+
+
+def test_the_deal_picture_in_chinese(monkeypatch, capsys) -> None:
+    from tests.rules.test_cli import good_input
+
+    code, err = deal(monkeypatch, capsys, "zh_CN", json.dumps(good_input()))
+    assert (code, err) == (0, "")
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(good_input())))
+    assert main(["deal", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "第 0 面牌墙（0 号位）" in out and "从第 1 面牌墙数 14 开牌" in out
+    assert "牌墙还剩" in out and "wall 0 (position 0)" not in out
