@@ -39,9 +39,13 @@ CI_KNOWN: dict[str, str] = {
     "stalls": "issue 11: a power cut during a raise that a fault parked (run 91)",
 }
 REGRESSIONS = sorted((ROOT / "tests" / "scenarios" / "fuzz").glob("*.toml"))
-# Regression scenarios the firmware still fails (none since issue 11): each one is a
-# defect the referee found, guarded from the day it was fixed.
-KNOWN_BROKEN: set[str] = set()
+# Regression scenarios the firmware still fails: each one is a defect the referee
+# found, guarded from the day it was fixed. From `mjtable fuzz --count 2000 --seed 1`
+# on the safety core: ten are power cuts while a fault holds the table (the journal
+# keeps the machines' current states, not where the fault parked them), two mix the
+# sets when foreign tiles come in while others are left out (counts balance).
+KNOWN_BROKEN: set[str] = {f"seed1_{n}" for n in (
+    122, 138, 196, 237, 430, 665, 698, 757, 905, 1037, 1800, 1863)}
 
 
 @pytest.fixture(scope="module")
