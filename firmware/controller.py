@@ -42,6 +42,8 @@ BUILD_SCOPE = {"head.jam", "count.double", "count.blind", "build.tiles_missing",
                "build.extra_tiles"}
 # What a build drives: held by a technician, the next build waits.
 BUILD_MECHANISMS = ["disc", *[f"{part}.{n}" for n in range(4) for part in ("head", "conveyor")]]
+# Faults a refeed of the whole set answers (it goes in again, counted from zero).
+ANSWERED_BY_REFEED = {"build.tiles_missing", "build.extra_tiles"}
 # Events after which the journal is written.
 JOURNALED = {"build.started", "build.staged", "handoff", "fault", "resume", "refeed",
              "walls.committed", "dice.thrown", "raising", "fault.cleared"}
@@ -277,9 +279,15 @@ class Controller:
             elif building:
                 fault = self.fault("build.interrupted", "build", None, evidence)
             if building:
-                # The half-built set is declared invalid: hold until it is refed.
+                # The half-built set is declared invalid: hold until it is refed. The
+                # refeed also answers a count that came out short or long (the whole
+                # set goes in again), so those are history: the display asks for the
+                # refeed, not for a top-up the table would refuse.
                 fault.active = True
                 self.refeed_hold = fault
+                for old in self.faults:
+                    if old.active and old.id in ANSWERED_BY_REFEED:
+                        old.active = False
         self._save_journal(clean=False)
 
     # -- events -----------------------------------------------------------------------

@@ -144,7 +144,11 @@ class SimPlayers:
         """Nothing happened for a while: do again what the table seems to wait for."""
         seen = self._progress
         lid = self.table.lid
-        if (self.topping_up and not self.table.physical["lid.upper"] and not lid.direction
+        if self.topping_up and self.table.values["display"] == "rF":
+            # The table asks for the whole set to be refed: a top-up is moot, and the
+            # players leave it to the technician.
+            self.topping_up = False
+        elif (self.topping_up and not self.table.physical["lid.upper"] and not lid.direction
                 and self.clock.now() - self._top_up_at >= PATIENCE_S):
             # The lid never opened for the top-up (the keys went unheard, the power
             # was off): press both again, as players at the table would.

@@ -16,19 +16,36 @@ import pytest
 
 from firmware.cli import main
 from firmware.config import load_config, reference_config
-from simulator.fuzz import CLASSES, classify, fuzz, generate, sim_runner, to_toml
+from simulator.fuzz import (
+    CLASSES,
+    ConfigRunner,
+    classify,
+    fuzz,
+    generate,
+    sim_runner,
+    to_toml,
+)
 from simulator.harness import Harness
-from simulator.scenario import load_scenario, parse_scenario
+from simulator.scenario import Scenario, load_scenario, parse_scenario
 from tests.conftest import ROOT
 
 CI_COUNT, CI_SEED = 250, 10
 ISSUE_11 = "issue 11 (firmware safety core) fixes this"
 # Classes the fixed-seed batch still finds on today's firmware (none since issue 11).
-CI_KNOWN: dict[str, str] = {}
+CI_KNOWN: dict[str, str] = {
+    # Run 91: a power cut while the walls rise after a plate.stuck was cleared; after
+    # the refeed the table waits in play with "rF" still shown (the journal keeps the
+    # machines' current states, not where the fault parked them).
+    "stalls": "issue 11: a power cut during a raise that a fault parked (run 91)",
+}
 REGRESSIONS = sorted((ROOT / "tests" / "scenarios" / "fuzz").glob("*.toml"))
-# Regression scenarios the firmware still fails (none since issue 11): each one is a
-# defect the referee found, guarded from the day it was fixed.
-KNOWN_BROKEN: set[str] = set()
+# Regression scenarios the firmware still fails: each one is a defect the referee
+# found, guarded from the day it was fixed. From `mjtable fuzz --count 2000 --seed 1`
+# on the safety core: ten are power cuts while a fault holds the table (the journal
+# keeps the machines' current states, not where the fault parked them), two mix the
+# sets when foreign tiles come in while others are left out (counts balance).
+KNOWN_BROKEN: set[str] = {f"seed1_{n}" for n in (
+    122, 138, 196, 237, 430, 665, 698, 757, 905, 1037, 1800, 1863)}
 
 
 @pytest.fixture(scope="module")
@@ -203,7 +220,18 @@ def test_fuzzing_a_136_tile_table_writes_files_that_name_its_config(tmp_path: Pa
     config = load_config(reference_config("table-136.toml"))
     report = fuzz(sim_runner(config), 31, 1, out=tmp_path, shrink=False)
     assert report["crashes"] == 0, report["failures"]
-    assert report["failures"]
+
+    class Refereed(ConfigRunner):
+        """The 136-tile runs, each judged failed, so that every one writes its file
+        (the firmware now passes them all)."""
+
+        def __call__(self, scenario: Scenario, wall_limit_s: float) -> dict[str, Any]:
+            report = super().__call__(scenario, wall_limit_s)
+            report["referee_violations"] = [{"rule": "test.forced", "detail": "test"}]
+            return report
+
+    report = fuzz(Refereed(config, "sim"), 3, 1, out=tmp_path, shrink=False)
+    assert len(report["failures"]) == 3
     for failure in report["failures"]:
         assert 'config = "table-136.toml"' in Path(failure["scenario_file"]).read_text()
         named = load_scenario(failure["scenario_file"]).config

@@ -332,15 +332,18 @@ def _top_up_in_the_dark() -> Any:
     return scenario, Harness(load_config(), scenario)
 
 
-def test_players_press_again_for_a_top_up_the_table_never_heard() -> None:
+def test_a_top_up_cut_off_by_the_power_gives_way_to_the_refeed() -> None:
+    # The players were topping up when the power went; after it the half-built set is
+    # held for a refeed, which also answers the tiles that were missing: the display
+    # asks for the refeed (not E50, whose top-up the table would refuse), the players
+    # leave it to the technician, and the run ends held instead of stalling.
     _, harness = _top_up_in_the_dark()
-    top_ups: list[float] = []
-    harness.boot_hooks.append(lambda ctl: ctl.subscribers.append(
-        lambda e: e["kind"] == "top_up" and top_ups.append(e["t"])))
     report = harness.run()
     assert report["stalls"] == [] and report["problems"] == []
-    assert top_ups, "the top-up was never made"
     assert not harness.players.topping_up
+    assert harness.table.values["display"] == "rF"
+    assert harness.ctl.refeed_hold is not None
+    assert not any(f.active and f.id == "build.tiles_missing" for f in harness.ctl.faults)
     assert report["sim_time_s"] < 1000.0     # it ended held, not at the run's deadline
 
 
