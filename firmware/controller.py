@@ -22,6 +22,7 @@ from firmware.cycle import Cycle
 from firmware.dice import Dice
 from firmware.faults import CATALOGUE, ERROR, INFO, Fault
 from firmware.handoff import Handoff
+from firmware.i18n import _
 from firmware.journal import Journal, MemoryJournal
 from firmware.lid import Lid
 from firmware.owner import Owner
@@ -508,12 +509,12 @@ class Controller:
         the set was refed (`refed`): nothing senses stacks left on the tracks, and a
         build over them mixes two sets."""
         if fault.id == "case.opened" and self.hal.read("case_open") and not self.service_mode:
-            raise ClearRefused("case_open still reads open: close the case first, or "
-                               "enter test mode to service it")
+            raise ClearRefused(_("case_open still reads open: close the case first, or "
+                                 "enter test mode to service it"))
         if fault is self.refeed_hold and not refed:
-            raise ClearRefused("the set half built at the stop must be refed first: empty "
-                               "belts, heads and tracks onto the disc, then clear it as "
-                               "refed (console: clear ID --refed)")
+            raise ClearRefused(_("the set half built at the stop must be refed first: "
+                                 "empty belts, heads and tracks onto the disc, then clear "
+                                 "it as refed (console: clear ID --refed)"))
         fault.active = False
         if fault.id == "sensor.degraded":
             # Replaced or repaired: the sensor is believed again.

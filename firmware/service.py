@@ -300,7 +300,8 @@ class Service:
         try:
             self.ctl.owner.acquire(SERVICE, [test.name], f"test {test.name}")
         except Busy as exc:
-            raise ServiceRefused(f"cannot test {test.name}: {exc}") from None
+            raise ServiceRefused(_("cannot test {name}: {why}").format(
+                name=test.name, why=exc)) from None
         self._run = run = _Run(test, test.steps(self.ctl), by, done,
                                started=self.ctl.clock.now())
         self.last_test = test.name
@@ -474,17 +475,20 @@ class Service:
                 motor=motor, motors=", ".join(MOTORS)))
         allowed = ("up", "down") if motor == "lid" else ("fwd",)
         if direction not in allowed:
-            raise ServiceRefused(f"{motor} moves {' or '.join(allowed)}, not {direction!r}")
+            moves = (_("{motor} moves up or down, not “{direction}”") if motor == "lid"
+                     else _("{motor} turns only fwd, not “{direction}”"))
+            raise ServiceRefused(moves.format(motor=motor, direction=direction))
         if not 0 < seconds <= MAX_JOG_S:
-            raise ServiceRefused(f"jog time must be above 0 and at most {MAX_JOG_S:g} s, "
-                                 f"got {seconds:g}")
+            raise ServiceRefused(_("jog time must be above 0 and at most {most:g} s, "
+                                   "got {seconds:g}").format(most=MAX_JOG_S, seconds=seconds))
         why = self.interlock(motor, direction)
         if why is not None:
-            raise ServiceRefused(f"jog {motor} refused: {why}")
+            raise ServiceRefused(_("jog {motor} refused: {why}").format(motor=motor, why=why))
         try:
             self.ctl.owner.acquire(JOG, [mechanism_of(signal)], f"jog {motor} by {by}")
         except Busy as exc:
-            raise ServiceRefused(f"jog {motor} refused: {exc}") from None
+            raise ServiceRefused(_("jog {motor} refused: {why}").format(
+                motor=motor, why=exc)) from None
         jog = _Jog(motor, signal, direction, seconds, by, done,
                    started=self.ctl.clock.now())
         if motor == "lid":

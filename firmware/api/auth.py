@@ -20,6 +20,8 @@ from typing import Any
 
 from argon2.low_level import Type, hash_secret_raw
 
+from firmware.i18n import _
+
 KEY_BYTES = 32
 SALT_BYTES = 16
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
@@ -72,15 +74,16 @@ def _derive(token: str, salt: bytes, entry: dict[str, Any]) -> bytes:
 
 def check_name(name: str) -> str:
     if not NAME_RE.match(name or ""):
-        raise ValueError(f"technician name {name!r} is not valid: use 1–32 letters, digits, "
-                         "'.', '_' or '-', starting with a letter or digit")
+        raise ValueError(_("technician name “{name}” is not valid: use 1–32 letters "
+                           "(a–z, A–Z), digits, '.', '_' or '-', starting with a letter "
+                           "or digit").format(name=name))
     return name
 
 
 def check_token(token: str) -> str:
     if not MIN_TOKEN_CHARS <= len(token) <= MAX_TOKEN_CHARS:
-        raise ValueError(f"the token must be {MIN_TOKEN_CHARS} to {MAX_TOKEN_CHARS} "
-                         "characters long")
+        raise ValueError(_("the token must be {least} to {most} characters long").format(
+            least=MIN_TOKEN_CHARS, most=MAX_TOKEN_CHARS))
     return token
 
 
