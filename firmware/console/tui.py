@@ -32,6 +32,8 @@ from firmware.i18n import N_, _
 from firmware.printable import printable
 
 HIGHLIGHT_S = 1.0
+# A reply stays where it starts (its verdict on top) this long, while events go on.
+REPLY_HOLD_S = 30.0
 PRIVILEGED = {"test", "testmode", "jog", "clear", "release"}
 # Below this many columns the signals share the top with the picture (F2 swaps them).
 WIDE = 120
@@ -202,6 +204,8 @@ class ConsoleApp(App[int]):
         self.status: dict[str, Any] = {}
         self.signals: dict[str, Any] = {}
         self.changed_at: dict[str, float] = {}
+        self._reply_top = 0
+        self._hold_until = 0.0      # loop time until which a reply keeps its place
         self.exit_code = 0
         self._pending: str | None = None
         self._connected = False
@@ -286,7 +290,8 @@ class ConsoleApp(App[int]):
             self._show_signals(message["signals"])
         elif kind == "event":
             event = message["event"]
-            self.query_one("#events", RichLog).write(_event_text(event))
+            self.query_one("#events", RichLog).write(_event_text(event),
+                                                     scroll_end=not self._holding())
 
     def _show_status(self, status: dict[str, Any]) -> None:
         self.status = status
@@ -326,8 +331,21 @@ class ConsoleApp(App[int]):
         if self.query_one("#events", RichLog).styles.display == "none":
             self.action_events()
 
+    def _holding(self) -> bool:
+        return asyncio.get_running_loop().time() < self._hold_until
+
+    def _begin_reply(self) -> None:
+        """A reply starts here: keep its first line (the verdict) on top of the pane,
+        or the events that follow scroll it away on a small screen."""
+        self._reply_top = len(self.query_one("#events", RichLog).lines)
+        self._hold_until = asyncio.get_running_loop().time() + REPLY_HOLD_S
+
     def _say(self, text: str, style: str = "") -> None:
-        self.query_one("#events", RichLog).write(Text(text, style=style))
+        log = self.query_one("#events", RichLog)
+        holding = self._holding()
+        log.write(Text(text, style=style), scroll_end=not holding)
+        if holding:
+            self.call_after_refresh(log.scroll_to, y=self._reply_top, animate=False)
 
     def action_login(self) -> None:
         self.push_screen(Login(), self._logged_in)
@@ -353,6 +371,7 @@ class ConsoleApp(App[int]):
             # Typed: the reply is what the technician waits for. (Ctrl-E keeps the
             # faults pane, which shows the e-stop.)
             self._reveal_events()
+            self._begin_reply()
             await self.run_command(command)
 
     async def run_command(self, command: str) -> None:

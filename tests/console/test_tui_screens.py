@@ -172,8 +172,14 @@ def test_a_command_reply_shows_at_80x24(harness: Harness, tmp_path: Path) -> Non
             await settle(pilot, lambda: app._connected)
             assert "no active faults" in screen_text(app)
             await pilot.press(*"diagnose walls do not rise", "enter")
-            # The reply's end (what to do) is on screen; its start scrolls in the pane.
-            await settle(pilot, shows(app, "what to do:"))
+            await settle(pilot, shows(app, "> diagnose walls do not rise"))
+            # Play goes on: the events that follow do not push the reply's first
+            # lines (the command and its verdict) out of the small pane.
+            for n in range(12):
+                app._on_stream({"stream": "event", "event": {
+                    "t": 100.0 + n, "kind": "key", "key": f"key.dice.{n % 4}"}})
+            await settle(pilot)
+            assert "> diagnose walls do not rise" in screen_text(app)
             await pilot.press("f3")      # and back to the faults
             await settle(pilot, shows(app, "no active faults"))
     asyncio.run(scenario())
