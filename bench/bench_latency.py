@@ -60,7 +60,8 @@ class TimedHal:
 
     def __init__(self, clock: RealClock, config: Config) -> None:
         self.clock = clock
-        self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor)
+        self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor,
+                                 config.geometry)
         self.values: dict[str, Value] = {
             s.name: s.rest_value for s in self.signals.values()}
         for n in range(SIDES):

@@ -6,7 +6,7 @@ the simulator (docs/mechanics.md, Cheating and tampering).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
@@ -36,6 +36,10 @@ class Dice:
         self._spin_seen: float | None = None
         self._timer: Timer | None = None
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
+
+    def status(self) -> dict[str, Any]:
+        """The dice as the status picture shows them: state and the last faces."""
+        return {"state": self.state, "faces": list(self.faces)}
 
     def on_enter_spinning(self, event: EventData) -> None:
         timing = self.ctl.timing

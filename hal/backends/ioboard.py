@@ -81,7 +81,8 @@ class IoBoardHal:
         self.clock = clock
         self.settings = config.ioboard
         self.signals: dict[str, Signal] = catalogue(config.table.tile_reader,
-                                                    config.table.face_up_sensor)
+                                                    config.table.face_up_sensor,
+                                                    config.geometry)
         self.values: dict[str, Value] = {
             s.name: s.rest_value for s in self.signals.values()}
         self.on_link_fault: OnLinkFault | None = None
