@@ -42,11 +42,6 @@ Subscriber = Callable[[Event], None]
 # involved, so players may finish the hand and top up missing tiles.
 BUILD_SCOPE = {"head.jam", "count.double", "count.blind", "build.tiles_missing",
                "build.extra_tiles"}
-def build_mechanisms(geometry: Geometry) -> list[str]:
-    """What a build drives: held by a technician, the next build waits."""
-    return ["disc", *[f"{part}.{n}" for n in geometry.sides for part in ("head", "conveyor")]]
-
-
 # Faults a refeed of the whole set answers (it goes in again, counted from zero).
 ANSWERED_BY_REFEED = {"build.tiles_missing", "build.extra_tiles"}
 # Events after which the journal is written.
@@ -59,6 +54,11 @@ JOURNALED_STATUS = ("cycle", "set_in_play", "set_building", "build")
 FAULT_HISTORY = 100
 # A build that was not complete at a stop: its stacks are not trusted after a restart.
 NOT_INCOMPLETE = (None, "idle", "staged")
+
+
+def build_mechanisms(geometry: Geometry) -> list[str]:
+    """What a build drives: held by a technician, the next build waits."""
+    return ["disc", *[f"{part}.{n}" for n in geometry.sides for part in ("head", "conveyor")]]
 
 
 class ClearRefused(ValueError):

@@ -85,11 +85,6 @@ def fault_ref(fault: dict[str, Any]) -> str:
     return words.fault_at(fault["code"], fault["id"], fault["where"]) + state
 
 
-def held_by(status: dict[str, Any]) -> str | None:
-    """E-stop or test mode, when that (not a fault) holds the table stopped."""
-    return status.get("held_by")
-
-
 def table_text(status: dict[str, Any], rows: int | None = None) -> Text:
     """The table from above, with lamps, display, plates and sets.
 
