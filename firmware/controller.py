@@ -142,12 +142,40 @@ class Controller:
         self.cycle.check_homed()
 
     def rehome_plates(self) -> None:
-        """Turn round every plate found off home; only with the lid at its lower stop."""
+        """Turn round every plate found off home; only with the lid at its lower stop,
+        and only where a turn lifts nothing (`plate_turn_refused`): else plate.stuck."""
         if self.lid.state != "closed":
             return
         for plate in self.plates:
             if plate.settled_off_home() and plate.state in ("home", "fault"):
-                plate.rehome()
+                if self.plate_turn_refused() is None:
+                    plate.rehome()
+                else:
+                    # Outside the machine callback that asked (homing): see save_journal.
+                    self.clock.post(lambda p=plate: self._off_home_fault(p))
+
+    def plate_turn_refused(self) -> str | None:
+        """Why a plate found off home may not be turned round now, or None.
+
+        One turn lifts whatever stands on its track. During a raise (or one still to
+        finish after a restart) that is the staged wall it was lifting. Otherwise a
+        plate should be at home: its track may hold stacks of the set staged or being
+        built (or left by a build a refeed must empty), and the hand in play stands on
+        the table, so a turn would lift those stacks onto it. A plate that moved by
+        hand, or a home sensor that reads off home at rest, is a technician's job."""
+        if self.cycle.raise_in_progress(recovery.journaled(self)["cycle"]):
+            return None
+        if self.build.state == "idle" and self.refeed_hold is None:
+            return None         # nothing stacked since the last raise
+        return "its track may hold stacks: a turn would lift them onto the table"
+
+    def _off_home_fault(self, plate: Plate) -> None:
+        if (self.cycle.state != "homing" or not plate.settled_off_home()
+                or self.plate_turn_refused() is None):
+            return
+        self.fault("plate.stuck", f"side.{plate.side}.plate", plate.side,
+                   {"sensor": plate.sensor, "found_off_home": True, "raising": False,
+                    "why": self.plate_turn_refused()})
 
     def stop(self) -> None:
         """A clean stop, through the shutdown path: every output safe and latched, no

@@ -98,8 +98,12 @@ def _resume(ctl: Controller, before: dict[str, str]) -> None:
                 # homing, never now (it would lift a wall into the open hole).
                 plate.stale = not ctl.hal.read(plate.sensor)
                 plate.reset()
-            else:
+            elif ctl.plate_turn_refused() is None:
                 plate.rehome()      # found off home: come round (a raise finishes here)
+            else:
+                # Off home outside a raise: a turn would lift its track's stacks onto
+                # the table. Homing finds it again and says so (plate.stuck).
+                plate.reset()
     if ctl.dice.state == "fault":
         ctl.dice.reset()
     _resume_build(ctl, before)
