@@ -163,9 +163,10 @@ class Controller:
         built (or left by a build a refeed must empty), and the hand in play stands on
         the table, so a turn would lift those stacks onto it. A plate that moved by
         hand, or a home sensor that reads off home at rest, is a technician's job."""
-        if self.cycle.raise_in_progress(recovery.journaled(self)["cycle"]):
+        states = recovery.journaled(self)       # parked machines: where they were
+        if self.cycle.raise_in_progress(states["cycle"]):
             return None
-        if self.build.state == "idle" and self.refeed_hold is None:
+        if states["build"] == "idle" and self.refeed_hold is None:
             return None         # nothing stacked since the last raise
         return "its track may hold stacks: a turn would lift them onto the table"
 
