@@ -70,8 +70,9 @@ def test_api_view_tui_and_journal_agree(harness: Harness, moment: str,
     assert view["held_by"] == ("estop" if moment == "e-stop" else None)
     tui = render.table_text(api).plain
     assert picture(view).plain in tui
-    # The journal keeps the machines' part under the same names.
-    ctl._save_journal()
+    # The journal keeps the machines' part under the same names (the build's and the
+    # cycle's states as recovery would restore them: tests/test_journal.py).
+    ctl.save_journal()
     saved = ctl.journal.load()
     assert {k: saved[k] for k in JOURNALED_STATUS} == {k: api[k] for k in JOURNALED_STATUS}
     if moment == "e-stop":
