@@ -16,9 +16,10 @@ from .tiles import set_composition
 _SEQUENCES = frozenset({list, tuple})
 
 
-def flatten(walls, stacks: int) -> list | None:
-    """Every tile in wall order, or None when `walls` is not 4 walls of `stacks` stacks
-    [top, bottom] (the caller then finds the first bad place)."""
+def flatten(walls, stacks: int) -> tuple[list, list[list]] | None:
+    """(Every tile in wall order, a fresh [top, bottom] list of every stack in wall
+    order), or None when `walls` is not 4 walls of `stacks` stacks [top, bottom] (the
+    caller then finds the first bad place)."""
     if type(walls) not in _SEQUENCES or len(walls) != 4:
         return None
     if not set(map(type, walls)) <= _SEQUENCES or set(map(len, walls)) != {stacks}:
@@ -26,7 +27,8 @@ def flatten(walls, stacks: int) -> list | None:
     every_stack = list(chain.from_iterable(walls))
     if not set(map(type, every_stack)) <= _SEQUENCES or set(map(len, every_stack)) != {2}:
         return None
-    return list(chain.from_iterable(every_stack))
+    copies = list(map(list, every_stack))
+    return list(chain.from_iterable(copies)), copies
 
 
 @functools.cache

@@ -23,15 +23,17 @@ def validate_walls(walls, variant: Variant) -> int:
     return checked_layout(walls, variant)[1]
 
 
-def checked_layout(walls, variant: Variant) -> tuple[list, int]:
-    """`validate_walls`, returning (every tile in wall order, the number of nulls)."""
-    flat = flatten(walls, variant.stacks_per_wall)
-    if flat is not None and is_whole_set(flat, variant.tiles):
-        return flat, 0
+def checked_layout(walls, variant: Variant) -> tuple[list, int, list[list]]:
+    """`validate_walls`, returning (every tile in wall order, the number of nulls, a
+    fresh [top, bottom] list of every stack in wall order)."""
+    split = flatten(walls, variant.stacks_per_wall)
+    if split is not None and is_whole_set(split[0], variant.tiles):
+        return split[0], 0, split[1]
     nulls = _validate(walls, variant)
-    if flat is None:    # list or tuple subclasses: the walk above accepted them
-        flat = [code for wall in walls for stack in wall for code in stack]
-    return flat, nulls
+    if split is None:    # list or tuple subclasses: the walk above accepted them
+        stacks = [list(stack) for wall in walls for stack in wall]
+        return [code for stack in stacks for code in stack], nulls, stacks
+    return split[0], nulls, split[1]
 
 
 def _validate(walls, variant: Variant) -> int:
