@@ -404,6 +404,17 @@ class Harness:
 
     def _clear(self, fault_id: str, refed: bool = False, tries: int = CLEAR_TRIES) -> None:
         ctl = self.ctl
+        if not self.table.powered:
+            # A table with its power off has nobody to clear a fault with: the
+            # technician waits for it to boot (the part is mended already).
+            self._pending += 1
+
+            def when_powered() -> None:
+                self._pending -= 1
+                self._clear(fault_id, refed, tries)
+
+            self.clock.call_later(CLEAR_RETRY_S, when_powered)
+            return
         refused = False
         for fault in ctl.faults:
             if fault.active and fault.id == fault_id:
@@ -432,6 +443,8 @@ class Harness:
         """An error holds the table and nobody is on the way to fix it."""
         if self.link_dead:
             return True
+        if not self.table.powered:
+            return False    # a power cut: the table boots again when it is over
         if self._pending or self.players.topping_up or self.ctl.cycle.state.startswith("top_up"):
             return False
         return self.ctl.refeed_hold is not None or any(
