@@ -11,7 +11,7 @@ from .errors import RulesError
 from .i18n import _
 from .ring import SEATS, Ring, landing, rho, seat_position
 from .tiles import successor
-from .validate import checked_layout
+from .validate import checked_stacks
 from .variants import Variant, load_variant
 
 SCHEMA = "mjtable.dealt-walls/1"
@@ -45,7 +45,7 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
     if isinstance(variant, str):
         variant = load_variant(variant)
     plan = throw_plan(variant, dealer_position, throws)
-    flat, _nulls, stacks_copy = checked_layout(walls, variant)
+    flat, _nulls, stacks_copy = checked_stacks(walls, variant)
     sources = _sources(dice_source, len(plan))
     if prevalent_wind not in WINDS:
         raise RulesError(_("prevalent_wind: {got} not one of E, S, W, N").format(

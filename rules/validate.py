@@ -6,7 +6,7 @@ from collections import Counter
 
 from .errors import RulesError
 from .i18n import _
-from .layout import flatten, is_whole_set
+from .layout import flatten_stacks, is_whole_set
 from .tiles import ALL_CODES, set_composition
 from .variants import Variant
 
@@ -23,10 +23,16 @@ def validate_walls(walls, variant: Variant) -> int:
     return checked_layout(walls, variant)[1]
 
 
-def checked_layout(walls, variant: Variant) -> tuple[list, int, list[list]]:
-    """`validate_walls`, returning (every tile in wall order, the number of nulls, a
-    fresh [top, bottom] list of every stack in wall order)."""
-    split = flatten(walls, variant.stacks_per_wall)
+def checked_layout(walls, variant: Variant) -> tuple[list, int]:
+    """`validate_walls`, returning (every tile in wall order, the number of nulls)."""
+    flat, nulls, _stacks = checked_stacks(walls, variant)
+    return flat, nulls
+
+
+def checked_stacks(walls, variant: Variant) -> tuple[list, int, list[list]]:
+    """`checked_layout`, with a fresh [top, bottom] list of every stack in wall order
+    (a deal's record keeps those rather than the caller's lists)."""
+    split = flatten_stacks(walls, variant.stacks_per_wall)
     if split is not None and is_whole_set(split[0], variant.tiles):
         return split[0], 0, split[1]
     nulls = _validate(walls, variant)
