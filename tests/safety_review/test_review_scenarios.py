@@ -51,10 +51,6 @@ KNOWN_BROKEN: dict[str, str] = {
     "lid_slow_degraded_walls_rise_lid_open": (
         "issue 11: a slow lid taken for a dead lid.lower (W91); the timed close stops at "
         "51 % and the walls rise with the lid half open (wall.lid_open)"),
-    "power_cut_while_technician_clears": (
-        "issue 11 review, harness side (issue 10): a technician's clear during a power cut "
-        "acts on the powered-off controller and the run ends before the power returns "
-        "(no power.recovered, 1 of 3 hands)"),
     "power_cut_twice_during_raise": (
         "issue 11: a raise restored from the journal is pending only in memory "
         "(_raise_pending); a second cut during the homing loses it: silent stall"),
