@@ -11,7 +11,7 @@ import pytest
 
 from firmware.console import render
 from firmware.console.cli import main
-from firmware.console.tui import _event_text
+from firmware.console.tui import _event_text, said
 from firmware.printable import printable
 from firmware.view import log_line
 from tests.console.conftest import TOKEN, Daemon
@@ -147,3 +147,10 @@ def test_a_daemon_refusal_reaches_the_terminal_escaped(tmp_path: Path,
     err = capsys.readouterr().err
     assert "\x1b" not in err and "\x07" not in err
     assert "\\x1b]0;x\\x07" in err and "\nline2" in err
+
+
+def test_the_tui_events_pane_shows_replies_escaped() -> None:
+    """A refusal the TUI shows ("clear refused: ...") quoted the daemon's text raw."""
+    shown = said(f"clear refused: no fault {EVIL}\nsecond line", "bold red")
+    assert "\x1b" not in shown.plain and "\x07" not in shown.plain
+    assert "\\x1b]0;x\\x07" in shown.plain and shown.plain.endswith("\nsecond line")
