@@ -316,7 +316,11 @@ class ConsoleApp(App[int]):
                 table.add_row(name, _value(value, changed=True), key=name)
 
     def _fade(self) -> None:
-        table = self.query_one("#signals", DataTable)
+        # The timer can fire while the screen closes and its widgets are gone.
+        tables = self.query("#signals").results(DataTable)
+        table = next(tables, None)
+        if table is None:
+            return
         now = asyncio.get_running_loop().time()
         for name, at in list(self.changed_at.items()):
             if now - at > HIGHLIGHT_S:
