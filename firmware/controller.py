@@ -482,7 +482,7 @@ class Controller:
         slot = [side.side, index // 2, 1 if index % 2 == 0 else 0]
         self.face_up.seen(self.build.set_name, self.cycle.number, tile, slot)
         self.fault("tile.face_up", f"side.{side.side}.head", side.side,
-                   {"sensor": f"side.{side.side}.face_up", "tile": tile, "tile_index": index,
+                   {"sensor": f"side.{side.side}.face_up", "tile_index": index,
                     "wall_slot": slot, "set": self.build.set_name})
 
     def _case_opened(self) -> None:

@@ -521,7 +521,10 @@ class ApiServer:
                                       "estop (release)", "diagnose (check)"],
                 "tests": [{"number": t.number, "name": t.name, "label": t.label}
                           for t in mechanism_tests(self.ctl.geometry)],
-                "event_log_run": self.eventlog.run if self.eventlog else None}
+                "event_log_run": self.eventlog.run if self.eventlog else None,
+                # "ID:SHA256" of the last row committed: noted by anyone, it shows a
+                # log whose tail was later cut off or rewritten (verify-log cannot).
+                "event_log_head": self.eventlog.head if self.eventlog else None}
 
     async def _status(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         return self.status(with_signals=True)

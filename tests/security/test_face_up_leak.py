@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from firmware.handoff import public_event
 from tests.conftest import events_of, run_for
 from tests.test_machines import homed
@@ -15,8 +13,6 @@ from tests.test_machines import homed
 TILES = ["B1", "C7", "W3", "D2", "F4", "B9"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 12: tile.face_up evidence (tile, wall_slot) "
-                   "of walls not yet dealt is served to open methods and the event log")
 def test_a_stuck_face_up_sensor_does_not_publish_the_next_walls(rig) -> None:
     ctl, hal, clock = rig
     events = events_of(ctl)
