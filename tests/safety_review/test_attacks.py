@@ -52,9 +52,6 @@ def test_jog_of_the_lid_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     assert why is not None and "hands may be in the hole" in why
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: jog of the disc/ring is not refused while "
-                   "the hole is open (interlock only checks build.running); the disc turns "
-                   "with the lid at its upper stop (referee rule motor.lid_open)")
 def test_jog_of_the_disc_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     ctl, hal, _clock = rig
     hole_open(rig)
@@ -63,9 +60,6 @@ def test_jog_of_the_disc_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     assert hal.values["motor.disc"] is False
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: jog of a plate is not refused while the "
-                   "hole is open outside test mode (interlock only refuses play/dealing/"
-                   "rolling); a wall is lifted into the open hole (referee wall.lid_open)")
 def test_jog_of_a_plate_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     ctl, hal, _clock = rig
     hole_open(rig)
@@ -74,8 +68,6 @@ def test_jog_of_a_plate_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     assert hal.values["motor.side.2.plate"] is False
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: jog of a conveyor is not refused while "
-                   "the hole is open (only a side feeding/stacking refuses it)")
 def test_jog_of_a_conveyor_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     # The conveyors are one of the motors docs/faults.md's referee forbids with the lid
     # away from its lower stop (motor.lid_open).
@@ -282,9 +274,6 @@ def test_a_diagnosis_lid_check_never_opens_the_lid_over_a_running_build(rig: Rig
         rig, lambda ctl: diagnose(ctl, "lid_not_lowering", lambda _r: None))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: jog lid up is not refused while the build "
-                   "drives the disc (the lid interlock checks only an open hole and a moving "
-                   "lid): motor.lid_open")
 def test_jog_lid_up_is_refused_over_a_running_build(rig: Rig) -> None:
     assert not lid_opened_while_building(
         rig, lambda ctl: Service(ctl).jog("lid", "up", 2.0, by="tech"))
