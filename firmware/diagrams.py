@@ -47,7 +47,10 @@ RULES = [
     "  returning); later than k·T is a fault. A lid stop that drops back while the lid",
     "  rests takes `slipped` (drive to that stop again). A missed lid stop is a",
     "  suspect; the lid then travels to the other stop first, and only a full-length",
-    "  travel there declares the sensor failed (a timed stop from then on).",
+    "  travel there at healthy speed (0.8·T to the drift limit T·(1 + margin)) counts",
+    "  as evidence; with `degrade_after` signs the sensor is declared failed (a timed",
+    "  stop from then on). A slow travel back proves nothing: a slow motor stopped",
+    "  short at k·T also comes back slowly.",
 ]
 
 

@@ -299,11 +299,6 @@ def test_warnings_nobody_clears_do_not_grow_the_history(rig: Rig) -> None:
 
 # -- degraded only on evidence -----------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="issue 11: a travel back that takes 1.7 x the learned "
-                   "time (a slow motor, not a dead stop sensor) is taken as the evidence "
-                   "that the lid reached its upper stop unseen: lid.upper is declared "
-                   "degraded and the lid then opens on a timer, part way (see the review "
-                   "scenarios lid_slow_degraded_*)")
 def test_a_slow_travel_back_is_no_evidence_of_a_dead_stop_sensor(rig: Rig) -> None:
     ctl, hal, clock = rig
     homed(rig)
