@@ -281,11 +281,6 @@ def test_jog_lid_up_is_refused_over_a_running_build(rig: Rig) -> None:
 
 # -- bounded history -------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="issue 11: a warning stays active until a technician "
-                   "clears it, and every active fault is kept: a weak tile never replaced "
-                   "(W60 each build) grows Controller.faults, the journal and status() "
-                   "without bound (test_10 in tests/test_safety.py marks them inactive by "
-                   "hand, which no code path does)")
 def test_warnings_nobody_clears_do_not_grow_the_history(rig: Rig) -> None:
     from firmware.controller import FAULT_HISTORY
     ctl, _hal, _clock = rig
