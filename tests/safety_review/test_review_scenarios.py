@@ -34,15 +34,6 @@ KNOWN_BROKEN: dict[str, str] = {
         "issue 11: a throw interrupted by dice.stuck is lost across a power cut (cycle "
         "parked in 'fault'); the cycle homes to 'play' with the dice never thrown and "
         "stalls"),
-    "fuzz_4242_dead_magnet_top_up_mixed_sets": (
-        "issue 11: after a top-up for a dead-magnet tile, stacks of two sets on one track "
-        "(build.onto_track), then build.extra_tiles in the sweep"),
-    "fuzz_4242_extra_and_forgotten_mixed_sets": (
-        "issue 11: extra tiles plus forgotten tiles: stacks of two sets laid on one track "
-        "(build.onto_track) long before the sweep's build.extra_tiles"),
-    "fuzz_99999_extra_and_forgotten_mixed_sets": (
-        "issue 11: extra tiles plus forgotten tiles: stacks of two sets laid on one track "
-        "(build.onto_track) before the sweep's build.extra_tiles"),
     "power_cut_while_technician_clears": (
         "issue 11 review, harness side (issue 10): a technician's clear during a power cut "
         "acts on the powered-off controller and the run ends before the power returns "
