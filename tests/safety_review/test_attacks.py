@@ -77,6 +77,23 @@ def test_jog_of_a_conveyor_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     assert why is not None, "a conveyor ran with the hole open"
 
 
+def test_a_latched_fault_does_not_refuse_the_jog_that_frees_the_jam(rig: Rig) -> None:
+    # The interlocks must not lock the technician out: with the lid down, a head jam
+    # latched and its side stopped, the head and that side's belt may be jogged.
+    ctl, hal, clock = rig
+    homed(rig)
+    run_for(clock, 1.0)
+    ctl.fault("head.jam", "side.2.head", 2, {})
+    assert hal.values["motor.side.2.head"] is False and hal.values["motor.disc"] is False
+    service = Service(ctl)
+    service.jog("head.2", "fwd", 0.5, by="tech")
+    assert hal.values["motor.side.2.head"] is True
+    run_for(clock, 0.6)
+    assert hal.values["motor.side.2.head"] is False
+    service.jog("conveyor.2", "fwd", 0.5, by="tech")
+    assert hal.values["motor.side.2.conveyor"] is True
+
+
 # -- e-stop and test mode ------------------------------------------------------------------
 
 def test_estop_during_a_self_test_stops_it_and_latches(rig: Rig) -> None:
