@@ -297,6 +297,15 @@ class Service:
                 running=self.running))
 
     def _start(self, test: MechanismTest, by: str | None, done: Done | None) -> None:
+        part = test.name.partition(".")[0]
+        if part in ("disc", "conveyor", "plate") and not self._lid_down():
+            # The same interlock as jog: hands may be in the hole, a wall would rise
+            # into it (a lid jogged up in test mode, then a plate test).
+            self._queue = []
+            raise ServiceRefused(_("cannot test {name}: {why}").format(
+                name=test.name, why=_("the lid is not at its lower stop (lid.lower not "
+                                      "seen): hands may be in the hole; lower the lid "
+                                      "with a lift key or jog lid down first")))
         try:
             self.ctl.owner.acquire(SERVICE, [test.name], f"test {test.name}")
         except Busy as exc:
@@ -391,7 +400,8 @@ class Service:
             run.done(result)
         if self._queue and self.test_mode and not self.ctl.estopped:
             nxt = TESTS[self._queue.pop(0)]
-            self.ctl.clock.post(lambda: self._start(nxt, run.by, run.done))
+            self.ctl.clock.post(lambda: self._panel(lambda: self._start(nxt, run.by,
+                                                                        run.done)))
 
     def _abort(self, why: str) -> None:
         self._queue = []
