@@ -22,31 +22,6 @@ from tests.conftest import ROOT
 REVIEW = sorted((ROOT / "tests" / "scenarios" / "review").glob("*.toml"))
 # stem -> what is still wrong (issue 11).
 KNOWN_BROKEN: dict[str, str] = {
-    "power_cut_table_fault_while_staged": (
-        "issue 11: a table fault parks a staged build in 'fault', so the journal keeps no "
-        "staged walls; after a power cut the complete set is refed and built again onto "
-        "the stacks on the tracks (build.onto_track, then build.extra_tiles)"),
-    "power_cut_during_raise_fault": (
-        "issue 11: the journal writes raising/deal from the cycle's state, which is "
-        "'fault' while parked; after a cut the cycle homes to 'play' with no walls up "
-        "and stalls"),
-    "power_cut_during_dice_fault": (
-        "issue 11: a throw interrupted by dice.stuck is lost across a power cut (cycle "
-        "parked in 'fault'); the cycle homes to 'play' with the dice never thrown and "
-        "stalls"),
-    "power_cut_while_technician_clears": (
-        "issue 11 review, harness side (issue 10): a technician's clear during a power cut "
-        "acts on the powered-off controller and the run ends before the power returns "
-        "(no power.recovered, 1 of 3 hands)"),
-    "power_cut_twice_during_raise": (
-        "issue 11: a raise restored from the journal is pending only in memory "
-        "(_raise_pending); a second cut during the homing loses it: silent stall"),
-    "power_cut_twice_during_deal": (
-        "issue 11: a deal restored from the journal is pending only in memory "
-        "(_deal_pending); a second cut during the homing loses it: stall"),
-    "ioboard_power_cut_at_handoff": (
-        "issue 11 (ioboard rig): a cut in the instant of the handoff; after the restart the "
-        "players keep pressing a dice key in play (stall); passes on the simulated HAL"),
 }
 
 
