@@ -42,13 +42,14 @@ import time
 from functools import partial
 from typing import Any
 
+from core.geometry import REFERENCE
 from firmware.clock import RealClock
 from firmware.config import Config, load_config
 from firmware.controller import Controller
 from hal.interface import Listener
 from hal.signals import Value, catalogue
 
-SIDES = 4
+SIDES = REFERENCE.side_count   # the scripted machine is the reference table
 HEAD_TURN_S = 0.1      # the shortest head turn the config allows: most edges per second
 COUNT_DWELL_S = 0.02   # how long the count sensor sees the tile
 SPEED = 100.0         # scripted machine time per real second
@@ -60,7 +61,8 @@ class TimedHal:
 
     def __init__(self, clock: RealClock, config: Config) -> None:
         self.clock = clock
-        self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor)
+        self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor,
+                                 config.geometry)
         self.values: dict[str, Value] = {
             s.name: s.rest_value for s in self.signals.values()}
         for n in range(SIDES):

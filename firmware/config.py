@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from core.geometry import MODELS, REFERENCE_MODEL, Geometry
 from firmware.configfile import ConfigError, load_section, option, read_toml
 from firmware.i18n import _
 from hal.pins import PinMap, check_complete, parse_pins
@@ -28,13 +29,13 @@ def reference_config(name: str = "table.toml") -> Path:
 
 
 DEFAULT_CONFIG = reference_config()
-SIDES = 4
 
 
 @dataclass(frozen=True, kw_only=True)
 class TableSection:
     id: str = option("table-1", doc="name shown to technicians and venues")
-    model: str = option("four-mouth-two-set", choices=("four-mouth-two-set",))
+    model: str = option(REFERENCE_MODEL, choices=tuple(MODELS),
+                        doc="the table's shape: its mouths and sets (core/geometry.py)")
     tiles: int = option(choices=(136, 144), doc="tiles per set (DIP switch on real tables)")
     stacks_per_wall: int = option(choices=(17, 18), doc="stacks per wall: tiles / 8")
     tile_reader: bool = option(False, doc="an RFID/camera reader at each head (side.N.tile_id)")
@@ -186,8 +187,13 @@ class Config:
     source: str = "<defaults>"
 
     @property
+    def geometry(self) -> Geometry:
+        """The table's sides, sets and walls, from `[table]`."""
+        return Geometry.from_table(self.table)
+
+    @property
     def tiles_per_side(self) -> int:
-        return self.table.tiles // SIDES
+        return self.geometry.tiles_per_side
 
 
 _SECTIONS = {f.name: f.type for f in dataclasses.fields(Config) if f.name != "source"}
@@ -219,10 +225,11 @@ def parse_config(raw: dict[str, Any], file: str) -> Config:
 
 def _cross_check(config: Config) -> None:
     file, table, timing = config.source, config.table, config.timing
-    if table.tiles != table.stacks_per_wall * 2 * SIDES:
+    geometry = config.geometry
+    if table.stacks_per_wall != geometry.stacks_for(table.tiles):
         raise ConfigError(file, "table", "stacks_per_wall",
                           f"{table.stacks_per_wall} stacks per wall do not hold a "
-                          f"{table.tiles}-tile set; use {table.tiles // (2 * SIDES)}")
+                          f"{table.tiles}-tile set; use {geometry.stacks_per_side}")
     if timing.dice_max_spin_s < timing.dice_min_spin_s:
         raise ConfigError(file, "timing", "dice_max_spin_s",
                           f"{timing.dice_max_spin_s} is below dice_min_spin_s "
@@ -250,7 +257,8 @@ def _cross_check(config: Config) -> None:
             raise ConfigError(file, "table", "tile_reader",
                               "the rpigpio backend cannot read tiles; set tile_reader = "
                               "false or use the ioboard backend")
-        check_complete(config.pins, catalogue(table.tile_reader, table.face_up_sensor), file)
+        check_complete(config.pins, catalogue(table.tile_reader, table.face_up_sensor,
+                                             config.geometry), file)
     _check_variant(config)
     if config.rules.engine:
         from firmware.consumers import check_engine_name

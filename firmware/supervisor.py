@@ -66,7 +66,7 @@ class Supervisor:
         self.margin = timing.drift_margin
         self.window = timing.learn_window
         self.nominal = {"lid.up": timing.lid_travel_s, "lid.down": timing.lid_travel_s}
-        for n in range(4):
+        for n in ctl.geometry.sides:
             self.nominal[f"plate.{n}"] = timing.plate_turn_s
             self.nominal[f"head.{n}"] = timing.head_turn_s
         self.runs: dict[str, deque[float]] = {}

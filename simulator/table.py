@@ -75,7 +75,8 @@ class SimTable:
         self.seed = self.sim.seed if seed is None else seed
         self.rng = random.Random(self.seed)
         self.noise = random.Random(f"noise-{self.seed}")   # apart, so faults shift no picks
-        self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor)
+        self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor,
+                                 config.geometry)
         self.values: dict[str, Value] = {s.name: s.rest_value
                                          for s in self.signals.values()}
         self.physical: dict[str, Value] = dict(self.values)
@@ -87,7 +88,8 @@ class SimTable:
         # ... and what the mechanics do with tiles (a wall rising, a stack laid), for
         # a referee that judges physics (simulator/referee.py).
         self.happenings: list[Callable[[str, int], None]] = []
-        self.tiles = make_sets(config.table.tiles)
+        self.geometry = geometry = config.geometry
+        self.tiles = make_sets(config.table.tiles, geometry.sets)
         self.where: dict[int, str] = {}
         # The set each tile went into the hole with (a tile of the other set forgotten
         # on the table rides in with the next set): a stray, like a foreign tile, that
@@ -95,8 +97,8 @@ class SimTable:
         self.came_with: dict[int, str] = {t.id: t.set_name for t in self.tiles}
         self.disc: list[Tile] = []
         self.on_table: list[Tile] = []            # loose, in the players' hands
-        self.walls: list[list[tuple[Tile, Tile]]] = [[] for _ in range(4)]  # risen walls
-        self.sides = [SideModel(n) for n in range(4)]
+        self.walls: list[list[tuple[Tile, Tile]]] = [[] for _ in geometry.sides]  # risen walls
+        self.sides = [SideModel(n) for n in geometry.sides]
         # Injected faults.
         self.stuck: dict[str, Value] = {}
         self.dirty: dict[str, DirtySensor] = {}
@@ -121,7 +123,7 @@ class SimTable:
         self.lid = Travel(clock, self.sim.lid_travel_s, self._lid_moved, jitter, self.noise)
         self._dice_timer: Timer | None = None
         self._place_first_use()
-        for n in range(4):
+        for n in geometry.sides:
             self.values[f"side.{n}.head_home"] = True
             self.values[f"side.{n}.plate_home"] = True
         self.values["lid.lower"] = True
@@ -130,9 +132,9 @@ class SimTable:
     # -- tiles -------------------------------------------------------------------
 
     def _place_first_use(self) -> None:
-        """First use: set A poured onto the disc, set B with the players."""
+        """First use: the first set poured onto the disc, the others with the players."""
         for tile in self.tiles:
-            if tile.set_name == "A":
+            if tile.set_name == self.geometry.first_set:
                 self._to_disc(tile)
             else:
                 self.on_table.append(tile)
@@ -147,7 +149,7 @@ class SimTable:
         """Players push the table's tiles into the open hole; returns the tiles left."""
         pushed = [t for wall in self.walls for stack in wall for t in stack]
         pushed += self.on_table
-        self.walls = [[] for _ in range(4)]
+        self.walls = [[] for _ in self.geometry.sides]
         left = [pushed.pop(self.rng.randrange(len(pushed))) for _ in range(leave_behind)]
         self.on_table = left
         for tile in left:
@@ -222,7 +224,7 @@ class SimTable:
         moved = self._take_out(lambda t: True, keep=True)
         for tile in moved:
             self._to_disc(tile)
-        for n in range(4):
+        for n in self.geometry.sides:
             self._set(f"side.{n}.full", False)
             self._set(f"side.{n}.count", False)
         return len(moved)
@@ -277,7 +279,7 @@ class SimTable:
     def walls_up(self) -> bool:
         full = self.config.table.stacks_per_wall
         return (all(len(w) == full for w in self.walls)
-                and all(self.physical[f"side.{n}.plate_home"] for n in range(4)))
+                and all(self.physical[f"side.{n}.plate_home"] for n in self.geometry.sides))
 
     # -- signals -----------------------------------------------------------------
 

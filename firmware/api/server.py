@@ -38,14 +38,13 @@ from firmware.api.access import (
 from firmware.api.auth import Technicians
 from firmware.api.lockout import Lockout
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
-from firmware.api.refusals import OpenDiagnoses, RefusalLog
+from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
 from firmware.controller import ClearRefused, Controller
 from firmware.eventlog import EventLog
 from firmware.faults import Fault
 from firmware.handoff import public_event, public_record
 from firmware.printable import clean, printable
 from firmware.service import NoSuchMechanism, Service, ServiceRefused, mechanism_tests
-from firmware.view import LAMPS
 from hal.signals import Kind
 
 SEND_QUEUE = 512          # messages waiting for one client before it is dropped
@@ -57,6 +56,7 @@ STATUS_EVERY_S = 0.25
 READ_CHUNK = 65536
 MAX_CLIENTS = 128         # connections at once (fewer if the fd limit is low)
 MAX_PER_PEER = 16         # connections at once from one uid (or from TCP)
+LINE_S = 10.0             # a request line must arrive whole within this (slowloris)
 IDLE_S = 300.0            # a connection that sends nothing and subscribes to nothing
 SESSION_S = 900.0         # a login lasts this long on its connection (table time)
 SECRET_WORDS = ("token", "secret", "password", "key_hash", "nonce")
@@ -89,18 +89,19 @@ class Client:
         try:
             self.queue.put_nowait(p.encode(message))
         except asyncio.QueueFull:
-            self.drop("it stopped reading (send queue full)")
+            self.drop("it stopped reading (send queue full)", "stopped reading")
             return False
         if self.queue.qsize() >= SEND_QUEUE // 2:
             self.room.clear()
         return True
 
-    def drop(self, why: str) -> None:
+    def drop(self, why: str, cause: str | None = None) -> None:
+        """Close the connection now; logged once per peer and `cause` per window."""
         if self.closed:
             return
         self.closed = True
         self.server.clients.discard(self)
-        self.server.ctl.emit("api.client.dropped", why=why, **self.peer.as_log())
+        self.server.dropped.dropped(self.peer.key, cause or why, why, self.peer.as_log())
         self.writer.transport.abort()
         self.room.set()
         for task in self.tasks:
@@ -118,7 +119,8 @@ class Client:
                 try:
                     await asyncio.wait_for(self.writer.drain(), STALL_S)
                 except TimeoutError:
-                    self.drop(f"it took nothing for {STALL_S:g} s (stopped reading)")
+                    self.drop(f"it took nothing for {STALL_S:g} s (stopped reading)",
+                              "stopped reading")
                     break
         except (ConnectionError, asyncio.CancelledError):
             pass
@@ -139,6 +141,7 @@ class ApiServer:
         api = ctl.config.api
         self.lockout = lockout or Lockout(ctl.clock, api.lockout_failures, api.lockout_s)
         self.refusals = RefusalLog(ctl.clock, ctl.emit)
+        self.dropped = DroppedConnections(ctl.clock, ctl.emit)
         self.open_diagnoses = OpenDiagnoses(ctl.clock, ctl.emit)
         self.clients: set[Client] = set()
         self.max_clients = connection_budget(max_clients)
@@ -227,17 +230,28 @@ class ApiServer:
         writer_task = asyncio.get_running_loop().create_task(client.write_loop())
         buffer = b""
         discarding = False
+        loop = asyncio.get_running_loop()
+        line_due = 0.0      # when the request line begun in `buffer` must be whole
         try:
             while not client.closed:
+                # A line begun must end in LINE_S: one byte every few seconds would
+                # otherwise hold the slot for ever (slowloris).
+                partial = bool(buffer) or discarding
+                wait = max(0.0, line_due - loop.time()) if partial else IDLE_S
                 try:
-                    chunk = await asyncio.wait_for(reader.read(READ_CHUNK), IDLE_S)
+                    chunk = await asyncio.wait_for(reader.read(READ_CHUNK), wait)
                 except TimeoutError:
+                    if partial:
+                        client.drop(f"a request line took over {LINE_S:g} s", "slow line")
+                        break
                     if client.subscribed or client.tasks:
                         continue
-                    client.drop(f"idle for {IDLE_S:g} s")
+                    client.drop(f"idle for {IDLE_S:g} s", "idle")
                     break
                 if not chunk:
                     break
+                if not partial:
+                    line_due = loop.time() + LINE_S
                 buffer += chunk
                 while True:
                     line, newline, rest = buffer.partition(b"\n")
@@ -251,6 +265,7 @@ class ApiServer:
                             buffer = b""
                         break
                     buffer = rest
+                    line_due = loop.time() + LINE_S     # the next line's own time
                     if discarding:
                         discarding = False
                         continue
@@ -431,6 +446,7 @@ class ApiServer:
         while True:
             await asyncio.sleep(SIGNALS_EVERY_S)
             self.refusals.flush()
+            self.dropped.flush()
             watching = [c for c in self.clients if c.subscribed]
             if not watching:
                 continue
@@ -469,11 +485,6 @@ class ApiServer:
         ctl = self.ctl
         status = ctl.status()
         status.update({
-            "t": round(ctl.clock.now(), 3),
-            "table": ctl.config.table.id,
-            "estopped": ctl.estopped,
-            "display": ctl.hal.read("display"),
-            "lamps": {name: bool(ctl.hal.read(name)) for name in LAMPS},
             "service": self.service.status(),
             # Shown before the hand is dealt: players note it and check it later.
             "commitment": ctl.handoff.commitment,
@@ -509,7 +520,7 @@ class ApiServer:
                                               if needs_technician(CLASSES[m])),
                                       "estop (release)", "diagnose (check)"],
                 "tests": [{"number": t.number, "name": t.name, "label": t.label}
-                          for t in mechanism_tests()],
+                          for t in mechanism_tests(self.ctl.geometry)],
                 "event_log_run": self.eventlog.run if self.eventlog else None}
 
     async def _status(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
@@ -572,7 +583,7 @@ class ApiServer:
         name = params.get("mechanism")
         if not isinstance(name, str):
             raise p.ApiError(p.BAD_REQUEST, "test needs a \"mechanism\" (e.g. lid, head.2, all)")
-        expected = len(mechanism_tests()) if name == "all" else 1
+        expected = len(mechanism_tests(self.ctl.geometry)) if name == "all" else 1
         loop = asyncio.get_running_loop()
         finished: asyncio.Future[list[dict[str, Any]]] = loop.create_future()
         results: list[dict[str, Any]] = []

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import random
 import socket
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -40,6 +41,10 @@ from hal.signals import Signal, Value, catalogue
 OnLinkFault = Callable[[str, dict[str, Any]], None]
 READ_TIMEOUT_S = 0.05       # how often the reader thread looks at its stop flag
 HELLO_EVERY_S = 0.25        # resend HELLO while the board does not answer
+# A frame the reader thread decoded waits for the GIL while the loop runs Python: up
+# to the interpreter's switch interval, 5 ms by default. A cam's home window is a few
+# ms of motion (less on a table run at --speed), so the wait is kept well below it.
+GIL_SWITCH_S = 0.0005
 
 
 class LinkError(HalError):
@@ -81,7 +86,8 @@ class IoBoardHal:
         self.clock = clock
         self.settings = config.ioboard
         self.signals: dict[str, Signal] = catalogue(config.table.tile_reader,
-                                                    config.table.face_up_sensor)
+                                                    config.table.face_up_sensor,
+                                                    config.geometry)
         self.values: dict[str, Value] = {
             s.name: s.rest_value for s in self.signals.values()}
         self.on_link_fault: OnLinkFault | None = None
@@ -161,6 +167,7 @@ class IoBoardHal:
             self.clock.post(lambda f=frame: self.link.on_frame(f))
         self._reader = threading.Thread(target=self._read_loop, name="ioboard-reader",
                                         daemon=True)
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
         self._reader.start()
 
     def _check_heartbeat(self, limit_s: float) -> None:

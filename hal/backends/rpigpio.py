@@ -99,7 +99,8 @@ class RpiGpioHal:
         """`gpio` and `model` stand in for the library and /proc/device-tree/model."""
         self.clock = clock
         self.signals: dict[str, Signal] = catalogue(config.table.tile_reader,
-                                                    config.table.face_up_sensor)
+                                                    config.table.face_up_sensor,
+                                                    config.geometry)
         try:
             check_complete(config.pins, self.signals, config.source)
         except ConfigError as exc:

@@ -1,0 +1,1 @@
+"""The bottom layer: what every other package may read (the table's geometry, ...)."""
