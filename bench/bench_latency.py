@@ -42,11 +42,11 @@ import time
 from functools import partial
 from typing import Any
 
-from firmware.clock import RealClock
-from firmware.config import Config, load_config
+from core.clock import RealClock
+from core.config import Config, load_config
+from core.signals import Value, catalogue
 from firmware.controller import Controller
 from hal.interface import Listener
-from hal.signals import Value, catalogue
 
 SIDES = 4
 HEAD_TURN_S = 0.1      # the shortest head turn the config allows: most edges per second

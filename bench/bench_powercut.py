@@ -43,9 +43,9 @@ from pathlib import Path
 from typing import Any
 
 from bench import children
+from core.config import DEFAULT_CONFIG
 from firmware import statedir
 from firmware.api.auth import Technicians
-from firmware.config import DEFAULT_CONFIG
 from firmware.console.client import ApiClient, ConsoleError
 from firmware.journal import FILE_NAME as JOURNAL_NAME
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from transitions import EventData
 
-from firmware.clock import Timer
+from core.clock import Timer
 from firmware.machine import Recoverable, attach, from_fault, recover_transitions
 
 if TYPE_CHECKING:

@@ -9,9 +9,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from core.config import Config, load_config
+from core.schema import ConfigError
 from firmware import cli_words
-from firmware.config import Config, load_config
-from firmware.configfile import ConfigError
 from firmware.faultcard import FORMATS
 from firmware.i18n import LANGUAGES, _, join, language, resolve, set_language
 from hal.interface import HalError
@@ -229,7 +229,7 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
     from simulator.run import simulate
 
     if args.hal == "ioboard":   # the real serial path, against the I/O-board emulator
-        from simulator.ioboard_run import simulate_ioboard as simulate
+        from simulator.run import simulate_ioboard as simulate
     progress = None
     if sys.stderr.isatty():
         def progress(done: int, total: int) -> None:

@@ -18,7 +18,7 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from firmware.configfile import ConfigError
+from core.schema import ConfigError
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

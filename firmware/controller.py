@@ -13,11 +13,12 @@ from typing import Any
 from transitions import EventData
 from transitions.core import MachineError
 
+from core.clock import Clock, Timer
+from core.config import Config
+from core.signals import Value
 from firmware import recovery
 from firmware.build import Build
 from firmware.causes import blind_cause
-from firmware.clock import Clock, Timer
-from firmware.config import Config
 from firmware.cycle import Cycle
 from firmware.dice import Dice
 from firmware.faults import CATALOGUE, ERROR, INFO, Fault
@@ -32,7 +33,6 @@ from firmware.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
 from firmware.side import SideBuilder
 from firmware.supervisor import Supervisor
 from hal.interface import Hal
-from hal.signals import Value
 
 Event = dict[str, Any]
 Subscriber = Callable[[Event], None]

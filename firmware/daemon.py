@@ -14,9 +14,9 @@ import sys
 import time
 from typing import Any
 
+from core.clock import RealClock
+from core.config import Config
 from firmware import statedir
-from firmware.clock import RealClock
-from firmware.config import Config
 from firmware.consumers import attach_consumers
 from firmware.controller import Controller
 from firmware.i18n import _

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from transitions import EventData
 
-from firmware.clock import Timer
+from core.clock import Timer
 from firmware.machine import attach
 
 if TYPE_CHECKING:

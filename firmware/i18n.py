@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
+from core import i18n as core_i18n
 from rules import i18n as rules_i18n
 
 DOMAIN = "mjtable"
@@ -161,5 +162,6 @@ __all__ = ["LANGUAGES", "N_", "_", "current", "join", "keep_language", "language
            "set_language"]
 
 
-# The rules engine cannot import the firmware; it speaks through this hook instead.
+# Core and the rules engine cannot import the firmware; they speak through these hooks.
+core_i18n.install(_)
 rules_i18n.install(_)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from firmware.clock import Timer
+from core.clock import Timer
 from firmware.machine import attach
 
 if TYPE_CHECKING:

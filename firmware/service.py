@@ -20,11 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from firmware.clock import Timer
+from core.clock import Timer
+from core.signals import LID_DOWN, LID_OFF, LID_UP, Value
 from firmware.faults import CATALOGUE, ERROR
 from firmware.i18n import N_, _
 from firmware.owner import Busy, mechanism_of
-from hal.signals import LID_DOWN, LID_OFF, LID_UP, Value
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from firmware.clock import Timer
+from core.clock import Timer
 from firmware.watch import Watch
 
 TIMED_STOP_MARGIN = 1.1

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.clock import Clock, Timer
+from core.clock import Clock, Timer
 from hal.protocol import (
     SEQ_MOD,
     SEQUENCED,

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 
-from hal.signals import LID_DOWN, LID_OFF, LID_UP, SIDES, Kind, Value, catalogue
+from core.signals import LID_DOWN, LID_OFF, LID_UP, SIDES, Kind, Value, catalogue
 
 VERSION = 2          # 2: INPUT carries the board's time of the change
 FLAG = 0x7E         # starts and ends every frame

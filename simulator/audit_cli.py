@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from firmware.config import Config, load_config
-from firmware.configfile import ConfigError
+from core.config import Config, load_config
+from core.schema import ConfigError
 from firmware.i18n import _
 from rules.audit import ALPHA, audit
 from rules.cli import audit_main, report_text

@@ -27,7 +27,8 @@ import threading
 import tty
 from typing import Any, Protocol
 
-from firmware.clock import Clock, Timer
+from core.clock import Clock, Timer
+from core.signals import Value
 from hal.link import LinkEnd
 from hal.protocol import (
     VERSION,
@@ -40,7 +41,6 @@ from hal.protocol import (
     encode_input,
     encode_welcome,
 )
-from hal.signals import Value
 from simulator.lockstep import Meter
 from simulator.table import SimTable
 
@@ -345,8 +345,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from firmware.clock import RealClock
-    from firmware.config import load_config
+    from core.clock import RealClock
+    from core.config import load_config
     from simulator.players import SimPlayers
 
     config = load_config(args.config)

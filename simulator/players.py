@@ -12,9 +12,9 @@ import re
 from collections.abc import Callable
 
 import rules
-from firmware.clock import Clock
-from firmware.config import Config
-from hal.signals import Value
+from core.clock import Clock
+from core.config import Config
+from core.signals import Value
 from simulator.table import SimTable
 
 PATIENCE_S = 60.0     # players try again after this long without anything happening

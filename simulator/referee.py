@@ -30,9 +30,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.signals import Value
 from firmware.controller import BUILD_SCOPE
 from firmware.faults import CATALOGUE, ERROR
-from hal.signals import Value
 from simulator.table import SimTable
 
 RULES = ("motor.lid_open", "wall.lid_open", "wall.not_up", "wall.onto_wall", "handoff.mismatch",

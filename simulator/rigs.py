@@ -15,11 +15,11 @@ import contextlib
 import threading
 from typing import Any
 
-from firmware.clock import VirtualClock
-from firmware.config import Config
+from core.clock import VirtualClock
+from core.config import Config
 from hal.backends.ioboard import IoBoardHal, LinkError, open_port
-from hal.backends.sim import SimHal
 from hal.protocol import VERSION
+from simulator.backend import SimHal
 from simulator.scenario import FaultSpec
 from simulator.table import SimTable
 
@@ -114,7 +114,7 @@ class IoboardRig:
 
         port = MeteredPort(open_port(self.board.url, self.config.ioboard.baud),
                            self.clock.meter)
-        self.bench.hal = IoBoardHal(self.config, self.clock, port=port)
+        self.bench.hal = IoBoardHal.from_config(self.config, self.clock, port=port)
         errors: list[LinkError] = []
 
         def shake() -> None:

@@ -36,8 +36,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from firmware.config import reference_config
-from firmware.configfile import read_toml
+from core.config import reference_config
+from core.schema import read_toml
 from firmware.faults import CATALOGUE
 
 # The example scenarios are package data (tests/scenarios in the source tree).

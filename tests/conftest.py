@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from firmware.clock import VirtualClock
-from firmware.config import Config, load_config
+from core.clock import VirtualClock
+from core.config import Config, load_config
+from core.signals import Signal, Value, catalogue, motors_off
 from firmware.controller import Controller
 from hal.interface import Listener
-from hal.signals import Signal, Value, catalogue, motors_off
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = {"144": ROOT / "config" / "table.toml", "136": ROOT / "config" / "table-136.toml"}

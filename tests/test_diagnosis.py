@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.config import load_config
+from core.config import load_config
 from firmware.diagnosis import SYMPTOMS, UnknownSymptom, diagnose
 from simulator.harness import Harness
 from simulator.scenario import Scenario, load_scenario

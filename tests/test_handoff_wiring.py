@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
+from core.clock import VirtualClock
+from core.config import Config, load_config
+from core.schema import ConfigError
 from firmware import consumers
-from firmware.clock import VirtualClock
-from firmware.config import Config, load_config
-from firmware.configfile import ConfigError
 from firmware.consumers import HandoffFile, attach_consumers, handoff_path, installed_engines
 from firmware.controller import Controller
 from rules.engine import BuiltinEngine

@@ -127,8 +127,8 @@ def test_fault_card_lists_every_code_and_fits_80_columns(lang: str) -> None:
 
 
 def test_config_errors_name_the_type_in_the_technicians_language(tmp_path: Path) -> None:
-    from firmware.config import load_config
-    from firmware.configfile import ConfigError
+    from core.config import load_config
+    from core.schema import ConfigError
 
     path = tmp_path / "bad.toml"
     path.write_text('[table]\ntiles = "144"\nstacks_per_wall = 18\n')

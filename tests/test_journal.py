@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from firmware.clock import VirtualClock
-from firmware.config import load_config
+from core.clock import VirtualClock
+from core.config import load_config
 from firmware.controller import Controller
 from firmware.journal import FILE_NAME, FileJournal, MemoryJournal
 from simulator.harness import ScopedClock

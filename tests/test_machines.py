@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from firmware.clock import VirtualClock
+from core.clock import VirtualClock
 from firmware.controller import Controller
 from firmware.journal import MemoryJournal
 from tests.conftest import ScriptedHal, events_of, run_for

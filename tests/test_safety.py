@@ -6,8 +6,8 @@ reverting the fix locally).
 
 from __future__ import annotations
 
-from firmware.clock import VirtualClock
-from firmware.config import load_config
+from core.clock import VirtualClock
+from core.config import load_config
 from firmware.controller import FAULT_HISTORY, ClearRefused, Controller
 from firmware.diagnosis import diagnose
 from firmware.journal import MemoryJournal

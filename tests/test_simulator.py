@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from firmware.clock import VirtualClock
-from firmware.config import Config
+from core.clock import VirtualClock
+from core.config import Config
 from simulator.mechanisms import Cam, Travel
 from simulator.table import SimTable
 from simulator.tiles import make_sets, set_codes

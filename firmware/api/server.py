@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from core.signals import Kind
 from firmware import i18n
 from firmware.api import protocol as p
 from firmware.api.access import (
@@ -46,7 +47,6 @@ from firmware.handoff import public_event, public_record
 from firmware.printable import clean, printable
 from firmware.service import NoSuchMechanism, Service, ServiceRefused, mechanism_tests
 from firmware.view import LAMPS
-from hal.signals import Kind
 
 SEND_QUEUE = 512          # messages waiting for one client before it is dropped
 STALL_S = 5.0             # a client that takes no bytes for this long is dropped

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from core.clock import RealClock
+from core.config import load_config
 from firmware.api.auth import Technicians
 from firmware.api.wiring import Attachment, attach_api
-from firmware.clock import RealClock
-from firmware.config import load_config
 from firmware.controller import Controller
 from hal.backends import open_hal
 

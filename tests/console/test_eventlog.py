@@ -9,7 +9,7 @@ import queue
 import sqlite3
 from pathlib import Path
 
-from firmware.config import load_config
+from core.config import load_config
 from firmware.eventlog import EventLog, LogReader
 from simulator.run import assemble
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.config import load_config
+from core.config import load_config
 from firmware.service import Service, ServiceRefused, mechanism_tests
 from simulator.run import Bench, assemble
 

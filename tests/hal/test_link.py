@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from firmware.clock import VirtualClock
+from core.clock import VirtualClock
 from hal.link import LinkEnd
 from hal.protocol import Decoder, Msg
 

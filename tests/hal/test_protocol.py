@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.signals import catalogue
 from hal.protocol import (
     CHANNEL_OF,
     CHANNELS,
@@ -32,7 +33,6 @@ from hal.protocol import (
     encode_signal,
     encode_welcome,
 )
-from hal.signals import catalogue
 
 
 def test_crc_check_value_is_ccitt_false():

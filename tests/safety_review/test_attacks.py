@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.clock import VirtualClock
+from core.clock import VirtualClock
 from firmware.controller import Controller
 from firmware.service import Service, ServiceRefused
 from tests.conftest import ScriptedHal, events_of, run_for
@@ -236,7 +236,7 @@ def test_a_fault_during_the_raise_keeps_the_raise_in_the_journal(rig: Rig) -> No
                    "through the rebuilt set and the next lift, until the dice show")
 def test_the_display_leaves_rf_once_the_set_is_refed() -> None:
     # The operator refeeds after a cut mid-build: the display must stop asking for it.
-    from firmware.config import load_config
+    from core.config import load_config
     from firmware.journal import MemoryJournal
     from simulator.harness import ScopedClock
     from simulator.run import assemble

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.clock import VirtualClock
-from firmware.config import load_config
+from core.clock import VirtualClock
+from core.config import load_config
 from hal.protocol import Frame, Msg, encode_hello, encode_signal
 from simulator.ioboard_emulator import IoBoardEmulator
 from simulator.table import SimTable

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from core.clock import VirtualClock
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
-from firmware.clock import VirtualClock
 from firmware.console.client import ApiClient, ConsoleError
 from tests.console.conftest import TOKEN, Daemon
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from core.config import load_config
 from firmware.api import server as api_server
-from firmware.config import load_config
 from firmware.console.client import ApiClient
 from firmware.journal import MemoryJournal
 from simulator.run import assemble
