@@ -31,7 +31,7 @@ def require(group: str, name: str, file: str, section: str, key: str) -> EntryPo
     installed package provides it."""
     found = installed(group)
     if name not in found:
-        known = ", ".join(sorted(found)) or "none"
+        known = ", ".join(sorted(found)) or "none; is mjtable itself installed (pip install .)?"
         raise ConfigError(file, section, key,
                           f"no {WHAT.get(group, group)} {name!r} is installed (installed: "
                           f"{known}; a package provides one with an entry point in group "
