@@ -46,7 +46,7 @@ from core.clock import RealClock
 from core.config import Config, load_config
 from core.signals import Value, catalogue
 from firmware.controller import Controller
-from hal.interface import Listener
+from hal.interface import Listener, drive_safe
 
 SIDES = 4
 HEAD_TURN_S = 0.1      # the shortest head turn the config allows: most edges per second
@@ -103,9 +103,7 @@ class TimedHal:
         self.listener = listener
 
     def safe_state(self) -> None:
-        for s in self.signals.values():
-            if s.made_safe:
-                self.write(s.name, s.safe_value)
+        drive_safe(self.signals, self.write)
 
     def entropy(self) -> tuple[random.Random, str]:
         return random.Random(7), "bench"

@@ -13,7 +13,7 @@ from core.clock import VirtualClock
 from core.config import Config, load_config
 from core.signals import Signal, Value, catalogue, motors_off
 from firmware.controller import Controller
-from hal.interface import Listener
+from hal.interface import Listener, drive_safe
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = {"144": ROOT / "config" / "table.toml", "136": ROOT / "config" / "table-136.toml"}
@@ -72,9 +72,7 @@ class ScriptedHal:
 
     def safe_state(self) -> None:
         self.safe_calls += 1
-        for s in self.signals.values():
-            if s.made_safe:
-                self.write(s.name, s.safe_value)
+        drive_safe(self.signals, self.write)
 
     def entropy(self) -> tuple[random.Random, str]:
         return random.Random(7), "simulated"
