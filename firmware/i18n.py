@@ -23,7 +23,6 @@ from functools import cache
 from pathlib import Path
 
 from core import i18n as core_i18n
-from rules import i18n as rules_i18n
 
 DOMAIN = "mjtable"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -162,6 +161,5 @@ __all__ = ["LANGUAGES", "N_", "_", "current", "join", "keep_language", "language
            "set_language"]
 
 
-# Core and the rules engine cannot import the firmware; they speak through these hooks.
+# Core and the rules engine cannot import the firmware; they speak through this hook.
 core_i18n.install(_)
-rules_i18n.install(_)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -114,3 +115,17 @@ def events_of(ctl: Controller) -> list[dict]:
 
 def run_for(clock: VirtualClock, seconds: float, until: Callable[[], bool] | None = None) -> None:
     clock.run_until(clock.now() + seconds, until=until)
+
+
+def installed_package(folder: Path, name: str, entry_points: str, modules: dict[str, str],
+                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make `folder` hold an installed distribution `name` declaring `entry_points`
+    (entry_points.txt text) with the module sources `modules`, and put it on the path:
+    a third-party package as importlib.metadata finds one."""
+    dist = folder / f"{name.replace('-', '_')}-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(textwrap.dedent(entry_points))
+    for module, source in modules.items():
+        (folder / f"{module}.py").write_text(textwrap.dedent(source))
+    monkeypatch.syspath_prepend(str(folder))

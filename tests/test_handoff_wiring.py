@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from firmware.consumers import HandoffFile, attach_consumers, handoff_path, inst
 from firmware.controller import Controller
 from rules.engine import BuiltinEngine
 from simulator.run import Bench, assemble, simulate
-from tests.conftest import CONFIGS, ROOT, ScriptedHal, quick
+from tests.conftest import CONFIGS, ROOT, ScriptedHal, installed_package, quick
 
 MJTABLE = [sys.executable, "-m", "firmware.cli"]
 
@@ -59,16 +58,12 @@ def short(config: Config) -> Config:
 @pytest.fixture
 def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An installed third-party package declaring engines in mjtable.rules_engines."""
-    dist = tmp_path / "mj_plugin-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: mj-plugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(textwrap.dedent("""\
+    installed_package(tmp_path, "mj-plugin", """\
         [mjtable.rules_engines]
         recorder = mj_plugin_engines:Recorder
         boom = mj_plugin_engines:Boom
         broken = mj_plugin_engines:broken
-        """))
-    (tmp_path / "mj_plugin_engines.py").write_text(textwrap.dedent("""\
+        """, {"mj_plugin_engines": """\
         RECEIVED = []
 
         class Recorder:
@@ -82,8 +77,7 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
         def broken():
             raise ImportError("needs a library that is not installed")
-        """))
-    monkeypatch.syspath_prepend(str(tmp_path))
+        """}, monkeypatch)
     yield tmp_path
     sys.modules.pop("mj_plugin_engines", None)
 

@@ -5,7 +5,6 @@ scenario files and variant overrides as it reads the config."""
 from __future__ import annotations
 
 import sys
-import textwrap
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from core.config import load_config, parse_config, reference_config
 from core.schema import ConfigError, Invalid, checked, load_section, option, read_toml
 from hal.backends import open_hal
 from simulator.backend import SimHal
-from tests.conftest import ROOT
+from tests.conftest import ROOT, installed_package
 
 
 def declared(group: str) -> dict[str, str]:
@@ -46,17 +45,13 @@ def test_the_hal_opens_the_simulator_through_its_entry_point() -> None:
 @pytest.fixture
 def third_party(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An installed package that adds a HAL backend and a config check."""
-    dist = tmp_path / "mj_extra-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: mj-extra\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(textwrap.dedent("""\
+    installed_package(tmp_path, "mj-extra", """\
         [mjtable.hal_backends]
         bench_rig = mj_extra:open_backend
 
         [mjtable.config_checks]
         venue = mj_extra:check
-        """))
-    (tmp_path / "mj_extra.py").write_text(textwrap.dedent("""\
+        """, {"mj_extra": """\
         from core.schema import ConfigError
         from hal.interface import OpenedHal
         from simulator.backend import SimHal
@@ -68,8 +63,7 @@ def third_party(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         def check(config):
             if config.table.id == "forbidden":
                 raise ConfigError(config.source, "table", "id", "not at this venue")
-        """))
-    monkeypatch.syspath_prepend(str(tmp_path))
+        """}, monkeypatch)
     yield tmp_path
     sys.modules.pop("mj_extra", None)
 
