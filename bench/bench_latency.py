@@ -44,7 +44,7 @@ from typing import Any
 
 from core.clock import RealClock
 from core.config import Config, load_config
-from core.signals import Value, catalogue
+from core.signals import Value
 from firmware.controller import Controller
 from hal.interface import Listener, drive_safe
 
@@ -60,7 +60,7 @@ class TimedHal:
 
     def __init__(self, clock: RealClock, config: Config) -> None:
         self.clock = clock
-        self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor)
+        self.signals = config.signals()
         self.values: dict[str, Value] = {
             s.name: s.rest_value for s in self.signals.values()}
         for n in range(SIDES):

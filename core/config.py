@@ -18,7 +18,7 @@ from core import plugins
 from core.i18n import _
 from core.pins import PinMap, check_complete, parse_pins
 from core.schema import ConfigError, Invalid, checked, load_section, not_allowed, option, read_toml
-from core.signals import catalogue
+from core.signals import Signal, catalogue
 
 # The reference configs are package data (config/ in the source tree), so an installed
 # table finds them wherever pip put it.
@@ -214,6 +214,10 @@ class Config:
     def tiles_per_side(self) -> int:
         return self.table.tiles // SIDES
 
+    def signals(self) -> dict[str, Signal]:
+        """The signals this table has (its readers and sensors as `[table]` says)."""
+        return catalogue(self.table.tile_reader, self.table.face_up_sensor)
+
     def check(self) -> None:
         """The rules that tie sections together (`core.schema.checked` calls it)."""
         _cross_check(self)
@@ -258,8 +262,7 @@ def _cross_check(config: Config) -> None:
         if table.tile_reader:   # before check_complete, which would ask for its lines
             raise Invalid("tile_reader", "the rpigpio backend cannot read tiles; set "
                           "tile_reader = false or use the ioboard backend", "table")
-        check_complete(config.pins, catalogue(table.tile_reader, table.face_up_sensor),
-                       config.source)
+        check_complete(config.pins, config.signals(), config.source)
     if config.rules.engine:
         plugins.require(plugins.RULES_ENGINES, config.rules.engine, config.source, "rules",
                         "engine")

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from core.clock import Clock, Timer
 from core.config import Config
-from core.signals import LID_DOWN, LID_UP, Value, catalogue, motors_off
+from core.signals import LID_DOWN, LID_UP, Value, motors_off
 from simulator.mechanisms import Cam, Travel
 from simulator.tiles import Tile, make_sets
 
@@ -75,7 +75,7 @@ class SimTable:
         self.seed = self.sim.seed if seed is None else seed
         self.rng = random.Random(self.seed)
         self.noise = random.Random(f"noise-{self.seed}")   # apart, so faults shift no picks
-        self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor)
+        self.signals = config.signals()
         self.values: dict[str, Value] = {s.name: s.rest_value
                                          for s in self.signals.values()}
         self.physical: dict[str, Value] = dict(self.values)

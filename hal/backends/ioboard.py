@@ -20,7 +20,7 @@ from typing import Any
 
 from core.clock import Clock
 from core.config import Config, IoboardSection
-from core.signals import Signal, Value, catalogue
+from core.signals import Signal, Value
 from hal.boardclock import BoardClock
 from hal.interface import HalError, Listener, OpenedHal
 from hal.link import LinkEnd
@@ -79,8 +79,7 @@ class IoBoardHal:
     @classmethod
     def from_config(cls, config: Config, clock: Clock, **kwargs: Any) -> IoBoardHal:
         """The backend for a table's config: its signals and its `[ioboard]` only."""
-        signals = catalogue(config.table.tile_reader, config.table.face_up_sensor)
-        return cls(config.ioboard, signals, clock, config.source, **kwargs)
+        return cls(config.ioboard, config.signals(), clock, config.source, **kwargs)
 
     def __init__(self, settings: IoboardSection, signals: Mapping[str, Signal], clock: Clock,
                  source: str = "<config>", port: Any | None = None) -> None:

@@ -24,7 +24,7 @@ from core.clock import Clock
 from core.config import Config
 from core.pins import Pin, PinMap, check_complete
 from core.schema import ConfigError
-from core.signals import LID_DOWN, LID_UP, Kind, Signal, Value, catalogue
+from core.signals import LID_DOWN, LID_UP, Kind, Signal, Value
 from hal.interface import HalError, Listener, OpenedHal, drive_safe
 
 MODEL_FILES = (Path("/proc/device-tree/model"), Path("/sys/firmware/devicetree/base/model"))
@@ -98,8 +98,7 @@ class RpiGpioHal:
     @classmethod
     def from_config(cls, config: Config, clock: Clock, **kwargs: Any) -> RpiGpioHal:
         """The backend for a table's config: its signals and its `[pins]` only."""
-        signals = catalogue(config.table.tile_reader, config.table.face_up_sensor)
-        return cls(config.pins, signals, clock, config.source, **kwargs)
+        return cls(config.pins, config.signals(), clock, config.source, **kwargs)
 
     def __init__(self, pins: PinMap, signals: Mapping[str, Signal], clock: Clock,
                  source: str = "<config>", gpio: Any | None = None,
