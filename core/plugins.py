@@ -8,6 +8,8 @@ the simulator registers its `sim` backend this way, and the rules engine its che
 
 from __future__ import annotations
 
+import functools
+import sys
 from importlib.metadata import EntryPoint, entry_points
 
 from core.schema import ConfigError
@@ -23,7 +25,14 @@ WHAT = {HAL_BACKENDS: "HAL backend", RULES_ENGINES: "rules engine",
 
 def installed(group: str) -> dict[str, EntryPoint]:
     """The entry points of `group` that installed packages declare, by name."""
-    return {ep.name: ep for ep in entry_points(group=group)}
+    return dict(_scan(group, tuple(sys.path)))
+
+
+@functools.lru_cache(maxsize=32)
+def _scan(group: str, path: tuple[str, ...]) -> tuple[tuple[str, EntryPoint], ...]:
+    # Reading every distribution's metadata takes milliseconds and every config load
+    # asks; what is installed changes with the import path, so that is the key.
+    return tuple((ep.name, ep) for ep in entry_points(group=group))
 
 
 def require(group: str, name: str, file: str, section: str, key: str) -> EntryPoint:

@@ -11,6 +11,7 @@ naming the key to change, and the reader turns it into the same kind of message.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import tomllib
 import types
@@ -154,6 +155,23 @@ def _tables(tp: Any) -> type | None:
     return None
 
 
+@functools.cache
+def _options(cls: type) -> dict[str, tuple[dataclasses.Field, Any, str]]:
+    """The keys a file may hold for dataclass `cls`: each with its field, its type and
+    how it is read ("section", "tables" or "value"). Worked out once per class: a
+    rules audit reads a variant's overrides for every record."""
+    hints = typing.get_type_hints(cls)
+    options = {}
+    for field in dataclasses.fields(cls):
+        tp = hints[field.name]
+        if not _in_file(field, tp):
+            continue
+        how = ("section" if dataclasses.is_dataclass(tp)
+               else "tables" if _tables(tp) is not None else "value")
+        options[_key(field)] = (field, tp, how)
+    return options
+
+
 def load_section(cls: type, raw: Any, file: str, section: str | None,
                  base: Any = None, **extra: Any) -> Any:
     """Build dataclass `cls` from the TOML table `raw`, checking every key.
@@ -165,19 +183,17 @@ def load_section(cls: type, raw: Any, file: str, section: str | None,
     """
     if not isinstance(raw, dict):
         raise ConfigError(file, section, None, _("must be a table (a [section])"))
-    hints = typing.get_type_hints(cls)
-    fields = {_key(f): f for f in dataclasses.fields(cls) if _in_file(f, hints[f.name])}
-    unknown = sorted(set(raw) - set(fields))
+    options = _options(cls)
+    unknown = sorted(set(raw) - options.keys())
     if unknown:
-        allowed = ", ".join(sorted(fields))
+        allowed = ", ".join(sorted(options))
         raise ConfigError(file, section, unknown[0],
                           _("unknown option (valid options here: {allowed})").format(
                               allowed=allowed))
     values: dict[str, Any] = dict(extra)
-    for key, field in fields.items():
-        tp = hints[field.name]
+    for key, (field, tp, how) in options.items():
         inner = f"{section}.{key}" if section else key
-        if dataclasses.is_dataclass(tp):
+        if how == "section":
             values[field.name] = load_section(tp, raw.get(key, {}), file, inner)
             continue
         if key not in raw:
@@ -189,9 +205,9 @@ def load_section(cls: type, raw: Any, file: str, section: str | None,
                 raise ConfigError(file, section, key, _("missing; expected {type}").format(
                     type=_type_name(tp)))
             continue
-        table = _tables(tp)
-        if table is not None:
-            values[field.name] = _load_tables(table, raw[key], file, section, inner, key)
+        if how == "tables":
+            values[field.name] = _load_tables(_tables(tp), raw[key], file, section, inner,
+                                              key)
             continue
         value = _check_type(raw[key], tp)
         if value is None:
