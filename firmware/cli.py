@@ -227,6 +227,7 @@ def _run(config: Config, args: argparse.Namespace) -> int:
 
 def _simulate(config: Config, args: argparse.Namespace) -> int:
     from simulator.run import simulate
+    from simulator.scenario import ScenarioError
 
     if args.hal == "ioboard":   # the real serial path, against the I/O-board emulator
         from simulator.run import simulate_ioboard as simulate
@@ -243,6 +244,9 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
                               scenario=scenario)
         else:
             report = simulate(config, args.cycles or 10, args.seed, progress=progress)
+    except ScenarioError as exc:    # a scenario file that cannot be read
+        print(f"mjtable: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     except ConfigError as exc:   # a rules engine that fails to load at start-up
         print(_("mjtable: config error: {error}").format(error=exc), file=sys.stderr)
         return EXIT_CONFIG
