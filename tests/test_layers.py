@@ -146,3 +146,15 @@ def test_defaults_fill_in_and_a_base_supplies_what_an_override_leaves_out() -> N
     assert (slower.opens_s, slower.closes_s, slower.hinges) == (1.0, 5.0, door.hinges)
     with pytest.raises(ConfigError, match="closes faster"):
         checked(Door(opens_s=3.0), "d.toml", "door")
+
+
+def test_each_hardware_backend_takes_only_its_own_section() -> None:
+    import inspect
+
+    from hal.backends.ioboard import IoBoardHal
+    from hal.backends.rpigpio import RpiGpioHal
+
+    # The whole Config reaches only the from_config adapters, never the backends.
+    for backend, section in ((RpiGpioHal, "PinMap"), (IoBoardHal, "IoboardSection")):
+        annotations = [p.annotation for p in inspect.signature(backend).parameters.values()]
+        assert annotations[0] == section and "Config" not in annotations
