@@ -79,6 +79,8 @@ class Controller:
         self.fault_counts: Counter[str] = Counter()
         # Where the machines stopped by a halt (not a fault) were: see recovery.py.
         self.halt_parked: dict[str, str] = {}
+        # While a resume runs: where it puts the machines back (journaled meanwhile).
+        self.resume_plan: dict[str, str] = {}
         self._in_machine_error = False
         self.supervisor = Supervisor(self)
         self.watch = self.supervisor.watch
@@ -140,19 +142,48 @@ class Controller:
         self.cycle.check_homed()
 
     def rehome_plates(self) -> None:
-        """Turn round every plate found off home; only with the lid at its lower stop."""
+        """Turn round every plate found off home; only with the lid at its lower stop,
+        and only where a turn lifts nothing (`plate_turn_refused`): else plate.stuck."""
         if self.lid.state != "closed":
             return
         for plate in self.plates:
             if plate.settled_off_home() and plate.state in ("home", "fault"):
-                plate.rehome()
+                if self.plate_turn_refused() is None:
+                    plate.rehome()
+                else:
+                    # Outside the machine callback that asked (homing): see save_journal.
+                    self.clock.post(lambda p=plate: self._off_home_fault(p))
+
+    def plate_turn_refused(self) -> str | None:
+        """Why a plate found off home may not be turned round now, or None.
+
+        One turn lifts whatever stands on its track. During a raise (or one still to
+        finish after a restart) that is the staged wall it was lifting. Otherwise a
+        plate should be at home: its track may hold stacks of the set staged or being
+        built (or left by a build a refeed must empty), and the hand in play stands on
+        the table, so a turn would lift those stacks onto it. A plate that moved by
+        hand, or a home sensor that reads off home at rest, is a technician's job."""
+        states = recovery.journaled(self)       # parked machines: where they were
+        if self.cycle.raise_in_progress(states["cycle"]):
+            return None
+        if states["build"] == "idle" and self.refeed_hold is None:
+            return None         # nothing stacked since the last raise
+        return "its track may hold stacks: a turn would lift them onto the table"
+
+    def _off_home_fault(self, plate: Plate) -> None:
+        if (self.cycle.state != "homing" or not plate.settled_off_home()
+                or self.plate_turn_refused() is None):
+            return
+        self.fault("plate.stuck", f"side.{plate.side}.plate", plate.side,
+                   {"sensor": plate.sensor, "found_off_home": True, "raising": False,
+                    "why": self.plate_turn_refused()})
 
     def stop(self) -> None:
         """A clean stop, through the shutdown path: every output safe and latched, no
         supervision left. The machines keep their states for the journal."""
         self.shutdown.invoke(TABLE, self.hal.safe_state, self.supervisor.cancel_all)
         self.emit("stop")
-        self._save_journal(clean=True)
+        self.save_journal(clean=True)
 
     def top_up_done(self) -> None:
         """Players topped up after tiles went missing: the build goes on."""
@@ -169,6 +200,8 @@ class Controller:
         if self.refeed_hold is not None:
             self.hal.write("display", "rF")
             return
+        if self.cycle.faces_display():
+            self.hal.write("display", self.cycle.faces_display())
         self.start_next_build()
 
     def start_next_build(self) -> None:
@@ -196,15 +229,20 @@ class Controller:
         # raised (times restart at every boot, so they do not order a history).
         recent = {id(f) for f in self.faults[-50:]}
         kept = [f for f in self.faults if f.active or id(f) in recent]
+        # What a fault parked is journaled as where recovery puts it back: a cut while
+        # the fault holds the table must not lose the staged set, raise or deal.
+        states = recovery.journaled(self)
+        build, cycle = states["build"], states["cycle"]
+        staged = build == "staged"
         return {
             "clean": clean,
             "table": self.config.table.id,
             "cycle": self.cycle.number,
             "set_in_play": self.cycle.set_in_play,
             "set_building": self.cycle.set_building,
-            "build": self.build.state,
-            "staged_walls": self.build.walls if self.build.state == "staged" else None,
-            "staged_set": self.build.set_name if self.build.state == "staged" else None,
+            "build": build,
+            "staged_walls": self.build.walls if staged else None,
+            "staged_set": self.build.set_name if staged else None,
             "timings": self.supervisor.export(),
             "faults": [{**f.as_dict(), "side": f.side} for f in kept],
             "fault_counts": dict(self.fault_counts),
@@ -212,14 +250,16 @@ class Controller:
             "commitment": self.handoff.commitment,
             "tampered": self.tampered,
             # A hand being dealt survives a power cut: walls up, dice partly thrown.
-            "deal": self.cycle.deal_state(),
-            "raising": self.cycle.state == "raising",
+            "deal": self.cycle.deal_state(cycle),
+            "raising": self.cycle.raise_in_progress(cycle),
+            "shown_faces": self.cycle.shown_faces if cycle == "play" else None,
             # Still waiting for the operator's refeed: a restart must hold again, or it
             # would build over the half-built set's tiles left in belts and heads.
             "refeed_pending": self.refeed_hold is not None,
         }
 
-    def _save_journal(self, clean: bool = False) -> None:
+    def save_journal(self, clean: bool = False) -> None:
+        """Write the journal now (also at the end of a resume, recovery.py)."""
         # Never before start() has read it: a fault raised earlier (the board's
         # handshake failing) would write a blank machine over the one to recover.
         if self.journal_read and not self._storage_failed():
@@ -267,6 +307,8 @@ class Controller:
                 self.build.restore_staged(saved["staged_set"], saved["staged_walls"])
             if saved.get("deal"):
                 self.cycle.restore_deal(saved["deal"])
+            elif saved.get("shown_faces"):
+                self.cycle.shown_faces = [int(f) for f in saved["shown_faces"]]
             if saved.get("raising") and self.build.state == "staged":
                 self.cycle.restore_raise()
             # Any build not complete — building, paused, sweeping, stopped by a fault —
@@ -289,7 +331,7 @@ class Controller:
                 for old in self.faults:
                     if old.active and old.id in ANSWERED_BY_REFEED:
                         old.active = False
-        self._save_journal(clean=False)
+        self.save_journal(clean=False)
 
     # -- events -----------------------------------------------------------------------
 
@@ -298,7 +340,7 @@ class Controller:
         for subscriber in self.subscribers:
             subscriber(event)
         if kind in JOURNALED:
-            self._save_journal()
+            self.save_journal()
 
     # -- faults and the one shutdown path -----------------------------------------------
 
@@ -523,6 +565,11 @@ class Controller:
         if fault is self.refeed_hold:
             # The operator has refed the set that was half built at the power cut.
             self.refeed_hold = None
+            if self.hal.read("display") == "rF":
+                # Refed: stop asking for it; an error still held shows its code.
+                held = [f for f in self.faults if f.active and f.kind.severity == ERROR]
+                self.hal.write("display", held[-1].code if held
+                               else self.cycle.faces_display())
             if self.cycle.state not in ("homing", "fault") and self.build.state == "idle":
                 self.request_refeed("refed after an unclean stop")
         if fault.id == "case.opened":

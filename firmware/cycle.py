@@ -64,6 +64,8 @@ class Cycle(Recoverable):
         self._plates_done: set[int] = set()
         self._deal_pending = False
         self._raise_pending = False
+        # The last throw of the hand handed off: shown again after a restart in play.
+        self.shown_faces: list[int] | None = None
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error,
                               after_state_change="_announce")
 
@@ -73,8 +75,12 @@ class Cycle(Recoverable):
 
     # -- a deal across a power cut ----------------------------------------------------
 
-    def deal_state(self) -> dict[str, Any] | None:
-        if self.state not in ("dealing", "rolling"):
+    def deal_state(self, state: str) -> dict[str, Any] | None:
+        """The deal to journal, if the cycle is (or, parked, was) dealing: `state` is
+        the cycle's journaled state. A deal restored at boot and not yet resumed (a
+        second cut during the homing) is still a deal."""
+        if state not in ("dealing", "rolling") and not (
+                state == "homing" and self._deal_pending):
             return None
         return {"walls": self.walls, "dealer": self.dealer, "throws": self.throws,
                 **self.ctl.handoff.secret()}
@@ -85,6 +91,14 @@ class Cycle(Recoverable):
         self.throws = [list(t) for t in saved["throws"]]
         self.ctl.handoff.restore_secret(saved)
         self._deal_pending = True
+
+    def faces_display(self) -> str:
+        """What the display shows in play: the last throw of the hand handed off (a
+        cut in the instant of the handoff may have lost it on the way to the board,
+        and players who never saw it would throw again), else nothing."""
+        if self.state != "play" or not self.shown_faces:
+            return ""
+        return "-".join(map(str, self.shown_faces))
 
     # -- conditions -------------------------------------------------------------------
 
@@ -99,6 +113,11 @@ class Cycle(Recoverable):
         more (a plate whose wall is already up turns empty), and the staged set is then
         in play — never left staged to be raised, or built over, a second time."""
         self._raise_pending = True
+
+    def raise_in_progress(self, state: str) -> bool:
+        """Whether a raise must be finished after a restart: the cycle is (or, parked,
+        was) raising, or a raise restored at boot still waits for the homing."""
+        return state == "raising" or (state == "homing" and self._raise_pending)
 
     def set_staged(self, *_: object) -> bool:
         return self.ctl.build.state == "staged"
@@ -234,6 +253,7 @@ class Cycle(Recoverable):
         self.set_building = "B" if self.set_in_play == "A" else "A"
         self.dealer = None
         self.throws = []
+        self.shown_faces = None
         for n in range(4):
             self.ctl.hal.write(f"lamp.dealer.{n}", False)
         self.ctl.handoff.commit(self.walls, self.number)
@@ -257,5 +277,6 @@ class Cycle(Recoverable):
 
     def _hand_off(self, *_: object) -> None:
         assert self.dealer is not None and self.set_in_play is not None
+        self.shown_faces = list(self.throws[-1])
         self.ctl.handoff.hand_off(self.walls, self.throws, self.dealer, self.number,
                                   self.set_in_play)

@@ -51,6 +51,18 @@ def plan(ctl: Controller) -> dict[str, str]:
     return targets
 
 
+def journaled(ctl: Controller) -> dict[str, str]:
+    """Each machine's state as the journal keeps it: where recovery would put it back.
+
+    A machine parked by a fault (or a halt) is journaled as the state it was parked
+    from, so a power cut while the fault holds the table restores the staged set, the
+    raise or the deal that the fault interrupted. During a resume the plan the resume
+    started from still counts for the machines not yet back."""
+    targets = {**ctl.resume_plan, **plan(ctl)}
+    return {name: targets.get(name, m.state) if m.state == "fault" else m.state
+            for name, m in machines(ctl).items()}
+
+
 def _drop_snapshots(ctl: Controller) -> None:
     for fault in ctl.faults:
         fault.parked = {}
@@ -61,6 +73,17 @@ def resume(ctl: Controller) -> None:
     """Continue the interrupted work; the caller has checked nothing holds the table."""
     before = plan(ctl)
     _drop_snapshots(ctl)
+    ctl.resume_plan = before
+    try:
+        _resume(ctl, before)
+    finally:
+        ctl.resume_plan = {}
+    # The journal is written by events during the resume, some while machines are
+    # still parked: write it again now every machine is back (a staged set journaled).
+    ctl.save_journal()
+
+
+def _resume(ctl: Controller, before: dict[str, str]) -> None:
     ctl.shutdown.release()
     ctl.hal.write("display", "rF" if ctl.refeed_hold is not None else "")
     ctl.emit("resume", states=before)
@@ -75,8 +98,12 @@ def resume(ctl: Controller) -> None:
                 # homing, never now (it would lift a wall into the open hole).
                 plate.stale = not ctl.hal.read(plate.sensor)
                 plate.reset()
-            else:
+            elif ctl.plate_turn_refused() is None:
                 plate.rehome()      # found off home: come round (a raise finishes here)
+            else:
+                # Off home outside a raise: a turn would lift its track's stacks onto
+                # the table. Homing finds it again and says so (plate.stuck).
+                plate.reset()
     if ctl.dice.state == "fault":
         ctl.dice.reset()
     _resume_build(ctl, before)

@@ -133,6 +133,8 @@ class Harness:
         self.timed_out = False
         self.link_dead = False              # the host could not reach the board
         self._checks = 0                    # motor checks still due
+        # Clears a technician made while the power was off: done once the table is back.
+        self._after_power: list[Callable[[], None]] = []
 
     @property
     def hal(self) -> Any:
@@ -170,6 +172,9 @@ class Harness:
             self._link_failed(error)
             return
         self.boot()
+        waiting, self._after_power = self._after_power, []
+        for clear in waiting:
+            clear()
 
     def _link_failed(self, error: Any) -> None:
         """The host could not shake hands with the board: it never starts."""
@@ -396,6 +401,11 @@ class Harness:
                 self._repaired.add(where)
         elif do == "remove_extra":
             table.remove_foreign_tiles()
+        elif do == "refeed" and not table.powered:
+            # The operator refeeds when the table asks for it, so after the power is back.
+            self._pending += 1
+            self._when_powered(lambda: self._act(action))
+            return
         # The operator empties the machine only when the table asks for a refeed (a
         # set it will build again from the start), never under a build that goes on.
         untrusted = action.after_fault in UNTRUSTED_COUNT or do == "remove_extra"
@@ -405,7 +415,22 @@ class Harness:
         # Only an operator who refed says so: any other action leaves the hold on.
         self._clear(action.after_fault, refed=do == "refeed")
 
+    def _when_powered(self, job: Callable[[], None]) -> None:
+        """Do `job` once the power is back (still pending for `halted` meanwhile)."""
+        self._pending += 1
+
+        def powered() -> None:
+            self._pending -= 1
+            job()
+
+        self._after_power.append(powered)
+
     def _clear(self, fault_id: str, refed: bool = False, tries: int = CLEAR_TRIES) -> None:
+        if not self.table.powered:
+            # The table is off: what was mended stays mended, but the fault is cleared
+            # on the controller that boots when the power returns, never on a dead one.
+            self._when_powered(lambda: self._clear(fault_id, refed, tries))
+            return
         ctl = self.ctl
         refused = False
         for fault in ctl.faults:
@@ -435,6 +460,8 @@ class Harness:
         """An error holds the table and nobody is on the way to fix it."""
         if self.link_dead:
             return True
+        if not self.table.powered:
+            return False        # the power comes back: the table is judged then
         if self._pending or self.players.topping_up or self.ctl.cycle.state.startswith("top_up"):
             return False
         return self.ctl.refeed_hold is not None or any(

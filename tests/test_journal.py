@@ -128,3 +128,63 @@ def test_a_refeed_still_pending_survives_a_clean_restart(config) -> None:
     again.start()
     assert again.refeed_hold is not None and again.refeed_hold.id == "build.interrupted"
     assert again.build.state == "idle"
+
+
+# -- a power cut while a fault holds the table, or at the handoff ----------------------
+
+def _restart(config, journal: MemoryJournal, plate_home: dict[int, bool] | None = None
+             ) -> tuple[Controller, ScriptedHal, VirtualClock]:
+    clock = VirtualClock()
+    hal = ScriptedHal(clock)
+    for side, home in (plate_home or {}).items():
+        hal.values[f"side.{side}.plate_home"] = home
+    ctl = Controller(config, hal, clock, journal)
+    ctl.start()
+    clock.run_until(clock.now() + 0.2)
+    return ctl, hal, clock
+
+
+def test_a_plate_found_off_home_outside_a_raise_is_not_turned_over_the_stacks(config) -> None:
+    # A cut mid-build, and plate 3's home sensor reads off home at power-on (stuck, or the
+    # plate moved by hand). No raise was in progress: turning it would lift the stacks on
+    # its track onto the hand in play. Held as plate.stuck, the plate motor never on.
+    journal = MemoryJournal()
+    journal.save({"clean": False, "cycle": 3, "build": "building", "set_building": "A",
+                  "set_in_play": "B"})
+    ctl, hal, clock = _restart(config, journal, {3: False})
+    stuck = [f for f in ctl.faults if f.active and f.id == "plate.stuck"]
+    assert stuck and stuck[0].evidence["found_off_home"] is True
+    assert not any(value is True for t, name, value in hal.writes
+                   if name == "motor.side.3.plate")
+    # Cleared without a fix: the resume does not turn it either, homing holds again.
+    ctl.clear_fault(stuck[0], by="tech")
+    ctl.rehome()
+    clock.run_until(clock.now() + 0.2)
+    assert hal.values["motor.side.3.plate"] is False
+    assert ctl.cycle.state == "fault"
+    assert [f.id for f in ctl.faults if f.active] == ["power.recovered", "plate.stuck"]
+
+
+def test_a_plate_found_off_home_during_a_raise_still_finishes_it(config) -> None:
+    # The contrast: a cut while the walls rose. The plate off home is lifting the staged
+    # wall, and comes round to finish the raise.
+    journal = MemoryJournal()
+    walls = [[["1m", "2m"]] * 18 for _ in range(4)]
+    journal.save({"clean": False, "cycle": 3, "build": "staged", "set_building": "A",
+                  "set_in_play": "B", "staged_set": "A", "staged_walls": walls,
+                  "raising": True})
+    ctl, hal, _clock = _restart(config, journal, {3: False})
+    assert not any(f.id == "plate.stuck" for f in ctl.faults)
+    assert hal.values["motor.side.3.plate"] is True
+
+
+def test_the_last_throw_is_shown_again_after_a_cut_at_the_handoff(config) -> None:
+    # The display write of the last throw may be lost in the cut: players who never saw
+    # it would throw again in play for ever. The restarted table shows it again.
+    journal = MemoryJournal()
+    journal.save({"clean": True, "cycle": 3, "build": "idle", "set_building": "A",
+                  "set_in_play": "B", "shown_faces": [2, 6]})
+    ctl, hal, _clock = _restart(config, journal)
+    assert ctl.cycle.state == "play"
+    assert hal.values["display"] == "2-6"
+    assert ctl.journal.load()["shown_faces"] == [2, 6]

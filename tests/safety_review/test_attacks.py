@@ -204,10 +204,6 @@ def lift_to_raising(rig: Rig) -> None:
     assert ctl.cycle.state == "raising"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: a table fault parks a staged build in "
-                   "'fault' and the journal writes staged_walls only for build state "
-                   "'staged': a power cut then loses the complete set (see "
-                   "tests/scenarios/review/power_cut_table_fault_while_staged.toml)")
 def test_a_table_fault_while_staged_keeps_the_staged_set_in_the_journal(rig: Rig) -> None:
     ctl, _hal, _clock = rig
     homed(rig)
@@ -218,10 +214,6 @@ def test_a_table_fault_while_staged_keeps_the_staged_set_in_the_journal(rig: Rig
     assert saved["staged_walls"] is not None and saved["build"] == "staged"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: the journal's raising flag reads the "
-                   "cycle's state, 'fault' once a plate.stuck parks it: a power cut then "
-                   "loses the interrupted raise (tests/scenarios/review/"
-                   "power_cut_during_raise_fault.toml)")
 def test_a_fault_during_the_raise_keeps_the_raise_in_the_journal(rig: Rig) -> None:
     ctl, _hal, _clock = rig
     homed(rig)
@@ -231,9 +223,6 @@ def test_a_fault_during_the_raise_keeps_the_raise_in_the_journal(rig: Rig) -> No
     assert ctl.journal.load()["raising"] is True
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: clearing the refeed hold (--refed) never "
-                   "rewrites the display: 'rF' (refeed needed) stays shown after the refeed, "
-                   "through the rebuilt set and the next lift, until the dice show")
 def test_the_display_leaves_rf_once_the_set_is_refed() -> None:
     # The operator refeeds after a cut mid-build: the display must stop asking for it.
     from core.config import load_config
@@ -335,11 +324,6 @@ def test_a_slow_travel_back_is_no_evidence_of_a_dead_stop_sensor(rig: Rig) -> No
     assert "sensor.degraded" not in [f.id for f in ctl.faults]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: recovery.resume emits the journaled "
-                   "'resume' event before the machines go back through their transitions, "
-                   "so the journal keeps build 'fault' (no staged walls) after the resume "
-                   "until the next journaled event; a cut then rebuilds the staged set "
-                   "over itself (grid: lid_upper_stuck_cut30.0)")
 def test_the_journal_after_a_resume_holds_the_staged_set_again(rig: Rig) -> None:
     ctl, _hal, _clock = rig
     homed(rig)

@@ -27,18 +27,6 @@ KNOWN_BROKEN: dict[str, str] = {
         "lid.upper (the travel back takes >= 0.8 T because the lid is slow, not because "
         "it reached the stop); the timed stop then leaves the lid part open and the next "
         "walls rise onto the last hand's (wall.onto_wall)"),
-    "power_cut_table_fault_while_staged": (
-        "issue 11: a table fault parks a staged build in 'fault', so the journal keeps no "
-        "staged walls; after a power cut the complete set is refed and built again onto "
-        "the stacks on the tracks (build.onto_track, then build.extra_tiles)"),
-    "power_cut_during_raise_fault": (
-        "issue 11: the journal writes raising/deal from the cycle's state, which is "
-        "'fault' while parked; after a cut the cycle homes to 'play' with no walls up "
-        "and stalls"),
-    "power_cut_during_dice_fault": (
-        "issue 11: a throw interrupted by dice.stuck is lost across a power cut (cycle "
-        "parked in 'fault'); the cycle homes to 'play' with the dice never thrown and "
-        "stalls"),
     "fuzz_4242_dead_magnet_top_up_mixed_sets": (
         "issue 11: after a top-up for a dead-magnet tile, stacks of two sets on one track "
         "(build.onto_track), then build.extra_tiles in the sweep"),
@@ -51,19 +39,6 @@ KNOWN_BROKEN: dict[str, str] = {
     "lid_slow_degraded_walls_rise_lid_open": (
         "issue 11: a slow lid taken for a dead lid.lower (W91); the timed close stops at "
         "51 % and the walls rise with the lid half open (wall.lid_open)"),
-    "power_cut_while_technician_clears": (
-        "issue 11 review, harness side (issue 10): a technician's clear during a power cut "
-        "acts on the powered-off controller and the run ends before the power returns "
-        "(no power.recovered, 1 of 3 hands)"),
-    "power_cut_twice_during_raise": (
-        "issue 11: a raise restored from the journal is pending only in memory "
-        "(_raise_pending); a second cut during the homing loses it: silent stall"),
-    "power_cut_twice_during_deal": (
-        "issue 11: a deal restored from the journal is pending only in memory "
-        "(_deal_pending); a second cut during the homing loses it: stall"),
-    "ioboard_power_cut_at_handoff": (
-        "issue 11 (ioboard rig): a cut in the instant of the handoff; after the restart the "
-        "players keep pressing a dice key in play (stall); passes on the simulated HAL"),
 }
 
 
