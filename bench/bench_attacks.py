@@ -1,8 +1,8 @@
 """The API attack figures: guesses checked per second, log rows under a flood,
-connections held — against a real `mjtable run` daemon on the simulator (a child
+connections held, slow lines held — against a real `mjtable run` daemon on the simulator (a child
 process, Unix socket only).
 
-    python -m bench.bench_attacks [--guess-s S] [--flood-s S] [--connections N] [--json]
+    python -m bench.bench_attacks [--guess-s S] [--flood-s S] [--connections N] [--slow-s S]
 
 It prints JSON figures; nothing here is asserted. To measure another checkout (an
 older firmware, say), run with PYTHONPATH pointing at it: the daemon is started with
@@ -214,6 +214,44 @@ def connections(daemon: Daemon, wanted: int) -> dict[str, Any]:
             "daemon_alive": daemon.proc.poll() is None}
 
 
+def slow_lines(daemon: Daemon, seconds: float, clients: int = 16) -> dict[str, Any]:
+    """Slowloris: `clients` connections each send one byte of a request every 2 s for
+    `seconds`; how many does the daemon still hold at the end, and does a new
+    connection still get an answer?"""
+    held = [_connect(daemon.socket, timeout=2) for _ in range(clients)]
+    line = b'{"id": 1, "method": "status", "params": {"padding": "' + b"x" * 400
+    open_ = [True] * clients
+    started = time.monotonic()
+    sent = 0
+    while time.monotonic() - started < seconds:
+        for i, sock in enumerate(held):
+            if open_[i]:
+                try:
+                    sock.sendall(line[sent:sent + 1])
+                except OSError:
+                    open_[i] = False
+        sent += 1
+        time.sleep(2.0)
+    for i, sock in enumerate(held):
+        if open_[i]:
+            sock.setblocking(False)
+            try:
+                open_[i] = sock.recv(1) != b""    # b"": the daemon closed it
+            except BlockingIOError:
+                pass                                # still open, nothing to read
+            except OSError:
+                open_[i] = False
+    try:
+        with _connect(daemon.socket, timeout=5) as sock:
+            fresh = bool(_request(sock, {"id": 2, "method": "status"}).get("ok"))
+    except (OSError, ValueError):
+        fresh = False
+    for sock in held:
+        sock.close()
+    return {"clients": clients, "seconds": seconds, "bytes_each": sent,
+            "still_held": sum(open_), "new_connection_answered": fresh}
+
+
 def _system_python() -> str:
     for candidate in ("/usr/bin/python3", "/usr/local/bin/python3"):
         if os.access(candidate, os.X_OK):
@@ -246,6 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--guess-s", type=float, default=10.0)
     parser.add_argument("--flood-s", type=float, default=30.0)
     parser.add_argument("--connections", type=int, default=1100)
+    parser.add_argument("--slow-s", type=float, default=30.0,
+                        help="seconds of one byte every 2 s on 16 connections")
     args = parser.parse_args(argv)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     # The attacker needs more fds than the daemon has.
@@ -254,7 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for figure, run in (("guesses", lambda d: guesses(d, args.guess_s)),
                             ("flood", lambda d: flood(d, args.flood_s)),
-                            ("connections", lambda d: connections(d, args.connections))):
+                            ("connections", lambda d: connections(d, args.connections)),
+                            ("slow_lines", lambda d: slow_lines(d, args.slow_s))):
             state = Path(tmp) / figure
             state.mkdir()
             # Another uid must reach the socket (the group's mode bits say the rest).

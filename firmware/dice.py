@@ -1,7 +1,8 @@
 """The dice unit: tumble for a random 3–5 s, never shorter than the minimum spin.
 
-Faces come from the HAL's random source: the OS CSPRNG on a table, a seed only in
-the simulator (docs/mechanics.md, Cheating and tampering).
+Faces come from the hand's committed dice seed (firmware/handoff.py), drawn from the
+HAL's random source: the OS CSPRNG on a table, a seed only in the simulator
+(docs/mechanics.md, Cheating and tampering). The spin time is drawn here.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ class Dice:
             self._timer = None
 
     def _rolled(self, *_: object) -> None:
-        self.faces = [self.rng.randint(1, 6) for _ in range(self.count)]
+        # From the seed committed before the walls were built, never drawn now.
+        self.faces = self.ctl.handoff.faces(len(self.ctl.cycle.throws), self.count)
         self.ctl.hal.write("display", "-".join(map(str, self.faces)))
         self.ctl.cycle.rolled(faces=list(self.faces))
 

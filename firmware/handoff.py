@@ -10,6 +10,12 @@ and tampering).
 While a hand is in play only its public part (commitment, dice, break, counts) leaves
 the firmware through the API and the event log; its walls and hands follow once the
 next hand's walls rise (`handoff.revealed`).
+
+The dice are the table's own (electronic): their faces come from a seed drawn when the
+walls of the hand before rise, before this hand's set is built, and bound into that
+hand's commitment; so the firmware cannot roll again once it has seen the walls. The
+seed is revealed in the record (`dice_seed`), where anyone can derive the faces again
+(rules/dicecommit.py).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import rules
+from rules import dicecommit
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -27,6 +34,17 @@ KEEP_RECORDS = 500
 Walls = list[list[list[str | None]]]
 # What a record says about the tiles: secret while its hand is in play.
 SECRET_FIELDS = ("walls", "hands", "dealt_slots", "flowers", "replacements", "next_draw")
+# The table rolls the dice itself: the faces come from a committed seed. ("observed"
+# is for dice a sensor reads, which the firmware does not choose; no backend has them.)
+DICE_BINDING = "committed"
+# How much of the commitment the 7-segment display shows while the walls wait for
+# the dice: "c" and four hex digits, enough for a player to note and compare.
+DISPLAY_DIGITS = 4
+
+
+def display_text(commitment: str) -> str:
+    """What the 7-segment display shows of a commitment: "c" and its first hex digits."""
+    return "c" + commitment.removeprefix("sha256:")[:DISPLAY_DIGITS]
 
 
 def public_record(record: dict[str, Any]) -> dict[str, Any]:
@@ -62,6 +80,10 @@ class Handoff:
         # The last recorded hand's cycle and nonce: the next walls reveal it. A hand
         # whose handoff was refused has no record, so its nonce is never the reveal.
         self._recorded: dict[str, Any] | None = None
+        # The seed this hand's faces come from ({seed, commitment, committed_in}), and
+        # the one drawn for the next hand, whose digest this hand's commitment binds.
+        self._dice: dict[str, Any] | None = None
+        self._next_dice: dict[str, Any] | None = None
 
     def next_throw(self, dealer: int, throws: list[list[int]]) -> rules.ThrowRequest | None:
         return rules.next_throw(self.variant, dealer, throws)
@@ -70,7 +92,7 @@ class Handoff:
         """What the journal keeps so a hand dealt across a power cut keeps its commitment."""
         return {"nonce": self._nonce, "commitment": self.commitment,
                 "revealed": self._revealed, "previous_commitment": self.previous_commitment,
-                "recorded": self._recorded}
+                "recorded": self._recorded, "dice": self._dice, "next_dice": self._next_dice}
 
     def restore_secret(self, saved: dict[str, Any]) -> None:
         self._nonce = saved.get("nonce")
@@ -78,6 +100,8 @@ class Handoff:
         self._revealed = saved.get("revealed")
         self.previous_commitment = saved.get("previous_commitment", self.previous_commitment)
         self._recorded = saved.get("recorded", self._recorded)
+        self._dice = saved.get("dice", self._dice)
+        self._next_dice = saved.get("next_dice", self._next_dice)
 
     def ended(self, record: dict[str, Any]) -> bool:
         """Whether `record`'s hand is over, so its tiles may be shown."""
@@ -95,10 +119,30 @@ class Handoff:
             self.ctl.emit("handoff.revealed", cycle=self._revealed["cycle"],
                           nonce=self._revealed["nonce"], record=ended)
         self._nonce = f"{self.rng.getrandbits(128):032x}"
+        # This hand rolls the seed committed when the last walls rose (none after a
+        # cold start: then it is drawn now, and its record says it was not bound
+        # before these walls). The next hand's seed is drawn before its set is built.
+        self._dice = self._next_dice or {**self._new_seed(), "committed_in": None}
+        self._next_dice = {**self._new_seed(), "committed_in": cycle}
         # Bound to the previous record's commitment: one chain (rules/commit.py).
-        self.commitment = rules.commitment(walls, self._nonce, self.previous_commitment)
-        self.ctl.emit("walls.committed", cycle=cycle, commitment=self.commitment)
+        self.commitment = rules.commitment(walls, self._nonce, self.previous_commitment,
+                                           self._next_dice["commitment"])
+        # Shown before the deal, so a player can note it and check the record later.
+        self.ctl.hal.write("display", display_text(self.commitment))
+        self.ctl.emit("walls.committed", cycle=cycle, commitment=self.commitment,
+                      next_dice_commitment=self._next_dice["commitment"])
         return self.commitment
+
+    def faces(self, throw: int, dice: int) -> list[int]:
+        """The faces of this hand's throw number `throw` (0 first): from the committed
+        seed, so a throw made again after a fault shows the same faces."""
+        if self._dice is None:      # dice before any walls rose: not a dealt hand
+            self._dice = {**self._new_seed(), "committed_in": None}
+        return dicecommit.faces(self._dice["seed"], throw, dice)
+
+    def _new_seed(self) -> dict[str, Any]:
+        seed = f"{self.rng.getrandbits(128):032x}"
+        return {"seed": seed, "commitment": dicecommit.seed_commitment(seed)}
 
     def hand_off(self, walls: Walls, throws: list[list[int]], dealer: int, cycle: int,
                  set_name: str) -> dict[str, Any] | None:
@@ -107,12 +151,15 @@ class Handoff:
             record = rules.deal(walls, throws, self.variant, dealer, table=table,
                                 dice_source=self.dice_source, nonce=self._nonce,
                                 prevalent_wind=self.ctl.config.rules.prevalent_wind,
-                                previous_commitment=self.previous_commitment)
+                                previous_commitment=self.previous_commitment,
+                                next_dice=(self._next_dice or {}).get("commitment"))
         except rules.RulesError as exc:
             # Walls the engine refuses (a misread tile, say) are reported, never guessed.
             self.ctl.emit("handoff.refused", cycle=cycle, reason=str(exc))
             return None
         record["revealed"] = self._revealed
+        record["dice_binding"] = DICE_BINDING
+        record["dice_seed"] = dict(self._dice) if self._dice is not None else None
         record.setdefault("previous_commitment", None)
         self.previous_commitment = record["commitment"]
         self._recorded = {"cycle": cycle, "nonce": self._nonce}

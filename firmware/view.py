@@ -191,6 +191,10 @@ def _log_line(event: dict[str, Any]) -> str | None:
         extra = (" " + _("in {seconds} s").format(seconds=event["build_s"])
                  if "build_s" in event else "")
         return f"{t:10.3f} {kind} {words.set_name(event['set'])}{extra}"
+    if kind == "walls.committed":
+        # Before the deal: players note it and check the hand's record later.
+        return _("{t} walls up hand {hand}: commitment {commitment}").format(
+            t=f"{t:10.3f}", hand=event["cycle"], commitment=event["commitment"])
     if kind == "handoff":
         return _("{t} handoff hand {hand} set {set} {commitment}").format(
             t=f"{t:10.3f}", hand=event["cycle"], set=event["set"],

@@ -8,6 +8,14 @@ can be rewritten, removed or reordered without breaking a commitment the players
 before the deal, or the chain at the next record. `revealed` itself is bound in no
 commitment, so a record the next one reveals no nonce for is a break too: otherwise
 walls changed under an unchanged commitment would pass unchecked.
+
+Electronic dice (`dice_binding: "committed"`): the record reveals its dice seed, whose
+faces must be the faces thrown; and when the record before it is the hand just before,
+that record's commitment bound the seed's digest (`next_dice_commitment`) before this
+hand's walls were built, so the dice cannot have been rolled again after the walls were
+seen. A first record, or one after a missing hand, has no such earlier binding: its dice
+are counted as not bound, never passed as checked. Dice a sensor read
+(`dice_binding: "observed"`) were not chosen by the firmware and carry no seed.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from . import dicecommit
 from .commit import commitment
 from .errors import RulesError
 
@@ -30,6 +39,9 @@ class Verdict:
     reveals_checked: int
     problem: str | None = None
     line: int | None = None
+    dice_checked: int = 0       # hands whose dice were bound before their walls
+    dice_unbound: list[int] | None = None   # lines of hands whose dice had no earlier binding
+    dice_observed: int = 0      # hands whose dice a sensor read
 
 
 def read_records(lines: Iterable[str]) -> list[tuple[int, dict[str, Any] | None]]:
@@ -60,6 +72,7 @@ def verify_file(path: str) -> Verdict:
 def verify_history(records: list[tuple[int, dict[str, Any] | None]]) -> Verdict:
     """Check every reveal and every chain link; stop at the first break."""
     checked = 0
+    dice = _DiceTally()
     previous: tuple[int, dict[str, Any]] | None = None
     for line, record in records:
         if record is None:
@@ -87,7 +100,8 @@ def verify_history(records: list[tuple[int, dict[str, Any] | None]]) -> Verdict:
                                "for that hand (a reveal removed or changed)", prev_line)
             try:
                 recomputed = commitment(prev.get("walls"), revealed["nonce"],
-                                        prev.get("previous_commitment"))
+                                        prev.get("previous_commitment"),
+                                        prev.get("next_dice_commitment"))
             except RulesError as exc:
                 return Verdict(False, len(records), checked,
                                f"{_name(prev, prev_line)} cannot be checked: {exc}",
@@ -99,5 +113,77 @@ def verify_history(records: list[tuple[int, dict[str, Any] | None]]) -> Verdict:
                                f"commitment {prev['commitment']} published before the "
                                "deal", prev_line)
             checked += 1
+        problem = dice.check(line, record, previous)
+        if problem is not None:
+            return Verdict(False, len(records), checked, problem, line, **dice.counts())
         previous = (line, record)
-    return Verdict(True, len(records), checked)
+    return Verdict(True, len(records), checked, **dice.counts())
+
+
+class _DiceTally:
+    """Checks each record's dice against its seed and the binding before its walls."""
+
+    def __init__(self) -> None:
+        self.checked = 0
+        self.unbound: list[int] = []
+        self.observed = 0
+
+    def counts(self) -> dict[str, Any]:
+        return {"dice_checked": self.checked, "dice_unbound": self.unbound,
+                "dice_observed": self.observed}
+
+    def check(self, line: int, record: dict[str, Any],
+              previous: tuple[int, dict[str, Any]] | None) -> str | None:
+        """None when the dice hold, else what is wrong with them."""
+        binding = record.get("dice_binding")
+        if binding is None:
+            return None         # a record from before dice were committed (mjtable-commit/2)
+        if binding == "observed":
+            self.observed += 1
+            return None
+        name = _name(record, line)
+        if binding != "committed":
+            return f"{name}: unknown dice_binding {binding!r}"
+        seed = record.get("dice_seed")
+        throws = record.get("dice")
+        if not (isinstance(seed, dict) and isinstance(throws, list)):
+            return f"{name}: its dice are committed but the record reveals no dice seed"
+        try:
+            if dicecommit.seed_commitment(seed.get("seed")) != seed.get("commitment"):
+                return (f"{name}: its dice seed does not give the dice commitment "
+                        f"{seed.get('commitment')} it claims")
+            for i, throw in enumerate(throws):
+                faces = throw.get("faces") if isinstance(throw, dict) else None
+                if not isinstance(faces, list):
+                    return f"{name}: throw {i} has no faces"
+                if faces != dicecommit.faces(seed["seed"], i, len(faces)):
+                    return (f"{name}: throw {i} shows {faces} but the committed dice seed "
+                            f"gives {dicecommit.faces(seed['seed'], i, len(faces))} "
+                            "(the dice were rolled again)")
+        except RulesError as exc:
+            return f"{name}: {exc}"
+        bound = _bound_before(record, previous)
+        if bound is None:
+            self.unbound.append(line)
+        elif bound != seed["commitment"]:
+            prev_line, prev = previous  # type: ignore[misc]
+            return (f"{name}: its dice seed {seed['commitment']} is not the one "
+                    f"{_name(prev, prev_line)} bound before these walls were built "
+                    f"({bound}): the dice were chosen after the walls were seen")
+        else:
+            self.checked += 1
+        return None
+
+
+def _bound_before(record: dict[str, Any],
+                  previous: tuple[int, dict[str, Any]] | None) -> str | None:
+    """The dice commitment the hand just before bound for this hand, when there is one."""
+    if previous is None:
+        return None
+    prev = previous[1]
+    cycle = (record.get("table") or {}).get("cycle")
+    prev_cycle = (prev.get("table") or {}).get("cycle")
+    link = prev.get("next_dice_commitment")
+    if isinstance(cycle, int) and prev_cycle == cycle - 1 and isinstance(link, str):
+        return link
+    return None

@@ -165,8 +165,19 @@ def verify_deals_main(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(verdict.__dict__))
     elif verdict.ok:
-        print(f"{_name(args.file)}: {verdict.records} records, one chain; "
-              f"{verdict.reveals_checked} reveals match their commitments")
+        print(_("{file}: {records} records, one chain; {reveals} reveals match their "
+                "commitments").format(file=_name(args.file), records=verdict.records,
+                                      reveals=verdict.reveals_checked))
+        print(_("dice: {checked} hands rolled from a seed committed before their walls were "
+                "built; {observed} read from physical dice; {unbound} not bound before "
+                "their walls {lines}").format(
+                    checked=verdict.dice_checked, observed=verdict.dice_observed,
+                    unbound=len(verdict.dice_unbound or []),
+                    lines=_("(first record, or after a missing hand: lines {lines})").format(
+                        lines=", ".join(map(str, verdict.dice_unbound)))
+                    if verdict.dice_unbound else ""))
     else:
-        print(f"{_name(args.file)}: BROKEN at {verdict.problem}", file=sys.stderr)
+        print(_("{file}: BROKEN at {problem}").format(file=_name(args.file),
+                                                      problem=verdict.problem),
+              file=sys.stderr)
     return 0 if verdict.ok else 1

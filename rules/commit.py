@@ -13,6 +13,12 @@ commitment is bound in too, so the deal history is one chain that cannot be rewr
 from the middle:
 
     "mjtable-commit/2|" + nonce + "|" + previous commitment + "|" + layout
+
+With electronic dice (version 3), the digest of the seed the next hand's dice will
+come from is bound in as well, before that hand's walls are built (rules/dicecommit.py);
+the previous commitment is empty for the first record:
+
+    "mjtable-commit/3|" + nonce + "|" + previous commitment + "|" + next dice + "|" + layout
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from .tiles import ALL_CODES
 
 PREFIX = "mjtable-commit/1"
 PREFIX_CHAINED = "mjtable-commit/2"
+PREFIX_DICE = "mjtable-commit/3"
 _COMMITMENT = re.compile(r"sha256:[0-9a-f]{64}")
 _KNOWN = frozenset(ALL_CODES)
 _NONCE = re.compile(r"[0-9A-Za-z_.-]{1,128}")
@@ -65,21 +72,24 @@ def canonical_layout(walls) -> str:
     return "".join(parts)
 
 
-def commitment(walls, nonce: str, previous: str | None = None) -> str:
+def commitment(walls, nonce: str, previous: str | None = None,
+               next_dice: str | None = None) -> str:
     """"sha256:<hex>" of the canonical encoding of `walls` with `nonce` (and the
-    previous record's commitment, when there is one).
+    previous record's commitment, when there is one; and the digest of the next hand's
+    dice seed, where the dice are electronic).
 
     The nonce is 1-128 characters of letters, digits, "_", "." or "-".
     """
-    _check(nonce, previous)
-    return _digest(canonical_layout(walls), nonce, previous)
+    _check(nonce, previous, next_dice)
+    return _digest(canonical_layout(walls), nonce, previous, next_dice)
 
 
-def layout_commitment(flat: list, nonce: str, previous: str | None = None) -> str:
+def layout_commitment(flat: list, nonce: str, previous: str | None = None,
+                      next_dice: str | None = None) -> str:
     """`commitment` of walls already checked and flattened in wall order (a deal's
     `rules.validate.checked_layout`): the same digest without walking the walls again."""
-    _check(nonce, previous)
-    return _digest(encode_layout(flat), nonce, previous)
+    _check(nonce, previous, next_dice)
+    return _digest(encode_layout(flat), nonce, previous, next_dice)
 
 
 def encode_layout(flat: list) -> str:
@@ -88,7 +98,7 @@ def encode_layout(flat: list) -> str:
         "--" if code is None else code for code in flat)
 
 
-def _check(nonce: str, previous: str | None) -> None:
+def _check(nonce: str, previous: str | None, next_dice: str | None = None) -> None:
     if not isinstance(nonce, str) or not _NONCE.fullmatch(nonce):
         raise RulesError(_("nonce: {nonce} is not 1–128 characters of [0-9A-Za-z_.-]").format(
             nonce=repr(nonce)))
@@ -96,10 +106,16 @@ def _check(nonce: str, previous: str | None) -> None:
                                      and _COMMITMENT.fullmatch(previous)):
         raise RulesError(_("previous commitment: {got} is not sha256:<64 hex digits>").format(
             got=repr(previous)))
+    if next_dice is not None and not (isinstance(next_dice, str)
+                                      and _COMMITMENT.fullmatch(next_dice)):
+        raise RulesError(_("next dice commitment: {got} is not sha256:<64 hex digits>").format(
+            got=repr(next_dice)))
 
 
-def _digest(layout: str, nonce: str, previous: str | None) -> str:
-    if previous is None:
+def _digest(layout: str, nonce: str, previous: str | None, next_dice: str | None) -> str:
+    if next_dice is not None:
+        message = f"{PREFIX_DICE}|{nonce}|{previous or ''}|{next_dice}|{layout}"
+    elif previous is None:
         message = f"{PREFIX}|{nonce}|{layout}"
     else:
         message = f"{PREFIX_CHAINED}|{nonce}|{previous}|{layout}"

@@ -20,25 +20,28 @@ WINDS = ("E", "S", "W", "N")
 
 def deal(walls, throws, variant: Variant | str, dealer_position: int, *, table: dict | None = None,
          dice_source: str | list[str] = "simulated", nonce: str | None = None,
-         prevalent_wind: str = "E", previous_commitment: str | None = None) -> dict:
+         prevalent_wind: str = "E", previous_commitment: str | None = None,
+         next_dice: str | None = None) -> dict:
     """The handoff record of one deal (schema "mjtable.dealt-walls/1").
 
     `walls`: 4 lists of L stacks [top, bottom] (codes, or None for an unread tile);
     `throws`: the dice throws in the order they happened; `variant`: a Variant or
     its name. The commitment uses `nonce` (a fresh one when None, which is then
     lost: use `deal_with_nonce` to keep it). `previous_commitment` chains the record
-    to the one before it (rules/commit.py). Raises RulesError on any bad input.
+    to the one before it (rules/commit.py); `next_dice`, the digest of the next hand's
+    dice seed, is bound in too (rules/dicecommit.py). Raises RulesError on any bad input.
     """
     return deal_with_nonce(walls, throws, variant, dealer_position, table=table,
                            dice_source=dice_source, nonce=nonce,
                            prevalent_wind=prevalent_wind,
-                           previous_commitment=previous_commitment)[0]
+                           previous_commitment=previous_commitment, next_dice=next_dice)[0]
 
 
 def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int, *,
                     table: dict | None = None, dice_source: str | list[str] = "simulated",
                     nonce: str | None = None, prevalent_wind: str = "E",
-                    previous_commitment: str | None = None) -> tuple[dict, str]:
+                    previous_commitment: str | None = None,
+                    next_dice: str | None = None) -> tuple[dict, str]:
     """Like `deal`, returning (record, nonce). The nonce is not in the record: the
     firmware publishes the commitment at hand start and reveals the nonce after."""
     if isinstance(variant, str):
@@ -106,10 +109,12 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
         "wild": wild,
         "next_draw": ring.coords(next_slot) if next_slot is not None else None,
         "live_remaining": ring.remaining(),
-        "commitment": layout_commitment(flat, nonce, previous_commitment),
+        "commitment": layout_commitment(flat, nonce, previous_commitment, next_dice),
     }
     if previous_commitment is not None:
         record["previous_commitment"] = previous_commitment
+    if next_dice is not None:
+        record["next_dice_commitment"] = next_dice
     return record, nonce
 
 

@@ -54,7 +54,8 @@ def check_reveal(previous: dict, revealed: dict | None) -> list[str]:
         return []   # the hand in between was refused: no record to open
     try:
         expected = commitment(previous["walls"], revealed["nonce"],
-                              previous.get("previous_commitment"))
+                              previous.get("previous_commitment"),
+                              previous.get("next_dice_commitment"))
     except (RulesError, KeyError) as exc:
         return [f"revealed nonce unusable: {exc}"]
     if expected != previous["commitment"]:

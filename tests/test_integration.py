@@ -107,7 +107,8 @@ def test_commitment_is_revealed_in_the_next_record(run) -> None:
         revealed = after["revealed"]
         assert revealed["cycle"] == before["table"]["cycle"]
         assert rules.commitment(before["walls"], revealed["nonce"],
-                                before.get("previous_commitment")) == before["commitment"]
+                                before.get("previous_commitment"),
+                                before.get("next_dice_commitment")) == before["commitment"]
 
 
 def test_same_seed_same_run_other_seed_other_walls() -> None:

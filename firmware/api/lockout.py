@@ -9,7 +9,10 @@ Keys (none of them can be pushed out by spraying names):
   at another, and never locks out another name.
 - unknown names, per peer: they share one bucket, so a thousand sprayed names count
   as a thousand failures of one key.
-- unknown names, all peers together: a global bucket with a larger limit.
+- a known name, all peers together: a larger limit, so guessers at many uids gain
+  no more than UNKNOWN_GLOBAL times the guesses of one (that name is then locked for
+  every peer; other names and the e-stop are not).
+- unknown names, all peers together: a global bucket with the same larger limit.
 Known names are bounded by the technicians file and peers by the machine's uids, so
 every table here stays small without forgetting anything.
 """
@@ -50,13 +53,13 @@ class Lockout:
     def keys(self, name: str, peer: str, known: bool) -> list[tuple[str, str]]:
         """The counters one guess touches."""
         if known:
-            return [(name, peer)]
+            return [(name, peer), (name, "*")]
         return [(UNKNOWN, peer), (UNKNOWN, "*")]
 
     def _limit(self, key: tuple[str, str]) -> int:
-        if key[0] != UNKNOWN:
-            return self.failures
-        return self.failures * (UNKNOWN_GLOBAL if key[1] == "*" else UNKNOWN_PER_PEER)
+        if key[1] == "*":
+            return self.failures * UNKNOWN_GLOBAL
+        return self.failures * (UNKNOWN_PER_PEER if key[0] == UNKNOWN else 1)
 
     @contextlib.asynccontextmanager
     async def turn(self, keys: list[tuple[str, str]]) -> AsyncIterator[None]:
@@ -88,5 +91,7 @@ class Lockout:
                 entry.locked_until = now + self.lock_s
 
     def succeeded(self, keys: list[tuple[str, str]]) -> None:
+        # Both counts are forgiven (or a technician's own typos would add up for ever);
+        # a guesser's own per-uid counts stay.
         for key in keys:
             self._counts.pop(key, None)

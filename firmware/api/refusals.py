@@ -94,3 +94,39 @@ class OpenDiagnoses:
                  if self._skipped else {})
         self._started, self._skipped, self._symptoms = now, 0, []
         self.emit("diagnosis", symptom=symptom, by=None, result=result, **extra)
+
+
+class DroppedConnections:
+    """Dropped connections in the event log: one row per peer and cause per window.
+
+    Connecting needs no credential, so a loop of connect-and-stall would otherwise
+    write a row per connection and rotate the event history away. The first drop of
+    a (peer, cause) in a window is logged at once; the rest are counted, and one
+    `api.client.dropped.repeated` row with the count closes the window."""
+
+    def __init__(self, clock: Clock, emit: Callable[..., None],
+                 window_s: float = WINDOW_S) -> None:
+        self.clock = clock
+        self.emit = emit
+        self.window_s = window_s
+        self._open: dict[tuple[str, str], _Window] = {}
+
+    def dropped(self, peer_key: str, cause: str, why: str, peer: dict[str, Any]) -> None:
+        """Log a drop (first of its kind in the window) or count it."""
+        self.flush()
+        window = self._open.get((peer_key, cause))
+        if window is None:
+            self._open[(peer_key, cause)] = _Window(self.clock.now())
+            self.emit("api.client.dropped", why=why, **peer)
+            return
+        window.count += 1
+
+    def flush(self, everything: bool = False) -> None:
+        """Close the windows that have ended (all of them when `everything`)."""
+        now = self.clock.now()
+        for (peer_key, cause), window in list(self._open.items()):
+            if everything or now - window.started >= self.window_s:
+                del self._open[(peer_key, cause)]
+                if window.count:
+                    self.emit("api.client.dropped.repeated", peer=peer_key, cause=cause,
+                              count=window.count, window_s=round(now - window.started, 3))

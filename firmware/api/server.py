@@ -39,7 +39,7 @@ from firmware.api.access import (
 from firmware.api.auth import Technicians
 from firmware.api.lockout import Lockout
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
-from firmware.api.refusals import OpenDiagnoses, RefusalLog
+from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
 from firmware.controller import ClearRefused, Controller
 from firmware.eventlog import EventLog
 from firmware.faults import Fault
@@ -57,6 +57,7 @@ STATUS_EVERY_S = 0.25
 READ_CHUNK = 65536
 MAX_CLIENTS = 128         # connections at once (fewer if the fd limit is low)
 MAX_PER_PEER = 16         # connections at once from one uid (or from TCP)
+LINE_S = 10.0             # a request line must arrive whole within this (slowloris)
 IDLE_S = 300.0            # a connection that sends nothing and subscribes to nothing
 SESSION_S = 900.0         # a login lasts this long on its connection (table time)
 SECRET_WORDS = ("token", "secret", "password", "key_hash", "nonce")
@@ -89,18 +90,19 @@ class Client:
         try:
             self.queue.put_nowait(p.encode(message))
         except asyncio.QueueFull:
-            self.drop("it stopped reading (send queue full)")
+            self.drop("it stopped reading (send queue full)", "stopped reading")
             return False
         if self.queue.qsize() >= SEND_QUEUE // 2:
             self.room.clear()
         return True
 
-    def drop(self, why: str) -> None:
+    def drop(self, why: str, cause: str | None = None) -> None:
+        """Close the connection now; logged once per peer and `cause` per window."""
         if self.closed:
             return
         self.closed = True
         self.server.clients.discard(self)
-        self.server.ctl.emit("api.client.dropped", why=why, **self.peer.as_log())
+        self.server.dropped.dropped(self.peer.key, cause or why, why, self.peer.as_log())
         self.writer.transport.abort()
         self.room.set()
         for task in self.tasks:
@@ -118,7 +120,8 @@ class Client:
                 try:
                     await asyncio.wait_for(self.writer.drain(), STALL_S)
                 except TimeoutError:
-                    self.drop(f"it took nothing for {STALL_S:g} s (stopped reading)")
+                    self.drop(f"it took nothing for {STALL_S:g} s (stopped reading)",
+                              "stopped reading")
                     break
         except (ConnectionError, asyncio.CancelledError):
             pass
@@ -139,6 +142,7 @@ class ApiServer:
         api = ctl.config.api
         self.lockout = lockout or Lockout(ctl.clock, api.lockout_failures, api.lockout_s)
         self.refusals = RefusalLog(ctl.clock, ctl.emit)
+        self.dropped = DroppedConnections(ctl.clock, ctl.emit)
         self.open_diagnoses = OpenDiagnoses(ctl.clock, ctl.emit)
         self.clients: set[Client] = set()
         self.max_clients = connection_budget(max_clients)
@@ -227,17 +231,28 @@ class ApiServer:
         writer_task = asyncio.get_running_loop().create_task(client.write_loop())
         buffer = b""
         discarding = False
+        loop = asyncio.get_running_loop()
+        line_due = 0.0      # when the request line begun in `buffer` must be whole
         try:
             while not client.closed:
+                # A line begun must end in LINE_S: one byte every few seconds would
+                # otherwise hold the slot for ever (slowloris).
+                partial = bool(buffer) or discarding
+                wait = max(0.0, line_due - loop.time()) if partial else IDLE_S
                 try:
-                    chunk = await asyncio.wait_for(reader.read(READ_CHUNK), IDLE_S)
+                    chunk = await asyncio.wait_for(reader.read(READ_CHUNK), wait)
                 except TimeoutError:
+                    if partial:
+                        client.drop(f"a request line took over {LINE_S:g} s", "slow line")
+                        break
                     if client.subscribed or client.tasks:
                         continue
-                    client.drop(f"idle for {IDLE_S:g} s")
+                    client.drop(f"idle for {IDLE_S:g} s", "idle")
                     break
                 if not chunk:
                     break
+                if not partial:
+                    line_due = loop.time() + LINE_S
                 buffer += chunk
                 while True:
                     line, newline, rest = buffer.partition(b"\n")
@@ -251,6 +266,7 @@ class ApiServer:
                             buffer = b""
                         break
                     buffer = rest
+                    line_due = loop.time() + LINE_S     # the next line's own time
                     if discarding:
                         discarding = False
                         continue
@@ -431,6 +447,7 @@ class ApiServer:
         while True:
             await asyncio.sleep(SIGNALS_EVERY_S)
             self.refusals.flush()
+            self.dropped.flush()
             watching = [c for c in self.clients if c.subscribed]
             if not watching:
                 continue

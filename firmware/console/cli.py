@@ -29,6 +29,7 @@ from firmware.console.client import (
     ConsoleError,
 )
 from firmware.i18n import _, resolve, set_language
+from firmware.printable import printable
 
 TOKEN_ENV = "MJTABLE_TOKEN"
 
@@ -149,7 +150,8 @@ def main(argv: Sequence[str], state_dir: str | None = None) -> int:
     except ConsoleError as exc:
         if getattr(args, "json", False):
             print(json.dumps({"ok": False, "error": {"code": exc.code, "message": str(exc)}}))
-        print(f"mjtable console: {exc}", file=sys.stderr)
+        # The daemon's refusal text quotes what was sent (a name, a symptom): never raw.
+        print(f"mjtable console: {_human(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("\n" + _("mjtable console: interrupted"), file=sys.stderr)
@@ -189,13 +191,18 @@ def _client(args: argparse.Namespace) -> ApiClient:
                      technician=credential(args.technician))
 
 
+def _human(text: str) -> str:
+    """`text` for a terminal: each line's control characters shown as escapes."""
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
 def _out(args: argparse.Namespace, result: Any, text: list[str] | str) -> None:
     if args.json:
         print(json.dumps(result, default=str))
     elif isinstance(text, str):
-        print(text)
+        print(_human(text))
     else:
-        print("\n".join(text))
+        print("\n".join(_human(line) for line in text))
 
 
 def _command(args: argparse.Namespace) -> int:
@@ -229,7 +236,7 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
             console.print(_("commitment: {commitment}").format(
                 commitment=render.plain(result.get("commitment"))), highlight=False)
             lines = render.fault_lines(result["faults"]) or [_("no active faults")]
-            console.print("\n".join(lines), highlight=False)
+            console.print("\n".join(map(_human, lines)), highlight=False)
     elif command == "faults":
         result = client.call("faults")
         lines = [_("active:")] + (render.fault_lines(result["active"]) or ["  " + _("none")])
@@ -246,7 +253,8 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
             for row in result["rows"]:
                 print(json.dumps(row, default=str))
         else:
-            print("\n".join(render.log_line(r) for r in result["rows"]) or _("no events"))
+            print("\n".join(_human(render.log_line(r)) for r in result["rows"])
+                  or _("no events"))
     elif command == "diagnose":
         result = client.call("diagnose", {"symptom": " ".join(args.symptom),
                                           "check": args.check}, auth=args.check)
@@ -316,7 +324,7 @@ def _export(args: argparse.Namespace) -> int:
     if args.command == "verify-log":
         ok, found = reader.verify_chain()
         verdict = _("intact") if ok else _("TAMPERED")
-        print(f"{path}: {verdict}: {found}", file=sys.stdout if ok else sys.stderr)
+        print(f"{path}: {verdict}: {_human(str(found))}", file=sys.stdout if ok else sys.stderr)
         return 0 if ok else EXIT_REFUSED
     filters = {k: getattr(args, k) for k in ("kind", "cycle", "run")
                if getattr(args, k) is not None}

@@ -316,7 +316,11 @@ class ConsoleApp(App[int]):
                 table.add_row(name, _value(value, changed=True), key=name)
 
     def _fade(self) -> None:
-        table = self.query_one("#signals", DataTable)
+        # The timer can fire while the screen closes and its widgets are gone.
+        tables = self.query("#signals").results(DataTable)
+        table = next(tables, None)
+        if table is None:
+            return
         now = asyncio.get_running_loop().time()
         for name, at in list(self.changed_at.items()):
             if now - at > HIGHLIGHT_S:
@@ -343,7 +347,7 @@ class ConsoleApp(App[int]):
     def _say(self, text: str, style: str = "") -> None:
         log = self.query_one("#events", RichLog)
         holding = self._holding()
-        log.write(Text(text, style=style), scroll_end=not holding)
+        log.write(said(text, style), scroll_end=not holding)
         if holding:
             self.call_after_refresh(log.scroll_to, y=self._reply_top, animate=False)
 
@@ -487,3 +491,9 @@ def run_tui(socket_path: Path | None, tcp: tuple[str, int] | None,
     app = ConsoleApp(socket_path, tcp, credential)
     app.run()
     return app.exit_code
+
+
+def said(text: str, style: str = "") -> Text:
+    """A line for the events pane: the daemon's replies quote what was sent (names,
+    symptoms), so control characters are shown escaped, never sent to the terminal."""
+    return Text("\n".join(printable(line) for line in text.split("\n")), style=style)

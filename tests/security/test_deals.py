@@ -53,8 +53,10 @@ def redeal(record: dict[str, Any], walls: list, nonce: str) -> dict[str, Any]:
                                                         ("id", "cycle", "set")},
                        dice_source=[d["source"] for d in record["dice"]], nonce=nonce,
                        prevalent_wind=table["prevalent_wind"],
-                       previous_commitment=record.get("previous_commitment"))
-    return {**again, "revealed": record["revealed"]}
+                       previous_commitment=record.get("previous_commitment"),
+                       next_dice=record.get("next_dice_commitment"))
+    return {**again, "revealed": record["revealed"], "dice_binding": record["dice_binding"],
+            "dice_seed": record["dice_seed"]}
 
 
 def test_the_commitment_is_public_before_the_dice(history: Any) -> None:
@@ -94,8 +96,8 @@ def test_a_rewritten_record_is_named(history: Any, tmp_path: Path,
     assert walls != records[1]["walls"]
     forged = copy.deepcopy(records)
     forged[1] = redeal(records[1], walls, nonce)
-    assert rules.commitment(walls, nonce, records[1]["previous_commitment"]) == \
-        forged[1]["commitment"]
+    assert rules.commitment(walls, nonce, records[1]["previous_commitment"],
+                            records[1]["next_dice_commitment"]) == forged[1]["commitment"]
     bad = tmp_path / "forged.jsonl"
     write(bad, forged)
     assert main(["verify-deals", str(bad)]) == 1

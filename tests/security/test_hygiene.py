@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import socket
+import threading
+from pathlib import Path
 
 import pytest
 
 from firmware.console import render
 from firmware.console.cli import main
-from firmware.console.tui import _event_text
+from firmware.console.tui import _event_text, said
 from firmware.printable import printable
 from firmware.view import log_line
 from tests.console.conftest import TOKEN, Daemon
@@ -115,3 +118,39 @@ def test_huge_numbers_get_a_clear_refusal_and_write_no_row(daemon: Daemon) -> No
     assert got[5]["ok"] and got[6]["ok"]
     daemon.api.eventlog.flush()
     assert len(daemon.rows("api.error")) == before
+
+
+def test_a_daemon_refusal_reaches_the_terminal_escaped(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture) -> None:
+    """The console printed the daemon's error text raw: a refusal quoting what was sent
+    (or any daemon on the socket) could retitle or wipe the technician's terminal."""
+    path = tmp_path / "api.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(1)
+
+    def answer() -> None:
+        conn, _ = server.accept()
+        with conn, conn.makefile("rb") as fh:
+            request = json.loads(fh.readline())
+            conn.sendall(json.dumps({"id": request["id"], "ok": False, "error": {
+                "code": "refused", "message": f"no such symptom {EVIL}\nline2"}}).encode()
+                + b"\n")
+
+    thread = threading.Thread(target=answer, daemon=True)
+    thread.start()
+    try:
+        assert main(["--socket", str(path), "diagnose", "x"]) == 1
+    finally:
+        thread.join(5)
+        server.close()
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err
+    assert "\\x1b]0;x\\x07" in err and "\nline2" in err
+
+
+def test_the_tui_events_pane_shows_replies_escaped() -> None:
+    """A refusal the TUI shows ("clear refused: ...") quoted the daemon's text raw."""
+    shown = said(f"clear refused: no fault {EVIL}\nsecond line", "bold red")
+    assert "\x1b" not in shown.plain and "\x07" not in shown.plain
+    assert "\\x1b]0;x\\x07" in shown.plain and shown.plain.endswith("\nsecond line")
