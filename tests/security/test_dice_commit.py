@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 import firmware.handoff as handoff_module
+from core.config import load_config
 from firmware.cli import main
-from firmware.config import load_config
 from firmware.handoff import Handoff, display_text
 from rules import dicecommit
 from rules.chain import read_records, verify_history
