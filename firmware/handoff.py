@@ -30,7 +30,9 @@ if TYPE_CHECKING:
     from firmware.controller import Controller
 
 Consumer = Callable[[dict[str, Any]], None]
-KEEP_RECORDS = 500
+# Records kept in memory for the API's `walls` (5 by default); the full history is
+# the handoff file's. A record is a few KB, so more would only grow the daemon.
+KEEP_RECORDS = 50
 Walls = list[list[list[str | None]]]
 # What a record says about the tiles: secret while its hand is in play.
 SECRET_FIELDS = ("walls", "hands", "dealt_slots", "flowers", "replacements", "next_draw")
@@ -166,7 +168,7 @@ class Handoff:
         self.in_play = record
         self.records.append(record)
         self.count += 1
-        if len(self.records) > 2 * KEEP_RECORDS:
+        if len(self.records) > KEEP_RECORDS:
             del self.records[:-KEEP_RECORDS]
         # The full record rides on the event: the API's subscribe stream carries it.
         self.ctl.emit("handoff", cycle=cycle, set=set_name, commitment=record["commitment"],

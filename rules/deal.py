@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 from .commit import layout_commitment, new_nonce
 from .dice import throw_plan
@@ -10,7 +11,7 @@ from .errors import RulesError
 from .i18n import _
 from .ring import SEATS, Ring, landing, rho, seat_position
 from .tiles import successor
-from .validate import checked_layout
+from .validate import checked_stacks
 from .variants import Variant, load_variant
 
 SCHEMA = "mjtable.dealt-walls/1"
@@ -47,7 +48,7 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
     if isinstance(variant, str):
         variant = load_variant(variant)
     plan = throw_plan(variant, dealer_position, throws)
-    flat, _layout = checked_layout(walls, variant)
+    flat, _nulls, stacks_copy = checked_stacks(walls, variant)
     sources = _sources(dice_source, len(plan))
     if prevalent_wind not in WINDS:
         raise RulesError(_("prevalent_wind: {got} not one of E, S, W, N").format(
@@ -60,42 +61,44 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
     stacks = variant.stacks_per_wall
     ring_size = 4 * stacks
     d = dealer_position
+    tables = _tables(variant)
     ring = Ring.from_layout(flat, stacks)
 
     # Break: the wall, the count C, the tail stack r and the first dealt stack h.
-    breaks = [list(throws[i]) for i, r in enumerate(plan) if r.purpose in ("second_thrower",
-                                                                          "break")]
-    count = sum(sum(t) for t in breaks)
+    breaks = [throws[i] for i, r in enumerate(plan) if r.purpose in tables.break_purposes]
+    count = sum(map(sum, breaks))
     wall = d if variant.break_wall == "dealer" else landing(d, sum(breaks[0]))
     tail = (rho(wall, 0, stacks) + count - 1) % ring_size
     head = (tail + variant.head_offset) % ring_size
 
-    dealt = _deal_hands(ring, head, variant)
-    hands = {s: ring.tiles_at(dealt[s]) for s in SEATS}
+    dealt = _dealt(variant.deal, head, stacks)
+    ring.taken[:] = dealt.taken
+    hands = {s: ring.tiles_at(slots) for s, slots in zip(SEATS, dealt.slots, strict=True)}
     flowers: dict[str, list] = {s: [] for s in SEATS}
     replacements: list[dict] = []
     tail_slots = ring.tail_order(tail)
     if variant.flowers:
         replace = _depth_first if variant.replacement == "depth_first" else _round_robin
-        replace(ring, tail_slots, frozenset(variant.flowers), hands, flowers, replacements)
+        replace(ring, tail_slots, tables.flower_set, hands, flowers, replacements)
 
     wild = None
     if variant.wild == "gold":
-        wild = _gold(ring, tail_slots, frozenset(variant.flowers), flowers)
+        wild = _gold(ring, tail_slots, tables.flower_set, flowers)
     elif variant.wild == "hun":
         wild_throw = throws[[r.purpose for r in plan].index("wild")]
-        wild = _hun(ring, tail, sum(wild_throw), frozenset(variant.flowers), flowers)
+        wild = _hun(ring, tail, sum(wild_throw), tables.flower_set, flowers)
 
     next_slot = ring.first_live(head)
     record = {
         "schema": SCHEMA,
         "variant": variant.name,
-        "params": variant.params(),
+        "params": {**tables.params, "flowers": list(variant.flowers)},
         "tiles_total": variant.tiles,
         "stacks_per_wall": stacks,
         "table": {"id": None, "cycle": None, "set": None, **(table or {}),
                   "dealer_position": d, "prevalent_wind": prevalent_wind},
-        "walls": [list(map(list, w)) for w in walls],
+        # The record's own [top, bottom] lists, made once by the check of the walls.
+        "walls": [stacks_copy[p * stacks:(p + 1) * stacks] for p in range(4)],
         "dice": [{"purpose": r.purpose, "thrower": r.thrower_position,
                   "faces": list(throws[i]), "source": sources[i]}
                  for i, r in enumerate(plan)],
@@ -103,7 +106,8 @@ def deal_with_nonce(walls, throws, variant: Variant | str, dealer_position: int,
                   "tail_stack": _stack(tail, stacks), "head_stack": _stack(head, stacks)},
         "seats": {s: seat_position(d, i) for i, s in enumerate(SEATS)},
         "hands": hands,
-        "dealt_slots": {s: ring.coords_of(dealt[s]) for s in SEATS},
+        "dealt_slots": {s: list(map(list, coords))
+                        for s, coords in zip(SEATS, dealt.coords, strict=True)},
         "flowers": flowers,
         "replacements": replacements,
         "wild": wild,
@@ -157,23 +161,44 @@ def _deal_order(deal: str) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(p) for p in picks)
 
 
-@functools.cache
-def _dealt_slots(deal: str, head: int, size: int) -> tuple[tuple[int, ...], ...]:
-    """The slots each seat E, S, W, N takes when the live order starts at stack `head`
-    of a ring of `size` slots: nothing is taken before the deal, so D[i] is plain slot
-    2·head + i round the ring. One of a few hundred layouts of the deal, kept."""
+@dataclass(frozen=True)
+class _Tables:
+    """What every deal of one variant shares, worked out once."""
+
+    params: dict        # Variant.params() without the flowers (the record copies those)
+    flower_set: frozenset
+    break_purposes: frozenset
+
+
+@functools.lru_cache(maxsize=64)
+def _tables(variant: Variant) -> _Tables:
+    params = variant.params()
+    del params["flowers"]
+    return _Tables(params, frozenset(variant.flowers),
+                   frozenset({"second_thrower", "break"}))
+
+
+@dataclass(frozen=True)
+class _Dealt:
+    """The deal's slots when the live order starts at one stack: the same for every
+    deal with that head (a few hundred in all), so kept."""
+
+    slots: tuple[tuple[int, ...], ...]              # per seat E, S, W, N, in order taken
+    coords: tuple[tuple[tuple[int, int, int], ...], ...]    # [p, k, level] of those
+    taken: bytes                                    # the ring's taken mask after the deal
+
+
+@functools.lru_cache(maxsize=1024)
+def _dealt(deal: str, head: int, stacks: int) -> _Dealt:
+    """Deal from the live order D that starts at stack `head`: nothing is taken before
+    the deal, so D[i] is plain slot 2·head + i round the ring."""
+    ring = Ring.from_layout([None] * (8 * stacks), stacks)
     start = 2 * head
-    return tuple(tuple((start + i) % size for i in order) for order in _deal_order(deal))
-
-
-def _deal_hands(ring: Ring, head: int, variant: Variant) -> dict[str, list[int]]:
-    """Deal from the live order D that starts at stack h. Returns the slots each seat
-    took, in order."""
-    picks = dict(zip(SEATS, map(list, _dealt_slots(variant.deal, head, ring.size)),
-                     strict=True))
-    for slots in picks.values():
-        ring.take_all(slots)
-    return picks
+    slots = tuple(tuple((start + i) % ring.size for i in order) for order in _deal_order(deal))
+    for seat in slots:
+        ring.take_all(seat)     # a slot dealt twice is an engine bug: found here, once
+    return _Dealt(slots, tuple(tuple(map(tuple, ring.coords_of(seat))) for seat in slots),
+                  bytes(ring.taken))
 
 
 def _draw(ring: Ring, tail_slots, seat: str, replacements: list[dict]):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from .errors import RulesError
@@ -52,24 +53,30 @@ def check_throw(index: int, throw, dice: int) -> list[int]:
     return list(throw)
 
 
-def _plan(variant: Variant, dealer: int, throws: list) -> list[ThrowRequest]:
+def _plan(variant: Variant, dealer: int, throws: list) -> tuple[ThrowRequest, ...]:
     """The throws needed, as far as the throws so far determine them."""
+    second = None
+    if variant.break_throws == 2 and throws:
+        second = landing(dealer, sum(check_throw(0, throws[0], variant.dice)))
+    return _requests(variant, dealer, second)
+
+
+@functools.lru_cache(maxsize=4096)
+def _requests(variant: Variant, dealer: int, second: int | None) -> tuple[ThrowRequest, ...]:
+    """The throws of `variant` with this dealer and second thrower (None: not yet
+    known); a few dozen plans per variant, made once (every deal asks)."""
     plan = []
     if variant.break_throws == 2:
         plan.append(ThrowRequest("second_thrower", dealer, variant.dice))
-        if throws:
-            second = landing(dealer, sum(check_throw(0, throws[0], variant.dice)))
-            plan.append(ThrowRequest("break", second, variant.dice))
-        else:
-            plan.append(ThrowRequest("break", -1, variant.dice))  # thrower not yet known
+        plan.append(ThrowRequest("break", -1 if second is None else second, variant.dice))
     else:
         plan.append(ThrowRequest("break", dealer, variant.dice))
     if variant.wild == "hun":
         plan.append(ThrowRequest("wild", (dealer + 2) % 4, variant.wild_dice))
-    return plan
+    return tuple(plan)
 
 
-def throw_plan(variant: Variant, dealer: int, throws) -> list[ThrowRequest]:
+def throw_plan(variant: Variant, dealer: int, throws) -> tuple[ThrowRequest, ...]:
     """Every throw of a complete deal, checked against `throws` (missing/extra/faces)."""
     check_dealer(dealer)
     if not isinstance(throws, list | tuple):

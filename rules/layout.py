@@ -19,6 +19,12 @@ _SEQUENCES = frozenset({list, tuple})
 def flatten(walls, stacks: int) -> list | None:
     """Every tile in wall order, or None when `walls` is not 4 walls of `stacks` stacks
     [top, bottom] (the caller then finds the first bad place)."""
+    split = flatten_stacks(walls, stacks)
+    return split[0] if split is not None else None
+
+
+def flatten_stacks(walls, stacks: int) -> tuple[list, list[list]] | None:
+    """`flatten`, with a fresh [top, bottom] list of every stack in wall order."""
     if type(walls) not in _SEQUENCES or len(walls) != 4:
         return None
     if not set(map(type, walls)) <= _SEQUENCES or set(map(len, walls)) != {stacks}:
@@ -26,7 +32,8 @@ def flatten(walls, stacks: int) -> list | None:
     every_stack = list(chain.from_iterable(walls))
     if not set(map(type, every_stack)) <= _SEQUENCES or set(map(len, every_stack)) != {2}:
         return None
-    return list(chain.from_iterable(every_stack))
+    copies = list(map(list, every_stack))
+    return list(chain.from_iterable(copies)), copies
 
 
 @functools.cache

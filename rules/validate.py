@@ -6,7 +6,7 @@ from collections import Counter
 
 from .errors import RulesError
 from .i18n import _
-from .layout import flatten, is_whole_set
+from .layout import flatten_stacks, is_whole_set
 from .tiles import ALL_CODES, set_composition
 from .variants import Variant
 
@@ -25,13 +25,21 @@ def validate_walls(walls, variant: Variant) -> int:
 
 def checked_layout(walls, variant: Variant) -> tuple[list, int]:
     """`validate_walls`, returning (every tile in wall order, the number of nulls)."""
-    flat = flatten(walls, variant.stacks_per_wall)
-    if flat is not None and is_whole_set(flat, variant.tiles):
-        return flat, 0
-    nulls = _validate(walls, variant)
-    if flat is None:    # list or tuple subclasses: the walk above accepted them
-        flat = [code for wall in walls for stack in wall for code in stack]
+    flat, nulls, _stacks = checked_stacks(walls, variant)
     return flat, nulls
+
+
+def checked_stacks(walls, variant: Variant) -> tuple[list, int, list[list]]:
+    """`checked_layout`, with a fresh [top, bottom] list of every stack in wall order
+    (a deal's record keeps those rather than the caller's lists)."""
+    split = flatten_stacks(walls, variant.stacks_per_wall)
+    if split is not None and is_whole_set(split[0], variant.tiles):
+        return split[0], 0, split[1]
+    nulls = _validate(walls, variant)
+    if split is None:    # list or tuple subclasses: the walk above accepted them
+        stacks = [list(stack) for wall in walls for stack in wall]
+        return [code for stack in stacks for code in stack], nulls, stacks
+    return split[0], nulls, split[1]
 
 
 def _validate(walls, variant: Variant) -> int:

@@ -9,6 +9,7 @@ never a silently different deal.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +93,15 @@ class Variant:
             raise Invalid("replacement", _("{got} but the variant has no flowers "
                                            "(allowed: none)").format(
                                                got=repr(self.replacement)))
+
+    # Every deal looks its variant's tables up (rules/deal.py): hash the fields once,
+    # not on every lookup. A frozen dataclass keeps the generated __eq__.
+    def __hash__(self) -> int:
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash(dataclasses.astuple(self))
 
     @property
     def hand_size(self) -> int:

@@ -23,12 +23,14 @@ import os
 import random
 import select
 import socket
+import sys
 import threading
 import tty
 from typing import Any, Protocol
 
 from core.clock import Clock, Timer
 from core.signals import Value
+from hal.backends.ioboard import GIL_SWITCH_S
 from hal.link import LinkEnd
 from hal.protocol import (
     VERSION,
@@ -199,6 +201,9 @@ class IoBoardEmulator:
     def start(self) -> None:
         self._reader = threading.Thread(target=self._read_loop, name="ioboard-emulator",
                                         daemon=True)
+        # As on the host (hal/backends/ioboard.py): a frame from the reader thread must
+        # not wait 5 ms for the GIL while the physics runs, or a cam coasts past home.
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
         self._reader.start()
 
     def close(self) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import random
 import socket
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -40,6 +41,10 @@ from hal.protocol import (
 OnLinkFault = Callable[[str, dict[str, Any]], None]
 READ_TIMEOUT_S = 0.05       # how often the reader thread looks at its stop flag
 HELLO_EVERY_S = 0.25        # resend HELLO while the board does not answer
+# A frame the reader thread decoded waits for the GIL while the loop runs Python: up
+# to the interpreter's switch interval, 5 ms by default. A cam's home window is a few
+# ms of motion (less on a table run at --speed), so the wait is kept well below it.
+GIL_SWITCH_S = 0.0005
 
 
 class LinkError(HalError):
@@ -168,6 +173,7 @@ class IoBoardHal:
             self.clock.post(lambda f=frame: self.link.on_frame(f))
         self._reader = threading.Thread(target=self._read_loop, name="ioboard-reader",
                                         daemon=True)
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
         self._reader.start()
 
     def _check_heartbeat(self, limit_s: float) -> None:
