@@ -44,11 +44,12 @@ from typing import Any
 
 from core.clock import RealClock
 from core.config import Config, load_config
+from core.geometry import REFERENCE
 from core.signals import Value
 from firmware.controller import Controller
 from hal.interface import Listener, drive_safe
 
-SIDES = 4
+SIDES = REFERENCE.side_count   # the scripted machine is the reference table
 HEAD_TURN_S = 0.1      # the shortest head turn the config allows: most edges per second
 COUNT_DWELL_S = 0.02   # how long the count sensor sees the tile
 SPEED = 100.0         # scripted machine time per real second

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core import plugins
+from core.geometry import MODELS, REFERENCE_MODEL, Geometry
 from core.i18n import _
 from core.pins import PinMap, check_complete, parse_pins
 from core.schema import ConfigError, Invalid, checked, load_section, not_allowed, option, read_toml
@@ -31,13 +32,13 @@ def reference_config(name: str = "table.toml") -> Path:
 
 
 DEFAULT_CONFIG = reference_config()
-SIDES = 4
 
 
 @dataclass(frozen=True, kw_only=True)
 class TableSection:
     id: str = option("table-1", doc="name shown to technicians and venues")
-    model: str = option("four-mouth-two-set", choices=("four-mouth-two-set",))
+    model: str = option(REFERENCE_MODEL, choices=tuple(MODELS),
+                        doc="the table's shape: its mouths and sets (core/geometry.py)")
     tiles: int = option(choices=(136, 144), doc="tiles per set (DIP switch on real tables)")
     stacks_per_wall: int = option(choices=(17, 18), doc="stacks per wall: tiles / 8")
     tile_reader: bool = option(False, doc="an RFID/camera reader at each head (side.N.tile_id)")
@@ -211,12 +212,17 @@ class Config:
     source: str = "<defaults>"
 
     @property
+    def geometry(self) -> Geometry:
+        """The table's sides, sets and walls, from `[table]`."""
+        return Geometry.from_table(self.table)
+
+    @property
     def tiles_per_side(self) -> int:
-        return self.table.tiles // SIDES
+        return self.geometry.tiles_per_side
 
     def signals(self) -> dict[str, Signal]:
         """The signals this table has (its readers and sensors as `[table]` says)."""
-        return catalogue(self.table.tile_reader, self.table.face_up_sensor)
+        return catalogue(self.table.tile_reader, self.table.face_up_sensor, self.geometry)
 
     def check(self) -> None:
         """The rules that tie sections together (`core.schema.checked` calls it)."""
@@ -247,11 +253,11 @@ def parse_config(raw: dict[str, Any], file: str) -> Config:
 
 def _cross_check(config: Config) -> None:
     """Rules across sections: raise Invalid naming the section and key to change."""
-    table = config.table
-    if table.tiles != table.stacks_per_wall * 2 * SIDES:
+    table, geometry = config.table, config.geometry
+    if table.stacks_per_wall != geometry.stacks_for(table.tiles):
         raise Invalid("stacks_per_wall",
                       f"{table.stacks_per_wall} stacks per wall do not hold a "
-                      f"{table.tiles}-tile set; use {table.tiles // (2 * SIDES)}", "table")
+                      f"{table.tiles}-tile set; use {geometry.stacks_per_side}", "table")
     backends = plugins.installed(plugins.HAL_BACKENDS)
     if config.hal.backend != "auto" and config.hal.backend not in backends:
         raise Invalid("backend", not_allowed(config.hal.backend, ("auto", *sorted(backends))),

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-SIDES = range(4)
+from core.geometry import REFERENCE, Geometry
 
 # Lid motor commands; every other motor is on/off.
 LID_UP, LID_DOWN, LID_OFF = "up", "down", "off"
@@ -73,8 +73,9 @@ def motors_off(signals: Mapping[str, Signal], values: Mapping[str, Value]) -> bo
     return all(values[s.name] == s.safe_value for s in signals.values() if s.is_motor)
 
 
-def catalogue(tile_reader: bool = False, face_up_sensor: bool = False) -> dict[str, Signal]:
-    """Every signal of a four-mouth table; optional sensors only when fitted."""
+def catalogue(tile_reader: bool = False, face_up_sensor: bool = False,
+              geometry: Geometry = REFERENCE) -> dict[str, Signal]:
+    """Every signal of a table of `geometry`; optional sensors only when fitted."""
     out: list[Signal] = [
         Signal("motor.lid", Kind.LID_MOTOR, "centre lid lift"),
         Signal("motor.disc", Kind.MOTOR, "shuffle disc"),
@@ -92,7 +93,7 @@ def catalogue(tile_reader: bool = False, face_up_sensor: bool = False) -> dict[s
         Signal("reset", Kind.KEY, "reset switch"),
         Signal("case_open", Kind.SENSOR, "case tamper switch"),
     ]
-    for n in SIDES:
+    for n in geometry.sides:
         out += [
             Signal(f"lamp.dealer.{n}", Kind.LAMP, f"dealer lamp at seat {n}"),
             Signal(f"key.dice.{n}", Kind.KEY, f"dice key at seat {n}"),

@@ -9,7 +9,7 @@ the ready lamp — any tile still reaching a head (extra tiles).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
@@ -61,6 +61,10 @@ class Build(Recoverable):
     def running(self) -> bool:
         return self.state in RUNNING
 
+    def status(self) -> dict[str, Any]:
+        """The build as the status picture shows it: state and the set it builds."""
+        return {"state": self.state, "set": self.set_name}
+
     def all_full(self, *_: object) -> bool:
         return all(side.state == "full" for side in self.ctl.sides)
 
@@ -77,7 +81,7 @@ class Build(Recoverable):
 
     def stop_supervision(self) -> None:
         watch = self.ctl.watch
-        for key in ["build", "stall", "sweep", *[f"blind.{n}" for n in range(4)]]:
+        for key in ["build", "stall", "sweep", *[f"blind.{n}" for n in self.ctl.geometry.sides]]:
             watch.cancel(key)
         for side in self.ctl.sides:
             self.ctl.supervisor.cancel(side.key)

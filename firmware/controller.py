@@ -15,13 +15,14 @@ from transitions.core import MachineError
 
 from core.clock import Clock, Timer
 from core.config import Config
-from core.signals import Value
-from firmware import recovery
+from core.geometry import Geometry
+from core.signals import Kind, Value
+from firmware import recovery, words
 from firmware.build import Build
 from firmware.causes import blind_cause
 from firmware.cycle import Cycle
 from firmware.dice import Dice
-from firmware.faults import CATALOGUE, ERROR, INFO, Fault
+from firmware.faults import CATALOGUE, ERROR, INFO, WARNING, Fault
 from firmware.handoff import Handoff
 from firmware.i18n import _
 from firmware.journal import Journal, MemoryJournal
@@ -41,18 +42,25 @@ Subscriber = Callable[[Event], None]
 # involved, so players may finish the hand and top up missing tiles.
 BUILD_SCOPE = {"head.jam", "count.double", "count.blind", "build.tiles_missing",
                "build.extra_tiles"}
-# What a build drives: held by a technician, the next build waits.
-BUILD_MECHANISMS = ["disc", *[f"{part}.{n}" for n in range(4) for part in ("head", "conveyor")]]
 # Faults a refeed of the whole set answers (it goes in again, counted from zero).
 ANSWERED_BY_REFEED = {"build.tiles_missing", "build.extra_tiles"}
 # Events after which the journal is written.
 JOURNALED = {"build.started", "build.staged", "handoff", "fault", "resume", "refeed",
              "walls.committed", "dice.thrown", "raising", "fault.cleared"}
+# The machines' part of the status picture the journal keeps as it is (recovery reads
+# them back); the build's and cycle's states are journaled as recovery would restore
+# them (recovery.journaled), which a fault's parking can make differ from the picture.
+JOURNALED_STATUS = ("cycle", "set_in_play", "set_building")
 # Fault history kept in memory and journal: every active fault, and this many recent
 # others; `fault_counts` keeps how often each fault was raised since power-on.
 FAULT_HISTORY = 100
 # A build that was not complete at a stop: its stacks are not trusted after a restart.
 NOT_INCOMPLETE = (None, "idle", "staged")
+
+
+def build_mechanisms(geometry: Geometry) -> list[str]:
+    """What a build drives: held by a technician, the next build waits."""
+    return ["disc", *[f"{part}.{n}" for n in geometry.sides for part in ("head", "conveyor")]]
 
 
 class ClearRefused(ValueError):
@@ -63,6 +71,7 @@ class Controller:
     def __init__(self, config: Config, hal: Hal, clock: Clock,
                  journal: Journal | None = None) -> None:
         self.config = config
+        self.geometry = config.geometry
         self.timing = config.timing
         # Every write goes through the latch: after a shutdown nothing restarts a motor.
         self.outputs = LatchedOutputs(hal)
@@ -84,14 +93,14 @@ class Controller:
         self._in_machine_error = False
         self.supervisor = Supervisor(self)
         self.watch = self.supervisor.watch
-        self.face_up = FaceUpTracker()
+        self.face_up = FaceUpTracker(self.geometry.side_count)
         self.tampered = False       # latched by case_open; only a technician clears it
         self.service_mode = False   # the case may be opened in service mode
         self.refeed_hold: Fault | None = None
         self.handoff = Handoff(self)
         self.lid = Lid(self)
-        self.sides = [SideBuilder(self, n) for n in range(4)]
-        self.plates = [Plate(self, n) for n in range(4)]
+        self.sides = [SideBuilder(self, n) for n in self.geometry.sides]
+        self.plates = [Plate(self, n) for n in self.geometry.sides]
         self.dice = Dice(self)
         self.build = Build(self)
         self.cycle = Cycle(self)
@@ -211,7 +220,7 @@ class Controller:
         if (self.build.state != "idle" or self.cycle.state in ("homing", "fault")
                 or self.refeed_hold is not None or BUILD in self.shutdown.scopes):
             return
-        why = self.owner.refuses(BUILD_MECHANISMS)
+        why = self.owner.refuses(build_mechanisms(self.geometry))
         if why is not None:
             self.emit("build.held", why=why)
             return
@@ -228,6 +237,7 @@ class Controller:
         # The recent history, and every fault still active however old, in the order
         # raised (times restart at every boot, so they do not order a history).
         recent = {id(f) for f in self.faults[-50:]}
+        machines = self.machine_status()
         kept = [f for f in self.faults if f.active or id(f) in recent]
         # What a fault parked is journaled as where recovery puts it back: a cut while
         # the fault holds the table must not lose the staged set, raise or deal.
@@ -237,9 +247,7 @@ class Controller:
         return {
             "clean": clean,
             "table": self.config.table.id,
-            "cycle": self.cycle.number,
-            "set_in_play": self.cycle.set_in_play,
-            "set_building": self.cycle.set_building,
+            **{key: machines[key] for key in JOURNALED_STATUS},
             "build": build,
             "staged_walls": self.build.walls if staged else None,
             "staged_set": self.build.set_name if staged else None,
@@ -292,7 +300,7 @@ class Controller:
             self.face_up.restore(saved.get("face_up", {}))
             self.cycle.number = int(saved.get("cycle", 0))
             self.cycle.set_in_play = saved.get("set_in_play")
-            self.cycle.set_building = saved.get("set_building") or "A"
+            self.cycle.set_building = saved.get("set_building") or self.geometry.first_set
             self.tampered = bool(saved.get("tampered", False))
             self.fault_counts.update(saved.get("fault_counts", {}))
             # Faults still active at the stop stay active (a jam freed with the power off
@@ -358,6 +366,14 @@ class Controller:
         return fault
 
     def _record(self, fault: Fault) -> None:
+        if fault.kind.severity == WARNING:
+            # A warning needs no technician: the newest of a kind at one place carries
+            # it, the older ones become history (counted in fault_counts). A weak tile
+            # never replaced would otherwise keep one active entry per build for ever.
+            for old in self.faults:
+                if old.active and (old.id, old.where, old.side) == (
+                        fault.id, fault.where, fault.side):
+                    old.active = False
         self.faults.append(fault)
         self.fault_counts[fault.id] += 1
         if len(self.faults) > FAULT_HISTORY * 2:
@@ -595,18 +611,33 @@ class Controller:
 
     # -- views ------------------------------------------------------------------------
 
-    def status(self) -> dict[str, Any]:
+    def machine_status(self) -> dict[str, Any]:
+        """Every machine's own status(), keyed as the status picture names them."""
         return {
-            "cycle": self.cycle.number,
-            "state": self.cycle.state,
-            "build": self.build.state,
-            "lid": self.lid.state,
-            "sides": [{"state": s.state, "counted": s.counted, "stacked": s.stacked,
-                       "target": s.target} for s in self.sides],
-            "plates": [p.state for p in self.plates],
-            "dice": {"state": self.dice.state, "faces": self.dice.faces},
-            "set_in_play": self.cycle.set_in_play,
-            "set_building": self.cycle.set_building,
-            "dealer": self.cycle.dealer,
-            "faults": [f.as_dict() for f in self.faults if f.active],
+            **self.cycle.status(),
+            "build": self.build.status()["state"],
+            "lid": self.lid.status()["state"],
+            "sides": [s.status() for s in self.sides],
+            "plates": [p.status()["state"] for p in self.plates],
+            "dice": self.dice.status(),
+        }
+
+    def lamps(self) -> list[str]:
+        """The panel's lamps, in the signal catalogue's order."""
+        return [name for name, sig in self.hal.signals.items() if sig.kind is Kind.LAMP]
+
+    def status(self) -> dict[str, Any]:
+        """The one status picture: the API, the live view and the TUI show it, and the
+        journal records the machines' part of it (`machine_status`)."""
+        active = [f for f in self.faults if f.active]
+        return {
+            **self.machine_status(),
+            "faults": [f.as_dict() for f in active],
+            "t": round(self.clock.now(), 3),
+            "table": self.config.table.id,
+            "estopped": self.estopped,
+            "held_by": words.mode(self.estopped, self.service_mode,
+                                  any(f.kind.severity == ERROR for f in active)),
+            "display": self.hal.read("display"),
+            "lamps": {name: bool(self.hal.read(name)) for name in self.lamps()},
         }

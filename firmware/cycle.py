@@ -57,7 +57,7 @@ class Cycle(Recoverable):
         self.ctl = ctl
         self.number = 0                      # hands dealt since start
         self.set_in_play: str | None = None  # unknown at first use
-        self.set_building = "A"              # power-on: the disc holds a set
+        self.set_building = ctl.geometry.first_set   # power-on: the disc holds a set
         self.dealer: int | None = None
         self.throws: list[list[int]] = []
         self.walls: list[list[list[str | None]]] = []
@@ -72,6 +72,11 @@ class Cycle(Recoverable):
     def _announce(self, event: EventData) -> None:
         if event.transition is not None and event.transition.dest is not None:
             self.ctl.emit("phase", state=self.state, cycle=self.number)
+
+    def status(self) -> dict[str, Any]:
+        """The hand cycle as the status picture shows it (keys as the picture names them)."""
+        return {"cycle": self.number, "state": self.state, "set_in_play": self.set_in_play,
+                "set_building": self.set_building, "dealer": self.dealer}
 
     # -- a deal across a power cut ----------------------------------------------------
 
@@ -147,7 +152,8 @@ class Cycle(Recoverable):
             return
         ctl = self.ctl
         ctl.rehome_plates()
-        cams = [f"side.{n}.{s}" for n in range(4) for s in ("head_home", "plate_home")]
+        cams = [f"side.{n}.{s}" for n in ctl.geometry.sides
+                for s in ("head_home", "plate_home")]
         # The plates' machines too: a plate coming round is home only once its edge is
         # believed (plate.py), and a raise after homing turns every plate from home.
         if (ctl.lid.state == "closed" and all(ctl.hal.read(c) for c in cams)
@@ -250,11 +256,11 @@ class Cycle(Recoverable):
         self.number += 1
         self.walls = self.ctl.build.walls
         self.set_in_play = self.ctl.build.set_name
-        self.set_building = "B" if self.set_in_play == "A" else "A"
+        self.set_building = self.ctl.geometry.next_set(self.set_in_play)
         self.dealer = None
         self.throws = []
         self.shown_faces = None
-        for n in range(4):
+        for n in self.ctl.geometry.sides:
             self.ctl.hal.write(f"lamp.dealer.{n}", False)
         self.ctl.handoff.commit(self.walls, self.number)
         self.ctl.build.raised()

@@ -7,7 +7,7 @@ HAL's random source: the OS CSPRNG on a table, a seed only in the simulator
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
@@ -37,6 +37,10 @@ class Dice:
         self._spin_seen: float | None = None
         self._timer: Timer | None = None
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
+
+    def status(self) -> dict[str, Any]:
+        """The dice as the status picture shows them: state and the last faces."""
+        return {"state": self.state, "faces": list(self.faces)}
 
     def on_enter_spinning(self, event: EventData) -> None:
         timing = self.ctl.timing

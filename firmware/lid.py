@@ -12,7 +12,7 @@ comes back in a fraction of the time: it stays an obstruction.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.signals import LID_DOWN, LID_OFF, LID_UP
 from firmware.machine import attach
@@ -45,6 +45,10 @@ class Lid:
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
         self.then: str | None = None     # after a probing travel: "open" or "close"
         self.glitches = 0                # stop edges seen impossibly early
+
+    def status(self) -> dict[str, Any]:
+        """The lid as the status picture shows it."""
+        return {"state": self.state}
 
     def at_lower(self, *_: object) -> bool:
         return bool(self.ctl.hal.read("lid.lower"))

@@ -11,7 +11,7 @@ rest would lift a wall nobody asked for.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.clock import Timer
 from firmware.machine import attach
@@ -51,6 +51,10 @@ class Plate:
     @property
     def key(self) -> str:
         return f"plate.{self.side}"
+
+    def status(self) -> dict[str, Any]:
+        """This plate as the status picture shows it."""
+        return {"state": self.state}
 
     def _supervise(self, whole: bool) -> None:
         self.ctl.hal.write(self.motor, True)

@@ -28,7 +28,8 @@ SENSOR_SHARE = 0.5  # ... and at least this share of the tiles that side counted
 
 
 class FaceUpTracker:
-    def __init__(self) -> None:
+    def __init__(self, sides: int) -> None:
+        self.sides = sides      # per-side counts kept: KEEP_BUILDS builds of every side
         # (set, cycle of the build) -> tiles seen face up in that build
         self.builds: dict[tuple[str, int], list[str | None]] = defaultdict(list)
         # (set, cycle of the build, side) -> face-ups seen on that side in that build
@@ -41,7 +42,7 @@ class FaceUpTracker:
         if len(self.builds) > KEEP_BUILDS:
             # Recurrence looks at recent builds only; a table runs for years.
             del self.builds[next(iter(self.builds))]
-        while len(self.per_side) > KEEP_BUILDS * 4:
+        while len(self.per_side) > KEEP_BUILDS * self.sides:
             del self.per_side[next(iter(self.per_side))]
 
     def export(self) -> dict[str, Any]:

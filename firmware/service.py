@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core.clock import Timer
+from core.geometry import REFERENCE, Geometry
 from core.signals import LID_DOWN, LID_OFF, LID_UP, Value
 from firmware.faults import CATALOGUE, ERROR
 from firmware.i18n import N_, _
@@ -109,40 +110,45 @@ def _dice_steps(ctl: Controller) -> list[Step]:
                  ("dice.spin", False), 2.0, "dice.stuck")]
 
 
-def mechanism_tests() -> list[MechanismTest]:
-    """The tests in the order test mode steps through them (numbers on the display)."""
+def mechanism_tests(geometry: Geometry = REFERENCE) -> list[MechanismTest]:
+    """The tests in the order test mode steps through them (numbers on the display):
+    the lid, every plate, every head, disc and ring, every conveyor, the dice."""
     tests = [MechanismTest(1, "lid", _("lid up and down"), _lid_steps)]
-    for n in range(4):
+    for n in geometry.sides:
         tests.append(MechanismTest(
-            2 + n, f"plate.{n}", _("wall lift plate of side {n}").format(n=n),
+            len(tests) + 1, f"plate.{n}", _("wall lift plate of side {n}").format(n=n),
             lambda ctl, n=n: _cam_steps(f"motor.side.{n}.plate", f"side.{n}.plate_home",
                                         ctl.timing.plate_turn_s, "plate.stuck", ctl),
             side=n))
-    for n in range(4):
+    for n in geometry.sides:
         tests.append(MechanismTest(
-            6 + n, f"head.{n}", _("stacking head of side {n}").format(n=n),
+            len(tests) + 1, f"head.{n}", _("stacking head of side {n}").format(n=n),
             lambda ctl, n=n: _cam_steps(f"motor.side.{n}.head", f"side.{n}.head_home",
                                         ctl.timing.head_turn_s, "head.jam", ctl),
             side=n))
-    tests.append(MechanismTest(10, "disc", _("shuffle disc and magnet ring"),
+    tests.append(MechanismTest(len(tests) + 1, "disc", _("shuffle disc and magnet ring"),
                                _free_run("motor.disc", "motor.ring"),
                                note=N_("no sensor: watch that disc and ring both turn")))
-    for n in range(4):
-        tests.append(MechanismTest(11 + n, f"conveyor.{n}",
+    for n in geometry.sides:
+        tests.append(MechanismTest(len(tests) + 1, f"conveyor.{n}",
                                    _("conveyor of side {n}").format(n=n),
                                    _free_run(f"motor.side.{n}.conveyor"),
                                    note=N_("no sensor: watch that the belt moves"), side=n))
-    tests.append(MechanismTest(15, "dice", _("dice tumbler"), _dice_steps))
+    tests.append(MechanismTest(len(tests) + 1, "dice", _("dice tumbler"), _dice_steps))
     return tests
 
 
-TESTS = {t.name: t for t in mechanism_tests()}
+def tests_by_name(geometry: Geometry) -> dict[str, MechanismTest]:
+    """The mechanism tests by name (made per call: labels follow the language)."""
+    return {t.name: t for t in mechanism_tests(geometry)}
 
-# Jog: motor name as technicians say it -> HAL signal.
-MOTORS = {"lid": "motor.lid", "disc": "motor.disc", "ring": "motor.ring",
-          "dice": "motor.dice",
-          **{f"{part}.{n}": f"motor.side.{n}.{part}"
-             for n in range(4) for part in ("head", "plate", "conveyor")}}
+
+def jog_motors(geometry: Geometry) -> dict[str, str]:
+    """Jog: motor name as technicians say it -> HAL signal."""
+    return {"lid": "motor.lid", "disc": "motor.disc", "ring": "motor.ring",
+            "dice": "motor.dice",
+            **{f"{part}.{n}": f"motor.side.{n}.{part}"
+               for n in geometry.sides for part in ("head", "plate", "conveyor")}}
 
 
 @dataclass
@@ -276,18 +282,19 @@ class Service:
 
     def test(self, name: str, by: str | None, done: Done | None = None) -> None:
         """Run one mechanism's self-test (or "all" in order); `done` gets each result."""
-        names = [t.name for t in mechanism_tests()] if name == "all" else [name]
+        tests = tests_by_name(self.ctl.geometry)
+        names = list(tests) if name == "all" else [name]
         for n in names:
-            if n not in TESTS:
+            if n not in tests:
                 raise NoSuchMechanism(_("no mechanism test {name!r}; tests: all, {tests}").format(
-                    name=n, tests=", ".join(TESTS)))
+                    name=n, tests=", ".join(tests)))
         self._check_free()
         if not self.test_mode:
             if self.busy() is not None:
                 raise ServiceRefused(_("cannot test now: {why}").format(why=self.busy()))
             self.enter(by, reason=f"test {name}")
         self._queue = names[1:]
-        self._start(TESTS[names[0]], by, done)
+        self._start(tests[names[0]], by, done)
 
     def _check_free(self) -> None:
         if self.ctl.estopped:
@@ -297,6 +304,15 @@ class Service:
                 running=self.running))
 
     def _start(self, test: MechanismTest, by: str | None, done: Done | None) -> None:
+        part = test.name.partition(".")[0]
+        if part in ("disc", "conveyor", "plate") and not self._lid_down():
+            # The same interlock as jog: hands may be in the hole, a wall would rise
+            # into it (a lid jogged up in test mode, then a plate test).
+            self._queue = []
+            raise ServiceRefused(_("cannot test {name}: {why}").format(
+                name=test.name, why=_("the lid is not at its lower stop (lid.lower not "
+                                      "seen): hands may be in the hole; lower the lid "
+                                      "with a lift key or jog lid down first")))
         try:
             self.ctl.owner.acquire(SERVICE, [test.name], f"test {test.name}")
         except Busy as exc:
@@ -309,7 +325,7 @@ class Service:
         hal.write("display", f"t{test.number}")
         hal.write("lamp.ready", False)
         hal.write("lamp.building", True)
-        for n in range(4):
+        for n in self.ctl.geometry.sides:
             hal.write(f"lamp.dealer.{n}", n == test.side)
         self.ctl.emit("service.test.started", test=test.name, number=test.number, by=by)
         self._next_step(run)
@@ -390,8 +406,9 @@ class Service:
         if run.done is not None:
             run.done(result)
         if self._queue and self.test_mode and not self.ctl.estopped:
-            nxt = TESTS[self._queue.pop(0)]
-            self.ctl.clock.post(lambda: self._start(nxt, run.by, run.done))
+            nxt = tests_by_name(self.ctl.geometry)[self._queue.pop(0)]
+            self.ctl.clock.post(lambda: self._panel(lambda: self._start(nxt, run.by,
+                                                                        run.done)))
 
     def _abort(self, why: str) -> None:
         self._queue = []
@@ -409,7 +426,7 @@ class Service:
         elif kind == "key" and self.test_mode and self.running is None:
             # Test mode on the panel: lift key 0 = next test, 1 = again, dice key = leave.
             key = event["key"]
-            order = [t.name for t in mechanism_tests()]
+            order = [t.name for t in mechanism_tests(self.ctl.geometry)]
             if key == "key.lift.0":
                 nxt = order[0] if self.last_test is None else order[
                     (order.index(self.last_test) + 1) % len(order)]
@@ -429,9 +446,14 @@ class Service:
     # -- jog --------------------------------------------------------------------------
 
     def interlock(self, motor: str, direction: str) -> str | None:
-        """Why `motor` must not move now, or None."""
+        """Why `motor` must not move now, or None.
+
+        A jog is how a technician frees a jam, so a latched fault does not refuse it;
+        what refuses it is what could hurt a hand or the tiles: anything that moves
+        tiles under the lid (disc, ring, belts) or lifts a wall while the lid is away
+        from its lower stop, and a lid opened over a running build.
+        """
         ctl = self.ctl
-        cycle = ctl.cycle.state
         if ctl.estopped:
             return _("the e-stop is active: release it before moving anything")
         if self.running is not None:
@@ -439,15 +461,11 @@ class Service:
                 running=self.running)
         part, _sep, side = motor.partition(".")
         if part == "lid":
-            if cycle in HOLES_OPEN:
-                return _("hands may be in the hole: the lid is open for the players "
-                         "(cycle {cycle}); close it with a lift key first").format(cycle=cycle)
-            if ctl.lid.state in ("opening", "closing"):
-                return _("the cycle is moving the lid ({state})").format(state=ctl.lid.state)
-            sensor = "lid.upper" if direction == "up" else "lid.lower"
-            if ctl.hal.read(sensor):
-                return _("the lid is already at {sensor}").format(sensor=sensor)
-        elif part in ("disc", "ring"):
+            return self._lid_interlock(direction)
+        if part in ("disc", "ring", "conveyor", "plate") and not self._lid_down():
+            return _("the lid is not at its lower stop (lid.lower not seen): hands may be "
+                     "in the hole; lower the lid with a lift key or jog lid down first")
+        if part in ("disc", "ring"):
             if ctl.build.running:
                 return _("the build is driving the disc and ring (build {state})").format(
                     state=ctl.build.state)
@@ -458,21 +476,48 @@ class Service:
                     n=n, state=ctl.sides[n].state)
         elif part == "plate":
             n = int(side)
-            if ctl.plates[n].state in ("leaving", "returning") or cycle == "raising":
+            if ctl.plates[n].state in ("leaving", "returning") or ctl.cycle.state == "raising":
                 return _("the cycle is raising the walls")
-            if not self.test_mode and cycle in ("play", "dealing", "rolling"):
+            if not self.test_mode and ctl.cycle.state in ("play", "dealing", "rolling"):
                 return _("the walls are in play on the plates; enter test mode first")
-        elif part == "dice" and (ctl.dice.state == "spinning" or cycle == "rolling"):
+        elif part == "dice" and (ctl.dice.state == "spinning" or ctl.cycle.state == "rolling"):
             return _("the dice are rolling")
         return None
+
+    def _lid_interlock(self, direction: str) -> str | None:
+        ctl = self.ctl
+        cycle = ctl.cycle.state
+        if cycle in HOLES_OPEN:
+            return _("hands may be in the hole: the lid is open for the players "
+                     "(cycle {cycle}); close it with a lift key first").format(cycle=cycle)
+        if ctl.lid.state in ("opening", "closing"):
+            return _("the cycle is moving the lid ({state})").format(state=ctl.lid.state)
+        sensor = "lid.upper" if direction == "up" else "lid.lower"
+        if ctl.hal.read(sensor):
+            return _("the lid is already at {sensor}").format(sensor=sensor)
+        if direction == "up" and (ctl.build.running or ctl.build.state == "sweeping"):
+            # An open lid over a turning disc: hands reach moving tiles (motor.lid_open).
+            return _("the build is driving the disc and ring (build {state}): the lid "
+                     "stays down; wait for the ready lamp, or top up with both lift "
+                     "keys").format(state=ctl.build.state)
+        return None
+
+    def _lid_down(self) -> bool:
+        """The lid at its lower stop: its sensor says so, or, with lid.lower degraded
+        (running on a timer), the lid's machine closed it."""
+        ctl = self.ctl
+        if ctl.hal.read("lid.lower"):
+            return True
+        return "lid.lower" in ctl.supervisor.degraded and ctl.lid.state == "closed"
 
     def jog(self, motor: str, direction: str, seconds: float, by: str,
             done: Done | None = None) -> dict[str, Any]:
         """Run one motor for `seconds` (the lid stops at its limit sensor)."""
-        signal = MOTORS.get(motor)
+        motors = jog_motors(self.ctl.geometry)
+        signal = motors.get(motor)
         if signal is None:
             raise NoSuchMechanism(_("no motor {motor!r}; motors: {motors}").format(
-                motor=motor, motors=", ".join(MOTORS)))
+                motor=motor, motors=", ".join(motors)))
         allowed = ("up", "down") if motor == "lid" else ("fwd",)
         if direction not in allowed:
             moves = (_("{motor} moves up or down, not “{direction}”") if motor == "lid"

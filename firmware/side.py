@@ -8,7 +8,7 @@ arrivals closer than the physical minimum gap are one tile counted twice.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
@@ -60,6 +60,11 @@ class SideBuilder(Recoverable):
     @property
     def key(self) -> str:
         return f"head.{self.side}"
+
+    def status(self) -> dict[str, Any]:
+        """This side's builder as the status picture shows it."""
+        return {"state": self.state, "counted": self.counted, "stacked": self.stacked,
+                "target": self.target}
 
     def complete(self, *_: object) -> bool:
         return self.stacked >= self.target

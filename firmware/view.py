@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from firmware import words
 from firmware.controller import Controller
-from firmware.faults import ERROR
 from firmware.i18n import _, join
 from firmware.printable import printable
 
@@ -25,32 +24,29 @@ if TYPE_CHECKING:   # rich comes with the `console` extra; a headless table logs
     from rich.text import Text
 
 STACK_BUILT, STACK_HALF, STACK_EMPTY = "▮", "▪", "·"
-LAMPS = ["lamp.ready", "lamp.building", *[f"lamp.dealer.{n}" for n in range(4)]]
 # Rows the full screen needs besides the side walls; below that the walls fold.
 FIXED_ROWS = 13
 MAX_FAULT_LINES = 3
 
 
 def snapshot(ctl: Controller) -> dict[str, Any]:
-    """Everything the picture needs, copied inside the loop."""
-    active = [f for f in ctl.faults if f.active]
+    """Everything the picture needs, copied inside the loop from the one status."""
+    return snap_from_status(ctl.status())
+
+
+def snap_from_status(status: dict[str, Any]) -> dict[str, Any]:
+    """The picture's snapshot of a status (`Controller.status`, or an API reply)."""
     return {
-        "table": ctl.config.table.id,
-        "t": ctl.clock.now(),
-        "hand": ctl.cycle.number,
-        "state": ctl.cycle.state,
-        "build": ctl.build.state,
-        "lid": ctl.lid.state,
-        "dice": list(ctl.dice.faces),
-        "display": ctl.hal.read("display"),
-        "lamps": {name: bool(ctl.hal.read(name)) for name in LAMPS},
-        "sides": [(s.state, s.stacked, s.target) for s in ctl.sides],
-        "set_in_play": ctl.cycle.set_in_play,
-        "set_building": ctl.cycle.set_building,
-        "held_by": words.mode(ctl.estopped, ctl.service_mode,
-                              any(f.kind.severity == ERROR for f in active)),
-        "faults": [(f.code, f.id, f.where, d["summary"], d["remedy"])
-                   for f in active for d in [f.diagnosis()]],
+        "table": status.get("table", "?"), "t": status.get("t", 0.0),
+        "hand": status.get("cycle", 0), "state": status.get("state", "?"),
+        "build": status.get("build", "?"), "lid": status.get("lid", "?"),
+        "dice": list(status.get("dice", {}).get("faces", [])),
+        "display": status.get("display", ""), "lamps": status.get("lamps", {}),
+        "sides": [(s["state"], s["stacked"], s["target"]) for s in status.get("sides", [])],
+        "set_in_play": status.get("set_in_play"), "set_building": status.get("set_building"),
+        "held_by": status.get("held_by"),
+        "faults": [(f["code"], f["id"], f["where"], f["diagnosis"]["summary"],
+                    f["diagnosis"]["remedy"]) for f in status.get("faults", [])],
     }
 
 

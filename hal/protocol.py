@@ -24,7 +24,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 
-from core.signals import LID_DOWN, LID_OFF, LID_UP, SIDES, Kind, Value, catalogue
+from core.geometry import REFERENCE
+from core.signals import LID_DOWN, LID_OFF, LID_UP, Kind, Value, catalogue
 
 VERSION = 2          # 2: INPUT carries the board's time of the change
 FLAG = 0x7E         # starts and ends every frame
@@ -66,7 +67,9 @@ _PER_SIDE = ("lamp.dealer.{n}", "key.dice.{n}", "motor.side.{n}.conveyor",
              "motor.side.{n}.head", "motor.side.{n}.plate", "side.{n}.full",
              "side.{n}.count", "side.{n}.head_home", "side.{n}.plate_home",
              "side.{n}.face_up", "side.{n}.tile_id")
-CHANNELS: tuple[str, ...] = _GENERAL + tuple(p.format(n=n) for n in SIDES for p in _PER_SIDE)
+# Protocol 1 numbers the channels of the reference four-mouth table.
+CHANNELS: tuple[str, ...] = _GENERAL + tuple(p.format(n=n) for n in REFERENCE.sides
+                                             for p in _PER_SIDE)
 CHANNEL_OF: Mapping[str, int] = {name: i for i, name in enumerate(CHANNELS)}
 _KINDS = {s.name: s.kind for s in catalogue(tile_reader=True, face_up_sensor=True).values()}
 _LID_CODES = {LID_OFF: 0, LID_UP: 1, LID_DOWN: 2}

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import Config, reference_config
+from core.geometry import REFERENCE
 from firmware.faults import CATALOGUE
 from simulator.scenario import AFTER_FAULT, PHASES, ActionSpec, Expect, FaultSpec, Scenario
 from simulator.tiles import set_codes
@@ -36,29 +37,29 @@ CLASSES = ("violations", "stalls", "crashes", "timeouts", "wrong_handoffs",
            "tiles_not_accounted", "wrong_fault")
 FUZZ_PLAY_TIME_S = 20.0     # short hands: many scenarios per second
 WALL_LIMIT_S = 30.0
-SIDES = range(4)
 _SIDE_SENSORS = ("count", "full", "head_home", "plate_home")
 
-# Where each kind of fault can go (simulator/scenario.py KINDS, spelled out).
+# Where each kind of fault can go (simulator/scenario.py KINDS, spelled out), on the
+# reference table the fuzz runs.
 PLACES: dict[str, list[str]] = {
-    "tile_jam": [f"side.{n}.{p}" for n in SIDES for p in ("head", "conveyor")],
-    "weak_magnet_tile": ["set.A", "set.B"],
-    "dead_magnet_tile": ["set.A", "set.B"],
+    "tile_jam": [f"side.{n}.{p}" for n in REFERENCE.sides for p in ("head", "conveyor")],
+    "weak_magnet_tile": [f"set.{s}" for s in REFERENCE.sets],
+    "dead_magnet_tile": [f"set.{s}" for s in REFERENCE.sets],
     "missing_tiles": ["table"],
     "extra_tiles": ["hole"],
     "motor_dead": ["motor.lid", "motor.disc", "motor.ring", "motor.dice",
-                   *[f"motor.side.{n}.{m}" for n in SIDES
+                   *[f"motor.side.{n}.{m}" for n in REFERENCE.sides
                      for m in ("conveyor", "head", "plate")]],
     "motor_slow": ["motor.lid", "motor.disc", "motor.ring",
-                   *[f"motor.side.{n}.{m}" for n in SIDES
+                   *[f"motor.side.{n}.{m}" for n in REFERENCE.sides
                      for m in ("conveyor", "head", "plate")]],
     "sensor_stuck": ["lid.upper", "lid.lower", "dice.spin", "case_open",
-                     *[f"side.{n}.{s}" for n in SIDES for s in _SIDE_SENSORS]],
-    "sensor_dirty": [f"side.{n}.count" for n in SIDES],
+                     *[f"side.{n}.{s}" for n in REFERENCE.sides for s in _SIDE_SENSORS]],
+    "sensor_dirty": [f"side.{n}.count" for n in REFERENCE.sides],
     "sensor_flaky": ["lid.upper", "lid.lower",
-                     *[f"side.{n}.{s}" for n in SIDES for s in _SIDE_SENSORS]],
+                     *[f"side.{n}.{s}" for n in REFERENCE.sides for s in _SIDE_SENSORS]],
     "lid_blocked": ["lid"],
-    "plate_blocked": [f"side.{n}.plate" for n in SIDES],
+    "plate_blocked": [f"side.{n}.plate" for n in REFERENCE.sides],
     "dice_jam": ["dice"],
     "power_cut": ["power"],
     "link_noise": ["link"],

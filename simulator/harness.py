@@ -22,6 +22,7 @@ from typing import Any
 
 from core.clock import Clock
 from core.config import Config
+from core.geometry import Geometry
 from firmware.consumers import attach_consumers
 from firmware.controller import BUILD_SCOPE, ClearRefused, Controller
 from firmware.faults import CATALOGUE, ERROR, Fault
@@ -39,8 +40,12 @@ from simulator.watchdog import StallWatchdog
 # time for a technician to fix what a scenario breaks.
 CYCLE_ALLOWANCE_S = 900.0
 
-BUILD_MOTORS = ("motor.disc", "motor.ring", *[f"motor.side.{n}.{m}" for n in range(4)
-                                              for m in ("conveyor", "head")])
+def build_motors(geometry: Geometry) -> list[str]:
+    """What a build fault must stop: disc, ring, every conveyor and head."""
+    return ["motor.disc", "motor.ring", *[f"motor.side.{n}.{m}" for n in geometry.sides
+                                          for m in ("conveyor", "head")]]
+
+
 # A clear the table refuses is tried again this often, this long apart.
 CLEAR_TRIES, CLEAR_RETRY_S = 3, 1.0
 
@@ -233,7 +238,7 @@ class Harness:
         self.faults.append(fault)
         if CATALOGUE[event["id"]].severity == ERROR:
             self._after_fault()
-            motors = BUILD_MOTORS if event["id"] in BUILD_SCOPE else [
+            motors = build_motors(self.config.geometry) if event["id"] in BUILD_SCOPE else [
                 s.name for s in self.table.signals.values() if s.is_motor]
             # Judged once the stop has reached the table: over the board's link SAFE
             # crosses first; with the link lost, the board's failsafe acts in its limit.
@@ -383,7 +388,7 @@ class Harness:
             table.jam_dice(False)
         elif do == "clear_obstruction":
             table.block_lid(False)
-            for n in range(4):
+            for n in self.config.geometry.sides:
                 table.jam(f"side.{n}.plate", False)
         elif do == "replace_tile":
             for tile in table.tiles:

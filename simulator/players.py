@@ -120,7 +120,7 @@ class SimPlayers:
     def _hand_over(self) -> None:
         self.hands_played += 1
         if self.rng.random() >= self.sim.dealer_keeps:
-            self.dealer = (self.dealer + 1) % 4
+            self.dealer = self.table.geometry.side_after(self.dealer)   # seats are sides
         self._to("want_lift")
         if self.table.values["lamp.ready"]:
             self._ask_lift()

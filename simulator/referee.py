@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.geometry import Geometry
 from core.signals import Value
 from firmware.controller import BUILD_SCOPE
 from firmware.faults import CATALOGUE, ERROR
@@ -37,11 +38,19 @@ from simulator.table import SimTable
 
 RULES = ("motor.lid_open", "wall.lid_open", "wall.not_up", "wall.onto_wall", "handoff.mismatch",
          "build.onto_track", "motor.case_open", "motor.after_stop", "motor.on_at_fault")
-# The motors that move tiles under the lid.
-FEED_MOTORS = frozenset({"motor.disc", "motor.ring",
-                         *[f"motor.side.{n}.conveyor" for n in range(4)]})
 CASE_REACTION_S = 0.05   # one loop turn; the firmware reacts within the instant
-BUILD_MOTORS = frozenset({*FEED_MOTORS, *[f"motor.side.{n}.head" for n in range(4)]})
+
+
+def feed_motors(geometry: Geometry) -> frozenset[str]:
+    """The motors that move tiles under the lid."""
+    return frozenset({"motor.disc", "motor.ring",
+                      *[f"motor.side.{n}.conveyor" for n in geometry.sides]})
+
+
+def build_motors(geometry: Geometry) -> frozenset[str]:
+    """What a build fault stops: the feed and every stacking head."""
+    return frozenset({*feed_motors(geometry),
+                      *[f"motor.side.{n}.head" for n in geometry.sides]})
 
 
 @dataclass
@@ -117,7 +126,7 @@ class Referee:
     def _check_motors(self, turned: str | None) -> None:
         now = self.table.clock.now()
         if not self.lid_closed():
-            for motor in FEED_MOTORS:
+            for motor in feed_motors(self.table.geometry):
                 if self.running(motor):
                     self._breach("motor.lid_open", f"{motor} runs with the lid at "
                                  f"{self.table.lid.position:.0%} of its travel", motor)
@@ -143,8 +152,12 @@ class Referee:
                              f"{len(self.table.walls[n])} stacks still stand", f"onto{n}")
         elif what == "stack.laid":
             track = self.table.sides[n].track
-            # A foreign tile pushed in rides with the set it came with.
-            sets = {t.set_name for stack in track for t in stack} - {"X"}
+            # A stray pushed in with a set rides with it: a foreign tile, or a tile of
+            # the other set forgotten on the table and pushed in at the next hand. Only
+            # the count can tell those (build.extra_tiles); what this rule catches is a
+            # set laid onto another's stacks, judged by the push each tile came with.
+            came_with = self.table.came_with
+            sets = {came_with.get(t.id, t.set_name) for stack in track for t in stack} - {"X"}
             full = self.table.config.table.stacks_per_wall
             if len(sets) > 1 or len(track) > full:
                 self._breach("build.onto_track", f"side {n}: {len(track)} stacks of sets "
@@ -156,7 +169,8 @@ class Referee:
         """Called with every controller event: when to judge, never what."""
         kind = event["kind"]
         if kind == "fault" and CATALOGUE[event["id"]].severity == ERROR:
-            motors = BUILD_MOTORS if event["id"] in BUILD_SCOPE else frozenset(self.motors)
+            motors = (build_motors(self.table.geometry) if event["id"] in BUILD_SCOPE
+                      else frozenset(self.motors))
             self._stop(Stop(event["id"], motors, self.table.clock.now(),
                             str(event.get("where"))))
         elif kind in ("estop", "halted"):

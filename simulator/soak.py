@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from core.geometry import REFERENCE
 from simulator.scenario import ActionSpec, Expect, FaultSpec, Scenario
 
 # (fault fields, [(after_fault, do, where)], faults it may raise besides the expected)
@@ -93,7 +94,7 @@ def random_scenario(cycles: int, every: int, seed: int,
     cycle = 1 + rng.randint(1, every)
     while cycle <= cycles:
         t = rng.choice(templates)
-        fill = {"s": rng.randrange(4), "set": rng.choice("AB")}
+        fill = {"s": rng.randrange(REFERENCE.side_count), "set": rng.choice(REFERENCE.sets)}
         faults.append(FaultSpec(kind=t.kind, where=t.where.format(**fill), cycle=cycle,
                                 phase=t.phase, at_s=t.at_s, **dict(t.fields)))
         for after, do, where in t.actions:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.geometry import REFERENCE
 from rules.tiles import set_composition
 
 
@@ -17,13 +18,13 @@ def set_codes(tiles: int) -> list[str]:
 class Tile:
     id: int
     code: str
-    set_name: str          # "A" or "B": the physical set (back colour)
+    set_name: str          # the physical set (back colour): one of Geometry.sets
     magnet: str = "ok"     # "ok", "weak" (arrives face up), "dead" (never picked)
 
 
-def make_sets(tiles: int) -> list[Tile]:
-    """Two physical sets; ids 0..n-1 are set A, n..2n-1 set B."""
+def make_sets(tiles: int, sets: tuple[str, ...] = REFERENCE.sets) -> list[Tile]:
+    """The physical sets: ids 0..n-1 are the first set, n..2n-1 the next, and so on."""
     codes = set_codes(tiles)
-    return [Tile(i + offset, code, name)
-            for offset, name in ((0, "A"), (tiles, "B"))
+    return [Tile(i + k * tiles, code, name)
+            for k, name in enumerate(sets)
             for i, code in enumerate(codes)]

@@ -117,3 +117,17 @@ def test_accounting_catches_a_tile_in_two_places(config: Config) -> None:
     assert table.tiles_accounted()
     table.on_table.append(table.disc[0])
     assert not table.tiles_accounted()
+
+
+def test_a_top_up_adds_only_tiles_of_the_set_inside() -> None:
+    # First use: set A inside, set B in the players' hands. A top-up (a tile of A went
+    # missing) adds the forgotten A tile, never the players' own set.
+    from core.config import load_config
+    table = SimTable(load_config(), VirtualClock(), seed=5)
+    assert table.set_inside() == "A"
+    forgotten = table.disc.pop()
+    table.on_table.append(forgotten)
+    table.where[forgotten.id] = "table"
+    assert table.push_loose() == 1
+    assert table.where[forgotten.id] == "disc"
+    assert len(table.on_table) == 144 and {t.set_name for t in table.on_table} == {"B"}

@@ -46,7 +46,6 @@ from firmware.faults import Fault
 from firmware.handoff import public_event, public_record
 from firmware.printable import clean, printable
 from firmware.service import NoSuchMechanism, Service, ServiceRefused, mechanism_tests
-from firmware.view import LAMPS
 
 SEND_QUEUE = 512          # messages waiting for one client before it is dropped
 STALL_S = 5.0             # a client that takes no bytes for this long is dropped
@@ -486,11 +485,6 @@ class ApiServer:
         ctl = self.ctl
         status = ctl.status()
         status.update({
-            "t": round(ctl.clock.now(), 3),
-            "table": ctl.config.table.id,
-            "estopped": ctl.estopped,
-            "display": ctl.hal.read("display"),
-            "lamps": {name: bool(ctl.hal.read(name)) for name in LAMPS},
             "service": self.service.status(),
             # Shown before the hand is dealt: players note it and check it later.
             "commitment": ctl.handoff.commitment,
@@ -526,7 +520,7 @@ class ApiServer:
                                               if needs_technician(CLASSES[m])),
                                       "estop (release)", "diagnose (check)"],
                 "tests": [{"number": t.number, "name": t.name, "label": t.label}
-                          for t in mechanism_tests()],
+                          for t in mechanism_tests(self.ctl.geometry)],
                 "event_log_run": self.eventlog.run if self.eventlog else None}
 
     async def _status(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
@@ -589,7 +583,7 @@ class ApiServer:
         name = params.get("mechanism")
         if not isinstance(name, str):
             raise p.ApiError(p.BAD_REQUEST, "test needs a \"mechanism\" (e.g. lid, head.2, all)")
-        expected = len(mechanism_tests()) if name == "all" else 1
+        expected = len(mechanism_tests(self.ctl.geometry)) if name == "all" else 1
         loop = asyncio.get_running_loop()
         finished: asyncio.Future[list[dict[str, Any]]] = loop.create_future()
         results: list[dict[str, Any]] = []

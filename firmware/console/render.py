@@ -13,7 +13,7 @@ from rich.text import Text
 from firmware import words
 from firmware.i18n import N_, _, join
 from firmware.printable import printable
-from firmware.view import lamps_text, picture
+from firmware.view import lamps_text, picture, snap_from_status
 
 # Evidence keys as a technician reads them (the JSON keeps the keys).
 EVIDENCE = {
@@ -83,30 +83,6 @@ def fault_ref(fault: dict[str, Any]) -> str:
     """A fault named in one short phrase."""
     state = "" if fault.get("active", True) else " " + _("(cleared)")
     return words.fault_at(fault["code"], fault["id"], fault["where"]) + state
-
-
-def held_by(status: dict[str, Any]) -> str | None:
-    """E-stop or test mode, when that (not a fault) holds the table stopped."""
-    service = status.get("service", {})
-    error = any(f.get("diagnosis", {}).get("severity") == "E"
-                for f in status.get("faults", []))
-    return words.mode(bool(status.get("estopped")), bool(service.get("test_mode")), error)
-
-
-def snap_from_status(status: dict[str, Any]) -> dict[str, Any]:
-    """The live view's snapshot, rebuilt from an API status reply."""
-    return {
-        "table": status.get("table", "?"), "t": status.get("t", 0.0),
-        "hand": status.get("cycle", 0), "state": status.get("state", "?"),
-        "build": status.get("build", "?"), "lid": status.get("lid", "?"),
-        "dice": list(status.get("dice", {}).get("faces", [])),
-        "display": status.get("display", ""), "lamps": status.get("lamps", {}),
-        "sides": [(s["state"], s["stacked"], s["target"]) for s in status.get("sides", [])],
-        "set_in_play": status.get("set_in_play"), "set_building": status.get("set_building"),
-        "held_by": held_by(status),
-        "faults": [(f["code"], f["id"], f["where"], f["diagnosis"]["summary"],
-                    f["diagnosis"]["remedy"]) for f in status.get("faults", [])],
-    }
 
 
 def table_text(status: dict[str, Any], rows: int | None = None) -> Text:
