@@ -47,7 +47,7 @@ def run(config: Config, speed: float = 1.0, cycles: int | None = None,
 
 async def _run(config: Config, speed: float, cycles: int | None, seed: int | None,
                live: bool, socket: str | None = None, state_dir: str | None = None) -> int:
-    from firmware.api.wiring import attach_api
+    from firmware.api.attach import attach_api
 
     loop = asyncio.get_running_loop()
     clock = RealClock(loop, speed)
@@ -92,7 +92,7 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
         await api.close()
         raise
     try:
-        api.service.power_on()   # ctl.start(), or test mode when both lift keys are held
+        api.maintenance.power_on()   # ctl.start(), or test mode when both lift keys are held
         opened.start_world()
         # Everything built at start-up lives as long as the daemon: keep it out of the
         # collector's way so a full collection stays short (sensor edge latency).

@@ -456,8 +456,8 @@ class Harness:
 
             self.clock.call_later(CLEAR_RETRY_S, again)
             return
-        if ctl.may_rehome() and ctl.needs_rehome():
-            ctl.rehome()
+        if ctl.may_resume() and ctl.needs_resume():
+            ctl.resume_after_fault()
 
     # -- the run --------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from simulator.lockstep import LockstepClock, MeteredPort
 from simulator.table import SimTable
 
 
-class IoboardBench:
+class IoboardWiredTable:
     """Table, board emulator, serial port and ioboard HAL, wired on one lockstep clock."""
 
     def __init__(self, config: Config, seed: int | None = None, *, transport: str = "pty",

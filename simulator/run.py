@@ -28,7 +28,7 @@ from simulator.table import SimTable
 
 
 @dataclass
-class Bench:
+class WiredTable:
     """One simulated table: everything wired, nothing run yet."""
 
     config: Config
@@ -40,14 +40,14 @@ class Bench:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
-def assemble(config: Config, seed: int | None = None) -> Bench:
+def assemble(config: Config, seed: int | None = None) -> WiredTable:
     clock = VirtualClock()
     table = SimTable(config, clock, seed)
     hal = SimHal(table)
     controller = Controller(config, hal, clock)
     attach_consumers(controller)   # the config's rules engine and handoff file
     players = SimPlayers(table, clock, config)
-    return Bench(config, clock, table, hal, controller, players)
+    return WiredTable(config, clock, table, hal, controller, players)
 
 
 def simulate(config: Config, cycles: int, seed: int | None = None,

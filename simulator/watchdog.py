@@ -26,7 +26,7 @@ STALL_BOUND_S = 180.0
 CHECK_EVERY_S = 10.0
 PROGRESS = frozenset({"start", "phase", "build.started", "build.staged", "raising",
                       "walls.committed", "dice.thrown", "handoff", "top_up", "refeed",
-                      "rehome", "resume"})
+                      "resume_after_fault", "resume"})
 PLAYERS_BUSY = frozenset({"playing", "pushing"})
 
 

@@ -14,7 +14,7 @@ from core.geometry import MODELS, REFERENCE, Geometry, Shape
 from core.schema import ConfigError, read_toml
 from core.signals import catalogue
 from firmware.controller import Controller
-from firmware.service import jog_motors, mechanism_tests
+from firmware.maintenance import jog_motors, mechanism_tests
 from tests.conftest import ScriptedHal
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,7 +22,7 @@ from firmware import consumers
 from firmware.consumers import HandoffFile, attach_consumers, handoff_path, installed_engines
 from firmware.controller import Controller
 from rules.engine import BuiltinEngine
-from simulator.run import Bench, assemble, simulate
+from simulator.run import WiredTable, assemble, simulate
 from tests.conftest import CONFIGS, ROOT, ScriptedHal, installed_package, quick
 
 MJTABLE = [sys.executable, "-m", "firmware.cli"]
@@ -32,7 +32,7 @@ def with_rules(config: Config, **changes: Any) -> Config:
     return dataclasses.replace(config, rules=dataclasses.replace(config.rules, **changes))
 
 
-def run_hands(bench: Bench, hands: int) -> None:
+def run_hands(bench: WiredTable, hands: int) -> None:
     """Run the simulated table until `hands` records have been handed off."""
     ctl = bench.controller
     ctl.start()
@@ -41,11 +41,11 @@ def run_hands(bench: Bench, hands: int) -> None:
     assert len(ctl.handoff.records) == hands
 
 
-def events(bench: Bench, kind: str) -> list[dict]:
+def events(bench: WiredTable, kind: str) -> list[dict]:
     return [e for e in bench.events if e["kind"] == kind]
 
 
-def recording(bench: Bench) -> Bench:
+def recording(bench: WiredTable) -> WiredTable:
     bench.controller.subscribers.append(bench.events.append)
     return bench
 
@@ -281,13 +281,13 @@ def test_a_full_disk_stops_the_table_and_the_next_write_repairs_the_file(
     faults = events(bench, "fault")
     assert [(f["id"], f["where"], f["evidence"]["error"]) for f in faults] == [
         ("storage.failed", "handoff", "OSError: No space left on device")]
-    assert ctl.cycle.state == "fault" and not ctl.may_rehome()
+    assert ctl.cycle.state == "fault" and not ctl.may_resume()
     assert all(not v or v == "off" for k, v in
                ((n, ctl.hal.read(n)) for n in ctl.hal.signals) if k.startswith("motor."))
     # Space freed, the technician clears it: the next write repairs the file.
     fault = next(f for f in ctl.faults if f.id == "storage.failed")
     ctl.clear_fault(fault, "li")
-    ctl.rehome()
+    ctl.resume_after_fault()
     bench.clock.run_until(bench.clock.now() + 4000.0,
                           until=lambda: len(ctl.handoff.records) >= 3)
     assert [json.loads(line)["table"]["cycle"] for line in lines_of(path)] == [1, 3]

@@ -158,7 +158,7 @@ def test_a_plate_found_off_home_outside_a_raise_is_not_turned_over_the_stacks(co
                    if name == "motor.side.3.plate")
     # Cleared without a fix: the resume does not turn it either, homing holds again.
     ctl.clear_fault(stuck[0], by="tech")
-    ctl.rehome()
+    ctl.resume_after_fault()
     clock.run_until(clock.now() + 0.2)
     assert hal.values["motor.side.3.plate"] is False
     assert ctl.cycle.state == "fault"

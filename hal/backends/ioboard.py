@@ -22,7 +22,7 @@ from typing import Any
 from core.clock import Clock
 from core.config import Config, IoboardSection
 from core.signals import Signal, Value
-from hal.boardclock import BoardClock
+from hal.boardtime import BoardTime
 from hal.interface import HalError, Listener, OpenedHal
 from hal.link import LinkEnd
 from hal.protocol import (
@@ -108,7 +108,7 @@ class IoBoardHal:
         self._stop = threading.Event()
         self._reader: threading.Thread | None = None
         self._lost = False
-        self._board_clock = BoardClock()
+        self._board_time = BoardTime()
         self._changed_at: dict[str, float] = {}
         self.link = LinkEnd(clock, self._send_bytes, on_message=self._on_message,
                             on_dead=self._on_dead, retransmit_s=self.settings.retransmit_s,
@@ -164,7 +164,7 @@ class IoBoardHal:
                             "reflash the board with the matching firmware", evidence)
         self.heartbeat_limit_s = info.heartbeat_limit_s
         self._check_heartbeat(info.heartbeat_limit_s)
-        self._board_clock.reset()
+        self._board_time.reset()
         for name, value in info.inputs.items():
             if name in self.values:
                 self.values[name] = value
@@ -224,7 +224,7 @@ class IoBoardHal:
             if self.values[name] == value:
                 return
             self.values[name] = value
-            self._changed_at[name] = self._board_clock.at(stamp_ms, self.clock.now())
+            self._changed_at[name] = self._board_time.at(stamp_ms, self.clock.now())
             if self._listener is not None:
                 self._listener(name, value)
         elif msg == Msg.HEARTBEAT:

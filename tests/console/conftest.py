@@ -14,8 +14,8 @@ import pytest
 
 from core.clock import RealClock
 from core.config import load_config
+from firmware.api.attach import Attachment, attach_api
 from firmware.api.auth import Technicians
-from firmware.api.wiring import Attachment, attach_api
 from firmware.controller import Controller
 from hal.backends import open_hal
 
@@ -59,7 +59,7 @@ def start_daemon(state: Path, seed: int = 3) -> tuple[Daemon, Callable[[], None]
         opened = open_hal(config, clock, seed)
         ctl = Controller(config, opened.hal, clock)
         api = await attach_api(ctl, state_dir=state, socket_path=socket)
-        api.service.power_on()
+        api.maintenance.power_on()
         opened.start_world()
         stop = asyncio.Event()
         box.update(daemon=Daemon(socket, state, loop, ctl, api), stop=stop)

@@ -202,9 +202,9 @@ def test_a_heartbeat_slower_than_the_board_allows_is_refused_at_the_handshake(sh
     # The board announces a 0.15 s failsafe; our 0.1 s heartbeat leaves no room for a
     # lost beat, so the daemon would start and then lose the board moments later.
     from hal.interface import HalError
-    from simulator.ioboard_run import IoboardBench
+    from simulator.ioboard_run import IoboardWiredTable
 
-    bench = IoboardBench(short, heartbeat_limit_s=0.15)
+    bench = IoboardWiredTable(short, heartbeat_limit_s=0.15)
     with pytest.raises(HalError) as refused:
         bench.connect()
     bench.close(drain=False)

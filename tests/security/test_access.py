@@ -93,7 +93,7 @@ def test_every_method_has_a_class_or_the_daemon_does_not_start(daemon: Daemon) -
         server = daemon.api.server
         original = access.CLASSES.pop("walls")
         try:
-            Extra(daemon.ctl, server.service, server.technicians, None)
+            Extra(daemon.ctl, server.maintenance, server.technicians, None)
         finally:
             access.CLASSES["walls"] = original
     with pytest.raises(access.Unclassified, match="walls"):

@@ -117,6 +117,6 @@ def test_a_failed_journal_write_is_a_fault_not_a_wedge() -> None:
     saves = journal.saves
     fault = next(f for f in ctl.faults if f.id == "storage.failed")
     ctl.clear_fault(fault, "li")
-    ctl.rehome()
+    ctl.resume_after_fault()
     bench.clock.run_until(bench.clock.now() + 200.0)
     assert journal.saves > saves
