@@ -652,7 +652,7 @@ def test_4_the_walls_are_not_up_while_a_plate_still_turns(rig: Rig) -> None:
     hal.edge("side.1.plate_home", False)    # plate 1 found off home at the resume
     run_for(clock, 0.5)
     ctl.clear_fault(stuck, by="tech")
-    ctl.rehome()
+    ctl.resume_after_fault()
     run_for(clock, 0.01)
     assert ctl.plates[1].state == "returning"
     hal.edge("side.0.plate_home", False)
@@ -673,7 +673,7 @@ def test_4_a_home_sensor_glitch_at_the_resume_sends_no_plate_round(rig: Rig) -> 
     hal.edge("side.1.plate_home", False)    # a glitch, still being told apart
     run_for(clock, 0.02)
     ctl.clear_fault(stuck, by="tech")
-    ctl.rehome()
+    ctl.resume_after_fault()
     hal.edge("side.1.plate_home", True)
     run_for(clock, 0.2)
     assert ctl.plates[1].state == "home" and not hal.values["motor.side.1.plate"]
