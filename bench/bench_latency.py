@@ -42,12 +42,12 @@ import time
 from functools import partial
 from typing import Any
 
-from core.clock import RealClock
-from core.config import Config, load_config
-from core.geometry import REFERENCE
-from core.signals import Value
 from firmware.controller import Controller
 from hal.interface import Listener, drive_safe
+from mjtable_core.clock import RealClock
+from mjtable_core.config import Config, load_config
+from mjtable_core.geometry import REFERENCE
+from mjtable_core.signals import Value
 
 SIDES = REFERENCE.side_count   # the scripted machine is the reference table
 HEAD_TURN_S = 0.1      # the shortest head turn the config allows: most edges per second

@@ -9,12 +9,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from core.config import Config, load_config
-from core.schema import ConfigError
 from firmware import cli_words
 from firmware.faultcard import FORMATS
 from firmware.i18n import LANGUAGES, _, join, language, resolve, set_language
 from hal.interface import HalError
+from mjtable_core.config import Config, load_config
+from mjtable_core.schema import ConfigError
 
 EXIT_CONFIG = 2
 EXIT_INTERRUPTED = 130      # the shell's code for "stopped by Ctrl-C"

@@ -18,8 +18,8 @@ from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from core import plugins
-from core.schema import ConfigError
+from mjtable_core import plugins
+from mjtable_core.schema import ConfigError
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

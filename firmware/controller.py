@@ -13,10 +13,6 @@ from typing import Any
 from transitions import EventData
 from transitions.core import MachineError
 
-from core.clock import Clock, Timer
-from core.config import Config
-from core.geometry import Geometry
-from core.signals import Kind, Value
 from firmware import recovery, words
 from firmware.build import Build
 from firmware.causes import blind_cause
@@ -34,6 +30,10 @@ from firmware.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
 from firmware.side import SideBuilder
 from firmware.supervisor import Supervisor
 from hal.interface import Hal
+from mjtable_core.clock import Clock, Timer
+from mjtable_core.config import Config
+from mjtable_core.geometry import Geometry
+from mjtable_core.signals import Kind, Value
 
 Event = dict[str, Any]
 Subscriber = Callable[[Event], None]

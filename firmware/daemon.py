@@ -14,8 +14,6 @@ import sys
 import time
 from typing import Any
 
-from core.clock import RealClock
-from core.config import Config
 from firmware import statedir
 from firmware.consumers import attach_consumers
 from firmware.controller import Controller
@@ -25,6 +23,8 @@ from firmware.sdnotify import attach_systemd
 from firmware.view import live_view_available, log_line, screen, snapshot
 from hal.backends import open_hal
 from hal.interface import HalError
+from mjtable_core.clock import RealClock
+from mjtable_core.config import Config
 
 REFRESH_S = 0.1
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
-from core import i18n as core_i18n
+from mjtable_core import i18n as core_i18n
 
 DOMAIN = "mjtable"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.signals import LID_DOWN, LID_OFF, LID_UP
 from firmware.machine import attach
+from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

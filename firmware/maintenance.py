@@ -20,12 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.clock import Timer
-from core.geometry import REFERENCE, Geometry
-from core.signals import LID_DOWN, LID_OFF, LID_UP, Value
 from firmware.faults import CATALOGUE, ERROR
 from firmware.i18n import N_, _
 from firmware.owner import Busy, mechanism_of
+from mjtable_core.clock import Timer
+from mjtable_core.geometry import REFERENCE, Geometry
+from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP, Value
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

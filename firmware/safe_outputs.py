@@ -15,10 +15,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.clock import VirtualClock
-from core.config import load_config
-from core.schema import ConfigError
 from hal.interface import HalError
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import load_config
+from mjtable_core.schema import ConfigError
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.signals import Signal, Value
+from mjtable_core.signals import Signal, Value
 
 # (signal name, new value) — the time is the clock's now() when it is delivered.
 Listener = Callable[[str, Value], None]

@@ -13,15 +13,15 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.i18n import N_
-from core.schema import ConfigError, Invalid, load_section, not_allowed, option
+from mjtable_core.i18n import N_
+from mjtable_core.schema import ConfigError, Invalid, load_section, not_allowed, option
 
 from .errors import RulesError
 from .i18n import _
 from .tiles import ALL_CODES, FLOWERS, HONOURS, SET_SIZES, set_composition
 
 if TYPE_CHECKING:
-    from core.config import Config
+    from mjtable_core.config import Config
 
 DEAL_PATTERNS = ("13+jump", "16+1")
 BREAK_WALLS = ("dice", "dealer")
@@ -50,7 +50,7 @@ class Variant:
     reserve: tiles left unplayed at the end of the wall (counted in live_remaining).
     """
 
-    # Each parameter's limits are its override's schema (core.schema); `name` is not one.
+    # Each parameter's limits are its override's schema (mjtable_core.schema); `name` is not one.
     name: str
     tiles: int = option(choices=SET_SIZES)
     stacks_per_wall: int = option(minval=17, maxval=18)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import random
 
-from core.clock import Clock
-from core.config import Config
-from core.signals import Signal, Value
 from hal.interface import Listener, OpenedHal, drive_safe
+from mjtable_core.clock import Clock
+from mjtable_core.config import Config
+from mjtable_core.signals import Signal, Value
 from simulator.players import SimPlayers
 from simulator.table import SimTable
 

@@ -20,15 +20,15 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.clock import Clock
-from core.config import Config
-from core.geometry import Geometry
 from firmware.consumers import attach_consumers
 from firmware.controller import BUILD_SCOPE, ClearRefused, Controller
 from firmware.faults import CATALOGUE, ERROR, Fault
 from firmware.handoff import Consumer
 from firmware.journal import MemoryJournal
 from firmware.recovery import UNTRUSTED_COUNT
+from mjtable_core.clock import Clock
+from mjtable_core.config import Config
+from mjtable_core.geometry import Geometry
 from simulator.players import SimPlayers
 from simulator.referee import Referee
 from simulator.rigs import IoboardRig, SimRig

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import threading
 
-from core.config import Config
 from hal.backends.ioboard import IoBoardHal, LinkError, open_port
 from hal.interface import HalError
 from hal.protocol import VERSION
+from mjtable_core.config import Config
 from simulator.ioboard_emulator import BoardPort, IoBoardEmulator, PtyPort, TcpPort
 from simulator.lockstep import LockstepClock, MeteredPort
 from simulator.table import SimTable

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from core.clock import VirtualClock
+from mjtable_core.clock import VirtualClock
 
 Callback = Callable[[], None]
 STALL_S = 10.0     # wall seconds the link may stay busy before the run is declared stuck

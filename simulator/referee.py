@@ -30,10 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.geometry import Geometry
-from core.signals import Value
 from firmware.controller import BUILD_SCOPE
 from firmware.faults import CATALOGUE, ERROR
+from mjtable_core.geometry import Geometry
+from mjtable_core.signals import Value
 from simulator.table import SimTable
 
 RULES = ("motor.lid_open", "wall.lid_open", "wall.not_up", "wall.onto_wall", "handoff.mismatch",

@@ -15,10 +15,10 @@ import contextlib
 import threading
 from typing import Any
 
-from core.clock import VirtualClock
-from core.config import Config
 from hal.backends.ioboard import IoBoardHal, LinkError, open_port
 from hal.protocol import VERSION
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config
 from simulator.backend import SimHal
 from simulator.scenario import FaultSpec
 from simulator.table import SimTable

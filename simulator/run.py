@@ -13,13 +13,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.clock import VirtualClock
-from core.config import Config
 from firmware.consumers import attach_consumers
 from firmware.controller import Controller
 from firmware.faults import CATALOGUE, ERROR
 from firmware.handoff import Consumer
 from hal.protocol import VERSION
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config
 from simulator.backend import SimHal
 from simulator.harness import Harness
 from simulator.players import SimPlayers

@@ -37,10 +37,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from core.config import reference_config
-from core.i18n import N_
-from core.schema import ConfigError, Invalid, load_section, option, read_toml
 from firmware.faults import CATALOGUE
+from mjtable_core.config import reference_config
+from mjtable_core.i18n import N_
+from mjtable_core.schema import ConfigError, Invalid, load_section, option, read_toml
 
 # The example scenarios are package data (tests/scenarios in the source tree).
 EXAMPLES = "simulator.scenarios"

@@ -28,9 +28,9 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from core.clock import Clock, Timer
-from core.config import Config
-from core.signals import LID_DOWN, LID_UP, Value, motors_off
+from mjtable_core.clock import Clock, Timer
+from mjtable_core.config import Config
+from mjtable_core.signals import LID_DOWN, LID_UP, Value, motors_off
 from simulator.mechanisms import Cam, Travel
 from simulator.tiles import Tile, make_sets
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.geometry import REFERENCE
+from mjtable_core.geometry import REFERENCE
 from rules.tiles import set_composition
 
 

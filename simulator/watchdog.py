@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from core.clock import Clock
-from core.signals import Value
 from firmware.controller import Controller
 from firmware.faults import ERROR
+from mjtable_core.clock import Clock
+from mjtable_core.signals import Value
 from simulator.players import SimPlayers
 from simulator.table import SimTable
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from core.clock import VirtualClock
-from core.config import Config, load_config
-from core.signals import Signal, Value, catalogue, motors_off
 from firmware.controller import Controller
 from hal.interface import Listener, drive_safe
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config, load_config
+from mjtable_core.signals import Signal, Value, catalogue, motors_off
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = {"144": ROOT / "config" / "table.toml", "136": ROOT / "config" / "table-136.toml"}

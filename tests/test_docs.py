@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.signals import catalogue
 from firmware.faults import CATALOGUE
+from mjtable_core.signals import catalogue
 from rules.request import OPTIONAL, REQUIRED
 
 ROOT = Path(__file__).resolve().parent.parent

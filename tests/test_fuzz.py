@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from core.config import load_config, reference_config
 from firmware.cli import main
+from mjtable_core.config import load_config, reference_config
 from simulator.fuzz import (
     CLASSES,
     ConfigRunner,

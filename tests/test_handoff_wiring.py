@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from core.clock import VirtualClock
-from core.config import Config, load_config
-from core.schema import ConfigError
 from firmware import consumers
 from firmware.consumers import HandoffFile, attach_consumers, handoff_path, installed_engines
 from firmware.controller import Controller
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config, load_config
+from mjtable_core.schema import ConfigError
 from rules.engine import BuiltinEngine
 from simulator.run import WiredTable, assemble, simulate
 from tests.conftest import CONFIGS, ROOT, ScriptedHal, installed_package, quick

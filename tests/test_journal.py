@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.clock import VirtualClock
-from core.config import load_config
 from firmware.controller import Controller
 from firmware.journal import FILE_NAME, FileJournal, MemoryJournal
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import load_config
 from simulator.harness import ScopedClock
 from simulator.run import assemble
 from tests.conftest import ScriptedHal, quick

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from core import plugins
-from core.clock import VirtualClock
-from core.config import load_config, parse_config, reference_config
-from core.schema import ConfigError, Invalid, checked, load_section, option, read_toml
 from hal.backends import open_hal
+from mjtable_core import plugins
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import load_config, parse_config, reference_config
+from mjtable_core.schema import ConfigError, Invalid, checked, load_section, option, read_toml
 from simulator.backend import SimHal
 from tests.conftest import ROOT, installed_package
 
@@ -52,7 +52,7 @@ def third_party(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         [mjtable.config_checks]
         venue = mj_extra:check
         """, {"mj_extra": """\
-        from core.schema import ConfigError
+        from mjtable_core.schema import ConfigError
         from hal.interface import OpenedHal
         from simulator.backend import SimHal
         from simulator.table import SimTable

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.clock import VirtualClock
 from firmware.controller import Controller
 from firmware.journal import MemoryJournal
+from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of, run_for
 
 

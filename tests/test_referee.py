@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.clock import VirtualClock
-from core.config import Config, load_config, reference_config
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config, load_config, reference_config
 from simulator.referee import RULES, Referee
 from simulator.table import SimTable
 from simulator.watchdog import STALL_BOUND_S, StallWatchdog

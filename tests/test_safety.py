@@ -6,12 +6,12 @@ reverting the fix locally).
 
 from __future__ import annotations
 
-from core.clock import VirtualClock
-from core.config import load_config
 from firmware.controller import FAULT_HISTORY, ClearRefused, Controller
 from firmware.diagnosis import diagnose
 from firmware.journal import MemoryJournal
 from firmware.maintenance import Maintenance, MaintenanceRefused
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import load_config
 from simulator.harness import ScopedClock
 from simulator.run import assemble
 from tests.conftest import ScriptedHal, events_of, quick, run_for

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from core.config import load_config
+from mjtable_core.config import load_config
 from simulator.harness import Harness
 from simulator.scenario import KINDS, ScenarioError, load_scenario, parse_scenario
 from tests.conftest import ROOT, quick

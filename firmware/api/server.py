@@ -26,7 +26,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from core.signals import Kind
 from firmware import i18n
 from firmware.api import protocol as p
 from firmware.api.access import (
@@ -46,6 +45,7 @@ from firmware.faults import Fault
 from firmware.handoff import public_event, public_record
 from firmware.maintenance import Maintenance, MaintenanceRefused, NoSuchMechanism, mechanism_tests
 from firmware.printable import clean, printable
+from mjtable_core.signals import Kind
 
 SEND_QUEUE = 512          # messages waiting for one client before it is dropped
 STALL_S = 5.0             # a client that takes no bytes for this long is dropped

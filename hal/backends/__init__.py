@@ -10,11 +10,11 @@ anyone knowing.
 
 from __future__ import annotations
 
-from core import plugins
-from core.clock import Clock
-from core.config import Config
 from hal.backends.rpigpio import board_model, is_pi
 from hal.interface import HalError, OpenedHal
+from mjtable_core import plugins
+from mjtable_core.clock import Clock
+from mjtable_core.config import Config
 
 
 def choose_backend(config: Config) -> str:

@@ -19,9 +19,6 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from core.clock import Clock
-from core.config import Config, IoboardSection
-from core.signals import Signal, Value
 from hal.boardtime import BoardTime
 from hal.interface import HalError, Listener, OpenedHal
 from hal.link import LinkEnd
@@ -37,6 +34,9 @@ from hal.protocol import (
     encode_hello,
     encode_signal,
 )
+from mjtable_core.clock import Clock
+from mjtable_core.config import Config, IoboardSection
+from mjtable_core.signals import Signal, Value
 
 OnLinkFault = Callable[[str, dict[str, Any]], None]
 READ_TIMEOUT_S = 0.05       # how often the reader thread looks at its stop flag

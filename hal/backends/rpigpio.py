@@ -4,7 +4,7 @@ Both libraries install as the import name `RPi.GPIO`; it is imported here, lazil
 nowhere else. Off a Pi this backend stops with an error that names the board, the
 library and the fix — it never falls back to the simulator.
 
-Wiring is config (`[pins]`, see core/pins.py). Edge callbacks come from the library's
+Wiring is config (`[pins]`, see mjtable_core/pins.py). Edge callbacks come from the library's
 own thread: they only read the line and post the new value into the loop with
 `clock.post`; the firmware sees the change inside its loop, like every input.
 
@@ -20,12 +20,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from core.clock import Clock
-from core.config import Config
-from core.pins import Pin, PinMap, check_complete
-from core.schema import ConfigError
-from core.signals import LID_DOWN, LID_UP, Kind, Signal, Value
 from hal.interface import HalError, Listener, OpenedHal, drive_safe
+from mjtable_core.clock import Clock
+from mjtable_core.config import Config
+from mjtable_core.pins import Pin, PinMap, check_complete
+from mjtable_core.schema import ConfigError
+from mjtable_core.signals import LID_DOWN, LID_UP, Kind, Signal, Value
 
 MODEL_FILES = (Path("/proc/device-tree/model"), Path("/sys/firmware/devicetree/base/model"))
 BOUNCE_MS = 5        # mechanical keys and reed switches chatter for a few ms

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from core.clock import RealClock
-from core.config import load_config
 from firmware.api.attach import Attachment, attach_api
 from firmware.api.auth import Technicians
 from firmware.controller import Controller
 from hal.backends import open_hal
+from mjtable_core.clock import RealClock
+from mjtable_core.config import load_config
 
 SPEED = 50.0
 TOKEN = "li-token-0123"

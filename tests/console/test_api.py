@@ -7,8 +7,8 @@ import json
 import socket
 import time
 
-from core.signals import catalogue
 from firmware.console.client import ApiClient, ConsoleError
+from mjtable_core.signals import catalogue
 
 from .conftest import TOKEN, Daemon
 

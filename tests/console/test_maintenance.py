@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.config import load_config
 from firmware.maintenance import Maintenance, MaintenanceRefused, mechanism_tests
+from mjtable_core.config import load_config
 from simulator.run import WiredTable, assemble
 
 

@@ -8,12 +8,12 @@ import socket
 
 import pytest
 
-from core.clock import VirtualClock
-from core.config import Config, load_config
 from firmware.cli import main
 from firmware.journal import FILE_NAME as JOURNAL_NAME
 from hal.backends.ioboard import IoBoardHal
 from hal.protocol import VERSION, Decoder, Msg, decode_welcome, encode_heartbeat, encode_hello
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config, load_config
 from simulator.ioboard_emulator import IoBoardEmulator
 from simulator.run import simulate, simulate_ioboard
 from simulator.table import SimTable

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.signals import catalogue
 from hal.protocol import (
     CHANNEL_OF,
     CHANNELS,
@@ -33,6 +32,7 @@ from hal.protocol import (
     encode_signal,
     encode_welcome,
 )
+from mjtable_core.signals import catalogue
 
 
 def test_crc_check_value_is_ccitt_false():

@@ -14,11 +14,11 @@ import types
 
 import pytest
 
-from core.clock import RealClock
-from core.config import load_config
 from firmware.controller import Controller
 from hal.backends.rpigpio import RpiGpioHal, import_gpio
 from hal.interface import HalError
+from mjtable_core.clock import RealClock
+from mjtable_core.config import load_config
 
 from ..conftest import ROOT
 

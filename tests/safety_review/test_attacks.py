@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.clock import VirtualClock
 from firmware.controller import Controller
 from firmware.maintenance import Maintenance, MaintenanceRefused
+from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of, run_for
 from tests.test_machines import fill_all, homed
 
@@ -234,8 +234,8 @@ def test_a_fault_during_the_raise_keeps_the_raise_in_the_journal(rig: Rig) -> No
 
 def test_the_display_leaves_rf_once_the_set_is_refed() -> None:
     # The operator refeeds after a cut mid-build: the display must stop asking for it.
-    from core.config import load_config
     from firmware.journal import MemoryJournal
+    from mjtable_core.config import load_config
     from simulator.harness import ScopedClock
     from simulator.run import assemble
     from tests.conftest import quick

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from core.clock import VirtualClock
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.console.client import ApiClient, ConsoleError
+from mjtable_core.clock import VirtualClock
 from tests.console.conftest import TOKEN, Daemon
 
 from .conftest import login_line, raw, replies

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 import rules
-from core.config import load_config
 from firmware.cli import main
+from mjtable_core.config import load_config
 from rules.chain import read_records, verify_history
 from simulator.run import assemble
 from tests.conftest import quick

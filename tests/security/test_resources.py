@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from core.config import load_config
 from firmware.api import server as api_server
 from firmware.console.client import ApiClient
 from firmware.journal import MemoryJournal
+from mjtable_core.config import load_config
 from simulator.run import assemble
 from tests.console.conftest import Daemon
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.i18n import N_, _
+from mjtable_core.i18n import N_, _
 
 # Items of an array of tables are read as sections named "fault #2".
 _ITEM = re.compile(r"^(.*) #(\d+)$")

@@ -17,8 +17,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.schema import ConfigError, load_section, option
-from core.signals import Kind, Signal, catalogue
+from mjtable_core.schema import ConfigError, load_section, option
+from mjtable_core.signals import Kind, Signal, catalogue
 
 # BCM line numbers RPi.GPIO and rpi-lgpio accept. The 40-pin header carries 0–27;
 # the board check in the rpigpio backend says which lines a given board really has.
@@ -75,7 +75,7 @@ def _parse_one(name: str, raw: Any, file: str) -> Pin:
     signal = _ALL.get(name)
     if signal is None:
         raise ConfigError(file, "pins", name,
-                          "unknown signal (signal names: docs/mechanics.md, core/signals.py)")
+                          "unknown signal (the signal names: docs/mechanics.md)")
     if signal.kind in NOT_ON_GPIO:
         raise ConfigError(file, "pins", name, "the 7-segment display needs a driver chip, "
                           "not a GPIO line; leave it out of [pins]")

@@ -12,11 +12,11 @@ import functools
 import sys
 from importlib.metadata import EntryPoint, entry_points
 
-from core.schema import ConfigError
+from mjtable_core.schema import ConfigError
 
 HAL_BACKENDS = "mjtable.hal_backends"
 RULES_ENGINES = "mjtable.rules_engines"
-# Callables taking the parsed Config; they raise ConfigError (core.schema).
+# Callables taking the parsed Config; they raise ConfigError (mjtable_core.schema).
 CONFIG_CHECKS = "mjtable.config_checks"
 
 WHAT = {HAL_BACKENDS: "HAL backend", RULES_ENGINES: "rules engine",

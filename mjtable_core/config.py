@@ -14,16 +14,24 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from core import plugins
-from core.geometry import MODELS, REFERENCE_MODEL, Geometry
-from core.i18n import _
-from core.pins import PinMap, check_complete, parse_pins
-from core.schema import ConfigError, Invalid, checked, load_section, not_allowed, option, read_toml
-from core.signals import Signal, catalogue
+from mjtable_core import plugins
+from mjtable_core.geometry import MODELS, REFERENCE_MODEL, Geometry
+from mjtable_core.i18n import _
+from mjtable_core.pins import PinMap, check_complete, parse_pins
+from mjtable_core.schema import (
+    ConfigError,
+    Invalid,
+    checked,
+    load_section,
+    not_allowed,
+    option,
+    read_toml,
+)
+from mjtable_core.signals import Signal, catalogue
 
 # The reference configs are package data (config/ in the source tree), so an installed
 # table finds them wherever pip put it.
-REFERENCE_CONFIGS = "core.configs"
+REFERENCE_CONFIGS = "mjtable_core.configs"
 
 
 def reference_config(name: str = "table.toml") -> Path:
@@ -38,7 +46,7 @@ DEFAULT_CONFIG = reference_config()
 class TableSection:
     id: str = option("table-1", doc="name shown to technicians and venues")
     model: str = option(REFERENCE_MODEL, choices=tuple(MODELS),
-                        doc="the table's shape: its mouths and sets (core/geometry.py)")
+                        doc="the table's shape: its mouths and sets (mjtable_core/geometry.py)")
     tiles: int = option(choices=(136, 144), doc="tiles per set (DIP switch on real tables)")
     stacks_per_wall: int = option(choices=(17, 18), doc="stacks per wall: tiles / 8")
     tile_reader: bool = option(False, doc="an RFID/camera reader at each head (side.N.tile_id)")
@@ -225,7 +233,7 @@ class Config:
         return catalogue(self.table.tile_reader, self.table.face_up_sensor, self.geometry)
 
     def check(self) -> None:
-        """The rules that tie sections together (`core.schema.checked` calls it)."""
+        """The rules that tie sections together (`mjtable_core.schema.checked` calls it)."""
         _cross_check(self)
 
 
