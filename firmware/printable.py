@@ -1,8 +1,8 @@
 """Strings from outside made safe for a terminal: the firmware's name for
-core/printable.py (the rules engine's command line uses it too)."""
+mjtable_core/printable.py (the rules engine's command line uses it too)."""
 
 from __future__ import annotations
 
-from core.printable import clean, printable, printable_lines
+from mjtable_core.printable import clean, printable, printable_lines
 
 __all__ = ["clean", "printable", "printable_lines"]

@@ -14,7 +14,7 @@ import json
 import re
 import sys
 
-from core.printable import printable_lines
+from mjtable_core.printable import printable_lines
 
 from .audit import audit
 from .errors import RulesError

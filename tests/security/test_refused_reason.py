@@ -12,8 +12,8 @@ import pytest
 
 import firmware.handoff as handoff_module
 import rules
-from firmware.config import load_config
 from firmware.handoff import public_event
+from mjtable_core.config import load_config
 from simulator.run import assemble
 from tests.conftest import quick
 

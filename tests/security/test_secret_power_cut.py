@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from firmware.cli import main
-from firmware.config import load_config
 from firmware.journal import FileJournal
+from mjtable_core.config import load_config
 from rules.chain import verify_file
 from simulator.harness import Harness
 from simulator.scenario import parse_scenario
