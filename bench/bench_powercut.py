@@ -132,7 +132,8 @@ class Board:
              "--heartbeat-limit", str(LINK_SLACK_S), "--retransmit", str(RETRANSMIT_S),
              "--max-retries", str(MAX_RETRIES),
              "--control", str(self.control)],
-            cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            favoured=True)
         assert self.proc.stdout is not None
         first = self.proc.stdout.readline()
         match = re.search(r"socket://127\.0\.0\.1:\d+", first)
@@ -178,7 +179,8 @@ class Daemon:
             [*cmd, "--state-dir", str(self.state), "run", "--plain", "--config",
              str(self.config), "--socket", str(self.socket), "--speed", str(self.speed)],
             cwd=self.state, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            env={**os.environ, "MJTABLE_LANG": "en"})   # the lines below are read in English
+            env={**os.environ, "MJTABLE_LANG": "en"},   # the lines below are read in English
+            favoured=True)
         self.lines = Lines(self.proc, self.on_line)
 
     def kill(self) -> None:
