@@ -63,6 +63,15 @@ TIMEOUT_FACTOR = 8.0      # head watchdog 0.45 s × 8 = 3.6 s > LINK_SLACK_S
 # up sooner than the other's silence limit turns a slow peer into a lost link.
 RETRANSMIT_S = 0.1
 MAX_RETRIES = 40
+# The emulated table's home switches stay closed for this part of a turn (the model's
+# own 0.05 and 0.04 elsewhere). A table's controller stops a cam within a millisecond
+# or two of its home edge; here the stop crosses two processes on a shared host, and
+# at --speed 5 a 4-8 ms wait for a CPU is 20-40 table-ms: the cam coasts past home
+# (a plate then reads off home, the walls are "not up", the next start refuses to turn
+# it). Wider windows keep what a stop may be late by in table-time, as on a table; the
+# head still takes its tile at 0.3 and the plate raises at 0.5 of the turn.
+HEAD_HOME_WINDOW = 0.2
+PLATE_HOME_WINDOW = 0.3
 # Faults a healthy table on a loaded host may show besides the power cut itself.
 BENIGN = {"power.recovered", "timing.drift", "build.slow"}
 
@@ -131,6 +140,8 @@ class Board:
              "--config", str(config), "--speed", str(speed), "--seed", str(seed),
              "--heartbeat-limit", str(LINK_SLACK_S), "--retransmit", str(RETRANSMIT_S),
              "--max-retries", str(MAX_RETRIES),
+             "--head-home-window", str(HEAD_HOME_WINDOW),
+             "--plate-home-window", str(PLATE_HOME_WINDOW),
              "--control", str(self.control)],
             cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             favoured=True)

@@ -268,3 +268,60 @@ def test_a_set_on_an_input_channel_is_refused_with_an_error_frame(short):
                if f.type == Msg.ERROR]
     assert refused == [(8, "SET lid.upper: an input")]
     board.close()
+
+
+def test_on_the_real_clock_both_ends_read_the_link_in_their_loops(short):
+    # A reader thread hands every frame to the loop: one more wake-up per frame, which
+    # on a loaded host made motor stops arrive after a cam had left home (bench
+    # power cuts at --speed). With a running loop both ends watch the port in it.
+    import asyncio
+    import threading
+
+    from firmware.clock import RealClock
+    from hal.backends.ioboard import open_port
+    from simulator.ioboard_emulator import TcpPort
+
+    ready = threading.Event()
+    side: dict = {}
+
+    def board_thread() -> None:
+        async def serve() -> None:
+            clock = RealClock(asyncio.get_running_loop())
+            table = SimTable(short, clock, seed=1)
+            board = IoBoardEmulator(table, clock, TcpPort(0), heartbeat_limit_s=3.0)
+            board.start(asyncio.get_running_loop())
+            side.update(loop=asyncio.get_running_loop(), table=table, board=board,
+                        stop=asyncio.Event())
+            ready.set()
+            await side["stop"].wait()
+            board.close()
+        asyncio.run(serve())
+
+    thread = threading.Thread(target=board_thread, daemon=True)
+    thread.start()
+    assert ready.wait(10.0)
+    assert side["board"]._reader is None          # the emulator reads in its loop
+
+    async def host() -> list:
+        clock = RealClock(asyncio.get_running_loop())
+        hal = IoBoardHal(short, clock, port=open_port(side["board"].url, 115200))
+        seen: list = []
+        hal.listen(lambda name, value: seen.append((name, value)))
+        hal.connect()
+        try:
+            assert hal._reader is None and hal._watched is not None
+            side["loop"].call_soon_threadsafe(side["table"].press, "key.dice.2")
+            for _ in range(200):
+                if ("key.dice.2", True) in seen:
+                    break
+                await asyncio.sleep(0.01)
+        finally:
+            hal.close()
+        assert hal._watched is None
+        return seen
+
+    try:
+        assert ("key.dice.2", True) in asyncio.run(host())
+    finally:
+        side["loop"].call_soon_threadsafe(side["stop"].set)
+        thread.join(5.0)
