@@ -26,7 +26,6 @@ import socket
 import sys
 import threading
 import tty
-from collections.abc import Callable
 from typing import Any, Protocol
 
 from firmware.clock import Clock, Timer
@@ -147,48 +146,6 @@ class TcpPort(_Metered):
                 self._conn = None
         return self._after_read(data)
 
-    def serve_in(self, loop: asyncio.AbstractEventLoop, on_data: Callable[[bytes], None]) -> None:
-        """Read in `loop` itself (`add_reader`) instead of a reader thread.
-
-        A thread hands each frame to the loop: one more wake-up per frame, which on a
-        loaded host is milliseconds, table-seconds at --speed. `on_data` runs in the
-        loop with whatever arrived."""
-        self._server.setblocking(False)
-        loop.add_reader(self._server.fileno(), self._accept_in, loop, on_data)
-
-    def _accept_in(self, loop: asyncio.AbstractEventLoop,
-                   on_data: Callable[[bytes], None]) -> None:
-        try:
-            conn, _ = self._server.accept()
-        except OSError:
-            return
-        conn.setblocking(False)
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        with self._lock:
-            old, self._conn = self._conn, conn
-        if old is not None:               # one host at a time: the newest wins
-            loop.remove_reader(old.fileno())
-            old.close()
-        loop.add_reader(conn.fileno(), self._recv_in, loop, conn, on_data)
-
-    def _recv_in(self, loop: asyncio.AbstractEventLoop, conn: socket.socket,
-                 on_data: Callable[[bytes], None]) -> None:
-        try:
-            data = conn.recv(4096)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:                      # the host hung up: wait for the next one
-            loop.remove_reader(conn.fileno())
-            with self._lock:
-                if self._conn is conn:
-                    self._conn = None
-            conn.close()
-            return
-        self._before_read()
-        on_data(self._after_read(data))
-
     def write(self, data: bytes) -> None:
         with self._lock:
             conn = self._conn
@@ -241,19 +198,12 @@ class IoBoardEmulator:
     def url(self) -> str:
         return self.port.url
 
-    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
-        """Serve the port: in `loop` when given and the port can (TCP), else a thread."""
-        # As on the host (hal/backends/ioboard.py): a frame must not wait 5 ms for the
-        # GIL while another thread runs, or a cam coasts past home.
-        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
-        serve_in = getattr(self.port, "serve_in", None)
-        if loop is not None and serve_in is not None:
-            # Still through `post`: a frame joins the clock's heap at the time it was
-            # read, after the physics events that came due before it.
-            serve_in(loop, lambda d: self.clock.post(lambda: self._on_bytes(d)))
-            return
+    def start(self) -> None:
         self._reader = threading.Thread(target=self._read_loop, name="ioboard-emulator",
                                         daemon=True)
+        # As on the host (hal/backends/ioboard.py): a frame from the reader thread must
+        # not wait 5 ms for the GIL while the physics runs, or a cam coasts past home.
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
         self._reader.start()
 
     def close(self) -> None:
@@ -417,7 +367,7 @@ async def _serve(args: argparse.Namespace) -> int:
     board = IoBoardEmulator(table, clock, port, heartbeat_limit_s=args.heartbeat_limit,
                             retransmit_s=args.retransmit, max_retries=args.max_retries)
     players = SimPlayers(table, clock, config)
-    board.start(asyncio.get_running_loop())
+    board.start()
     control = None
     if args.control:
         from simulator.board_control import serve

@@ -11,7 +11,6 @@ controller sets to its fault path.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import random
 import socket
@@ -102,7 +101,6 @@ class IoBoardHal:
         self._write_lock = threading.Lock()
         self._stop = threading.Event()
         self._reader: threading.Thread | None = None
-        self._watched: tuple[asyncio.AbstractEventLoop, int] | None = None
         self._lost = False
         self._board_clock = BoardClock()
         self._changed_at: dict[str, float] = {}
@@ -167,55 +165,10 @@ class IoBoardHal:
         self.link.start()
         for frame in early:
             self.clock.post(lambda f=frame: self.link.on_frame(f))
-        # Whoever reads the port (this loop or the reader thread) must not wait 5 ms
-        # for the GIL while another thread (the journal's, the event log's) runs.
-        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
-        if self._watch_in_loop():
-            return
         self._reader = threading.Thread(target=self._read_loop, name="ioboard-reader",
                                         daemon=True)
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
         self._reader.start()
-
-    def _watch_in_loop(self) -> bool:
-        """Read the port in the running loop (`add_reader`) when it has a descriptor.
-
-        A reader thread hands every frame to the loop: one more wake-up per frame, and
-        on a loaded host that is milliseconds — longer than a cam's home window at
-        --speed, so a stop arrived late. Without a running loop (tests driving a
-        virtual clock) or a descriptor, the reader thread does it."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return False
-        sock = getattr(self._port, "_socket", None)      # pyserial's socket://
-        try:
-            fd = sock.fileno() if sock is not None else self._port.fileno()
-        except (AttributeError, OSError, ValueError):
-            return False
-        if not isinstance(fd, int) or fd < 0:
-            return False
-        self._watched = (loop, fd)
-        loop.add_reader(fd, self._readable)
-        return True
-
-    def _readable(self) -> None:
-        data = self._read()
-        if not data:
-            # Readable with nothing to read: the other end is gone. Stop watching (the
-            # board's silence raises link.lost) instead of waking for ever.
-            self._unwatch()
-            return
-        for frame in self._decoder.feed(data):
-            # Still through `post`: the frame joins the clock's heap at the time it
-            # was read, after the timers that came due before it.
-            self.clock.post(lambda f=frame: self.link.on_frame(f))
-
-    def _unwatch(self) -> None:
-        if self._watched is not None:
-            loop, fd = self._watched
-            self._watched = None
-            with contextlib.suppress(Exception):
-                loop.remove_reader(fd)
 
     def _check_heartbeat(self, limit_s: float) -> None:
         """Our heartbeat must beat the board's failsafe with room for one lost beat;
@@ -325,7 +278,6 @@ class IoBoardHal:
         self.safe_state()
         self.link.stop()
         self._stop.set()
-        self._unwatch()
         if self._reader is not None:
             self._reader.join(timeout=1.0)
         with contextlib.suppress(Exception):
