@@ -21,7 +21,7 @@ from firmware.clock import Clock, Timer
 from firmware.config import Config
 from firmware.cycle import Cycle
 from firmware.dice import Dice
-from firmware.faults import CATALOGUE, ERROR, INFO, Fault
+from firmware.faults import CATALOGUE, ERROR, INFO, WARNING, Fault
 from firmware.handoff import Handoff
 from firmware.i18n import _
 from firmware.journal import Journal, MemoryJournal
@@ -366,6 +366,14 @@ class Controller:
         return fault
 
     def _record(self, fault: Fault) -> None:
+        if fault.kind.severity == WARNING:
+            # A warning needs no technician: the newest of a kind at one place carries
+            # it, the older ones become history (counted in fault_counts). A weak tile
+            # never replaced would otherwise keep one active entry per build for ever.
+            for old in self.faults:
+                if old.active and (old.id, old.where, old.side) == (
+                        fault.id, fault.where, fault.side):
+                    old.active = False
         self.faults.append(fault)
         self.fault_counts[fault.id] += 1
         if len(self.faults) > FAULT_HISTORY * 2:

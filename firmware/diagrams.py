@@ -46,13 +46,18 @@ RULES = [
     "  `homed` goes on to `raising` or `dealing`.",
     "- **One owner per mechanism** (`firmware/owner.py`): the cycle, the build, test",
     "  mode, jog and diagnosis checks ask it for the lid, plates, heads, conveyors,",
-    "  disc and dice; a second user is refused with the reason.",
+    "  disc and dice; a second user is refused with the reason. A jog also keeps",
+    "  the physical interlocks: disc, ring, conveyors and plates stay still while the",
+    "  lid is away from its lower stop, and the lid does not open over a running build.",
     "- **Plausibility.** A stop sensor seen sooner than 0.7 of the learned travel after",
     "  a whole motion is a glitch and the machine stays where it is (opening, closing,",
     "  returning); later than k·T is a fault. A lid stop that drops back while the lid",
     "  rests takes `slipped` (drive to that stop again). A missed lid stop is a",
     "  suspect; the lid then travels to the other stop first, and only a full-length",
-    "  travel there declares the sensor failed (a timed stop from then on).",
+    "  travel there at healthy speed (0.8·T to the drift limit T·(1 + margin)) counts",
+    "  as evidence; with `degrade_after` signs the sensor is declared failed (a timed",
+    "  stop from then on). A slow travel back proves nothing: a slow motor stopped",
+    "  short at k·T also comes back slowly.",
 ]
 
 

@@ -304,6 +304,15 @@ class Service:
                 running=self.running))
 
     def _start(self, test: MechanismTest, by: str | None, done: Done | None) -> None:
+        part = test.name.partition(".")[0]
+        if part in ("disc", "conveyor", "plate") and not self._lid_down():
+            # The same interlock as jog: hands may be in the hole, a wall would rise
+            # into it (a lid jogged up in test mode, then a plate test).
+            self._queue = []
+            raise ServiceRefused(_("cannot test {name}: {why}").format(
+                name=test.name, why=_("the lid is not at its lower stop (lid.lower not "
+                                      "seen): hands may be in the hole; lower the lid "
+                                      "with a lift key or jog lid down first")))
         try:
             self.ctl.owner.acquire(SERVICE, [test.name], f"test {test.name}")
         except Busy as exc:
@@ -398,7 +407,8 @@ class Service:
             run.done(result)
         if self._queue and self.test_mode and not self.ctl.estopped:
             nxt = tests_by_name(self.ctl.geometry)[self._queue.pop(0)]
-            self.ctl.clock.post(lambda: self._start(nxt, run.by, run.done))
+            self.ctl.clock.post(lambda: self._panel(lambda: self._start(nxt, run.by,
+                                                                        run.done)))
 
     def _abort(self, why: str) -> None:
         self._queue = []
@@ -436,9 +446,14 @@ class Service:
     # -- jog --------------------------------------------------------------------------
 
     def interlock(self, motor: str, direction: str) -> str | None:
-        """Why `motor` must not move now, or None."""
+        """Why `motor` must not move now, or None.
+
+        A jog is how a technician frees a jam, so a latched fault does not refuse it;
+        what refuses it is what could hurt a hand or the tiles: anything that moves
+        tiles under the lid (disc, ring, belts) or lifts a wall while the lid is away
+        from its lower stop, and a lid opened over a running build.
+        """
         ctl = self.ctl
-        cycle = ctl.cycle.state
         if ctl.estopped:
             return _("the e-stop is active: release it before moving anything")
         if self.running is not None:
@@ -446,15 +461,11 @@ class Service:
                 running=self.running)
         part, _sep, side = motor.partition(".")
         if part == "lid":
-            if cycle in HOLES_OPEN:
-                return _("hands may be in the hole: the lid is open for the players "
-                         "(cycle {cycle}); close it with a lift key first").format(cycle=cycle)
-            if ctl.lid.state in ("opening", "closing"):
-                return _("the cycle is moving the lid ({state})").format(state=ctl.lid.state)
-            sensor = "lid.upper" if direction == "up" else "lid.lower"
-            if ctl.hal.read(sensor):
-                return _("the lid is already at {sensor}").format(sensor=sensor)
-        elif part in ("disc", "ring"):
+            return self._lid_interlock(direction)
+        if part in ("disc", "ring", "conveyor", "plate") and not self._lid_down():
+            return _("the lid is not at its lower stop (lid.lower not seen): hands may be "
+                     "in the hole; lower the lid with a lift key or jog lid down first")
+        if part in ("disc", "ring"):
             if ctl.build.running:
                 return _("the build is driving the disc and ring (build {state})").format(
                     state=ctl.build.state)
@@ -465,13 +476,39 @@ class Service:
                     n=n, state=ctl.sides[n].state)
         elif part == "plate":
             n = int(side)
-            if ctl.plates[n].state in ("leaving", "returning") or cycle == "raising":
+            if ctl.plates[n].state in ("leaving", "returning") or ctl.cycle.state == "raising":
                 return _("the cycle is raising the walls")
-            if not self.test_mode and cycle in ("play", "dealing", "rolling"):
+            if not self.test_mode and ctl.cycle.state in ("play", "dealing", "rolling"):
                 return _("the walls are in play on the plates; enter test mode first")
-        elif part == "dice" and (ctl.dice.state == "spinning" or cycle == "rolling"):
+        elif part == "dice" and (ctl.dice.state == "spinning" or ctl.cycle.state == "rolling"):
             return _("the dice are rolling")
         return None
+
+    def _lid_interlock(self, direction: str) -> str | None:
+        ctl = self.ctl
+        cycle = ctl.cycle.state
+        if cycle in HOLES_OPEN:
+            return _("hands may be in the hole: the lid is open for the players "
+                     "(cycle {cycle}); close it with a lift key first").format(cycle=cycle)
+        if ctl.lid.state in ("opening", "closing"):
+            return _("the cycle is moving the lid ({state})").format(state=ctl.lid.state)
+        sensor = "lid.upper" if direction == "up" else "lid.lower"
+        if ctl.hal.read(sensor):
+            return _("the lid is already at {sensor}").format(sensor=sensor)
+        if direction == "up" and (ctl.build.running or ctl.build.state == "sweeping"):
+            # An open lid over a turning disc: hands reach moving tiles (motor.lid_open).
+            return _("the build is driving the disc and ring (build {state}): the lid "
+                     "stays down; wait for the ready lamp, or top up with both lift "
+                     "keys").format(state=ctl.build.state)
+        return None
+
+    def _lid_down(self) -> bool:
+        """The lid at its lower stop: its sensor says so, or, with lid.lower degraded
+        (running on a timer), the lid's machine closed it."""
+        ctl = self.ctl
+        if ctl.hal.read("lid.lower"):
+            return True
+        return "lid.lower" in ctl.supervisor.degraded and ctl.lid.state == "closed"
 
     def jog(self, motor: str, direction: str, seconds: float, by: str,
             done: Done | None = None) -> dict[str, Any]:

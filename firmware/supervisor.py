@@ -13,8 +13,9 @@ A stop sensor missed while its mechanism evidently moved (the sensor it left did
 change) is only a suspect: an obstruction looks the same. It is judged failed only on
 evidence that the mechanism really reached that stop — the next travel from between
 the stops to the opposite one takes at least FULL_TRAVEL of its learned time (a lid
-stopped 40 % short comes back in 40 % of it), counting with the misses to
-`[timing] degrade_after` signs. Then the motion stops on a timer at T
+stopped 40 % short comes back in 40 % of it) and no more than the drift limit
+T·(1 + margin) (a slow motor stopped short at k·T also comes back slowly: no evidence),
+counting with the misses to `[timing] degrade_after` signs. Then the motion stops on a timer at T
 and `sensor.degraded` warns, so the table stays playable until the sensor is
 replaced; clearing that warning (or replacing the part) believes the sensor again.
 Cam sensors (heads, plates) have no opposite travel to give that evidence: a missed
@@ -171,11 +172,26 @@ class Supervisor:
             self._record(mechanism, took)
 
     def _judge(self, mechanism: str, suspect: str, took: float) -> None:
-        """A travel from between the stops ended: was the suspect's stop really reached?"""
+        """A travel from between the stops ended: was the suspect's stop really reached?
+
+        Only a travel back at the mechanism's healthy speed measures the distance: one
+        between FULL_TRAVEL·T and the drift limit T·(1 + margin) covered the whole
+        travel, so the stop was reached unseen. A shorter one was stopped short (an
+        obstruction). A slower one proves nothing: a slow motor stopped at k·T short
+        of the stop also comes back slowly, and believing it would run the lid on a
+        timer that leaves it part open.
+        """
         self.suspects.discard(suspect)
         learned = self.learned(mechanism)
         evidence = {"sensor": suspect, "travel": mechanism, "took_s": round(took, 3),
-                    "learned_s": round(learned, 3), "full_travel": FULL_TRAVEL}
+                    "learned_s": round(learned, 3), "full_travel": FULL_TRAVEL,
+                    "limit_s": round(learned * (1 + self.margin), 3)}
+        if took > learned * (1 + self.margin):
+            self.misses.pop(suspect, None)
+            self.ctl.emit("sensor.trusted", **evidence,
+                          why="the travel back was slow: the motor is slow, which is no "
+                              "evidence that the stop was reached")
+            return
         signs = self.misses.get(suspect, 0) + 1     # the misses, and this travel back
         if took >= FULL_TRAVEL * learned and signs < self.ctl.timing.degrade_after:
             self.suspects.add(suspect)      # not enough signs yet: it stays a suspect

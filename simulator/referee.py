@@ -152,8 +152,12 @@ class Referee:
                              f"{len(self.table.walls[n])} stacks still stand", f"onto{n}")
         elif what == "stack.laid":
             track = self.table.sides[n].track
-            # A foreign tile pushed in rides with the set it came with.
-            sets = {t.set_name for stack in track for t in stack} - {"X"}
+            # A stray pushed in with a set rides with it: a foreign tile, or a tile of
+            # the other set forgotten on the table and pushed in at the next hand. Only
+            # the count can tell those (build.extra_tiles); what this rule catches is a
+            # set laid onto another's stacks, judged by the push each tile came with.
+            came_with = self.table.came_with
+            sets = {came_with.get(t.id, t.set_name) for stack in track for t in stack} - {"X"}
             full = self.table.config.table.stacks_per_wall
             if len(sets) > 1 or len(track) > full:
                 self._breach("build.onto_track", f"side {n}: {len(track)} stacks of sets "

@@ -24,7 +24,7 @@ stuck and dirty sensors, dead, slow and jammed mechanisms, magnets, obstructions
 from __future__ import annotations
 
 import random
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -100,6 +100,10 @@ class SimTable:
         self.geometry = geometry = config.geometry
         self.tiles = make_sets(config.table.tiles, geometry.sets)
         self.where: dict[int, str] = {}
+        # The set each tile went into the hole with (a tile of the other set forgotten
+        # on the table rides in with the next set): a stray, like a foreign tile, that
+        # only the count can tell (build.extra_tiles), not a second set on a track.
+        self.came_with: dict[int, str] = {t.id: t.set_name for t in self.tiles}
         self.disc: list[Tile] = []
         self.on_table: list[Tile] = []            # loose, in the players' hands
         self.walls: list[list[tuple[Tile, Tile]]] = [[] for _ in geometry.sides]  # risen walls
@@ -159,22 +163,44 @@ class SimTable:
         self.on_table = left
         for tile in left:
             self.where[tile.id] = "table"
+        batch = Counter(t.set_name for t in pushed if t.set_name != "X").most_common(1)
         for tile in pushed:
             self._to_disc(tile)
+        if batch:
+            # Tiles left on the disc by the last build (extras its sweep did not
+            # reach) are mixed into this set there: strays of it from now on.
+            for tile in self.disc:
+                if self.came_with.get(tile.id) != "X":
+                    self.came_with[tile.id] = batch[0][0]
         return left
 
     def push_loose(self) -> int:
-        """Players push the loose tiles on the table (not the walls) into the hole."""
-        loose, self.on_table = self.on_table, []
+        """Players top up: they push the loose tiles of the set inside the table (its
+        back colour) into the hole; tiles of the other set stay where they are (at
+        first use that is the whole set in their hands, not a forgotten tile)."""
+        inside = self.set_inside()
+        loose = [t for t in self.on_table if t.set_name == inside]
+        self.on_table = [t for t in self.on_table if t.set_name != inside]
         for tile in loose:
             self._to_disc(tile)
         return len(loose)
+
+    def set_inside(self) -> str | None:
+        """The set whose tiles are inside the table (disc, belts, heads, tracks): the
+        colour players see through the open hole. Foreign tiles do not count."""
+        places = self.where
+        inside = Counter(t.set_name for t in self.tiles
+                         if places.get(t.id) not in (None, "table")
+                         and not str(places.get(t.id)).startswith("wall."))
+        inside.pop("X", None)
+        return inside.most_common(1)[0][0] if inside else None
 
     def add_foreign_tiles(self, count: int) -> list[Tile]:
         """Tiles of another set pushed in with this one."""
         foreign = [Tile(len(self.tiles) + i, self.rng.choice(self.tiles).code, "X")
                    for i in range(count)]
         self.tiles.extend(foreign)
+        self.came_with.update((t.id, "X") for t in foreign)
         for tile in foreign:
             self._to_disc(tile)
         return foreign

@@ -357,3 +357,44 @@ def test_a_run_that_ends_neither_done_nor_held_is_a_stall() -> None:
     report = harness.run()
     assert len(report["stalls"]) == 1, report["problems"]
     assert "stalls" in classify(scenario, report)
+
+
+def lay(table: SimTable, n: int, *stacks: tuple) -> None:
+    """Stacks laid onto track `n`, as the head reports them to the referee."""
+    for stack in stacks:
+        table.sides[n].track.append(stack)
+        for happening in table.happenings:
+            happening("stack.laid", n)
+
+
+def test_a_tile_of_the_other_set_pushed_in_with_a_set_is_a_stray() -> None:
+    # A tile of set A forgotten on the table goes into the hole with set B at the next
+    # push: the table cannot see its colour, only the count can (build.extra_tiles).
+    _, table, referee = bench()
+    stray = next(t for t in table.disc if t.set_name == "A")
+    table.disc.remove(stray)
+    table.on_table.append(stray)
+    table.where[stray.id] = "table"
+    pushed = list(table.on_table)
+    table.push_into_hole()
+    b_tiles = [t for t in pushed if t.set_name == "B"]
+    assert table.came_with[stray.id] == "B"
+    lay(table, 0, (b_tiles[0], stray), (b_tiles[1], b_tiles[2]))
+    assert rules(referee) == []
+
+
+def test_a_set_pushed_in_and_laid_onto_another_sets_wall_is_caught() -> None:
+    # The rule the strays must not weaken: set B's wall did not rise, set A is pushed
+    # in and its stacks are laid onto B's on the same track.
+    _, table, referee = bench()
+    a_tiles, table.disc[:] = list(table.disc), []
+    table.on_table = a_tiles
+    b_tiles = [t for t in table.tiles if t.set_name == "B"]
+    table.sides[0].track.append((b_tiles[0], b_tiles[1]))
+    for tile in (b_tiles[0], b_tiles[1]):
+        table.where[tile.id] = "track.0"
+    table.push_into_hole()
+    assert table.came_with[a_tiles[0].id] == "A"
+    assert table.came_with[b_tiles[0].id] == "B"    # on the track, not in the push
+    lay(table, 0, (a_tiles[0], a_tiles[1]))
+    assert rules(referee) == ["build.onto_track"]

@@ -135,3 +135,17 @@ def test_a_wider_home_window_absorbs_a_late_stop(config: Config) -> None:
         assert table.values["side.1.plate_home"] is home_after_late_stop
     with pytest.raises(ValueError, match="before the head takes a tile"):
         SimTable(config, VirtualClock(), seed=1, head_home_window=0.3)
+
+
+def test_a_top_up_adds_only_tiles_of_the_set_inside() -> None:
+    # First use: set A inside, set B in the players' hands. A top-up (a tile of A went
+    # missing) adds the forgotten A tile, never the players' own set.
+    from firmware.config import load_config
+    table = SimTable(load_config(), VirtualClock(), seed=5)
+    assert table.set_inside() == "A"
+    forgotten = table.disc.pop()
+    table.on_table.append(forgotten)
+    table.where[forgotten.id] = "table"
+    assert table.push_loose() == 1
+    assert table.where[forgotten.id] == "disc"
+    assert len(table.on_table) == 144 and {t.set_name for t in table.on_table} == {"B"}

@@ -116,3 +116,28 @@ def test_jog_lid_stops_at_its_limit_sensor() -> None:
     assert done[0]["stopped"] == "reached lid.upper"
     assert done[0]["ran_s"] < 5.0 and bench.hal.read("motor.lid") == "off"
     assert bench.hal.read("lid.upper")
+
+
+def test_with_the_lid_jogged_up_in_test_mode_nothing_under_it_moves() -> None:
+    # The jog interlocks hold for self-tests too: a technician jogs the lid up in test
+    # mode, then asks for a plate or the disc test: hands may be in the hole.
+    bench, service, _events = table()
+    ctl = bench.controller
+    service.power_on()
+    run_until(bench, lambda: ctl.build.state == "staged")
+    service.enter("li")
+    done: list[dict] = []
+    service.jog("lid", "up", 5.0, "li", done.append)
+    run_until(bench, lambda: bool(done), 10)
+    for name in ("plate.2", "disc", "conveyor.1"):
+        with pytest.raises(ServiceRefused, match="lid is not at its lower stop"):
+            service.test(name, "li")
+    with pytest.raises(ServiceRefused, match="lid is not at its lower stop"):
+        service.jog("plate.2", "fwd", 1.0, "li")
+    assert bench.hal.read("motor.side.2.plate") is False
+    assert bench.hal.read("motor.disc") is False
+    service.test("lid", "li")                       # the lid test ends at its lower stop
+    run_until(bench, lambda: service.running is None, 20)
+    service.test("plate.2", "li")
+    run_until(bench, lambda: service.running is None, 20)
+    assert service.results["plate.2"]["result"] == "P"

@@ -52,9 +52,6 @@ def test_jog_of_the_lid_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     assert why is not None and "hands may be in the hole" in why
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: jog of the disc/ring is not refused while "
-                   "the hole is open (interlock only checks build.running); the disc turns "
-                   "with the lid at its upper stop (referee rule motor.lid_open)")
 def test_jog_of_the_disc_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     ctl, hal, _clock = rig
     hole_open(rig)
@@ -63,9 +60,6 @@ def test_jog_of_the_disc_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     assert hal.values["motor.disc"] is False
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: jog of a plate is not refused while the "
-                   "hole is open outside test mode (interlock only refuses play/dealing/"
-                   "rolling); a wall is lifted into the open hole (referee wall.lid_open)")
 def test_jog_of_a_plate_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     ctl, hal, _clock = rig
     hole_open(rig)
@@ -74,8 +68,6 @@ def test_jog_of_a_plate_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     assert hal.values["motor.side.2.plate"] is False
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: jog of a conveyor is not refused while "
-                   "the hole is open (only a side feeding/stacking refuses it)")
 def test_jog_of_a_conveyor_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     # The conveyors are one of the motors docs/faults.md's referee forbids with the lid
     # away from its lower stop (motor.lid_open).
@@ -83,6 +75,23 @@ def test_jog_of_a_conveyor_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     hole_open(rig)
     why = jog_refused(Service(ctl), "conveyor.1")
     assert why is not None, "a conveyor ran with the hole open"
+
+
+def test_a_latched_fault_does_not_refuse_the_jog_that_frees_the_jam(rig: Rig) -> None:
+    # The interlocks must not lock the technician out: with the lid down, a head jam
+    # latched and its side stopped, the head and that side's belt may be jogged.
+    ctl, hal, clock = rig
+    homed(rig)
+    run_for(clock, 1.0)
+    ctl.fault("head.jam", "side.2.head", 2, {})
+    assert hal.values["motor.side.2.head"] is False and hal.values["motor.disc"] is False
+    service = Service(ctl)
+    service.jog("head.2", "fwd", 0.5, by="tech")
+    assert hal.values["motor.side.2.head"] is True
+    run_for(clock, 0.6)
+    assert hal.values["motor.side.2.head"] is False
+    service.jog("conveyor.2", "fwd", 0.5, by="tech")
+    assert hal.values["motor.side.2.conveyor"] is True
 
 
 # -- e-stop and test mode ------------------------------------------------------------------
@@ -271,9 +280,6 @@ def test_a_diagnosis_lid_check_never_opens_the_lid_over_a_running_build(rig: Rig
         rig, lambda ctl: diagnose(ctl, "lid_not_lowering", lambda _r: None))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: jog lid up is not refused while the build "
-                   "drives the disc (the lid interlock checks only an open hole and a moving "
-                   "lid): motor.lid_open")
 def test_jog_lid_up_is_refused_over_a_running_build(rig: Rig) -> None:
     assert not lid_opened_while_building(
         rig, lambda ctl: Service(ctl).jog("lid", "up", 2.0, by="tech"))
@@ -281,11 +287,6 @@ def test_jog_lid_up_is_refused_over_a_running_build(rig: Rig) -> None:
 
 # -- bounded history -------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="issue 11: a warning stays active until a technician "
-                   "clears it, and every active fault is kept: a weak tile never replaced "
-                   "(W60 each build) grows Controller.faults, the journal and status() "
-                   "without bound (test_10 in tests/test_safety.py marks them inactive by "
-                   "hand, which no code path does)")
 def test_warnings_nobody_clears_do_not_grow_the_history(rig: Rig) -> None:
     from firmware.controller import FAULT_HISTORY
     ctl, _hal, _clock = rig
@@ -299,11 +300,6 @@ def test_warnings_nobody_clears_do_not_grow_the_history(rig: Rig) -> None:
 
 # -- degraded only on evidence -----------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="issue 11: a travel back that takes 1.7 x the learned "
-                   "time (a slow motor, not a dead stop sensor) is taken as the evidence "
-                   "that the lid reached its upper stop unseen: lid.upper is declared "
-                   "degraded and the lid then opens on a timer, part way (see the review "
-                   "scenarios lid_slow_degraded_*)")
 def test_a_slow_travel_back_is_no_evidence_of_a_dead_stop_sensor(rig: Rig) -> None:
     ctl, hal, clock = rig
     homed(rig)

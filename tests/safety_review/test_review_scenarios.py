@@ -22,23 +22,6 @@ from tests.conftest import ROOT
 REVIEW = sorted((ROOT / "tests" / "scenarios" / "review").glob("*.toml"))
 # stem -> what is still wrong (issue 11).
 KNOWN_BROKEN: dict[str, str] = {
-    "lid_slow_degraded_onto_wall": (
-        "issue 11: a slow lid motor stopped by lid.not_rising is taken for a dead "
-        "lid.upper (the travel back takes >= 0.8 T because the lid is slow, not because "
-        "it reached the stop); the timed stop then leaves the lid part open and the next "
-        "walls rise onto the last hand's (wall.onto_wall)"),
-    "fuzz_4242_dead_magnet_top_up_mixed_sets": (
-        "issue 11: after a top-up for a dead-magnet tile, stacks of two sets on one track "
-        "(build.onto_track), then build.extra_tiles in the sweep"),
-    "fuzz_4242_extra_and_forgotten_mixed_sets": (
-        "issue 11: extra tiles plus forgotten tiles: stacks of two sets laid on one track "
-        "(build.onto_track) long before the sweep's build.extra_tiles"),
-    "fuzz_99999_extra_and_forgotten_mixed_sets": (
-        "issue 11: extra tiles plus forgotten tiles: stacks of two sets laid on one track "
-        "(build.onto_track) before the sweep's build.extra_tiles"),
-    "lid_slow_degraded_walls_rise_lid_open": (
-        "issue 11: a slow lid taken for a dead lid.lower (W91); the timed close stops at "
-        "51 % and the walls rise with the lid half open (wall.lid_open)"),
 }
 
 
