@@ -66,10 +66,11 @@ MAX_RETRIES = 40
 # The emulated table's home switches stay closed for this part of a turn (the model's
 # own 0.05 and 0.04 elsewhere). A table's controller stops a cam within a millisecond
 # or two of its home edge; here the stop crosses two processes on a shared host, and
-# at --speed 5 a 4-8 ms wait for a CPU is 20-40 table-ms: the cam coasts past home
-# (a plate then reads off home, the walls are "not up", the next start refuses to turn
-# it). Wider windows keep what a stop may be late by in table-time, as on a table; the
-# head still takes its tile at 0.3 and the plate raises at 0.5 of the turn.
+# at --speed 5 every wall-ms of waiting for a CPU is 5 table-ms. With the model's
+# windows a plate's stop had 8 wall-ms after its confirmation, a head's 4.5: late
+# stops let cams coast past home (a plate then reads off home, the walls are "not
+# up", the next start refuses to turn it). These give 138 and 18 wall-ms; the head
+# still takes its tile at 0.3 of its turn and the plate raises its wall at 0.5.
 HEAD_HOME_WINDOW = 0.2
 PLATE_HOME_WINDOW = 0.3
 # Faults a healthy table on a loaded host may show besides the power cut itself.
