@@ -45,9 +45,9 @@ from typing import Any
 from bench import children
 from firmware import statedir
 from firmware.api.auth import Technicians
-from firmware.config import DEFAULT_CONFIG
 from firmware.console.client import ApiClient, ConsoleError
 from firmware.journal import FILE_NAME as JOURNAL_NAME
+from mjtable_core.config import DEFAULT_CONFIG
 
 # Targets in the order the cycle reaches them after a handoff, so no cycle is wasted.
 PHASES = ("play", "lid_up", "lid_down", "raise", "build", "dice")

@@ -28,7 +28,6 @@ import threading
 import tty
 from typing import Any, Protocol
 
-from firmware.clock import Clock, Timer
 from hal.backends.ioboard import GIL_SWITCH_S
 from hal.link import LinkEnd
 from hal.protocol import (
@@ -42,7 +41,8 @@ from hal.protocol import (
     encode_input,
     encode_welcome,
 )
-from hal.signals import Value
+from mjtable_core.clock import Clock, Timer
+from mjtable_core.signals import Value
 from simulator.lockstep import Meter
 from simulator.table import HEAD_LEAVE_HOME_AT, PLATE_LEAVE_HOME_AT, SimTable
 
@@ -355,8 +355,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from firmware.clock import RealClock
-    from firmware.config import load_config
+    from mjtable_core.clock import RealClock
+    from mjtable_core.config import load_config
     from simulator.players import SimPlayers
 
     config = load_config(args.config)

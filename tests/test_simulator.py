@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from firmware.clock import VirtualClock
-from firmware.config import Config
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config
 from simulator.mechanisms import Cam, Travel
 from simulator.table import SimTable
 from simulator.tiles import make_sets, set_codes
@@ -140,7 +140,7 @@ def test_a_wider_home_window_absorbs_a_late_stop(config: Config) -> None:
 def test_a_top_up_adds_only_tiles_of_the_set_inside() -> None:
     # First use: set A inside, set B in the players' hands. A top-up (a tile of A went
     # missing) adds the forgotten A tile, never the players' own set.
-    from firmware.config import load_config
+    from mjtable_core.config import load_config
     table = SimTable(load_config(), VirtualClock(), seed=5)
     assert table.set_inside() == "A"
     forgotten = table.disc.pop()
