@@ -44,7 +44,7 @@ from hal.protocol import (
 from mjtable_core.clock import Clock, Timer
 from mjtable_core.signals import Value
 from simulator.lockstep import Meter
-from simulator.table import SimTable
+from simulator.table import HEAD_LEAVE_HOME_AT, PLATE_LEAVE_HOME_AT, SimTable
 
 READ_TIMEOUT_S = 0.05
 
@@ -342,6 +342,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="resend frames the host has not acknowledged after this long")
     parser.add_argument("--max-retries", type=int, default=15, metavar="N",
                         help="failsafe after this many resends without an acknowledgement")
+    parser.add_argument("--head-home-window", type=float, default=HEAD_LEAVE_HOME_AT,
+                        metavar="FRACTION", help="part of a head's turn its home switch "
+                        "stays closed (a rig at --speed on a busy host widens it)")
+    parser.add_argument("--plate-home-window", type=float, default=PLATE_LEAVE_HOME_AT,
+                        metavar="FRACTION", help="the same for a wall lift plate")
     parser.add_argument("--control", metavar="PATH",
                         help="Unix socket for test harnesses: physical walls, refeed "
                              "(simulator/board_control.py)")
@@ -356,7 +361,8 @@ async def _serve(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     clock = RealClock(asyncio.get_running_loop(), args.speed)
-    table = SimTable(config, clock, args.seed)
+    table = SimTable(config, clock, args.seed, head_home_window=args.head_home_window,
+                     plate_home_window=args.plate_home_window)
     port: BoardPort = PtyPort() if args.pty else TcpPort(args.listen)
     board = IoBoardEmulator(table, clock, port, heartbeat_limit_s=args.heartbeat_limit,
                             retransmit_s=args.retransmit, max_retries=args.max_retries)

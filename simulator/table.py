@@ -68,7 +68,16 @@ class DirtySensor:
 
 
 class SimTable:
-    def __init__(self, config: Config, clock: Clock, seed: int | None = None) -> None:
+    def __init__(self, config: Config, clock: Clock, seed: int | None = None, *,
+                 head_home_window: float = HEAD_LEAVE_HOME_AT,
+                 plate_home_window: float = PLATE_LEAVE_HOME_AT) -> None:
+        """`*_home_window`: the part of a cam's turn its home switch stays closed. A
+        rig on the real clock at --speed widens them (simulator/ioboard_emulator.py):
+        there a host's round trip is table-time too, and a stop arriving after the
+        window is a cam coasting past home, which a table's own controller never sees."""
+        if not 0 < head_home_window < HEAD_TAKE_AT or not 0 < plate_home_window < PLATE_RAISE_AT:
+            raise ValueError(f"home windows must end before the head takes a tile "
+                             f"({HEAD_TAKE_AT}) and the plate raises its wall ({PLATE_RAISE_AT})")
         self.config = config
         self.sim = config.simulator
         self.clock = clock
@@ -109,12 +118,12 @@ class SimTable:
         jitter = self.sim.timing_jitter
         for side in self.sides:
             side.head = Cam(clock, self.sim.head_turn_s,
-                            [(HEAD_LEAVE_HOME_AT, lambda s=side: self._head_left(s)),
+                            [(head_home_window, lambda s=side: self._head_left(s)),
                              (HEAD_TAKE_AT, lambda s=side: self._head_take(s))],
                             lambda s=side: self._set(f"side.{s.n}.head_home", True),
                             jitter, self.noise)
             side.plate = Cam(clock, self.sim.plate_turn_s,
-                             [(PLATE_LEAVE_HOME_AT,
+                             [(plate_home_window,
                                lambda s=side: self._set(f"side.{s.n}.plate_home", False)),
                               (PLATE_RAISE_AT, lambda s=side: self._raise_wall(s))],
                              lambda s=side: self._set(f"side.{s.n}.plate_home", True),

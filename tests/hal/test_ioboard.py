@@ -267,3 +267,4 @@ def test_a_set_on_an_input_channel_is_refused_with_an_error_frame(short):
                if f.type == Msg.ERROR]
     assert refused == [(8, "SET lid.upper: an input")]
     board.close()
+
