@@ -359,7 +359,8 @@ def test_both_lift_keys_during_a_build_are_a_top_up(rig) -> None:
     assert all(hal.values[f"motor.side.{n}.conveyor"] for n in range(4))
 
 
-def raise_and_deal(rig) -> None:
+def lift_to_raising(rig) -> None:
+    """A staged set: the lift key opens the lid, a second press closes it, the walls rise."""
     ctl, hal, clock = rig
     hal.edge("key.lift.0", True)
     run_for(clock, 1.0)
@@ -376,6 +377,11 @@ def raise_and_deal(rig) -> None:
     hal.edge("lid.lower", True)
     run_for(clock, 0.01)
     assert ctl.cycle.state == "raising"
+
+
+def raise_and_deal(rig) -> None:
+    ctl, hal, clock = rig
+    lift_to_raising(rig)
     assert all(hal.values[f"motor.side.{n}.plate"] for n in range(4))
     for n in range(4):
         hal.edge(f"side.{n}.plate_home", False)

@@ -15,7 +15,7 @@ from mjtable_core.config import load_config
 from simulator.harness import ScopedClock
 from simulator.run import assemble
 from tests.conftest import ScriptedHal, events_of, quick, run_for
-from tests.test_machines import fill_all, homed, raise_and_deal
+from tests.test_machines import fill_all, homed, lift_to_raising, raise_and_deal
 
 Rig = tuple[Controller, ScriptedHal, VirtualClock]
 
@@ -102,24 +102,6 @@ def test_2_a_head_jam_cleared_during_homing_does_not_leave_it_homing(rig: Rig) -
 
 # -- finding 3: a count edge at a full side while the set is staged --------------------
 
-def lift_to_raising(rig: Rig) -> None:
-    ctl, hal, clock = rig
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
-    hal.edge("lid.lower", False)
-    run_for(clock, 1.2)
-    hal.edge("lid.upper", True)
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
-    hal.edge("lid.upper", False)
-    run_for(clock, 1.2)
-    hal.edge("lid.lower", True)
-    run_for(clock, 0.01)
-    assert ctl.cycle.state == "raising"
-
-
 def test_3_a_count_at_a_full_side_while_staged_never_crashes_the_raise(rig: Rig) -> None:
     # The finding: a count edge at a full side of the staged set raised extra_tiles,
     # parked the build and the raise then crashed on it. With the conveyors off no
@@ -199,20 +181,7 @@ def test_4_a_plate_home_glitch_mid_turn_is_not_home(rig: Rig) -> None:
     ctl, hal, clock = rig
     homed(rig)
     fill_all(rig)
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
-    hal.edge("lid.lower", False)
-    run_for(clock, 1.2)
-    hal.edge("lid.upper", True)
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
-    hal.edge("lid.upper", False)
-    run_for(clock, 1.2)
-    hal.edge("lid.lower", True)
-    run_for(clock, 0.01)
-    assert ctl.cycle.state == "raising"
+    lift_to_raising(rig)
     hal.edge("side.0.plate_home", False)
     run_for(clock, 0.3)
     hal.edge("side.0.plate_home", True)              # a glitch 0.3 s into a 2.5 s turn
@@ -618,20 +587,7 @@ def _raise_with_plate_0_stuck(rig: Rig):
     ctl, hal, clock = rig
     homed(rig)
     fill_all(rig)
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
-    hal.edge("lid.lower", False)
-    run_for(clock, 1.2)
-    hal.edge("lid.upper", True)
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
-    hal.edge("lid.upper", False)
-    run_for(clock, 1.2)
-    hal.edge("lid.lower", True)
-    run_for(clock, 0.01)
-    assert ctl.cycle.state == "raising"
+    lift_to_raising(rig)
     for n in (1, 2, 3):
         hal.edge(f"side.{n}.plate_home", False)
     run_for(clock, 2.0)

@@ -14,7 +14,7 @@ from firmware.controller import Controller
 from firmware.maintenance import Maintenance, MaintenanceRefused
 from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of, run_for
-from tests.test_machines import fill_all, homed
+from tests.test_machines import fill_all, homed, lift_to_raising
 
 Rig = tuple[Controller, ScriptedHal, VirtualClock]
 
@@ -194,23 +194,6 @@ def test_a_halt_during_a_halt_is_idempotent(rig: Rig) -> None:
 
 
 # -- the journal written while a table fault holds the machines --------------------------
-
-def lift_to_raising(rig: Rig) -> None:
-    ctl, hal, clock = rig
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
-    hal.edge("lid.lower", False)
-    run_for(clock, 1.2)
-    hal.edge("lid.upper", True)
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
-    hal.edge("lid.upper", False)
-    run_for(clock, 1.2)
-    hal.edge("lid.lower", True)
-    run_for(clock, 0.01)
-    assert ctl.cycle.state == "raising"
 
 
 def test_a_table_fault_while_staged_keeps_the_staged_set_in_the_journal(rig: Rig) -> None:
