@@ -610,3 +610,34 @@ def test_2_a_raise_after_homing_waits_for_every_plate_to_be_home(config) -> None
     assert ctl.cycle.state == "raising"
     assert not [e for e in events if e["kind"] == "software.error"]
     assert all(p.state == "leaving" for p in ctl.plates)
+
+
+def test_5_a_failed_lower_lid_sensor_is_never_run_on_a_timer(rig: Rig) -> None:
+    # lid.lower guards the feed motors and the walls: a timer standing in for it would
+    # call an object that later blocks the lid part open "closed" (review of issue 11,
+    # tests/scenarios/review/lid_lower_failed_then_blocked.toml).
+    ctl, hal, clock = rig
+    open_hole(rig)
+    run_for(clock, 1.45)
+    hal.edge("lid.upper", True)
+    assert ctl.cycle.state == "hole_open"
+    hal.edge("key.lift.0", True)
+    run_for(clock, 0.5)
+    hal.edge("key.lift.0", False)
+    assert ctl.cycle.state == "closing"
+    hal.edge("lid.upper", False)
+    run_for(clock, 3.5)                              # at the bottom; lid.lower is dead
+    fault = ctl.faults[-1]
+    assert fault.id == "lid.not_lowering" and fault.evidence["suspect_sensor"] == "lid.lower"
+    ctl.clear_fault(fault, by="test")
+    ctl.rehome()
+    assert hal.values["motor.lid"] == "up"           # travel back to the upper stop first
+    run_for(clock, 1.45)                             # the whole travel: the sensor failed
+    hal.edge("lid.upper", True)
+    ids = [f.id for f in ctl.faults]
+    assert "sensor.degraded" not in ids and ctl.supervisor.degraded == set()
+    assert hal.values["motor.lid"] == "down"
+    hal.edge("lid.upper", False)
+    run_for(clock, 3.5)                              # no timed stop: a stop-fault again
+    assert ctl.faults[-1].id == "lid.not_lowering" and ctl.faults[-1].active
+    assert hal.motors_off()
