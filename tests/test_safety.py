@@ -6,6 +6,8 @@ reverting the fix locally).
 
 from __future__ import annotations
 
+import pytest
+
 from firmware.clock import VirtualClock
 from firmware.config import load_config
 from firmware.controller import FAULT_HISTORY, ClearRefused, Controller
@@ -432,6 +434,22 @@ def test_9_case_opened_cannot_be_cleared_while_the_case_reads_open(rig: Rig) -> 
         raise AssertionError("cleared while the case reads open")
     assert fault.active
     hal.edge("case_open", False)
+    ctl.clear_fault(fault, by="test")
+    assert not fault.active
+
+
+def test_9_link_lost_cannot_be_cleared_while_the_link_is_still_lost(rig: Rig) -> None:
+    # An I/O board's HAL never takes a lost link back: cleared, the table sat silent
+    # (tests/scenarios/review/ioboard_link_lost_cleared_while_lost.toml).
+    ctl, hal, _clock = rig
+    homed(rig)
+    hal.link_lost = True                      # as the ioboard HAL reports it
+    ctl.fault("link.lost", "link", None, {"reason": "test"})
+    fault = ctl.faults[-1]
+    with pytest.raises(ClearRefused, match="still lost"):
+        ctl.clear_fault(fault, by="test")
+    assert fault.active and hal.motors_off()
+    hal.link_lost = False                     # a HAL whose link came back
     ctl.clear_fault(fault, by="test")
     assert not fault.active
 
