@@ -244,10 +244,24 @@ def test_4_a_brief_plate_home_late_in_the_turn_is_not_home(rig: Rig) -> None:
 def test_4_a_stop_sensor_dropping_back_is_driven_to_again(rig: Rig) -> None:
     ctl, hal, clock = rig
     homed(rig)
+    fill_all(rig)                                    # the set staged: the feed is still
+    assert not hal.values["motor.disc"]
     hal.edge("lid.lower", False)                     # the lid rests closed: it slipped?
     assert ctl.lid.state == "closing" and hal.values["motor.lid"] == "down"
     run_for(clock, 4.0)                              # never seen again: a fault
     assert ctl.faults[-1].id == "lid.not_lowering"
+    assert hal.motors_off()
+
+
+def test_4_the_lower_stop_dropping_back_under_a_running_feed_stops_it(rig: Rig) -> None:
+    # The lower stop guards the feed and the walls: what it guards does not run on while
+    # the lid is driven down again (the stop believed may have been a pulse while the
+    # lid stood blocked part open: tests/scenarios/review/lid_lower_pulse_while_blocked).
+    ctl, hal, _clock = rig
+    homed(rig)                                       # the first set builds
+    hal.edge("lid.lower", False)
+    fault = ctl.faults[-1]
+    assert fault.id == "lid.not_lowering" and "motor.disc" in fault.evidence["dropped_while"]
     assert hal.motors_off()
 
 

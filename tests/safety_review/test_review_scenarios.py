@@ -22,11 +22,6 @@ from tests.conftest import ROOT
 REVIEW = sorted((ROOT / "tests" / "scenarios" / "review").glob("*.toml"))
 # stem -> what is still wrong (issue 11).
 KNOWN_BROKEN: dict[str, str] = {
-    "lid_lower_pulse_while_blocked": (
-        "issue 11: a lid.lower pulse after 0.7 T is believed as the lower stop while the lid "
-        "is blocked 40 % open; when it drops back only the lid is driven again, the plates "
-        "and the feed it guards go on (needs a settle time on the stop, or the drop-back "
-        "to stop what the lid guards)"),
 }
 
 
