@@ -17,7 +17,7 @@ import resource
 import sys
 from typing import Any
 
-from firmware.config import load_config
+from mjtable_core.config import load_config
 from simulator.audit_cli import audit_simulated
 
 

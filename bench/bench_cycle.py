@@ -24,7 +24,7 @@ import json
 import resource
 import statistics
 
-from firmware.config import Config, load_config
+from mjtable_core.config import Config, load_config
 from simulator.run import simulate
 
 

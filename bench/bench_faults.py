@@ -19,7 +19,7 @@ import statistics
 import time
 from collections import defaultdict
 
-from firmware.config import load_config
+from mjtable_core.config import load_config
 from simulator.harness import Harness
 from simulator.run import simulate
 from simulator.scenario import example_scenarios, load_scenario

@@ -42,12 +42,12 @@ import time
 from functools import partial
 from typing import Any
 
-from core.geometry import REFERENCE
-from firmware.clock import RealClock
-from firmware.config import Config, load_config
 from firmware.controller import Controller
-from hal.interface import Listener
-from hal.signals import Value, catalogue
+from hal.interface import Listener, drive_safe
+from mjtable_core.clock import RealClock
+from mjtable_core.config import Config, load_config
+from mjtable_core.geometry import REFERENCE
+from mjtable_core.signals import Value
 
 SIDES = REFERENCE.side_count   # the scripted machine is the reference table
 HEAD_TURN_S = 0.1      # the shortest head turn the config allows: most edges per second
@@ -61,8 +61,7 @@ class TimedHal:
 
     def __init__(self, clock: RealClock, config: Config) -> None:
         self.clock = clock
-        self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor,
-                                 config.geometry)
+        self.signals = config.signals()
         self.values: dict[str, Value] = {
             s.name: s.rest_value for s in self.signals.values()}
         for n in range(SIDES):
@@ -105,9 +104,7 @@ class TimedHal:
         self.listener = listener
 
     def safe_state(self) -> None:
-        for s in self.signals.values():
-            if s.made_safe:
-                self.write(s.name, s.safe_value)
+        drive_safe(self.signals, self.write)
 
     def entropy(self) -> tuple[random.Random, str]:
         return random.Random(7), "bench"

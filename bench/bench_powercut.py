@@ -45,9 +45,9 @@ from typing import Any
 from bench import children
 from firmware import statedir
 from firmware.api.auth import Technicians
-from firmware.config import DEFAULT_CONFIG
 from firmware.console.client import ApiClient, ConsoleError
 from firmware.journal import FILE_NAME as JOURNAL_NAME
+from mjtable_core.config import DEFAULT_CONFIG
 
 # Targets in the order the cycle reaches them after a handoff, so no cycle is wasted.
 PHASES = ("play", "lid_up", "lid_down", "raise", "build", "dice")
@@ -63,6 +63,16 @@ TIMEOUT_FACTOR = 8.0      # head watchdog 0.45 s × 8 = 3.6 s > LINK_SLACK_S
 # up sooner than the other's silence limit turns a slow peer into a lost link.
 RETRANSMIT_S = 0.1
 MAX_RETRIES = 40
+# The emulated table's home switches stay closed for this part of a turn (the model's
+# own 0.05 and 0.04 elsewhere). A table's controller stops a cam within a millisecond
+# or two of its home edge; here the stop crosses two processes on a shared host, and
+# at --speed 5 every wall-ms of waiting for a CPU is 5 table-ms. With the model's
+# windows a plate's stop had 8 wall-ms after its confirmation, a head's 4.5: late
+# stops let cams coast past home (a plate then reads off home, the walls are "not
+# up", the next start refuses to turn it). These give 138 and 18 wall-ms; the head
+# still takes its tile at 0.3 of its turn and the plate raises its wall at 0.5.
+HEAD_HOME_WINDOW = 0.2
+PLATE_HOME_WINDOW = 0.3
 # Faults a healthy table on a loaded host may show besides the power cut itself.
 BENIGN = {"power.recovered", "timing.drift", "build.slow"}
 
@@ -131,8 +141,11 @@ class Board:
              "--config", str(config), "--speed", str(speed), "--seed", str(seed),
              "--heartbeat-limit", str(LINK_SLACK_S), "--retransmit", str(RETRANSMIT_S),
              "--max-retries", str(MAX_RETRIES),
+             "--head-home-window", str(HEAD_HOME_WINDOW),
+             "--plate-home-window", str(PLATE_HOME_WINDOW),
              "--control", str(self.control)],
-            cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            favoured=True)
         assert self.proc.stdout is not None
         first = self.proc.stdout.readline()
         match = re.search(r"socket://127\.0\.0\.1:\d+", first)
@@ -178,7 +191,8 @@ class Daemon:
             [*cmd, "--state-dir", str(self.state), "run", "--plain", "--config",
              str(self.config), "--socket", str(self.socket), "--speed", str(self.speed)],
             cwd=self.state, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            env={**os.environ, "MJTABLE_LANG": "en"})   # the lines below are read in English
+            env={**os.environ, "MJTABLE_LANG": "en"},   # the lines below are read in English
+            favoured=True)
         self.lines = Lines(self.proc, self.on_line)
 
     def kill(self) -> None:

@@ -41,9 +41,9 @@ import time
 from collections import Counter
 from typing import Any
 
-from firmware.config import Config, load_config
 from firmware.controller import ANSWERED_BY_REFEED
 from firmware.faults import CATALOGUE, ERROR, INFO
+from mjtable_core.config import Config, load_config
 from simulator.harness import Harness
 from simulator.scenario import (
     AFTER_FAULT,

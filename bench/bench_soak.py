@@ -31,7 +31,7 @@ import types
 from collections import Counter
 from typing import Any
 
-from firmware.config import Config, load_config
+from mjtable_core.config import Config, load_config
 from simulator.harness import Harness
 from simulator.soak import random_scenario
 

@@ -1,1 +1,1 @@
-"""The reference table configs, installed as package data `firmware.configs`."""
+"""The reference table configs, installed as package data `mjtable_core.configs`."""

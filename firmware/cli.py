@@ -10,11 +10,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from firmware import cli_words
-from firmware.config import Config, load_config
-from firmware.configfile import ConfigError
 from firmware.faultcard import FORMATS
 from firmware.i18n import LANGUAGES, _, join, language, resolve, set_language
 from hal.interface import HalError
+from mjtable_core.config import Config, load_config
+from mjtable_core.schema import ConfigError
 
 EXIT_CONFIG = 2
 EXIT_INTERRUPTED = 130      # the shell's code for "stopped by Ctrl-C"
@@ -227,9 +227,10 @@ def _run(config: Config, args: argparse.Namespace) -> int:
 
 def _simulate(config: Config, args: argparse.Namespace) -> int:
     from simulator.run import simulate
+    from simulator.scenario import ScenarioError
 
     if args.hal == "ioboard":   # the real serial path, against the I/O-board emulator
-        from simulator.ioboard_run import simulate_ioboard as simulate
+        from simulator.run import simulate_ioboard as simulate
     progress = None
     if sys.stderr.isatty():
         def progress(done: int, total: int) -> None:
@@ -243,6 +244,9 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
                               scenario=scenario)
         else:
             report = simulate(config, args.cycles or 10, args.seed, progress=progress)
+    except ScenarioError as exc:    # a scenario file that cannot be read
+        print(f"mjtable: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     except ConfigError as exc:   # a rules engine that fails to load at start-up
         print(_("mjtable: config error: {error}").format(error=exc), file=sys.stderr)
         return EXIT_CONFIG

@@ -14,16 +14,17 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from firmware.configfile import ConfigError
+from mjtable_core import plugins
+from mjtable_core.schema import ConfigError
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
 
-ENGINE_GROUP = "mjtable.rules_engines"
+ENGINE_GROUP = plugins.RULES_ENGINES
 Record = dict[str, Any]
 Emit = Callable[..., None]
 
@@ -34,27 +35,14 @@ class RulesEngine(Protocol):
     def on_deal(self, record: Record) -> list[str] | None: ...
 
 
-BUILTIN = EntryPoint(name="builtin", value="rules.engine:BuiltinEngine", group=ENGINE_GROUP)
-
-
 def installed_engines() -> dict[str, EntryPoint]:
-    """Engines that installed packages declare, by name."""
-    found = {ep.name: ep for ep in entry_points(group=ENGINE_GROUP)}
-    # pyproject.toml declares the built-in one; it ships with the firmware, so it is
-    # there even when the installed metadata predates that declaration.
-    found.setdefault(BUILTIN.name, BUILTIN)
-    return found
+    """Engines that installed packages declare, by name (this one declares `builtin`)."""
+    return plugins.installed(ENGINE_GROUP)
 
 
 def check_engine_name(name: str, file: str) -> None:
     """A config error unless an installed package provides engine `name`."""
-    installed = installed_engines()
-    if name not in installed:
-        known = ", ".join(sorted(installed)) or "none"
-        raise ConfigError(file, "rules", "engine",
-                          f"no rules engine {name!r} is installed (installed: {known}; "
-                          f"a package provides one with an entry point in group "
-                          f"{ENGINE_GROUP!r})")
+    plugins.require(ENGINE_GROUP, name, file, "rules", "engine")
 
 
 def load_engine(name: str, file: str = "<config>") -> RulesEngine:

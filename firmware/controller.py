@@ -13,12 +13,9 @@ from typing import Any
 from transitions import EventData
 from transitions.core import MachineError
 
-from core.geometry import Geometry
 from firmware import recovery, words
 from firmware.build import Build
 from firmware.causes import blind_cause
-from firmware.clock import Clock, Timer
-from firmware.config import Config
 from firmware.cycle import Cycle
 from firmware.dice import Dice
 from firmware.faults import CATALOGUE, ERROR, INFO, WARNING, Fault
@@ -33,7 +30,10 @@ from firmware.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
 from firmware.side import SideBuilder
 from firmware.supervisor import Supervisor
 from hal.interface import Hal
-from hal.signals import Kind, Value
+from mjtable_core.clock import Clock, Timer
+from mjtable_core.config import Config
+from mjtable_core.geometry import Geometry
+from mjtable_core.signals import Kind, Value
 
 Event = dict[str, Any]
 Subscriber = Callable[[Event], None]
@@ -200,8 +200,8 @@ class Controller:
             if fault.active and fault.id == "build.tiles_missing" and (
                     fault is not self.refeed_hold):
                 self.clear_fault(fault, by="players (top-up)")
-        if self.may_rehome():
-            self.rehome()
+        if self.may_resume():
+            self.resume_after_fault()
 
     def after_homing(self) -> None:
         """Homed (the result of the cycle's `homed` transition): build the set on the
@@ -596,22 +596,22 @@ class Controller:
         if fault.id == "case.opened":
             self.tampered = False
 
-    def may_rehome(self) -> bool:
+    def may_resume(self) -> bool:
         """No e-stop and no active error fault: the table may start again."""
         return not self.estopped and not any(
             f.active and f.kind.severity == ERROR for f in self.faults)
 
-    def needs_rehome(self) -> bool:
+    def needs_resume(self) -> bool:
         """Some machine was stopped by a fault or a halt and waits to go on."""
         return bool(self.shutdown.scopes) or any(
             m.state == "fault" for m in self._machines())
 
-    def rehome(self) -> None:
+    def resume_after_fault(self) -> None:
         """Go on after a halt: every mechanism re-reads its sensors and the interrupted
         motion is issued again through the machines' declared resume transitions
         (firmware/recovery.py). A set whose counts cannot be trusted is built again
         from the start, never resumed (docs/mechanics.md, step 10)."""
-        self.emit("rehome")
+        self.emit("resume_after_fault")
         recovery.resume(self)
 
     # -- views ------------------------------------------------------------------------

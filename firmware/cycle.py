@@ -226,8 +226,14 @@ class Cycle(Recoverable):
         for plate in self.ctl.plates:
             if plate.side not in self._plates_done and plate.state == "home":
                 plate.turn()
-        if len(self._plates_done) == len(self.ctl.plates):
+        if self._every_plate_home():
             self.walls_raised()
+
+    def _every_plate_home(self) -> bool:
+        # Each plate made its turn, and none is still turning: a plate that finished
+        # and was sent round again by a resume is not a wall that is up.
+        return (len(self._plates_done) == len(self.ctl.plates)
+                and all(p.state == "home" for p in self.ctl.plates))
 
     def plate_done(self, plate: object) -> None:
         if self.state == "homing":
@@ -236,7 +242,7 @@ class Cycle(Recoverable):
         if self.state != "raising":
             return
         self._plates_done.add(plate.side)  # type: ignore[attr-defined]
-        if len(self._plates_done) == len(self.ctl.plates):
+        if self._every_plate_home():
             self.walls_raised()
 
     def pending_thrower(self) -> int | None:

@@ -15,8 +15,6 @@ import time
 from typing import Any
 
 from firmware import statedir
-from firmware.clock import RealClock
-from firmware.config import Config
 from firmware.consumers import attach_consumers
 from firmware.controller import Controller
 from firmware.i18n import _
@@ -25,6 +23,8 @@ from firmware.sdnotify import attach_systemd
 from firmware.view import live_view_available, log_line, screen, snapshot
 from hal.backends import open_hal
 from hal.interface import HalError
+from mjtable_core.clock import RealClock
+from mjtable_core.config import Config
 
 REFRESH_S = 0.1
 
@@ -47,7 +47,7 @@ def run(config: Config, speed: float = 1.0, cycles: int | None = None,
 
 async def _run(config: Config, speed: float, cycles: int | None, seed: int | None,
                live: bool, socket: str | None = None, state_dir: str | None = None) -> int:
-    from firmware.api.wiring import attach_api
+    from firmware.api.attach import attach_api
 
     loop = asyncio.get_running_loop()
     clock = RealClock(loop, speed)
@@ -92,7 +92,7 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
         await api.close()
         raise
     try:
-        api.service.power_on()   # ctl.start(), or test mode when both lift keys are held
+        api.maintenance.power_on()   # ctl.start(), or test mode when both lift keys are held
         opened.start_world()
         # Everything built at start-up lives as long as the daemon: keep it out of the
         # collector's way so a full collection stays short (sensor edge latency).

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
-from firmware.clock import Timer
 from firmware.machine import attach
+from mjtable_core.clock import Timer
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

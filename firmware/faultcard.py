@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from firmware.faults import CATALOGUE, FaultKind, side_step
+from firmware.faults import CATALOGUE, FaultKind
 from firmware.i18n import N_, _, join
 from firmware.words import cells
 
@@ -52,9 +52,7 @@ def entries() -> list[dict[str, Any]]:
     rows = []
     for kind in sorted(CATALOGUE.values(), key=_order):
         rows.append({"code": kind.code, "id": kind.id, "name": short_name(kind.id),
-                     "severity": kind.severity, "summary": _(kind.summary),
-                     "causes": [_(cause) for cause in kind.causes],
-                     "remedy": [side_step(step, "N") for step in kind.remedy]})
+                     "severity": kind.severity, **kind.texts("N")})
     return rows
 
 

@@ -25,8 +25,9 @@ class FaultKind:
     def display_code(self, side: int | None) -> str:
         return self.code.replace("N", str(side if side is not None else 0))
 
-    def texts(self, side: int | None = None) -> dict[str, Any]:
-        """Summary, causes and remedy in the current language, for `side`."""
+    def texts(self, side: int | str | None = None) -> dict[str, Any]:
+        """Summary, causes and remedy in the current language, for `side` (the fault
+        card passes "N", standing for any side)."""
         where = "" if side is None else str(side)
         return {"summary": _(self.summary),
                 "causes": [_(cause) for cause in self.causes],

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
-from rules import i18n as rules_i18n
+from mjtable_core import i18n as core_i18n
 
 DOMAIN = "mjtable"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -161,5 +161,5 @@ __all__ = ["LANGUAGES", "N_", "_", "current", "join", "keep_language", "language
            "set_language"]
 
 
-# The rules engine cannot import the firmware; it speaks through this hook instead.
-rules_i18n.install(_)
+# Core and the rules engine cannot import the firmware; they speak through this hook.
+core_i18n.install(_)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from firmware.machine import attach
-from hal.signals import LID_DOWN, LID_OFF, LID_UP
+from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

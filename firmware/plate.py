@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from firmware.clock import Timer
 from firmware.machine import attach
+from mjtable_core.clock import Timer
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

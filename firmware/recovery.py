@@ -93,10 +93,13 @@ def _resume(ctl: Controller, before: dict[str, str]) -> None:
         ctl.lid.settle()
     for plate in ctl.plates:
         if plate.state == "fault":
-            if ctl.hal.read(plate.sensor) or ctl.lid.state != "closed":
+            # A home sensor glitching at this instant is not a plate off home: only a
+            # settled edge is believed (a plate at home sent round is a wall half up).
+            off_home = plate.settled_off_home()
+            if not off_home or ctl.lid.state != "closed":
                 # Off home with the lid not down: it comes round at the next raise or
                 # homing, never now (it would lift a wall into the open hole).
-                plate.stale = not ctl.hal.read(plate.sensor)
+                plate.stale = off_home
                 plate.reset()
             elif ctl.plate_turn_refused() is None:
                 plate.rehome()      # found off home: come round (a raise finishes here)

@@ -15,10 +15,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from firmware.clock import VirtualClock
-from firmware.config import load_config
-from firmware.configfile import ConfigError
 from hal.interface import HalError
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import load_config
+from mjtable_core.schema import ConfigError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,11 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         if backend == "rpigpio":
             from hal.backends.rpigpio import RpiGpioHal
 
-            RpiGpioHal(config, clock).close()      # set-up drives safe; close releases
+            RpiGpioHal.from_config(config, clock).close()      # set-up drives safe; close releases
         elif backend == "ioboard":
             from hal.backends.ioboard import IoBoardHal
 
-            board = IoBoardHal(config, clock)
+            board = IoBoardHal.from_config(config, clock)
             board.connect()
             board.close()                          # SAFE onto the wire, port released
         else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hal.signals import Value
+from mjtable_core.signals import Value
 
 if TYPE_CHECKING:
     from firmware.owner import Owner

@@ -31,8 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from firmware.clock import Timer
 from firmware.watch import Watch
+from mjtable_core.clock import Timer
 
 TIMED_STOP_MARGIN = 1.1
 MIN_TRAVEL = 0.7        # a worn motor is slower, never faster

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from firmware.clock import Clock, Timer
+from mjtable_core.clock import Clock, Timer
 
 OnMiss = Callable[[str, str, "int | None", dict[str, Any]], None]
 

@@ -7,11 +7,13 @@ threads posts through the clock), and turns every motor off in `safe_state`.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
-from hal.signals import Signal, Value
+from mjtable_core.signals import Signal, Value
 
 # (signal name, new value) — the time is the clock's now() when it is delivered.
 Listener = Callable[[str, Value], None]
@@ -55,3 +57,30 @@ class Hal(Outputs, Inputs, Protocol):
     def close(self) -> None:
         """Leave every output safe and release the hardware."""
         ...
+
+
+def drive_safe(signals: Mapping[str, Signal], write: Callable[[str, Value], None]) -> None:
+    """Every motor and the buzzer to its safe level through `write`: the one
+    `safe_state` of a backend that writes signal by signal. A write that fails does
+    not keep the others from being made safe, and nothing is raised."""
+    for signal in signals.values():
+        if signal.made_safe:
+            with contextlib.suppress(Exception):
+                write(signal.name, signal.safe_value)
+
+
+@dataclass
+class OpenedHal:
+    """A backend opened for a table, and what the daemon must know about it."""
+
+    hal: Hal
+    backend: str
+    description: str
+    # Starts whatever lives outside the firmware (the simulated players); may be a no-op.
+    start_world: Callable[[], None] = lambda: None
+    # The machine outlives this process (a real table): its journal must be on disk.
+    # The built-in simulator is born again with every run, and so is its journal.
+    persistent: bool = True
+    # The board's handshake. From it on, the board expects our heartbeats within its
+    # limit (0.5 s), so the daemon calls it last, just before the table starts.
+    connect: Callable[[], None] = lambda: None

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.clock import Clock, Timer
 from hal.protocol import (
     SEQ_MOD,
     SEQUENCED,
@@ -27,6 +26,7 @@ from hal.protocol import (
     decode_ack,
     encode_ack,
 )
+from mjtable_core.clock import Clock, Timer
 
 OnMessage = Callable[[int, bytes], None]
 OnDead = Callable[[str, dict[str, Any]], None]

@@ -24,8 +24,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 
-from core.geometry import REFERENCE
-from hal.signals import LID_DOWN, LID_OFF, LID_UP, Kind, Value, catalogue
+from mjtable_core.geometry import REFERENCE
+from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP, Kind, Value, catalogue
 
 VERSION = 2          # 2: INPUT carries the board's time of the change
 FLAG = 0x7E         # starts and ends every frame

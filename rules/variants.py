@@ -11,10 +11,17 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from mjtable_core.i18n import N_
+from mjtable_core.schema import ConfigError, Invalid, load_section, not_allowed, option
 
 from .errors import RulesError
 from .i18n import _
 from .tiles import ALL_CODES, FLOWERS, HONOURS, SET_SIZES, set_composition
+
+if TYPE_CHECKING:
+    from mjtable_core.config import Config
 
 DEAL_PATTERNS = ("13+jump", "16+1")
 BREAK_WALLS = ("dice", "dealer")
@@ -43,25 +50,49 @@ class Variant:
     reserve: tiles left unplayed at the end of the wall (counted in live_remaining).
     """
 
+    # Each parameter's limits are its override's schema (mjtable_core.schema); `name` is not one.
     name: str
-    tiles: int
-    stacks_per_wall: int
-    dice: int
-    break_throws: int
-    break_wall: str
-    head_offset: int
-    deal: str
-    flowers: tuple[str, ...]
-    replacement: str
-    wild: str
-    wild_dice: int
-    reserve: int
+    tiles: int = option(choices=SET_SIZES)
+    stacks_per_wall: int = option(minval=17, maxval=18)
+    dice: int = option(minval=1, maxval=3)
+    break_throws: int = option(minval=1, maxval=2)
+    break_wall: str = option(choices=BREAK_WALLS)
+    head_offset: int = option(minval=0, maxval=1)
+    deal: str = option(choices=DEAL_PATTERNS)
+    flowers: tuple[str, ...] = option(choices=ALL_CODES, shown=N_("a tile code"))
+    replacement: str = option(choices=REPLACEMENTS)
+    wild: str = option(choices=WILDS)
+    wild_dice: int = option(minval=1, maxval=3)
+    reserve: int = option(minval=0, maxval=64)
 
     def params(self) -> dict:
         """The effective parameters as a JSON-ready dict (without the name)."""
         out = {name: getattr(self, name) for name in PARAMETERS}
         out["flowers"] = list(self.flowers)
         return out
+
+    def check(self) -> None:
+        """Parameters that are each valid but do not fit together."""
+        if len(set(self.flowers)) != len(self.flowers):
+            raise Invalid("flowers", _("a code is listed twice"))
+        if self.stacks_per_wall * 8 != self.tiles:
+            raise Invalid("stacks_per_wall", _(
+                "{stacks} stacks per wall do not hold {tiles} tiles (use {use})").format(
+                    stacks=self.stacks_per_wall, tiles=self.tiles, use=self.tiles // 8))
+        in_set = set_composition(self.tiles)
+        for code in self.flowers:
+            if code not in in_set:
+                raise Invalid("flowers", _("{code} is not in the {tiles}-tile set").format(
+                    code=code, tiles=self.tiles))
+        if self.tiles == 144 and not set(FLOWERS) <= set(self.flowers):
+            raise Invalid("flowers", _("a 144-tile set needs H1–H8 among the flowers"))
+        if self.flowers and self.replacement == "none":
+            raise Invalid("replacement", _("'none' but the variant has flowers "
+                                           "(allowed: depth_first, round_robin)"))
+        if not self.flowers and self.replacement != "none":
+            raise Invalid("replacement", _("{got} but the variant has no flowers "
+                                           "(allowed: none)").format(
+                                               got=repr(self.replacement)))
 
     # Every deal looks its variant's tables up (rules/deal.py): hash the fields once,
     # not on every lookup. A frozen dataclass keeps the generated __eq__.
@@ -99,22 +130,6 @@ VARIANTS: dict[str, Variant] = {
                       **{**_BASE, "deal": "16+1", "wild": "gold", "reserve": 18}),
 }
 
-# name -> (allowed values or (min, max) for ints, one-line description of what is allowed)
-_CHOICES: dict[str, tuple] = {
-    "tiles": SET_SIZES,
-    "deal": DEAL_PATTERNS,
-    "break_wall": BREAK_WALLS,
-    "replacement": REPLACEMENTS,
-    "wild": WILDS,
-}
-_RANGES: dict[str, tuple[int, int]] = {
-    "stacks_per_wall": (17, 18),
-    "dice": (1, 3),
-    "break_throws": (1, 2),
-    "head_offset": (0, 1),
-    "wild_dice": (1, 3),
-    "reserve": (0, 64),
-}
 PARAMETERS = tuple(f.name for f in dataclasses.fields(Variant) if f.name != "name")
 
 
@@ -127,77 +142,38 @@ def load_variant(name: str, overrides: dict | None = None) -> Variant:
     if not isinstance(name, str) or name not in VARIANTS:
         raise RulesError(_("variant: unknown {name} (known: {known})").format(
             name=repr(name), known=", ".join(VARIANTS)))
-    base = VARIANTS[name]
     if not overrides:
-        return base
+        return VARIANTS[name]
     if not isinstance(overrides, dict):
         raise RulesError(_("overrides: expected a table of parameters, got {got}").format(
-            got=_type(overrides)))
-    changes: dict = {}
-    for key, value in overrides.items():
-        changes[key] = _check_parameter(key, value)
-    if "tiles" in changes and "stacks_per_wall" not in changes:
-        changes["stacks_per_wall"] = changes["tiles"] // 8
-    if "stacks_per_wall" in changes and "tiles" not in changes:
-        changes["tiles"] = changes["stacks_per_wall"] * 8
-    variant = dataclasses.replace(base, **changes)
-    check_consistency(variant)
-    return variant
+            got=type(overrides).__name__))
+    try:
+        return _overridden(name, overrides, "<overrides>", "overrides")
+    except ConfigError as exc:
+        # The deal request's own wording: a path into the input, then the problem.
+        raise RulesError(f"overrides.{exc.key}: {exc.problem}" if exc.key
+                         else f"overrides: {exc.problem}") from None
 
 
-def _type(value) -> str:
-    return type(value).__name__
+def _overridden(name: str, overrides: dict[str, Any], file: str, section: str) -> Variant:
+    changes = dict(overrides)
+    # A set size alone implies its walls, and walls alone their set size.
+    tiles, stacks = changes.get("tiles"), changes.get("stacks_per_wall")
+    if type(tiles) is int and stacks is None:
+        changes["stacks_per_wall"] = tiles // 8
+    if type(stacks) is int and tiles is None:
+        changes["tiles"] = stacks * 8
+    return load_section(Variant, changes, file, section, base=VARIANTS[name], name=name)
 
 
-def _check_parameter(key, value):
-    where = f"overrides.{key}"
-    if key not in PARAMETERS:
-        raise RulesError(_("{where}: unknown parameter (known: {known})").format(
-            where=where, known=", ".join(PARAMETERS)))
-    if key == "flowers":
-        if not isinstance(value, list | tuple) or not all(isinstance(c, str) for c in value):
-            raise RulesError(_("{where}: expected a list of tile codes, got {got}").format(
-                where=where, got=_type(value)))
-        for code in value:
-            if code not in ALL_CODES:
-                raise RulesError(_("{where}: unknown tile code {code}").format(
-                    where=where, code=repr(code)))
-        if len(set(value)) != len(value):
-            raise RulesError(_("{where}: a code is listed twice").format(where=where))
-        return tuple(value)
-    if key in _CHOICES:
-        allowed = _CHOICES[key]
-        if type(value) is not type(allowed[0]) or value not in allowed:
-            shown = ", ".join(str(a) for a in allowed)
-            raise RulesError(_("{where}: {value} not allowed (allowed: {allowed})").format(
-                where=where, value=repr(value), allowed=shown))
-        return value
-    low, high = _RANGES[key]
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise RulesError(_("{where}: expected an integer {low}–{high}, got {got}").format(
-            where=where, low=low, high=high, got=_type(value)))
-    if not low <= value <= high:
-        raise RulesError(_("{where}: {value} out of range (allowed {low}–{high})").format(
-            where=where, value=value, low=low, high=high))
-    return value
-
-
-def check_consistency(variant: Variant) -> None:
-    """Parameters that are each valid but do not fit together raise RulesError."""
-    if variant.stacks_per_wall * 8 != variant.tiles:
-        raise RulesError(_("overrides.stacks_per_wall: {stacks} stacks per wall do not hold "
-                           "{tiles} tiles (use {use})").format(
-            stacks=variant.stacks_per_wall, tiles=variant.tiles, use=variant.tiles // 8))
-    in_set = set_composition(variant.tiles)
-    for code in variant.flowers:
-        if code not in in_set:
-            raise RulesError(_("{where}: {code} is not in the {tiles}-tile set").format(
-                where="overrides.flowers", code=code, tiles=variant.tiles))
-    if variant.tiles == 144 and not set(FLOWERS) <= set(variant.flowers):
-        raise RulesError(_("overrides.flowers: a 144-tile set needs H1–H8 among the flowers"))
-    if variant.flowers and variant.replacement == "none":
-        raise RulesError(_("overrides.replacement: 'none' but the variant has flowers "
-                           "(allowed: depth_first, round_robin)"))
-    if not variant.flowers and variant.replacement != "none":
-        raise RulesError(_("overrides.replacement: {got} but the variant has no flowers "
-                           "(allowed: none)").format(got=repr(variant.replacement)))
+def check_table_config(config: Config) -> None:
+    """The table's `[rules]`: a known variant, valid overrides, and the variant's tile
+    set the one the table builds (entry point group mjtable.config_checks)."""
+    section, file = config.rules, config.source
+    if section.variant not in VARIANTS:
+        raise ConfigError(file, "rules", "variant", not_allowed(section.variant, VARIANTS))
+    variant = _overridden(section.variant, dict(section.overrides), file, "rules.overrides")
+    if variant.tiles != config.table.tiles:
+        raise ConfigError(file, "rules", "variant",
+                          f"variant {section.variant!r} plays {variant.tiles} tiles but "
+                          f"[table] tiles = {config.table.tiles}")

@@ -16,9 +16,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from firmware.config import Config, load_config
-from firmware.configfile import ConfigError
 from firmware.i18n import _
+from mjtable_core.config import Config, load_config
+from mjtable_core.schema import ConfigError
 from rules.audit import ALPHA, audit
 from rules.cli import audit_main, report_text
 

@@ -27,9 +27,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from core.geometry import REFERENCE
-from firmware.config import Config, reference_config
 from firmware.faults import CATALOGUE
+from mjtable_core.config import Config, reference_config
+from mjtable_core.geometry import REFERENCE
 from simulator.scenario import AFTER_FAULT, PHASES, ActionSpec, Expect, FaultSpec, Scenario
 from simulator.tiles import set_codes
 

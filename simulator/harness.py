@@ -20,23 +20,25 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.geometry import Geometry
-from firmware.clock import Clock
-from firmware.config import Config
 from firmware.consumers import attach_consumers
 from firmware.controller import BUILD_SCOPE, ClearRefused, Controller
 from firmware.faults import CATALOGUE, ERROR, Fault
 from firmware.handoff import Consumer
 from firmware.journal import MemoryJournal
 from firmware.recovery import UNTRUSTED_COUNT
+from mjtable_core.clock import Clock
+from mjtable_core.config import Config
+from mjtable_core.geometry import Geometry
 from simulator.players import SimPlayers
 from simulator.referee import Referee
 from simulator.rigs import IoboardRig, SimRig
-from simulator.run import CYCLE_ALLOWANCE_S, build_bound
 from simulator.scenario import AFTER_FAULT, ActionSpec, FaultSpec, Scenario
-from simulator.table import DirtySensor
+from simulator.table import DirtySensor, build_bound
 from simulator.watchdog import StallWatchdog
 
+# Generous: a cycle is a hand of play plus the lid, raise and dice around it, and
+# time for a technician to fix what a scenario breaks.
+CYCLE_ALLOWANCE_S = 900.0
 
 def build_motors(geometry: Geometry) -> list[str]:
     """What a build fault must stop: disc, ring, every conveyor and head."""
@@ -456,8 +458,8 @@ class Harness:
 
             self.clock.call_later(CLEAR_RETRY_S, again)
             return
-        if ctl.may_rehome() and ctl.needs_rehome():
-            ctl.rehome()
+        if ctl.may_resume() and ctl.needs_resume():
+            ctl.resume_after_fault()
 
     # -- the run --------------------------------------------------------------------------
 

@@ -28,7 +28,6 @@ import threading
 import tty
 from typing import Any, Protocol
 
-from firmware.clock import Clock, Timer
 from hal.backends.ioboard import GIL_SWITCH_S
 from hal.link import LinkEnd
 from hal.protocol import (
@@ -42,9 +41,10 @@ from hal.protocol import (
     encode_input,
     encode_welcome,
 )
-from hal.signals import Value
+from mjtable_core.clock import Clock, Timer
+from mjtable_core.signals import Value
 from simulator.lockstep import Meter
-from simulator.table import SimTable
+from simulator.table import HEAD_LEAVE_HOME_AT, PLATE_LEAVE_HOME_AT, SimTable
 
 READ_TIMEOUT_S = 0.05
 
@@ -342,6 +342,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="resend frames the host has not acknowledged after this long")
     parser.add_argument("--max-retries", type=int, default=15, metavar="N",
                         help="failsafe after this many resends without an acknowledgement")
+    parser.add_argument("--head-home-window", type=float, default=HEAD_LEAVE_HOME_AT,
+                        metavar="FRACTION", help="part of a head's turn its home switch "
+                        "stays closed (a rig at --speed on a busy host widens it)")
+    parser.add_argument("--plate-home-window", type=float, default=PLATE_LEAVE_HOME_AT,
+                        metavar="FRACTION", help="the same for a wall lift plate")
     parser.add_argument("--control", metavar="PATH",
                         help="Unix socket for test harnesses: physical walls, refeed "
                              "(simulator/board_control.py)")
@@ -350,13 +355,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from firmware.clock import RealClock
-    from firmware.config import load_config
+    from mjtable_core.clock import RealClock
+    from mjtable_core.config import load_config
     from simulator.players import SimPlayers
 
     config = load_config(args.config)
     clock = RealClock(asyncio.get_running_loop(), args.speed)
-    table = SimTable(config, clock, args.seed)
+    table = SimTable(config, clock, args.seed, head_home_window=args.head_home_window,
+                     plate_home_window=args.plate_home_window)
     port: BoardPort = PtyPort() if args.pty else TcpPort(args.listen)
     board = IoBoardEmulator(table, clock, port, heartbeat_limit_s=args.heartbeat_limit,
                             retransmit_s=args.retransmit, max_retries=args.max_retries)

@@ -1,6 +1,6 @@
 """`mjtable simulate --hal ioboard`: the unchanged firmware through the real serial path.
 
-The same harness as `simulator/run.py` `simulate()` (simulator/harness.py, rig
+The rig behind `simulate_ioboard()` (simulator/run.py): the same harness (rig
 "ioboard"), but the firmware drives the table through the ioboard backend, pyserial,
 a pty (or a 127.0.0.1 socket) and the board emulator. Time is a `LockstepClock`:
 virtual, advancing only while the link is idle, so a run is as fast as the frames can
@@ -10,23 +10,18 @@ cross and its timings equal those of the in-process simulator (docs/protocol.md,
 
 from __future__ import annotations
 
-import dataclasses
 import threading
-from collections.abc import Callable
-from typing import Any
 
-from firmware.config import Config
-from firmware.faults import CATALOGUE, ERROR
 from hal.backends.ioboard import IoBoardHal, LinkError, open_port
 from hal.interface import HalError
 from hal.protocol import VERSION
+from mjtable_core.config import Config
 from simulator.ioboard_emulator import BoardPort, IoBoardEmulator, PtyPort, TcpPort
 from simulator.lockstep import LockstepClock, MeteredPort
-from simulator.scenario import Expect, Scenario
 from simulator.table import SimTable
 
 
-class IoboardBench:
+class IoboardWiredTable:
     """Table, board emulator, serial port and ioboard HAL, wired on one lockstep clock."""
 
     def __init__(self, config: Config, seed: int | None = None, *, transport: str = "pty",
@@ -42,7 +37,7 @@ class IoboardBench:
                                      seed=self.table.seed)
         self.board.start()
         serial_port = MeteredPort(open_port(port.url, config.ioboard.baud), self.clock.meter)
-        self.hal = IoBoardHal(config, self.clock, port=serial_port)
+        self.hal = IoBoardHal.from_config(config, self.clock, port=serial_port)
 
     def connect(self) -> LinkError | None:
         """The host's blocking handshake, while the clock serves the board's side.
@@ -72,35 +67,3 @@ class IoboardBench:
             self.clock.run_until(self.clock.now())     # let the last frames (SAFE) cross
         self.hal.close()
         self.board.close()
-
-
-def simulate_ioboard(config: Config, cycles: int, seed: int | None = None,
-                     progress: Callable[[int, int], None] | None = None, *,
-                     transport: str = "pty", link_noise: float = 0.0,
-                     link_drop: tuple[float, float] | None = None,
-                     board_version: int = VERSION,
-                     heartbeat_limit_s: float = 0.5,
-                     scenario: Scenario | None = None) -> dict[str, Any]:
-    """Run `cycles` hands (or a scenario's) through the emulated board: the harness's
-    report (simulator/harness.py), on the ioboard rig, with the link's figures.
-
-    `link_drop` = (at_s, duration_s) cuts the cable at that time for a while;
-    `link_noise` flips each bit with that probability from the start. Warnings are
-    allowed (a late edge seen as timing.drift); a run that an error halts stops early.
-    """
-    from simulator.harness import Harness
-
-    if scenario is None:
-        warnings = tuple(i for i, k in CATALOGUE.items() if k.severity != ERROR)
-        scenario = Scenario(seed=config.simulator.seed if seed is None else seed,
-                            cycles=cycles, source="<none>", expect=Expect(allow=warnings))
-    elif cycles:
-        scenario = dataclasses.replace(scenario, cycles=cycles)
-    harness = Harness(config, scenario, seed, rig="ioboard", rig_options={
-        "transport": transport, "link_noise": link_noise, "board_version": board_version,
-        "heartbeat_limit_s": heartbeat_limit_s})
-    if link_drop is not None:
-        at_s, duration_s = link_drop
-        board = harness.rig.board      # type: ignore[union-attr]
-        harness.clock.call_at(at_s, lambda: board.drop_link(duration_s))
-    return harness.run(progress)

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from firmware.clock import VirtualClock
+from mjtable_core.clock import VirtualClock
 
 Callback = Callable[[], None]
 STALL_S = 10.0     # wall seconds the link may stay busy before the run is declared stuck
@@ -79,6 +79,7 @@ class LockstepClock(VirtualClock):
         self._cond = threading.Condition()
         self._posted: deque[Callback] = deque()
         self.meter = Meter(self._cond)
+        self._busy: Callable[[], bool] | None = None
 
     def post(self, callback: Callback) -> None:
         """Thread-safe: readers hand frames to the loop through here."""
@@ -125,17 +126,15 @@ class LockstepClock(VirtualClock):
                   busy: Callable[[], bool] | None = None) -> None:
         """Run events up to `deadline`, or until `until()`; `busy()` holds time still.
 
+        VirtualClock's loop, with the link settled before every step (`_settle`).
         Raises LinkStalled when bytes stay unread for STALL_S wall seconds.
         """
-        while True:
-            self._wait_idle(busy)
-            if until is not None and until():
-                return
-            timer = self._next_due(deadline)
-            if timer is None:
-                self._now = max(self._now, deadline)
-                return
-            timer.callback()
-            if until is not None and until():
-                self._wait_idle(busy)
-                return
+        self._busy = busy
+        try:
+            super().run_until(deadline, until)
+        finally:
+            self._busy = None
+
+    def _settle(self) -> bool:
+        self._wait_idle(self._busy)
+        return True

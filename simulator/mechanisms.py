@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from firmware.clock import Clock, Timer
+from mjtable_core.clock import Clock, Timer
 
 
 class Cam:

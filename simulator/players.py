@@ -12,9 +12,9 @@ import re
 from collections.abc import Callable
 
 import rules
-from firmware.clock import Clock
-from firmware.config import Config
-from hal.signals import Value
+from mjtable_core.clock import Clock
+from mjtable_core.config import Config
+from mjtable_core.signals import Value
 from simulator.table import SimTable
 
 PATIENCE_S = 60.0     # players try again after this long without anything happening

@@ -16,7 +16,7 @@ switches and a camera would, and records every breach of an invariant as
   rise (two sets on one track, or more stacks than a wall holds).
 - `motor.case_open`: a motor runs while the case switch reads open.
 - `motor.after_stop`: a motor of a scope that a stop-fault, an e-stop or a halt
-  stopped runs before the explicit resume (that fault cleared at its place; `rehome`
+  stopped runs before the explicit resume (that fault cleared at its place; `resume_after_fault`
   for an e-stop or a halt).
 - `motor.on_at_fault`: a motor turns on in the same instant a fault stops its scope.
 
@@ -30,10 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.geometry import Geometry
 from firmware.controller import BUILD_SCOPE
 from firmware.faults import CATALOGUE, ERROR
-from hal.signals import Value
+from mjtable_core.geometry import Geometry
+from mjtable_core.signals import Value
 from simulator.table import SimTable
 
 RULES = ("motor.lid_open", "wall.lid_open", "wall.not_up", "wall.onto_wall", "handoff.mismatch",
@@ -181,7 +181,7 @@ class Referee:
             self._stop(Stop(kind, frozenset(self.motors), self.table.clock.now()))
         elif kind == "fault.cleared":
             self._resume_fault(event["id"], str(event.get("where")))
-        elif kind == "rehome":
+        elif kind == "resume_after_fault":
             # A re-home resumes after an e-stop or a halt; a fault's stop lasts until
             # that fault is cleared, whatever the firmware does before.
             self.stops = [s for s in self.stops if s.where is not None]

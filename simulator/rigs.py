@@ -2,7 +2,7 @@
 
 - `SimRig`: the simulated HAL in-process, on a `VirtualClock`.
 - `IoboardRig`: the ioboard backend, pyserial, a pty (or socket) and the I/O-board
-  emulator, on the lockstep clock (simulator/ioboard_run.py `IoboardBench`).
+  emulator, on the lockstep clock (simulator/ioboard_run.py `IoboardWiredTable`).
 
 The harness asks a rig for its clock, table and HAL, to connect, to die and boot
 again at a power cut, and to break or mend the link; everything else (injection,
@@ -15,11 +15,11 @@ import contextlib
 import threading
 from typing import Any
 
-from firmware.clock import VirtualClock
-from firmware.config import Config
 from hal.backends.ioboard import IoBoardHal, LinkError, open_port
-from hal.backends.sim import SimHal
 from hal.protocol import VERSION
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config
+from simulator.backend import SimHal
 from simulator.scenario import FaultSpec
 from simulator.table import SimTable
 
@@ -68,25 +68,25 @@ class IoboardRig:
     def __init__(self, config: Config, seed: int, *, transport: str = "pty",
                  link_noise: float = 0.0, board_version: int = VERSION,
                  heartbeat_limit_s: float = 0.5) -> None:
-        from simulator.ioboard_run import IoboardBench
+        from simulator.ioboard_run import IoboardWiredTable
 
         self.config = config
-        self.bench = IoboardBench(config, seed, transport=transport, link_noise=link_noise,
+        self.wired = IoboardWiredTable(config, seed, transport=transport, link_noise=link_noise,
                                   board_version=board_version,
                                   heartbeat_limit_s=heartbeat_limit_s)
-        self.clock = self.bench.clock
-        self.table = self.bench.table
-        self.board = self.bench.board
+        self.clock = self.wired.clock
+        self.table = self.wired.table
+        self.board = self.wired.board
         # With the link gone, the board's own failsafe turns the motors off within this.
         self.link_grace_s = heartbeat_limit_s
         self.error: str | None = None
 
     @property
     def hal(self) -> IoBoardHal:
-        return self.bench.hal
+        return self.wired.hal
 
     def connect(self) -> LinkError | None:
-        error = self.bench.connect()
+        error = self.wired.connect()
         if error is not None:
             self.error = str(error)
         return error
@@ -95,7 +95,7 @@ class IoboardRig:
         """Host and board lose power: the host's link and reader stop, nothing more
         crosses the cable until power is back, and what was on its way is lost."""
         self.board.drop_link(duration_s)
-        hal = self.bench.hal
+        hal = self.wired.hal
         hal.link.stop()
         hal._stop.set()     # the host is gone, not closed: no SAFE goes out
         if hal._reader is not None:
@@ -114,12 +114,12 @@ class IoboardRig:
 
         port = MeteredPort(open_port(self.board.url, self.config.ioboard.baud),
                            self.clock.meter)
-        self.bench.hal = IoBoardHal(self.config, self.clock, port=port)
+        self.wired.hal = IoBoardHal.from_config(self.config, self.clock, port=port)
         errors: list[LinkError] = []
 
         def shake() -> None:
             try:
-                self.bench.hal.connect()
+                self.wired.hal.connect()
             except LinkError as exc:
                 errors.append(exc)
             finally:
@@ -144,13 +144,13 @@ class IoboardRig:
         self.board.noise = 0.0
 
     def close(self, drain: bool = True) -> None:
-        self.bench.close(drain)
+        self.wired.close(drain)
 
     def report(self) -> dict[str, Any]:
         board = self.board
         out: dict[str, Any] = {
             "hal": "ioboard",
-            "link": {"port": board.url, "host": dict(self.bench.hal.stats),
+            "link": {"port": board.url, "host": dict(self.wired.hal.stats),
                      "board": {**board.link.stats.as_dict(),
                                "bits_flipped": board.bits_flipped,
                                "failsafe_at_s": board.failsafe_at}}}

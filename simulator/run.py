@@ -1,8 +1,9 @@
 """Headless runs of the unchanged firmware against the simulated table.
 
-`simulate()` wires clock, physical model, sim HAL, controller and players, runs on the
-virtual clock as fast as the CPU allows and returns the report that `mjtable simulate`
-prints.
+`simulate()` runs the harness (simulator/harness.py) on the virtual clock as fast as
+the CPU allows and returns the report that `mjtable simulate` prints;
+`simulate_ioboard()` runs the same harness through the real serial path
+(`mjtable simulate --hal ioboard`). `assemble()` wires a table without running it.
 """
 
 from __future__ import annotations
@@ -12,23 +13,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.clock import VirtualClock
-from firmware.config import Config
 from firmware.consumers import attach_consumers
 from firmware.controller import Controller
+from firmware.faults import CATALOGUE, ERROR
 from firmware.handoff import Consumer
-from hal.backends.sim import SimHal
+from hal.protocol import VERSION
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config
+from simulator.backend import SimHal
+from simulator.harness import Harness
 from simulator.players import SimPlayers
-from simulator.scenario import Scenario
-from simulator.table import HEAD_TAKE_AT, SLOT_REFILL_S, SimTable
-
-# Generous: a cycle is a hand of play plus the lid, raise and dice around it, and
-# time for a technician to fix what a scenario breaks.
-CYCLE_ALLOWANCE_S = 900.0
+from simulator.scenario import Expect, Scenario
+from simulator.table import SimTable
 
 
 @dataclass
-class Bench:
+class WiredTable:
     """One simulated table: everything wired, nothing run yet."""
 
     config: Config
@@ -40,37 +40,14 @@ class Bench:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
-def assemble(config: Config, seed: int | None = None) -> Bench:
+def assemble(config: Config, seed: int | None = None) -> WiredTable:
     clock = VirtualClock()
     table = SimTable(config, clock, seed)
     hal = SimHal(table)
     controller = Controller(config, hal, clock)
     attach_consumers(controller)   # the config's rules engine and handoff file
     players = SimPlayers(table, clock, config)
-    return Bench(config, clock, table, hal, controller, players)
-
-
-def build_bound(table: SimTable, started_at: float, target: int) -> float:
-    """The shortest build the mechanics allow for the arrivals that happened.
-
-    For each side, replay its tiles' loading times through an ideal head that reacts
-    instantly: a tile reaches the head `belt_transit_s` after loading, enters the slot
-    no sooner than `SLOT_REFILL_S` after the previous tile was taken, and each cam turn
-    starts no sooner than the previous one ends and takes the shortest time the
-    simulated motor's noise allows. The set is built when the slowest
-    side's last turn ends.
-    """
-    sim = table.sim
-    turn = sim.head_turn_s * (1 - sim.timing_jitter)   # the fastest turn the noise allows
-    finish = started_at
-    for side in table.sides:
-        taken = turn_start = float("-inf")
-        for loaded in side.loaded_at[:target]:
-            enters = max(loaded + sim.belt_transit_s, taken + SLOT_REFILL_S)
-            turn_start = max(enters, turn_start + turn)
-            taken = turn_start + HEAD_TAKE_AT * turn
-        finish = max(finish, turn_start + turn)
-    return finish - started_at
+    return WiredTable(config, clock, table, hal, controller, players)
 
 
 def simulate(config: Config, cycles: int, seed: int | None = None,
@@ -82,11 +59,39 @@ def simulate(config: Config, cycles: int, seed: int | None = None,
     Without a scenario nothing is injected: any fault is unexpected, and a run that an
     error fault halts stops early. `consumers` get every handoff record too.
     """
-    from simulator.harness import Harness
-
     if scenario is None:
         scenario = Scenario(seed=config.simulator.seed if seed is None else seed,
                             cycles=cycles, source="<none>")
     elif cycles:
         scenario = dataclasses.replace(scenario, cycles=cycles)
     return Harness(config, scenario, seed, consumers).run(progress)
+
+
+def simulate_ioboard(config: Config, cycles: int, seed: int | None = None,
+                     progress: Callable[[int, int], None] | None = None, *,
+                     transport: str = "pty", link_noise: float = 0.0,
+                     link_drop: tuple[float, float] | None = None,
+                     board_version: int = VERSION,
+                     heartbeat_limit_s: float = 0.5,
+                     scenario: Scenario | None = None) -> dict[str, Any]:
+    """Run `cycles` hands (or a scenario's) through the emulated board: the harness's
+    report (simulator/harness.py), on the ioboard rig, with the link's figures.
+
+    `link_drop` = (at_s, duration_s) cuts the cable at that time for a while;
+    `link_noise` flips each bit with that probability from the start. Warnings are
+    allowed (a late edge seen as timing.drift); a run that an error halts stops early.
+    """
+    if scenario is None:
+        warnings = tuple(i for i, k in CATALOGUE.items() if k.severity != ERROR)
+        scenario = Scenario(seed=config.simulator.seed if seed is None else seed,
+                            cycles=cycles, source="<none>", expect=Expect(allow=warnings))
+    elif cycles:
+        scenario = dataclasses.replace(scenario, cycles=cycles)
+    harness = Harness(config, scenario, seed, rig="ioboard", rig_options={
+        "transport": transport, "link_noise": link_noise, "board_version": board_version,
+        "heartbeat_limit_s": heartbeat_limit_s})
+    if link_drop is not None:
+        at_s, duration_s = link_drop
+        board = harness.rig.board      # type: ignore[union-attr]
+        harness.clock.call_at(at_s, lambda: board.drop_link(duration_s))
+    return harness.run(progress)

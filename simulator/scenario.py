@@ -30,15 +30,17 @@ Every key is checked: a typo is an error naming the file and the key, never igno
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from firmware.config import reference_config
-from firmware.configfile import read_toml
 from firmware.faults import CATALOGUE
+from mjtable_core.config import reference_config
+from mjtable_core.i18n import N_
+from mjtable_core.schema import ConfigError, Invalid, load_section, option, read_toml
 
 # The example scenarios are package data (tests/scenarios in the source tree).
 EXAMPLES = "simulator.scenarios"
@@ -70,213 +72,124 @@ KINDS: dict[str, str] = {
     "link_noise": r"link",
     "link_drop": r"link",
 }
-FAULT_KEYS = {"kind", "where", "cycle", "phase", "at_s", "tile", "count", "probability",
-              "factor", "value", "duration_s", "mode"}
-ACTION_KEYS = {"after_fault", "do", "where", "delay_s"}
-EXPECT_KEYS = {"faults", "allow", "cycles_completed"}
-TOP_KEYS = {"seed", "cycles", "config", "play_time_s", "fault", "action", "expect"}
+# Allowed values too many to list: the message names the catalogue instead.
+FAULT_ID = N_("a fault id (docs/faults.md)")
 
 
-class ScenarioError(ValueError):
-    """A scenario file that cannot be run; the message names the file and the key."""
+class ScenarioError(ConfigError, ValueError):
+    """A scenario file that cannot be run; the message names the file, the table
+    (`[[fault]] #2`, `[expect]`) and the key."""
 
 
 @dataclass(frozen=True)
 class FaultSpec:
-    kind: str
-    where: str
-    cycle: int
-    phase: str | None = None
-    at_s: float | None = None
-    tile: str | None = None
-    count: int = 1
-    probability: float = 0.0
-    factor: float = 1.0
-    value: bool = False
-    duration_s: float = 5.0
-    mode: str = "both"
+    """One `[[fault]]`: what to break, where, and when."""
+
+    kind: str = option(choices=tuple(KINDS), doc="docs/mechanics.md, injectable faults")
+    where: str = option(doc="a part or signal name that fits the kind (KINDS)")
+    cycle: int = option(minval=1, doc="1-based: the cycle whose hand this set is dealt for")
+    phase: str | None = option(None, choices=(*PHASES, AFTER_FAULT))
+    at_s: float | None = option(None, minval=0.0)
+    tile: str | None = option(None, doc="the tile code of a magnet fault")
+    count: int = option(1)
+    probability: float = option(0.0)
+    factor: float = option(1.0)
+    value: bool = option(False)
+    duration_s: float = option(5.0)
+    mode: str = option("both")
 
     @property
     def side(self) -> int | None:
         match = re.match(r"side\.([0-3])", self.where)
         return int(match.group(1)) if match else None
 
+    def check(self) -> None:
+        """The place fits the kind, exactly one time is given, and each kind's own
+        options are in their range."""
+        if not re.fullmatch(KINDS[self.kind], self.where):
+            raise Invalid("where", f"{self.where!r} does not fit {self.kind} "
+                                   f"(expected a name matching {KINDS[self.kind]})")
+        if (self.phase is None) == (self.at_s is None) and self.phase != AFTER_FAULT:
+            raise Invalid("phase", f"give exactly one of phase or at_s (both only with "
+                                   f"phase = {AFTER_FAULT!r})")
+        _check_kind(self)
+
+
+def _check_kind(spec: FaultSpec) -> None:
+    from simulator.tiles import set_codes
+
+    magnet = spec.kind in ("weak_magnet_tile", "dead_magnet_tile")
+    if magnet and (spec.tile is None or spec.tile not in set_codes(144)):
+        raise Invalid("tile", f"{spec.tile!r}: give a tile code such as B5")
+    if spec.kind in ("missing_tiles", "extra_tiles") and not 1 <= spec.count <= 20:
+        raise Invalid("count", f"{spec.count}: from 1 to 20")
+    flaky = spec.kind == "sensor_flaky"
+    if spec.kind in ("sensor_dirty", "sensor_flaky", "link_noise") and not (
+            0 < spec.probability <= (50.0 if flaky else 1.0)):
+        unit = "pulses per second, at most 50" if flaky else "at most 1"
+        raise Invalid("probability", f"{spec.probability}: above 0 ({unit})")
+    if spec.kind == "sensor_dirty" and spec.mode not in ("miss", "double", "both"):
+        raise Invalid("mode", f"{spec.mode!r}: one of miss, double, both")
+    if spec.kind == "motor_slow" and not 1.0 < spec.factor <= 20.0:
+        raise Invalid("factor", f"{spec.factor}: above 1 and at most 20")
+    if spec.kind in ("power_cut", "link_drop") and not 0 < spec.duration_s <= 3600:
+        raise Invalid("duration_s", f"{spec.duration_s}: above 0, at most 3600")
+
 
 @dataclass(frozen=True)
 class ActionSpec:
-    after_fault: str
-    do: str
-    where: str | None = None
-    delay_s: float = 20.0
+    """One `[[action]]`: what the technician does after a fault, and where."""
+
+    after_fault: str = option(choices=CATALOGUE, shown=FAULT_ID)
+    do: str = option(choices=ACTIONS)
+    where: str | None = option(None)
+    delay_s: float = option(20.0, minval=0.0, maxval=3600.0)
 
 
 @dataclass(frozen=True)
 class Expect:
-    faults: tuple[str, ...] = ()
-    allow: tuple[str, ...] = ()
-    cycles_completed: int | None = None
+    """`[expect]`: faults that must be raised, faults that may be, cycles to finish."""
+
+    faults: tuple[str, ...] = option((), choices=CATALOGUE, shown=FAULT_ID)
+    allow: tuple[str, ...] = option((), choices=CATALOGUE, shown=FAULT_ID)
+    cycles_completed: int | None = option(None, minval=0)
 
 
 @dataclass(frozen=True)
 class Scenario:
-    seed: int = 1
-    cycles: int = 3
-    config: str | None = None
-    faults: tuple[FaultSpec, ...] = ()
-    actions: tuple[ActionSpec, ...] = ()
+    """A whole scenario file (its top level)."""
+
+    seed: int = option(1)
+    cycles: int = option(3, minval=1, maxval=100_000)
+    config: str | None = option(None, doc="a reference config, or a path from this file")
+    faults: tuple[FaultSpec, ...] = option((), key="fault")
+    actions: tuple[ActionSpec, ...] = option((), key="action")
     expect: Expect = field(default_factory=Expect)
     source: str = "<inline>"
-    play_time_s: float | None = None
+    play_time_s: float | None = option(None, minval=1.0, maxval=3600.0)
 
     @property
     def needs_link(self) -> bool:
         return any(f.kind.startswith("link_") for f in self.faults)
 
-
-def _fail(file: str, where: str, problem: str) -> ScenarioError:
-    return ScenarioError(f"{file}: {where}: {problem}")
-
-
-def _typed(file: str, where: str, raw: dict[str, Any], key: str, kind: type,
-           default: Any = None, required: bool = False) -> Any:
-    if key not in raw:
-        if required:
-            raise _fail(file, where, f"{key} is missing")
-        return default
-    value = raw[key]
-    ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value, ok = float(value), True
-    if not ok:
-        raise _fail(file, where, f"{key} = {value!r}: expected {kind.__name__}")
-    return value
-
-
-def _unknown(file: str, where: str, raw: dict[str, Any], allowed: set[str]) -> None:
-    unknown = sorted(set(raw) - allowed)
-    if unknown:
-        valid = ", ".join(sorted(allowed))
-        raise _fail(file, where, f"unknown key {unknown[0]!r} (valid: {valid})")
-
-
-def _table(file: str, where: str, raw: Any, allowed: set[str]) -> None:
-    """`raw` is a TOML table holding only `allowed` keys."""
-    if not isinstance(raw, dict):
-        raise _fail(file, where, "must be a table")
-    _unknown(file, where, raw, allowed)
-
-
-def _fault(file: str, i: int, raw: Any) -> FaultSpec:
-    where = f"[[fault]] #{i + 1}"
-    _table(file, where, raw, FAULT_KEYS)
-    kind = _typed(file, where, raw, "kind", str, required=True)
-    if kind not in KINDS:
-        raise _fail(file, where, f"kind {kind!r} is not one of {', '.join(KINDS)}")
-    place = _typed(file, where, raw, "where", str, required=True)
-    if not re.fullmatch(KINDS[kind], place):
-        raise _fail(file, where, f"where {place!r} does not fit {kind} "
-                                 f"(expected a name matching {KINDS[kind]})")
-    cycle = _typed(file, where, raw, "cycle", int, required=True)
-    if cycle < 1:
-        raise _fail(file, where, f"cycle = {cycle}: cycles count from 1")
-    phase = _typed(file, where, raw, "phase", str)
-    at_s = _typed(file, where, raw, "at_s", float)
-    if (phase is None) == (at_s is None) and phase != AFTER_FAULT:
-        raise _fail(file, where, f"give exactly one of phase or at_s (both only with "
-                                 f"phase = {AFTER_FAULT!r})")
-    if phase is not None and phase not in (*PHASES, AFTER_FAULT):
-        raise _fail(file, where, f"phase {phase!r} is not one of "
-                                 f"{', '.join((*PHASES, AFTER_FAULT))}")
-    if at_s is not None and at_s < 0:
-        raise _fail(file, where, f"at_s = {at_s}: must not be negative")
-    spec = FaultSpec(
-        kind=kind, where=place, cycle=cycle, phase=phase, at_s=at_s,
-        tile=_typed(file, where, raw, "tile", str),
-        count=_typed(file, where, raw, "count", int, 1),
-        probability=_typed(file, where, raw, "probability", float, 0.0),
-        factor=_typed(file, where, raw, "factor", float, 1.0),
-        value=_typed(file, where, raw, "value", bool, False),
-        duration_s=_typed(file, where, raw, "duration_s", float, 5.0),
-        mode=_typed(file, where, raw, "mode", str, "both"))
-    _check_kind(file, where, spec)
-    return spec
-
-
-def _check_kind(file: str, where: str, spec: FaultSpec) -> None:
-    from simulator.tiles import set_codes
-
-    magnet = spec.kind in ("weak_magnet_tile", "dead_magnet_tile")
-    if magnet and (spec.tile is None or spec.tile not in set_codes(144)):
-        raise _fail(file, where, f"tile = {spec.tile!r}: give a tile code such as B5")
-    if spec.kind in ("missing_tiles", "extra_tiles") and not 1 <= spec.count <= 20:
-        raise _fail(file, where, f"count = {spec.count}: from 1 to 20")
-    flaky = spec.kind == "sensor_flaky"
-    if spec.kind in ("sensor_dirty", "sensor_flaky", "link_noise") and not (
-            0 < spec.probability <= (50.0 if flaky else 1.0)):
-        unit = "pulses per second, at most 50" if flaky else "at most 1"
-        raise _fail(file, where, f"probability = {spec.probability}: above 0 ({unit})")
-    if spec.kind == "sensor_dirty" and spec.mode not in ("miss", "double", "both"):
-        raise _fail(file, where, f"mode = {spec.mode!r}: one of miss, double, both")
-    if spec.kind == "motor_slow" and not 1.0 < spec.factor <= 20.0:
-        raise _fail(file, where, f"factor = {spec.factor}: above 1 and at most 20")
-    if spec.kind in ("power_cut", "link_drop") and not 0 < spec.duration_s <= 3600:
-        raise _fail(file, where, f"duration_s = {spec.duration_s}: above 0, at most 3600")
-
-
-def _action(file: str, i: int, raw: Any) -> ActionSpec:
-    where = f"[[action]] #{i + 1}"
-    _table(file, where, raw, ACTION_KEYS)
-    after = _typed(file, where, raw, "after_fault", str, required=True)
-    if after not in CATALOGUE:
-        raise _fail(file, where, f"after_fault {after!r} is not a fault id (docs/mechanics.md)")
-    do = _typed(file, where, raw, "do", str, required=True)
-    if do not in ACTIONS:
-        raise _fail(file, where, f"do {do!r} is not one of {', '.join(ACTIONS)}")
-    delay = _typed(file, where, raw, "delay_s", float, 20.0)
-    if not 0 <= delay <= 3600:
-        raise _fail(file, where, f"delay_s = {delay}: from 0 to 3600")
-    return ActionSpec(after, do, _typed(file, where, raw, "where", str), delay)
-
-
-def _expect(file: str, raw: Any) -> Expect:
-    _table(file, "[expect]", raw, EXPECT_KEYS)
-    lists = {}
-    for key in ("faults", "allow"):
-        value = raw.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise _fail(file, "[expect]", f"{key} must be a list of fault ids")
-        for fault_id in value:
-            if fault_id not in CATALOGUE:
-                raise _fail(file, "[expect]", f"{key}: {fault_id!r} is not a fault id")
-        lists[key] = tuple(value)
-    cycles = _typed(file, "[expect]", raw, "cycles_completed", int)
-    return Expect(lists["faults"], lists["allow"], cycles)
+    def check(self) -> None:
+        for i, spec in enumerate(self.faults, start=1):
+            if spec.cycle > self.cycles:
+                raise Invalid("cycle", f"cycle {spec.cycle} is after the last cycle "
+                                       f"{self.cycles}", f"fault #{i}")
 
 
 def parse_scenario(raw: dict[str, Any], file: str) -> Scenario:
-    _unknown(file, "top level", raw, TOP_KEYS)
-    seed = _typed(file, "top level", raw, "seed", int, 1)
-    cycles = _typed(file, "top level", raw, "cycles", int, 3)
-    if not 1 <= cycles <= 100_000:
-        raise _fail(file, "top level", f"cycles = {cycles}: from 1 to 100000")
-    config = _typed(file, "top level", raw, "config", str)
-    play = _typed(file, "top level", raw, "play_time_s", float)
-    if play is not None and not 1.0 <= play <= 3600.0:
-        raise _fail(file, "top level", f"play_time_s = {play}: from 1 to 3600")
-    if config is not None:
-        config = _config_path(file, config)
-    faults = raw.get("fault", [])
-    actions = raw.get("action", [])
-    if not isinstance(faults, list) or not isinstance(actions, list):
-        raise _fail(file, "top level", "fault and action must be arrays of tables "
-                                       "([[fault]], [[action]])")
-    specs = tuple(_fault(file, i, f) for i, f in enumerate(faults))
-    for spec in specs:
-        if spec.cycle > cycles:
-            raise _fail(file, "[[fault]]", f"cycle {spec.cycle} is after the last cycle {cycles}")
-    return Scenario(seed, cycles, config, specs,
-                    tuple(_action(file, i, a) for i, a in enumerate(actions)),
-                    _expect(file, raw.get("expect", {})), file, play)
+    """Build and check a Scenario from parsed TOML (`file` names it in errors)."""
+    try:
+        scenario = load_section(Scenario, raw, file, None, source=file)
+    except ScenarioError:
+        raise
+    except ConfigError as exc:
+        raise ScenarioError(exc.file, exc.section, exc.key, exc.problem) from None
+    if scenario.config is not None:
+        scenario = dataclasses.replace(scenario, config=_config_path(file, scenario.config))
+    return scenario
 
 
 def _config_path(file: str, name: str) -> str:
@@ -288,8 +201,8 @@ def _config_path(file: str, name: str) -> str:
     reference = reference_config(Path(name).name)
     if reference.is_file():
         return str(reference)
-    raise _fail(file, "top level", f"config {name!r}: no such file beside the scenario, "
-                                   f"nor a reference config of that name")
+    raise ScenarioError(file, None, "config", f"{name!r}: no such file beside the scenario, "
+                                              f"nor a reference config of that name")
 
 
 def example_scenarios() -> list[Path]:
@@ -299,8 +212,9 @@ def example_scenarios() -> list[Path]:
 
 
 def load_scenario(path: str | Path) -> Scenario:
+    """Read and check a scenario file."""
     try:
         raw = read_toml(Path(path))
-    except Exception as exc:      # ConfigError: unreadable or not TOML
-        raise ScenarioError(str(exc)) from None
+    except ConfigError as exc:      # unreadable or not TOML
+        raise ScenarioError(exc.file, exc.section, exc.key, exc.problem) from None
     return parse_scenario(raw, str(path))

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from core.geometry import REFERENCE
+from mjtable_core.geometry import REFERENCE
 from simulator.scenario import ActionSpec, Expect, FaultSpec, Scenario
 
 # (fault fields, [(after_fault, do, where)], faults it may raise besides the expected)

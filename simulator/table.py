@@ -28,9 +28,9 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from firmware.clock import Clock, Timer
-from firmware.config import Config
-from hal.signals import LID_DOWN, LID_UP, Value, catalogue, motors_off
+from mjtable_core.clock import Clock, Timer
+from mjtable_core.config import Config
+from mjtable_core.signals import LID_DOWN, LID_UP, Value, motors_off
 from simulator.mechanisms import Cam, Travel
 from simulator.tiles import Tile, make_sets
 
@@ -68,15 +68,23 @@ class DirtySensor:
 
 
 class SimTable:
-    def __init__(self, config: Config, clock: Clock, seed: int | None = None) -> None:
+    def __init__(self, config: Config, clock: Clock, seed: int | None = None, *,
+                 head_home_window: float = HEAD_LEAVE_HOME_AT,
+                 plate_home_window: float = PLATE_LEAVE_HOME_AT) -> None:
+        """`*_home_window`: the part of a cam's turn its home switch stays closed. A
+        rig on the real clock at --speed widens them (simulator/ioboard_emulator.py):
+        there a host's round trip is table-time too, and a stop arriving after the
+        window is a cam coasting past home, which a table's own controller never sees."""
+        if not 0 < head_home_window < HEAD_TAKE_AT or not 0 < plate_home_window < PLATE_RAISE_AT:
+            raise ValueError(f"home windows must end before the head takes a tile "
+                             f"({HEAD_TAKE_AT}) and the plate raises its wall ({PLATE_RAISE_AT})")
         self.config = config
         self.sim = config.simulator
         self.clock = clock
         self.seed = self.sim.seed if seed is None else seed
         self.rng = random.Random(self.seed)
         self.noise = random.Random(f"noise-{self.seed}")   # apart, so faults shift no picks
-        self.signals = catalogue(config.table.tile_reader, config.table.face_up_sensor,
-                                 config.geometry)
+        self.signals = config.signals()
         self.values: dict[str, Value] = {s.name: s.rest_value
                                          for s in self.signals.values()}
         self.physical: dict[str, Value] = dict(self.values)
@@ -110,12 +118,12 @@ class SimTable:
         jitter = self.sim.timing_jitter
         for side in self.sides:
             side.head = Cam(clock, self.sim.head_turn_s,
-                            [(HEAD_LEAVE_HOME_AT, lambda s=side: self._head_left(s)),
+                            [(head_home_window, lambda s=side: self._head_left(s)),
                              (HEAD_TAKE_AT, lambda s=side: self._head_take(s))],
                             lambda s=side: self._set(f"side.{s.n}.head_home", True),
                             jitter, self.noise)
             side.plate = Cam(clock, self.sim.plate_turn_s,
-                             [(PLATE_LEAVE_HOME_AT,
+                             [(plate_home_window,
                                lambda s=side: self._set(f"side.{s.n}.plate_home", False)),
                               (PLATE_RAISE_AT, lambda s=side: self._raise_wall(s))],
                              lambda s=side: self._set(f"side.{s.n}.plate_home", True),
@@ -586,3 +594,26 @@ class SimTable:
 
     def motors_off(self) -> bool:
         return motors_off(self.signals, self.values)
+
+
+def build_bound(table: SimTable, started_at: float, target: int) -> float:
+    """The shortest build the mechanics allow for the arrivals that happened.
+
+    For each side, replay its tiles' loading times through an ideal head that reacts
+    instantly: a tile reaches the head `belt_transit_s` after loading, enters the slot
+    no sooner than `SLOT_REFILL_S` after the previous tile was taken, and each cam turn
+    starts no sooner than the previous one ends and takes the shortest time the
+    simulated motor's noise allows. The set is built when the slowest
+    side's last turn ends.
+    """
+    sim = table.sim
+    turn = sim.head_turn_s * (1 - sim.timing_jitter)   # the fastest turn the noise allows
+    finish = started_at
+    for side in table.sides:
+        taken = turn_start = float("-inf")
+        for loaded in side.loaded_at[:target]:
+            enters = max(loaded + sim.belt_transit_s, taken + SLOT_REFILL_S)
+            turn_start = max(enters, turn_start + turn)
+            taken = turn_start + HEAD_TAKE_AT * turn
+        finish = max(finish, turn_start + turn)
+    return finish - started_at

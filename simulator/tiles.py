@@ -4,22 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.geometry import REFERENCE
-
-SUITS = ("W", "B", "T")
-COPIES = 4      # the game's tile set: each suited and honour tile four times
+from mjtable_core.geometry import REFERENCE
+from rules.tiles import set_composition
 
 
 def set_codes(tiles: int) -> list[str]:
-    """The codes of one set: 136 without flowers, 144 with H1–H8."""
-    codes = [f"{s}{n}" for s in SUITS for n in range(1, 10) for _ in range(COPIES)]
-    codes += [f"F{n}" for n in range(1, 5) for _ in range(COPIES)]
-    codes += [f"J{n}" for n in range(1, 4) for _ in range(COPIES)]
-    if tiles == 144:
-        codes += [f"H{n}" for n in range(1, 9)]
-    if len(codes) != tiles:
-        raise ValueError(f"no {tiles}-tile set")
-    return codes
+    """The codes of one set, each copy once (136 without flowers, 144 with H1–H8):
+    the rules engine's set composition, laid out as physical tiles."""
+    return [code for code, copies in set_composition(tiles).items() for _ in range(copies)]
 
 
 @dataclass

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from firmware.clock import Clock
 from firmware.controller import Controller
 from firmware.faults import ERROR
-from hal.signals import Value
+from mjtable_core.clock import Clock
+from mjtable_core.signals import Value
 from simulator.players import SimPlayers
 from simulator.table import SimTable
 
@@ -26,7 +26,7 @@ STALL_BOUND_S = 180.0
 CHECK_EVERY_S = 10.0
 PROGRESS = frozenset({"start", "phase", "build.started", "build.staged", "raising",
                       "walls.committed", "dice.thrown", "handoff", "top_up", "refeed",
-                      "rehome", "resume"})
+                      "resume_after_fault", "resume"})
 PLAYERS_BUSY = frozenset({"playing", "pushing"})
 
 

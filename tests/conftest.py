@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from firmware.clock import VirtualClock
-from firmware.config import Config, load_config
 from firmware.controller import Controller
-from hal.interface import Listener
-from hal.signals import Signal, Value, catalogue, motors_off
+from hal.interface import Listener, drive_safe
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config, load_config
+from mjtable_core.signals import Signal, Value, catalogue, motors_off
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = {"144": ROOT / "config" / "table.toml", "136": ROOT / "config" / "table-136.toml"}
@@ -72,9 +73,7 @@ class ScriptedHal:
 
     def safe_state(self) -> None:
         self.safe_calls += 1
-        for s in self.signals.values():
-            if s.made_safe:
-                self.write(s.name, s.safe_value)
+        drive_safe(self.signals, self.write)
 
     def entropy(self) -> tuple[random.Random, str]:
         return random.Random(7), "simulated"
@@ -116,3 +115,17 @@ def events_of(ctl: Controller) -> list[dict]:
 
 def run_for(clock: VirtualClock, seconds: float, until: Callable[[], bool] | None = None) -> None:
     clock.run_until(clock.now() + seconds, until=until)
+
+
+def installed_package(folder: Path, name: str, entry_points: str, modules: dict[str, str],
+                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make `folder` hold an installed distribution `name` declaring `entry_points`
+    (entry_points.txt text) with the module sources `modules`, and put it on the path:
+    a third-party package as importlib.metadata finds one."""
+    dist = folder / f"{name.replace('-', '_')}-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(textwrap.dedent(entry_points))
+    for module, source in modules.items():
+        (folder / f"{module}.py").write_text(textwrap.dedent(source))
+    monkeypatch.syspath_prepend(str(folder))

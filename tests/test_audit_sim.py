@@ -17,7 +17,7 @@ import sys
 import pytest
 
 import rules
-from firmware.config import Config, load_config
+from mjtable_core.config import Config, load_config
 from rules.engine import DERIVED
 from simulator.audit_cli import audit_simulated
 from simulator.run import assemble

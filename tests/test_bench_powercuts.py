@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from bench.bench_powercut_virtual import KINDS, PLAY_TIME_S, JudgedHarness, plan_run, run_cuts
-from firmware.config import load_config
+from mjtable_core.config import load_config
 
 
 def test_each_kind_of_cut_happens_and_is_judged() -> None:

@@ -33,7 +33,7 @@ def test_the_build_bound_comes_from_the_mechanics() -> None:
     import dataclasses
 
     from bench.bench_cycle import mechanical_bound_s
-    from firmware.config import load_config
+    from mjtable_core.config import load_config
 
     config = load_config()
     # Reference table: 36 tiles a side at 1.7 tiles/s, 0.8 s belt, 0.45 s head turn:

@@ -3,7 +3,7 @@ the supervision must not raise a single fault."""
 
 from __future__ import annotations
 
-from firmware.config import load_config
+from mjtable_core.config import load_config
 from simulator.run import simulate
 from tests.conftest import quick
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from firmware.clock import RealClock, VirtualClock
+from mjtable_core.clock import RealClock, VirtualClock
 
 
 def test_virtual_events_run_in_time_then_fifo_order() -> None:

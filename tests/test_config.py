@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.config import load_config
-from firmware.configfile import ConfigError
+from mjtable_core.config import load_config
+from mjtable_core.schema import ConfigError
 from tests.conftest import CONFIGS, ROOT
 
 GOOD_TABLE = '[table]\ntiles = 144\nstacks_per_wall = 18\n'

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.config import load_config
 from firmware.diagnosis import SYMPTOMS, UnknownSymptom, diagnose
+from mjtable_core.config import load_config
 from simulator.harness import Harness
 from simulator.scenario import Scenario, load_scenario
 from tests.conftest import ROOT, quick

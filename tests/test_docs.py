@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from firmware.faults import CATALOGUE
-from hal.signals import catalogue
+from mjtable_core.signals import catalogue
 from rules.request import OPTIONAL, REQUIRED
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from firmware.cli import main
-from firmware.config import load_config, reference_config
+from mjtable_core.config import load_config, reference_config
 from simulator.fuzz import (
     CLASSES,
     ConfigRunner,

@@ -1,4 +1,4 @@
-"""The table's geometry lives in core/geometry.py and nowhere else (docs/design.md)."""
+"""The table's geometry lives in mjtable_core/geometry.py and nowhere else (docs/design.md)."""
 
 from __future__ import annotations
 
@@ -8,18 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from core.geometry import MODELS, REFERENCE, Geometry, Shape
-from firmware.clock import VirtualClock
-from firmware.config import Config, parse_config
-from firmware.configfile import ConfigError, read_toml
 from firmware.controller import Controller
-from firmware.service import jog_motors, mechanism_tests
-from hal.signals import catalogue
+from firmware.maintenance import jog_motors, mechanism_tests
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config, parse_config
+from mjtable_core.geometry import MODELS, REFERENCE, Geometry, Shape
+from mjtable_core.schema import ConfigError, read_toml
+from mjtable_core.signals import catalogue
 from tests.conftest import ScriptedHal
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Literals that would hard-code four sides or the sets "A"/"B" outside core/geometry.py.
+# Literals that would hard-code four sides or the sets "A"/"B" outside mjtable_core/geometry.py.
 FORBIDDEN = re.compile(r"""range\(4\)|%\s*4\b|//\s*4\b|\*\s*4\b|\b4\s*\*|\bSIDES\s*[:=]"""
                        r"""|["'](A|B|AB)["']|\bset\.[AB]\b""")
 # Justified exceptions: (file, the line's text). Each says why it is not geometry.
@@ -39,7 +39,7 @@ def test_no_geometry_literals_outside_core() -> None:
                 code = line.split("#", 1)[0]
                 if FORBIDDEN.search(code) and (rel, code.strip()) not in ALLOWED:
                     found.append(f"{rel}:{number}: {line.strip()}")
-    assert not found, "geometry literals (ask core.geometry.Geometry):\n" + "\n".join(found)
+    assert not found, "geometry literals (ask mjtable_core.geometry.Geometry):\n" + "\n".join(found)
 
 
 def test_the_grep_sees_what_it_forbids() -> None:

@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -17,14 +16,14 @@ from typing import Any
 import pytest
 
 from firmware import consumers
-from firmware.clock import VirtualClock
-from firmware.config import Config, load_config
-from firmware.configfile import ConfigError
 from firmware.consumers import HandoffFile, attach_consumers, handoff_path, installed_engines
 from firmware.controller import Controller
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config, load_config
+from mjtable_core.schema import ConfigError
 from rules.engine import BuiltinEngine
-from simulator.run import Bench, assemble, simulate
-from tests.conftest import CONFIGS, ROOT, ScriptedHal, quick
+from simulator.run import WiredTable, assemble, simulate
+from tests.conftest import CONFIGS, ROOT, ScriptedHal, installed_package, quick
 
 MJTABLE = [sys.executable, "-m", "firmware.cli"]
 
@@ -33,7 +32,7 @@ def with_rules(config: Config, **changes: Any) -> Config:
     return dataclasses.replace(config, rules=dataclasses.replace(config.rules, **changes))
 
 
-def run_hands(bench: Bench, hands: int) -> None:
+def run_hands(bench: WiredTable, hands: int) -> None:
     """Run the simulated table until `hands` records have been handed off."""
     ctl = bench.controller
     ctl.start()
@@ -42,11 +41,11 @@ def run_hands(bench: Bench, hands: int) -> None:
     assert len(ctl.handoff.records) == hands
 
 
-def events(bench: Bench, kind: str) -> list[dict]:
+def events(bench: WiredTable, kind: str) -> list[dict]:
     return [e for e in bench.events if e["kind"] == kind]
 
 
-def recording(bench: Bench) -> Bench:
+def recording(bench: WiredTable) -> WiredTable:
     bench.controller.subscribers.append(bench.events.append)
     return bench
 
@@ -59,16 +58,12 @@ def short(config: Config) -> Config:
 @pytest.fixture
 def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An installed third-party package declaring engines in mjtable.rules_engines."""
-    dist = tmp_path / "mj_plugin-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: mj-plugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(textwrap.dedent("""\
+    installed_package(tmp_path, "mj-plugin", """\
         [mjtable.rules_engines]
         recorder = mj_plugin_engines:Recorder
         boom = mj_plugin_engines:Boom
         broken = mj_plugin_engines:broken
-        """))
-    (tmp_path / "mj_plugin_engines.py").write_text(textwrap.dedent("""\
+        """, {"mj_plugin_engines": """\
         RECEIVED = []
 
         class Recorder:
@@ -82,8 +77,7 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
         def broken():
             raise ImportError("needs a library that is not installed")
-        """))
-    monkeypatch.syspath_prepend(str(tmp_path))
+        """}, monkeypatch)
     yield tmp_path
     sys.modules.pop("mj_plugin_engines", None)
 
@@ -287,13 +281,13 @@ def test_a_full_disk_stops_the_table_and_the_next_write_repairs_the_file(
     faults = events(bench, "fault")
     assert [(f["id"], f["where"], f["evidence"]["error"]) for f in faults] == [
         ("storage.failed", "handoff", "OSError: No space left on device")]
-    assert ctl.cycle.state == "fault" and not ctl.may_rehome()
+    assert ctl.cycle.state == "fault" and not ctl.may_resume()
     assert all(not v or v == "off" for k, v in
                ((n, ctl.hal.read(n)) for n in ctl.hal.signals) if k.startswith("motor."))
     # Space freed, the technician clears it: the next write repairs the file.
     fault = next(f for f in ctl.faults if f.id == "storage.failed")
     ctl.clear_fault(fault, "li")
-    ctl.rehome()
+    ctl.resume_after_fault()
     bench.clock.run_until(bench.clock.now() + 4000.0,
                           until=lambda: len(ctl.handoff.records) >= 3)
     assert [json.loads(line)["table"]["cycle"] for line in lines_of(path)] == [1, 3]

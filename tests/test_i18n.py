@@ -16,7 +16,7 @@ from firmware.faults import CATALOGUE, Fault
 from firmware.i18n import _, language, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("firmware", "hal", "simulator", "rules", "bench")   # as `make messages`
+SOURCES = ("mjtable_core", "firmware", "hal", "simulator", "rules", "bench")   # as `make messages`
 PLACEHOLDER = re.compile(r"\{[^{}]*\}|%\(\w+\)[a-z]|%[a-z]")   # str.format and %-style
 
 
@@ -127,8 +127,8 @@ def test_fault_card_lists_every_code_and_fits_80_columns(lang: str) -> None:
 
 
 def test_config_errors_name_the_type_in_the_technicians_language(tmp_path: Path) -> None:
-    from firmware.config import load_config
-    from firmware.configfile import ConfigError
+    from mjtable_core.config import load_config
+    from mjtable_core.schema import ConfigError
 
     path = tmp_path / "bad.toml"
     path.write_text('[table]\ntiles = "144"\nstacks_per_wall = 18\n')

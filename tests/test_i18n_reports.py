@@ -10,7 +10,7 @@ import pytest
 
 from firmware import i18n
 from firmware.cli import main
-from rules import i18n as rules_i18n
+from mjtable_core import i18n as core_i18n
 from rules.cli import report_text
 from rules.errors import RulesError
 from rules.request import deal_request
@@ -52,13 +52,13 @@ def test_a_deal_error_inside_the_walls_keeps_its_path_in_chinese() -> None:
 
 def test_the_rules_engine_alone_speaks_english() -> None:
     # Without the firmware's translator installed the msgid is the message.
-    installed = rules_i18n._translate
-    rules_i18n.install(rules_i18n._identity)
+    installed = core_i18n._translate
+    core_i18n.install(core_i18n._identity)
     try:
         with i18n.language("zh_CN"), pytest.raises(RulesError, match="input: missing key"):
             deal_request({})
     finally:
-        rules_i18n.install(installed)
+        core_i18n.install(installed)
 
 
 def test_deal_and_audit_help_in_chinese(monkeypatch, capsys) -> None:

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 import rules
-from firmware.config import load_config
+from mjtable_core.config import load_config
 from simulator.run import assemble, simulate
 from tests.conftest import CONFIGS, quick
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from firmware.clock import VirtualClock
-from firmware.config import load_config
 from firmware.controller import Controller
 from firmware.journal import FILE_NAME, FileJournal, MemoryJournal
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import load_config
 from simulator.harness import ScopedClock
 from simulator.run import assemble
 from tests.conftest import ScriptedHal, quick
@@ -158,7 +158,7 @@ def test_a_plate_found_off_home_outside_a_raise_is_not_turned_over_the_stacks(co
                    if name == "motor.side.3.plate")
     # Cleared without a fix: the resume does not turn it either, homing holds again.
     ctl.clear_fault(stuck[0], by="tech")
-    ctl.rehome()
+    ctl.resume_after_fault()
     clock.run_until(clock.now() + 0.2)
     assert hal.values["motor.side.3.plate"] is False
     assert ctl.cycle.state == "fault"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from firmware.clock import VirtualClock
 from firmware.controller import Controller
 from firmware.journal import MemoryJournal
+from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of, run_for
 
 
@@ -198,8 +198,8 @@ def test_clearing_a_jam_finishes_the_turn_and_feeds_again(rig) -> None:
     fault = ctl.faults[-1]
     assert fault.id == "head.jam" and hal.motors_off()
     ctl.clear_fault(fault, by="test")
-    assert ctl.may_rehome() and ctl.needs_rehome()
-    ctl.rehome()
+    assert ctl.may_resume() and ctl.needs_resume()
+    ctl.resume_after_fault()
     assert hal.values["motor.side.3.head"] is True       # the interrupted turn goes on
     assert hal.values["motor.disc"] is True
     assert all(hal.values[f"motor.side.{n}.conveyor"] for n in range(4))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.bench_powercut import PHASES, PowerCutBench
-from firmware.config import load_config
+from mjtable_core.config import load_config
 from simulator.harness import Harness
 from simulator.scenario import parse_scenario
 from tests.conftest import quick

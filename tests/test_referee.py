@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from firmware.clock import VirtualClock
-from firmware.config import Config, load_config, reference_config
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config, load_config, reference_config
 from simulator.referee import RULES, Referee
 from simulator.table import SimTable
 from simulator.watchdog import STALL_BOUND_S, StallWatchdog
@@ -154,7 +154,7 @@ def test_motor_turned_on_after_a_stop_until_the_resume() -> None:
     assert rules(referee) == ["motor.after_stop"]
     table.command("motor.side.0.head", False)
     referee.on_event({"kind": "fault.cleared", "id": "plate.stuck", "where": "side.0"})
-    referee.on_event({"kind": "rehome"})
+    referee.on_event({"kind": "resume_after_fault"})
     table.command("motor.side.0.head", True)
     assert rules(referee) == ["motor.after_stop"]
 
@@ -217,12 +217,12 @@ def test_clearing_one_side_does_not_resume_another_sides_stop() -> None:
     assert rules(referee) == ["motor.after_stop"]
 
 
-def test_a_rehome_while_a_fault_is_active_does_not_resume_it() -> None:
+def test_a_resume_after_fault_while_a_fault_is_active_does_not_resume_it() -> None:
     clock, table, referee = bench()
     referee.on_event({"kind": "fault", "id": "lid.not_lowering", "where": "motor.lid"})
     referee.on_event({"kind": "halted", "reason": "service"})
     clock.run_until(1.0)
-    referee.on_event({"kind": "rehome"})
+    referee.on_event({"kind": "resume_after_fault"})
     table.command("motor.disc", True)
     assert rules(referee) == ["motor.after_stop"]
     assert "lid.not_lowering" in referee.violations[0]["detail"]

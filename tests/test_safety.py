@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.clock import VirtualClock
-from firmware.config import load_config
 from firmware.controller import FAULT_HISTORY, ClearRefused, Controller
 from firmware.diagnosis import diagnose
 from firmware.journal import MemoryJournal
-from firmware.service import Service, ServiceRefused
+from firmware.maintenance import Maintenance, MaintenanceRefused
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import load_config
 from simulator.harness import ScopedClock
 from simulator.run import assemble
 from tests.conftest import ScriptedHal, events_of, quick, run_for
@@ -46,7 +46,7 @@ def test_1_test_mode_at_power_on_starts_no_build(rig: Rig) -> None:
     ctl, hal, clock = rig
     hal.values["side.0.head_home"] = False           # homing not done at once
     hal.values["key.lift.0"] = hal.values["key.lift.1"] = True
-    service = Service(ctl)
+    service = Maintenance(ctl)
     service.power_on()
     assert service.test_mode and hal.motors_off()
     run_for(clock, 12.0)
@@ -76,7 +76,7 @@ def test_2_clearing_a_fault_raised_during_homing_homes_again(rig: Rig) -> None:
     assert fault.id == "plate.stuck"
     events = events_of(ctl)
     ctl.clear_fault(fault, by="test")
-    ctl.rehome()
+    ctl.resume_after_fault()
     assert not [e for e in events if e["kind"] == "software.error"]
     assert ctl.cycle.state == "homing" and hal.values["motor.side.1.plate"] is True
     hal.edge("side.1.plate_home", True)
@@ -94,7 +94,7 @@ def test_2_a_head_jam_cleared_during_homing_does_not_leave_it_homing(rig: Rig) -
     fault = ctl.faults[-1]
     assert fault.id == "head.jam" and ctl.cycle.state == "homing"
     ctl.clear_fault(fault, by="test")
-    ctl.rehome()
+    ctl.resume_after_fault()
     assert hal.values["motor.side.2.head"] is True   # brought round again
     run_for(clock, 0.4)
     hal.edge("side.2.head_home", True)
@@ -165,7 +165,7 @@ def test_3_an_extra_tile_in_the_sweep_is_refed_never_raised(rig: Rig) -> None:
     assert fault.id == "build.extra_tiles" and ctl.build.state == "fault"
     assert ctl.build.untrusted and hal.motors_off()
     ctl.clear_fault(fault, by="technician (extra removed, machine emptied)")
-    ctl.rehome()
+    ctl.resume_after_fault()
     assert ctl.build.state == "building" and ctl.build.set_name == "A"   # built again
 
 
@@ -285,7 +285,7 @@ def test_5_an_obstruction_stays_an_obstruction(rig: Rig) -> None:
     fault = ctl.faults[-1]
     assert fault.id == "lid.not_rising" and fault.evidence["suspect_sensor"] == "lid.upper"
     ctl.clear_fault(fault, by="test")                # cleared without removing it
-    ctl.rehome()
+    ctl.resume_after_fault()
     assert hal.values["motor.lid"] == "down"         # travel back to the lower stop first
     run_for(clock, 0.6)                              # 40 % of the learned 1.5 s
     hal.edge("lid.lower", True)
@@ -303,7 +303,7 @@ def test_5_a_failed_sensor_is_degraded_on_evidence_and_restored_when_cleared(
     open_hole(rig)
     run_for(clock, 3.5)                              # at the top; lid.upper is dead
     ctl.clear_fault(ctl.faults[-1], by="test")
-    ctl.rehome()
+    ctl.resume_after_fault()
     assert hal.values["motor.lid"] == "down"
     run_for(clock, 1.45)                             # the whole travel back
     hal.edge("lid.lower", True)
@@ -323,7 +323,7 @@ def test_5_a_head_jam_cleared_twice_is_never_a_degraded_sensor(rig: Rig) -> None
     for _ in range(3):
         if ctl.faults:
             ctl.clear_fault(ctl.faults[-1], by="test")
-            ctl.rehome()
+            ctl.resume_after_fault()
         else:
             hal.edge("side.3.count", True)
             hal.edge("side.3.head_home", False)
@@ -362,7 +362,7 @@ def test_6_a_build_fault_never_restores_a_later_cycle_to_an_old_state(rig: Rig) 
     ctl.clear_fault(build_fault, by="test")          # cleared, not yet resumed
     table_fault = ctl.fault("lid.not_rising", "motor.lid", None, {})
     ctl.clear_fault(table_fault, by="test")
-    ctl.rehome()
+    ctl.resume_after_fault()
     assert ctl.cycle.state == "dealing"              # not the stale hole_open
 
 
@@ -478,10 +478,10 @@ def test_9_one_owner_refuses_a_second_user_of_the_lid(rig: Rig) -> None:
     diagnose(ctl, "set_stays_on_table", results.append)    # a second check at once
     assert results and results[-1]["checks"][0]["run"] is False
     assert "lid" in results[-1]["checks"][0]["why"]
-    service = Service(ctl)
+    service = Maintenance(ctl)
     try:
         service.jog("lid", "down", 1.0, by="tech")
-    except ServiceRefused as exc:
+    except MaintenanceRefused as exc:
         assert "lid" in str(exc)
     else:
         raise AssertionError("jog allowed while diagnosis moves the lid")
@@ -662,7 +662,7 @@ def test_5_a_failed_lower_lid_sensor_is_never_run_on_a_timer(rig: Rig) -> None:
     fault = ctl.faults[-1]
     assert fault.id == "lid.not_lowering" and fault.evidence["suspect_sensor"] == "lid.lower"
     ctl.clear_fault(fault, by="test")
-    ctl.rehome()
+    ctl.resume_after_fault()
     assert hal.values["motor.lid"] == "up"           # travel back to the upper stop first
     run_for(clock, 1.45)                             # the whole travel: the sensor failed
     hal.edge("lid.upper", True)
@@ -673,3 +673,69 @@ def test_5_a_failed_lower_lid_sensor_is_never_run_on_a_timer(rig: Rig) -> None:
     run_for(clock, 3.5)                              # no timed stop: a stop-fault again
     assert ctl.faults[-1].id == "lid.not_lowering" and ctl.faults[-1].active
     assert hal.motors_off()
+
+
+def _raise_with_plate_0_stuck(rig: Rig):
+    """Walls rising; plates 1-3 make their turn, plate 0 never leaves: plate.stuck."""
+    ctl, hal, clock = rig
+    homed(rig)
+    fill_all(rig)
+    hal.edge("key.lift.0", True)
+    run_for(clock, 1.0)
+    hal.edge("key.lift.0", False)
+    hal.edge("lid.lower", False)
+    run_for(clock, 1.2)
+    hal.edge("lid.upper", True)
+    hal.edge("key.lift.0", True)
+    run_for(clock, 1.0)
+    hal.edge("key.lift.0", False)
+    hal.edge("lid.upper", False)
+    run_for(clock, 1.2)
+    hal.edge("lid.lower", True)
+    run_for(clock, 0.01)
+    assert ctl.cycle.state == "raising"
+    for n in (1, 2, 3):
+        hal.edge(f"side.{n}.plate_home", False)
+    run_for(clock, 2.0)
+    for n in (1, 2, 3):
+        hal.edge(f"side.{n}.plate_home", True)
+    run_for(clock, 6.0)
+    stuck = [f for f in ctl.faults if f.active and f.id == "plate.stuck"]
+    assert stuck and ctl.cycle.state == "fault"
+    return stuck[0]
+
+
+def test_4_the_walls_are_not_up_while_a_plate_still_turns(rig: Rig) -> None:
+    """Fuzz seed 1 run 1243: a plate that had made its turn was sent round again at the
+    resume, and the walls were committed when another plate came home, with this one
+    half way round."""
+    ctl, hal, clock = rig
+    stuck = _raise_with_plate_0_stuck(rig)
+    hal.edge("side.1.plate_home", False)    # plate 1 found off home at the resume
+    run_for(clock, 0.5)
+    ctl.clear_fault(stuck, by="tech")
+    ctl.resume_after_fault()
+    run_for(clock, 0.01)
+    assert ctl.plates[1].state == "returning"
+    hal.edge("side.0.plate_home", False)
+    run_for(clock, 2.0)
+    hal.edge("side.0.plate_home", True)     # plate 0 home, plate 1 still turning
+    run_for(clock, 0.2)
+    assert ctl.cycle.state == "raising"
+    assert not any(e["kind"] == "walls.committed" for e in events_of(ctl))
+    hal.edge("side.1.plate_home", True)
+    run_for(clock, 0.2)
+    assert ctl.cycle.state != "raising"
+
+
+def test_4_a_home_sensor_glitch_at_the_resume_sends_no_plate_round(rig: Rig) -> None:
+    """The same run: the glitch itself, 20 ms old at the resume, was taken as off home."""
+    ctl, hal, clock = rig
+    stuck = _raise_with_plate_0_stuck(rig)
+    hal.edge("side.1.plate_home", False)    # a glitch, still being told apart
+    run_for(clock, 0.02)
+    ctl.clear_fault(stuck, by="tech")
+    ctl.resume_after_fault()
+    hal.edge("side.1.plate_home", True)
+    run_for(clock, 0.2)
+    assert ctl.plates[1].state == "home" and not hal.values["motor.side.1.plate"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.config import load_config
+from mjtable_core.config import load_config
 from simulator.harness import Harness
 from simulator.scenario import KINDS, ScenarioError, load_scenario, parse_scenario
 from tests.conftest import ROOT, quick
@@ -122,21 +122,24 @@ def test_detection_latency_is_reported_per_kind() -> None:
 
 @pytest.mark.parametrize(("text", "message"), [
     ("cycles = 2\n[[fault]]\nkind = \"tile_jam\"\nwhere = \"side.5.head\"\ncycle = 1\n"
-     "phase = \"build\"\n", "where 'side.5.head' does not fit tile_jam"),
+     "phase = \"build\"\n", "[[fault]] #1 where: 'side.5.head' does not fit tile_jam"),
     ("cycles = 2\n[[fault]]\nkind = \"tile_jan\"\nwhere = \"side.1.head\"\ncycle = 1\n"
-     "phase = \"build\"\n", "kind 'tile_jan' is not one of"),
+     "phase = \"build\"\n", "[[fault]] #1 kind: got 'tile_jan', allowed: one of"),
     ("cycles = 2\n[[fault]]\nkind = \"tile_jam\"\nwhere = \"side.1.head\"\ncycle = 1\n",
-     "give exactly one of phase or at_s"),
+     "[[fault]] #1 phase: give exactly one of phase or at_s"),
     ("cycles = 2\n[[fault]]\nkind = \"tile_jam\"\nwhere = \"side.1.head\"\ncycle = 3\n"
-     "phase = \"build\"\n", "cycle 3 is after the last cycle 2"),
+     "phase = \"build\"\n", "[[fault]] #1 cycle: cycle 3 is after the last cycle 2"),
     ("cycles = 2\n[[action]]\nafter_fault = \"head.jammed\"\ndo = \"clear_jam\"\n",
-     "after_fault 'head.jammed' is not a fault id"),
+     "[[action]] #1 after_fault: got 'head.jammed', allowed: a fault id"),
     ("cycles = 2\n[[action]]\nafter_fault = \"head.jam\"\ndo = \"kick_it\"\n",
-     "do 'kick_it' is not one of"),
-    ("cycles = 2\nseeds = 4\n", "unknown key 'seeds'"),
-    ("cycles = 2\n[expect]\nfaults = [\"lid.stuck\"]\n", "'lid.stuck' is not a fault id"),
+     "[[action]] #1 do: got 'kick_it', allowed: one of"),
+    ("cycles = 2\nseeds = 4\n", "seeds: unknown option (valid options here: action, config,"),
+    ("cycles = 2\n[expect]\nfaults = [\"lid.stuck\"]\n",
+     "[expect] faults: got 'lid.stuck', allowed: a fault id"),
     ("cycles = 2\n[[fault]]\nkind = \"motor_slow\"\nwhere = \"motor.lid\"\ncycle = 1\n"
-     "phase = \"build\"\nfactor = 0.5\n", "factor = 0.5: above 1"),
+     "phase = \"build\"\nfactor = 0.5\n", "[[fault]] #1 factor: 0.5: above 1"),
+    ("cycles = 2\nfault = 3\n", "fault: must be an array of tables ([[fault]])"),
+    ("cycles = 0\n", "cycles: got 0, allowed: from 1 to 100000"),
 ])
 def test_bad_scenarios_say_what_and_where(tmp_path: Path, text: str, message: str) -> None:
     import tomllib

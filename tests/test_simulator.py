@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from firmware.clock import VirtualClock
-from firmware.config import Config
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config
 from simulator.mechanisms import Cam, Travel
 from simulator.table import SimTable
 from simulator.tiles import make_sets, set_codes
@@ -119,10 +119,28 @@ def test_accounting_catches_a_tile_in_two_places(config: Config) -> None:
     assert not table.tiles_accounted()
 
 
+def test_a_wider_home_window_absorbs_a_late_stop(config: Config) -> None:
+    # The real-time power-cut bench widens the home windows: a stop 0.2 table-s late
+    # (a host round trip at --speed on a busy machine) leaves a plate still home.
+    import pytest
+
+    turn = config.simulator.plate_turn_s
+    for window, home_after_late_stop in ((None, False), (0.3, True)):
+        clock = VirtualClock()
+        table = (SimTable(config, clock, seed=1) if window is None
+                 else SimTable(config, clock, seed=1, plate_home_window=window))
+        table.command("motor.side.1.plate", True)
+        clock.run_until(turn * 1.02 + 0.2)     # home at ~turn (jitter), stopped late
+        table.command("motor.side.1.plate", False)
+        assert table.values["side.1.plate_home"] is home_after_late_stop
+    with pytest.raises(ValueError, match="before the head takes a tile"):
+        SimTable(config, VirtualClock(), seed=1, head_home_window=0.3)
+
+
 def test_a_top_up_adds_only_tiles_of_the_set_inside() -> None:
     # First use: set A inside, set B in the players' hands. A top-up (a tile of A went
     # missing) adds the forgotten A tile, never the players' own set.
-    from firmware.config import load_config
+    from mjtable_core.config import load_config
     table = SimTable(load_config(), VirtualClock(), seed=5)
     assert table.set_inside() == "A"
     forgotten = table.disc.pop()

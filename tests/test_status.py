@@ -11,7 +11,7 @@ from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.console import render
 from firmware.controller import JOURNALED_STATUS
-from firmware.service import Service
+from firmware.maintenance import Maintenance
 from firmware.view import picture, snap_from_status, snapshot
 from simulator.harness import Harness
 from tests.test_diagnosis import table_in_play
@@ -19,7 +19,7 @@ from tests.test_diagnosis import table_in_play
 
 def _api(harness: Harness, state: Path) -> ApiServer:
     ctl = harness.ctl
-    return ApiServer(ctl, Service(ctl), Technicians(state / "technicians.json"), None)
+    return ApiServer(ctl, Maintenance(ctl), Technicians(state / "technicians.json"), None)
 
 
 # One table walked through these moments in order (the fixture is shared): a hand in

@@ -24,7 +24,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from firmware.clock import Clock
+from mjtable_core.clock import Clock
 
 LOCKOUT_FAILURES = 5
 LOCKOUT_S = 300.0

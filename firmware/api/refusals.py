@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.clock import Clock
+from mjtable_core.clock import Clock
 
 WINDOW_S = 60.0
 SAMPLE_NAMES = 5

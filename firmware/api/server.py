@@ -43,9 +43,9 @@ from firmware.controller import ClearRefused, Controller
 from firmware.eventlog import EventLog
 from firmware.faults import Fault
 from firmware.handoff import public_event, public_record
+from firmware.maintenance import Maintenance, MaintenanceRefused, NoSuchMechanism, mechanism_tests
 from firmware.printable import clean, printable
-from firmware.service import NoSuchMechanism, Service, ServiceRefused, mechanism_tests
-from hal.signals import Kind
+from mjtable_core.signals import Kind
 
 SEND_QUEUE = 512          # messages waiting for one client before it is dropped
 STALL_S = 5.0             # a client that takes no bytes for this long is dropped
@@ -131,11 +131,11 @@ class Client:
 class ApiServer:
     """Serves the API of one controller."""
 
-    def __init__(self, ctl: Controller, service: Service, technicians: Technicians,
+    def __init__(self, ctl: Controller, maintenance: Maintenance, technicians: Technicians,
                  eventlog: EventLog | None, lockout: Lockout | None = None,
                  max_clients: int = MAX_CLIENTS) -> None:
         self.ctl = ctl
-        self.service = service
+        self.maintenance = maintenance
         self.technicians = technicians
         self.eventlog = eventlog
         api = ctl.config.api
@@ -376,7 +376,7 @@ class ApiServer:
     def _check_motion(self, action: str) -> None:
         """Motion waits for test mode while a hand is in play (players' hands are on
         the lid and their walls on the plates)."""
-        if not self.service.test_mode and hand_in_play(self.ctl):
+        if not self.maintenance.test_mode and hand_in_play(self.ctl):
             raise p.ApiError(p.REFUSED, f"{action} moves a mechanism and a hand is in play "
                              f"(cycle {self.ctl.cycle.state}): enter test mode first "
                              "(console test-mode on)")
@@ -485,7 +485,7 @@ class ApiServer:
         ctl = self.ctl
         status = ctl.status()
         status.update({
-            "service": self.service.status(),
+            "service": self.maintenance.status(),
             # Shown before the hand is dealt: players note it and check it later.
             "commitment": ctl.handoff.commitment,
             "hand_in_play": hand_in_play(ctl),
@@ -595,12 +595,12 @@ class ApiServer:
                 finished.set_result(results)
 
         try:
-            self.service.test(name, who, done)
+            self.maintenance.test(name, who, done)
         except NoSuchMechanism as exc:
             raise p.ApiError(p.NOT_FOUND, str(exc)) from None
-        except ServiceRefused as exc:
+        except MaintenanceRefused as exc:
             raise p.ApiError(p.REFUSED, str(exc)) from None
-        return {"results": await finished, "test_mode": self.service.test_mode}
+        return {"results": await finished, "test_mode": self.maintenance.test_mode}
 
     async def _testmode(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         on = params.get("on")
@@ -608,12 +608,12 @@ class ApiServer:
             raise p.ApiError(p.BAD_REQUEST, "testmode needs \"on\": true or false")
         try:
             if on:
-                self.service.enter(who, force=bool(params.get("force")))
+                self.maintenance.enter(who, force=bool(params.get("force")))
             else:
-                self.service.leave(who)
-        except ServiceRefused as exc:
+                self.maintenance.leave(who)
+        except MaintenanceRefused as exc:
             raise p.ApiError(p.REFUSED, str(exc)) from None
-        return {"test_mode": self.service.test_mode, "cycle": self.ctl.cycle.state}
+        return {"test_mode": self.maintenance.test_mode, "cycle": self.ctl.cycle.state}
 
     async def _jog(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         motor, direction, seconds = (params.get(k) for k in ("motor", "direction", "seconds"))
@@ -623,11 +623,11 @@ class ApiServer:
                              "jog needs \"motor\", \"direction\" and \"seconds\"")
         finished: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         try:
-            self.service.jog(motor, direction, float(seconds), who or "?",
+            self.maintenance.jog(motor, direction, float(seconds), who or "?",
                              lambda r: finished.done() or finished.set_result(r))
         except NoSuchMechanism as exc:
             raise p.ApiError(p.NOT_FOUND, str(exc)) from None
-        except ServiceRefused as exc:
+        except MaintenanceRefused as exc:
             raise p.ApiError(p.REFUSED, str(exc)) from None
         return await finished
 
@@ -649,18 +649,18 @@ class ApiServer:
                 self.ctl.clear_fault(fault, who or "?", refed=refed)
             except ClearRefused as exc:     # a sensor still shows the cause
                 raise p.ApiError(p.REFUSED, str(exc)) from None
-        resumed = self.service.resume_if_clear()
+        resumed = self.maintenance.resume_if_clear()
         return {"cleared": [f.as_dict() for f in matches], "resumed": resumed,
                 "still_active": [self._fault(i, f) for i, f in enumerate(self.ctl.faults)
                                  if f.active],
-                "estopped": self.ctl.estopped, "test_mode": self.service.test_mode}
+                "estopped": self.ctl.estopped, "test_mode": self.maintenance.test_mode}
 
     async def _estop(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         if params.get("release"):
             if not self.ctl.estopped:
                 raise p.ApiError(p.REFUSED, "the e-stop is not active")
             self.ctl.release_estop(who or "?")
-            resumed = self.service.resume_if_clear()
+            resumed = self.maintenance.resume_if_clear()
             return {"estopped": False, "resumed": resumed}
         # Anyone who can reach the socket may stop the table; a name is logged if given.
         if self.ctl.estopped:

@@ -19,10 +19,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from firmware.clock import Clock
-from firmware.config import Config
-from hal.boardclock import BoardClock
-from hal.interface import HalError, Listener
+from hal.boardtime import BoardTime
+from hal.interface import HalError, Listener, OpenedHal
 from hal.link import LinkEnd
 from hal.protocol import (
     VERSION,
@@ -36,7 +34,9 @@ from hal.protocol import (
     encode_hello,
     encode_signal,
 )
-from hal.signals import Signal, Value, catalogue
+from mjtable_core.clock import Clock
+from mjtable_core.config import Config, IoboardSection
+from mjtable_core.signals import Signal, Value
 
 OnLinkFault = Callable[[str, dict[str, Any]], None]
 READ_TIMEOUT_S = 0.05       # how often the reader thread looks at its stop flag
@@ -81,13 +81,19 @@ def open_port(url: str, baud: int, source: str = "") -> Any:
 class IoBoardHal:
     """The table's signals as channels of an I/O board on a serial line."""
 
-    def __init__(self, config: Config, clock: Clock, port: Any | None = None) -> None:
-        self.config = config
+    @classmethod
+    def from_config(cls, config: Config, clock: Clock, **kwargs: Any) -> IoBoardHal:
+        """The backend for a table's config: its signals and its `[ioboard]` only."""
+        return cls(config.ioboard, config.signals(), clock, config.source, **kwargs)
+
+    def __init__(self, settings: IoboardSection, signals: Mapping[str, Signal], clock: Clock,
+                 source: str = "<config>", port: Any | None = None) -> None:
+        """`settings` is the `[ioboard]` section of config file `source`; `port` stands
+        in for the serial line."""
+        self.source = source
         self.clock = clock
-        self.settings = config.ioboard
-        self.signals: dict[str, Signal] = catalogue(config.table.tile_reader,
-                                                    config.table.face_up_sensor,
-                                                    config.geometry)
+        self.settings = settings
+        self.signals: dict[str, Signal] = dict(signals)
         self.values: dict[str, Value] = {
             s.name: s.rest_value for s in self.signals.values()}
         self.on_link_fault: OnLinkFault | None = None
@@ -95,14 +101,14 @@ class IoBoardHal:
         self.heartbeat_limit_s: float | None = None
         self._listener: Listener | None = None
         self._port = port if port is not None else open_port(self.settings.port,
-                                                             self.settings.baud, config.source)
+                                                             self.settings.baud, source)
         self.port_name = str(getattr(self._port, "port", None) or self.settings.port)
         self._decoder = Decoder()
         self._write_lock = threading.Lock()
         self._stop = threading.Event()
         self._reader: threading.Thread | None = None
         self._lost = False
-        self._board_clock = BoardClock()
+        self._board_time = BoardTime()
         self._changed_at: dict[str, float] = {}
         self.link = LinkEnd(clock, self._send_bytes, on_message=self._on_message,
                             on_dead=self._on_dead, retransmit_s=self.settings.retransmit_s,
@@ -158,7 +164,7 @@ class IoBoardHal:
                             "reflash the board with the matching firmware", evidence)
         self.heartbeat_limit_s = info.heartbeat_limit_s
         self._check_heartbeat(info.heartbeat_limit_s)
-        self._board_clock.reset()
+        self._board_time.reset()
         for name, value in info.inputs.items():
             if name in self.values:
                 self.values[name] = value
@@ -175,7 +181,7 @@ class IoBoardHal:
         otherwise the board turns every output off moments after a clean start."""
         beat = self.settings.heartbeat_s
         if 2 * beat > limit_s:
-            raise HalError(f"{self.config.source}: [ioboard] heartbeat_s: {beat} s is too slow "
+            raise HalError(f"{self.source}: [ioboard] heartbeat_s: {beat} s is too slow "
                            f"for the I/O board on {self.port_name}, whose failsafe turns every "
                            f"output off after {limit_s:g} s without a frame (announced at "
                            f"the handshake); set heartbeat_s to at most {limit_s / 2:g}")
@@ -218,7 +224,7 @@ class IoBoardHal:
             if self.values[name] == value:
                 return
             self.values[name] = value
-            self._changed_at[name] = self._board_clock.at(stamp_ms, self.clock.now())
+            self._changed_at[name] = self._board_time.at(stamp_ms, self.clock.now())
             if self._listener is not None:
                 self._listener(name, value)
         elif msg == Msg.HEARTBEAT:
@@ -292,3 +298,10 @@ class IoBoardHal:
     def stats(self) -> Mapping[str, int]:
         return {**self.link.stats.as_dict(), "bad_frames": self._decoder.bad_frames,
                 "skipped_bytes": self._decoder.skipped_bytes}
+
+
+def open_backend(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal:
+    """An I/O board on a serial line (entry point `ioboard`); `seed` is for simulators."""
+    board = IoBoardHal.from_config(config, clock)
+    return OpenedHal(board, "ioboard", f"I/O board on {board.port_name}",
+                     connect=board.connect)

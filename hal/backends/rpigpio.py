@@ -4,7 +4,7 @@ Both libraries install as the import name `RPi.GPIO`; it is imported here, lazil
 nowhere else. Off a Pi this backend stops with an error that names the board, the
 library and the fix — it never falls back to the simulator.
 
-Wiring is config (`[pins]`, see hal/pins.py). Edge callbacks come from the library's
+Wiring is config (`[pins]`, see mjtable_core/pins.py). Edge callbacks come from the library's
 own thread: they only read the line and post the new value into the loop with
 `clock.post`; the firmware sees the change inside its loop, like every input.
 
@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import contextlib
 import random
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from firmware.clock import Clock
-from firmware.config import Config
-from firmware.configfile import ConfigError
-from hal.interface import HalError, Listener
-from hal.pins import Pin, check_complete
-from hal.signals import LID_DOWN, LID_UP, Kind, Signal, Value, catalogue
+from hal.interface import HalError, Listener, OpenedHal, drive_safe
+from mjtable_core.clock import Clock
+from mjtable_core.config import Config
+from mjtable_core.pins import Pin, PinMap, check_complete
+from mjtable_core.schema import ConfigError
+from mjtable_core.signals import LID_DOWN, LID_UP, Kind, Signal, Value
 
 MODEL_FILES = (Path("/proc/device-tree/model"), Path("/sys/firmware/devicetree/base/model"))
 BOUNCE_MS = 5        # mechanical keys and reed switches chatter for a few ms
@@ -94,18 +95,23 @@ def _check_board(model: str, pins: dict[str, Pin]) -> None:
 class RpiGpioHal:
     """The table's signals on the Pi's GPIO lines, as `[pins]` maps them."""
 
-    def __init__(self, config: Config, clock: Clock, gpio: Any | None = None,
+    @classmethod
+    def from_config(cls, config: Config, clock: Clock, **kwargs: Any) -> RpiGpioHal:
+        """The backend for a table's config: its signals and its `[pins]` only."""
+        return cls(config.pins, config.signals(), clock, config.source, **kwargs)
+
+    def __init__(self, pins: PinMap, signals: Mapping[str, Signal], clock: Clock,
+                 source: str = "<config>", gpio: Any | None = None,
                  model: str | None = None) -> None:
-        """`gpio` and `model` stand in for the library and /proc/device-tree/model."""
+        """`pins` is the `[pins]` section of config file `source`; `gpio` and `model`
+        stand in for the library and /proc/device-tree/model."""
         self.clock = clock
-        self.signals: dict[str, Signal] = catalogue(config.table.tile_reader,
-                                                    config.table.face_up_sensor,
-                                                    config.geometry)
+        self.signals: dict[str, Signal] = dict(signals)
         try:
-            check_complete(config.pins, self.signals, config.source)
+            check_complete(pins, self.signals, source)
         except ConfigError as exc:
             raise HalError(f"config error: {exc}") from None
-        self.pins: dict[str, Pin] = dict(config.pins)
+        self.pins: dict[str, Pin] = dict(pins)
         self.model = model or board_model()
         if gpio is None and not is_pi(self.model):
             # rpi-lgpio would open whatever gpiochip this board has: refuse, loudly.
@@ -193,10 +199,7 @@ class RpiGpioHal:
 
     def safe_state(self) -> None:
         """Every motor and the buzzer to their safe level. Never raises."""
-        for signal in self.signals.values():
-            if signal.made_safe:
-                with contextlib.suppress(Exception):
-                    self.write(signal.name, signal.safe_value)
+        drive_safe(self.signals, self.write)
 
     def all_outputs_off(self) -> None:
         """Every output, lamps included, at its inactive level (shutdown, failsafe)."""
@@ -216,3 +219,9 @@ class RpiGpioHal:
         self._closed = True
         with contextlib.suppress(Exception):
             self.gpio.cleanup()
+
+
+def open_backend(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal:
+    """The Pi's GPIO (entry point `rpigpio`); `seed` is for simulators only."""
+    hal = RpiGpioHal.from_config(config, clock)
+    return OpenedHal(hal, "rpigpio", f"GPIO of {hal.model}")

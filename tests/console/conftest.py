@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
+from firmware.api.attach import Attachment, attach_api
 from firmware.api.auth import Technicians
-from firmware.api.wiring import Attachment, attach_api
-from firmware.clock import RealClock
-from firmware.config import load_config
 from firmware.controller import Controller
 from hal.backends import open_hal
+from mjtable_core.clock import RealClock
+from mjtable_core.config import load_config
 
 SPEED = 50.0
 TOKEN = "li-token-0123"
@@ -59,7 +59,7 @@ def start_daemon(state: Path, seed: int = 3) -> tuple[Daemon, Callable[[], None]
         opened = open_hal(config, clock, seed)
         ctl = Controller(config, opened.hal, clock)
         api = await attach_api(ctl, state_dir=state, socket_path=socket)
-        api.service.power_on()
+        api.maintenance.power_on()
         opened.start_world()
         stop = asyncio.Event()
         box.update(daemon=Daemon(socket, state, loop, ctl, api), stop=stop)

@@ -8,7 +8,7 @@ import socket
 import time
 
 from firmware.console.client import ApiClient, ConsoleError
-from hal.signals import catalogue
+from mjtable_core.signals import catalogue
 
 from .conftest import TOKEN, Daemon
 

@@ -9,8 +9,8 @@ import queue
 import sqlite3
 from pathlib import Path
 
-from firmware.config import load_config
 from firmware.eventlog import EventLog, LogReader
+from mjtable_core.config import load_config
 from simulator.run import assemble
 
 

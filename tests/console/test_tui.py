@@ -45,7 +45,7 @@ def test_tui_shows_table_signals_and_runs_a_test_behind_login(daemon: Daemon) ->
             await pilot.press(*"li", "enter", *TOKEN, "enter")
             events = app.query_one("#events", RichLog)
             deadline = asyncio.get_running_loop().time() + 20
-            while not daemon.api.service.test_mode:
+            while not daemon.api.maintenance.test_mode:
                 assert asyncio.get_running_loop().time() < deadline, "no test mode"
                 await pilot.pause(0.1)
                 if any("hands may be in the hole" in str(line.text)

@@ -22,7 +22,7 @@ from firmware.api import protocol as p
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.console.tui import ConsoleApp
-from firmware.service import Service
+from firmware.maintenance import Maintenance
 from simulator.harness import Harness
 from tests.test_diagnosis import table_in_play
 
@@ -37,7 +37,7 @@ class TableApi:
     def __init__(self, app: ConsoleApp, harness: Harness, state: Path) -> None:
         self.app, self.harness = app, harness
         ctl = harness.ctl
-        self.server = ApiServer(ctl, Service(ctl), Technicians(state / "technicians.json"),
+        self.server = ApiServer(ctl, Maintenance(ctl), Technicians(state / "technicians.json"),
                                 None)
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
@@ -190,7 +190,7 @@ def test_test_mode_is_shown_as_test_mode_not_fault(harness: Harness, tmp_path: P
         app = SimConsole(harness, tmp_path)
         async with app.run_test(size=(160, 50)) as pilot:
             await settle(pilot, lambda: app._connected)
-            app.table.server.service.enter(by="li")
+            app.table.server.maintenance.enter(by="li")
             app.table.push_status()
             await settle(pilot, shows(app, "TEST MODE"))
             picture = str(app.query_one("#picture", Static).render())

@@ -9,14 +9,13 @@ import socket
 import pytest
 
 from firmware.cli import main
-from firmware.clock import VirtualClock
-from firmware.config import Config, load_config
 from firmware.journal import FILE_NAME as JOURNAL_NAME
 from hal.backends.ioboard import IoBoardHal
 from hal.protocol import VERSION, Decoder, Msg, decode_welcome, encode_heartbeat, encode_hello
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config, load_config
 from simulator.ioboard_emulator import IoBoardEmulator
-from simulator.ioboard_run import simulate_ioboard
-from simulator.run import simulate
+from simulator.run import simulate, simulate_ioboard
 from simulator.table import SimTable
 
 from ..conftest import CONFIGS, quick
@@ -168,7 +167,7 @@ def test_a_board_that_latched_its_failsafe_is_a_lost_link(short):
     # The host stalled past the board's limit: the board turned everything off and
     # ignores commands until the next HELLO. Its heartbeats say so; the host must not
     # go on driving motors that no longer turn (and later blame a jam).
-    hal = IoBoardHal(short, VirtualClock(), port=_SilentPort())
+    hal = IoBoardHal.from_config(short, VirtualClock(), port=_SilentPort())
     raised: list[tuple[str, dict]] = []
     hal.on_link_fault = lambda fault_id, evidence: raised.append((fault_id, evidence))
     hal.values["motor.side.2.plate"] = True
@@ -203,9 +202,9 @@ def test_a_heartbeat_slower_than_the_board_allows_is_refused_at_the_handshake(sh
     # The board announces a 0.15 s failsafe; our 0.1 s heartbeat leaves no room for a
     # lost beat, so the daemon would start and then lose the board moments later.
     from hal.interface import HalError
-    from simulator.ioboard_run import IoboardBench
+    from simulator.ioboard_run import IoboardWiredTable
 
-    bench = IoboardBench(short, heartbeat_limit_s=0.15)
+    bench = IoboardWiredTable(short, heartbeat_limit_s=0.15)
     with pytest.raises(HalError) as refused:
         bench.connect()
     bench.close(drain=False)
@@ -268,3 +267,4 @@ def test_a_set_on_an_input_channel_is_refused_with_an_error_frame(short):
                if f.type == Msg.ERROR]
     assert refused == [(8, "SET lid.upper: an input")]
     board.close()
+

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from firmware.clock import VirtualClock
 from hal.link import LinkEnd
 from hal.protocol import Decoder, Msg
+from mjtable_core.clock import VirtualClock
 
 DELAY_S = 0.002
 

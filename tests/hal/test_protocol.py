@@ -32,7 +32,7 @@ from hal.protocol import (
     encode_signal,
     encode_welcome,
 )
-from hal.signals import catalogue
+from mjtable_core.signals import catalogue
 
 
 def test_crc_check_value_is_ccitt_false():

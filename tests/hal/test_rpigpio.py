@@ -14,11 +14,11 @@ import types
 
 import pytest
 
-from firmware.clock import RealClock
-from firmware.config import load_config
 from firmware.controller import Controller
 from hal.backends.rpigpio import RpiGpioHal, import_gpio
 from hal.interface import HalError
+from mjtable_core.clock import RealClock
+from mjtable_core.config import load_config
 
 from ..conftest import ROOT
 
@@ -126,7 +126,7 @@ def test_a_missing_library_names_board_library_and_fix(mocker, model, library, e
 def test_off_a_pi_it_stops_and_never_falls_back(pi_config, mocker):
     clock = mocker.Mock()
     with pytest.raises(HalError) as err:
-        RpiGpioHal(pi_config, clock, model="not a Raspberry Pi")
+        RpiGpioHal.from_config(pi_config, clock, model="not a Raspberry Pi")
     message = str(err.value)
     assert "not a Raspberry Pi" in message and "mjtable[pi]" in message
     assert 'backend = "sim"' in message
@@ -134,7 +134,7 @@ def test_off_a_pi_it_stops_and_never_falls_back(pi_config, mocker):
 
 def test_lines_beyond_the_header_are_refused_before_any_is_touched(pi_config, fake_gpio):
     with pytest.raises(HalError) as err:
-        RpiGpioHal(pi_config, RealClock(asyncio.new_event_loop()), gpio=fake_gpio,
+        RpiGpioHal.from_config(pi_config, RealClock(asyncio.new_event_loop()), gpio=fake_gpio,
                    model="Raspberry Pi 4 Model B Rev 1.4")
     message = str(err.value)
     assert "51 GPIO lines" in message and "BCM 0-27" in message and "ioboard" in message
@@ -142,7 +142,8 @@ def test_lines_beyond_the_header_are_refused_before_any_is_touched(pi_config, fa
 
 
 def test_outputs_start_at_their_safe_level(pi_config, fake_gpio):
-    RpiGpioHal(pi_config, RealClock(asyncio.new_event_loop()), gpio=fake_gpio, model=RIG)
+    RpiGpioHal.from_config(pi_config, RealClock(asyncio.new_event_loop()), gpio=fake_gpio,
+                           model=RIG)
     for name, pin in pi_config.pins.items():
         if fake_gpio.direction[pin.lines[0]] == fake_gpio.OUT:
             assert all(fake_gpio.level[x] == fake_gpio.LOW for x in pin.lines), name
@@ -152,7 +153,7 @@ def run_table(pi_config, gpio: FakeGPIO, scenario) -> None:
     """Controller on the rpigpio HAL on a real asyncio loop; `scenario` is a coroutine."""
     async def main() -> None:
         clock = RealClock(asyncio.get_running_loop())
-        hal = RpiGpioHal(pi_config, clock, gpio=gpio, model=RIG)
+        hal = RpiGpioHal.from_config(pi_config, clock, gpio=gpio, model=RIG)
         ctl = Controller(pi_config, hal, clock)
         try:
             await scenario(ctl, hal)
@@ -205,7 +206,7 @@ def test_a_fault_drives_every_motor_line_to_its_safe_level(pi_config, fake_gpio)
 
 
 def test_the_lid_never_drives_both_directions(pi_config, fake_gpio):
-    hal = RpiGpioHal(pi_config, RealClock(asyncio.new_event_loop()), gpio=fake_gpio,
+    hal = RpiGpioHal.from_config(pi_config, RealClock(asyncio.new_event_loop()), gpio=fake_gpio,
                      model=RIG)
     up, down = pi_config.pins["motor.lid"].lines
     levels = []

@@ -72,7 +72,7 @@ BAD = {
     "dealer -1": (lambda o: o.__setitem__("dealer_position", -1), "dealer_position: -1 outside"),
     "unknown variant": (lambda o: o.__setitem__("variant", "hk"), "variant: unknown 'hk'"),
     "bad override": (lambda o: o.__setitem__("overrides", {"dice": 9}),
-                     "overrides.dice: 9 out of range"),
+                     "overrides.dice: got 9, allowed: from 1 to 3"),
     "not an object": (lambda o: o.clear(), "input: missing key 'variant'"),
 }
 

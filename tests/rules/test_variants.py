@@ -37,22 +37,23 @@ def test_tiles_override_derives_stacks_per_wall():
 
 @pytest.mark.parametrize("name, overrides, message", [
     ("riichi", None, "variant: unknown 'riichi' (known: mcr, jingji, guangdong, tianjin, fuzhou)"),
-    ("mcr", {"head_ofset": 1}, "overrides.head_ofset: unknown parameter"),
-    ("mcr", {"head_offset": "1"}, "overrides.head_offset: expected an integer 0–1, got str"),
-    ("mcr", {"head_offset": True}, "overrides.head_offset: expected an integer 0–1, got bool"),
-    ("mcr", {"head_offset": 2}, "overrides.head_offset: 2 out of range (allowed 0–1)"),
-    ("mcr", {"dice": 4}, "overrides.dice: 4 out of range (allowed 1–3)"),
-    ("mcr", {"tiles": 140}, "overrides.tiles: 140 not allowed (allowed: 136, 144)"),
-    ("mcr", {"tiles": 144.0}, "overrides.tiles: 144.0 not allowed (allowed: 136, 144)"),
-    ("mcr", {"wild": "joker"}, "overrides.wild: 'joker' not allowed (allowed: none, hun, gold)"),
-    ("mcr", {"flowers": "H1-H8"}, "overrides.flowers: expected a list of tile codes, got str"),
-    ("mcr", {"flowers": ["H9"]}, "overrides.flowers: unknown tile code 'H9'"),
+    ("mcr", {"head_ofset": 1}, "overrides.head_ofset: unknown option (valid options here: "),
+    ("mcr", {"head_offset": "1"}, "overrides.head_offset: got '1', expected integer"),
+    ("mcr", {"head_offset": True}, "overrides.head_offset: got True, expected integer"),
+    ("mcr", {"head_offset": 2}, "overrides.head_offset: got 2, allowed: from 0 to 1"),
+    ("mcr", {"dice": 4}, "overrides.dice: got 4, allowed: from 1 to 3"),
+    ("mcr", {"tiles": 140}, "overrides.tiles: got 140, allowed: one of 136, 144"),
+    ("mcr", {"tiles": 144.0}, "overrides.tiles: got 144.0, expected integer"),
+    ("mcr", {"wild": "joker"}, "overrides.wild: got 'joker', allowed: one of 'none', 'hun',"),
+    ("mcr", {"flowers": "H1-H8"}, "overrides.flowers: got 'H1-H8', expected list of string"),
+    ("mcr", {"flowers": ["H9"]}, "overrides.flowers: got 'H9', allowed: a tile code"),
     ("mcr", {"flowers": ["F1"]}, "overrides.flowers: a 144-tile set needs H1–H8"),
     ("guangdong", {"flowers": ["H1"]}, "overrides.flowers: H1 is not in the 136-tile set"),
     ("mcr", {"stacks_per_wall": 17, "tiles": 144}, "overrides.stacks_per_wall: 17 stacks"),
     ("mcr", {"replacement": "none"}, "overrides.replacement: 'none' but the variant has"),
     ("guangdong", {"replacement": "depth_first"}, "overrides.replacement: 'depth_first' but"),
     ("mcr", ["head_offset"], "overrides: expected a table of parameters, got list"),
+    ("mcr", {"flowers": ["H1", "H1"]}, "overrides.flowers: a code is listed twice"),
 ])
 def test_bad_variant_or_override_says_what_and_where(name, overrides, message):
     with pytest.raises(RulesError) as info:

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from firmware.config import load_config
+from mjtable_core.config import load_config
 from simulator.fuzz import classify, to_toml
 from simulator.harness import Harness
 from simulator.scenario import parse_scenario

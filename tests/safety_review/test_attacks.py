@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.clock import VirtualClock
 from firmware.controller import Controller
-from firmware.service import Service, ServiceRefused
+from firmware.maintenance import Maintenance, MaintenanceRefused
+from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of, run_for
 from tests.test_machines import fill_all, homed
 
@@ -34,10 +34,10 @@ def hole_open(rig: Rig) -> None:
     assert ctl.cycle.state == "hole_open" and ctl.lid.state == "open"
 
 
-def jog_refused(service: Service, motor: str, direction: str = "fwd") -> str | None:
+def jog_refused(service: Maintenance, motor: str, direction: str = "fwd") -> str | None:
     try:
         service.jog(motor, direction, 1.0, by="tech")
-    except ServiceRefused as exc:
+    except MaintenanceRefused as exc:
         return str(exc)
     return None
 
@@ -48,14 +48,14 @@ def test_jog_of_the_lid_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     # The claim the other two attacks measure themselves against.
     ctl, _hal, _clock = rig
     hole_open(rig)
-    why = jog_refused(Service(ctl), "lid", "down")
+    why = jog_refused(Maintenance(ctl), "lid", "down")
     assert why is not None and "hands may be in the hole" in why
 
 
 def test_jog_of_the_disc_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     ctl, hal, _clock = rig
     hole_open(rig)
-    why = jog_refused(Service(ctl), "disc")
+    why = jog_refused(Maintenance(ctl), "disc")
     assert why is not None, "the disc ran with the hole open"
     assert hal.values["motor.disc"] is False
 
@@ -63,7 +63,7 @@ def test_jog_of_the_disc_is_refused_while_the_hole_is_open(rig: Rig) -> None:
 def test_jog_of_a_plate_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     ctl, hal, _clock = rig
     hole_open(rig)
-    why = jog_refused(Service(ctl), "plate.2")
+    why = jog_refused(Maintenance(ctl), "plate.2")
     assert why is not None, "a plate turned with the hole open"
     assert hal.values["motor.side.2.plate"] is False
 
@@ -73,7 +73,7 @@ def test_jog_of_a_conveyor_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     # away from its lower stop (motor.lid_open).
     ctl, _hal, _clock = rig
     hole_open(rig)
-    why = jog_refused(Service(ctl), "conveyor.1")
+    why = jog_refused(Maintenance(ctl), "conveyor.1")
     assert why is not None, "a conveyor ran with the hole open"
 
 
@@ -85,7 +85,7 @@ def test_a_latched_fault_does_not_refuse_the_jog_that_frees_the_jam(rig: Rig) ->
     run_for(clock, 1.0)
     ctl.fault("head.jam", "side.2.head", 2, {})
     assert hal.values["motor.side.2.head"] is False and hal.values["motor.disc"] is False
-    service = Service(ctl)
+    service = Maintenance(ctl)
     service.jog("head.2", "fwd", 0.5, by="tech")
     assert hal.values["motor.side.2.head"] is True
     run_for(clock, 0.6)
@@ -100,7 +100,7 @@ def test_estop_during_a_self_test_stops_it_and_latches(rig: Rig) -> None:
     ctl, hal, clock = rig
     homed(rig)
     fill_all(rig)
-    service = Service(ctl)
+    service = Maintenance(ctl)
     service.enter(by="tech")
     service.test("disc", by="tech")
     run_for(clock, 0.2)
@@ -110,9 +110,9 @@ def test_estop_during_a_self_test_stops_it_and_latches(rig: Rig) -> None:
     run_for(clock, 20.0)                             # no step or timer of the test restarts
     assert hal.motors_off()
     assert service.running is None
-    with pytest.raises(ServiceRefused):
+    with pytest.raises(MaintenanceRefused):
         service.test("disc", by="tech")
-    with pytest.raises(ServiceRefused):
+    with pytest.raises(MaintenanceRefused):
         service.jog("disc", "fwd", 1.0, by="tech")
 
 
@@ -120,7 +120,7 @@ def test_estop_during_test_all_does_not_run_the_queued_tests(rig: Rig) -> None:
     ctl, hal, clock = rig
     homed(rig)
     fill_all(rig)
-    service = Service(ctl)
+    service = Maintenance(ctl)
     service.enter(by="tech")
     service.test("all", by="tech")
     run_for(clock, 0.2)
@@ -136,7 +136,7 @@ def test_estop_during_a_jog_stops_the_motor(rig: Rig) -> None:
     ctl, hal, clock = rig
     homed(rig)
     fill_all(rig)
-    service = Service(ctl)
+    service = Maintenance(ctl)
     service.enter(by="tech")
     service.jog("conveyor.3", "fwd", 5.0, by="tech")
     assert hal.values["motor.side.3.conveyor"] is True
@@ -166,7 +166,7 @@ def test_two_faults_in_two_scopes_need_both_cleared(rig: Rig) -> None:
     events = events_of(ctl)
     jam = ctl.fault("head.jam", "side.0.head", 0, {})
     lid = ctl.fault("lid.not_rising", "lid", None, {})
-    service = Service(ctl)
+    service = Maintenance(ctl)
     ctl.clear_fault(jam, by="tech")
     assert service.resume_if_clear() is False        # the lid fault still holds the table
     assert hal.motors_off()
@@ -187,7 +187,7 @@ def test_a_halt_during_a_halt_is_idempotent(rig: Rig) -> None:
     assert ctl.halt_parked == parked                 # the first snapshot is the one kept
     ctl.release_estop(by="tech")
     events = events_of(ctl)
-    ctl.rehome()
+    ctl.resume_after_fault()
     assert not [e for e in events if e["kind"] == "software.error"]
     run_for(clock, 0.01)
     assert ctl.cycle.state != "fault"
@@ -234,8 +234,8 @@ def test_a_fault_during_the_raise_keeps_the_raise_in_the_journal(rig: Rig) -> No
 
 def test_the_display_leaves_rf_once_the_set_is_refed() -> None:
     # The operator refeeds after a cut mid-build: the display must stop asking for it.
-    from firmware.config import load_config
     from firmware.journal import MemoryJournal
+    from mjtable_core.config import load_config
     from simulator.harness import ScopedClock
     from simulator.run import assemble
     from tests.conftest import quick
@@ -268,7 +268,7 @@ def lid_opened_while_building(rig: Rig, move) -> bool:
     assert ctl.build.state == "building" and hal.values["motor.disc"] is True
     try:
         move(ctl)
-    except ServiceRefused:
+    except MaintenanceRefused:
         return False
     run_for(clock, 0.2)
     return hal.values["motor.lid"] == "up" and hal.values["motor.disc"] is True
@@ -282,7 +282,7 @@ def test_a_diagnosis_lid_check_never_opens_the_lid_over_a_running_build(rig: Rig
 
 def test_jog_lid_up_is_refused_over_a_running_build(rig: Rig) -> None:
     assert not lid_opened_while_building(
-        rig, lambda ctl: Service(ctl).jog("lid", "up", 2.0, by="tech"))
+        rig, lambda ctl: Maintenance(ctl).jog("lid", "up", 2.0, by="tech"))
 
 
 # -- bounded history -------------------------------------------------------------------
@@ -312,7 +312,7 @@ def test_a_slow_travel_back_is_no_evidence_of_a_dead_stop_sensor(rig: Rig) -> No
     fault = ctl.faults[-1]
     assert fault.id == "lid.not_rising"
     ctl.clear_fault(fault, by="tech")
-    ctl.rehome()
+    ctl.resume_after_fault()
     assert hal.values["motor.lid"] == "down"
     run_for(clock, 2.5)                              # 1.7 x the learned 1.5 s, < k·T
     hal.edge("lid.lower", True)
@@ -327,7 +327,7 @@ def test_the_journal_after_a_resume_holds_the_staged_set_again(rig: Rig) -> None
     assert ctl.build.state == "staged"
     fault = ctl.fault("lid.not_rising", "motor.lid", None, {})
     ctl.clear_fault(fault, by="tech")
-    ctl.rehome()
+    ctl.resume_after_fault()
     assert ctl.build.state == "staged"
     saved = ctl.journal.load()
     assert saved["build"] == "staged" and saved["staged_walls"] is not None

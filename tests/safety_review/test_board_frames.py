@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.clock import VirtualClock
-from firmware.config import load_config
 from hal.protocol import Frame, Msg, encode_hello, encode_signal
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import load_config
 from simulator.ioboard_emulator import IoBoardEmulator
 from simulator.table import SimTable
 from tests.conftest import CONFIGS, quick

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.config import load_config
+from mjtable_core.config import load_config
 from simulator.fuzz import classify
 from simulator.harness import Harness
 from simulator.scenario import Expect, load_scenario

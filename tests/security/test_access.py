@@ -12,8 +12,8 @@ import pytest
 
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
-from firmware.clock import VirtualClock
 from firmware.console.client import ApiClient, ConsoleError
+from mjtable_core.clock import VirtualClock
 from tests.console.conftest import TOKEN, Daemon
 
 from .conftest import login_line, raw, replies
@@ -93,7 +93,7 @@ def test_every_method_has_a_class_or_the_daemon_does_not_start(daemon: Daemon) -
         server = daemon.api.server
         original = access.CLASSES.pop("walls")
         try:
-            Extra(daemon.ctl, server.service, server.technicians, None)
+            Extra(daemon.ctl, server.maintenance, server.technicians, None)
         finally:
             access.CLASSES["walls"] = original
     with pytest.raises(access.Unclassified, match="walls"):

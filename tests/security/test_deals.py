@@ -14,7 +14,7 @@ import pytest
 
 import rules
 from firmware.cli import main
-from firmware.config import load_config
+from mjtable_core.config import load_config
 from rules.chain import read_records, verify_history
 from simulator.run import assemble
 from tests.conftest import quick

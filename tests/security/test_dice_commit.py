@@ -17,8 +17,8 @@ import pytest
 
 import firmware.handoff as handoff_module
 from firmware.cli import main
-from firmware.config import load_config
 from firmware.handoff import Handoff, display_text
+from mjtable_core.config import load_config
 from rules import dicecommit
 from rules.chain import read_records, verify_history
 from simulator.run import assemble

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from firmware.api import server as api_server
-from firmware.config import load_config
 from firmware.console.client import ApiClient
 from firmware.journal import MemoryJournal
+from mjtable_core.config import load_config
 from simulator.run import assemble
 from tests.console.conftest import Daemon
 
@@ -117,6 +117,6 @@ def test_a_failed_journal_write_is_a_fault_not_a_wedge() -> None:
     saves = journal.saves
     fault = next(f for f in ctl.faults if f.id == "storage.failed")
     ctl.clear_fault(fault, "li")
-    ctl.rehome()
+    ctl.resume_after_fault()
     bench.clock.run_until(bench.clock.now() + 200.0)
     assert journal.saves > saves

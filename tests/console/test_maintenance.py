@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.config import load_config
-from firmware.service import Service, ServiceRefused, mechanism_tests
-from simulator.run import Bench, assemble
+from firmware.maintenance import Maintenance, MaintenanceRefused, mechanism_tests
+from mjtable_core.config import load_config
+from simulator.run import WiredTable, assemble
 
 
-def table(seed: int = 5) -> tuple[Bench, Service, list[dict]]:
+def table(seed: int = 5) -> tuple[WiredTable, Maintenance, list[dict]]:
     bench = assemble(load_config(), seed)
-    service = Service(bench.controller)
+    service = Maintenance(bench.controller)
     events: list[dict] = []
     bench.controller.subscribers.append(events.append)
     return bench, service, events
 
 
-def run_until(bench: Bench, until, limit_s: float = 200.0) -> None:
+def run_until(bench: WiredTable, until, limit_s: float = 200.0) -> None:
     bench.clock.run_until(bench.clock.now() + limit_s, until=until)
     assert until(), "the table did not get there in time"
 
@@ -73,9 +73,9 @@ def test_tests_and_test_mode_are_refused_while_the_table_is_busy() -> None:
     bench, service, _ = table()
     service.power_on()
     run_until(bench, lambda: bench.controller.build.state == "building", 5)
-    with pytest.raises(ServiceRefused, match="being built"):
+    with pytest.raises(MaintenanceRefused, match="being built"):
         service.test("lid", "li")
-    with pytest.raises(ServiceRefused, match="being built"):
+    with pytest.raises(MaintenanceRefused, match="being built"):
         service.enter("li")
     service.enter("li", force=True)     # forcing stops the build; that set is rebuilt
     assert service.test_mode and bench.table.motors_off()
@@ -87,21 +87,21 @@ def test_jog_interlocks() -> None:
     service.power_on()
     bench.players.start()
     run_until(bench, lambda: ctl.build.state == "building", 5)
-    with pytest.raises(ServiceRefused, match="build is driving"):
+    with pytest.raises(MaintenanceRefused, match="build is driving"):
         service.jog("disc", "fwd", 1.0, "li")
-    with pytest.raises(ServiceRefused, match="side 2 is building"):
+    with pytest.raises(MaintenanceRefused, match="side 2 is building"):
         service.jog("head.2", "fwd", 1.0, "li")
-    with pytest.raises(ServiceRefused, match="walls are in play"):
+    with pytest.raises(MaintenanceRefused, match="walls are in play"):
         service.jog("plate.1", "fwd", 1.0, "li")
-    with pytest.raises(ServiceRefused, match="up or down"):
+    with pytest.raises(MaintenanceRefused, match="up or down"):
         service.jog("lid", "fwd", 1.0, "li")
-    with pytest.raises(ServiceRefused, match="at most 5"):
+    with pytest.raises(MaintenanceRefused, match="at most 5"):
         service.jog("dice", "fwd", 9.0, "li")
     run_until(bench, lambda: ctl.cycle.state == "hole_open")
-    with pytest.raises(ServiceRefused, match="hands may be in the hole"):
+    with pytest.raises(MaintenanceRefused, match="hands may be in the hole"):
         service.jog("lid", "down", 1.0, "li")
     run_until(bench, lambda: ctl.cycle.state == "rolling")
-    with pytest.raises(ServiceRefused, match="dice are rolling"):
+    with pytest.raises(MaintenanceRefused, match="dice are rolling"):
         service.jog("dice", "fwd", 1.0, "li")
 
 
@@ -130,9 +130,9 @@ def test_with_the_lid_jogged_up_in_test_mode_nothing_under_it_moves() -> None:
     service.jog("lid", "up", 5.0, "li", done.append)
     run_until(bench, lambda: bool(done), 10)
     for name in ("plate.2", "disc", "conveyor.1"):
-        with pytest.raises(ServiceRefused, match="lid is not at its lower stop"):
+        with pytest.raises(MaintenanceRefused, match="lid is not at its lower stop"):
             service.test(name, "li")
-    with pytest.raises(ServiceRefused, match="lid is not at its lower stop"):
+    with pytest.raises(MaintenanceRefused, match="lid is not at its lower stop"):
         service.jog("plate.2", "fwd", 1.0, "li")
     assert bench.hal.read("motor.side.2.plate") is False
     assert bench.hal.read("motor.disc") is False

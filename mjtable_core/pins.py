@@ -17,8 +17,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.configfile import ConfigError
-from hal.signals import Kind, Signal, catalogue
+from mjtable_core.schema import ConfigError, load_section, option
+from mjtable_core.signals import Kind, Signal, catalogue
 
 # BCM line numbers RPi.GPIO and rpi-lgpio accept. The 40-pin header carries 0–27;
 # the board check in the rpigpio backend says which lines a given board really has.
@@ -53,18 +53,29 @@ class PinMap(Mapping[str, Pin]):
         return len(self.pins)
 
 
-def _line(value: Any, file: str, key: str, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_LINE:
-        raise ConfigError(file, "pins", key,
-                          f"{what} got {value!r}, expected a BCM line from 0 to {MAX_LINE}")
-    return value
+@dataclass(frozen=True)
+class LineOptions:
+    """`"lid.upper" = { pin = 5, invert = true, pull = "up" }`: one line."""
+
+    pin: int = option(minval=0, maxval=MAX_LINE, doc="the BCM line")
+    invert: bool = option(False, doc="the line is low when the signal is active")
+    pull: str = option("off", choices=PULLS, doc="the Pi's pull resistor (inputs only)")
+
+
+@dataclass(frozen=True)
+class LidLines:
+    """`"motor.lid" = { up = 20, down = 21 }`: one line per direction."""
+
+    up: int = option(minval=0, maxval=MAX_LINE, doc="the BCM line that drives the lid up")
+    down: int = option(minval=0, maxval=MAX_LINE, doc="the BCM line that drives it down")
+    invert: bool = option(False, doc="the lines are low when the motor runs")
 
 
 def _parse_one(name: str, raw: Any, file: str) -> Pin:
     signal = _ALL.get(name)
     if signal is None:
         raise ConfigError(file, "pins", name,
-                          "unknown signal (signal names: docs/mechanics.md, hal/signals.py)")
+                          "unknown signal (the signal names: docs/mechanics.md)")
     if signal.kind in NOT_ON_GPIO:
         raise ConfigError(file, "pins", name, "the 7-segment display needs a driver chip, "
                           "not a GPIO line; leave it out of [pins]")
@@ -76,30 +87,23 @@ def _parse_one(name: str, raw: Any, file: str) -> Pin:
         if lid:
             raise ConfigError(file, "pins", name, "the lid motor takes two lines: "
                               "{ up = N, down = M }")
-        return Pin(name, (_line(raw, file, name, "pin"),))
+        try:   # the short form of { pin = N }: its errors name the signal's own key
+            raw = load_section(LineOptions, {"pin": raw}, file, "pins")
+        except ConfigError as exc:
+            raise ConfigError(file, "pins", name, exc.problem) from None
+        return Pin(name, (raw.pin,))
     if not isinstance(raw, dict):
         raise ConfigError(file, "pins", name,
                           f"got {raw!r}, expected a BCM line or {{ pin = N, ... }}")
-    allowed = {"up", "down", "invert"} if lid else {"pin", "invert", "pull"}
-    unknown = sorted(set(raw) - allowed)
-    if unknown:
-        raise ConfigError(file, "pins", name, f"unknown option {unknown[0]!r} "
-                          f"(valid here: {', '.join(sorted(allowed))})")
-    keys = ("up", "down") if lid else ("pin",)
-    for key in keys:
-        if key not in raw:
-            raise ConfigError(file, "pins", name, f"missing {key!r}")
-    lines = tuple(_line(raw[k], file, name, k) for k in keys)
-    invert = raw.get("invert", False)
-    if not isinstance(invert, bool):
-        raise ConfigError(file, "pins", name, f"invert got {invert!r}, expected true/false")
-    pull = raw.get("pull", "off")
-    if pull not in PULLS:
-        raise ConfigError(file, "pins", name, f"pull got {pull!r}, allowed: "
-                          + ", ".join(repr(p) for p in PULLS))
-    if pull != "off" and signal.is_output:
+    # The table's own section, as TOML spells it: [pins."lid.upper"].
+    section = f'pins."{name}"'
+    if lid:
+        lines = load_section(LidLines, raw, file, section)
+        return Pin(name, (lines.up, lines.down), lines.invert)
+    line = load_section(LineOptions, raw, file, section)
+    if line.pull != "off" and signal.is_output:
         raise ConfigError(file, "pins", name, "an output has no pull resistor; remove pull")
-    return Pin(name, lines, invert, pull)
+    return Pin(name, (line.pin,), line.invert, line.pull)
 
 
 def parse_pins(raw: Any, file: str) -> PinMap:

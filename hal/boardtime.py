@@ -15,7 +15,7 @@ WRAP_MS = 2**32
 DRIFT = 1e-4
 
 
-class BoardClock:
+class BoardTime:
     def __init__(self) -> None:
         self.reset()
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from hal.boardclock import WRAP_MS, BoardClock
+from hal.boardtime import WRAP_MS, BoardTime
 
 
 def test_a_retransmitted_input_keeps_the_time_the_board_saw_it():
-    clock = BoardClock()
+    clock = BoardTime()
     offset = 100.0           # the host's clock reads 100 s more than the board's
     # (board ms, link delay): the second needed a retransmission 30 ms later
     arrivals = [(1000, 0.002), (1060, 0.032), (1120, 0.002), (1180, 0.003)]
@@ -19,7 +19,7 @@ def test_a_retransmitted_input_keeps_the_time_the_board_saw_it():
 
 
 def test_the_stamp_wraps_and_a_handshake_starts_afresh():
-    clock = BoardClock()
+    clock = BoardTime()
     first = clock.at(WRAP_MS - 10, 5.0)
     assert clock.at(20, 5.03) == pytest.approx(first + 0.030, abs=1e-4)
     clock.reset()            # the board restarted: its ms counter is small again
@@ -27,7 +27,7 @@ def test_the_stamp_wraps_and_a_handshake_starts_afresh():
 
 
 def test_the_estimate_follows_a_board_clock_that_runs_slow():
-    clock = BoardClock()
+    clock = BoardTime()
     clock.at(0, 0.001)
     # One hour on, the board's crystal has lost 0.18 s (50 ppm); the delay is 1 ms.
     late = clock.at(3_600_000 - 180, 3600.001)

@@ -1,4 +1,4 @@
-"""What the daemon adds to a controller for technicians: event log, service, API."""
+"""What the daemon adds to a controller for technicians: event log, maintenance, API."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.controller import Controller
 from firmware.eventlog import EventLog
-from firmware.service import Service
+from firmware.maintenance import Maintenance
 
 
 @dataclass
 class Attachment:
-    service: Service
+    maintenance: Maintenance
     eventlog: EventLog
     server: ApiServer
     problems: list[str]
@@ -30,7 +30,7 @@ class Attachment:
 async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
                      socket_path: str | Path | None = None,
                      wall: Callable[[], float] | None = None) -> Attachment:
-    """Open the event log, the service and the API listeners for `ctl`.
+    """Open the event log, maintenance (test mode, jog) and the API listeners for `ctl`.
 
     A socket that cannot be opened is reported on stderr and the table runs on
     without it: a table that builds and deals is better than one that refuses to.
@@ -39,8 +39,8 @@ async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
     eventlog = EventLog(state / statedir.EVENT_LOG_NAME,
                         max_rows=ctl.config.api.log_max_rows, wall=wall)
     eventlog.attach(ctl)
-    service = Service(ctl)
-    server = ApiServer(ctl, service, Technicians(state / statedir.TECHNICIANS_NAME), eventlog)
+    maintenance = Maintenance(ctl)
+    server = ApiServer(ctl, maintenance, Technicians(state / statedir.TECHNICIANS_NAME), eventlog)
     problems: list[str] = []
     path = Path(socket_path) if socket_path else statedir.default_socket()
     try:
@@ -59,4 +59,4 @@ async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
                             f"{exc.strerror or exc}")
     for problem in problems:
         print(f"mjtable: {problem}", file=sys.stderr, flush=True)
-    return Attachment(service, eventlog, server, problems)
+    return Attachment(maintenance, eventlog, server, problems)

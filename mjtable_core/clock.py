@@ -82,13 +82,21 @@ class VirtualClock:
         """Run events up to `deadline` seconds, or until `until()` or `stop()`."""
         self._stopped = False
         while not self._stopped:
+            if self._settle() and until is not None and until():
+                return
             timer = self._next_due(deadline)
             if timer is None:
                 self._now = max(self._now, deadline)
                 return
             timer.callback()
             if until is not None and until():
+                self._settle()
                 return
+
+    def _settle(self) -> bool:
+        """Before time moves on: run what is not a timer (a clock that waits for a
+        link runs what its readers posted). True when something may have run."""
+        return False
 
     def _next_due(self, deadline: float) -> _VirtualTimer | None:
         """Pop the next live timer due by `deadline` and make its time now."""

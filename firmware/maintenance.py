@@ -1,4 +1,4 @@
-"""Service work on the table: test mode, mechanism self-tests and jog.
+"""Maintenance work on the table: test mode, mechanism self-tests and jog.
 
 Test mode is what real tables do when both lift keys are held at power-on: the table
 stops building and a technician steps through the mechanism tests one by one. Each
@@ -20,12 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from core.geometry import REFERENCE, Geometry
-from firmware.clock import Timer
 from firmware.faults import CATALOGUE, ERROR
 from firmware.i18n import N_, _
 from firmware.owner import Busy, mechanism_of
-from hal.signals import LID_DOWN, LID_OFF, LID_UP, Value
+from mjtable_core.clock import Timer
+from mjtable_core.geometry import REFERENCE, Geometry
+from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP, Value
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -41,11 +41,11 @@ Done = Callable[[dict[str, Any]], None]
 SERVICE, JOG = "test mode", "jog"     # holders of mechanisms, as the owner names them
 
 
-class ServiceRefused(Exception):
+class MaintenanceRefused(Exception):
     """The table's state or an interlock says no; `str()` says why and what to do."""
 
 
-class NoSuchMechanism(ServiceRefused):
+class NoSuchMechanism(MaintenanceRefused):
     """A test or motor name the table does not have."""
 
 
@@ -178,7 +178,7 @@ class _Jog:
     started: float = 0.0
 
 
-class Service:
+class Maintenance:
     """Test mode, self-tests and jog for one controller."""
 
     def __init__(self, ctl: Controller) -> None:
@@ -245,7 +245,7 @@ class Service:
             return
         why = self.busy()
         if why is not None and not (force and self.ctl.cycle.state not in HOLES_OPEN):
-            raise ServiceRefused(_("cannot enter test mode: {why}").format(why=why))
+            raise MaintenanceRefused(_("cannot enter test mode: {why}").format(why=why))
         self.ctl.halt("test mode")
         self.test_mode = True
         self.ctl.service_mode = True    # opening the case is expected now
@@ -273,9 +273,9 @@ class Service:
 
     def resume_if_clear(self) -> bool:
         """Re-home and build again when nothing holds the table stopped."""
-        if self.test_mode or not self.ctl.needs_rehome() or not self.ctl.may_rehome():
+        if self.test_mode or not self.ctl.needs_resume() or not self.ctl.may_resume():
             return False
-        self.ctl.rehome()
+        self.ctl.resume_after_fault()
         return True
 
     # -- self-tests -------------------------------------------------------------------
@@ -291,16 +291,16 @@ class Service:
         self._check_free()
         if not self.test_mode:
             if self.busy() is not None:
-                raise ServiceRefused(_("cannot test now: {why}").format(why=self.busy()))
+                raise MaintenanceRefused(_("cannot test now: {why}").format(why=self.busy()))
             self.enter(by, reason=f"test {name}")
         self._queue = names[1:]
         self._start(tests[names[0]], by, done)
 
     def _check_free(self) -> None:
         if self.ctl.estopped:
-            raise ServiceRefused(_("the e-stop is active: release it before moving anything"))
+            raise MaintenanceRefused(_("the e-stop is active: release it before moving anything"))
         if self.running is not None:
-            raise ServiceRefused(_("{running} is still running; wait for it to finish").format(
+            raise MaintenanceRefused(_("{running} is still running; wait for it to finish").format(
                 running=self.running))
 
     def _start(self, test: MechanismTest, by: str | None, done: Done | None) -> None:
@@ -309,14 +309,14 @@ class Service:
             # The same interlock as jog: hands may be in the hole, a wall would rise
             # into it (a lid jogged up in test mode, then a plate test).
             self._queue = []
-            raise ServiceRefused(_("cannot test {name}: {why}").format(
+            raise MaintenanceRefused(_("cannot test {name}: {why}").format(
                 name=test.name, why=_("the lid is not at its lower stop (lid.lower not "
                                       "seen): hands may be in the hole; lower the lid "
                                       "with a lift key or jog lid down first")))
         try:
             self.ctl.owner.acquire(SERVICE, [test.name], f"test {test.name}")
         except Busy as exc:
-            raise ServiceRefused(_("cannot test {name}: {why}").format(
+            raise MaintenanceRefused(_("cannot test {name}: {why}").format(
                 name=test.name, why=exc)) from None
         self._run = run = _Run(test, test.steps(self.ctl), by, done,
                                started=self.ctl.clock.now())
@@ -440,7 +440,7 @@ class Service:
     def _panel(self, action: Callable[[], None]) -> None:
         try:
             action()
-        except ServiceRefused as exc:
+        except MaintenanceRefused as exc:
             self.ctl.emit("service.refused", reason=str(exc), by="panel")
 
     # -- jog --------------------------------------------------------------------------
@@ -522,17 +522,17 @@ class Service:
         if direction not in allowed:
             moves = (_("{motor} moves up or down, not “{direction}”") if motor == "lid"
                      else _("{motor} turns only fwd, not “{direction}”"))
-            raise ServiceRefused(moves.format(motor=motor, direction=direction))
+            raise MaintenanceRefused(moves.format(motor=motor, direction=direction))
         if not 0 < seconds <= MAX_JOG_S:
-            raise ServiceRefused(_("jog time must be above 0 and at most {most:g} s, "
+            raise MaintenanceRefused(_("jog time must be above 0 and at most {most:g} s, "
                                    "got {seconds:g}").format(most=MAX_JOG_S, seconds=seconds))
         why = self.interlock(motor, direction)
         if why is not None:
-            raise ServiceRefused(_("jog {motor} refused: {why}").format(motor=motor, why=why))
+            raise MaintenanceRefused(_("jog {motor} refused: {why}").format(motor=motor, why=why))
         try:
             self.ctl.owner.acquire(JOG, [mechanism_of(signal)], f"jog {motor} by {by}")
         except Busy as exc:
-            raise ServiceRefused(_("jog {motor} refused: {why}").format(
+            raise MaintenanceRefused(_("jog {motor} refused: {why}").format(
                 motor=motor, why=exc)) from None
         jog = _Jog(motor, signal, direction, seconds, by, done,
                    started=self.ctl.clock.now())

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
-from core.geometry import REFERENCE, Geometry
+from mjtable_core.geometry import REFERENCE, Geometry
 
 # Lid motor commands; every other motor is on/off.
 LID_UP, LID_DOWN, LID_OFF = "up", "down", "off"

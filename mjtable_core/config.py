@@ -8,19 +8,30 @@ purpose: a worn simulated motor must be able to differ from what the firmware ex
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from core.geometry import MODELS, REFERENCE_MODEL, Geometry
-from firmware.configfile import ConfigError, load_section, option, read_toml
-from firmware.i18n import _
-from hal.pins import PinMap, check_complete, parse_pins
+from mjtable_core import plugins
+from mjtable_core.geometry import MODELS, REFERENCE_MODEL, Geometry
+from mjtable_core.i18n import _
+from mjtable_core.pins import PinMap, check_complete, parse_pins
+from mjtable_core.schema import (
+    ConfigError,
+    Invalid,
+    checked,
+    load_section,
+    not_allowed,
+    option,
+    read_toml,
+)
+from mjtable_core.signals import Signal, catalogue
 
 # The reference configs are package data (config/ in the source tree), so an installed
 # table finds them wherever pip put it.
-REFERENCE_CONFIGS = "firmware.configs"
+REFERENCE_CONFIGS = "mjtable_core.configs"
 
 
 def reference_config(name: str = "table.toml") -> Path:
@@ -35,7 +46,7 @@ DEFAULT_CONFIG = reference_config()
 class TableSection:
     id: str = option("table-1", doc="name shown to technicians and venues")
     model: str = option(REFERENCE_MODEL, choices=tuple(MODELS),
-                        doc="the table's shape: its mouths and sets (core/geometry.py)")
+                        doc="the table's shape: its mouths and sets (mjtable_core/geometry.py)")
     tiles: int = option(choices=(136, 144), doc="tiles per set (DIP switch on real tables)")
     stacks_per_wall: int = option(choices=(17, 18), doc="stacks per wall: tiles / 8")
     tile_reader: bool = option(False, doc="an RFID/camera reader at each head (side.N.tile_id)")
@@ -44,8 +55,9 @@ class TableSection:
 
 @dataclass(frozen=True, kw_only=True)
 class HalSection:
-    backend: str = option("auto", choices=("auto", "sim", "rpigpio", "ioboard"),
-                          doc="auto: rpigpio on a Raspberry Pi, else the built-in simulator")
+    backend: str = option("auto", doc="auto: rpigpio on a Raspberry Pi, else the built-in "
+                                      "simulator; or an entry point name in group "
+                                      "mjtable.hal_backends (sim, rpigpio, ioboard)")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,10 +119,31 @@ class TimingSection:
     slow_factor: float = option(1.5, minval=1.1, maxval=10.0,
                                 doc="a build this many times its learned time warns build.slow")
 
+    def check(self) -> None:
+        """Options that are each in range but contradict each other."""
+        if self.dice_max_spin_s < self.dice_min_spin_s:
+            raise Invalid("dice_max_spin_s", f"{self.dice_max_spin_s} is below "
+                          f"dice_min_spin_s {self.dice_min_spin_s}")
+        if 0 < self.count_min_gap_s <= self.count_debounce_s:
+            # Every gap short enough to be a double count would be dropped as bounce first.
+            raise Invalid("count_min_gap_s",
+                          f"{self.count_min_gap_s} is not above count_debounce_s "
+                          f"{self.count_debounce_s}: double counts would pass as bounce "
+                          f"(raise it, or 0 turns the check off)")
+        if 1 + self.drift_margin >= self.timeout_factor:
+            # A run slower than T·(1 + margin) has already failed at k·T: no drift
+            # warning could ever come before the fault.
+            raise Invalid("drift_margin",
+                          f"{self.drift_margin} makes timing.drift impossible: a motion "
+                          f"slower than T·{1 + self.drift_margin:g} has already failed at "
+                          f"T·timeout_factor = T·{self.timeout_factor:g}; keep drift_margin "
+                          f"below {self.timeout_factor - 1:g}")
+
 
 @dataclass(frozen=True, kw_only=True)
 class RulesSection:
-    variant: str = option("mcr", choices=("mcr", "jingji", "guangdong", "tianjin", "fuzhou"))
+    # The variants are the rules engine's; it checks the name (rules.variants).
+    variant: str = option("mcr", doc="the variant the rules engine deals (docs/rules.md)")
     prevalent_wind: str = option("E", choices=("E", "S", "W", "N"))
     overrides: dict = option({}, doc="venue overrides of the variant's parameters")
     engine: str = option("builtin", doc="in-process rules engine: an entry point name in "
@@ -195,8 +228,17 @@ class Config:
     def tiles_per_side(self) -> int:
         return self.geometry.tiles_per_side
 
+    def signals(self) -> dict[str, Signal]:
+        """The signals this table has (its readers and sensors as `[table]` says)."""
+        return catalogue(self.table.tile_reader, self.table.face_up_sensor, self.geometry)
 
-_SECTIONS = {f.name: f.type for f in dataclasses.fields(Config) if f.name != "source"}
+    def check(self) -> None:
+        """The rules that tie sections together (`mjtable_core.schema.checked` calls it)."""
+        _cross_check(self)
+
+
+_SECTIONS = {name: tp for name, tp in typing.get_type_hints(Config).items()
+             if name != "source"}
 _REQUIRED = ("table",)
 
 
@@ -210,60 +252,38 @@ def parse_config(raw: dict[str, Any], file: str) -> Config:
     for name in _REQUIRED:
         if name not in raw:
             raise ConfigError(file, name, None, _("missing section"))
-    classes = {"table": TableSection, "hal": HalSection, "timing": TimingSection,
-               "rules": RulesSection, "simulator": SimulatorSection,
-               "ioboard": IoboardSection}
-    classes["api"] = ApiSection
-    classes["display"] = DisplaySection
+    classes = {name: cls for name, cls in _SECTIONS.items() if name != "pins"}
     sections = {name: load_section(cls, raw.get(name, {}), file, name)
                 for name, cls in classes.items()}
     sections["pins"] = parse_pins(raw.get("pins", {}), file)   # keys are signal names
-    config = Config(**sections, source=file)
-    _cross_check(config)
-    return config
+    return checked(Config(**sections, source=file), file, None)
 
 
 def _cross_check(config: Config) -> None:
-    file, table, timing = config.source, config.table, config.timing
-    geometry = config.geometry
+    """Rules across sections: raise Invalid naming the section and key to change."""
+    table, geometry = config.table, config.geometry
     if table.stacks_per_wall != geometry.stacks_for(table.tiles):
-        raise ConfigError(file, "table", "stacks_per_wall",
-                          f"{table.stacks_per_wall} stacks per wall do not hold a "
-                          f"{table.tiles}-tile set; use {geometry.stacks_per_side}")
-    if timing.dice_max_spin_s < timing.dice_min_spin_s:
-        raise ConfigError(file, "timing", "dice_max_spin_s",
-                          f"{timing.dice_max_spin_s} is below dice_min_spin_s "
-                          f"{timing.dice_min_spin_s}")
-    if 0 < timing.count_min_gap_s <= timing.count_debounce_s:
-        # Every gap short enough to be a double count would be dropped as bounce first.
-        raise ConfigError(file, "timing", "count_min_gap_s",
-                          f"{timing.count_min_gap_s} is not above count_debounce_s "
-                          f"{timing.count_debounce_s}: double counts would pass as bounce "
-                          f"(raise it, or 0 turns the check off)")
-    if 1 + timing.drift_margin >= timing.timeout_factor:
-        # A run slower than T·(1 + margin) has already failed at k·T: no drift warning
-        # could ever come before the fault.
-        raise ConfigError(file, "timing", "drift_margin",
-                          f"{timing.drift_margin} makes timing.drift impossible: a motion "
-                          f"slower than T·{1 + timing.drift_margin:g} has already failed at "
-                          f"T·timeout_factor = T·{timing.timeout_factor:g}; keep drift_margin "
-                          f"below {timing.timeout_factor - 1:g}")
+        raise Invalid("stacks_per_wall",
+                      f"{table.stacks_per_wall} stacks per wall do not hold a "
+                      f"{table.tiles}-tile set; use {geometry.stacks_per_side}", "table")
+    backends = plugins.installed(plugins.HAL_BACKENDS)
+    if config.hal.backend != "auto" and config.hal.backend not in backends:
+        raise Invalid("backend", not_allowed(config.hal.backend, ("auto", *sorted(backends))),
+                      "hal")
     if config.hal.backend == "ioboard":
         _check_link(config)
     if config.hal.backend == "rpigpio":
-        from hal.signals import catalogue
-
         if table.tile_reader:   # before check_complete, which would ask for its lines
-            raise ConfigError(file, "table", "tile_reader",
-                              "the rpigpio backend cannot read tiles; set tile_reader = "
-                              "false or use the ioboard backend")
-        check_complete(config.pins, catalogue(table.tile_reader, table.face_up_sensor,
-                                             config.geometry), file)
-    _check_variant(config)
+            raise Invalid("tile_reader", "the rpigpio backend cannot read tiles; set "
+                          "tile_reader = false or use the ioboard backend", "table")
+        check_complete(config.pins, config.signals(), config.source)
     if config.rules.engine:
-        from firmware.consumers import check_engine_name
-
-        check_engine_name(config.rules.engine, file)
+        plugins.require(plugins.RULES_ENGINES, config.rules.engine, config.source, "rules",
+                        "engine")
+    # Checks other packages add (the rules engine checks [rules]); they raise
+    # ConfigError themselves, with the file.
+    for entry in plugins.installed(plugins.CONFIG_CHECKS).values():
+        entry.load()(config)
 
 
 def shortest_motion_watchdog_s(timing: TimingSection) -> tuple[str, float]:
@@ -279,31 +299,11 @@ def _check_link(config: Config) -> None:
     link = config.ioboard
     name, watchdog = shortest_motion_watchdog_s(config.timing)
     if link.link_timeout_s >= watchdog:
-        raise ConfigError(config.source, "ioboard", "link_timeout_s",
-                          f"{link.link_timeout_s} is not below the shortest motion watchdog "
-                          f"[timing] {name} × timeout_factor = {watchdog:g} s: a silent "
-                          f"board would be reported as a stuck mechanism instead of "
-                          f"link.lost; lower it, or raise timeout_factor")
-
-
-def _check_variant(config: Config) -> None:
-    """The variant's tile set must be the set the table builds."""
-    try:
-        import rules
-    except ImportError:  # the rules engine is optional for the table itself
-        return
-    load_variant = getattr(rules, "load_variant", None)
-    if load_variant is None:
-        return
-    try:
-        variant = load_variant(config.rules.variant, dict(config.rules.overrides))
-    except ValueError as exc:
-        raise ConfigError(config.source, "rules", "overrides", str(exc)) from None
-    tiles = getattr(variant, "tiles", None)
-    if tiles is not None and tiles != config.table.tiles:
-        raise ConfigError(config.source, "rules", "variant",
-                          f"variant {config.rules.variant!r} plays {tiles} tiles but "
-                          f"[table] tiles = {config.table.tiles}")
+        raise Invalid("link_timeout_s",
+                      f"{link.link_timeout_s} is not below the shortest motion watchdog "
+                      f"[timing] {name} × timeout_factor = {watchdog:g} s: a silent "
+                      f"board would be reported as a stuck mechanism instead of "
+                      f"link.lost; lower it, or raise timeout_factor", "ioboard")
 
 
 def load_config(path: str | Path | None = None) -> Config:

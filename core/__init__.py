@@ -1,1 +1,0 @@
-"""The bottom layer: what every other package may read (the table's geometry, ...)."""

@@ -1,0 +1,48 @@
+"""Plug-ins found by entry point, so a lower layer never imports a higher one.
+
+A package adds a HAL backend, a rules engine or a config check by declaring an entry
+point in one of these groups (pyproject.toml `[project.entry-points."<group>"]`);
+the simulator registers its `sim` backend this way, and the rules engine its check of
+`[rules]`.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from importlib.metadata import EntryPoint, entry_points
+
+from mjtable_core.schema import ConfigError
+
+HAL_BACKENDS = "mjtable.hal_backends"
+RULES_ENGINES = "mjtable.rules_engines"
+# Callables taking the parsed Config; they raise ConfigError (mjtable_core.schema).
+CONFIG_CHECKS = "mjtable.config_checks"
+
+WHAT = {HAL_BACKENDS: "HAL backend", RULES_ENGINES: "rules engine",
+        CONFIG_CHECKS: "config check"}
+
+
+def installed(group: str) -> dict[str, EntryPoint]:
+    """The entry points of `group` that installed packages declare, by name."""
+    return dict(_scan(group, tuple(sys.path)))
+
+
+@functools.lru_cache(maxsize=32)
+def _scan(group: str, path: tuple[str, ...]) -> tuple[tuple[str, EntryPoint], ...]:
+    # Reading every distribution's metadata takes milliseconds and every config load
+    # asks; what is installed changes with the import path, so that is the key.
+    return tuple((ep.name, ep) for ep in entry_points(group=group))
+
+
+def require(group: str, name: str, file: str, section: str, key: str) -> EntryPoint:
+    """The entry point `name` of `group`; a config error names the file's key when no
+    installed package provides it."""
+    found = installed(group)
+    if name not in found:
+        known = ", ".join(sorted(found)) or "none; is mjtable itself installed (pip install .)?"
+        raise ConfigError(file, section, key,
+                          f"no {WHAT.get(group, group)} {name!r} is installed (installed: "
+                          f"{known}; a package provides one with an entry point in group "
+                          f"{group!r})")
+    return found[name]
