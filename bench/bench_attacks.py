@@ -1,8 +1,10 @@
 """The API attack figures: guesses checked per second, log rows under a flood,
-connections held, slow lines held — against a real `mjtable run` daemon on the simulator (a child
+connections held, slow lines held, how late the loop answers under a flood of log
+reads — against a real `mjtable run` daemon on the simulator (a child
 process, Unix socket only).
 
     python -m bench.bench_attacks [--guess-s S] [--flood-s S] [--connections N] [--slow-s S]
+                                  [--log-s S]
 
 It prints JSON figures; nothing here is asserted. To measure another checkout (an
 older firmware, say), run with PYTHONPATH pointing at it: the daemon is started with
@@ -13,6 +15,7 @@ a `clear` request, as that firmware took it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -279,6 +282,47 @@ def _status_as_other_uid(path: Path) -> bool:
         return False
 
 
+def fill_log(state: Path, rows: int = 10_000) -> None:
+    """An event log with `rows` rows of history, as a table has after some days."""
+    from firmware.eventlog import EventLog
+
+    log = EventLog(state / "events.sqlite")
+    for i in range(rows):
+        log.record({"t": float(i), "kind": "phase", "state": "play", "cycle": i // 20})
+    log.close()
+
+
+def log_reads(daemon: Daemon, seconds: float, clients: int = 8) -> dict[str, Any]:
+    """`clients` connections pipeline `log` reads of 10,000 rows and never read the
+    replies; meanwhile another connection times `info` round trips, which wait for the
+    loop the table runs on: how late does the loop answer?"""
+    readers = [_connect(daemon.socket, timeout=2) for _ in range(clients)]
+    line = json.dumps({"id": 1, "method": "log", "params": {"limit": 10_000}}).encode()
+    for sock in readers:
+        sock.setblocking(False)
+        with contextlib.suppress(OSError):     # BlockingIOError too: the rest waits
+            sock.sendall((line + b"\n") * 600)
+    trips: list[float] = []
+    with _connect(daemon.socket, timeout=30) as probe:
+        started = time.monotonic()
+        while time.monotonic() - started < seconds:
+            sent = time.perf_counter()
+            try:
+                _request(probe, {"id": 1, "method": "info"})
+            except (OSError, ValueError):
+                break
+            trips.append(time.perf_counter() - sent)
+            time.sleep(0.05)
+    for sock in readers:
+        sock.close()
+    trips.sort()
+    ms = [round(t * 1000, 1) for t in trips]
+    return {"clients": clients, "seconds": seconds, "info_round_trips": len(ms),
+            "info_ms_p50": ms[len(ms) // 2] if ms else None,
+            "info_ms_p99": ms[int(len(ms) * 0.99)] if ms else None,
+            "info_ms_max": ms[-1] if ms else None}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.bench_attacks")
     parser.add_argument("--guess-s", type=float, default=10.0)
@@ -286,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--connections", type=int, default=1100)
     parser.add_argument("--slow-s", type=float, default=30.0,
                         help="seconds of one byte every 2 s on 16 connections")
+    parser.add_argument("--log-s", type=float, default=15.0,
+                        help="seconds of 10,000-row log reads pipelined on 8 connections")
     args = parser.parse_args(argv)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     # The attacker needs more fds than the daemon has.
@@ -295,12 +341,15 @@ def main(argv: list[str] | None = None) -> int:
         for figure, run in (("guesses", lambda d: guesses(d, args.guess_s)),
                             ("flood", lambda d: flood(d, args.flood_s)),
                             ("connections", lambda d: connections(d, args.connections)),
-                            ("slow_lines", lambda d: slow_lines(d, args.slow_s))):
+                            ("slow_lines", lambda d: slow_lines(d, args.slow_s)),
+                            ("log_reads", lambda d: log_reads(d, args.log_s))):
             state = Path(tmp) / figure
             state.mkdir()
             # Another uid must reach the socket (the group's mode bits say the rest).
             os.chmod(tmp, 0o711)
             os.chmod(state, 0o711)
+            if figure == "log_reads":
+                fill_log(state)
             daemon = Daemon(state)
             try:
                 results[figure] = run(daemon)

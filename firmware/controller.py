@@ -256,6 +256,10 @@ class Controller:
             "fault_counts": dict(self.fault_counts),
             "face_up": self.face_up.export(),
             "commitment": self.handoff.commitment,
+            # The last hand's nonce and the next hand's dice seed, in play too: a cut
+            # must not lose them, or the next record reveals nothing and the chain
+            # breaks (the file is 0600; the API never serves it).
+            "handoff": self.handoff.secret(),
             "tampered": self.tampered,
             # A hand being dealt survives a power cut: walls up, dice partly thrown.
             "deal": self.cycle.deal_state(cycle),
@@ -313,6 +317,8 @@ class Controller:
                 for f in saved.get("faults", []) if f.get("id") in CATALOGUE]
             if saved.get("staged_walls"):
                 self.build.restore_staged(saved["staged_set"], saved["staged_walls"])
+            if isinstance(saved.get("handoff"), dict):
+                self.handoff.restore_secret(saved["handoff"])
             if saved.get("deal"):
                 self.cycle.restore_deal(saved["deal"])
             elif saved.get("shown_faces"):
@@ -484,7 +490,7 @@ class Controller:
         slot = [side.side, index // 2, 1 if index % 2 == 0 else 0]
         self.face_up.seen(self.build.set_name, self.cycle.number, tile, slot)
         self.fault("tile.face_up", f"side.{side.side}.head", side.side,
-                   {"sensor": f"side.{side.side}.face_up", "tile": tile, "tile_index": index,
+                   {"sensor": f"side.{side.side}.face_up", "tile_index": index,
                     "wall_slot": slot, "set": self.build.set_name})
 
     def _case_opened(self) -> None:

@@ -20,7 +20,7 @@ Tamper evidence: every row carries `chain`, the sha256 of the previous row's cha
 and this row's fields, so a row changed, removed or reordered with sqlite3 shows
 (`verify_chain`, `mjtable console verify-log`). Rotation keeps the chain of the last
 deleted row as the anchor; the head (last row and its chain) is in `meta`, in every
-export and in the API's status: whoever noted a head can tell a rewritten history.
+export and in the API's `info`: whoever noted a head can tell a rewritten history.
 
 Confidentiality: a handoff row carries only the public part of its record while the
 hand is in play (firmware/handoff.py); the file is created 0640 whatever the umask.
@@ -250,6 +250,7 @@ class EventLog(LogReader):
                          (f"{last}:{GENESIS}",))
             head = conn.execute("SELECT value FROM meta WHERE key = 'chain_head'").fetchone()
             self._last_id, self._head = last, _pair(head[0])[1]
+            self.head = f"{last}:{self._head}"
             row = conn.execute("SELECT value FROM meta WHERE key = 'run'").fetchone()
             self.run = int(row[0]) + 1 if row else 1
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)", (str(self.run),))
@@ -360,4 +361,6 @@ class EventLog(LogReader):
             conn.execute("ROLLBACK")
             raise
         self._last_id, self._head = last, head
+        # One assignment, read by the loop for the API's status without a query.
+        self.head = f"{last}:{head}"
         self.written += len(rows)

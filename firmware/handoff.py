@@ -86,6 +86,8 @@ class Handoff:
         # the one drawn for the next hand, whose digest this hand's commitment binds.
         self._dice: dict[str, Any] | None = None
         self._next_dice: dict[str, Any] | None = None
+        # A refused handoff's reason, held back until its hand has ended.
+        self._refused: dict[str, Any] | None = None
 
     def next_throw(self, dealer: int, throws: list[list[int]]) -> rules.ThrowRequest | None:
         return rules.next_throw(self.variant, dealer, throws)
@@ -94,7 +96,8 @@ class Handoff:
         """What the journal keeps so a hand dealt across a power cut keeps its commitment."""
         return {"nonce": self._nonce, "commitment": self.commitment,
                 "revealed": self._revealed, "previous_commitment": self.previous_commitment,
-                "recorded": self._recorded, "dice": self._dice, "next_dice": self._next_dice}
+                "recorded": self._recorded, "dice": self._dice, "next_dice": self._next_dice,
+                "refused": self._refused}
 
     def restore_secret(self, saved: dict[str, Any]) -> None:
         self._nonce = saved.get("nonce")
@@ -104,6 +107,7 @@ class Handoff:
         self._recorded = saved.get("recorded", self._recorded)
         self._dice = saved.get("dice", self._dice)
         self._next_dice = saved.get("next_dice", self._next_dice)
+        self._refused = saved.get("refused", self._refused)
 
     def ended(self, record: dict[str, Any]) -> bool:
         """Whether `record`'s hand is over, so its tiles may be shown."""
@@ -116,6 +120,9 @@ class Handoff:
             # record before the next one must be checkable: rules/chain.py).
             self._revealed = self._recorded
         ended, self.in_play = self.in_play, None
+        if self._refused is not None:
+            self.ctl.emit("handoff.refused.revealed", **self._refused)
+            self._refused = None
         if ended is not None and self._revealed is not None:
             # Its walls and hands too: the players have pushed those tiles in.
             self.ctl.emit("handoff.revealed", cycle=self._revealed["cycle"],
@@ -157,7 +164,10 @@ class Handoff:
                                 next_dice=(self._next_dice or {}).get("commitment"))
         except rules.RulesError as exc:
             # Walls the engine refuses (a misread tile, say) are reported, never guessed.
-            self.ctl.emit("handoff.refused", cycle=cycle, reason=str(exc))
+            # The reason may name a tile and its place in the walls now in play, so it
+            # waits, like the walls, for the hand to end (`handoff.refused.revealed`).
+            self._refused = {"cycle": cycle, "reason": str(exc)}
+            self.ctl.emit("handoff.refused", cycle=cycle, secret_until_hand_ends=["reason"])
             return None
         record["revealed"] = self._revealed
         record["dice_binding"] = DICE_BINDING

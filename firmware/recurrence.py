@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 RECURS_AFTER = 2    # builds of the same set
 KEEP_BUILDS = 40
+KEEP_TILES = 200    # face-up tiles whose identity is kept for the diagnosis
 SENSOR_AFTER = 4    # face-ups on one side in one build before the sensor is suspected
 SENSOR_SHARE = 0.5  # ... and at least this share of the tiles that side counted
 
@@ -34,10 +35,17 @@ class FaceUpTracker:
         self.builds: dict[tuple[str, int], list[str | None]] = defaultdict(list)
         # (set, cycle of the build, side) -> face-ups seen on that side in that build
         self.per_side: dict[tuple[str, int, int], int] = defaultdict(int)
+        # (set, cycle, wall, stack, level) -> the tile read there. Kept here, never in
+        # the fault's evidence: faults are open to anyone, and a stuck sensor would
+        # name every tile of walls not yet dealt (the journal keeping this is 0600).
+        self.identity: dict[tuple[str, int, int, int, int], str | None] = {}
 
     def seen(self, set_name: str | None, cycle: int, tile: str | None,
              slot: list[int]) -> None:
         self.builds[(set_name or "?", cycle)].append(tile)
+        self.identity[(set_name or "?", cycle, *slot)] = tile   # type: ignore[index]
+        while len(self.identity) > KEEP_TILES:
+            del self.identity[next(iter(self.identity))]
         self.per_side[(set_name or "?", cycle, slot[0])] += 1
         if len(self.builds) > KEEP_BUILDS:
             # Recurrence looks at recent builds only; a table runs for years.
@@ -46,17 +54,26 @@ class FaceUpTracker:
             del self.per_side[next(iter(self.per_side))]
 
     def export(self) -> dict[str, Any]:
-        return {"builds": [[s, c, tiles] for (s, c), tiles in list(self.builds.items())[-20:]]}
+        return {"builds": [[s, c, tiles] for (s, c), tiles in list(self.builds.items())[-20:]],
+                "identity": [[*key, tile] for key, tile in self.identity.items()]}
 
     def restore(self, saved: dict[str, Any]) -> None:
         for set_name, cycle, tiles in saved.get("builds", []):
             self.builds[(set_name, cycle)] = list(tiles)
+        for *key, tile in saved.get("identity", []):
+            self.identity[tuple(key)] = tile   # type: ignore[index]
+
+    def tile_of(self, fault: Fault) -> str | None:
+        """The tile a face-up fault read, when this table has a reader."""
+        slot = fault.evidence.get("wall_slot") or []
+        return self.identity.get(
+            (fault.evidence.get("set") or "?", fault.cycle, *slot))   # type: ignore[arg-type]
 
     def diagnose(self, fault: Fault, ctl: Controller) -> dict[str, Any] | None:
         """Extra diagnosis for a face-up fault: is it one tile coming back?"""
         if fault.id != "tile.face_up":
             return None
-        set_name, tile = fault.evidence.get("set") or "?", fault.evidence.get("tile")
+        set_name, tile = fault.evidence.get("set") or "?", self.tile_of(fault)
         side = fault.side if fault.side is not None else 0
         on_side = self.per_side.get((set_name, fault.cycle, side), 0)
         counted = ctl.sides[side].counted
@@ -73,10 +90,12 @@ class FaceUpTracker:
         builds = sorted((c, tiles) for (s, c), tiles in self.builds.items() if s == set_name)
         if tile is not None:
             recurring = [c for c, tiles in builds if tile in tiles]
-            who = _("tile {tile}").format(tile=tile)
         else:
             recurring = [c for c, tiles in builds if len(tiles) == 1]
-            who = _("the face-up tile")
+        # Never its name: a diagnosis is open to anyone, and a sensor that is only
+        # starting to stick would name tiles of walls not yet dealt. Its place says
+        # which tile to take out.
+        who = _("the face-up tile")
         if len(recurring) < RECURS_AFTER:
             return {"recurring": False, "builds_seen": recurring}
         p, k, level = fault.evidence["wall_slot"]

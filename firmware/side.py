@@ -54,6 +54,7 @@ class SideBuilder(Recoverable):
         self.turn_from_home = True  # this turn began at home: its end stacks a tile
         self.glitches = 0           # impossible home edges seen (a flaky sensor)
         self.whole_turn = False     # this turn started at home and was not interrupted
+        self.turn_began = 0.0       # when this turn began (a home edge's own time if chained)
         self.unseen_reads = 0       # tiles the reader saw since the last counted arrival
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
@@ -112,7 +113,10 @@ class SideBuilder(Recoverable):
         """Turn the cam until it is home again (found off home)."""
         self._turn()
 
-    def _turn(self, resumed: bool = False) -> None:
+    def _turn(self, resumed: bool = False, began: float | None = None) -> None:
+        # A turn chained from a home edge began when the cam passed home, not when the
+        # loop got to it: a late edge must not make the next home look impossibly early.
+        self.turn_began = self.ctl.clock.now() if began is None else began
         home = bool(self.ctl.hal.read(f"side.{self.side}.head_home"))
         if not resumed:
             # A cam found off home finishes a part turn first: that one stacks nothing.
@@ -182,9 +186,10 @@ class SideBuilder(Recoverable):
                 # build would take its first turn for a part turn that stacks nothing.
                 self.rehome()
             return
-        elapsed = self.ctl.supervisor.elapsed(self.key)
-        if elapsed is None:
+        if self.ctl.supervisor.elapsed(self.key) is None:
             return
+        at = self.ctl.edge_time(f"side.{self.side}.head_home")
+        elapsed = at - self.turn_began
         if self.whole_turn and elapsed < 0.7 * self.ctl.supervisor.learned(self.key):
             # Home again so early is impossible (a worn motor is slower, never faster):
             # a glitch on the sensor.
@@ -192,9 +197,10 @@ class SideBuilder(Recoverable):
             self.ctl.emit("sensor.glitch", sensor=f"side.{self.side}.head_home",
                           after_s=round(elapsed, 4))
             return
-        self.on_home()
+        self.on_home(at)
 
-    def on_home(self) -> None:
+    def on_home(self, at: float | None = None) -> None:
+        """The cam is home (`at`: its edge's own time; None when a timer stands in)."""
         self.ctl.supervisor.reached(self.key)
         if self.state != "stacking":
             # Re-homing: the cam was found off home and has come round.
@@ -204,7 +210,7 @@ class SideBuilder(Recoverable):
         if self.turn_from_home:
             self.stacked += 1
         if self.tiles_waiting():
-            self._turn()
+            self._turn(began=at)
         else:
             self.ctl.hal.write(self.head, False)
         if self.complete() or not self.tiles_waiting():   # hot path: skip no-op triggers

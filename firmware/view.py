@@ -198,7 +198,8 @@ def _log_line(event: dict[str, Any]) -> str | None:
     if kind == "fault":
         where = words.fault_at(event["code"], event["id"], event["where"])
         return f"{t:10.3f} " + _("FAULT") + f" {where}: {join(event['diagnosis']['remedy'])}"
-    if kind in ("start", "stop", "software.error", "handoff.refused"):
+    if kind in ("start", "stop", "software.error", "handoff.refused",
+                "handoff.refused.revealed"):
         detail = " ".join(f"{k}={_plain(v)}" for k, v in event.items()
                           if k not in ("t", "kind"))
         return f"{t:10.3f} {kind} {detail}" if detail else f"{t:10.3f} {kind}"

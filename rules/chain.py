@@ -13,8 +13,9 @@ Electronic dice (`dice_binding: "committed"`): the record reveals its dice seed,
 faces must be the faces thrown; and when the record before it is the hand just before,
 that record's commitment bound the seed's digest (`next_dice_commitment`) before this
 hand's walls were built, so the dice cannot have been rolled again after the walls were
-seen. A first record, or one after a missing hand, has no such earlier binding: its dice
-are counted as not bound, never passed as checked. Dice a sensor read
+seen; a hand just before with committed dice that bound nothing is a break. A first
+record, or one after a missing hand, has no such earlier binding: its dice are counted
+as not bound, never passed as checked. Dice a sensor read
 (`dice_binding: "observed"`) were not chosen by the firmware and carry no seed.
 """
 
@@ -28,6 +29,7 @@ from typing import Any
 from . import dicecommit
 from .commit import commitment
 from .errors import RulesError
+from .i18n import _
 
 
 @dataclass
@@ -163,6 +165,16 @@ class _DiceTally:
         except RulesError as exc:
             return f"{name}: {exc}"
         bound = _bound_before(record, previous)
+        if bound is None and _follows(record, previous):
+            # The hand just before had committed dice, so it had to bind these: a
+            # firmware that binds nothing would otherwise pass, every seed drawn once
+            # the walls were up and every hand "unbound" like a first one.
+            prev_line, prev = previous  # type: ignore[misc]
+            return _("{name}: {before} is the hand just before it and its dice were "
+                     "committed, but it bound no dice seed for this hand "
+                     "(next_dice_commitment is missing): these dice may have been chosen "
+                     "after the walls were seen").format(name=name,
+                                                         before=_name(prev, prev_line))
         if bound is None:
             self.unbound.append(line)
         elif bound != seed["commitment"]:
@@ -173,6 +185,16 @@ class _DiceTally:
         else:
             self.checked += 1
         return None
+
+
+def _follows(record: dict[str, Any], previous: tuple[int, dict[str, Any]] | None) -> bool:
+    """Whether the record before is the hand just before, with committed dice."""
+    if previous is None:
+        return False
+    prev = previous[1]
+    cycle = (record.get("table") or {}).get("cycle")
+    return (isinstance(cycle, int) and (prev.get("table") or {}).get("cycle") == cycle - 1
+            and prev.get("dice_binding") == "committed")
 
 
 def _bound_before(record: dict[str, Any],

@@ -2,6 +2,9 @@
 
 The firmware's CLI dispatcher calls `deal_main(argv)` / `audit_main(argv)` with the
 arguments after the subcommand. Bad input prints one line to stderr and returns 2.
+Every human line goes through `printable_lines`: the files checked come from
+elsewhere (an operator, a forged export), and a set name like "\\x1b[2J" must not
+reach the terminal of the player checking them.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ import argparse
 import json
 import re
 import sys
+
+from mjtable_core.printable import printable_lines
 
 from .audit import audit
 from .errors import RulesError
@@ -33,7 +38,7 @@ def _read(path: str) -> str:
 
 
 def _fail(prog: str, message: str) -> int:
-    print(f"{prog}: {message}", file=sys.stderr)
+    print(printable_lines(f"{prog}: {message}"), file=sys.stderr)
     return EXIT_BAD_INPUT
 
 
@@ -62,7 +67,7 @@ def deal_main(argv: list[str]) -> int:
         record = deal_request(obj)
     except RulesError as exc:
         return _fail(prog, f"{_name(args.file)}: {exc}")
-    print(json.dumps(record) if args.json else picture(record))
+    print(json.dumps(record) if args.json else printable_lines(picture(record)))
     return 0
 
 
@@ -113,7 +118,7 @@ def audit_main(argv: list[str]) -> int:
             line = line_numbers[int(found.group(1))]
             return _fail(prog, f"{_name(args.file)}:{line}: {message[found.end():]}")
         return _fail(prog, f"{_name(args.file)}: {message}")
-    print(json.dumps(report) if args.json else report_text(report))
+    print(json.dumps(report) if args.json else printable_lines(report_text(report)))
     return EXIT_SUSPICIOUS if str(report["verdict"]).startswith("suspicious") else 0
 
 
@@ -177,7 +182,6 @@ def verify_deals_main(argv: list[str]) -> int:
                         lines=", ".join(map(str, verdict.dice_unbound)))
                     if verdict.dice_unbound else ""))
     else:
-        print(_("{file}: BROKEN at {problem}").format(file=_name(args.file),
-                                                      problem=verdict.problem),
-              file=sys.stderr)
+        print(printable_lines(_("{file}: BROKEN at {problem}").format(
+            file=_name(args.file), problem=verdict.problem)), file=sys.stderr)
     return 0 if verdict.ok else 1

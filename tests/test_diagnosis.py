@@ -94,7 +94,7 @@ def test_face_up_tile_diagnosed_as_one_defective_tile() -> None:
     result = diagnose(harness.ctl, "tile_face_up")
     assert result["normal"] is False
     assert "one defective tile" in result["verdict"]
-    assert result["remedy"][0].startswith("replace tile B5, now at wall")
+    assert result["remedy"][0].startswith("replace the face-up tile, now at wall")
 
 
 def test_build_never_finishes_names_the_short_side() -> None:

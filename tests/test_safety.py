@@ -739,3 +739,31 @@ def test_4_a_home_sensor_glitch_at_the_resume_sends_no_plate_round(rig: Rig) -> 
     hal.edge("side.1.plate_home", True)
     run_for(clock, 0.2)
     assert ctl.plates[1].state == "home" and not hal.values["motor.side.1.plate"]
+
+
+def test_4_a_late_home_edge_does_not_make_the_next_home_look_early(rig: Rig) -> None:
+    """Over the board's link an edge can reach the loop late; its stamp says when the cam
+    passed home. The next turn began then, so its home is judged from that stamp (a real
+    home was taken for a glitch and the head turned once more)."""
+    ctl, hal, clock = rig
+    homed(rig)
+    learned = ctl.supervisor.learned(ctl.sides[0].key)
+    hal.edge("side.0.count", True)                   # a tile: the head turns
+    run_for(clock, 0.01)
+    start = clock.now()
+    hal.edge("side.0.head_home", False)
+    run_for(clock, 0.1)
+    hal.edge("side.0.count", False)
+    run_for(clock, 0.1)
+    hal.edge("side.0.count", True)                   # a second tile waits
+    run_for(clock, 0.1)
+    hal.edge("side.0.count", False)
+    run_for(clock, start + learned + 0.2 - clock.now())    # the edge reaches us 0.2 s late
+    passed = clock.now() - 0.2
+    hal.edge("side.0.head_home", True, at=passed)
+    hal.edge("side.0.head_home", False, at=passed + 0.02)
+    run_for(clock, passed + learned - clock.now())   # the next home, on time
+    hal.edge("side.0.head_home", True, at=clock.now())
+    run_for(clock, 0.01)
+    assert not [e for e in events_of(ctl) if e["kind"] == "sensor.glitch"]
+    assert ctl.sides[0].stacked == 2 and ctl.sides[0].state != "fault"

@@ -142,6 +142,9 @@ class ApiServer:
         self.lockout = lockout or Lockout(ctl.clock, api.lockout_failures, api.lockout_s)
         self.refusals = RefusalLog(ctl.clock, ctl.emit)
         self.dropped = DroppedConnections(ctl.clock, ctl.emit)
+        # Event-log reads, one at a time over every client: each holds the GIL for
+        # most of its work, and many at once starve the loop the table runs on.
+        self.log_reads = asyncio.Semaphore(1)
         self.open_diagnoses = OpenDiagnoses(ctl.clock, ctl.emit)
         self.clients: set[Client] = set()
         self.max_clients = connection_budget(max_clients)
@@ -521,7 +524,10 @@ class ApiServer:
                                       "estop (release)", "diagnose (check)"],
                 "tests": [{"number": t.number, "name": t.name, "label": t.label}
                           for t in mechanism_tests(self.ctl.geometry)],
-                "event_log_run": self.eventlog.run if self.eventlog else None}
+                "event_log_run": self.eventlog.run if self.eventlog else None,
+                # "ID:SHA256" of the last row committed: noted by anyone, it shows a
+                # log whose tail was later cut off or rewritten (verify-log cannot).
+                "event_log_head": self.eventlog.head if self.eventlog else None}
 
     async def _status(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         return self.status(with_signals=True)
@@ -539,8 +545,9 @@ class ApiServer:
         faults = [self._fault(i, f) for i, f in enumerate(self.ctl.faults)]
         logged: list[dict[str, Any]] = []
         if self.eventlog is not None:
-            logged = await asyncio.get_running_loop().run_in_executor(
-                None, lambda: self.eventlog.query(kind="fault", limit=100))
+            async with self.log_reads:
+                logged = await asyncio.get_running_loop().run_in_executor(
+                    None, lambda: self.eventlog.query(kind="fault", limit=100))
         return {"active": [f for f in faults if f["active"]], "history": faults,
                 "logged": [row for row in logged if row.get("kind") == "fault"]}
 
@@ -700,8 +707,9 @@ class ApiServer:
             filters[key] = value
         log = self.eventlog
         await asyncio.get_running_loop().run_in_executor(None, log.flush)
-        rows = await asyncio.get_running_loop().run_in_executor(
-            None, lambda: log.query(**filters))
+        async with self.log_reads:
+            rows = await asyncio.get_running_loop().run_in_executor(
+                None, lambda: log.query(**filters))
         return {"run": log.run, "rows": rows}
 
     async def _config(self, client: Client, params: dict[str, Any], _: str | None) -> Any:

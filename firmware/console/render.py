@@ -334,7 +334,7 @@ INFO = {
     "name": N_("program"), "protocol": N_("protocol version"), "table": N_("table name"),
     "t": N_("time on the table clock (s)"), "methods": N_("commands"),
     "technician_needed": N_("commands that need a technician"),
-    "event_log_run": N_("event log run"),
+    "event_log_run": N_("event log run"), "event_log_head": N_("event log chain head"),
 }
 
 
