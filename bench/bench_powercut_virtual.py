@@ -156,7 +156,12 @@ def plan_run(run: int, cuts: int, seed: int) -> tuple[Scenario, list[Cut]]:
             faults.append(FaultSpec(kind=template.kind, where=template.where.format(**fill),
                                     cycle=cycle, phase=template.phase, **dict(template.fields)))
             for after, do, where in template.actions:
-                actions.append(ActionSpec(after, do, where.format(**fill) if where else None))
+                action = ActionSpec(after, do, where.format(**fill) if where else None)
+                # A technician's repair survives the cut; the players' top-up does not
+                # when the cut comes before the tiles go in: after the refeed the set is
+                # short again and they top up again. Without this second one that raise
+                # takes the top-up planned for a later cut's fault, and the run ends held.
+                actions += [action, action] if do == "top_up" else [action]
             expect.update(template.expect)
             allow.update(template.allow)
             at = (rng.uniform(0.5, TECHNICIAN_DELAY_S - 0.5) if kind == "fault"

@@ -569,12 +569,17 @@ class Controller:
         """A technician says the cause of `fault` is dealt with.
 
         Refused (ClearRefused) while a sensor still shows the cause (the case still
-        open outside service mode), and for the refeed hold unless the operator says
-        the set was refed (`refed`): nothing senses stacks left on the tracks, and a
-        build over them mixes two sets."""
+        open outside service mode; the board's link still lost), and for the refeed
+        hold unless the operator says the set was refed (`refed`): nothing senses
+        stacks left on the tracks, and a build over them mixes two sets."""
         if fault.id == "case.opened" and self.hal.read("case_open") and not self.service_mode:
             raise ClearRefused(_("case_open still reads open: close the case first, or "
                                  "enter test mode to service it"))
+        if fault.id == "link.lost" and getattr(self.hal, "link_lost", False):
+            # The HAL never takes a lost link back (the board latched its failsafe and
+            # ignores us until a new handshake): cleared, the table would sit silent.
+            raise ClearRefused(_("the I/O board's link is still lost: check the cable, "
+                                 "then restart the table to connect again"))
         if fault is self.refeed_hold and not refed:
             raise ClearRefused(_("the set half built at the stop must be refed first: "
                                  "empty belts, heads and tracks onto the disc, then clear "

@@ -38,6 +38,8 @@ TRANSITIONS = [
     {"trigger": "lid_closed", "source": "closing", "dest": "raising"},
     {"trigger": "lid_closed", "source": "top_up_closing", "dest": "play"},
     {"trigger": "lid_closed", "source": "homing", "dest": None, "after": "check_homed"},
+    # A raise resumed with the lid off its lower stop closes it first, then finishes.
+    {"trigger": "lid_closed", "source": "raising", "dest": None, "after": "finish_raising"},
     {"trigger": "walls_raised", "source": "raising", "dest": "dealing"},
     {"trigger": "dice_key", "source": "dealing", "dest": "rolling",
      "conditions": "expected_thrower"},
@@ -213,7 +215,14 @@ class Cycle(Recoverable):
 
     def finish_raising(self) -> None:
         """After a fault: turn again every plate that had not come home. A plate found
-        off home is already coming round (recovery.py); one at home turns once more."""
+        off home is already coming round (recovery.py); one at home turns once more.
+        Never with the lid off its lower stop: it would lift a wall into the open hole
+        (a stop believed from a pulse while the lid stood blocked part open). The lid
+        closes first; its lid_closed finishes the raise."""
+        if self.ctl.lid.state != "closed":
+            if self.ctl.lid.may_close():
+                self.ctl.lid.close()
+            return
         for plate in self.ctl.plates:
             if plate.side not in self._plates_done and plate.state == "home":
                 plate.turn()

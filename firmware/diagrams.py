@@ -52,12 +52,16 @@ RULES = [
     "- **Plausibility.** A stop sensor seen sooner than 0.7 of the learned travel after",
     "  a whole motion is a glitch and the machine stays where it is (opening, closing,",
     "  returning); later than k·T is a fault. A lid stop that drops back while the lid",
-    "  rests takes `slipped` (drive to that stop again). A missed lid stop is a",
+    "  rests takes `slipped` (drive to that stop again), unless it is the lower stop",
+    "  while a motor it guards (feed, plates) runs: that is `lid.not_lowering`. A raise",
+    "  resumed with the lid off its lower stop closes the lid first (`lid_closed` in",
+    "  `raising`). A missed lid stop is a",
     "  suspect; the lid then travels to the other stop first, and only a full-length",
     "  travel there at healthy speed (0.8·T to the drift limit T·(1 + margin)) counts",
     "  as evidence; with `degrade_after` signs the sensor is declared failed (a timed",
-    "  stop from then on). A slow travel back proves nothing: a slow motor stopped",
-    "  short at k·T also comes back slowly.",
+    "  stop from then on; never for the lower stop, the interlock of the feed and the",
+    "  walls: it stays a fault until replaced). A slow travel back proves nothing: a",
+    "  slow motor stopped short at k·T also comes back slowly.",
 ]
 
 

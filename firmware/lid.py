@@ -116,6 +116,15 @@ class Lid:
     def on_enter_fault(self, *_: object) -> None:
         self.then = None
 
+    def _guarded_running(self) -> list[str]:
+        """The motors the lower lid stop guards that are commanded on now: the feed
+        (disc, ring, conveyors) and the plate cams that raise the walls."""
+        hal = self.ctl.hal
+        return sorted(name for name, signal in hal.signals.items()
+                      if signal.is_motor and name != "motor.lid" and name != "motor.dice"
+                      and not name.endswith(".head")
+                      and hal.read(name) not in (signal.safe_value, None))
+
     def on_sensor(self, name: str, active: bool) -> None:
         if self.ctl.hal.read("lid.upper") and self.ctl.hal.read("lid.lower"):
             self.ctl.fault("lid.sensor_conflict", "lid", None,
@@ -141,4 +150,13 @@ class Lid:
                 "lid" not in self.ctl.owner.held):
             # The stop it rests on dropped back: never believed as is, driven to again.
             self.ctl.emit("sensor.dropped", sensor=name, lid=self.state)
+            guarded = self._guarded_running() if name == "lid.lower" else []
+            if guarded:
+                # The lower stop is the interlock of the feed and the walls: what it
+                # guards may not run on while the lid is driven down again (the stop
+                # believed may have been a pulse while the lid stood blocked part open).
+                self.ctl.fault("lid.not_lowering", "motor.lid", None,
+                               {"sensor": name, "dropped_while": guarded,
+                                "suspect_sensor": name})
+                return
             self.slipped()

@@ -19,7 +19,9 @@ counting with the misses to `[timing] degrade_after` signs. Then the motion stop
 and `sensor.degraded` warns, so the table stays playable until the sensor is
 replaced; clearing that warning (or replacing the part) believes the sensor again.
 Cam sensors (heads, plates) have no opposite travel to give that evidence: a missed
-home is always a fault.
+home is always a fault. Nor is a guard (GUARDS: the lower lid stop, the interlock of the
+feed motors and the walls) ever run on a timer: a timer cannot see an object that later
+blocks the lid part open, so a failed guard stays a stop-fault until it is replaced.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ FULL_TRAVEL = 0.8       # evidence that a travel started at the far stop
 SLOW_RECUR, SLOW_WINDOW = 3, 5
 # The travel that can show a stop sensor failed: from that stop to the other one.
 OPPOSITE = {"lid.upper": "lid.down", "lid.lower": "lid.up"}
+# Stop sensors that are interlocks: the lower lid stop guards the feed motors and the
+# walls rising. A timer cannot see an object that later blocks the lid part open, so a
+# failed guard is never run on a timer: it stays a fault until it is replaced.
+GUARDS = frozenset({"lid.lower"})
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -128,7 +134,7 @@ class Supervisor:
         for mechanism, runs in saved.get("runs", {}).items():
             if mechanism in self.nominal or mechanism == "build":
                 self.runs[mechanism] = deque(runs, maxlen=self.window)
-        self.degraded = set(saved.get("degraded", [])) & set(self.ctl.hal.signals)
+        self.degraded = (set(saved.get("degraded", [])) & set(self.ctl.hal.signals)) - GUARDS
 
     # -- motions --------------------------------------------------------------------------
 
@@ -196,6 +202,13 @@ class Supervisor:
         if took >= FULL_TRAVEL * learned and signs < self.ctl.timing.degrade_after:
             self.suspects.add(suspect)      # not enough signs yet: it stays a suspect
             self.ctl.emit("sensor.suspect", **evidence, signs=signs)
+        elif took >= FULL_TRAVEL * learned and suspect in GUARDS:
+            # Failed, but an interlock: no timer; each miss stays a stop-fault.
+            self.misses[suspect] = signs
+            self.ctl.emit("sensor.failed", **evidence,
+                          why="the travel back took the whole learned time: the sensor "
+                              "failed; it guards the motors, so it is never run on a "
+                              "timer: replace it")
         elif took >= FULL_TRAVEL * learned:
             self.degraded.add(suspect)
             self.ctl.fault("sensor.degraded", suspect, None,

@@ -132,7 +132,8 @@ class Harness:
         self._on_the_way: set[str] = set()
         # The physics judged by the table itself, and a table that stops moving.
         self.referee = Referee(self.table, lambda: self.ctl.cycle.number,
-                               link_grace_s=self.rig.link_grace_s)
+                               link_grace_s=self.rig.link_grace_s,
+                               link_broken=self.rig.link_broken)
         self.watchdog = StallWatchdog(self.clock, self.table, self.players, lambda: self.ctl)
         self.crashed: dict[str, Any] | None = None
         self.timed_out = False
@@ -241,8 +242,9 @@ class Harness:
             motors = build_motors(self.config.geometry) if event["id"] in BUILD_SCOPE else [
                 s.name for s in self.table.signals.values() if s.is_motor]
             # Judged once the stop has reached the table: over the board's link SAFE
-            # crosses first; with the link lost, the board's failsafe acts in its limit.
-            link = event["id"] in ("link.lost", "link.version")
+            # crosses first; with the link lost (or broken at this instant: the stop
+            # cannot cross), the board's failsafe acts in its limit.
+            link = event["id"] in ("link.lost", "link.version") or self.rig.link_broken()
             self._checks += 1
             self.clock.call_later(self.rig.link_grace_s if link else 0.0,
                                   lambda: self._motors_stopped(event["id"], motors))

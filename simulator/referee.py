@@ -71,9 +71,13 @@ class Referee:
     stops: list[Stop] = field(default_factory=list)
     limit: int = 200           # a broken run breaks the same rule at every event
     # Over a link a stop reaches the table after the frames cross (same instant on the
-    # lockstep clock); with the link lost, after the board's failsafe limit.
+    # lockstep clock); with the link lost or broken, after the board's failsafe limit.
     link_grace_s: float = 0.0
     pending: int = 0
+    # Whether the link is physically broken (dropped or garbled) at this instant: a stop
+    # the firmware sends then cannot cross it, and the board's failsafe stops the motors
+    # within link_grace_s instead. With the link sound there is no grace.
+    link_broken: Callable[[], bool] = lambda: False
 
     def __post_init__(self) -> None:
         self.motors = [s.name for s in self.table.signals.values() if s.is_motor]
@@ -197,7 +201,7 @@ class Referee:
         self._early_clears.append((fault_id, where))
 
     def _stop(self, stop: Stop) -> None:
-        link = stop.reason in ("link.lost", "link.version")
+        link = stop.reason in ("link.lost", "link.version") or self.link_broken()
         self.pending += 1
         self.table.clock.call_later(self.link_grace_s if link else 0.0,
                                     lambda: self._stopped(stop))

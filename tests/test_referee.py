@@ -179,6 +179,21 @@ def test_motor_still_running_at_the_fault_instant() -> None:
     assert rules(referee) == ["motor.after_stop"]
 
 
+def test_a_stop_sent_over_a_broken_link_is_judged_after_the_boards_failsafe() -> None:
+    # The stop cannot cross a dropped link: the board's failsafe stops the motors within
+    # its limit (tests/scenarios/review/ioboard_link_drop_head_jam.toml). No grace more.
+    for link_down, off_at, expected in ((True, 1.3, []), (True, 1.6, ["motor.after_stop"]),
+                                        (False, 1.3, ["motor.after_stop"])):
+        clock, table, referee = bench()
+        referee.link_grace_s, referee.link_broken = 0.5, lambda d=link_down: d
+        table.command("motor.ring", True)
+        clock.run_until(1.0)
+        referee.on_event(fault("head.jam"))
+        clock.call_later(off_at - 1.0, lambda t=table: t.command("motor.ring", False))
+        clock.run_until(2.0)
+        assert rules(referee) == expected, (link_down, off_at)
+
+
 def test_after_an_estop_until_the_resume() -> None:
     clock, table, referee = bench()
     referee.on_event({"kind": "estop"})

@@ -6,6 +6,8 @@ reverting the fix locally).
 
 from __future__ import annotations
 
+import pytest
+
 from firmware.controller import FAULT_HISTORY, ClearRefused, Controller
 from firmware.diagnosis import diagnose
 from firmware.journal import MemoryJournal
@@ -211,10 +213,24 @@ def test_4_a_brief_plate_home_late_in_the_turn_is_not_home(rig: Rig) -> None:
 def test_4_a_stop_sensor_dropping_back_is_driven_to_again(rig: Rig) -> None:
     ctl, hal, clock = rig
     homed(rig)
+    fill_all(rig)                                    # the set staged: the feed is still
+    assert not hal.values["motor.disc"]
     hal.edge("lid.lower", False)                     # the lid rests closed: it slipped?
     assert ctl.lid.state == "closing" and hal.values["motor.lid"] == "down"
     run_for(clock, 4.0)                              # never seen again: a fault
     assert ctl.faults[-1].id == "lid.not_lowering"
+    assert hal.motors_off()
+
+
+def test_4_the_lower_stop_dropping_back_under_a_running_feed_stops_it(rig: Rig) -> None:
+    # The lower stop guards the feed and the walls: what it guards does not run on while
+    # the lid is driven down again (the stop believed may have been a pulse while the
+    # lid stood blocked part open: tests/scenarios/review/lid_lower_pulse_while_blocked).
+    ctl, hal, _clock = rig
+    homed(rig)                                       # the first set builds
+    hal.edge("lid.lower", False)
+    fault = ctl.faults[-1]
+    assert fault.id == "lid.not_lowering" and "motor.disc" in fault.evidence["dropped_while"]
     assert hal.motors_off()
 
 
@@ -405,6 +421,22 @@ def test_9_case_opened_cannot_be_cleared_while_the_case_reads_open(rig: Rig) -> 
     assert not fault.active
 
 
+def test_9_link_lost_cannot_be_cleared_while_the_link_is_still_lost(rig: Rig) -> None:
+    # An I/O board's HAL never takes a lost link back: cleared, the table sat silent
+    # (tests/scenarios/review/ioboard_link_lost_cleared_while_lost.toml).
+    ctl, hal, _clock = rig
+    homed(rig)
+    hal.link_lost = True                      # as the ioboard HAL reports it
+    ctl.fault("link.lost", "link", None, {"reason": "test"})
+    fault = ctl.faults[-1]
+    with pytest.raises(ClearRefused, match="still lost"):
+        ctl.clear_fault(fault, by="test")
+    assert fault.active and hal.motors_off()
+    hal.link_lost = False                     # a HAL whose link came back
+    ctl.clear_fault(fault, by="test")
+    assert not fault.active
+
+
 def test_9_one_owner_refuses_a_second_user_of_the_lid(rig: Rig) -> None:
     ctl, hal, clock = rig
     homed(rig)
@@ -580,6 +612,36 @@ def test_2_a_raise_after_homing_waits_for_every_plate_to_be_home(config) -> None
     assert not [e for e in events if e["kind"] == "software.error"]
     assert all(p.state == "leaving" for p in ctl.plates)
 
+
+def test_5_a_failed_lower_lid_sensor_is_never_run_on_a_timer(rig: Rig) -> None:
+    # lid.lower guards the feed motors and the walls: a timer standing in for it would
+    # call an object that later blocks the lid part open "closed" (review of issue 11,
+    # tests/scenarios/review/lid_lower_failed_then_blocked.toml).
+    ctl, hal, clock = rig
+    open_hole(rig)
+    run_for(clock, 1.45)
+    hal.edge("lid.upper", True)
+    assert ctl.cycle.state == "hole_open"
+    hal.edge("key.lift.0", True)
+    run_for(clock, 0.5)
+    hal.edge("key.lift.0", False)
+    assert ctl.cycle.state == "closing"
+    hal.edge("lid.upper", False)
+    run_for(clock, 3.5)                              # at the bottom; lid.lower is dead
+    fault = ctl.faults[-1]
+    assert fault.id == "lid.not_lowering" and fault.evidence["suspect_sensor"] == "lid.lower"
+    ctl.clear_fault(fault, by="test")
+    ctl.resume_after_fault()
+    assert hal.values["motor.lid"] == "up"           # travel back to the upper stop first
+    run_for(clock, 1.45)                             # the whole travel: the sensor failed
+    hal.edge("lid.upper", True)
+    ids = [f.id for f in ctl.faults]
+    assert "sensor.degraded" not in ids and ctl.supervisor.degraded == set()
+    assert hal.values["motor.lid"] == "down"
+    hal.edge("lid.upper", False)
+    run_for(clock, 3.5)                              # no timed stop: a stop-fault again
+    assert ctl.faults[-1].id == "lid.not_lowering" and ctl.faults[-1].active
+    assert hal.motors_off()
 
 
 def _raise_with_plate_0_stuck(rig: Rig):

@@ -259,6 +259,11 @@ class IoBoardHal:
     def read(self, name: str) -> Value:
         return self.values[name]
 
+    @property
+    def link_lost(self) -> bool:
+        """The link was declared lost; it stays lost until the host starts again."""
+        return self._lost
+
     def changed_at(self, name: str) -> float | None:
         """When input `name` last changed, by the board's stamp (for the listener)."""
         return self._changed_at.get(name)
