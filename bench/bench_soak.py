@@ -38,6 +38,9 @@ from simulator.soak import random_scenario
 PLAY_TIME_S = 60.0     # short hands: the faults, not the players' hands, are the point
 
 
+RAISED_KEPT = 50          # faults reported with their evidence, the latest ones
+
+
 def rss_mb() -> float:
     """Current resident set size (Linux /proc), else the peak."""
     try:
@@ -113,6 +116,9 @@ def soak(cycles: int, every: int = 15, seed: int = 1, config: Config | None = No
         "detected_by_kind": dict(sorted(detected.items())),
         "faults_raised": len(faults),
         "raised_by_id": dict(sorted(Counter(f["id"] for f in faults).items())),
+        # Each fault's place and evidence: a rare one found after hours needs no re-run.
+        "raised": [{k: f.get(k) for k in ("id", "where", "cycle", "sim_time_s", "evidence")}
+                   for f in faults[-RAISED_KEPT:]],
         "faults_diagnosed": len(faults) - len(undiagnosed),
         "undiagnosed": undiagnosed,
         "wrong_handoffs": report["wrong_handoffs"],
