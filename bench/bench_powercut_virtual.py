@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import random
 import sys
 import time
 from collections import Counter
 from typing import Any
 
+from bench.report import print_report
 from firmware.controller import ANSWERED_BY_REFEED
 from firmware.faults import CATALOGUE, ERROR, INFO
 from mjtable_core.config import Config, load_config
@@ -248,12 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {done}/{total} cuts", file=sys.stderr, flush=True)
 
     report = run_cuts(args.cuts, args.per_run, args.seed, args.rig, progress=progress)
-    if args.json:
-        print(json.dumps(report, indent=1))
-    else:
-        for key, value in report.items():
-            print(f"{key}: {value}")
-    return 0 if report["ok"] else 1
+    return print_report(report, args.json)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gc
-import json
 import resource
 import sys
 import time
@@ -31,6 +30,7 @@ import types
 from collections import Counter
 from typing import Any
 
+from bench.report import print_report
 from mjtable_core.config import Config, load_config
 from simulator.harness import Harness
 from simulator.soak import random_scenario
@@ -147,16 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     def progress(done: int, total: int) -> None:
-        if not args.json and done % 500 == 0 and done:
+        if done % 500 == 0 and done:
             print(f"  {done}/{total} cycles, RSS {rss_mb()} MB", file=sys.stderr, flush=True)
 
-    report = soak(args.cycles, args.every, args.seed, progress=progress)
-    if args.json:
-        print(json.dumps(report, indent=1))
-    else:
-        for key, value in report.items():
-            print(f"{key}: {value}")
-    return 0 if report["ok"] else 1
+    return print_report(soak(args.cycles, args.every, args.seed, progress=progress), args.json)
 
 
 if __name__ == "__main__":
