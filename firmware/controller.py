@@ -180,12 +180,14 @@ class Controller:
         return "its track may hold stacks: a turn would lift them onto the table"
 
     def _off_home_fault(self, plate: Plate) -> None:
-        if (self.cycle.state != "homing" or not plate.settled_off_home()
-                or self.plate_turn_refused() is None):
+        if self.cycle.state != "homing" or not plate.settled_off_home():
+            return
+        why = self.plate_turn_refused()
+        if why is None:
             return
         self.fault("plate.stuck", f"side.{plate.side}.plate", plate.side,
                    {"sensor": plate.sensor, "found_off_home": True, "raising": False,
-                    "why": self.plate_turn_refused()})
+                    "why": why})
 
     def stop(self) -> None:
         """A clean stop, through the shutdown path: every output safe and latched, no

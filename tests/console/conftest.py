@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -85,3 +87,24 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     running, stop = start_daemon(tmp_path_factory.mktemp("state"))
     yield running
     stop()
+
+
+def raw(daemon: Daemon, timeout_s: float = 10.0) -> socket.socket:
+    """A bare connection to the daemon's socket: requests written by hand."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout_s)
+    sock.connect(str(daemon.socket))
+    return sock
+
+
+def replies(sock: socket.socket, count: int, streams: bool = True) -> list[dict]:
+    """The next `count` messages on `sock` (without subscription streams: `streams`)."""
+    out, buf = [], b""
+    while len(out) < count:
+        chunk = sock.recv(65536)
+        assert chunk, f"connection closed after {len(out)} replies"
+        buf += chunk
+        *lines, buf = buf.split(b"\n")
+        out += [m for m in (json.loads(line) for line in lines if line)
+                if streams or "stream" not in m]
+    return out

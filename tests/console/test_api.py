@@ -10,25 +10,7 @@ import time
 from firmware.console.client import ApiClient, ConsoleError
 from mjtable_core.signals import catalogue
 
-from .conftest import TOKEN, Daemon
-
-
-def raw(daemon: Daemon) -> socket.socket:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(10)
-    sock.connect(str(daemon.socket))
-    return sock
-
-
-def replies(sock: socket.socket, count: int) -> list[dict]:
-    out, buf = [], b""
-    while len(out) < count:
-        chunk = sock.recv(65536)
-        assert chunk, f"connection closed after {len(out)} replies"
-        buf += chunk
-        *lines, buf = buf.split(b"\n")
-        out += [json.loads(line) for line in lines if line]
-    return out
+from .conftest import TOKEN, Daemon, raw, replies
 
 
 def test_socket_is_group_accessible_only(daemon: Daemon) -> None:

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 import pytest
 
 from tests.console.conftest import Daemon, start_daemon
+from tests.console.conftest import raw as console_raw
+from tests.console.conftest import replies as console_replies
 
 # Whether the daemon under test has `login`; an older one (run against these tests to
 # show they fail there) takes the token on a privileged request instead.
@@ -24,21 +26,11 @@ def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
 
 
 def raw(daemon: Daemon) -> socket.socket:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(20)
-    sock.connect(str(daemon.socket))
-    return sock
+    return console_raw(daemon, timeout_s=20.0)
 
 
 def replies(sock: socket.socket, count: int) -> list[dict]:
-    out, buf = [], b""
-    while len(out) < count:
-        chunk = sock.recv(65536)
-        assert chunk, f"connection closed after {len(out)} replies"
-        buf += chunk
-        *lines, buf = buf.split(b"\n")
-        out += [m for m in (json.loads(line) for line in lines if line) if "stream" not in m]
-    return out
+    return console_replies(sock, count, streams=False)
 
 
 def login_line(name: str, token: str, request_id: int = 1) -> bytes:
