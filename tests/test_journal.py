@@ -10,7 +10,7 @@ from firmware.journal import FILE_NAME, FileJournal, MemoryJournal
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config
 from simulator.harness import ScopedClock
-from simulator.run import assemble
+from simulator.run import WiredTable, assemble
 from tests.conftest import ScriptedHal, quick
 
 
@@ -36,6 +36,17 @@ def restart(bench, journal: MemoryJournal) -> Controller:
     ctl = Controller(bench.config, bench.hal, clock, journal)
     ctl.start()
     return ctl
+
+
+def power_cut_mid_build(seed: int = 3) -> tuple[WiredTable, Controller]:
+    """A table cut off 8 s into its first build, and the controller booted after it."""
+    bench = assemble(quick(load_config()), seed=seed)
+    journal = MemoryJournal()
+    first = ScopedClock(bench.clock)
+    Controller(bench.config, bench.hal, first, journal).start()
+    bench.clock.run_until(8.0)
+    first.kill()
+    return bench, restart(bench, journal)
 
 
 def test_stop_during_a_build_never_resumes_the_half_built_set() -> None:

@@ -17,6 +17,7 @@ from mjtable_core.config import load_config
 from simulator.harness import ScopedClock
 from simulator.run import assemble
 from tests.conftest import ScriptedHal, events_of, quick, run_for
+from tests.test_journal import power_cut_mid_build
 from tests.test_machines import fill_all, homed, lift_to_raising, raise_and_deal
 
 Rig = tuple[Controller, ScriptedHal, VirtualClock]
@@ -525,15 +526,7 @@ def test_1_an_input_changed_by_the_safe_outputs_cannot_restart_a_motor(rig: Rig)
 def test_7_the_refeed_hold_clears_only_when_the_operator_says_it_was_refed() -> None:
     # Found by the fuzzer: the hold cleared with any other action, and the next build
     # laid its stacks onto the half-built set still on the tracks.
-    bench = assemble(quick(load_config()), seed=3)
-    journal = MemoryJournal()
-    first = ScopedClock(bench.clock)
-    ctl = Controller(bench.config, bench.hal, first, journal)
-    ctl.start()
-    bench.clock.run_until(8.0)
-    first.kill()                                     # a power cut mid-build
-    again = Controller(bench.config, bench.hal, ScopedClock(bench.clock), journal)
-    again.start()
+    bench, again = power_cut_mid_build()
     bench.clock.run_until(bench.clock.now() + 5.0)
     hold = again.refeed_hold
     assert hold is not None

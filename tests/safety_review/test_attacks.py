@@ -14,6 +14,7 @@ from firmware.controller import Controller
 from firmware.maintenance import Maintenance, MaintenanceRefused
 from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of, run_for
+from tests.test_journal import power_cut_mid_build
 from tests.test_machines import fill_all, homed, lift_to_raising
 
 Rig = tuple[Controller, ScriptedHal, VirtualClock]
@@ -206,20 +207,7 @@ def test_a_fault_during_the_raise_keeps_the_raise_in_the_journal(rig: Rig) -> No
 
 def test_the_display_leaves_rf_once_the_set_is_refed() -> None:
     # The operator refeeds after a cut mid-build: the display must stop asking for it.
-    from firmware.journal import MemoryJournal
-    from mjtable_core.config import load_config
-    from simulator.harness import ScopedClock
-    from simulator.run import assemble
-    from tests.conftest import quick
-    bench = assemble(quick(load_config()), seed=3)
-    journal = MemoryJournal()
-    first = ScopedClock(bench.clock)
-    ctl = Controller(bench.config, bench.hal, first, journal)
-    ctl.start()
-    bench.clock.run_until(8.0)
-    first.kill()                                     # a power cut mid-build
-    again = Controller(bench.config, bench.hal, ScopedClock(bench.clock), journal)
-    again.start()
+    bench, again = power_cut_mid_build()
     bench.clock.run_until(bench.clock.now() + 5.0)
     assert bench.hal.read("display") == "rF"
     bench.table.refeed()
