@@ -503,12 +503,9 @@ class Maintenance:
         return None
 
     def _lid_down(self) -> bool:
-        """The lid at its lower stop: its sensor says so, or, with lid.lower degraded
-        (running on a timer), the lid's machine closed it."""
-        ctl = self.ctl
-        if ctl.hal.read("lid.lower"):
-            return True
-        return "lid.lower" in ctl.supervisor.degraded and ctl.lid.state == "closed"
+        """The lid at its lower stop, by its sensor alone: lid.lower guards the feed and
+        is never run on a timer (supervisor.GUARDS), so nothing else can stand in."""
+        return bool(self.ctl.hal.read("lid.lower"))
 
     def jog(self, motor: str, direction: str, seconds: float, by: str,
             done: Done | None = None) -> dict[str, Any]:
