@@ -54,8 +54,8 @@ class _VirtualTimer:
 class VirtualClock:
     """Discrete-event time: `run_until` pops events in time order, ties in FIFO order."""
 
-    def __init__(self) -> None:
-        self._now = 0.0
+    def __init__(self, start_s: float = 0.0) -> None:
+        self._now = start_s
         self._queue: list[tuple[float, int, _VirtualTimer]] = []
         self._seq = itertools.count()
         self._stopped = False

@@ -159,11 +159,16 @@ class Travel:
             return
         target = min(ahead, key=lambda t: abs(t - self.position))
         delay = abs(target - self.position) * self.travel_s
-        self._timer = self.clock.call_later(delay, self._on_timer)
+        self._timer = self.clock.call_later(delay, lambda: self._on_timer(target))
 
-    def _on_timer(self) -> None:
+    def _on_timer(self, target: float) -> None:
         self._timer = None
         self._advance()
-        self.position = round(self.position, 9)
+        # The timer was set for `target`: it is there. Time far from zero has coarse
+        # floats (2**23 s, 97 days of running, makes `now - since` err by ~2 ns), so the
+        # arithmetic alone could leave the lid a hair short of its stop for ever. Keep
+        # any overshoot (a late timer on a real clock), as the cam does.
+        self.position = max(self.position, target) if self.direction > 0 \
+            else min(self.position, target)
         self.on_change(self.position)
         self._schedule()

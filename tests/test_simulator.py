@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import random
+
+import pytest
 
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
@@ -45,6 +48,23 @@ def test_travel_reports_leaving_and_reaching_stops() -> None:
     lid.drive(-1)
     clock.run_until(6.0)
     assert positions[-1] == 0.4
+
+
+@pytest.mark.parametrize("running_s", [0.0, 2.0**23 + 0.1, 1e8])
+def test_travel_reaches_its_stops_after_months_of_running(running_s: float) -> None:
+    """Far from zero a float second is coarse (2**23 s is 97 days): the lid must still
+    reach exactly its stops, or its sensor never fires (a 100,000-hand soak stopped on
+    lid.not_rising at hand 95,022, 2**23 s of table time)."""
+    clock = VirtualClock()
+    clock.run_until(running_s)
+    lid = Travel(clock, 1.5, lambda _: None, 0.03, random.Random(1))
+    for _ in range(100):
+        lid.drive(+1)
+        clock.run_until(clock.now() + 3.0)
+        assert lid.position == 1.0
+        lid.drive(-1)
+        clock.run_until(clock.now() + 3.0)
+        assert lid.position == 0.0
 
 
 def new_table(config: Config, seed: int = 3) -> tuple[SimTable, VirtualClock, list]:
