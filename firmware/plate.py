@@ -14,12 +14,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from firmware.machine import attach
+from firmware.supervisor import CONFIRM_S
 from mjtable_core.clock import Timer
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
-
-CONFIRM_S = 0.06    # glitches last up to ~50 ms; the cam's home window is longer
 
 STATES = ["home", "leaving", "returning", "fault"]
 INITIAL = "home"
