@@ -113,6 +113,10 @@ class Lid:
     def on_enter_closed(self, *_: object) -> None:
         self.ctl.hal.write("motor.lid", LID_OFF)
         self.ctl.supervisor.reached("lid.down")
+        if not self.at_lower():
+            # The stop dropped back as the motor stopped (a pulse ending): it is driven
+            # to again (`slipped`, queued). Closed it is not: nothing it guards may start.
+            return
         if self.then == "open":
             self.then = None
             self.open()
