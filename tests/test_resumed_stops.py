@@ -81,3 +81,22 @@ def test_a_resumed_lid_opening_takes_its_upper_stop_only_once_it_stays(rig) -> N
     run_for(clock, CONFIRM_S + 0.01)
     assert ctl.lid.state == "open" and hal.values["motor.lid"] == "off"
     assert not [e for e in events if e["kind"] == "fault"]
+
+
+def test_a_glitch_at_a_plate_coming_round_from_off_home_is_not_home(rig) -> None:
+    # A plate's part-length motion (coming round from off home, learn=False) has no
+    # minimum travel either; its home edges are confirmed like every plate edge.
+    ctl, hal, clock = rig
+    hal.values["side.2.plate_home"] = False
+    ctl.start()
+    assert ctl.plates[2].state == "returning"
+    assert not ctl.supervisor.too_early("plate.2")          # no bound to judge by
+    hal.edge("side.2.plate_home", True)                     # a glitch at once ...
+    run_for(clock, 0.02)
+    hal.edge("side.2.plate_home", False)                    # ... gone in 20 ms
+    run_for(clock, 0.5)
+    assert ctl.plates[2].state == "returning" and hal.values["motor.side.2.plate"] is True
+    assert ctl.plates[2].glitches == 1
+    hal.edge("side.2.plate_home", True)                     # home, and it stays
+    run_for(clock, CONFIRM_S + 0.01)
+    assert ctl.plates[2].state == "home" and hal.values["motor.side.2.plate"] is False
