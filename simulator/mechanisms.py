@@ -173,7 +173,8 @@ class Travel:
         if self.direction > 0:
             targets = [edge, 1.0]
         elif self.position >= self.blocked_below:
-            # Resting on an obstruction (or above it): it cannot go below it.
+            # Coming down onto an obstruction: it stops there, the lower stop is out of
+            # reach (a timer for it would put the lid there: _on_timer).
             targets = [1.0 - edge, max(0.0, self.blocked_below)]
         else:
             targets = [1.0 - edge, 0.0]
