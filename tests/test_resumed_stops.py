@@ -15,6 +15,7 @@ from mjtable_core.config import load_config
 from simulator.harness import Harness
 from simulator.scenario import Scenario
 from tests.conftest import events_of, run_for
+from tests.steps import open_hole, press_lift
 
 
 def test_a_glitch_at_a_resumed_lid_closing_does_not_raise_walls_under_an_open_lid() -> None:
@@ -100,3 +101,27 @@ def test_a_glitch_at_a_plate_coming_round_from_off_home_is_not_home(rig) -> None
     hal.edge("side.2.plate_home", True)                     # home, and it stays
     run_for(clock, CONFIRM_S + 0.01)
     assert ctl.plates[2].state == "home" and hal.values["motor.side.2.plate"] is False
+
+
+def test_a_lower_stop_pulse_ending_as_the_lid_motor_stops_raises_no_wall(rig) -> None:
+    # The lid is blocked part open; a pulse on lid.lower late in its travel passes the
+    # minimum travel and is taken for the stop. The pulse ends in the very instant the
+    # motor stops: the lid is driven down again, and no plate may start meanwhile.
+    ctl, hal, clock = rig
+    open_hole(rig)
+    press_lift(rig)
+    assert ctl.cycle.state == "closing"
+    hal.edge("lid.upper", False)
+    run_for(clock, 1.3)                                     # past 0.7 of 1.5 s
+    write = hal.write
+
+    def pulse_ends_at_stop(name: str, value: Any) -> None:
+        write(name, value)
+        if name == "motor.lid" and value == "off" and hal.values["lid.lower"]:
+            hal.edge("lid.lower", False)
+    hal.write = pulse_ends_at_stop                          # type: ignore[method-assign]
+    hal.edge("lid.lower", True)
+    run_for(clock, 0.01)
+    assert not any(hal.values[f"motor.side.{n}.plate"] for n in ctl.geometry.sides)
+    assert ctl.cycle.state == "closing" and ctl.lid.state == "closing"
+    assert hal.values["motor.lid"] == "down"
