@@ -18,6 +18,7 @@ phase = "build"                     # build, lid_down, lid_up, raise, dice, play
 after_fault = "head.jam"            # a fault id (docs/mechanics.md, Fault catalogue)
 do = "clear_jam"
 where = "side.2.head"
+for_fault = 1                       # optional: only for what [[fault]] #1 causes
 
 [expect]
 faults = ["head.jam"]               # must be raised
@@ -138,12 +139,18 @@ def _check_kind(spec: FaultSpec) -> None:
 
 @dataclass(frozen=True)
 class ActionSpec:
-    """One `[[action]]`: what the technician does after a fault, and where."""
+    """One `[[action]]`: what the technician does after a fault, and where.
+
+    `for_fault` (1-based) names the `[[fault]]` it was planned for: it then answers
+    only a fault that injection may have caused (injected before it, at its side), never
+    the same fault id raised by another injection. Without it, the first fault of that
+    id takes it."""
 
     after_fault: str = option(choices=CATALOGUE, shown=FAULT_ID)
     do: str = option(choices=ACTIONS)
     where: str | None = option(None)
     delay_s: float = option(20.0, minval=0.0, maxval=3600.0)
+    for_fault: int | None = option(None, minval=1, doc="the [[fault]] it answers, from 1")
 
 
 @dataclass(frozen=True)
@@ -177,6 +184,11 @@ class Scenario:
             if spec.cycle > self.cycles:
                 raise Invalid("cycle", f"cycle {spec.cycle} is after the last cycle "
                                        f"{self.cycles}", f"fault #{i}")
+        for i, action in enumerate(self.actions, start=1):
+            if action.for_fault is not None and action.for_fault > len(self.faults):
+                raise Invalid("for_fault", f"{action.for_fault}: there are "
+                                           f"{len(self.faults)} [[fault]] tables",
+                              f"action #{i}")
 
 
 def parse_scenario(raw: dict[str, Any], file: str) -> Scenario:
