@@ -82,7 +82,7 @@ def _take(ctl: Controller, check: Callable[..., None]) -> str | None:
     for mechanism in mechanisms:
         user = ctl.owner.user(mechanism)     # another check holds it too: one at a time
         if user is not None:
-            return f"{mechanism} is in use by {user}"
+            return _("{mechanism} is in use by {user}").format(mechanism=mechanism, user=user)
     try:
         ctl.owner.acquire(HOLDER, mechanisms, check.__name__)
     except Busy as exc:

@@ -26,8 +26,41 @@ EVIDENCE = {
     "head_home_glitches": N_("head home sensor glitches, by side"),
     "face_up_sensor": N_("face-up sensor fitted"), "dice": N_("dice"),
     "faces": N_("dice faces"), "learned_down_s": N_("learned lowering time (s)"),
-    "degraded": N_("sensors on a timed fallback"),
+    "degraded": N_("sensors on a timed fallback"), "why": N_("why"),
+    "reason": N_("reason"),
 }
+
+# Why the link to the I/O board was declared lost (`reason` in link.lost's evidence:
+# the HAL stores a short fixed word, the technician reads a sentence).
+LINK_REASONS = {
+    "retries": N_("the board acknowledged nothing, however often it was sent again"),
+    "silence": N_("nothing heard from the board for longer than its limit"),
+    "board failsafe": N_("the board heard nothing from the host and turned every output "
+                         "off"),
+}
+
+
+def worded(key: str, value: Any) -> Any:
+    """An evidence or event value that is an English sentence (`why`, a link's
+    `reason`), in the current language. The stored record keeps the English: it is
+    data, and the msgid is the key to its translation."""
+    if not isinstance(value, str):
+        return value
+    if key == "why":
+        return _(value)
+    if key == "reason" and value in LINK_REASONS:
+        return _(LINK_REASONS[value])
+    return value
+
+
+def fault_why(evidence: Any) -> str | None:
+    """What the firmware saw that made it raise a fault, in words, or None."""
+    if not isinstance(evidence, dict):
+        return None
+    for key in ("why", "reason"):
+        if isinstance(evidence.get(key), str):
+            return worded(key, evidence[key])
+    return None
 
 
 # Evidence whose value is a machine state.
@@ -125,6 +158,9 @@ def fault_lines(faults: list[dict[str, Any]]) -> list[str]:
         lines.append(_("{ref}{fault} (hand {hand}, t={t} s){state}: {summary}").format(
             ref=ref, fault=words.fault_at(f["code"], f["id"], f["where"]), hand=f["cycle"],
             t=f["sim_time_s"], state=state, summary=d["summary"]))
+        why = fault_why(f.get("evidence"))
+        if why:
+            lines.append("    " + _("seen: {why}").format(why=why))
         lines.append("    " + _("likely: {causes}").format(causes=join(d["causes"])))
         lines.append("    " + _("do: {remedy}").format(remedy=join(d["remedy"])))
     return lines
@@ -141,13 +177,17 @@ def event_detail(event: dict[str, Any], skip: set[str]) -> str:
     for key, value in event.items():
         if key in skip:
             continue
+        seen = fault_why(value) if key == "evidence" else None
         if key == "state" and isinstance(value, str):
             text = words.state(value)
+        elif seen:
+            key, text = "why", seen         # a fault's evidence: what was seen, in words
         elif isinstance(value, dict) and not ("code" in value and "id" in value):
             text = "…"
         else:
-            text = plain(value)
-        if len(text) > DETAIL_CELLS:
+            text = plain(worded(key, value))
+        # A why is one sentence of ours, and its end says what to do: never cut it.
+        if len(text) > DETAIL_CELLS and key != "why":
             text = text[:DETAIL_CELLS - 1] + "…"
         parts.append(f"{key}={text}")
     return " ".join(parts)
@@ -208,7 +248,7 @@ def evidence_lines(evidence: dict[str, Any]) -> list[str]:
                          for k, v in value.items())
             continue
         shown = words.state(value) if key in STATE_KEYS and isinstance(value, str) else (
-            plain(value))
+            plain(worded(key, value)))
         lines.append("    " + labelled(label, shown))
     return lines
 
