@@ -258,7 +258,7 @@ class Maintenance:
         """Leave test mode; the table re-homes unless a fault or the e-stop holds it."""
         if not self.test_mode:
             return
-        self._abort("leaving test mode")
+        self._abort(N_("leaving test mode"))
         self._queue = []
         self.test_mode = False
         self.ctl.service_mode = False
@@ -413,7 +413,8 @@ class Maintenance:
     def _abort(self, why: str) -> None:
         self._queue = []
         if self._run is not None:
-            self._finish(self._run, passed=False, detail=_("aborted: {why}").format(why=why))
+            self._finish(self._run, passed=False,
+                         detail=_("aborted: {why}").format(why=_(why)))
         if self._jog is not None:
             self._end_jog(self._jog, f"aborted: {why}")
 
@@ -422,7 +423,7 @@ class Maintenance:
         if kind == "fault" and CATALOGUE[event["id"]].severity == ERROR:
             self._abort(f"fault {event['code']} {event['id']}")
         elif kind == "estop":
-            self._abort("e-stop")
+            self._abort(N_("e-stop"))
         elif kind == "key" and self.test_mode and self.running is None:
             # Test mode on the panel: lift key 0 = next test, 1 = again, dice key = leave.
             key = event["key"]

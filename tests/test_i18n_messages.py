@@ -259,3 +259,26 @@ def test_a_lost_links_reason_reads_in_chinese() -> None:
         lines = render.fault_lines([fault])
     assert "    判断依据：接口板收不到主机的信号，已自行关掉全部输出" in lines
     assert fault["evidence"]["reason"] == "board failsafe"
+
+
+# -- a jog's stop, as the console says it -----------------------------------------------
+
+
+def test_why_a_jog_stopped_is_stored_as_before_and_shown_in_chinese() -> None:
+    from tests.console.test_maintenance import run_until, table
+
+    bench, service, _events = table()
+    service.power_on()
+    run_until(bench, lambda: bench.controller.build.state == "staged")
+    service.enter("li")
+    done: list[dict] = []
+    service.jog("lid", "up", 5.0, "li", done.append)
+    run_until(bench, lambda: bool(done), 10)
+    service.jog("lid", "down", 5.0, "li", done.append)
+    bench.controller.estop(by="li")
+    assert [d["stopped"] for d in done] == ["reached lid.upper", "aborted: e-stop"]
+    with language("zh_CN"):
+        shown = [render.jog_lines(d)[0] for d in done]
+    assert shown[0].endswith("到达 lid.upper") and shown[1].endswith("已中止：急停")
+    with language("zh_CN"):
+        assert render.jog_lines({**done[0], "stopped": "time up"})[0].endswith("时间到")

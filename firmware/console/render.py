@@ -290,10 +290,25 @@ def testmode_lines(result: dict[str, Any]) -> list[str]:
     return [said.format(state=words.state(result["cycle"], held))]
 
 
+def jog_stopped(stopped: Any) -> str:
+    """Why a jog stopped, in words. The record keeps the maintenance module's fixed
+    forms ("time up", "reached lid.upper", "aborted: e-stop"): scripts match on them."""
+    if not isinstance(stopped, str):
+        return plain(stopped)
+    if stopped == "time up":
+        return _("time up")
+    head, _sep, rest = stopped.partition(" ")
+    if head == "reached" and rest:
+        return _("reached {sensor}").format(sensor=rest)
+    if head == "aborted:" and rest:
+        return _("aborted: {why}").format(why=_(rest))
+    return _(stopped)
+
+
 def jog_lines(result: dict[str, Any]) -> list[str]:
     return [_("jog {motor} {direction}: ran {seconds} s, stopped: {stopped}").format(
         motor=result["motor"], direction=result["direction"], seconds=result["ran_s"],
-        stopped=plain(result["stopped"]))]
+        stopped=jog_stopped(result["stopped"]))]
 
 
 def clear_lines(result: dict[str, Any]) -> list[str]:
