@@ -28,8 +28,8 @@ from mjtable_core.schema import ConfigError
 from rules.chain import verify_history
 from simulator.scenario import ScenarioError, parse_scenario
 from tests.conftest import events_of, run_for
-from tests.test_machines import fill_all, homed, raise_and_deal
-from tests.test_safety import open_hole
+from tests.steps import fill_all, homed, raise_and_deal
+from tests.test_safety import start_opening
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -218,8 +218,8 @@ def test_the_supervisors_why_reads_in_chinese(rig) -> None:
     # A lid whose upper stop was reached unseen: declared degraded on evidence.
     ctl, hal, clock = rig
     events = events_of(ctl)
-    open_hole(rig)
-    run_for(clock, 3.5)
+    start_opening(rig)
+    run_for(clock, 3.5)                      # at the top; lid.upper is dead
     ctl.clear_fault(ctl.faults[-1], by="test")
     ctl.resume_after_fault()
     run_for(clock, 1.45)
