@@ -282,3 +282,38 @@ def test_why_a_jog_stopped_is_stored_as_before_and_shown_in_chinese() -> None:
     assert shown[0].endswith("到达 lid.upper") and shown[1].endswith("已中止：急停")
     with language("zh_CN"):
         assert render.jog_lines({**done[0], "stopped": "time up"})[0].endswith("时间到")
+
+
+# -- whys with a name or a number inside ---------------------------------------------------
+
+
+def test_a_build_held_by_a_technicians_jog_says_so_in_chinese(rig) -> None:
+    ctl, _hal, _clock = rig
+    homed(rig)
+    fill_all(rig)
+    events = events_of(ctl)
+    ctl.owner.acquire("jog", ["conveyor.2"], "jog conveyor.2 by li")
+    raise_and_deal(rig)
+    held = [e for e in events if e["kind"] == "build.held"]
+    assert [e["why"] for e in held] == ["conveyor.2 is held by jog (jog conveyor.2 by li)"]
+    with language("zh_CN"):
+        assert "why=conveyor.2 正被 jog 占用（jog conveyor.2 by li）" in render.event_detail(
+            held[0], {"t", "kind"})
+
+
+@pytest.mark.parametrize(("why", "chinese"), [
+    ("idle for {idle:g} s", "{idle:g} 秒没有动静"),
+    ("a request line took over {line:g} s", "一行请求拖了 {line:g} 秒以上"),
+    ("it took nothing for {stall:g} s (stopped reading)",
+     "对方 {stall:g} 秒没有接收任何数据（不再接收）"),
+    ("it stopped reading (send queue full)", "对方不再接收（发送队列已满）"),
+])
+def test_why_the_api_dropped_a_client_reads_in_chinese(why: str, chinese: str) -> None:
+    from firmware.api import server
+
+    limits = {"idle": server.IDLE_S, "line": server.LINE_S, "stall": server.STALL_S}
+    row = {"seq": 9, "t": 1.0, "kind": "api.client.dropped", "why": why.format(**limits)}
+    with language("zh_CN"):
+        assert "why=" + chinese.format(**limits) in render.log_line(row)
+    with language("en"):
+        assert "why=" + why.format(**limits) in render.log_line(row)

@@ -6,6 +6,7 @@ Everything here is text in the current language; no Python repr reaches a person
 from __future__ import annotations
 
 import datetime
+import re
 from typing import Any
 
 from rich.text import Text
@@ -40,6 +41,19 @@ LINK_REASONS = {
 }
 
 
+# Whys recorded with a name or a number inside (the owner's refusals, the API's
+# drops): the stored English is matched here and said again in the current language.
+WHY_FORMS = (
+    (re.compile(r"(?P<mechanism>\S+) is held by (?P<holder>\S+) \((?P<use>.*)\)"),
+     N_("{mechanism} is held by {holder} ({use})")),
+    (re.compile(r"it took nothing for (?P<seconds>\S+) s \(stopped reading\)"),
+     N_("it took nothing for {seconds} s (stopped reading)")),
+    (re.compile(r"a request line took over (?P<seconds>\S+) s"),
+     N_("a request line took over {seconds} s")),
+    (re.compile(r"idle for (?P<seconds>\S+) s"), N_("idle for {seconds} s")),
+)
+
+
 def worded(key: str, value: Any) -> Any:
     """An evidence or event value that is an English sentence (`why`, a link's
     `reason`), in the current language. The stored record keeps the English: it is
@@ -47,6 +61,10 @@ def worded(key: str, value: Any) -> Any:
     if not isinstance(value, str):
         return value
     if key == "why":
+        for form, template in WHY_FORMS:
+            match = form.fullmatch(value)
+            if match:
+                return _(template).format(**match.groupdict())
         return _(value)
     if key == "reason" and value in LINK_REASONS:
         return _(LINK_REASONS[value])
