@@ -126,6 +126,13 @@ def test_a_hal_backend_not_installed_reads_in_chinese(config: Config) -> None:
     assert zh.startswith("没有装硬件后端 'nope'") and 'backend = "sim"' in zh
 
 
+def test_the_backend_the_table_runs_on_is_named_in_chinese(config: Config) -> None:
+    with language("zh_CN"):
+        opened = open_hal(config, VirtualClock(), seed=3)
+    assert opened.description == "自带模拟器（种子 3，模拟玩家）"
+    opened.hal.close()
+
+
 def test_an_io_board_port_that_will_not_open_reads_in_chinese(tmp_path: Path) -> None:
     port = str(tmp_path / "ttyNONE")
     with language("zh_CN"), pytest.raises(LinkError) as exc:

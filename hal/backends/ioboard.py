@@ -311,5 +311,5 @@ class IoBoardHal:
 def open_backend(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal:
     """An I/O board on a serial line (entry point `ioboard`); `seed` is for simulators."""
     board = IoBoardHal.from_config(config, clock)
-    return OpenedHal(board, "ioboard", f"I/O board on {board.port_name}",
+    return OpenedHal(board, "ioboard", _("I/O board on {port}").format(port=board.port_name),
                      connect=board.connect)

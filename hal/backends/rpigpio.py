@@ -229,4 +229,4 @@ class RpiGpioHal:
 def open_backend(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal:
     """The Pi's GPIO (entry point `rpigpio`); `seed` is for simulators only."""
     hal = RpiGpioHal.from_config(config, clock)
-    return OpenedHal(hal, "rpigpio", f"GPIO of {hal.model}")
+    return OpenedHal(hal, "rpigpio", _("GPIO of {model}").format(model=hal.model))
