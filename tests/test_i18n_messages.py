@@ -324,3 +324,16 @@ def test_why_the_api_dropped_a_client_reads_in_chinese(why: str, chinese: str) -
         assert "why=" + chinese.format(**limits) in render.log_line(row)
     with language("en"):
         assert "why=" + why.format(**limits) in render.log_line(row)
+
+
+def test_the_daemons_log_says_a_faults_why_in_chinese() -> None:
+    from firmware.view import log_line
+
+    fault = Fault("sensor.degraded", "lid.upper", None, 2, 40.0, {
+        "sensor": "lid.upper",
+        "why": "the travel back took the whole learned time: the stop was reached unseen"})
+    with language("zh_CN"):
+        line = log_line({"t": 40.0, "kind": "fault", **fault.as_dict()})
+    assert line is not None
+    assert line.endswith("W91 sensor.degraded（lid.upper）: 更换那个传感器 "
+                         "（判断依据：退回用了学到的全程时间：其实已到限位，只是没感应到）")

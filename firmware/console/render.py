@@ -6,7 +6,6 @@ Everything here is text in the current language; no Python repr reaches a person
 from __future__ import annotations
 
 import datetime
-import re
 from typing import Any
 
 from rich.text import Text
@@ -15,6 +14,7 @@ from firmware import words
 from firmware.i18n import N_, _, join
 from firmware.printable import printable
 from firmware.view import lamps_text, picture, snap_from_status
+from firmware.why import fault_why, worded
 
 # Evidence keys as a technician reads them (the JSON keeps the keys).
 EVIDENCE = {
@@ -30,55 +30,6 @@ EVIDENCE = {
     "degraded": N_("sensors on a timed fallback"), "why": N_("why"),
     "reason": N_("reason"),
 }
-
-# Why the link to the I/O board was declared lost (`reason` in link.lost's evidence:
-# the HAL stores a short fixed word, the technician reads a sentence).
-LINK_REASONS = {
-    "retries": N_("the board acknowledged nothing, however often it was sent again"),
-    "silence": N_("nothing heard from the board for longer than its limit"),
-    "board failsafe": N_("the board heard nothing from the host and turned every output "
-                         "off"),
-}
-
-
-# Whys recorded with a name or a number inside (the owner's refusals, the API's
-# drops): the stored English is matched here and said again in the current language.
-WHY_FORMS = (
-    (re.compile(r"(?P<mechanism>\S+) is held by (?P<holder>\S+) \((?P<use>.*)\)"),
-     N_("{mechanism} is held by {holder} ({use})")),
-    (re.compile(r"it took nothing for (?P<seconds>\S+) s \(stopped reading\)"),
-     N_("it took nothing for {seconds} s (stopped reading)")),
-    (re.compile(r"a request line took over (?P<seconds>\S+) s"),
-     N_("a request line took over {seconds} s")),
-    (re.compile(r"idle for (?P<seconds>\S+) s"), N_("idle for {seconds} s")),
-)
-
-
-def worded(key: str, value: Any) -> Any:
-    """An evidence or event value that is an English sentence (`why`, a link's
-    `reason`), in the current language. The stored record keeps the English: it is
-    data, and the msgid is the key to its translation."""
-    if not isinstance(value, str):
-        return value
-    if key == "why":
-        for form, template in WHY_FORMS:
-            match = form.fullmatch(value)
-            if match:
-                return _(template).format(**match.groupdict())
-        return _(value)
-    if key == "reason" and value in LINK_REASONS:
-        return _(LINK_REASONS[value])
-    return value
-
-
-def fault_why(evidence: Any) -> str | None:
-    """What the firmware saw that made it raise a fault, in words, or None."""
-    if not isinstance(evidence, dict):
-        return None
-    for key in ("why", "reason"):
-        if isinstance(evidence.get(key), str):
-            return worded(key, evidence[key])
-    return None
 
 
 # Evidence whose value is a machine state.
