@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.faults import CATALOGUE, ERROR
 from firmware.i18n import N_, _
 from firmware.owner import Busy, mechanism_of
+from firmware.why import in_use
 from mjtable_core.clock import Timer
 from mjtable_core.geometry import REFERENCE, Geometry
 from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP, Value
@@ -317,7 +318,7 @@ class Maintenance:
             self.ctl.owner.acquire(SERVICE, [test.name], f"test {test.name}")
         except Busy as exc:
             raise MaintenanceRefused(_("cannot test {name}: {why}").format(
-                name=test.name, why=exc)) from None
+                name=test.name, why=in_use(exc))) from None
         self._run = run = _Run(test, test.steps(self.ctl), by, done,
                                started=self.ctl.clock.now())
         self.last_test = test.name
@@ -531,7 +532,7 @@ class Maintenance:
             self.ctl.owner.acquire(JOG, [mechanism_of(signal)], f"jog {motor} by {by}")
         except Busy as exc:
             raise MaintenanceRefused(_("jog {motor} refused: {why}").format(
-                motor=motor, why=exc)) from None
+                motor=motor, why=in_use(exc))) from None
         jog = _Jog(motor, signal, direction, seconds, by, done,
                    started=self.ctl.clock.now())
         if motor == "lid":

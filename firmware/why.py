@@ -8,9 +8,12 @@ its translation. Screens, logs and the console say it through `worded`.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.i18n import N_, _
+
+if TYPE_CHECKING:
+    from firmware.owner import Busy
 
 # Why the link to the I/O board was declared lost (`reason` in link.lost's evidence:
 # the HAL stores a short fixed word, the technician reads a sentence).
@@ -60,3 +63,9 @@ def fault_why(evidence: Any) -> str | None:
         if isinstance(evidence.get(key), str):
             return worded(key, evidence[key])
     return None
+
+
+def in_use(busy: Busy) -> str:
+    """A mechanism someone else uses, said at once (a refused jog, test or check)."""
+    return _("{mechanism} is in use by {user}").format(mechanism=busy.mechanism,
+                                                       user=busy.user)

@@ -337,3 +337,16 @@ def test_the_daemons_log_says_a_faults_why_in_chinese() -> None:
     assert line is not None
     assert line.endswith("W91 sensor.degraded（lid.upper）: 更换那个传感器 "
                          "（判断依据：退回用了学到的全程时间：其实已到限位，只是没感应到）")
+
+
+def test_a_mechanism_in_use_is_refused_in_chinese(rig) -> None:
+    from firmware.owner import Busy
+    from firmware.why import in_use
+
+    ctl, _hal, _clock = rig
+    ctl.owner.acquire("jog", ["lid"], "jog lid by li")
+    with pytest.raises(Busy) as exc:
+        ctl.owner.acquire("diagnosis", ["lid"], "lid_check")
+    assert str(exc.value) == "lid is in use by jog (jog lid by li)"
+    with language("zh_CN"):
+        assert in_use(exc.value) == "lid 正被 jog (jog lid by li) 占用"
