@@ -344,9 +344,9 @@ def test_a_mechanism_in_use_is_refused_in_chinese(rig) -> None:
     from firmware.why import in_use
 
     ctl, _hal, _clock = rig
-    ctl.owner.acquire("jog", ["lid"], "jog lid by li")
+    ctl.owner.acquire("jog", ["dice"], "jog dice by li")
     with pytest.raises(Busy) as exc:
-        ctl.owner.acquire("diagnosis", ["lid"], "lid_check")
-    assert str(exc.value) == "lid is in use by jog (jog lid by li)"
+        ctl.owner.acquire("diagnosis", ["dice"], "dice_check")
+    assert str(exc.value) == "dice is in use by jog (jog dice by li)"
     with language("zh_CN"):
-        assert in_use(exc.value) == "lid 正被 jog (jog lid by li) 占用"
+        assert in_use(exc.value) == "dice 正被 jog (jog dice by li) 占用"
