@@ -20,7 +20,7 @@ from firmware.cycle import Cycle
 from firmware.dice import Dice
 from firmware.faults import CATALOGUE, ERROR, INFO, WARNING, Fault
 from firmware.handoff import Handoff
-from firmware.i18n import _
+from firmware.i18n import N_, _
 from firmware.journal import Journal, MemoryJournal
 from firmware.lid import Lid
 from firmware.owner import Owner
@@ -177,7 +177,7 @@ class Controller:
             return None
         if states["build"] == "idle" and self.refeed_hold is None:
             return None         # nothing stacked since the last raise
-        return "its track may hold stacks: a turn would lift them onto the table"
+        return N_("its track may hold stacks: a turn would lift them onto the table")
 
     def _off_home_fault(self, plate: Plate) -> None:
         if self.cycle.state != "homing" or not plate.settled_off_home():

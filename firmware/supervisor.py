@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from firmware.i18n import N_
 from firmware.watch import Watch
 from mjtable_core.clock import Timer
 
@@ -200,8 +201,8 @@ class Supervisor:
         if took > learned * (1 + self.margin):
             self.misses.pop(suspect, None)
             self.ctl.emit("sensor.trusted", **evidence,
-                          why="the travel back was slow: the motor is slow, which is no "
-                              "evidence that the stop was reached")
+                          why=N_("the travel back was slow: the motor is slow, which is no "
+                                 "evidence that the stop was reached"))
             return
         signs = self.misses.get(suspect, 0) + 1     # the misses, and this travel back
         if took >= FULL_TRAVEL * learned and signs < self.ctl.timing.degrade_after:
@@ -211,17 +212,18 @@ class Supervisor:
             # Failed, but an interlock: no timer; each miss stays a stop-fault.
             self.misses[suspect] = signs
             self.ctl.emit("sensor.failed", **evidence,
-                          why="the travel back took the whole learned time: the sensor "
-                              "failed; it guards the motors, so it is never run on a "
-                              "timer: replace it")
+                          why=N_("the travel back took the whole learned time: the sensor "
+                                 "failed; it guards the motors, so it is never run on a "
+                                 "timer: replace it"))
         elif took >= FULL_TRAVEL * learned:
             self.degraded.add(suspect)
             self.ctl.fault("sensor.degraded", suspect, None,
-                           {**evidence, "why": "the travel back took the whole learned "
-                                               "time: the stop was reached unseen"})
+                           {**evidence, "why": N_("the travel back took the whole learned "
+                                                  "time: the stop was reached unseen")})
         else:
             self.ctl.emit("sensor.trusted", **evidence,
-                          why="the travel back was short: it was stopped, not the sensor")
+                          why=N_("the travel back was short: it was stopped, not the "
+                                 "sensor"))
 
     def is_suspect(self, sensor: str) -> bool:
         return sensor in self.suspects
