@@ -231,6 +231,7 @@ def test_the_supervisors_why_reads_in_chinese(rig) -> None:
     ctl.resume_after_fault()
     run_for(clock, 1.45)
     hal.edge("lid.lower", True)
+    run_for(clock, 0.07)                     # a part-length travel's stop is confirmed
     degraded = ctl.faults[-1].as_dict()
     assert degraded["id"] == "sensor.degraded"
     assert degraded["evidence"]["why"] == ("the travel back took the whole learned time: "
