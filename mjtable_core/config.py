@@ -294,6 +294,16 @@ def shortest_motion_watchdog_s(timing: TimingSection) -> tuple[str, float]:
     return name, travel[name] * timing.timeout_factor
 
 
+def check_link(config: Config) -> None:
+    """The ioboard backend's rule across sections, for a run that chooses that backend
+    itself (`simulate --hal ioboard`) rather than by `[hal] backend`; a ConfigError
+    names the file, section and key."""
+    try:
+        _check_link(config)
+    except Invalid as exc:
+        raise ConfigError(config.source, exc.section, exc.key, exc.problem) from None
+
+
 def _check_link(config: Config) -> None:
     """A silent board must be reported as the link, not as the motion it was driving."""
     link = config.ioboard
