@@ -152,8 +152,12 @@ class Travel:
         edge = 0.02
         if self.direction > 0:
             targets = [edge, 1.0]
+        elif self.position >= self.blocked_below:
+            # Coming down onto an obstruction: it stops there, the lower stop is out of
+            # reach (a timer for it would put the lid there: _on_timer).
+            targets = [1.0 - edge, max(0.0, self.blocked_below)]
         else:
-            targets = [1.0 - edge, max(0.0, self.blocked_below), 0.0]
+            targets = [1.0 - edge, 0.0]
         ahead = [t for t in targets if (t - self.position) * self.direction > 1e-9]
         if not ahead:
             return

@@ -50,6 +50,22 @@ def test_travel_reports_leaving_and_reaching_stops() -> None:
     assert positions[-1] == 0.4
 
 
+def test_a_blocked_lid_never_reaches_its_lower_stop() -> None:
+    """An obstruction holds the lid where it meets it, however long the motor drives
+    (the lid's timer for its lower stop once put it there regardless)."""
+    clock = VirtualClock()
+    lid = Travel(clock, 1.5, lambda _: None)
+    lid.position = 1.0
+    lid.blocked_below = 0.4
+    lid.drive(-1)
+    clock.run_until(clock.now() + 30.0)
+    assert lid.position == 0.4
+    lid.blocked_below = -1.0        # the obstruction taken away: down it comes
+    lid.drive(-1)
+    clock.run_until(clock.now() + 3.0)
+    assert lid.position == 0.0
+
+
 @pytest.mark.parametrize("running_s", [0.0, 2.0**23 + 0.1, 1e8])
 def test_travel_reaches_its_stops_after_months_of_running(running_s: float) -> None:
     """Far from zero a float second is coarse (2**23 s is 97 days): the lid must still
