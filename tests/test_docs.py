@@ -19,8 +19,8 @@ SKIP_DIRS = {".git", ".venv", "build", "dist", "__pycache__", ".pytest_cache", "
 TEXT = {".py", ".md", ".toml", ".txt", ".in", ".sysusers", ".json", ".cfg", ""}
 # Notes kept beside the repository, never shipped with it (spelled in parts so this
 # file does not name them itself).
-OUTSIDE = [name + ".md" for name in ("RULES", "MECHANICS", "DESIGN", "STYLE")] + [
-    "GLOSSARY" + ".zh", "shared" + "/"]
+OUTSIDE = [name + end for name in ("RULES", "MECHANICS", "DESIGN", "STYLE")
+           for end in (".md", " §")] + ["GLOSS" + "ARY", "shared" + "/"]
 
 
 def _files() -> list[Path]:
