@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
                      help=_("hands to deal (default: the scenario's, else 10)"))
     sim.add_argument("--scenario", metavar="FILE",
                      help=_("faults to inject and technician actions (TOML, see "
-                          "simulator/scenario.py); exit 0 only when its expectations hold"))
+                          "docs/scenarios.md); exit 0 only when its expectations hold"))
     sim.add_argument("--seed", type=int, help=_("simulator seed (default: from config)"))
     sim.add_argument("--json", action="store_true", help=_("print one JSON report"))
     sim.add_argument("--hal", choices=("sim", "ioboard"), default="sim",
