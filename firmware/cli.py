@@ -58,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, help=_("simulator seed (default: from config)"))
     run.add_argument("--plain", action="store_true",
                      help=_("log lines instead of the live picture"))
+    # As the console takes it: after the command too (SUPPRESS keeps a global one).
+    run.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,
+                     help=_("event log and technicians (default: $STATE_DIRECTORY, "
+                          "else ~/.local/state/mjtable)"))
     run.add_argument("--socket", metavar="PATH",
                      help=_("API socket (default: $RUNTIME_DIRECTORY/api.sock, "
                           "$XDG_RUNTIME_DIR/mjtable/api.sock or /run/mjtable/api.sock)"))
