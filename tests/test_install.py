@@ -2,9 +2,9 @@
 
 The wheel is built from a copy of the tree (so the build leaves nothing in it) with
 this venv's setuptools, then installed into a new venv with its dependencies only
-(transitions, pyserial: no rich or textual, the headless table of a venue). The
-commands run in an empty folder, so nothing can come from the source tree: the
-reference config and the example scenarios must be package data. The systemd unit
+(transitions, pyserial, argon2-cffi, babel: no rich or textual, the headless table of a
+venue). The commands run in an empty folder, so nothing can come from the source tree:
+the reference config and the example scenarios must be package data. The systemd unit
 rendered by that install must pass `systemd-analyze verify`.
 """
 
