@@ -10,13 +10,13 @@ from __future__ import annotations
 import dataclasses
 import typing
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from mjtable_core import plugins
 from mjtable_core.geometry import MODELS, REFERENCE_MODEL, Geometry
 from mjtable_core.i18n import _
+from mjtable_core.packagedata import data_folder
 from mjtable_core.pins import PinMap, check_complete, parse_pins
 from mjtable_core.schema import (
     ConfigError,
@@ -36,7 +36,7 @@ REFERENCE_CONFIGS = "mjtable_core.configs"
 
 def reference_config(name: str = "table.toml") -> Path:
     """The path of a reference config shipped with the package (e.g. "table-136.toml")."""
-    return Path(str(resources.files(REFERENCE_CONFIGS).joinpath(name)))
+    return data_folder(REFERENCE_CONFIGS, "config") / name
 
 
 DEFAULT_CONFIG = reference_config()

@@ -33,7 +33,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +40,7 @@ from firmware.faults import CATALOGUE
 from mjtable_core.config import reference_config
 from mjtable_core.geometry import REFERENCE
 from mjtable_core.i18n import N_
+from mjtable_core.packagedata import data_folder
 from mjtable_core.schema import ConfigError, Invalid, load_section, option, read_toml
 
 # The example scenarios are package data (tests/scenarios in the source tree).
@@ -211,7 +211,7 @@ def _config_path(file: str, name: str) -> str:
 
 def example_scenarios() -> list[Path]:
     """The example scenario files shipped with the package, sorted by name."""
-    folder = Path(str(resources.files(EXAMPLES)))
+    folder = data_folder(EXAMPLES, "tests/scenarios")
     return sorted(folder.glob("*.toml"))
 
 
