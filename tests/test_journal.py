@@ -38,23 +38,27 @@ def restart(bench, journal: MemoryJournal) -> Controller:
     return ctl
 
 
-def power_cut_mid_build(seed: int = 3) -> tuple[WiredTable, Controller]:
-    """A table cut off 8 s into its first build, and the controller booted after it."""
+def booted(seed: int) -> tuple[WiredTable, MemoryJournal, ScopedClock, Controller]:
+    """A simulated table with a journal and its controller started; `ScopedClock.kill`
+    is the power cut (the controller's timers die with it)."""
     bench = assemble(quick(load_config()), seed=seed)
     journal = MemoryJournal()
     first = ScopedClock(bench.clock)
-    Controller(bench.config, bench.hal, first, journal).start()
+    ctl = Controller(bench.config, bench.hal, first, journal)
+    ctl.start()
+    return bench, journal, first, ctl
+
+
+def power_cut_mid_build(seed: int = 3) -> tuple[WiredTable, Controller]:
+    """A table cut off 8 s into its first build, and the controller booted after it."""
+    bench, journal, first, _ctl = booted(seed)
     bench.clock.run_until(8.0)
     first.kill()
     return bench, restart(bench, journal)
 
 
 def test_stop_during_a_build_never_resumes_the_half_built_set() -> None:
-    bench = assemble(quick(load_config()), seed=3)
-    journal = MemoryJournal()
-    first = ScopedClock(bench.clock)
-    ctl = Controller(bench.config, bench.hal, first, journal)
-    ctl.start()
+    bench, journal, first, ctl = booted(3)
     bench.clock.run_until(8.0)
     assert ctl.build.state == "building" and sum(s.counted for s in ctl.sides) > 0
     ctl.stop()                                   # a clean stop, mid-build
@@ -75,11 +79,7 @@ def test_stop_during_a_build_never_resumes_the_half_built_set() -> None:
 
 
 def test_learned_timings_and_fault_history_survive_a_restart() -> None:
-    bench = assemble(quick(load_config()), seed=4)
-    journal = MemoryJournal()
-    first = ScopedClock(bench.clock)
-    ctl = Controller(bench.config, bench.hal, first, journal)
-    ctl.start()
+    bench, journal, first, ctl = booted(4)
     bench.players.start()
     bench.clock.run_until(400.0, until=lambda: ctl.cycle.number >= 2)
     learned = {m: ctl.supervisor.learned(m) for m in ("lid.up", "head.0", "plate.2")}

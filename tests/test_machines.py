@@ -6,14 +6,7 @@ from firmware.controller import Controller
 from firmware.journal import MemoryJournal
 from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of, run_for
-
-
-def homed(rig: tuple[Controller, ScriptedHal, VirtualClock]) -> None:
-    ctl, _hal, clock = rig
-    ctl.start()
-    run_for(clock, 0.01)
-    assert ctl.cycle.state == "play"
-    assert ctl.build.state == "building"
+from tests.steps import fill_all, homed, lid_down, lid_up, raise_and_deal
 
 
 def test_power_on_homes_then_builds(rig) -> None:
@@ -208,19 +201,15 @@ def test_clearing_a_jam_finishes_the_turn_and_feeds_again(rig) -> None:
 
 
 def test_learned_time_and_drift(rig) -> None:
-    ctl, hal, clock = rig
+    ctl, _hal, _clock = rig
     homed(rig)
     supervisor = ctl.supervisor
     assert supervisor.learned("lid.up") == 1.5          # seeded from config
     for _ in range(5):
         ctl.lid.open()
-        hal.edge("lid.lower", False)
-        run_for(clock, 1.2)
-        hal.edge("lid.upper", True)
+        lid_up(rig)
         ctl.lid.close()
-        hal.edge("lid.upper", False)
-        run_for(clock, 1.2)
-        hal.edge("lid.lower", True)
+        lid_down(rig)
     assert abs(supervisor.learned("lid.up") - 1.2) < 1e-6   # the mean of recent runs
 
 
@@ -241,13 +230,9 @@ def test_a_slow_run_warns_only_when_it_recurs(rig) -> None:
     homed(rig)
     for _ in range(5):
         ctl.lid.open()
-        hal.edge("lid.lower", False)
-        run_for(clock, 1.2)
-        hal.edge("lid.upper", True)
+        lid_up(rig)
         ctl.lid.close()
-        hal.edge("lid.upper", False)
-        run_for(clock, 1.2)
-        hal.edge("lid.lower", True)
+        lid_down(rig)
     for _ in range(2):
         slow_lid_run(ctl, hal, clock)
     assert not [f for f in ctl.faults if f.id == "timing.drift"]
@@ -289,20 +274,6 @@ def test_one_belt_with_room_keeps_the_disc_turning(rig) -> None:
         hal.edge(f"side.{n}.full", True)
     run_for(clock, 2.0)          # below blind_s: full belts are still being counted
     assert ctl.build.state == "building"
-
-
-def fill_all(rig) -> None:
-    ctl, hal, clock = rig
-    for _ in range(ctl.sides[0].target):
-        for n in range(4):
-            hal.edge(f"side.{n}.count", True)
-            hal.edge(f"side.{n}.head_home", False)
-        run_for(clock, 0.45)
-        for n in range(4):
-            hal.edge(f"side.{n}.head_home", True)
-            hal.edge(f"side.{n}.count", False)
-        run_for(clock, 0.1)
-    run_for(clock, ctl.timing.sweep_s + 0.01)
 
 
 def test_staged_set_lights_ready_and_stops_everything(rig) -> None:
@@ -357,39 +328,6 @@ def test_both_lift_keys_during_a_build_are_a_top_up(rig) -> None:
     assert ctl.build.state == "building"
     assert hal.values["motor.disc"] is True
     assert all(hal.values[f"motor.side.{n}.conveyor"] for n in range(4))
-
-
-def lift_to_raising(rig) -> None:
-    """A staged set: the lift key opens the lid, a second press closes it, the walls rise."""
-    ctl, hal, clock = rig
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
-    assert ctl.cycle.state == "opening"
-    hal.edge("lid.lower", False)
-    run_for(clock, 1.2)             # a lid takes most of its learned travel (1.5 s)
-    hal.edge("lid.upper", True)
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
-    hal.edge("lid.upper", False)
-    run_for(clock, 1.2)
-    hal.edge("lid.lower", True)
-    run_for(clock, 0.01)
-    assert ctl.cycle.state == "raising"
-
-
-def raise_and_deal(rig) -> None:
-    ctl, hal, clock = rig
-    lift_to_raising(rig)
-    assert all(hal.values[f"motor.side.{n}.plate"] for n in range(4))
-    for n in range(4):
-        hal.edge(f"side.{n}.plate_home", False)
-    run_for(clock, 2.0)             # a plate turn takes most of its learned 2.5 s
-    for n in range(4):
-        hal.edge(f"side.{n}.plate_home", True)
-    run_for(clock, 0.1)
-    assert ctl.cycle.state == "dealing"
 
 
 def test_cycle_raises_the_staged_set_and_rolls_for_the_right_seats(rig) -> None:

@@ -13,12 +13,20 @@ from firmware.diagnosis import diagnose
 from firmware.journal import MemoryJournal
 from firmware.maintenance import Maintenance, MaintenanceRefused
 from mjtable_core.clock import VirtualClock
-from mjtable_core.config import load_config
 from simulator.harness import ScopedClock
-from simulator.run import assemble
-from tests.conftest import ScriptedHal, events_of, quick, run_for
-from tests.test_journal import power_cut_mid_build
-from tests.test_machines import fill_all, homed, lift_to_raising, raise_and_deal
+from tests.conftest import ScriptedHal, events_of, run_for
+from tests.steps import (
+    feed_tile,
+    fill_all,
+    homed,
+    lid_down,
+    lift_to_raising,
+    open_hole,
+    press_lift,
+    raise_and_deal,
+    turn_plates,
+)
+from tests.test_journal import booted, power_cut_mid_build
 
 Rig = tuple[Controller, ScriptedHal, VirtualClock]
 
@@ -109,7 +117,7 @@ def test_3_a_count_at_a_full_side_while_staged_never_crashes_the_raise(rig: Rig)
     # The finding: a count edge at a full side of the staged set raised extra_tiles,
     # parked the build and the raise then crashed on it. With the conveyors off no
     # tile can reach a head: it is the count sensor (a glitch), never an extra tile.
-    ctl, hal, clock = rig
+    ctl, hal, _clock = rig
     homed(rig)
     fill_all(rig)
     events = events_of(ctl)
@@ -120,28 +128,16 @@ def test_3_a_count_at_a_full_side_while_staged_never_crashes_the_raise(rig: Rig)
     lift_to_raising(rig)
     hal.edge("side.1.count", True)                   # and while the walls rise
     hal.edge("side.1.count", False)
-    for n in range(4):
-        hal.edge(f"side.{n}.plate_home", False)
-    run_for(clock, 2.0)
-    for n in range(4):
-        hal.edge(f"side.{n}.plate_home", True)
-    run_for(clock, 0.1)
+    turn_plates(rig)
     assert not [e for e in events if e["kind"] in ("software.error", "fault")]
     assert ctl.cycle.state == "dealing" and ctl.build.state == "building"
 
 
 def test_3_an_extra_tile_in_the_sweep_is_refed_never_raised(rig: Rig) -> None:
-    ctl, hal, clock = rig
+    ctl, hal, _clock = rig
     homed(rig)
     for _ in range(ctl.sides[0].target):            # every side full: the sweep runs
-        for n in range(4):
-            hal.edge(f"side.{n}.count", True)
-            hal.edge(f"side.{n}.head_home", False)
-        run_for(clock, 0.45)
-        for n in range(4):
-            hal.edge(f"side.{n}.head_home", True)
-            hal.edge(f"side.{n}.count", False)
-        run_for(clock, 0.1)
+        feed_tile(rig)
     assert ctl.build.state == "sweeping" and hal.values["motor.side.0.conveyor"] is True
     hal.edge("side.0.count", True)                   # a tile reaches a full side
     fault = ctl.faults[-1]
@@ -237,20 +233,19 @@ def test_4_the_lower_stop_dropping_back_under_a_running_feed_stops_it(rig: Rig) 
 
 # -- finding 5: degraded only on evidence; restored when cleared -------------------------
 
-def open_hole(rig: Rig) -> None:
-    ctl, hal, clock = rig
+def start_opening(rig: Rig) -> None:
+    """A staged set and a lift key: the lid has just left its lower stop."""
+    ctl, hal, _clock = rig
     homed(rig)
     fill_all(rig)
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
+    press_lift(rig)
     assert ctl.cycle.state == "opening"
     hal.edge("lid.lower", False)
 
 
 def test_5_an_obstruction_stays_an_obstruction(rig: Rig) -> None:
     ctl, hal, clock = rig
-    open_hole(rig)
+    start_opening(rig)
     run_for(clock, 3.5)                              # stopped 40 % open: upper unseen
     fault = ctl.faults[-1]
     assert fault.id == "lid.not_rising" and fault.evidence["suspect_sensor"] == "lid.upper"
@@ -270,7 +265,7 @@ def test_5_an_obstruction_stays_an_obstruction(rig: Rig) -> None:
 def test_5_a_failed_sensor_is_degraded_on_evidence_and_restored_when_cleared(
         rig: Rig) -> None:
     ctl, hal, clock = rig
-    open_hole(rig)
+    start_opening(rig)
     run_for(clock, 3.5)                              # at the top; lid.upper is dead
     ctl.clear_fault(ctl.faults[-1], by="test")
     ctl.resume_after_fault()
@@ -305,29 +300,12 @@ def test_5_a_head_jam_cleared_twice_is_never_a_degraded_sensor(rig: Rig) -> None
 # -- finding 6: recovery state belongs to the fault that stopped the table --------------
 
 def test_6_a_build_fault_never_restores_a_later_cycle_to_an_old_state(rig: Rig) -> None:
-    ctl, hal, clock = rig
-    homed(rig)
-    fill_all(rig)
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
-    hal.edge("lid.lower", False)
-    run_for(clock, 1.2)
-    hal.edge("lid.upper", True)
-    assert ctl.cycle.state == "hole_open"
+    ctl, _hal, _clock = rig
+    open_hole(rig)
     build_fault = ctl.fault("build.tiles_missing", "build", None, {})
-    hal.edge("key.lift.0", True)                     # the hand goes on: close, raise
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
-    hal.edge("lid.upper", False)
-    run_for(clock, 1.2)
-    hal.edge("lid.lower", True)
-    for n in range(4):
-        hal.edge(f"side.{n}.plate_home", False)
-    run_for(clock, 2.0)
-    for n in range(4):
-        hal.edge(f"side.{n}.plate_home", True)
-    run_for(clock, 0.1)
+    press_lift(rig)                                  # the hand goes on: close, raise
+    lid_down(rig)
+    turn_plates(rig)
     assert ctl.cycle.state == "dealing"
     ctl.clear_fault(build_fault, by="test")          # cleared, not yet resumed
     table_fault = ctl.fault("lid.not_rising", "motor.lid", None, {})
@@ -339,11 +317,7 @@ def test_6_a_build_fault_never_restores_a_later_cycle_to_an_old_state(rig: Rig) 
 # -- finding 7: a power cut during an active build fault --------------------------------
 
 def test_7_a_restart_with_a_build_fault_holds_for_refeed_and_keeps_it_active() -> None:
-    bench = assemble(quick(load_config()), seed=3)
-    journal = MemoryJournal()
-    first = ScopedClock(bench.clock)
-    ctl = Controller(bench.config, bench.hal, first, journal)
-    ctl.start()
+    bench, journal, first, ctl = booted(3)
     bench.clock.run_until(8.0)
     assert ctl.build.state == "building"
     jam = ctl.fault("head.jam", "side.2.head", 2, {})
@@ -362,17 +336,12 @@ def test_7_a_restart_with_a_build_fault_holds_for_refeed_and_keeps_it_active() -
 # -- finding 8: diagnosis points at the sensor -------------------------------------------
 
 def test_8_a_stuck_face_up_sensor_is_the_sensor_not_a_tile(rig: Rig) -> None:
-    ctl, hal, clock = rig
+    ctl, hal, _clock = rig
     homed(rig)
     hal.values["side.1.face_up"] = True
     for i in range(8):
         hal.values["side.1.tile_id"] = f"B{i % 9 + 1}"
-        hal.edge("side.1.count", True)
-        hal.edge("side.1.head_home", False)
-        run_for(clock, 0.45)
-        hal.edge("side.1.head_home", True)
-        hal.edge("side.1.count", False)
-        run_for(clock, 0.1)
+        feed_tile(rig, [1])
     last = [f for f in ctl.faults if f.id == "tile.face_up"][-1].diagnosis()
     assert last.get("sensor_suspect") == "side.1.face_up"
     assert "face-up sensor of side 1" in last["verdict"]
@@ -611,7 +580,7 @@ def test_5_a_failed_lower_lid_sensor_is_never_run_on_a_timer(rig: Rig) -> None:
     # call an object that later blocks the lid part open "closed" (review of issue 11,
     # tests/scenarios/review/lid_lower_failed_then_blocked.toml).
     ctl, hal, clock = rig
-    open_hole(rig)
+    start_opening(rig)
     run_for(clock, 1.45)
     hal.edge("lid.upper", True)
     assert ctl.cycle.state == "hole_open"
@@ -639,16 +608,12 @@ def test_5_a_failed_lower_lid_sensor_is_never_run_on_a_timer(rig: Rig) -> None:
 
 def _raise_with_plate_0_stuck(rig: Rig):
     """Walls rising; plates 1-3 make their turn, plate 0 never leaves: plate.stuck."""
-    ctl, hal, clock = rig
+    ctl, _hal, clock = rig
     homed(rig)
     fill_all(rig)
     lift_to_raising(rig)
-    for n in (1, 2, 3):
-        hal.edge(f"side.{n}.plate_home", False)
-    run_for(clock, 2.0)
-    for n in (1, 2, 3):
-        hal.edge(f"side.{n}.plate_home", True)
-    run_for(clock, 6.0)
+    turn_plates(rig, (1, 2, 3))
+    run_for(clock, 5.9)
     stuck = [f for f in ctl.faults if f.active and f.id == "plate.stuck"]
     assert stuck and ctl.cycle.state == "fault"
     return stuck[0]

@@ -14,25 +14,12 @@ from firmware.controller import Controller
 from firmware.maintenance import Maintenance, MaintenanceRefused
 from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of, run_for
+from tests.steps import fill_all, homed, lift_to_raising, open_hole, press_lift
 from tests.test_journal import power_cut_mid_build
-from tests.test_machines import fill_all, homed, lift_to_raising
 
 Rig = tuple[Controller, ScriptedHal, VirtualClock]
 
 
-def hole_open(rig: Rig) -> None:
-    """Homed, the next set staged, a lift key: the lid at its upper stop, hole open."""
-    ctl, hal, clock = rig
-    homed(rig)
-    fill_all(rig)
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
-    hal.edge("lid.lower", False)
-    run_for(clock, 1.2)
-    hal.edge("lid.upper", True)
-    run_for(clock, 0.01)
-    assert ctl.cycle.state == "hole_open" and ctl.lid.state == "open"
 
 
 def jog_refused(service: Maintenance, motor: str, direction: str = "fwd") -> str | None:
@@ -48,7 +35,7 @@ def jog_refused(service: Maintenance, motor: str, direction: str = "fwd") -> str
 def test_jog_of_the_lid_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     # The claim the other two attacks measure themselves against.
     ctl, _hal, _clock = rig
-    hole_open(rig)
+    open_hole(rig)
     why = jog_refused(Maintenance(ctl), "lid", "down")
     assert why is not None and "hands may be in the hole" in why
 
@@ -60,7 +47,7 @@ def test_jog_of_the_lid_is_refused_while_the_hole_is_open(rig: Rig) -> None:
 def test_jog_under_the_lid_is_refused_while_the_hole_is_open(
         rig: Rig, mechanism: str, motor: str | None) -> None:
     ctl, hal, _clock = rig
-    hole_open(rig)
+    open_hole(rig)
     why = jog_refused(Maintenance(ctl), mechanism)
     assert why is not None, f"{mechanism} ran with the hole open"
     if motor is not None:
@@ -264,9 +251,7 @@ def test_a_slow_travel_back_is_no_evidence_of_a_dead_stop_sensor(rig: Rig) -> No
     ctl, hal, clock = rig
     homed(rig)
     fill_all(rig)
-    hal.edge("key.lift.0", True)
-    run_for(clock, 1.0)
-    hal.edge("key.lift.0", False)
+    press_lift(rig)
     hal.edge("lid.lower", False)                     # it moves, but slowly
     run_for(clock, 3.5)                              # k·T: upper never seen
     fault = ctl.faults[-1]

@@ -7,25 +7,20 @@ from __future__ import annotations
 import json
 
 from firmware.handoff import public_event
-from tests.conftest import events_of, run_for
-from tests.test_machines import homed
+from tests.conftest import events_of
+from tests.steps import feed_tile, homed
 
 TILES = ["B1", "C7", "W3", "D2", "F4", "B9"]
 
 
 def test_a_stuck_face_up_sensor_does_not_publish_the_next_walls(rig) -> None:
-    ctl, hal, clock = rig
+    ctl, hal, _clock = rig
     events = events_of(ctl)
     homed(rig)
     hal.values["side.1.face_up"] = True
     for tile in TILES:
         hal.values["side.1.tile_id"] = tile
-        hal.edge("side.1.count", True)
-        hal.edge("side.1.head_home", False)
-        run_for(clock, 0.45)
-        hal.edge("side.1.head_home", True)
-        hal.edge("side.1.count", False)
-        run_for(clock, 0.1)
+        feed_tile(rig, [1])
     faults = [e for e in events if e["kind"] == "fault" and e["id"] == "tile.face_up"]
     assert faults, "the stuck sensor raised no face-up fault"
     shown = json.dumps([public_event(e) for e in faults])
