@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
+from firmware.i18n import N_
 from firmware.machine import Recoverable, attach, from_fault, recover_transitions
 from mjtable_core.clock import Timer
 
@@ -92,14 +93,15 @@ class Build(Recoverable):
     def _arm_limits(self) -> None:
         timing = self.ctl.timing
         self.ctl.watch.expect("build", timing.build_fault_s, "build.tiles_missing", "build",
-                              lambda: {"limit_s": timing.build_fault_s, "why": "build too long",
-                                       **self._shortfall()})
+                              lambda: {"limit_s": timing.build_fault_s,
+                                       "why": N_("build too long"), **self._shortfall()})
         self._arm_stall()
 
     def _arm_stall(self) -> None:
         stall = self.ctl.timing.stall_s
         self.ctl.watch.expect("stall", stall, "build.tiles_missing", "build",
-                              lambda: {"why": f"no tile arrived for {stall} s",
+                              lambda: {"limit_s": stall,
+                                       "why": N_("no tile arrived within the stall limit"),
                                        **self._shortfall()})
 
     def _shortfall(self) -> dict[str, object]:

@@ -18,6 +18,7 @@ from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from firmware.i18n import _
 from mjtable_core import plugins
 from mjtable_core.schema import ConfigError
 
@@ -53,11 +54,13 @@ def load_engine(name: str, file: str = "<config>") -> RulesEngine:
         engine = entry.load()()
     except Exception as exc:  # a third party's import or constructor failing
         raise ConfigError(file, "rules", "engine",
-                          f"rules engine {name!r} ({entry.value}) failed to load: "
-                          f"{type(exc).__name__}: {exc}") from None
+                          _("rules engine {name!r} ({value}) failed to load: {error}").format(
+                              name=name, value=entry.value,
+                              error=f"{type(exc).__name__}: {exc}")) from None
     if not callable(getattr(engine, "on_deal", None)):
         raise ConfigError(file, "rules", "engine",
-                          f"rules engine {name!r} ({entry.value}) has no on_deal(record)")
+                          _("rules engine {name!r} ({value}) has no on_deal(record)").format(
+                              name=name, value=entry.value))
     return engine
 
 

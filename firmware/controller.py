@@ -20,7 +20,7 @@ from firmware.cycle import Cycle
 from firmware.dice import Dice
 from firmware.faults import CATALOGUE, ERROR, INFO, WARNING, Fault
 from firmware.handoff import Handoff
-from firmware.i18n import _
+from firmware.i18n import N_, _
 from firmware.journal import Journal, MemoryJournal
 from firmware.lid import Lid
 from firmware.owner import Owner
@@ -177,7 +177,7 @@ class Controller:
             return None
         if states["build"] == "idle" and self.refeed_hold is None:
             return None         # nothing stacked since the last raise
-        return "its track may hold stacks: a turn would lift them onto the table"
+        return N_("its track may hold stacks: a turn would lift them onto the table")
 
     def _off_home_fault(self, plate: Plate) -> None:
         if self.cycle.state != "homing" or not plate.settled_off_home():
@@ -185,9 +185,42 @@ class Controller:
         why = self.plate_turn_refused()
         if why is None:
             return
+        self._found_off_home(plate, why)
+
+    def _found_off_home(self, plate: Plate, why: str) -> None:
         self.fault("plate.stuck", f"side.{plate.side}.plate", plate.side,
                    {"sensor": plate.sensor, "found_off_home": True, "raising": False,
-                    "why": why})
+                    "cycle_state": self.cycle.state, "why": why})
+
+    def plate_off_home(self, plate: Plate) -> None:
+        """A plate at rest (its machine home) settled off home: the cam coasted past
+        home after it was stopped, was moved by hand, or its sensor reads off home.
+
+        Never believed home: a raise would start a whole turn that never sees the cam
+        leave home, and walls would be committed over a plate mid-turn. Homing brings
+        it round (`check_homed`). Elsewhere it comes round now where a turn lifts
+        nothing and the lid is down; with the lid up it comes round first at the next
+        raise (`stale`); where its track may hold stacks it is plate.stuck, as at
+        homing: a technician's job, never a turn that lifts them onto the table."""
+        if self.owner.refuses([plate.key]) is not None:
+            return          # a technician's jog or test moves it
+        if self.cycle.state == "homing":
+            self.cycle.check_homed()
+            return
+        why = self.plate_turn_refused()
+        if why is not None:
+            self._found_off_home(plate, why)
+        elif self.lid.state == "closed":
+            plate.rehome()
+        else:
+            plate.stale = True
+
+    def check_plates_at_rest(self) -> None:
+        """After a resume: a plate put back home while it still reads off home is
+        judged as if just found so (a clear without a fix is refused again)."""
+        for plate in self.plates:
+            if plate.state == "home" and plate.settled_off_home():
+                self.plate_off_home(plate)
 
     def stop(self) -> None:
         """A clean stop, through the shutdown path: every output safe and latched, no

@@ -77,16 +77,17 @@ MOVES = {"lid_check": ["lid"], "dice_check": ["dice"]}
 def _take(ctl: Controller, check: Callable[..., None]) -> str | None:
     """Hold the check's mechanism for it, or say who has it."""
     from firmware.owner import Busy
+    from firmware.why import in_use
 
     mechanisms = MOVES[check.__name__]
     for mechanism in mechanisms:
         user = ctl.owner.user(mechanism)     # another check holds it too: one at a time
         if user is not None:
-            return f"{mechanism} is in use by {user}"
+            return in_use(Busy(mechanism, user))
     try:
         ctl.owner.acquire(HOLDER, mechanisms, check.__name__)
     except Busy as exc:
-        return str(exc)
+        return in_use(exc)
     return None
 
 

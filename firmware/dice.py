@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
+from firmware.i18n import N_
 from firmware.machine import attach
 from mjtable_core.clock import Timer
 
@@ -75,4 +76,4 @@ class Dice:
             self.ctl.fault("dice.stuck", "motor.dice", None,
                            {"sensor": "dice.spin", "spun_s": round(spun, 3),
                             "min_spin_s": self.ctl.timing.dice_min_spin_s,
-                            "why": "tumbling stopped while the dice motor ran"})
+                            "why": N_("tumbling stopped while the dice motor ran")})

@@ -7,7 +7,9 @@ any move). When a stop was missed while the lid moved, that sensor is only a sus
 the next move starting between the stops first travels to the other stop, and only if
 that travel takes the whole learned time (the lid really was at the missed stop) is
 the sensor declared failed (`supervisor.py`). A lid stopped short by an obstruction
-comes back in a fraction of the time: it stays an obstruction.
+comes back in a fraction of the time: it stays an obstruction. A move from between the
+stops (resumed after a fault) may end at once, so no minimum travel tells a glitch from
+its stop: that stop is believed once it has stayed CONFIRM_S, the motor still driving.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from firmware.machine import attach
+from firmware.supervisor import CONFIRM_S
+from mjtable_core.clock import Timer
 from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP
 
 if TYPE_CHECKING:
@@ -44,7 +48,10 @@ class Lid:
         self.ctl = ctl
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
         self.then: str | None = None     # after a probing travel: "open" or "close"
-        self.glitches = 0                # stop edges seen impossibly early
+        self.glitches = 0                # stop edges seen impossibly early or too brief
+        self._confirm: Timer | None = None   # a part-length move's stop being confirmed
+        self._confirming = ""                # ... on this sensor
+        self._edge_at = 0.0
 
     def status(self) -> dict[str, Any]:
         """The lid as the status picture shows it."""
@@ -106,6 +113,10 @@ class Lid:
     def on_enter_closed(self, *_: object) -> None:
         self.ctl.hal.write("motor.lid", LID_OFF)
         self.ctl.supervisor.reached("lid.down")
+        if not self.at_lower():
+            # The stop dropped back as the motor stopped (a pulse ending): it is driven
+            # to again (`slipped`, queued). Closed it is not: nothing it guards may start.
+            return
         if self.then == "open":
             self.then = None
             self.open()
@@ -115,6 +126,34 @@ class Lid:
 
     def on_enter_fault(self, *_: object) -> None:
         self.then = None
+        self._cancel_confirm()
+
+    def _cancel_confirm(self) -> bool:
+        confirming = self._confirm is not None
+        if self._confirm is not None:
+            self._confirm.cancel()
+            self._confirm = None
+        return confirming
+
+    def _confirm_stop(self, name: str) -> None:
+        """A part-length move's stop: believed once it has stayed CONFIRM_S."""
+        self._cancel_confirm()
+        self._confirming = name
+        self._edge_at = self.ctl.edge_time(name)
+        self._confirm = self.ctl.clock.call_later(CONFIRM_S, self._stop_stayed)
+
+    def _stop_stayed(self) -> None:
+        self._confirm = None
+        name = self._confirming
+        moving = "opening" if name == "lid.upper" else "closing"
+        if self.state == moving and self.ctl.hal.read(name):
+            # The travel took until the edge, not until it was confirmed.
+            self.ctl.supervisor.reached("lid.up" if name == "lid.upper" else "lid.down",
+                                        at=self._edge_at)
+            if name == "lid.upper":
+                self.reached_upper()
+            else:
+                self.reached_lower()
 
     def _guarded_running(self) -> list[str]:
         """The motors the lower lid stop guards that are commanded on now: the feed
@@ -142,10 +181,18 @@ class Lid:
                 self.glitches += 1
                 self.ctl.emit("sensor.glitch", sensor=name, after_s=round(early, 4))
                 return
+            if self.ctl.supervisor.part_length(mechanism):
+                self._confirm_stop(name)
+                return
             if name == "lid.upper":
                 self.reached_upper()
             else:
                 self.reached_lower()
+        elif name == self._confirming and self._cancel_confirm():
+            # Dropped back sooner than CONFIRM_S: a glitch, not the stop. Keep going.
+            self.glitches += 1
+            self.ctl.emit("sensor.glitch", sensor=name,
+                          after_s=round(self.ctl.edge_time(name) - self._edge_at, 4))
         elif (name, self.state) in (("lid.lower", "closed"), ("lid.upper", "open")) and (
                 "lid" not in self.ctl.owner.held):
             # The stop it rests on dropped back: never believed as is, driven to again.

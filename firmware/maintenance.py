@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.faults import CATALOGUE, ERROR
 from firmware.i18n import N_, _
 from firmware.owner import Busy, mechanism_of
+from firmware.why import in_use
 from mjtable_core.clock import Timer
 from mjtable_core.geometry import REFERENCE, Geometry
 from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP, Value
@@ -258,7 +259,7 @@ class Maintenance:
         """Leave test mode; the table re-homes unless a fault or the e-stop holds it."""
         if not self.test_mode:
             return
-        self._abort("leaving test mode")
+        self._abort(N_("leaving test mode"))
         self._queue = []
         self.test_mode = False
         self.ctl.service_mode = False
@@ -317,7 +318,7 @@ class Maintenance:
             self.ctl.owner.acquire(SERVICE, [test.name], f"test {test.name}")
         except Busy as exc:
             raise MaintenanceRefused(_("cannot test {name}: {why}").format(
-                name=test.name, why=exc)) from None
+                name=test.name, why=in_use(exc))) from None
         self._run = run = _Run(test, test.steps(self.ctl), by, done,
                                started=self.ctl.clock.now())
         self.last_test = test.name
@@ -413,7 +414,8 @@ class Maintenance:
     def _abort(self, why: str) -> None:
         self._queue = []
         if self._run is not None:
-            self._finish(self._run, passed=False, detail=_("aborted: {why}").format(why=why))
+            self._finish(self._run, passed=False,
+                         detail=_("aborted: {why}").format(why=_(why)))
         if self._jog is not None:
             self._end_jog(self._jog, f"aborted: {why}")
 
@@ -422,7 +424,7 @@ class Maintenance:
         if kind == "fault" and CATALOGUE[event["id"]].severity == ERROR:
             self._abort(f"fault {event['code']} {event['id']}")
         elif kind == "estop":
-            self._abort("e-stop")
+            self._abort(N_("e-stop"))
         elif kind == "key" and self.test_mode and self.running is None:
             # Test mode on the panel: lift key 0 = next test, 1 = again, dice key = leave.
             key = event["key"]
@@ -530,7 +532,7 @@ class Maintenance:
             self.ctl.owner.acquire(JOG, [mechanism_of(signal)], f"jog {motor} by {by}")
         except Busy as exc:
             raise MaintenanceRefused(_("jog {motor} refused: {why}").format(
-                motor=motor, why=exc)) from None
+                motor=motor, why=in_use(exc))) from None
         jog = _Jog(motor, signal, direction, seconds, by, done,
                    started=self.ctl.clock.now())
         if motor == "lid":

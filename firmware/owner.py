@@ -40,6 +40,10 @@ def mechanism_of(motor: str) -> str:
 class Busy(Exception):
     """The mechanism is in use by someone else; `str()` says who and why."""
 
+    def __init__(self, mechanism: str, user: str) -> None:
+        super().__init__(f"{mechanism} is in use by {user}")
+        self.mechanism, self.user = mechanism, user
+
 
 class Owner:
     """Grants mechanisms to one holder at a time; the table's own use counts."""
@@ -86,7 +90,7 @@ class Owner:
                 continue
             user = self.user(mechanism)
             if user is not None:
-                raise Busy(f"{mechanism} is in use by {user}")
+                raise Busy(mechanism, user)
         for mechanism in mechanisms:
             self.held[mechanism] = (holder, why)
 

@@ -14,12 +14,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from firmware.machine import attach
+from firmware.supervisor import CONFIRM_S
 from mjtable_core.clock import Timer
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
-
-CONFIRM_S = 0.06    # glitches last up to ~50 ms; the cam's home window is longer
 
 STATES = ["home", "leaving", "returning", "fault"]
 INITIAL = "home"
@@ -64,9 +63,11 @@ class Plate:
             learn=whole)
 
     def on_enter_leaving(self, *_: object) -> None:
-        if self.stale:
-            # Left off home by a fault while the lid was up: come round to home first,
-            # then make the whole turn this raise asks for (on_enter_home).
+        if self.stale or self.settled_off_home():
+            # Off home (left so by a fault while the lid was up, or found so now): a
+            # whole turn would never see the cam leave home and would take the home it
+            # passes for a glitch. Come round to home first, then make the whole turn
+            # this raise asks for (on_enter_home).
             self.stale = False
             self.round_first = True
             self.left = True
@@ -136,8 +137,9 @@ class Plate:
             self.left = True
             if self.state == "leaving":
                 self.left_home()
-            elif self.state == "home" and self.ctl.cycle.state == "homing":
-                # Coasted past home after it was stopped: homing brings it round.
-                self.ctl.cycle.check_homed()
+            elif self.state == "home":
+                # At rest, yet off home: coasted past home, moved by hand, or a sensor
+                # reading off home. Never left believed home (controller decides).
+                self.ctl.plate_off_home(self)
         elif self.state == "returning":
             self.back_home()

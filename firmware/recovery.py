@@ -105,8 +105,9 @@ def _resume(ctl: Controller, before: dict[str, str]) -> None:
                 plate.rehome()      # found off home: come round (a raise finishes here)
             else:
                 # Off home outside a raise: a turn would lift its track's stacks onto
-                # the table. Homing finds it again and says so (plate.stuck).
+                # the table. Said so again once the resume is done (plate.stuck).
                 plate.reset()
+                ctl.clock.post(ctl.check_plates_at_rest)
     if ctl.dice.state == "fault":
         ctl.dice.reset()
     _resume_build(ctl, before)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
+from firmware.i18n import N_
 from firmware.machine import Recoverable, attach, from_fault, recover_transitions
 
 if TYPE_CHECKING:
@@ -151,7 +152,7 @@ class SideBuilder(Recoverable):
                 # reach the head. The count sensor, not an extra tile.
                 self.glitches += 1
                 self.ctl.emit("sensor.glitch", sensor=self.count_sensor,
-                              why="a count at a full side whose conveyor is off")
+                              why=N_("a count at a full side whose conveyor is off"))
                 return
             self.ctl.build.extra_tile(self)
             return

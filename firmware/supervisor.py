@@ -6,7 +6,10 @@ whose sensor is not seen within k·T has failed (CN106540440B); one slower than
 T·(1 + margin) warns that friction or supply changed (CN105879384A, timing.drift).
 
 Plausibility: a whole motion whose stop sensor shows up sooner than MIN_TRAVEL·T is
-a glitch, never the stop (`too_early`). A slow motion warns only when it recurs:
+a glitch, never the stop (`too_early`). A part-length motion (resumed from between
+the stops) has no such bound: it may have been stopped a hair short of its stop. Its
+stop is believed only once it has stayed CONFIRM_S (`part_length`): a glitch is
+shorter, a real stop stays. A slow motion warns only when it recurs:
 SLOW_RECUR of the last SLOW_WINDOW runs of that mechanism.
 
 A stop sensor missed while its mechanism evidently moved (the sensor it left did
@@ -31,10 +34,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from firmware.i18n import N_
 from firmware.watch import Watch
 from mjtable_core.clock import Timer
 
 TIMED_STOP_MARGIN = 1.1
+CONFIRM_S = 0.06        # glitches last up to ~50 ms; a cam's home window is longer
 MIN_TRAVEL = 0.7        # a worn motor is slower, never faster
 FULL_TRAVEL = 0.8       # evidence that a travel started at the far stop
 SLOW_RECUR, SLOW_WINDOW = 3, 5
@@ -163,15 +168,16 @@ class Supervisor:
                                                      lambda: self._missed(mechanism))
         self._motions[mechanism] = motion
 
-    def reached(self, mechanism: str) -> None:
-        """The motion's sensor was seen: learn how long it took."""
+    def reached(self, mechanism: str, at: float | None = None) -> None:
+        """The motion's sensor was seen (`at`: when, if it was confirmed since): learn
+        how long it took."""
         motion = self._motions.pop(mechanism, None)
         if motion is None:
             return
         if motion.timer is not None:
             motion.timer.cancel()
         self.misses[motion.sensor] = 0
-        took = self.ctl.clock.now() - motion.started
+        took = (self.ctl.clock.now() if at is None else at) - motion.started
         if motion.confirms is not None:
             self._judge(mechanism, motion.confirms, took)
         if motion.learn:
@@ -195,8 +201,8 @@ class Supervisor:
         if took > learned * (1 + self.margin):
             self.misses.pop(suspect, None)
             self.ctl.emit("sensor.trusted", **evidence,
-                          why="the travel back was slow: the motor is slow, which is no "
-                              "evidence that the stop was reached")
+                          why=N_("the travel back was slow: the motor is slow, which is no "
+                                 "evidence that the stop was reached"))
             return
         signs = self.misses.get(suspect, 0) + 1     # the misses, and this travel back
         if took >= FULL_TRAVEL * learned and signs < self.ctl.timing.degrade_after:
@@ -206,17 +212,18 @@ class Supervisor:
             # Failed, but an interlock: no timer; each miss stays a stop-fault.
             self.misses[suspect] = signs
             self.ctl.emit("sensor.failed", **evidence,
-                          why="the travel back took the whole learned time: the sensor "
-                              "failed; it guards the motors, so it is never run on a "
-                              "timer: replace it")
+                          why=N_("the travel back took the whole learned time: the sensor "
+                                 "failed; it guards the motors, so it is never run on a "
+                                 "timer: replace it"))
         elif took >= FULL_TRAVEL * learned:
             self.degraded.add(suspect)
             self.ctl.fault("sensor.degraded", suspect, None,
-                           {**evidence, "why": "the travel back took the whole learned "
-                                               "time: the stop was reached unseen"})
+                           {**evidence, "why": N_("the travel back took the whole learned "
+                                                  "time: the stop was reached unseen")})
         else:
             self.ctl.emit("sensor.trusted", **evidence,
-                          why="the travel back was short: it was stopped, not the sensor")
+                          why=N_("the travel back was short: it was stopped, not the "
+                                 "sensor"))
 
     def is_suspect(self, sensor: str) -> bool:
         return sensor in self.suspects
@@ -234,6 +241,12 @@ class Supervisor:
             return None
         elapsed = self.ctl.clock.now() - motion.started
         return elapsed if elapsed < MIN_TRAVEL * self.learned(mechanism) else None
+
+    def part_length(self, mechanism: str) -> bool:
+        """Whether `mechanism` runs a part-length motion (resumed, or from between the
+        stops): nothing bounds how soon its stop may come, so it is confirmed."""
+        motion = self._motions.get(mechanism)
+        return motion is not None and not motion.learn
 
     def restart(self, mechanism: str) -> None:
         """The same motion goes on (a head turning again for the next tile)."""

@@ -18,6 +18,7 @@ from firmware import words
 from firmware.controller import Controller
 from firmware.i18n import _, join
 from firmware.printable import printable
+from firmware.why import fault_why
 
 if TYPE_CHECKING:   # rich comes with the `console` extra; a headless table logs lines
     from rich.panel import Panel
@@ -197,7 +198,9 @@ def _log_line(event: dict[str, Any]) -> str | None:
             commitment=event["commitment"])
     if kind == "fault":
         where = words.fault_at(event["code"], event["id"], event["where"])
-        return f"{t:10.3f} " + _("FAULT") + f" {where}: {join(event['diagnosis']['remedy'])}"
+        line = f"{t:10.3f} " + _("FAULT") + f" {where}: {join(event['diagnosis']['remedy'])}"
+        seen = fault_why(event.get("evidence"))
+        return line + " " + _("(seen: {why})").format(why=seen) if seen else line
     if kind in ("start", "stop", "software.error", "handoff.refused",
                 "handoff.refused.revealed"):
         detail = " ".join(f"{k}={_plain(v)}" for k, v in event.items()

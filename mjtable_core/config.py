@@ -122,22 +122,23 @@ class TimingSection:
     def check(self) -> None:
         """Options that are each in range but contradict each other."""
         if self.dice_max_spin_s < self.dice_min_spin_s:
-            raise Invalid("dice_max_spin_s", f"{self.dice_max_spin_s} is below "
-                          f"dice_min_spin_s {self.dice_min_spin_s}")
+            raise Invalid("dice_max_spin_s", _("{max} is below dice_min_spin_s {min}").format(
+                max=self.dice_max_spin_s, min=self.dice_min_spin_s))
         if 0 < self.count_min_gap_s <= self.count_debounce_s:
             # Every gap short enough to be a double count would be dropped as bounce first.
             raise Invalid("count_min_gap_s",
-                          f"{self.count_min_gap_s} is not above count_debounce_s "
-                          f"{self.count_debounce_s}: double counts would pass as bounce "
-                          f"(raise it, or 0 turns the check off)")
+                          _("{gap} is not above count_debounce_s {debounce}: double counts "
+                            "would pass as bounce (raise it, or 0 turns the check off)").format(
+                              gap=self.count_min_gap_s, debounce=self.count_debounce_s))
         if 1 + self.drift_margin >= self.timeout_factor:
             # A run slower than T·(1 + margin) has already failed at k·T: no drift
             # warning could ever come before the fault.
             raise Invalid("drift_margin",
-                          f"{self.drift_margin} makes timing.drift impossible: a motion "
-                          f"slower than T·{1 + self.drift_margin:g} has already failed at "
-                          f"T·timeout_factor = T·{self.timeout_factor:g}; keep drift_margin "
-                          f"below {self.timeout_factor - 1:g}")
+                          _("{margin} makes timing.drift impossible: a motion slower than "
+                            "T·{slower:g} has already failed at T·timeout_factor = "
+                            "T·{factor:g}; keep drift_margin below {below:g}").format(
+                              margin=self.drift_margin, slower=1 + self.drift_margin,
+                              factor=self.timeout_factor, below=self.timeout_factor - 1))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -264,8 +265,9 @@ def _cross_check(config: Config) -> None:
     table, geometry = config.table, config.geometry
     if table.stacks_per_wall != geometry.stacks_for(table.tiles):
         raise Invalid("stacks_per_wall",
-                      f"{table.stacks_per_wall} stacks per wall do not hold a "
-                      f"{table.tiles}-tile set; use {geometry.stacks_per_side}", "table")
+                      _("{stacks} stacks per wall do not hold a {tiles}-tile set; use "
+                        "{right}").format(stacks=table.stacks_per_wall, tiles=table.tiles,
+                                          right=geometry.stacks_per_side), "table")
     backends = plugins.installed(plugins.HAL_BACKENDS)
     if config.hal.backend != "auto" and config.hal.backend not in backends:
         raise Invalid("backend", not_allowed(config.hal.backend, ("auto", *sorted(backends))),
@@ -274,8 +276,9 @@ def _cross_check(config: Config) -> None:
         _check_link(config)
     if config.hal.backend == "rpigpio":
         if table.tile_reader:   # before check_complete, which would ask for its lines
-            raise Invalid("tile_reader", "the rpigpio backend cannot read tiles; set "
-                          "tile_reader = false or use the ioboard backend", "table")
+            raise Invalid("tile_reader", _("the rpigpio backend cannot read tiles; set "
+                                           "tile_reader = false or use the ioboard "
+                                           "backend"), "table")
         check_complete(config.pins, config.signals(), config.source)
     if config.rules.engine:
         plugins.require(plugins.RULES_ENGINES, config.rules.engine, config.source, "rules",
@@ -310,10 +313,11 @@ def _check_link(config: Config) -> None:
     name, watchdog = shortest_motion_watchdog_s(config.timing)
     if link.link_timeout_s >= watchdog:
         raise Invalid("link_timeout_s",
-                      f"{link.link_timeout_s} is not below the shortest motion watchdog "
-                      f"[timing] {name} × timeout_factor = {watchdog:g} s: a silent "
-                      f"board would be reported as a stuck mechanism instead of "
-                      f"link.lost; lower it, or raise timeout_factor", "ioboard")
+                      _("{timeout} is not below the shortest motion watchdog [timing] "
+                        "{name} × timeout_factor = {watchdog:g} s: a silent board would be "
+                        "reported as a stuck mechanism instead of link.lost; lower it, or "
+                        "raise timeout_factor").format(timeout=link.link_timeout_s, name=name,
+                                                       watchdog=watchdog), "ioboard")
 
 
 def load_config(path: str | Path | None = None) -> Config:

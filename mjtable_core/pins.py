@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mjtable_core.i18n import _
 from mjtable_core.schema import ConfigError, load_section, option
 from mjtable_core.signals import Kind, Signal, catalogue
 
@@ -75,18 +76,19 @@ def _parse_one(name: str, raw: Any, file: str) -> Pin:
     signal = _ALL.get(name)
     if signal is None:
         raise ConfigError(file, "pins", name,
-                          "unknown signal (the signal names: docs/mechanics.md)")
+                          _("unknown signal (the signal names: docs/mechanics.md)"))
     if signal.kind in NOT_ON_GPIO:
-        raise ConfigError(file, "pins", name, "the 7-segment display needs a driver chip, "
-                          "not a GPIO line; leave it out of [pins]")
+        raise ConfigError(file, "pins", name, _("the 7-segment display needs a driver chip, "
+                                                "not a GPIO line; leave it out of [pins]"))
     if signal.kind is Kind.READER:
-        raise ConfigError(file, "pins", name, "a tile reader is not a GPIO line; set "
-                          "[table] tile_reader = false or use the ioboard backend")
+        raise ConfigError(file, "pins", name, _("a tile reader is not a GPIO line; set "
+                                                "[table] tile_reader = false or use the "
+                                                "ioboard backend"))
     lid = signal.kind is Kind.LID_MOTOR
     if isinstance(raw, int) and not isinstance(raw, bool):
         if lid:
-            raise ConfigError(file, "pins", name, "the lid motor takes two lines: "
-                              "{ up = N, down = M }")
+            raise ConfigError(file, "pins", name, _("the lid motor takes two lines: "
+                                                    "{ up = N, down = M }"))
         try:   # the short form of { pin = N }: its errors name the signal's own key
             raw = load_section(LineOptions, {"pin": raw}, file, "pins")
         except ConfigError as exc:
@@ -94,7 +96,8 @@ def _parse_one(name: str, raw: Any, file: str) -> Pin:
         return Pin(name, (raw.pin,))
     if not isinstance(raw, dict):
         raise ConfigError(file, "pins", name,
-                          f"got {raw!r}, expected a BCM line or {{ pin = N, ... }}")
+                          _("got {value!r}, expected a BCM line or {{ pin = N, ... }}").format(
+                              value=raw))
     # The table's own section, as TOML spells it: [pins."lid.upper"].
     section = f'pins."{name}"'
     if lid:
@@ -102,21 +105,23 @@ def _parse_one(name: str, raw: Any, file: str) -> Pin:
         return Pin(name, (lines.up, lines.down), lines.invert)
     line = load_section(LineOptions, raw, file, section)
     if line.pull != "off" and signal.is_output:
-        raise ConfigError(file, "pins", name, "an output has no pull resistor; remove pull")
+        raise ConfigError(file, "pins", name,
+                          _("an output has no pull resistor; remove pull"))
     return Pin(name, (line.pin,), line.invert, line.pull)
 
 
 def parse_pins(raw: Any, file: str) -> PinMap:
     """Read `[pins]`; every line used once at most."""
     if not isinstance(raw, dict):
-        raise ConfigError(file, "pins", None, "must be a table (a [pins] section)")
+        raise ConfigError(file, "pins", None, _("must be a table (a [pins] section)"))
     pins = {name: _parse_one(name, value, file) for name, value in raw.items()}
     owner: dict[int, str] = {}
     for pin in pins.values():
         for line in pin.lines:
             if line in owner:
                 raise ConfigError(file, "pins", pin.signal,
-                                  f"BCM line {line} is already used by {owner[line]}")
+                                  _("BCM line {line} is already used by {signal}").format(
+                                      line=line, signal=owner[line]))
             owner[line] = pin.signal
     return PinMap(pins)
 
@@ -131,13 +136,15 @@ def check_complete(pins: PinMap, signals: Mapping[str, Signal], file: str) -> No
     missing = [name for name in wired_signals(signals) if name not in pins]
     if missing:
         raise ConfigError(file, "pins", missing[0],
-                          f"no line for {len(missing)} signal(s) of this table: "
-                          + ", ".join(missing))
+                          _("no line for {n} signal(s) of this table: {signals}").format(
+                              n=len(missing), signals=", ".join(missing)))
     for name, signal in signals.items():
         if signal.kind is Kind.READER:
-            raise ConfigError(file, "table", "tile_reader", "the rpigpio backend cannot "
-                              f"read tiles ({name}); set tile_reader = false or use ioboard")
+            raise ConfigError(file, "table", "tile_reader", _(
+                "the rpigpio backend cannot read tiles ({signal}); set tile_reader = false "
+                "or use ioboard").format(signal=name))
     extra = sorted(set(pins) - set(signals))
     if extra:
-        raise ConfigError(file, "pins", extra[0], "this table has no such signal (is "
-                          "face_up_sensor or tile_reader off in [table]?)")
+        raise ConfigError(file, "pins", extra[0], _("this table has no such signal (is "
+                                                    "face_up_sensor or tile_reader off in "
+                                                    "[table]?)"))

@@ -12,6 +12,7 @@ import functools
 import sys
 from importlib.metadata import EntryPoint, entry_points
 
+from mjtable_core.i18n import N_, _
 from mjtable_core.schema import ConfigError
 
 HAL_BACKENDS = "mjtable.hal_backends"
@@ -19,8 +20,9 @@ RULES_ENGINES = "mjtable.rules_engines"
 # Callables taking the parsed Config; they raise ConfigError (mjtable_core.schema).
 CONFIG_CHECKS = "mjtable.config_checks"
 
-WHAT = {HAL_BACKENDS: "HAL backend", RULES_ENGINES: "rules engine",
-        CONFIG_CHECKS: "config check"}
+# What a plug-in of each group is, as the message names it.
+WHAT = {HAL_BACKENDS: N_("HAL backend"), RULES_ENGINES: N_("rules engine"),
+        CONFIG_CHECKS: N_("config check")}
 
 
 def installed(group: str) -> dict[str, EntryPoint]:
@@ -40,9 +42,11 @@ def require(group: str, name: str, file: str, section: str, key: str) -> EntryPo
     installed package provides it."""
     found = installed(group)
     if name not in found:
-        known = ", ".join(sorted(found)) or "none; is mjtable itself installed (pip install .)?"
+        known = ", ".join(sorted(found)) or _(
+            "none; is mjtable itself installed (pip install .)?")
+        what = _(WHAT[group]) if group in WHAT else group
         raise ConfigError(file, section, key,
-                          f"no {WHAT.get(group, group)} {name!r} is installed (installed: "
-                          f"{known}; a package provides one with an entry point in group "
-                          f"{group!r})")
+                          _("no {what} {name!r} is installed (installed: {known}; a package "
+                            "provides one with an entry point in group {group!r})").format(
+                              what=what, name=name, known=known, group=group))
     return found[name]

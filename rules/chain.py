@@ -62,7 +62,8 @@ def read_records(lines: Iterable[str]) -> list[tuple[int, dict[str, Any] | None]
 
 def _name(record: dict[str, Any], line: int) -> str:
     table = record.get("table") or {}
-    return f"line {line} (hand {table.get('cycle')} set {table.get('set')})"
+    return _("line {line} (hand {hand} set {set})").format(
+        line=line, hand=table.get("cycle"), set=table.get("set"))
 
 
 def verify_file(path: str) -> Verdict:
@@ -78,18 +79,23 @@ def verify_history(records: list[tuple[int, dict[str, Any] | None]]) -> Verdict:
     previous: tuple[int, dict[str, Any]] | None = None
     for line, record in records:
         if record is None:
-            return Verdict(False, checked, checked, f"line {line} is not a JSON record", line)
+            return Verdict(False, checked, checked,
+                           _("line {line} is not a JSON record").format(line=line), line)
         if not isinstance(record.get("commitment"), str):
-            return Verdict(False, checked, checked, f"line {line} has no commitment", line)
+            return Verdict(False, checked, checked,
+                           _("line {line} has no commitment").format(line=line), line)
         if previous is not None:
             prev_line, prev = previous
             link = record.get("previous_commitment")
             if link != prev["commitment"]:
                 return Verdict(False, len(records), checked,
-                               f"{_name(record, line)} does not chain to the record before "
-                               f"it: previous_commitment {link} but {_name(prev, prev_line)} "
-                               f"committed {prev['commitment']} (a record was changed, "
-                               "removed or reordered)", line)
+                               _("{name} does not chain to the record before it: "
+                                 "previous_commitment {link} but {before} committed "
+                                 "{commitment} (a record was changed, removed or "
+                                 "reordered)").format(
+                                   name=_name(record, line), link=link,
+                                   before=_name(prev, prev_line),
+                                   commitment=prev["commitment"]), line)
             revealed = record.get("revealed")
             prev_cycle = (prev.get("table") or {}).get("cycle")
             if not (isinstance(revealed, dict) and isinstance(revealed.get("nonce"), str)
@@ -97,23 +103,26 @@ def verify_history(records: list[tuple[int, dict[str, Any] | None]]) -> Verdict:
                 # `revealed` is bound in no commitment: a skipped reveal would let walls
                 # changed under an unchanged commitment pass.
                 return Verdict(False, len(records), checked,
-                               f"{_name(prev, prev_line)}: its walls cannot be checked: "
-                               f"the next record ({_name(record, line)}) reveals no nonce "
-                               "for that hand (a reveal removed or changed)", prev_line)
+                               _("{name}: its walls cannot be checked: the next record "
+                                 "({next}) reveals no nonce for that hand (a reveal removed "
+                                 "or changed)").format(name=_name(prev, prev_line),
+                                                       next=_name(record, line)), prev_line)
             try:
                 recomputed = commitment(prev.get("walls"), revealed["nonce"],
                                         prev.get("previous_commitment"),
                                         prev.get("next_dice_commitment"))
             except RulesError as exc:
                 return Verdict(False, len(records), checked,
-                               f"{_name(prev, prev_line)} cannot be checked: {exc}",
-                               prev_line)
+                               _("{name} cannot be checked: {error}").format(
+                                   name=_name(prev, prev_line), error=exc), prev_line)
             if recomputed != prev["commitment"]:
                 return Verdict(False, len(records), checked,
-                               f"{_name(prev, prev_line)}: its walls with the nonce "
-                               f"revealed at line {line} give {recomputed}, not the "
-                               f"commitment {prev['commitment']} published before the "
-                               "deal", prev_line)
+                               _("{name}: its walls with the nonce revealed at line {line} "
+                                 "give {recomputed}, not the commitment {commitment} "
+                                 "published before the deal").format(
+                                   name=_name(prev, prev_line), line=line,
+                                   recomputed=recomputed, commitment=prev["commitment"]),
+                               prev_line)
             checked += 1
         problem = dice.check(line, record, previous)
         if problem is not None:
@@ -145,25 +154,29 @@ class _DiceTally:
             return None
         name = _name(record, line)
         if binding != "committed":
-            return f"{name}: unknown dice_binding {binding!r}"
+            return _("{name}: unknown dice_binding {binding!r}").format(name=name,
+                                                                         binding=binding)
         seed = record.get("dice_seed")
         throws = record.get("dice")
         if not (isinstance(seed, dict) and isinstance(throws, list)):
-            return f"{name}: its dice are committed but the record reveals no dice seed"
+            return _("{name}: its dice are committed but the record reveals no dice "
+                     "seed").format(name=name)
         try:
             if dicecommit.seed_commitment(seed.get("seed")) != seed.get("commitment"):
-                return (f"{name}: its dice seed does not give the dice commitment "
-                        f"{seed.get('commitment')} it claims")
+                return _("{name}: its dice seed does not give the dice commitment "
+                         "{commitment} it claims").format(name=name,
+                                                          commitment=seed.get("commitment"))
             for i, throw in enumerate(throws):
                 faces = throw.get("faces") if isinstance(throw, dict) else None
                 if not isinstance(faces, list):
-                    return f"{name}: throw {i} has no faces"
+                    return _("{name}: throw {i} has no faces").format(name=name, i=i)
                 if faces != dicecommit.faces(seed["seed"], i, len(faces)):
-                    return (f"{name}: throw {i} shows {faces} but the committed dice seed "
-                            f"gives {dicecommit.faces(seed['seed'], i, len(faces))} "
-                            "(the dice were rolled again)")
+                    return _("{name}: throw {i} shows {faces} but the committed dice seed "
+                             "gives {seeded} (the dice were rolled again)").format(
+                                 name=name, i=i, faces=faces,
+                                 seeded=dicecommit.faces(seed["seed"], i, len(faces)))
         except RulesError as exc:
-            return f"{name}: {exc}"
+            return _("{name}: {error}").format(name=name, error=exc)
         bound = _bound_before(record, previous)
         if bound is None and _follows(record, previous):
             # The hand just before had committed dice, so it had to bind these: a
@@ -179,9 +192,10 @@ class _DiceTally:
             self.unbound.append(line)
         elif bound != seed["commitment"]:
             prev_line, prev = previous  # type: ignore[misc]
-            return (f"{name}: its dice seed {seed['commitment']} is not the one "
-                    f"{_name(prev, prev_line)} bound before these walls were built "
-                    f"({bound}): the dice were chosen after the walls were seen")
+            return _("{name}: its dice seed {commitment} is not the one {before} bound "
+                     "before these walls were built ({bound}): the dice were chosen after "
+                     "the walls were seen").format(name=name, commitment=seed["commitment"],
+                                                   before=_name(prev, prev_line), bound=bound)
         else:
             self.checked += 1
         return None

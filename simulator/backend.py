@@ -13,6 +13,7 @@ import random
 from hal.interface import Listener, OpenedHal, drive_safe
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config
+from mjtable_core.i18n import _
 from mjtable_core.signals import Signal, Value
 from simulator.players import SimPlayers
 from simulator.table import SimTable
@@ -49,5 +50,6 @@ def open_backend(config: Config, clock: Clock, seed: int | None = None) -> Opene
     table = SimTable(config, clock, seed)
     players = SimPlayers(table, clock, config)
     return OpenedHal(SimHal(table), "sim",
-                     f"built-in simulator (seed {table.seed}, simulated players)",
+                     _("built-in simulator (seed {seed}, simulated players)").format(
+                         seed=table.seed),
                      players.start, persistent=False)

@@ -182,13 +182,16 @@ def generate(seed: int, index: int, rig: str = "sim",
             faults.append(FaultSpec("power_cut", "power", other.cycle, AFTER_FAULT,
                                     round(rng.uniform(0.0, 40.0), 1), duration_s=duration))
     actions: list[ActionSpec] = []
-    for spec in faults:
+    for n, spec in enumerate(faults, start=1):
+        # Each action answers what its own injection causes (`for_fault`), never the
+        # same fault id raised by another injection.
         choice = rng.random()
         if choice < 0.6:
-            actions += [dataclasses.replace(a, delay_s=round(rng.uniform(0.0, 40.0), 1))
+            actions += [dataclasses.replace(a, delay_s=round(rng.uniform(0.0, 40.0), 1),
+                                            for_fault=n)
                         for a in right_actions(spec)]
         elif choice < 0.8:
-            actions.append(wrong_action(rng, spec))
+            actions.append(dataclasses.replace(wrong_action(rng, spec), for_fault=n))
     return Scenario(seed=rng.randrange(1 << 16), cycles=cycles, faults=tuple(faults),
                     actions=tuple(actions), expect=_expect(faults),
                     source=f"fuzz-{seed}-{index}", play_time_s=FUZZ_PLAY_TIME_S)
@@ -288,7 +291,8 @@ def _smaller(scenario: Scenario) -> Iterator[Scenario]:
     if len(faults) > 1:
         for i in range(len(faults)):
             kept = faults[:i] + faults[i + 1:]
-            yield dataclasses.replace(scenario, faults=kept, expect=_expect(kept))
+            yield dataclasses.replace(scenario, faults=kept, expect=_expect(kept),
+                                      actions=_without_fault(actions, i + 1))
     for i in range(len(actions)):
         yield dataclasses.replace(scenario, actions=actions[:i] + actions[i + 1:])
     last = max(f.cycle for f in faults)
@@ -298,6 +302,18 @@ def _smaller(scenario: Scenario) -> Iterator[Scenario]:
         moved = tuple(dataclasses.replace(f, cycle=f.cycle - 1) for f in faults)
         yield dataclasses.replace(scenario, faults=moved, cycles=scenario.cycles - 1,
                                   expect=_expect(moved))
+
+
+def _without_fault(actions: tuple[ActionSpec, ...], n: int) -> tuple[ActionSpec, ...]:
+    """The actions once [[fault]] #n is dropped: its own go with it, later ones renumber."""
+    kept = []
+    for action in actions:
+        if action.for_fault == n:
+            continue
+        if action.for_fault is not None and action.for_fault > n:
+            action = dataclasses.replace(action, for_fault=action.for_fault - 1)
+        kept.append(action)
+    return tuple(kept)
 
 
 def minimise(run: Runner, scenario: Scenario, classes: list[str], wall_limit_s: float,
@@ -342,6 +358,8 @@ def to_toml(scenario: Scenario, classes: list[str], note: str = "") -> str:
                   f"do = {_toml(action.do)}", f"delay_s = {action.delay_s}"]
         if action.where is not None:
             lines.append(f"where = {_toml(action.where)}")
+        if action.for_fault is not None:
+            lines.append(f"for_fault = {action.for_fault}")
     expect = scenario.expect
     lines += ["", "[expect]", f"faults = {_toml(list(expect.faults))}",
               f"allow = {_toml(sorted(expect.allow))}"]

@@ -14,6 +14,7 @@ boots a new one on the same journal after the cut's duration.
 from __future__ import annotations
 
 import dataclasses
+import re
 import resource
 import time
 import traceback
@@ -252,20 +253,58 @@ class Harness:
         for spec, at in self._injected[len(self.detections):]:
             self.detections.append({"spec": spec, "kind": spec.kind, "fault": event["id"],
                                     "latency_s": round(self.clock.now() - at, 3)})
-        # `where` says where the technician works, not where the fault was seen; of the
-        # actions waiting for this fault id, the technician takes one for a part that
-        # is really broken, as a technician at the table would find it.
-        waiting = [i for i, a in enumerate(self.scenario.actions)
-                   if i not in self._handled and a.after_fault == event["id"]]
-        if waiting and event["id"] not in self._on_the_way:
-            broken = [i for i in waiting if self._broken(self.scenario.actions[i])]
-            i = (broken or waiting)[0]
-            action = self.scenario.actions[i]
-            self._handled.add(i)
-            self._pending += 1
-            # Until this technician is done, the same fault again is the same job.
-            self._on_the_way.add(action.after_fault)
-            self.clock.call_later(action.delay_s, lambda a=action: self._act(a))
+        self._send_technician(event["id"], str(event.get("where")))
+
+    def _send_technician(self, fault_id: str, where: str) -> None:
+        """Send the technician planned for this fault occurrence, if any.
+
+        An action planned for one injection (`for_fault`) answers only a fault that
+        injection may have caused: injected before it, at the same side. Of the actions
+        left, the earliest injection's come first, and the technician takes one for a
+        part that is really broken, as a technician at the table would find it (`where`
+        says where the technician works, not where the fault was seen)."""
+        causes = self._causes(where)
+        actions = self.scenario.actions
+        waiting = [i for i, a in enumerate(actions)
+                   if i not in self._handled and a.after_fault == fault_id
+                   and (a.for_fault is None or a.for_fault - 1 in causes)]
+        # Until its technician is done, the same fault again is the same job.
+        jobs = {(fault_id, None), *((fault_id, n) for n in causes)}
+        if not waiting or jobs & self._on_the_way:
+            return
+        waiting.sort(key=lambda i: causes.index(actions[i].for_fault - 1)
+                     if actions[i].for_fault is not None else len(causes))
+        broken = [i for i in waiting if self._broken(actions[i])]
+        i = (broken or waiting)[0]
+        action = actions[i]
+        self._handled.add(i)
+        self._pending += 1
+        self._on_the_way.add(self._job(action))
+        self.clock.call_later(action.delay_s, lambda a=action: self._act(a))
+
+    def _causes(self, where: str) -> list[int]:
+        """The scenario's faults (0-based, in injection order) injected so far that may
+        have caused a fault raised at `where`: any place without a side, or its side."""
+        side = _side(where)
+        indexes = {id(spec): n for n, spec in enumerate(self.scenario.faults)}
+        causes: list[int] = []
+        for spec, _at in self._injected:
+            n = indexes.get(id(spec))
+            theirs = _side(spec.where)
+            if n is not None and n not in causes and (
+                    side is None or theirs is None or side == theirs):
+                causes.append(n)
+        return causes
+
+    def _job(self, action: ActionSpec) -> tuple[str, int | None]:
+        return (action.after_fault,
+                None if action.for_fault is None else action.for_fault - 1)
+
+    def _side_of(self, action: ActionSpec) -> int | None:
+        """The side whose fault an action planned for an injection clears (None: any)."""
+        if action.for_fault is None:
+            return None
+        return _side(self.scenario.faults[action.for_fault - 1].where)
 
     def _after_fault(self) -> None:
         """Arm the faults due `at_s` after the first stop-fault of their cycle."""
@@ -379,7 +418,7 @@ class Harness:
 
     def _act(self, action: ActionSpec) -> None:
         self._pending -= 1
-        self._on_the_way.discard(action.after_fault)
+        self._on_the_way.discard(self._job(action))
         table, where, do = self.table, action.where or "", action.do
         if do == "top_up":
             self.players.top_up()
@@ -419,8 +458,9 @@ class Harness:
         refed = untrusted or (do == "refeed" and self.ctl.refeed_hold is not None)
         if refed:
             table.refeed()
-        # Only an operator who refed says so: any other action leaves the hold on.
-        self._clear(action.after_fault, refed=do == "refeed")
+        # Only an operator who refed says so: any other action leaves the hold on. A
+        # technician who mended one side clears that side's fault, not another's.
+        self._clear(action.after_fault, refed=do == "refeed", side=self._side_of(action))
 
     def _when_powered(self, job: Callable[[], None]) -> None:
         """Do `job` once the power is back (still pending for `halted` meanwhile)."""
@@ -432,16 +472,18 @@ class Harness:
 
         self._after_power.append(powered)
 
-    def _clear(self, fault_id: str, refed: bool = False, tries: int = CLEAR_TRIES) -> None:
+    def _clear(self, fault_id: str, refed: bool = False, tries: int = CLEAR_TRIES,
+               side: int | None = None) -> None:
         if not self.table.powered:
             # The table is off: what was mended stays mended, but the fault is cleared
             # on the controller that boots when the power returns, never on a dead one.
-            self._when_powered(lambda: self._clear(fault_id, refed, tries))
+            self._when_powered(lambda: self._clear(fault_id, refed, tries, side))
             return
         ctl = self.ctl
         refused = False
         for fault in ctl.faults:
-            if fault.active and fault.id == fault_id:
+            if fault.active and fault.id == fault_id and (
+                    side is None or _side(fault.where) in (None, side)):
                 try:
                     ctl.clear_fault(fault, by="technician", refed=refed)
                 except ClearRefused:
@@ -454,7 +496,7 @@ class Harness:
 
             def again() -> None:
                 self._pending -= 1
-                self._clear(fault_id, refed, tries - 1)
+                self._clear(fault_id, refed, tries - 1, side)
 
             self.clock.call_later(CLEAR_RETRY_S, again)
             return
@@ -580,6 +622,12 @@ class Harness:
             "problems": problems,
             "completed": not problems,
         }
+
+
+def _side(where: str) -> int | None:
+    """The side a place belongs to (`side.2.head`, `motor.side.2.plate`), else None."""
+    match = re.search(r"(?:^|\.)side\.(\d+)\b", where)
+    return int(match.group(1)) if match else None
 
 
 def crash_report(exc: BaseException) -> dict[str, Any]:

@@ -77,6 +77,26 @@ class Cam:
         else:
             self._schedule()
 
+    def turn_by_hand(self, fraction: float) -> None:
+        """Turned on by `fraction` of a turn without its motor (moved by hand, or a
+        coast past home): the marks passed happen, as they would under the motor."""
+        self._advance()
+        self._since = self.clock.now()
+        self.angle += fraction
+        while self._next_mark < len(self.marks) and self.angle >= self.marks[self._next_mark][0]:
+            callback = self.marks[self._next_mark][1]
+            self._next_mark += 1
+            callback()
+        self._schedule()
+
+    def home_by_hand(self) -> None:
+        """A technician turns the cam back to home, its motor off."""
+        self._cancel()
+        self.running = False
+        self.angle = 0.0
+        self._next_mark = 0
+        self.on_turn_end()
+
     def _schedule(self) -> None:
         self._cancel()
         if not self.running or self.blocked:

@@ -18,6 +18,7 @@ phase = "build"                     # build, lid_down, lid_up, raise, dice, play
 after_fault = "head.jam"            # a fault id (docs/mechanics.md, Fault catalogue)
 do = "clear_jam"
 where = "side.2.head"
+for_fault = 1                       # optional: only for what [[fault]] #1 causes
 
 [expect]
 faults = ["head.jam"]               # must be raised
@@ -39,7 +40,7 @@ from typing import Any
 from firmware.faults import CATALOGUE
 from mjtable_core.config import reference_config
 from mjtable_core.geometry import REFERENCE
-from mjtable_core.i18n import N_
+from mjtable_core.i18n import N_, _
 from mjtable_core.packagedata import data_folder
 from mjtable_core.schema import ConfigError, Invalid, load_section, option, read_toml
 
@@ -111,11 +112,12 @@ class FaultSpec:
         """The place fits the kind, exactly one time is given, and each kind's own
         options are in their range."""
         if not re.fullmatch(KINDS[self.kind], self.where):
-            raise Invalid("where", f"{self.where!r} does not fit {self.kind} "
-                                   f"(expected a name matching {KINDS[self.kind]})")
+            raise Invalid("where", _("{where!r} does not fit {kind} (expected a name "
+                                     "matching {pattern})").format(
+                where=self.where, kind=self.kind, pattern=KINDS[self.kind]))
         if (self.phase is None) == (self.at_s is None) and self.phase != AFTER_FAULT:
-            raise Invalid("phase", f"give exactly one of phase or at_s (both only with "
-                                   f"phase = {AFTER_FAULT!r})")
+            raise Invalid("phase", _("give exactly one of phase or at_s (both only with "
+                                     "phase = {fault!r})").format(fault=AFTER_FAULT))
         _check_kind(self)
 
 
@@ -124,30 +126,39 @@ def _check_kind(spec: FaultSpec) -> None:
 
     magnet = spec.kind in ("weak_magnet_tile", "dead_magnet_tile")
     if magnet and (spec.tile is None or spec.tile not in set_codes(REFERENCE.tiles)):
-        raise Invalid("tile", f"{spec.tile!r}: give a tile code such as B5")
+        raise Invalid("tile", _("{tile!r}: give a tile code such as B5").format(tile=spec.tile))
     if spec.kind in ("missing_tiles", "extra_tiles") and not 1 <= spec.count <= 20:
-        raise Invalid("count", f"{spec.count}: from 1 to 20")
+        raise Invalid("count", _("{count}: from 1 to 20").format(count=spec.count))
     flaky = spec.kind == "sensor_flaky"
     if spec.kind in ("sensor_dirty", "sensor_flaky", "link_noise") and not (
             0 < spec.probability <= (50.0 if flaky else 1.0)):
-        unit = "pulses per second, at most 50" if flaky else "at most 1"
-        raise Invalid("probability", f"{spec.probability}: above 0 ({unit})")
+        unit = _("pulses per second, at most 50") if flaky else _("at most 1")
+        raise Invalid("probability", _("{probability}: above 0 ({unit})").format(
+            probability=spec.probability, unit=unit))
     if spec.kind == "sensor_dirty" and spec.mode not in ("miss", "double", "both"):
-        raise Invalid("mode", f"{spec.mode!r}: one of miss, double, both")
+        raise Invalid("mode", _("{mode!r}: one of miss, double, both").format(mode=spec.mode))
     if spec.kind == "motor_slow" and not 1.0 < spec.factor <= 20.0:
-        raise Invalid("factor", f"{spec.factor}: above 1 and at most 20")
+        raise Invalid("factor", _("{factor}: above 1 and at most 20").format(
+            factor=spec.factor))
     if spec.kind in ("power_cut", "link_drop") and not 0 < spec.duration_s <= 3600:
-        raise Invalid("duration_s", f"{spec.duration_s}: above 0, at most 3600")
+        raise Invalid("duration_s", _("{duration}: above 0, at most 3600").format(
+            duration=spec.duration_s))
 
 
 @dataclass(frozen=True)
 class ActionSpec:
-    """One `[[action]]`: what the technician does after a fault, and where."""
+    """One `[[action]]`: what the technician does after a fault, and where.
+
+    `for_fault` (1-based) names the `[[fault]]` it was planned for: it then answers
+    only a fault that injection may have caused (injected before it, at its side), never
+    the same fault id raised by another injection. Without it, the first fault of that
+    id takes it."""
 
     after_fault: str = option(choices=CATALOGUE, shown=FAULT_ID)
     do: str = option(choices=ACTIONS)
     where: str | None = option(None)
     delay_s: float = option(20.0, minval=0.0, maxval=3600.0)
+    for_fault: int | None = option(None, minval=1, doc="the [[fault]] it answers, from 1")
 
 
 @dataclass(frozen=True)
@@ -179,8 +190,12 @@ class Scenario:
     def check(self) -> None:
         for i, spec in enumerate(self.faults, start=1):
             if spec.cycle > self.cycles:
-                raise Invalid("cycle", f"cycle {spec.cycle} is after the last cycle "
-                                       f"{self.cycles}", f"fault #{i}")
+                raise Invalid("cycle", _("cycle {cycle} is after the last cycle {last}").format(
+                    cycle=spec.cycle, last=self.cycles), f"fault #{i}")
+        for i, action in enumerate(self.actions, start=1):
+            if action.for_fault is not None and action.for_fault > len(self.faults):
+                raise Invalid("for_fault", _("{number}: there are {count} [[fault]] tables").format(
+                    number=action.for_fault, count=len(self.faults)), f"action #{i}")
 
 
 def parse_scenario(raw: dict[str, Any], file: str) -> Scenario:
@@ -205,8 +220,9 @@ def _config_path(file: str, name: str) -> str:
     reference = reference_config(Path(name).name)
     if reference.is_file():
         return str(reference)
-    raise ScenarioError(file, None, "config", f"{name!r}: no such file beside the scenario, "
-                                              f"nor a reference config of that name")
+    raise ScenarioError(file, None, "config", _("{name!r}: no such file beside the scenario, "
+                                                "nor a reference config of that name").format(
+                                                    name=name))
 
 
 def example_scenarios() -> list[Path]:

@@ -254,6 +254,7 @@ def test_5_an_obstruction_stays_an_obstruction(rig: Rig) -> None:
     assert hal.values["motor.lid"] == "down"         # travel back to the lower stop first
     run_for(clock, 0.6)                              # 40 % of the learned 1.5 s
     hal.edge("lid.lower", True)
+    run_for(clock, 0.07)                             # a part-length move's stop stays
     assert hal.values["motor.lid"] == "up"
     hal.edge("lid.lower", False)
     run_for(clock, 3.5)
@@ -272,6 +273,7 @@ def test_5_a_failed_sensor_is_degraded_on_evidence_and_restored_when_cleared(
     assert hal.values["motor.lid"] == "down"
     run_for(clock, 1.45)                             # the whole travel back
     hal.edge("lid.lower", True)
+    run_for(clock, 0.07)                             # a part-length move's stop stays
     degraded = ctl.faults[-1]
     assert (degraded.id, degraded.where) == ("sensor.degraded", "lid.upper")
     assert ctl.supervisor.degraded == {"lid.upper"}
@@ -597,6 +599,7 @@ def test_5_a_failed_lower_lid_sensor_is_never_run_on_a_timer(rig: Rig) -> None:
     assert hal.values["motor.lid"] == "up"           # travel back to the upper stop first
     run_for(clock, 1.45)                             # the whole travel: the sensor failed
     hal.edge("lid.upper", True)
+    run_for(clock, 0.07)                             # a part-length move's stop stays
     ids = [f.id for f in ctl.faults]
     assert "sensor.degraded" not in ids and ctl.supervisor.degraded == set()
     assert hal.values["motor.lid"] == "down"

@@ -43,6 +43,7 @@ from firmware.diagnosis import diagnose
 from firmware.eventlog import EventLog
 from firmware.faults import Fault
 from firmware.handoff import public_event, public_record
+from firmware.i18n import N_
 from firmware.maintenance import Maintenance, MaintenanceRefused, NoSuchMechanism, mechanism_tests
 from firmware.printable import clean, printable
 from mjtable_core.signals import Kind
@@ -89,7 +90,7 @@ class Client:
         try:
             self.queue.put_nowait(p.encode(message))
         except asyncio.QueueFull:
-            self.drop("it stopped reading (send queue full)", "stopped reading")
+            self.drop(N_("it stopped reading (send queue full)"), "stopped reading")
             return False
         if self.queue.qsize() >= SEND_QUEUE // 2:
             self.room.clear()
@@ -203,7 +204,7 @@ class ApiServer:
         for server in self.servers:
             server.close()
         for client in list(self.clients):
-            client.drop("the daemon is stopping")
+            client.drop(N_("the daemon is stopping"))
         if self._ticker is not None:
             self._ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):

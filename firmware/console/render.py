@@ -14,6 +14,7 @@ from firmware import words
 from firmware.i18n import N_, _, join
 from firmware.printable import printable
 from firmware.view import lamps_text, picture, snap_from_status
+from firmware.why import fault_why, worded
 
 # Evidence keys as a technician reads them (the JSON keeps the keys).
 EVIDENCE = {
@@ -26,7 +27,8 @@ EVIDENCE = {
     "head_home_glitches": N_("head home sensor glitches, by side"),
     "face_up_sensor": N_("face-up sensor fitted"), "dice": N_("dice"),
     "faces": N_("dice faces"), "learned_down_s": N_("learned lowering time (s)"),
-    "degraded": N_("sensors on a timed fallback"),
+    "degraded": N_("sensors on a timed fallback"), "why": N_("why"),
+    "reason": N_("reason"),
 }
 
 
@@ -125,6 +127,9 @@ def fault_lines(faults: list[dict[str, Any]]) -> list[str]:
         lines.append(_("{ref}{fault} (hand {hand}, t={t} s){state}: {summary}").format(
             ref=ref, fault=words.fault_at(f["code"], f["id"], f["where"]), hand=f["cycle"],
             t=f["sim_time_s"], state=state, summary=d["summary"]))
+        why = fault_why(f.get("evidence"))
+        if why:
+            lines.append("    " + _("seen: {why}").format(why=why))
         lines.append("    " + _("likely: {causes}").format(causes=join(d["causes"])))
         lines.append("    " + _("do: {remedy}").format(remedy=join(d["remedy"])))
     return lines
@@ -141,13 +146,17 @@ def event_detail(event: dict[str, Any], skip: set[str]) -> str:
     for key, value in event.items():
         if key in skip:
             continue
+        seen = fault_why(value) if key == "evidence" else None
         if key == "state" and isinstance(value, str):
             text = words.state(value)
+        elif seen:
+            key, text = "why", seen         # a fault's evidence: what was seen, in words
         elif isinstance(value, dict) and not ("code" in value and "id" in value):
             text = "…"
         else:
-            text = plain(value)
-        if len(text) > DETAIL_CELLS:
+            text = plain(worded(key, value))
+        # A why is one sentence of ours, and its end says what to do: never cut it.
+        if len(text) > DETAIL_CELLS and key != "why":
             text = text[:DETAIL_CELLS - 1] + "…"
         parts.append(f"{key}={text}")
     return " ".join(parts)
@@ -208,7 +217,7 @@ def evidence_lines(evidence: dict[str, Any]) -> list[str]:
                          for k, v in value.items())
             continue
         shown = words.state(value) if key in STATE_KEYS and isinstance(value, str) else (
-            plain(value))
+            plain(worded(key, value)))
         lines.append("    " + labelled(label, shown))
     return lines
 
@@ -250,10 +259,25 @@ def testmode_lines(result: dict[str, Any]) -> list[str]:
     return [said.format(state=words.state(result["cycle"], held))]
 
 
+def jog_stopped(stopped: Any) -> str:
+    """Why a jog stopped, in words. The record keeps the maintenance module's fixed
+    forms ("time up", "reached lid.upper", "aborted: e-stop"): scripts match on them."""
+    if not isinstance(stopped, str):
+        return plain(stopped)
+    if stopped == "time up":
+        return _("time up")
+    head, _sep, rest = stopped.partition(" ")
+    if head == "reached" and rest:
+        return _("reached {sensor}").format(sensor=rest)
+    if head == "aborted:" and rest:
+        return _("aborted: {why}").format(why=_(rest))
+    return _(stopped)
+
+
 def jog_lines(result: dict[str, Any]) -> list[str]:
     return [_("jog {motor} {direction}: ran {seconds} s, stopped: {stopped}").format(
         motor=result["motor"], direction=result["direction"], seconds=result["ran_s"],
-        stopped=plain(result["stopped"]))]
+        stopped=jog_stopped(result["stopped"]))]
 
 
 def clear_lines(result: dict[str, Any]) -> list[str]:

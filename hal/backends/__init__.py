@@ -15,6 +15,7 @@ from hal.interface import HalError, OpenedHal
 from mjtable_core import plugins
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config
+from mjtable_core.i18n import _
 
 
 def choose_backend(config: Config) -> str:
@@ -31,7 +32,8 @@ def open_hal(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal
     backend = choose_backend(config)
     entry = plugins.installed(plugins.HAL_BACKENDS).get(backend)
     if entry is None:
-        raise HalError(
-            f"HAL backend {backend!r} is not installed; set [hal] backend = \"sim\" in the "
-            "config to run the built-in simulator (pip install mjtable provides it)")
+        raise HalError(_(
+            "HAL backend {backend!r} is not installed; set [hal] backend = \"sim\" in the "
+            "config to run the built-in simulator (pip install mjtable provides it)").format(
+                backend=backend))
     return entry.load()(config, clock, seed)

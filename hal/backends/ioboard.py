@@ -36,6 +36,7 @@ from hal.protocol import (
 )
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config, IoboardSection
+from mjtable_core.i18n import _
 from mjtable_core.signals import Signal, Value
 
 OnLinkFault = Callable[[str, dict[str, Any]], None]
@@ -67,9 +68,11 @@ def open_port(url: str, baud: int, source: str = "") -> Any:
                                      write_timeout=1.0)
     except (serial.SerialException, ValueError) as exc:
         where = f"{source}: [ioboard] port" if source else "[ioboard] port"
-        raise LinkError("link.lost", f"{where}: cannot open the I/O board's port {url!r} "
-                        f"({exc}); check that key, the cable and that this user is in group "
-                        "dialout", {"port": url}) from None
+        raise LinkError("link.lost", _("{where}: cannot open the I/O board's port {url!r} "
+                                       "({error}); check that key, the cable and that this "
+                                       "user is in group dialout").format(
+                                           where=where, url=url, error=exc),
+                        {"port": url}) from None
     sock = getattr(port, "_socket", None)
     if sock is not None:
         # pyserial's socket:// leaves Nagle on: every small frame would wait for the
@@ -130,7 +133,7 @@ class IoBoardHal:
         # (one byte each on socket://) do not count towards the wait.
         quiet_per_hello = max(1, round(HELLO_EVERY_S / READ_TIMEOUT_S))
         attempts = max(1, round(self.settings.connect_timeout_s / HELLO_EVERY_S))
-        for _ in range(attempts):
+        for _attempt in range(attempts):
             self._send_bytes(Frame(0, Msg.HELLO, encode_hello()).encode())
             quiet = 0
             while welcome is None and quiet < quiet_per_hello:
@@ -145,23 +148,26 @@ class IoBoardHal:
                 break
         port = self.port_name
         if welcome is None:
-            raise LinkError("link.lost", f"E80 link.lost: the I/O board on {port} did not "
-                            f"answer within {self.settings.connect_timeout_s} s; check the "
-                            "cable, the board's power and [ioboard] port/baud",
+            raise LinkError("link.lost", "E80 link.lost: " + _(
+                "the I/O board on {port} did not answer within {seconds} s; check the "
+                "cable, the board's power and [ioboard] port/baud").format(
+                    port=port, seconds=self.settings.connect_timeout_s),
                             {"port": port, "waited_s": self.settings.connect_timeout_s})
         try:
             info = decode_welcome(welcome.payload)
         except ProtocolError as exc:
-            raise LinkError("link.version", f"E81 link.version: the I/O board on {port} "
-                            f"answered with a handshake this firmware cannot read ({exc}); "
-                            "reflash the board", {"port": port}) from None
+            raise LinkError("link.version", "E81 link.version: " + _(
+                "the I/O board on {port} answered with a handshake this firmware cannot "
+                "read ({error}); reflash the board").format(port=port, error=exc),
+                {"port": port}) from None
         if info.version != VERSION:
             evidence = {"port": port, "board_version": info.version, "host_version": VERSION}
             if self.on_link_fault is not None:
                 self.on_link_fault("link.version", evidence)
-            raise LinkError("link.version", f"E81 link.version: the I/O board on {port} "
-                            f"speaks protocol {info.version}, this firmware speaks {VERSION}; "
-                            "reflash the board with the matching firmware", evidence)
+            raise LinkError("link.version", "E81 link.version: " + _(
+                "the I/O board on {port} speaks protocol {board}, this firmware speaks "
+                "{host}; reflash the board with the matching firmware").format(
+                    port=port, board=info.version, host=VERSION), evidence)
         self.heartbeat_limit_s = info.heartbeat_limit_s
         self._check_heartbeat(info.heartbeat_limit_s)
         self._board_time.reset()
@@ -181,10 +187,12 @@ class IoBoardHal:
         otherwise the board turns every output off moments after a clean start."""
         beat = self.settings.heartbeat_s
         if 2 * beat > limit_s:
-            raise HalError(f"{self.source}: [ioboard] heartbeat_s: {beat} s is too slow "
-                           f"for the I/O board on {self.port_name}, whose failsafe turns every "
-                           f"output off after {limit_s:g} s without a frame (announced at "
-                           f"the handshake); set heartbeat_s to at most {limit_s / 2:g}")
+            raise HalError(_("{source}: [ioboard] heartbeat_s: {beat} s is too slow for the "
+                             "I/O board on {port}, whose failsafe turns every output off "
+                             "after {limit:g} s without a frame (announced at the handshake); "
+                             "set heartbeat_s to at most {most:g}").format(
+                                 source=self.source, beat=beat, port=self.port_name,
+                                 limit=limit_s, most=limit_s / 2))
 
     # -- the port ---------------------------------------------------------------------
 
@@ -303,5 +311,5 @@ class IoBoardHal:
 def open_backend(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal:
     """An I/O board on a serial line (entry point `ioboard`); `seed` is for simulators."""
     board = IoBoardHal.from_config(config, clock)
-    return OpenedHal(board, "ioboard", f"I/O board on {board.port_name}",
+    return OpenedHal(board, "ioboard", _("I/O board on {port}").format(port=board.port_name),
                      connect=board.connect)

@@ -23,6 +23,7 @@ from typing import Any
 from hal.interface import HalError, Listener, OpenedHal, drive_safe
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config
+from mjtable_core.i18n import _
 from mjtable_core.pins import Pin, PinMap, check_complete
 from mjtable_core.schema import ConfigError
 from mjtable_core.signals import LID_DOWN, LID_UP, Kind, Signal, Value
@@ -48,18 +49,19 @@ def import_gpio(model: str | None = None) -> Any:
     model = model or board_model()
     extra = "pi5" if "Raspberry Pi 5" in model else "pi"
     library = "rpi-lgpio" if extra == "pi5" else "RPi.GPIO"
-    fix = (f"install it with: pip install 'mjtable[{extra}]'; or, to run without table "
-           "hardware, set [hal] backend = \"sim\" in the config")
+    fix = _("install it with: pip install 'mjtable[{extra}]'; or, to run without table "
+            "hardware, set [hal] backend = \"sim\" in the config").format(extra=extra)
     try:
         import RPi.GPIO as GPIO
     except ImportError as exc:
-        raise HalError(f"the rpigpio backend needs {library} (board: {model}); {fix} "
-                       f"[{exc}]") from None
+        raise HalError(_("the rpigpio backend needs {library} (board: {model}); {fix} "
+                         "[{error}]").format(library=library, model=model, fix=fix,
+                                             error=exc)) from None
     except RuntimeError as exc:
         # RPi.GPIO raises RuntimeError at import when it finds no Pi SoC.
-        raise HalError(f"the rpigpio backend cannot drive this board ({model}): {exc}; "
-                       "on a table this must be a Raspberry Pi; elsewhere set [hal] "
-                       "backend = \"sim\"") from None
+        raise HalError(_("the rpigpio backend cannot drive this board ({model}): {error}; "
+                         "on a table this must be a Raspberry Pi; elsewhere set [hal] "
+                         "backend = \"sim\"").format(model=model, error=exc)) from None
     return GPIO
 
 
@@ -84,12 +86,13 @@ def _check_board(model: str, pins: dict[str, Pin]) -> None:
               if line not in lines]
     if beyond:
         used = sum(len(pin.lines) for pin in pins.values())
-        raise HalError(
-            f"this table needs {used} GPIO lines but the {model} brings out "
-            f"{len(lines)} (BCM 0-{lines[-1]}); no line for: {', '.join(beyond)}. "
-            "Driving lines that are not on the connector would touch the board's own "
-            "circuits, so nothing was set up. Wire the table through the I/O board "
-            "([hal] backend = \"ioboard\") or give these signals lines on the connector")
+        raise HalError(_(
+            "this table needs {used} GPIO lines but the {model} brings out {count} "
+            "(BCM 0-{last}); no line for: {beyond}. Driving lines that are not on the "
+            "connector would touch the board's own circuits, so nothing was set up. Wire "
+            "the table through the I/O board ([hal] backend = \"ioboard\") or give these "
+            "signals lines on the connector").format(used=used, model=model, count=len(lines),
+                                                     last=lines[-1], beyond=", ".join(beyond)))
 
 
 class RpiGpioHal:
@@ -110,16 +113,17 @@ class RpiGpioHal:
         try:
             check_complete(pins, self.signals, source)
         except ConfigError as exc:
-            raise HalError(f"config error: {exc}") from None
+            raise HalError(_("config error: {error}").format(error=exc)) from None
         self.pins: dict[str, Pin] = dict(pins)
         self.model = model or board_model()
         if gpio is None and not is_pi(self.model):
             # rpi-lgpio would open whatever gpiochip this board has: refuse, loudly.
-            raise HalError(
-                f"[hal] backend = \"rpigpio\" drives a Raspberry Pi's GPIO, but this board "
-                f"is {self.model!r}. On the table's Pi install the library with "
+            raise HalError(_(
+                "[hal] backend = \"rpigpio\" drives a Raspberry Pi's GPIO, but this board "
+                "is {model!r}. On the table's Pi install the library with "
                 "pip install 'mjtable[pi]' (Pi 4 and older, RPi.GPIO) or 'mjtable[pi5]' "
-                "(Pi 5, rpi-lgpio); to run without table hardware set [hal] backend = \"sim\"")
+                "(Pi 5, rpi-lgpio); to run without table hardware set [hal] backend = "
+                "\"sim\"").format(model=self.model))
         _check_board(self.model, self.pins)
         self.gpio = gpio if gpio is not None else import_gpio(self.model)
         self.values: dict[str, Value] = {
@@ -154,8 +158,9 @@ class RpiGpioHal:
         except (RuntimeError, ValueError) as exc:
             with contextlib.suppress(Exception):
                 GPIO.cleanup()
-            raise HalError(f"GPIO set-up failed at {name} (BCM {pin.lines}): {exc}; check "
-                           "[pins] and that this user is in group gpio") from None
+            raise HalError(_("GPIO set-up failed at {signal} (BCM {lines}): {error}; check "
+                             "[pins] and that this user is in group gpio").format(
+                                 signal=name, lines=pin.lines, error=exc)) from None
 
     def _sample(self, pin: Pin) -> bool:
         return bool(self.gpio.input(pin.lines[0])) != pin.invert
@@ -224,4 +229,4 @@ class RpiGpioHal:
 def open_backend(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal:
     """The Pi's GPIO (entry point `rpigpio`); `seed` is for simulators only."""
     hal = RpiGpioHal.from_config(config, clock)
-    return OpenedHal(hal, "rpigpio", f"GPIO of {hal.model}")
+    return OpenedHal(hal, "rpigpio", _("GPIO of {model}").format(model=hal.model))

@@ -1,0 +1,71 @@
+"""Why a fault or an event was raised, in the words of the person reading it.
+
+A `why` in a fault's evidence or in an event (and a lost link's `reason`) is stored in
+English: it is data, the same in every language, and its English is the msgid of
+its translation. Screens, logs and the console say it through `worded`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from firmware.i18n import N_, _
+
+if TYPE_CHECKING:
+    from firmware.owner import Busy
+
+# Why the link to the I/O board was declared lost (`reason` in link.lost's evidence:
+# the HAL stores a short fixed word, the technician reads a sentence).
+LINK_REASONS = {
+    "retries": N_("the board acknowledged nothing, however often it was sent again"),
+    "silence": N_("nothing heard from the board for longer than its limit"),
+    "board failsafe": N_("the board heard nothing from the host and turned every output "
+                         "off"),
+}
+
+
+# Whys recorded with a name or a number inside (the owner's refusals, the API's
+# drops): the stored English is matched here and said again in the current language.
+WHY_FORMS = (
+    (re.compile(r"(?P<mechanism>\S+) is held by (?P<holder>\S+) \((?P<use>.*)\)"),
+     N_("{mechanism} is held by {holder} ({use})")),
+    (re.compile(r"it took nothing for (?P<seconds>\S+) s \(stopped reading\)"),
+     N_("it took nothing for {seconds} s (stopped reading)")),
+    (re.compile(r"a request line took over (?P<seconds>\S+) s"),
+     N_("a request line took over {seconds} s")),
+    (re.compile(r"idle for (?P<seconds>\S+) s"), N_("idle for {seconds} s")),
+)
+
+
+def worded(key: str, value: Any) -> Any:
+    """An evidence or event value that is an English sentence (`why`, a link's
+    `reason`), in the current language. The stored record keeps the English: it is
+    data, and the msgid is the key to its translation."""
+    if not isinstance(value, str):
+        return value
+    if key == "why":
+        for form, template in WHY_FORMS:
+            match = form.fullmatch(value)
+            if match:
+                return _(template).format(**match.groupdict())
+        return _(value)
+    if key == "reason" and value in LINK_REASONS:
+        return _(LINK_REASONS[value])
+    return value
+
+
+def fault_why(evidence: Any) -> str | None:
+    """What the firmware saw that made it raise a fault, in words, or None."""
+    if not isinstance(evidence, dict):
+        return None
+    for key in ("why", "reason"):
+        if isinstance(evidence.get(key), str):
+            return worded(key, evidence[key])
+    return None
+
+
+def in_use(busy: Busy) -> str:
+    """A mechanism someone else uses, said at once (a refused jog, test or check)."""
+    return _("{mechanism} is in use by {user}").format(mechanism=busy.mechanism,
+                                                       user=busy.user)
