@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench import children
+
 TOKEN = "bench-token-0123"
 
 
@@ -66,7 +68,7 @@ class Daemon:
         self.socket = state / "api.sock"
         Technicians(state / "technicians.json").add("li", TOKEN)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-        self.proc = subprocess.Popen(
+        self.proc = children.spawn(
             [sys.executable, "-c", "from firmware.cli import main; import sys; "
              "sys.exit(main())", "--state-dir", str(state), "run", "--plain",
              "--socket", str(self.socket)],
@@ -100,12 +102,7 @@ class Daemon:
             conn.close()
 
     def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        children.stop(self.proc, 10.0)
 
 
 def _pump(daemon: Daemon, lines: int, connections: int, seconds: float,
@@ -333,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-s", type=float, default=15.0,
                         help="seconds of 10,000-row log reads pipelined on 8 connections")
     args = parser.parse_args(argv)
+    children.install()      # a killed bench leaves no daemon behind
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     # The attacker needs more fds than the daemon has.
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 8192)), hard))

@@ -49,7 +49,7 @@ from mjtable_core.config import Config, load_config
 from mjtable_core.geometry import REFERENCE
 from mjtable_core.signals import Value
 
-SIDES = REFERENCE.side_count   # the scripted machine is the reference table
+SIDE_COUNT = REFERENCE.side_count   # the scripted machine is the reference table
 HEAD_TURN_S = 0.1      # the shortest head turn the config allows: most edges per second
 COUNT_DWELL_S = 0.02   # how long the count sensor sees the tile
 SPEED = 100.0         # scripted machine time per real second
@@ -64,19 +64,19 @@ class TimedHal:
         self.signals = config.signals()
         self.values: dict[str, Value] = {
             s.name: s.rest_value for s in self.signals.values()}
-        for n in range(SIDES):
+        for n in range(SIDE_COUNT):
             self.values[f"side.{n}.head_home"] = True
             self.values[f"side.{n}.plate_home"] = True
             if f"side.{n}.tile_id" in self.values:
                 self.values[f"side.{n}.tile_id"] = "B1"
         self.values["lid.lower"] = True
-        self._heads = {f"motor.side.{n}.head": n for n in range(SIDES)}
-        self.turning = [False] * SIDES
+        self._heads = {f"motor.side.{n}.head": n for n in range(SIDE_COUNT)}
+        self.turning = [False] * SIDE_COUNT
         # Set while a side's head is home and stopped: the feeder may send its next tile.
-        self.idle = [threading.Event() for _ in range(SIDES)]
+        self.idle = [threading.Event() for _ in range(SIDE_COUNT)]
         for event in self.idle:
             event.set()
-        self.injected: list[int | None] = [None] * SIDES   # perf_counter_ns of the edge
+        self.injected: list[int | None] = [None] * SIDE_COUNT   # perf_counter_ns of the edge
         self.latencies_ns: list[int] = []
         self.listener: Listener | None = None
         # Set when the controller raised a fault: the feeder abandons this set.
@@ -141,10 +141,10 @@ class TimedHal:
 def _feed(hal: TimedHal, clock: RealClock, edges: int, in_flight: int) -> None:
     """The GPIO thread: each edge stamped as it is posted, at most `in_flight` heads busy."""
     for i in range(edges):
-        side = i % SIDES
+        side = i % SIDE_COUNT
         # This side's head must be home (one tile at a time per side), and so must the
         # head the edge `in_flight` before this one started.
-        for waited in (side, (i - in_flight) % SIDES):
+        for waited in (side, (i - in_flight) % SIDE_COUNT):
             if not hal.idle[waited].wait(WAIT_S) and not hal.abandon.is_set():
                 raise RuntimeError(f"head {waited} did not come home: the bench is broken")
             if hal.abandon.is_set():
@@ -152,7 +152,7 @@ def _feed(hal: TimedHal, clock: RealClock, edges: int, in_flight: int) -> None:
         hal.idle[side].clear()
         hal.injected[side] = time.perf_counter_ns()
         clock.post(partial(hal.count, side))
-    for side in range(SIDES):      # the last turns finish before the set is dropped
+    for side in range(SIDE_COUNT):      # the last turns finish before the set is dropped
         hal.idle[side].wait(WAIT_S)
 
 
@@ -219,8 +219,8 @@ def measure(events: int = 10000, speed: float = SPEED, in_flight: int = 1,
     `events` measured, the `builds` (sets) they took, any `faults` raised (should be
     none), the clock `speed`, the heads `in_flight` and the run's `wall_s`.
     """
-    if not 1 <= in_flight <= SIDES:
-        raise ValueError(f"in_flight must be 1 to {SIDES}, got {in_flight}")
+    if not 1 <= in_flight <= SIDE_COUNT:
+        raise ValueError(f"in_flight must be 1 to {SIDE_COUNT}, got {in_flight}")
     config = config or load_config()
     # At `speed` times real time a 0.1 s hiccup of a shared machine is a 10 s stall
     # of the table: widen the build's watch windows (not on the path measured) so the

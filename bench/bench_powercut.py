@@ -48,6 +48,7 @@ from firmware.api.auth import Technicians
 from firmware.console.client import ApiClient, ConsoleError
 from firmware.journal import FILE_NAME as JOURNAL_NAME
 from mjtable_core.config import DEFAULT_CONFIG
+from mjtable_core.geometry import REFERENCE
 
 # Targets in the order the cycle reaches them after a handoff, so no cycle is wasted.
 PHASES = ("play", "lid_up", "lid_down", "raise", "build", "dice")
@@ -354,7 +355,7 @@ class PowerCutBench:
                 time.sleep(0.02)
                 continue
             values = {name: s["value"] for name, s in last["signals"].items()}
-            cams = all(values[f"side.{n}.{c}"] for n in range(4)
+            cams = all(values[f"side.{n}.{c}"] for n in REFERENCE.sides
                        for c in ("head_home", "plate_home"))
             if (last["lid"] == "closed" and values["lid.lower"] and cams
                     and last["state"] != "homing"):

@@ -44,6 +44,7 @@ from bench.report import print_report
 from firmware.controller import ANSWERED_BY_REFEED
 from firmware.faults import CATALOGUE, ERROR, INFO
 from mjtable_core.config import Config, load_config
+from mjtable_core.geometry import REFERENCE
 from simulator.harness import Harness
 from simulator.scenario import (
     AFTER_FAULT,
@@ -152,7 +153,7 @@ def plan_run(run: int, cuts: int, seed: int) -> tuple[Scenario, list[Cut]]:
             detail = f"{at} s into the cycle"
         else:
             template: Template = rng.choice(STOP_TEMPLATES)
-            fill = {"s": rng.randrange(4), "set": rng.choice("AB")}
+            fill = {"s": rng.randrange(REFERENCE.side_count), "set": rng.choice(REFERENCE.sets)}
             faults.append(FaultSpec(kind=template.kind, where=template.where.format(**fill),
                                     cycle=cycle, phase=template.phase, **dict(template.fields)))
             for after, do, where in template.actions:

@@ -58,6 +58,7 @@ def figures(sizes: Sizes) -> dict[str, Any]:
         "speed_factor_runs": speed["speed_factor_runs"],
         "cycles_per_run": speed["cycles_per_run"],
         "build_median_s": builds["build_median_s"],
+        "build_ideal_s": builds["build_ideal_s"],
         "build_bound_s": builds["build_bound_s"],
         "latency_max_ms": latency["latency_max_ms"],
         "latency_events": latency["events"],

@@ -13,7 +13,7 @@ from firmware import cli_words
 from firmware.faultcard import FORMATS
 from firmware.i18n import LANGUAGES, _, join, language, resolve, set_language
 from hal.interface import HalError
-from mjtable_core.config import Config, load_config
+from mjtable_core.config import Config, check_link, load_config
 from mjtable_core.schema import ConfigError
 
 EXIT_CONFIG = 2
@@ -58,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, help=_("simulator seed (default: from config)"))
     run.add_argument("--plain", action="store_true",
                      help=_("log lines instead of the live picture"))
+    # As the console takes it: after the command too (SUPPRESS keeps a global one).
+    run.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,
+                     help=_("event log and technicians (default: $STATE_DIRECTORY, "
+                          "else ~/.local/state/mjtable)"))
     run.add_argument("--socket", metavar="PATH",
                      help=_("API socket (default: $RUNTIME_DIRECTORY/api.sock, "
                           "$XDG_RUNTIME_DIR/mjtable/api.sock or /run/mjtable/api.sock)"))
@@ -68,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
                      help=_("hands to deal (default: the scenario's, else 10)"))
     sim.add_argument("--scenario", metavar="FILE",
                      help=_("faults to inject and technician actions (TOML, see "
-                          "simulator/scenario.py); exit 0 only when its expectations hold"))
+                          "docs/scenarios.md); exit 0 only when its expectations hold"))
     sim.add_argument("--seed", type=int, help=_("simulator seed (default: from config)"))
     sim.add_argument("--json", action="store_true", help=_("print one JSON report"))
     sim.add_argument("--hal", choices=("sim", "ioboard"), default="sim",
@@ -247,6 +251,9 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
     except ScenarioError as exc:    # a scenario file that cannot be read
         print(f"mjtable: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    except HalError as exc:      # --hal ioboard: a setting the board's handshake refuses
+        print(f"mjtable: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     except ConfigError as exc:   # a rules engine that fails to load at start-up
         print(_("mjtable: config error: {error}").format(error=exc), file=sys.stderr)
         return EXIT_CONFIG
@@ -274,9 +281,18 @@ def _fuzz(config: Config, args: argparse.Namespace) -> int:
                 done=done, total=total, failed=failed), file=sys.stderr, flush=True)
 
     runner = ioboard_runner(config) if args.rig == "ioboard" else sim_runner(config)
-    report = fuzz(runner, args.count, args.seed, rig=args.rig,
-                  out=Path(args.out), wall_limit_s=args.wall_limit,
-                  shrink=not args.no_shrink, progress=progress)
+    try:
+        if args.rig == "ioboard":   # the config may name another backend
+            check_link(config)
+        report = fuzz(runner, args.count, args.seed, rig=args.rig,
+                      out=Path(args.out), wall_limit_s=args.wall_limit,
+                      shrink=not args.no_shrink, progress=progress)
+    except HalError as exc:      # a setting the board's handshake refuses
+        print(f"mjtable: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except ConfigError as exc:
+        print(_("mjtable: config error: {error}").format(error=exc), file=sys.stderr)
+        return EXIT_CONFIG
     if args.json:
         print(json.dumps(report))
     else:

@@ -6,7 +6,7 @@ is ambiguous and the candidates are named, so the technician can say more. When 
 phrase matches whole, only the part named (a phrase's first group) may stand alone:
 "卡" or "不转" alone says nothing about the dice, and words saying the opposite
 ("升不起来" against "中心不降") rule a symptom out.
-Words are the trade's own (GLOSSARY: 中心升降, 大盘, 升牌板, 骰子 …) and what
+Words are the trade's own (docs/languages.md: 中心升降, 大盘, 升牌板, 骰子 …) and what
 owners write ("一付牌始终在桌上", "一筒总是反不过").
 """
 

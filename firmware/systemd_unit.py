@@ -15,8 +15,9 @@ import argparse
 import sys
 import sysconfig
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
+
+from mjtable_core.packagedata import data_folder
 
 PACKAGE = "firmware.systemd"
 TEMPLATE = "mjtable.service.in"
@@ -25,7 +26,7 @@ DEFAULT_CONFIG = "/etc/mjtable/table.toml"
 
 
 def _packaged(name: str) -> str:
-    return resources.files(PACKAGE).joinpath(name).read_text(encoding="utf-8")
+    return (data_folder(PACKAGE, "systemd") / name).read_text(encoding="utf-8")
 
 
 def render_unit(config: str = DEFAULT_CONFIG, bindir: str | None = None,

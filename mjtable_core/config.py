@@ -10,13 +10,13 @@ from __future__ import annotations
 import dataclasses
 import typing
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from mjtable_core import plugins
 from mjtable_core.geometry import MODELS, REFERENCE_MODEL, Geometry
 from mjtable_core.i18n import _
+from mjtable_core.packagedata import data_folder
 from mjtable_core.pins import PinMap, check_complete, parse_pins
 from mjtable_core.schema import (
     ConfigError,
@@ -36,7 +36,7 @@ REFERENCE_CONFIGS = "mjtable_core.configs"
 
 def reference_config(name: str = "table.toml") -> Path:
     """The path of a reference config shipped with the package (e.g. "table-136.toml")."""
-    return Path(str(resources.files(REFERENCE_CONFIGS).joinpath(name)))
+    return data_folder(REFERENCE_CONFIGS, "config") / name
 
 
 DEFAULT_CONFIG = reference_config()
@@ -295,6 +295,16 @@ def shortest_motion_watchdog_s(timing: TimingSection) -> tuple[str, float]:
               "head_turn_s": timing.head_turn_s}
     name = min(travel, key=travel.__getitem__)
     return name, travel[name] * timing.timeout_factor
+
+
+def check_link(config: Config) -> None:
+    """The ioboard backend's rule across sections, for a run that chooses that backend
+    itself (`simulate --hal ioboard`) rather than by `[hal] backend`; a ConfigError
+    names the file, section and key."""
+    try:
+        _check_link(config)
+    except Invalid as exc:
+        raise ConfigError(config.source, exc.section, exc.key, exc.problem) from None
 
 
 def _check_link(config: Config) -> None:

@@ -135,7 +135,8 @@ def must_raise(spec: FaultSpec) -> str | None:
     return None
 
 
-def _fault(rng: random.Random, kind: str, cycles: int, tiles: int = 144) -> FaultSpec:
+def _fault(rng: random.Random, kind: str, cycles: int,
+           tiles: int = REFERENCE.tiles) -> FaultSpec:
     where = rng.choice(PLACES[kind])
     cycle = rng.randint(1, cycles)
     timed = rng.random() < 0.3
@@ -160,7 +161,8 @@ def _fault(rng: random.Random, kind: str, cycles: int, tiles: int = 144) -> Faul
     return FaultSpec(kind=kind, where=where, cycle=cycle, phase=phase, at_s=at_s, **extra)
 
 
-def generate(seed: int, index: int, rig: str = "sim", tiles: int = 144) -> Scenario:
+def generate(seed: int, index: int, rig: str = "sim",
+             tiles: int = REFERENCE.tiles) -> Scenario:
     """Scenario number `index` of the run seeded `seed` (the same on every machine),
     for a table with `tiles` tiles a set."""
     rng = random.Random(f"fuzz-{seed}-{index}")
@@ -387,7 +389,7 @@ def fuzz(run: Runner, count: int, seed: int, *, rig: str = "sim", out: Path | No
     passed = done = 0
     started = time.perf_counter()
     config: Config | None = getattr(run, "config", None)
-    tiles = config.table.tiles if config is not None else 144
+    tiles = config.table.tiles if config is not None else REFERENCE.tiles
     config_file = _config_file(config)
     try:
         for index in range(count):

@@ -15,7 +15,7 @@ import threading
 from hal.backends.ioboard import IoBoardHal, LinkError, open_port
 from hal.interface import HalError
 from hal.protocol import VERSION
-from mjtable_core.config import Config
+from mjtable_core.config import Config, check_link
 from simulator.ioboard_emulator import BoardPort, IoBoardEmulator, PtyPort, TcpPort
 from simulator.lockstep import LockstepClock, MeteredPort
 from simulator.table import SimTable
@@ -27,6 +27,8 @@ class IoboardWiredTable:
     def __init__(self, config: Config, seed: int | None = None, *, transport: str = "pty",
                  link_noise: float = 0.0, board_version: int = VERSION,
                  heartbeat_limit_s: float = 0.5) -> None:
+        # The config may name another backend: its link settings are checked here.
+        check_link(config)
         self.config = config
         self.clock = LockstepClock()
         self.table = SimTable(config, self.clock, seed)

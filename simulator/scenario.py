@@ -34,13 +34,14 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from firmware.faults import CATALOGUE
 from mjtable_core.config import reference_config
+from mjtable_core.geometry import REFERENCE
 from mjtable_core.i18n import N_, _
+from mjtable_core.packagedata import data_folder
 from mjtable_core.schema import ConfigError, Invalid, load_section, option, read_toml
 
 # The example scenarios are package data (tests/scenarios in the source tree).
@@ -52,16 +53,19 @@ PHASES = ("build", "lid_down", "lid_up", "raise", "dice", "play")
 AFTER_FAULT = "fault"
 ACTIONS = ("clear_jam", "replace_tile", "clear_obstruction", "clean_sensor", "replace_part",
            "top_up", "remove_extra", "clear_fault", "refeed")
-SIDE = r"side\.[0-3]"
+# Scenarios are written for the reference table (docs/design.md, Geometry): its sides
+# and sets, from the one place they live.
+SIDE = rf"side\.({'|'.join(map(str, REFERENCE.sides))})"
+SET = rf"set\.({'|'.join(map(re.escape, REFERENCE.sets))})"
 # Which places each kind of fault can be put at.
 KINDS: dict[str, str] = {
     "tile_jam": rf"{SIDE}\.(head|conveyor)",
-    "weak_magnet_tile": r"set\.[AB]",
-    "dead_magnet_tile": r"set\.[AB]",
+    "weak_magnet_tile": SET,
+    "dead_magnet_tile": SET,
     "missing_tiles": r"table",
     "extra_tiles": r"hole",
-    "motor_dead": r"motor\.(lid|disc|ring|dice|side\.[0-3]\.(conveyor|head|plate))",
-    "motor_slow": r"motor\.(lid|disc|ring|side\.[0-3]\.(conveyor|head|plate))",
+    "motor_dead": rf"motor\.(lid|disc|ring|dice|{SIDE}\.(conveyor|head|plate))",
+    "motor_slow": rf"motor\.(lid|disc|ring|{SIDE}\.(conveyor|head|plate))",
     "sensor_stuck": rf"lid\.(upper|lower)|dice\.spin|case_open|{SIDE}\."
                     r"(count|full|head_home|plate_home|face_up)",
     "sensor_dirty": rf"{SIDE}\.count",
@@ -101,7 +105,7 @@ class FaultSpec:
 
     @property
     def side(self) -> int | None:
-        match = re.match(r"side\.([0-3])", self.where)
+        match = re.match(SIDE, self.where)
         return int(match.group(1)) if match else None
 
     def check(self) -> None:
@@ -121,7 +125,7 @@ def _check_kind(spec: FaultSpec) -> None:
     from simulator.tiles import set_codes
 
     magnet = spec.kind in ("weak_magnet_tile", "dead_magnet_tile")
-    if magnet and (spec.tile is None or spec.tile not in set_codes(144)):
+    if magnet and (spec.tile is None or spec.tile not in set_codes(REFERENCE.tiles)):
         raise Invalid("tile", _("{tile!r}: give a tile code such as B5").format(tile=spec.tile))
     if spec.kind in ("missing_tiles", "extra_tiles") and not 1 <= spec.count <= 20:
         raise Invalid("count", _("{count}: from 1 to 20").format(count=spec.count))
@@ -223,7 +227,7 @@ def _config_path(file: str, name: str) -> str:
 
 def example_scenarios() -> list[Path]:
     """The example scenario files shipped with the package, sorted by name."""
-    folder = Path(str(resources.files(EXAMPLES)))
+    folder = data_folder(EXAMPLES, "tests/scenarios")
     return sorted(folder.glob("*.toml"))
 
 

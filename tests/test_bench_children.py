@@ -62,3 +62,20 @@ def test_a_favoured_child_runs_ahead_of_ordinary_work() -> None:
             os.PRIO_PROCESS, 0))
     finally:
         children.stop(proc, 1.0)
+
+
+def test_every_bench_starts_its_long_lived_children_through_children() -> None:
+    # A bench that starts a daemon with a bare Popen leaves it running when killed
+    # (bench_attacks did): every Popen goes through children.spawn, and a bench that
+    # spawns installs the signal handlers in its main.
+    bare, uninstalled = [], []
+    for path in sorted((ROOT / "bench").glob("*.py")):
+        if path.name == "children.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        if "Popen(" in text:
+            bare.append(path.name)
+        if "children.spawn(" in text and "children.install()" not in text:
+            uninstalled.append(path.name)
+    assert not bare, f"start children with bench.children.spawn: {bare}"
+    assert not uninstalled, f"call children.install() in main: {uninstalled}"

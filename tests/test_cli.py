@@ -62,6 +62,15 @@ def test_run_plain_deals_and_stops_with_motors_off() -> None:
     assert "FAULT" not in out
 
 
+def test_run_takes_the_state_dir_after_the_command_too(tmp_path) -> None:
+    # `mjtable console … --state-dir D` works; `mjtable run … --state-dir D` was refused.
+    state = tmp_path / "state"
+    result = mjtable("run", "--plain", "--speed", "20", "--cycles", "1", "--state-dir",
+                     str(state), "--socket", str(tmp_path / "api.sock"))
+    assert result.returncode == 0, result.stderr
+    assert (state / "events.sqlite").is_file()
+
+
 def test_run_stops_cleanly_on_sigterm() -> None:
     proc = subprocess.Popen([*MJTABLE, "run", "--plain", "--speed", "10"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

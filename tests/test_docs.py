@@ -19,8 +19,8 @@ SKIP_DIRS = {".git", ".venv", "build", "dist", "__pycache__", ".pytest_cache", "
 TEXT = {".py", ".md", ".toml", ".txt", ".in", ".sysusers", ".json", ".cfg", ""}
 # Notes kept beside the repository, never shipped with it (spelled in parts so this
 # file does not name them itself).
-OUTSIDE = [name + ".md" for name in ("RULES", "MECHANICS", "DESIGN", "STYLE")] + [
-    "GLOSSARY" + ".zh", "shared" + "/"]
+OUTSIDE = [name + end for name in ("RULES", "MECHANICS", "DESIGN", "STYLE")
+           for end in (".md", " §")] + ["GLOSS" + "ARY", "shared" + "/"]
 
 
 def _files() -> list[Path]:
@@ -79,3 +79,19 @@ def test_deal_help_points_at_the_deal_format(capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit):
         deal_main(["--help"])
     assert "docs/deal-format.md" in capsys.readouterr().out
+
+
+def test_the_scenario_format_is_documented_under_docs() -> None:
+    # A scenario is written by whoever tests a table, from an installed package too:
+    # every key, kind, phase and action of the checker is on docs/scenarios.md.
+    import dataclasses
+
+    from simulator.scenario import ACTIONS, KINDS, PHASES, ActionSpec, Expect, FaultSpec, Scenario
+
+    page = (ROOT / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    keys = {f.metadata.get("key") or f.name for cls in (Scenario, FaultSpec, ActionSpec, Expect)
+            for f in dataclasses.fields(cls) if f.name != "source"}
+    named = sorted(keys | set(KINDS) | set(PHASES) | set(ACTIONS))
+    missing = [name for name in named
+               if not any(form in page for form in (f"`{name}`", f"`[{name}]`", f"`[[{name}]]`"))]
+    assert missing == [], f"docs/scenarios.md does not explain: {missing}"

@@ -2,9 +2,9 @@
 
 The wheel is built from a copy of the tree (so the build leaves nothing in it) with
 this venv's setuptools, then installed into a new venv with its dependencies only
-(transitions, pyserial: no rich or textual, the headless table of a venue). The
-commands run in an empty folder, so nothing can come from the source tree: the
-reference config and the example scenarios must be package data. The systemd unit
+(transitions, pyserial, argon2-cffi, babel: no rich or textual, the headless table of a
+venue). The commands run in an empty folder, so nothing can come from the source tree:
+the reference config and the example scenarios must be package data. The systemd unit
 rendered by that install must pass `systemd-analyze verify`.
 """
 
@@ -100,3 +100,22 @@ def test_systemd_unit_of_the_install_verifies(installed: Path, tmp_path: Path) -
     sysusers = _run(installed / "python", "-m", "firmware.systemd_unit", "--sysusers",
                     cwd=tmp_path)
     assert "mjtable" in sysusers.stdout
+
+
+def test_python_m_inside_a_source_checkout(installed: Path, tmp_path: Path) -> None:
+    # docs/raspberry-pi.md clones into /opt/mjtable and installs from it: `python -m`
+    # run in that folder imports the checkout's packages ahead of the install, and
+    # the checkout has the package data only as its folders (config/, systemd/, …).
+    checkout = tmp_path / "checkout"
+    shutil.copytree(ROOT, checkout, ignore=IGNORE)
+    unit = _run(installed / "python", "-m", "firmware.systemd_unit", "--sysusers",
+                cwd=checkout)
+    assert unit.returncode == 0 and "mjtable" in unit.stdout, unit.stderr
+    probe = _run(installed / "python", "-c",
+                 "import firmware, mjtable_core.config as c, simulator.scenario as s; "
+                 "print(firmware.__file__, c.DEFAULT_CONFIG.is_file(), "
+                 "len(s.example_scenarios()))", cwd=checkout)
+    assert probe.returncode == 0, probe.stderr
+    where, found, examples = probe.stdout.split()
+    assert where.startswith(str(checkout))       # the checkout's own, as on the Pi
+    assert found == "True" and int(examples) > 0

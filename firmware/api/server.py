@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import importlib
 import json
 import os
 import socket
@@ -40,6 +39,7 @@ from firmware.api.lockout import Lockout
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
 from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
 from firmware.controller import ClearRefused, Controller
+from firmware.diagnosis import diagnose
 from firmware.eventlog import EventLog
 from firmware.faults import Fault
 from firmware.handoff import public_event, public_record
@@ -556,17 +556,6 @@ class ApiServer:
         symptom = params.get("symptom")
         if not isinstance(symptom, str) or not symptom.strip():
             raise p.ApiError(p.BAD_REQUEST, "diagnose needs a \"symptom\" string")
-        try:
-            module = importlib.import_module("firmware.diagnosis")
-        except ModuleNotFoundError as exc:
-            if exc.name != "firmware.diagnosis":
-                raise
-            module = None
-        diagnose = getattr(module, "diagnose", None)
-        if diagnose is None:
-            raise p.ApiError(p.NOT_AVAILABLE, "guided diagnosis is not available in this "
-                             "build (firmware/diagnosis.py); see the fault list and "
-                             "docs/console.md")
         finished: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         # Checks move mechanisms: only with "check": true, which needs a technician
         # (firmware/api/access.py). Without it the answer comes from what is known.

@@ -213,6 +213,43 @@ def test_a_heartbeat_slower_than_the_board_allows_is_refused_at_the_handshake(sh
     assert "at most 0.075" in str(error)
 
 
+def _ioboard_settings(tmp_path, settings: str):
+    config = tmp_path / "venue.toml"
+    config.write_text(CONFIGS["144"].read_text() + "\n[ioboard]\n" + settings)
+    return config
+
+
+# The commands that pick the ioboard backend themselves, whatever [hal] backend says.
+IOBOARD_RIG = [["simulate", "--hal", "ioboard", "--cycles", "1"],
+               ["fuzz", "--rig", "ioboard", "--count", "1", "--no-shrink"]]
+
+
+@pytest.mark.parametrize("command", IOBOARD_RIG, ids=["simulate", "fuzz"])
+def test_the_ioboard_rig_refuses_a_slow_heartbeat_without_a_traceback(
+        tmp_path, capsys, command):
+    # A heartbeat the board's failsafe would not wait for: the handshake refuses it,
+    # and the command says so with the key, exit 2 (it was a traceback).
+    config = _ioboard_settings(tmp_path, "heartbeat_s = 5.0\n")
+    code = main(["--config", str(config), *command, *_out(command, tmp_path)])
+    assert code == 2
+    assert "[ioboard] heartbeat_s: 5.0 s is too slow" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", IOBOARD_RIG, ids=["simulate", "fuzz"])
+def test_the_ioboard_rig_checks_the_link_timeout(tmp_path, capsys, command):
+    # The config says [hal] backend = "sim"; the command line picks the ioboard
+    # backend, and with it the ioboard's rule: a link timeout above the motion watchdog.
+    config = _ioboard_settings(tmp_path, "link_timeout_s = 20.0\n")
+    code = main(["--config", str(config), *command, *_out(command, tmp_path)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert f"{config}: [ioboard] link_timeout_s: 20.0 is not below" in err
+
+
+def _out(command: list[str], tmp_path) -> list[str]:
+    return ["--out", str(tmp_path / "failures")] if command[0] == "fuzz" else []
+
+
 def test_a_board_in_failsafe_keeps_saying_so_until_hello(short):
     # The link died on the board's side (the host fell silent, or never acknowledged):
     # every output off, and its heartbeats go on, flagged, so the host hears why.
