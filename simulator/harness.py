@@ -33,7 +33,7 @@ from mjtable_core.geometry import Geometry
 from simulator.players import SimPlayers
 from simulator.referee import Referee
 from simulator.rigs import IoboardRig, SimRig
-from simulator.scenario import AFTER_FAULT, ActionSpec, FaultSpec, Scenario
+from simulator.scenario import AFTER_FAULT, DETECTED_BY, ActionSpec, FaultSpec, Scenario
 from simulator.table import DirtySensor, build_bound
 from simulator.watchdog import StallWatchdog
 
@@ -127,6 +127,7 @@ class Harness:
         self._pending = 0                   # actions scheduled, not yet done
         self._handled: set[int] = set()     # actions already sent
         self._injected: list[tuple[FaultSpec, float]] = []
+        self._detected: set[int] = set()        # indexes into _injected
         self._armed: list[FaultSpec] = []   # faults due after a stop-fault, scheduled
         self._build_started_at = 0.0
         self._repaired: set[str] = set()
@@ -249,11 +250,21 @@ class Harness:
             self._checks += 1
             self.clock.call_later(self.rig.link_grace_s if link else 0.0,
                                   lambda: self._motors_stopped(event["id"], motors))
-        # Every fault injected since the last one raised is detected by this one.
-        for spec, at in self._injected[len(self.detections):]:
-            self.detections.append({"spec": spec, "kind": spec.kind, "fault": event["id"],
-                                    "latency_s": round(self.clock.now() - at, 3)})
+        self._detect(event["id"], str(event.get("where")))
         self._send_technician(event["id"], str(event.get("where")))
+
+    def _detect(self, fault_id: str, where: str) -> None:
+        """A fault detects each injection not yet detected whose kind it tells of
+        (DETECTED_BY), at its side or where either has none."""
+        side = _side(where)
+        for n, (spec, at) in enumerate(self._injected):
+            theirs = _side(spec.where)
+            if n in self._detected or fault_id not in DETECTED_BY[spec.kind] or (
+                    side is not None and theirs is not None and side != theirs):
+                continue
+            self._detected.add(n)
+            self.detections.append({"spec": spec, "kind": spec.kind, "fault": fault_id,
+                                    "latency_s": round(self.clock.now() - at, 3)})
 
     def _send_technician(self, fault_id: str, where: str) -> None:
         """Send the technician planned for this fault occurrence, if any.

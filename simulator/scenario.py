@@ -77,6 +77,35 @@ KINDS: dict[str, str] = {
     "link_noise": r"link",
     "link_drop": r"link",
 }
+# The faults that say each kind was found: a report counts a kind as detected only by
+# one of these, at its side (any fault raised later proves nothing about it).
+_STARVED = ("count.blind", "build.slow", "build.tiles_missing")
+DETECTED_BY: dict[str, frozenset[str]] = {kind: frozenset(ids) for kind, ids in {
+    "tile_jam": ("head.jam", *_STARVED),
+    "weak_magnet_tile": ("tile.face_up", *_STARVED),
+    "dead_magnet_tile": ("tile.face_up", *_STARVED),
+    "missing_tiles": ("build.tiles_missing", "build.slow"),
+    "extra_tiles": ("build.extra_tiles",),
+    "motor_dead": ("lid.not_rising", "lid.not_lowering", "head.jam", "plate.stuck",
+                   "dice.stuck", *_STARVED),
+    "motor_slow": ("timing.drift", "lid.not_rising", "lid.not_lowering", "head.jam",
+                   "plate.stuck", *_STARVED),
+    "sensor_stuck": ("lid.sensor_conflict", "lid.not_rising", "lid.not_lowering",
+                     "sensor.degraded", "head.jam", "plate.stuck", "count.double",
+                     "count.blind", "tile.face_up", "dice.stuck", "case.opened",
+                     "build.tiles_missing", "build.extra_tiles"),
+    "sensor_dirty": ("count.double", "build.tiles_missing", "build.extra_tiles",
+                     *_STARVED),
+    "sensor_flaky": ("lid.sensor_conflict", "lid.not_rising", "lid.not_lowering",
+                     "sensor.degraded", "head.jam", "plate.stuck", "count.double",
+                     "count.blind", "build.extra_tiles"),
+    "lid_blocked": ("lid.not_lowering", "lid.not_rising"),
+    "plate_blocked": ("plate.stuck",),
+    "dice_jam": ("dice.stuck",),
+    "power_cut": ("power.recovered", "build.interrupted"),
+    "link_noise": ("link.lost",),
+    "link_drop": ("link.lost",),
+}.items()}
 # Allowed values too many to list: the message names the catalogue instead.
 FAULT_ID = N_("a fault id (docs/faults.md)")
 

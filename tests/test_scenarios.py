@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from firmware.faults import CATALOGUE
 from mjtable_core.config import load_config
 from simulator.harness import Harness
-from simulator.scenario import KINDS, ScenarioError, load_scenario, parse_scenario
+from simulator.scenario import DETECTED_BY, KINDS, ScenarioError, load_scenario, parse_scenario
 from tests.conftest import ROOT, quick
 
 ALL = sorted((ROOT / "tests" / "scenarios").glob("*.toml"))
@@ -156,3 +157,25 @@ def test_link_faults_need_the_io_board() -> None:
                             where="link", probability=0.01),))
     with pytest.raises(ValueError, match=r"--hal ioboard"):
         Harness(config, scenario).run()
+
+
+def test_a_fault_detects_only_the_kinds_it_tells_of(tmp_path: Path) -> None:
+    """A flaky full sensor that raised nothing is not 'detected' by the dice jam
+    raised after it (each raised fault used to count for every earlier injection)."""
+    path = tmp_path / "two.toml"
+    path.write_text(
+        'seed = 30\ncycles = 3\n'
+        '[[fault]]\nkind = "sensor_flaky"\nwhere = "side.0.full"\ncycle = 1\nphase = "build"\n'
+        'probability = 0.5\n'
+        '[[fault]]\nkind = "dice_jam"\nwhere = "dice"\ncycle = 1\nphase = "raise"\n'
+        '[[action]]\nafter_fault = "dice.stuck"\ndo = "clear_jam"\nwhere = "motor.dice"\n'
+        '[expect]\nfaults = ["dice.stuck"]\ncycles_completed = 3\n')
+    report, harness = run(path)
+    assert report["expectations_met"], report["problems"]
+    assert [(d["kind"], d["fault"]) for d in harness.detections] == [("dice_jam", "dice.stuck")]
+    assert set(report["detection_latency_s"]) == {"dice_jam"}
+
+
+def test_every_kind_says_which_faults_detect_it() -> None:
+    assert set(DETECTED_BY) == set(KINDS)
+    assert set().union(*DETECTED_BY.values()) <= set(CATALOGUE)
