@@ -58,9 +58,13 @@ TEMPLATES: tuple[Template, ...] = (
              (("lid.not_rising", "replace_part", "motor.lid"),)),
     Template("motor_dead", "motor.side.{s}.plate", "lid_down", ("plate.stuck",),
              (("plate.stuck", "replace_part", "motor.side.{s}.plate"),)),
-    Template("motor_slow", "motor.side.{s}.head", "build", ("timing.drift",), (),
+    # A worn motor's warning sends the technician to replace it: left alone, a second
+    # and a third wear on the same motor would compound until its motion times out.
+    Template("motor_slow", "motor.side.{s}.head", "build", ("timing.drift",),
+             (("timing.drift", "replace_part", "motor.side.{s}.head"),),
              (("factor", 1.5),), allow=("build.slow",)),
-    Template("motor_slow", "motor.lid", "build", ("timing.drift",), (), (("factor", 1.6),)),
+    Template("motor_slow", "motor.lid", "build", ("timing.drift",),
+             (("timing.drift", "replace_part", "motor.lid"),), (("factor", 1.6),)),
     Template("sensor_stuck", "lid.lower", "lid_up", ("lid.sensor_conflict",),
              (("lid.sensor_conflict", "replace_part", "lid.lower"),), (("value", True),)),
     Template("sensor_stuck", "case_open", "play", ("case.opened",),
