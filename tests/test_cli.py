@@ -8,10 +8,21 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+import pytest
 
 from tests.conftest import CONFIGS, ROOT
 
 MJTABLE = [sys.executable, "-m", "firmware.cli"]
+
+
+@pytest.fixture(autouse=True)
+def own_state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default state directory, under this test's folder: a test run leaves no
+    journal or handoff file in the user's home for the next run to resume from."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
 
 
 def mjtable(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
