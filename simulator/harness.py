@@ -127,7 +127,7 @@ class Harness:
         self._pending = 0                   # actions scheduled, not yet done
         self._handled: set[int] = set()     # actions already sent
         self._injected: list[tuple[FaultSpec, float]] = []
-        self._detected: set[int] = set()        # indexes into _injected
+        self._undetected: list[tuple[FaultSpec, float]] = []   # injected, not yet found
         self._armed: list[FaultSpec] = []   # faults due after a stop-fault, scheduled
         self._build_started_at = 0.0
         self._repaired: set[str] = set()
@@ -257,14 +257,14 @@ class Harness:
         """A fault detects each injection not yet detected whose kind it tells of
         (DETECTED_BY), at its side or where either has none."""
         side = _side(where)
-        for n, (spec, at) in enumerate(self._injected):
-            theirs = _side(spec.where)
-            if n in self._detected or fault_id not in DETECTED_BY[spec.kind] or (
-                    side is not None and theirs is not None and side != theirs):
-                continue
-            self._detected.add(n)
-            self.detections.append({"spec": spec, "kind": spec.kind, "fault": fault_id,
-                                    "latency_s": round(self.clock.now() - at, 3)})
+        still: list[tuple[FaultSpec, float]] = []
+        for spec, at in self._undetected:
+            if fault_id in DETECTED_BY[spec.kind] and _at_its_side(spec.where, side):
+                self.detections.append({"spec": spec, "kind": spec.kind, "fault": fault_id,
+                                        "latency_s": round(self.clock.now() - at, 3)})
+            else:
+                still.append((spec, at))
+        self._undetected = still
 
     def _send_technician(self, fault_id: str, where: str) -> None:
         """Send the technician planned for this fault occurrence, if any.
@@ -301,9 +301,7 @@ class Harness:
         causes: list[int] = []
         for spec, _at in self._injected:
             n = indexes.get(id(spec))
-            theirs = _side(spec.where)
-            if n is not None and n not in causes and (
-                    side is None or theirs is None or side == theirs):
+            if n is not None and n not in causes and _at_its_side(spec.where, side):
                 causes.append(n)
         return causes
 
@@ -381,6 +379,7 @@ class Harness:
     def inject(self, spec: FaultSpec) -> None:
         table, kind = self.table, spec.kind
         self._injected.append((spec, self.clock.now()))
+        self._undetected.append((spec, self.clock.now()))
         if kind == "tile_jam" or kind == "plate_blocked":
             table.jam(spec.where, True)
         elif kind in ("weak_magnet_tile", "dead_magnet_tile"):
@@ -639,6 +638,13 @@ def _side(where: str) -> int | None:
     """The side a place belongs to (`side.2.head`, `motor.side.2.plate`), else None."""
     match = re.search(r"(?:^|\.)side\.(\d+)\b", where)
     return int(match.group(1)) if match else None
+
+
+def _at_its_side(place: str, side: int | None) -> bool:
+    """Whether a fault seen at `side` may come from something at `place`: the same
+    side, or either belongs to none."""
+    theirs = _side(place)
+    return side is None or theirs is None or side == theirs
 
 
 def crash_report(exc: BaseException) -> dict[str, Any]:
