@@ -115,18 +115,16 @@ def mechanism_tests(geometry: Geometry = REFERENCE) -> list[MechanismTest]:
     """The tests in the order test mode steps through them (numbers on the display):
     the lid, every plate, every head, disc and ring, every conveyor, the dice."""
     tests = [MechanismTest(1, "lid", _("lid up and down"), _lid_steps)]
-    for n in geometry.sides:
-        tests.append(MechanismTest(
-            len(tests) + 1, f"plate.{n}", _("wall lift plate of side {n}").format(n=n),
-            lambda ctl, n=n: _cam_steps(f"motor.side.{n}.plate", f"side.{n}.plate_home",
-                                        ctl.timing.plate_turn_s, "plate.stuck", ctl),
-            side=n))
-    for n in geometry.sides:
-        tests.append(MechanismTest(
-            len(tests) + 1, f"head.{n}", _("stacking head of side {n}").format(n=n),
-            lambda ctl, n=n: _cam_steps(f"motor.side.{n}.head", f"side.{n}.head_home",
-                                        ctl.timing.head_turn_s, "head.jam", ctl),
-            side=n))
+    # The cams of each side: one turn from home to home, timed like the cycle's.
+    for cam, title, fault in (("plate", N_("wall lift plate of side {n}"), "plate.stuck"),
+                              ("head", N_("stacking head of side {n}"), "head.jam")):
+        for n in geometry.sides:
+            tests.append(MechanismTest(
+                len(tests) + 1, f"{cam}.{n}", _(title).format(n=n),
+                lambda ctl, n=n, cam=cam, fault=fault: _cam_steps(
+                    f"motor.side.{n}.{cam}", f"side.{n}.{cam}_home",
+                    getattr(ctl.timing, f"{cam}_turn_s"), fault, ctl),
+                side=n))
     tests.append(MechanismTest(len(tests) + 1, "disc", _("shuffle disc and magnet ring"),
                                _free_run("motor.disc", "motor.ring"),
                                note=N_("no sensor: watch that disc and ring both turn")))
