@@ -179,12 +179,26 @@ def plan_run(run: int, cuts: int, seed: int) -> tuple[Scenario, list[Cut]]:
     return scenario, planned
 
 
+def judged_run(config: Config, run: int, cuts: int, seed: int, rig: str = "sim"
+               ) -> tuple[Scenario, list[Cut], dict[str, Any]]:
+    """Run number `run` of the bench, with its `cuts`, judged: (scenario, cuts, report)."""
+    scenario, planned = plan_run(run, cuts, seed)
+    harness = JudgedHarness(config, scenario, rig=rig)
+    harness.plan(planned)
+    return scenario, planned, harness.run()
+
+
+def bench_config(config: Config | None = None) -> Config:
+    """The table the bench runs: `config` (the reference one) with short hands."""
+    config = config or load_config(None)
+    return dataclasses.replace(config, simulator=dataclasses.replace(
+        config.simulator, play_time_s=PLAY_TIME_S))
+
+
 def run_cuts(total: int, per_run: int = 10, seed: int = 1, rig: str = "sim",
              config: Config | None = None, progress: Any = None) -> dict[str, Any]:
     """`total` cuts in runs of `per_run`; the report's `ok` is True when all held."""
-    config = config or load_config(None)
-    config = dataclasses.replace(config, simulator=dataclasses.replace(
-        config.simulator, play_time_s=PLAY_TIME_S))
+    config = bench_config(config)
     started = time.perf_counter()
     cuts: list[Cut] = []
     failures: list[dict[str, Any]] = []
@@ -193,10 +207,7 @@ def run_cuts(total: int, per_run: int = 10, seed: int = 1, rig: str = "sim",
     sim_s = 0.0
     for run in range((total + per_run - 1) // per_run):
         n = min(per_run, total - run * per_run)
-        scenario, planned = plan_run(run, n, seed)
-        harness = JudgedHarness(config, scenario, rig=rig)
-        harness.plan(planned)
-        report = harness.run()
+        scenario, planned, report = judged_run(config, run, n, seed, rig)
         runs += 1
         handoffs += len(report["handoffs"])
         sim_s += report["sim_time_s"]

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
-
-from bench.bench_powercut_virtual import KINDS, PLAY_TIME_S, JudgedHarness, plan_run, run_cuts
-from mjtable_core.config import load_config
+from bench.bench_powercut_virtual import KINDS, bench_config, judged_run, run_cuts
 
 
 def test_each_kind_of_cut_happens_and_is_judged() -> None:
@@ -36,13 +33,7 @@ def test_a_top_up_cut_off_by_the_power_is_done_again() -> None:
     # after the refeed the set is short again and build.tiles_missing is raised again.
     # That raise took the top-up planned for cycle 10, where the table then held for
     # good with 10 of 21 hands dealt. The players top up again instead.
-    config = load_config(None)
-    config = dataclasses.replace(config, simulator=dataclasses.replace(
-        config.simulator, play_time_s=PLAY_TIME_S))
-    scenario, planned = plan_run(39, 10, 1)
-    harness = JudgedHarness(config, scenario, rig="sim")
-    harness.plan(planned)
-    report = harness.run()
+    _scenario, planned, report = judged_run(bench_config(), 39, 10, 1)
     assert [f["id"] for f in report["faults"]].count("build.tiles_missing") >= 3
     assert report["problems"] == [] and report["cycles_completed"] == 21
     assert all(c.booted and not c.problems for c in planned)
@@ -55,11 +46,5 @@ def test_a_second_top_up_after_a_cut_does_not_raise_walls_onto_walls() -> None:
     # board's stamp) the walls then rose onto the last hand's walls (wall.onto_wall,
     # E51, a stall); with it the run holds. Whether that change fixed the cause or only
     # moved the run off that path was not analysed: this keeps the path judged.
-    config = load_config(None)
-    config = dataclasses.replace(config, simulator=dataclasses.replace(
-        config.simulator, play_time_s=PLAY_TIME_S))
-    scenario, planned = plan_run(45, 10, 1)
-    harness = JudgedHarness(config, scenario, rig="sim")
-    harness.plan(planned)
-    report = harness.run()
+    _scenario, _planned, report = judged_run(bench_config(), 45, 10, 1)
     assert report["problems"] == [] and report["cycles_completed"] == 21
