@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from firmware.why import HELD_BY
+
 if TYPE_CHECKING:
     from firmware.controller import Controller
 
@@ -111,5 +113,5 @@ class Owner:
         for mechanism in mechanisms:
             if mechanism in self.held:
                 holder, why = self.held[mechanism]
-                return f"{mechanism} is held by {holder} ({why})"
+                return HELD_BY.format(mechanism=mechanism, holder=holder, use=why)
         return None

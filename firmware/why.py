@@ -26,16 +26,22 @@ LINK_REASONS = {
 
 
 # Whys recorded with a name or a number inside (the owner's refusals, the API's
-# drops): the stored English is matched here and said again in the current language.
-WHY_FORMS = (
-    (re.compile(r"(?P<mechanism>\S+) is held by (?P<holder>\S+) \((?P<use>.*)\)"),
-     N_("{mechanism} is held by {holder} ({use})")),
-    (re.compile(r"it took nothing for (?P<seconds>\S+) s \(stopped reading\)"),
-     N_("it took nothing for {seconds} s (stopped reading)")),
-    (re.compile(r"a request line took over (?P<seconds>\S+) s"),
-     N_("a request line took over {seconds} s")),
-    (re.compile(r"idle for (?P<seconds>\S+) s"), N_("idle for {seconds} s")),
-)
+# drops). The recorder formats one of these; the display matches the stored English
+# against the same template and says it again in the current language.
+HELD_BY = N_("{mechanism} is held by {holder} ({use})")
+STOPPED_READING = N_("it took nothing for {seconds} s (stopped reading)")
+SLOW_LINE = N_("a request line took over {seconds} s")
+IDLE = N_("idle for {seconds} s")
+
+
+def _form(template: str) -> re.Pattern[str]:
+    """The sentences `template` formats to, each of its fields a named group."""
+    parts = re.split(r"\{(\w+)\}", template)    # text, field, text, field, ..., text
+    return re.compile("".join(f"(?P<{part}>.*?)" if i % 2 else re.escape(part)
+                              for i, part in enumerate(parts)))
+
+
+WHY_FORMS = tuple((_form(t), t) for t in (HELD_BY, STOPPED_READING, SLOW_LINE, IDLE))
 
 
 def worded(key: str, value: Any) -> Any:

@@ -46,6 +46,7 @@ from firmware.handoff import public_event, public_record
 from firmware.i18n import N_
 from firmware.maintenance import Maintenance, MaintenanceRefused, NoSuchMechanism, mechanism_tests
 from firmware.printable import clean, printable
+from firmware.why import IDLE, SLOW_LINE, STOPPED_READING
 from mjtable_core.signals import Kind
 
 SEND_QUEUE = 512          # messages waiting for one client before it is dropped
@@ -120,7 +121,7 @@ class Client:
                 try:
                     await asyncio.wait_for(self.writer.drain(), STALL_S)
                 except TimeoutError:
-                    self.drop(f"it took nothing for {STALL_S:g} s (stopped reading)",
+                    self.drop(STOPPED_READING.format(seconds=f"{STALL_S:g}"),
                               "stopped reading")
                     break
         except (ConnectionError, asyncio.CancelledError):
@@ -246,11 +247,11 @@ class ApiServer:
                     chunk = await asyncio.wait_for(reader.read(READ_CHUNK), wait)
                 except TimeoutError:
                     if partial:
-                        client.drop(f"a request line took over {LINE_S:g} s", "slow line")
+                        client.drop(SLOW_LINE.format(seconds=f"{LINE_S:g}"), "slow line")
                         break
                     if client.subscribed or client.tasks:
                         continue
-                    client.drop(f"idle for {IDLE_S:g} s", "idle")
+                    client.drop(IDLE.format(seconds=f"{IDLE_S:g}"), "idle")
                     break
                 if not chunk:
                     break
