@@ -129,11 +129,12 @@ class Lid:
         self._cancel_confirm()
 
     def _cancel_confirm(self) -> bool:
-        confirming = self._confirm is not None
-        if self._confirm is not None:
-            self._confirm.cancel()
-            self._confirm = None
-        return confirming
+        """Stop confirming a stop; True when one was being confirmed."""
+        if self._confirm is None:
+            return False
+        self._confirm.cancel()
+        self._confirm = None
+        return True
 
     def _confirm_stop(self, name: str) -> None:
         """A part-length move's stop: believed once it has stayed CONFIRM_S."""
