@@ -29,7 +29,7 @@ from rules.chain import verify_history
 from simulator.scenario import ScenarioError, parse_scenario
 from tests.conftest import events_of, run_for
 from tests.steps import fill_all, homed, raise_and_deal
-from tests.test_safety import start_opening
+from tests.test_safety import raise_with_conveyor_2_jogged, start_opening
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -273,15 +273,10 @@ def test_a_lost_links_reason_reads_in_chinese() -> None:
 
 
 def test_why_a_jog_stopped_is_stored_as_before_and_shown_in_chinese() -> None:
-    from tests.console.test_maintenance import run_until, table
+    from tests.console.test_maintenance import lid_jogged_up, table
 
     bench, service, _events = table()
-    service.power_on()
-    run_until(bench, lambda: bench.controller.build.state == "staged")
-    service.enter("li")
-    done: list[dict] = []
-    service.jog("lid", "up", 5.0, "li", done.append)
-    run_until(bench, lambda: bool(done), 10)
+    done = lid_jogged_up(bench, service)
     service.jog("lid", "down", 5.0, "li", done.append)
     bench.controller.estop(by="li")
     assert [d["stopped"] for d in done] == ["reached lid.upper", "aborted: e-stop"]
@@ -296,13 +291,7 @@ def test_why_a_jog_stopped_is_stored_as_before_and_shown_in_chinese() -> None:
 
 
 def test_a_build_held_by_a_technicians_jog_says_so_in_chinese(rig) -> None:
-    ctl, _hal, _clock = rig
-    homed(rig)
-    fill_all(rig)
-    events = events_of(ctl)
-    ctl.owner.acquire("jog", ["conveyor.2"], "jog conveyor.2 by li")
-    raise_and_deal(rig)
-    held = [e for e in events if e["kind"] == "build.held"]
+    held = raise_with_conveyor_2_jogged(rig, "li")
     assert [e["why"] for e in held] == ["conveyor.2 is held by jog (jog conveyor.2 by li)"]
     with language("zh_CN"):
         assert "why=conveyor.2 正被 jog 占用（jog conveyor.2 by li）" in render.event_detail(

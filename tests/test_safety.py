@@ -457,15 +457,22 @@ def test_10_one_slow_build_does_not_warn(rig: Rig) -> None:
     assert [f.id for f in ctl.faults] == ["build.slow"]
 
 
-def test_9_a_build_waits_for_a_mechanism_a_technician_holds(rig: Rig) -> None:
-    ctl, hal, _clock = rig
+def raise_with_conveyor_2_jogged(rig: Rig, by: str) -> list[dict]:
+    """A technician (`by`) jogs conveyor 2 while the walls rise: the build.held events."""
+    ctl, _hal, _clock = rig
     homed(rig)
     fill_all(rig)
     events = events_of(ctl)
-    ctl.owner.acquire("jog", ["conveyor.2"], "jog conveyor.2 by tech")
+    ctl.owner.acquire("jog", ["conveyor.2"], f"jog conveyor.2 by {by}")
     raise_and_deal(rig)
+    return [e for e in events if e["kind"] == "build.held"]
+
+
+def test_9_a_build_waits_for_a_mechanism_a_technician_holds(rig: Rig) -> None:
+    ctl, hal, _clock = rig
+    held = raise_with_conveyor_2_jogged(rig, "tech")
     assert ctl.build.state == "idle" and not hal.values["motor.disc"]
-    assert [e["why"] for e in events if e["kind"] == "build.held"] == [
+    assert [e["why"] for e in held] == [
         "conveyor.2 is held by jog (jog conveyor.2 by tech)"]
     ctl.owner.release("jog")
     assert ctl.build.state == "building" and hal.values["motor.disc"] is True

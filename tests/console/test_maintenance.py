@@ -105,14 +105,20 @@ def test_jog_interlocks() -> None:
         service.jog("dice", "fwd", 1.0, "li")
 
 
-def test_jog_lid_stops_at_its_limit_sensor() -> None:
-    bench, service, _ = table()
+def lid_jogged_up(bench, service) -> list[dict]:
+    """A staged set, test mode, the lid jogged up for 5 s: what the jog reported."""
     service.power_on()
     run_until(bench, lambda: bench.controller.build.state == "staged")
     service.enter("li")
     done: list[dict] = []
     service.jog("lid", "up", 5.0, "li", done.append)
     run_until(bench, lambda: bool(done), 10)
+    return done
+
+
+def test_jog_lid_stops_at_its_limit_sensor() -> None:
+    bench, service, _ = table()
+    done = lid_jogged_up(bench, service)
     assert done[0]["stopped"] == "reached lid.upper"
     assert done[0]["ran_s"] < 5.0 and bench.hal.read("motor.lid") == "off"
     assert bench.hal.read("lid.upper")
