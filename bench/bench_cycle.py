@@ -24,7 +24,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import random
 import resource
@@ -99,8 +98,7 @@ def speed_factor(cycles: int = 200, runs: int = 5,
     `play_time_s` replaces the config's hand of play (None: the reference 300 s)."""
     config = load_config()
     if play_time_s is not None:
-        config = dataclasses.replace(config, simulator=dataclasses.replace(
-            config.simulator, play_time_s=play_time_s))
+        config = config.with_play_time(play_time_s)
     factors, per_hand = [], []
     for run in range(runs):
         report = simulate(config, cycles, seed=100 + run)

@@ -26,10 +26,8 @@ from simulator.scenario import example_scenarios, load_scenario
 
 
 def _quick(config, play_time_s: float):
-    import dataclasses
 
-    return dataclasses.replace(config, simulator=dataclasses.replace(
-        config.simulator, play_time_s=play_time_s))
+    return config.with_play_time(play_time_s)
 
 
 def latencies() -> dict[str, dict[str, float]]:

@@ -191,8 +191,7 @@ def judged_run(config: Config, run: int, cuts: int, seed: int, rig: str = "sim"
 def bench_config(config: Config | None = None) -> Config:
     """The table the bench runs: `config` (the reference one) with short hands."""
     config = config or load_config(None)
-    return dataclasses.replace(config, simulator=dataclasses.replace(
-        config.simulator, play_time_s=PLAY_TIME_S))
+    return config.with_play_time(PLAY_TIME_S)
 
 
 def run_cuts(total: int, per_run: int = 10, seed: int = 1, rig: str = "sim",

@@ -21,7 +21,6 @@ wrong handoffs (must be 0), tiles accounted, cycles completed, wall time, and me
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import gc
 import resource
 import sys
@@ -84,8 +83,7 @@ def soak(cycles: int, every: int = 15, seed: int = 1, config: Config | None = No
          progress: Any = None) -> dict[str, Any]:
     """Run the soak; the report's `ok` is True when every check holds."""
     config = config or load_config(None)
-    config = dataclasses.replace(config, simulator=dataclasses.replace(
-        config.simulator, play_time_s=PLAY_TIME_S))
+    config = config.with_play_time(PLAY_TIME_S)
     scenario = random_scenario(cycles, every, seed)
     harness = Harness(config, scenario, seed)
     rss_start = rss_mb()

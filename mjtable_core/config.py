@@ -233,6 +233,12 @@ class Config:
         """The signals this table has (its readers and sensors as `[table]` says)."""
         return catalogue(self.table.tile_reader, self.table.face_up_sensor, self.geometry)
 
+    def with_play_time(self, play_time_s: float) -> Config:
+        """The same table with the simulated players' hands this long (short hands run
+        many cycles quickly: tests, benches, scenarios)."""
+        return dataclasses.replace(self, simulator=dataclasses.replace(
+            self.simulator, play_time_s=play_time_s))
+
     def check(self) -> None:
         """The rules that tie sections together (`mjtable_core.schema.checked` calls it)."""
         _cross_check(self)

@@ -13,7 +13,6 @@ boots a new one on the same journal after the cut's duration.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import resource
 import time
@@ -95,8 +94,7 @@ class Harness:
             raise ValueError("link_noise and link_drop need the I/O board link: "
                              "run with --hal ioboard")
         if scenario.play_time_s is not None:
-            config = dataclasses.replace(config, simulator=dataclasses.replace(
-                config.simulator, play_time_s=scenario.play_time_s))
+            config = config.with_play_time(scenario.play_time_s)
         self.config = config
         self.scenario = scenario
         table_seed = seed if seed is not None else scenario.seed

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import textwrap
 from collections.abc import Callable, Iterator
@@ -22,8 +21,7 @@ CONFIGS = {"144": ROOT / "config" / "table.toml", "136": ROOT / "config" / "tabl
 
 def quick(config: Config, play_time_s: float = 30.0) -> Config:
     """The same table with short hands, so many cycles run quickly."""
-    return dataclasses.replace(
-        config, simulator=dataclasses.replace(config.simulator, play_time_s=play_time_s))
+    return config.with_play_time(play_time_s)
 
 
 @pytest.fixture(autouse=True)
