@@ -196,8 +196,9 @@ def _passthrough(argv: list[str]) -> int | None:
             from simulator.audit_cli import main as audit_main
             return audit_main(rest)
         if word == "verify-deals":
+            from firmware.deal_log import read_anchors
             from rules.cli import verify_deals_main
-            return verify_deals_main(rest)
+            return verify_deals_main(rest, read_log=read_anchors)
         if word == "bench":
             from bench.run import main as bench_main
             return bench_main(rest)

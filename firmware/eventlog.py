@@ -170,6 +170,23 @@ class LogReader:
                            f"row {head_id})")
         return True, f"{checked} rows intact from row {anchor_id + 1}; head {expected - 1}:{prev}"
 
+    def each(self, kind: str) -> Iterator[dict[str, Any]]:
+        """Every row of `kind` (and its sub-kinds), oldest first, however many."""
+        return self._select(kind, None, None, None, None, None, None)
+
+    def chain_at(self, id_: int) -> str | None:
+        """The chain value of row `id_` (the anchor's when rotation deleted it), or
+        None when the log has neither."""
+        with contextlib.closing(self._open()) as conn:
+            row = conn.execute("SELECT chain FROM events WHERE id = ?", (id_,)).fetchone()
+            anchor = conn.execute("SELECT value FROM meta WHERE key = 'chain_anchor'"
+                                  ).fetchone()
+        if row is not None:
+            return row[0]
+        if anchor is not None and _pair(anchor[0])[0] == id_:
+            return _pair(anchor[0])[1]
+        return None
+
     def export(self, out: IO[str], **filters: Any) -> int:
         """Write matching rows as JSON lines; returns how many."""
         count = 0

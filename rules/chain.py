@@ -30,6 +30,7 @@ from . import dicecommit
 from .commit import commitment
 from .errors import RulesError
 from .i18n import _
+from .redeal import redeal_problem
 
 
 @dataclass
@@ -60,8 +61,14 @@ def read_records(lines: Iterable[str]) -> list[tuple[int, dict[str, Any] | None]
     return out
 
 
+def _table(record: dict[str, Any]) -> dict[str, Any]:
+    """The record's `table`, or nothing when a crafted file put something else there."""
+    table = record.get("table")
+    return table if isinstance(table, dict) else {}
+
+
 def _name(record: dict[str, Any], line: int) -> str:
-    table = record.get("table") or {}
+    table = _table(record)
     return _("line {line} (hand {hand} set {set})").format(
         line=line, hand=table.get("cycle"), set=table.get("set"))
 
@@ -84,6 +91,11 @@ def verify_history(records: list[tuple[int, dict[str, Any] | None]]) -> Verdict:
         if not isinstance(record.get("commitment"), str):
             return Verdict(False, checked, checked,
                            _("line {line} has no commitment").format(line=line), line)
+        dealt = redeal_problem(record)
+        if dealt is not None:
+            return Verdict(False, len(records), checked,
+                           _("{name}: {problem}").format(name=_name(record, line),
+                                                        problem=dealt), line)
         if previous is not None:
             prev_line, prev = previous
             link = record.get("previous_commitment")
@@ -97,7 +109,7 @@ def verify_history(records: list[tuple[int, dict[str, Any] | None]]) -> Verdict:
                                    before=_name(prev, prev_line),
                                    commitment=prev["commitment"]), line)
             revealed = record.get("revealed")
-            prev_cycle = (prev.get("table") or {}).get("cycle")
+            prev_cycle = _table(prev).get("cycle")
             if not (isinstance(revealed, dict) and isinstance(revealed.get("nonce"), str)
                     and revealed.get("cycle") == prev_cycle):
                 # `revealed` is bound in no commitment: a skipped reveal would let walls
@@ -206,8 +218,8 @@ def _follows(record: dict[str, Any], previous: tuple[int, dict[str, Any]] | None
     if previous is None:
         return False
     prev = previous[1]
-    cycle = (record.get("table") or {}).get("cycle")
-    return (isinstance(cycle, int) and (prev.get("table") or {}).get("cycle") == cycle - 1
+    cycle = _table(record).get("cycle")
+    return (isinstance(cycle, int) and _table(prev).get("cycle") == cycle - 1
             and prev.get("dice_binding") == "committed")
 
 
@@ -217,8 +229,8 @@ def _bound_before(record: dict[str, Any],
     if previous is None:
         return None
     prev = previous[1]
-    cycle = (record.get("table") or {}).get("cycle")
-    prev_cycle = (prev.get("table") or {}).get("cycle")
+    cycle = _table(record).get("cycle")
+    prev_cycle = _table(prev).get("cycle")
     link = prev.get("next_dice_commitment")
     if isinstance(cycle, int) and prev_cycle == cycle - 1 and isinstance(link, str):
         return link

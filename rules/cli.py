@@ -13,9 +13,11 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable
 
 from mjtable_core.printable import printable_lines
 
+from .anchor import AnchorError, LogAnchors, check_anchored
 from .audit import audit
 from .errors import RulesError
 from .i18n import _
@@ -147,28 +149,68 @@ def _verdict(verdict: str) -> str:
     return words.get(verdict, verdict)
 
 
-def verify_deals_main(argv: list[str]) -> int:
-    """`mjtable verify-deals FILE.jsonl`: exit 0 when every reveal matches its commitment
-    and the records form one chain, 1 naming the first broken record, 2 on bad input."""
+def verify_deals_main(argv: list[str],
+                      read_log: Callable[[str, str | None], LogAnchors] | None = None) -> int:
+    """`mjtable verify-deals FILE.jsonl [--log EVENTS] [--head ID:SHA256]`: exit 0 when
+    every hand deals again from its walls and dice, every reveal matches its commitment,
+    the records form one chain and (with --log) every commitment is the one the event
+    log saw when the walls rose; 1 naming the first broken record, 2 on bad input.
+
+    `read_log` reads an event log's anchors (firmware/deal_log.py): the rules engine
+    does not read the firmware's log itself."""
     parser = argparse.ArgumentParser(
         prog="mjtable verify-deals",
-        description="Check a handoff file (one record per line): each revealed nonce "
-                    "against the commitment published before that deal, and the chain "
-                    "of commitments from record to record.")
-    parser.add_argument("file", help="handoff records, JSON lines ('-' for stdin)")
-    parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
+        description=_("Check a handoff file (one record per line): every hand dealt again "
+                      "from its walls and dice, each revealed nonce against the commitment "
+                      "published before that deal, and the chain of commitments from record "
+                      "to record; with --log, every commitment against the one the event "
+                      "log recorded when the walls rose."))
+    parser.add_argument("file", help=_("handoff records, JSON lines ('-' for stdin)"))
+    parser.add_argument("--json", action="store_true", help=_("print the verdict as JSON"))
+    if read_log is not None:
+        parser.add_argument("--log", metavar="EVENTS",
+                            help=_("the table's event log (events.sqlite): the commitments "
+                                   "it recorded anchor the file"))
+        parser.add_argument("--head", metavar="ID:SHA256",
+                            help=_("a chain head of the event log noted elsewhere: the log "
+                                   "must still reach it"))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
     from .chain import read_records, verify_history
 
+    prog = "mjtable verify-deals"
+    log, head = getattr(args, "log", None), getattr(args, "head", None)
+    if head is not None and log is None:
+        return _fail(prog, _("--head needs --log: the head is the event log's"))
     try:
-        verdict = verify_history(read_records(_read(args.file).splitlines()))
+        records = read_records(_read(args.file).splitlines())
     except OSError as exc:
-        return _fail("mjtable verify-deals", f"{_name(args.file)}: {exc.strerror or exc}")
+        return _fail(prog, f"{_name(args.file)}: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
+        return _fail(prog, _("{file}: not UTF-8 text: {error}").format(
+            file=_name(args.file), error=exc.reason))
+    anchors = None
+    if log is not None and read_log is not None:
+        try:
+            anchors = read_log(log, head)
+        except AnchorError as exc:
+            if not exc.broken:
+                return _fail(prog, str(exc))
+            print(printable_lines(_("{file}: BROKEN at {problem}").format(
+                file=_name(args.file), problem=exc)), file=sys.stderr)
+            return 1
+    verdict = verify_history(records)
+    anchored = 0
+    if verdict.ok and anchors is not None:
+        problem, line, anchored = check_anchored(
+            [(n, r) for n, r in records if r is not None], anchors)
+        if problem is not None:
+            verdict.ok, verdict.problem, verdict.line = False, problem, line
     if args.json:
-        print(json.dumps(verdict.__dict__))
+        print(json.dumps({**verdict.__dict__, "anchored_in_log": anchored
+                          if anchors is not None else None}))
     elif verdict.ok:
         print(_("{file}: {records} records, one chain; {reveals} reveals match their "
                 "commitments").format(file=_name(args.file), records=verdict.records,
@@ -181,6 +223,14 @@ def verify_deals_main(argv: list[str]) -> int:
                     lines=_("(first record, or after a missing hand: lines {lines})").format(
                         lines=", ".join(map(str, verdict.dice_unbound)))
                     if verdict.dice_unbound else ""))
+        if anchors is not None:
+            print(printable_lines(_("event log: {anchored} commitments recorded when the "
+                                    "walls rose, the rest bound to them by the chain "
+                                    "({log})").format(anchored=anchored,
+                                                      log=anchors.described)))
+        else:
+            print(_("not checked against the event log (--log): only the display's prefix "
+                    "of each commitment ties this file to what the players saw"))
     else:
         print(printable_lines(_("{file}: BROKEN at {problem}").format(
             file=_name(args.file), problem=verdict.problem)), file=sys.stderr)
