@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from mjtable_core.clock import Clock, Timer
 from mjtable_core.config import Config
-from mjtable_core.signals import LID_DOWN, LID_UP, Value, motors_off
+from mjtable_core.signals import LID_DOWN, LID_UP, Kind, Value, motors_off
 from simulator.mechanisms import Cam, Travel
 from simulator.tiles import Tile, make_sets
 
@@ -301,7 +301,10 @@ class SimTable:
         self._deliver(name, self.stuck.get(name, value))
 
     def _deliver(self, name: str, value: Value) -> None:
-        if self.values[name] == value or not self.powered:
+        # A tile reader reports every read, the same code again too: a reader silent
+        # on a repeat would tell "the same tile as the last one" (docs/console.md).
+        if not self.powered or (self.values[name] == value
+                                and self.signals[name].kind is not Kind.READER):
             return
         self.values[name] = value
         if self.listener is not None:

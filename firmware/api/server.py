@@ -168,7 +168,12 @@ class ApiServer:
             "config": self._config, "login": self._login, "logout": self._logout}
         check_classified(self.handlers)     # default deny: no class, no daemon
         ctl.subscribers.append(self._on_event)
-        ctl.input_watchers.append(lambda name, _: self._dirty.add(name))
+        # A reader's own reports never mark it changed: a backend that reports only a
+        # new code would say "the same tile as the last" by its silence. Its shown
+        # value ("read" or none) still changes, the same for every tile.
+        self._readers = {n for n, sig in ctl.hal.signals.items() if sig.kind is Kind.READER}
+        ctl.input_watchers.append(
+            lambda name, _: None if name in self._readers else self._dirty.add(name))
 
     # -- listening ----------------------------------------------------------------
 
@@ -455,12 +460,7 @@ class ApiServer:
             watching = [c for c in self.clients if c.subscribed]
             if not watching:
                 continue
-            now = self.signals()
-            # A pulse shorter than the sampling period still shows as a change.
-            changed = {k: v for k, v in now.items()
-                       if k in self._dirty or self._signals.get(k, object()) != v}
-            self._signals = now
-            self._dirty.clear()
+            changed = self.sample_signals()
             if changed:
                 message = {"stream": "signals", "t": round(self.ctl.clock.now(), 3),
                            "signals": changed}
@@ -480,6 +480,16 @@ class ApiServer:
                             client.send({"stream": "status", "status": status})
 
     # -- views -------------------------------------------------------------------
+
+    def sample_signals(self) -> dict[str, Any]:
+        """The signals that changed since the last sample, as the stream shows them."""
+        now = self.signals()
+        # A pulse shorter than the sampling period still shows as a change.
+        changed = {k: v for k, v in now.items()
+                   if k in self._dirty or self._signals.get(k, object()) != v}
+        self._signals = now
+        self._dirty.clear()
+        return changed
 
     def signals(self) -> dict[str, Any]:
         hal = self.ctl.hal

@@ -37,7 +37,7 @@ from hal.protocol import (
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config, IoboardSection
 from mjtable_core.i18n import _
-from mjtable_core.signals import Signal, Value
+from mjtable_core.signals import Kind, Signal, Value
 
 OnLinkFault = Callable[[str, dict[str, Any]], None]
 READ_TIMEOUT_S = 0.05       # how often the reader thread looks at its stop flag
@@ -229,7 +229,9 @@ class IoBoardHal:
             name, value, stamp_ms = decode_input(payload)
             if name not in self.values or self.signals[name].is_output:
                 raise ProtocolError(f"board reported {name}, which is not an input here")
-            if self.values[name] == value:
+            # A tile reader's every read is news, the same code again too (its silence
+            # would say "the same tile as the last one"); other inputs only change.
+            if self.values[name] == value and self.signals[name].kind is not Kind.READER:
                 return
             self.values[name] = value
             self._changed_at[name] = self._board_time.at(stamp_ms, self.clock.now())

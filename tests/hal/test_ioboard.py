@@ -305,3 +305,20 @@ def test_a_set_on_an_input_channel_is_refused_with_an_error_frame(short):
     assert refused == [(8, "SET lid.upper: an input")]
     board.close()
 
+
+
+def test_a_tile_reader_reports_every_read_a_repeated_code_too(short):
+    """A reader silent on a repeated code would tell "the same tile as the last one"
+    while the walls are secret: the host passes every read on."""
+    from hal.protocol import encode_input
+
+    config = dataclasses.replace(short, table=dataclasses.replace(short.table,
+                                                                  tile_reader=True))
+    hal = IoBoardHal(config.ioboard, config.signals(), VirtualClock(), port=object())
+    heard: list[tuple[str, object]] = []
+    hal.listen(lambda name, value: heard.append((name, value)))
+    for stamp, code in enumerate(["W1", "W1", "B2"]):
+        hal._on_message(Msg.INPUT, encode_input("side.0.tile_id", code, stamp))
+    hal._on_message(Msg.INPUT, encode_input("side.0.count", False, 3))   # no change
+    assert heard == [("side.0.tile_id", "W1"), ("side.0.tile_id", "W1"),
+                     ("side.0.tile_id", "B2")]
