@@ -523,7 +523,7 @@ class Controller:
     def tile_face_up(self, side: SideBuilder, index: int, tile: str | None) -> None:
         """A tile arrived face up: warn, and say whether it is one defective tile."""
         slot = [side.side, index // 2, 1 if index % 2 == 0 else 0]
-        self.face_up.seen(self.build.set_name, self.cycle.number, tile, slot)
+        self.face_up.seen(self.build.set_name, self.cycle.number, slot)
         self.fault("tile.face_up", f"side.{side.side}.head", side.side,
                    {"sensor": f"side.{side.side}.face_up", "tile_index": index,
                     "wall_slot": slot, "set": self.build.set_name})

@@ -1,9 +1,12 @@
 """Faults tracked across cycles: one defective tile behind a recurring face-up.
 
 A tile whose magnet is reversed or weak arrives face up every time its set is built.
-Seen once per build of the same set — by identity on tables with a tile reader, or
-as the single face-up of each build without one — it is one defective tile: replace
-that tile, not the set. The diagnosis says where it sits in the wall now.
+Seen as the single face-up of each build of the same set, it is one defective tile:
+replace that tile, not the set. The diagnosis says where it sits in the wall now.
+
+Never by the tile's identity, even on tables with a reader: the diagnosis is open to
+anyone and is made while the walls are being built, so "this tile was face up in
+builds 1 and 3" would say which code it is (build 1's walls are revealed by then).
 
 Many tiles face up on one side in one build is not many defective tiles: it is that
 side's face-up sensor stuck active (every tile it reads looks face up). Then the
@@ -23,7 +26,6 @@ if TYPE_CHECKING:
 
 RECURS_AFTER = 2    # builds of the same set
 KEEP_BUILDS = 40
-KEEP_TILES = 200    # face-up tiles whose identity is kept for the diagnosis
 SENSOR_AFTER = 4    # face-ups on one side in one build before the sensor is suspected
 SENSOR_SHARE = 0.5  # ... and at least this share of the tiles that side counted
 
@@ -35,17 +37,10 @@ class FaceUpTracker:
         self.builds: dict[tuple[str, int], list[str | None]] = defaultdict(list)
         # (set, cycle of the build, side) -> face-ups seen on that side in that build
         self.per_side: dict[tuple[str, int, int], int] = defaultdict(int)
-        # (set, cycle, wall, stack, level) -> the tile read there. Kept here, never in
-        # the fault's evidence: faults are open to anyone, and a stuck sensor would
-        # name every tile of walls not yet dealt (the journal keeping this is 0600).
-        self.identity: dict[tuple[str, int, int, int, int], str | None] = {}
 
-    def seen(self, set_name: str | None, cycle: int, tile: str | None,
-             slot: list[int]) -> None:
-        self.builds[(set_name or "?", cycle)].append(tile)
-        self.identity[(set_name or "?", cycle, *slot)] = tile   # type: ignore[index]
-        while len(self.identity) > KEEP_TILES:
-            del self.identity[next(iter(self.identity))]
+    def seen(self, set_name: str | None, cycle: int, slot: list[int]) -> None:
+        # Only how many: the tiles' codes would name tiles of walls not yet dealt.
+        self.builds[(set_name or "?", cycle)].append(None)
         self.per_side[(set_name or "?", cycle, slot[0])] += 1
         if len(self.builds) > KEEP_BUILDS:
             # Recurrence looks at recent builds only; a table runs for years.
@@ -54,26 +49,18 @@ class FaceUpTracker:
             del self.per_side[next(iter(self.per_side))]
 
     def export(self) -> dict[str, Any]:
-        return {"builds": [[s, c, tiles] for (s, c), tiles in list(self.builds.items())[-20:]],
-                "identity": [[*key, tile] for key, tile in self.identity.items()]}
+        return {"builds": [[s, c, tiles] for (s, c), tiles in list(self.builds.items())[-20:]]}
 
     def restore(self, saved: dict[str, Any]) -> None:
         for set_name, cycle, tiles in saved.get("builds", []):
-            self.builds[(set_name, cycle)] = list(tiles)
-        for *key, tile in saved.get("identity", []):
-            self.identity[tuple(key)] = tile   # type: ignore[index]
-
-    def tile_of(self, fault: Fault) -> str | None:
-        """The tile a face-up fault read, when this table has a reader."""
-        slot = fault.evidence.get("wall_slot") or []
-        return self.identity.get(
-            (fault.evidence.get("set") or "?", fault.cycle, *slot))   # type: ignore[arg-type]
+            # A journal from before kept the codes: only how many is used.
+            self.builds[(set_name, cycle)] = [None] * len(tiles)
 
     def diagnose(self, fault: Fault, ctl: Controller) -> dict[str, Any] | None:
         """Extra diagnosis for a face-up fault: is it one tile coming back?"""
         if fault.id != "tile.face_up":
             return None
-        set_name, tile = fault.evidence.get("set") or "?", self.tile_of(fault)
+        set_name = fault.evidence.get("set") or "?"
         side = fault.side if fault.side is not None else 0
         on_side = self.per_side.get((set_name, fault.cycle, side), 0)
         counted = ctl.sides[side].counted
@@ -88,10 +75,7 @@ class FaceUpTracker:
                                    "view; clean or replace it (the tiles are fine)"],
             }
         builds = sorted((c, tiles) for (s, c), tiles in self.builds.items() if s == set_name)
-        if tile is not None:
-            recurring = [c for c, tiles in builds if tile in tiles]
-        else:
-            recurring = [c for c, tiles in builds if len(tiles) == 1]
+        recurring = [c for c, tiles in builds if len(tiles) == 1]
         # Never its name: a diagnosis is open to anyone, and a sensor that is only
         # starting to stick would name tiles of walls not yet dealt. Its place says
         # which tile to take out.

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 
+from firmware.controller import Controller
 from firmware.handoff import public_event
-from tests.conftest import events_of
+from mjtable_core.clock import VirtualClock
+from tests.conftest import ScriptedHal, events_of
 from tests.steps import feed_tile, homed
 
 TILES = ["B1", "C7", "W3", "D2", "F4", "B9"]
@@ -26,3 +28,30 @@ def test_a_stuck_face_up_sensor_does_not_publish_the_next_walls(rig) -> None:
     shown = json.dumps([public_event(e) for e in faults])
     leaked = [t for t in TILES if f'"{t}"' in shown]
     assert leaked == [], f"tiles of walls not yet dealt in open events: {leaked}"
+
+
+def face_up_diagnoses(config, tiles: tuple[str, str]) -> list[dict]:
+    """The open diagnoses of two face-up tiles arriving in the walls being built, with
+    W5 face up in an earlier build of the same set (revealed since)."""
+    clock = VirtualClock()
+    hal = ScriptedHal(clock)
+    rig = (Controller(config, hal, clock), hal, clock)
+    ctl = rig[0]
+    events = events_of(ctl)
+    homed(rig)
+    ctl.face_up.seen(ctl.build.set_name, ctl.cycle.number - 2, [1, 3, 0])
+    hal.values["side.1.face_up"] = True
+    for tile in tiles:
+        hal.values["side.1.tile_id"] = tile
+        feed_tile(rig, [1])
+    faults = [e for e in events if e["kind"] == "fault" and e["id"] == "tile.face_up"]
+    assert len(faults) == 2
+    return [public_event(f)["diagnosis"] for f in faults]
+
+
+def test_a_face_up_diagnosis_does_not_say_which_tile_came_back(config) -> None:
+    """`builds_seen` matched the face-up tile by identity: two face-ups in the walls
+    being built were told apart by which one is the W5 seen face up before ("seen in
+    builds 1 and 3" against "seen in build 3"), naming a tile before those walls are
+    dealt. What anyone sees must not depend on which tile is which."""
+    assert face_up_diagnoses(config, ("W5", "B2")) == face_up_diagnoses(config, ("B2", "W5"))
