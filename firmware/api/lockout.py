@@ -11,7 +11,9 @@ Keys (none of them can be pushed out by spraying names):
   as a thousand failures of one key.
 - a known name, all peers together: a larger limit, so guessers at many uids gain
   no more than UNKNOWN_GLOBAL times the guesses of one (that name is then locked for
-  every peer; other names and the e-stop are not).
+  every peer; other names and the e-stop are not). Each peer counts towards it at
+  most its own limit, so one uid guessing patiently, lock after lock, never locks the
+  name for the others.
 - unknown names, all peers together: a global bucket with the same larger limit.
 Known names are bounded by the technicians file and peers by the machine's uids, so
 every table here stays small without forgetting anything.
@@ -22,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mjtable_core.clock import Clock
 
@@ -37,6 +39,8 @@ UNKNOWN = "<unknown names>"
 class _Count:
     count: int = 0
     locked_until: float = 0.0
+    # An all-peers key: each peer's failures, counted up to that peer's own limit.
+    by_peer: dict[str, int] = field(default_factory=dict)
 
 
 class Lockout:
@@ -75,17 +79,32 @@ class Lockout:
 
     def locked_for(self, keys: list[tuple[str, str]]) -> float:
         """Seconds (controller time) until a guess on these keys may be tried; 0 now."""
+        return self.locked(keys)[0]
+
+    def locked(self, keys: list[tuple[str, str]]) -> tuple[float, bool]:
+        """(seconds until a guess may be tried, whether the lock is the all-peers one:
+        then it was not this peer's guesses that locked it)."""
         now = self.clock.now()
-        return max([0.0] + [c.locked_until - now for k in keys
-                            if (c := self._counts.get(k)) is not None])
+        left = {k: c.locked_until - now for k in keys
+                if (c := self._counts.get(k)) is not None and c.locked_until > now}
+        if not left:
+            return 0.0, False
+        return max(left.values()), keys[0] not in left
 
     def attempt(self, keys: list[tuple[str, str]]) -> None:
         """Count a guess as failed before checking it; `succeeded` takes it back."""
         now = self.clock.now()
+        peer = keys[0]
         for key in keys:
             entry = self._counts.setdefault(key, _Count())
             if entry.locked_until and entry.locked_until <= now:
                 entry.count, entry.locked_until = 0, 0.0
+                entry.by_peer.clear()
+            if key[1] == "*":
+                mine = entry.by_peer.get(peer[1], 0)
+                entry.by_peer[peer[1]] = mine + 1
+                if mine >= self._limit(peer):
+                    continue        # this peer gave its share: the rest are its own
             entry.count += 1
             if entry.count >= self._limit(key):
                 entry.locked_until = now + self.lock_s

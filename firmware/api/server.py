@@ -418,10 +418,14 @@ class ApiServer:
         keys = self.lockout.keys(name, peer.key, known)
         key_name = name if known else "<unknown names>"
         async with self.lockout.turn(keys):
-            locked = self.lockout.locked_for(keys)
+            locked, everyone = self.lockout.locked(keys)
             if locked > 0:
                 self.refusals.refused(key_name, shown, "locked out", "login", peer.as_log())
+                # The all-uids lock is others' doing: never blame this uid for it.
                 raise p.ApiError(p.FORBIDDEN,
+                                 f"technician {shown!r} is locked out for every uid for "
+                                 f"another {locked:.0f} s (table time) after wrong tokens "
+                                 "from several uids; try again then" if everyone else
                                  f"technician {shown!r} is locked out for another "
                                  f"{locked:.0f} s (table time) after repeated wrong tokens "
                                  f"from {peer.key}")
@@ -430,12 +434,14 @@ class ApiServer:
                 ok = await asyncio.get_running_loop().run_in_executor(
                     None, self.technicians.verify, name, token)
             if not ok:
-                locked_now = self.lockout.locked_for(keys) > 0
+                locked_now, everyone = self.lockout.locked(keys)
                 self.refusals.refused(key_name, shown, "wrong name or token", "login",
-                                      peer.as_log(), locked_out=locked_now)
+                                      peer.as_log(), locked_out=locked_now > 0)
                 raise p.ApiError(p.FORBIDDEN, "wrong technician name or token"
                                  + (f"; {shown!r} is now locked out for "
-                                    f"{self.lockout.lock_s:g} s" if locked_now else ""))
+                                    f"{locked_now:.0f} s"
+                                    + (" for every uid" if everyone else "")
+                                    if locked_now > 0 else ""))
             self.lockout.succeeded(keys)
         return name
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import socket
 import time
 from typing import Any
@@ -169,3 +170,40 @@ def test_open_diagnoses_cannot_flood_the_log(daemon: Daemon) -> None:
     assert all(r["ok"] for r in got), got[0]
     written = len(daemon.rows("diagnosis")) - before
     assert written <= 2, f"{written} rows for {count} open diagnoses"
+
+
+def test_one_patient_uid_never_locks_a_name_for_the_others() -> None:
+    """Attack: five guesses, wait out the lock, again: after about 80 minutes one uid had
+    locked the name for every uid, its technician included."""
+    from firmware.api.lockout import Lockout
+    from mjtable_core.clock import VirtualClock
+
+    clock = VirtualClock()
+    lockout = Lockout(clock, failures=5, lock_s=300)
+    guesser = lockout.keys("li", "uid:1001", known=True)
+    for _ in range(40):                         # 200 guesses over 200 minutes
+        for _ in range(5):
+            lockout.attempt(guesser)
+        clock.run_until(clock.now() + 301)
+    assert lockout.locked_for(lockout.keys("li", "uid:1000", known=True)) == 0
+
+
+def test_an_all_uids_lockout_does_not_blame_the_victims_uid(daemon: Daemon) -> None:
+    """When guessers at many uids locked a name for all, the technician's own good login
+    was told the lock was after wrong tokens "from" the technician's own uid."""
+    lockout = daemon.api.server.lockout
+
+    def guessers() -> None:
+        for uid in range(2000, 2100):
+            for _ in range(lockout.failures):
+                lockout.attempt(lockout.keys("li", f"uid:{uid}", known=True))
+    daemon.call(guessers)
+    try:
+        with raw(daemon) as sock:
+            sock.sendall(login_line("li", TOKEN))
+            (reply,) = replies(sock, 1)
+    finally:
+        unlock(daemon)
+    message = reply["error"]["message"]
+    assert re.search(r"locked out for every uid for another \d+ s", message), message
+    assert "uid:" not in message
