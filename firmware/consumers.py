@@ -83,17 +83,21 @@ class EngineConsumer:
 class HandoffFile:
     """Appends one JSON line per record; each line is on disk before the call returns.
 
-    A power cut can cut at most the line being written. That partial line is dropped
-    when the file is next opened for writing (and skipped by `mjtable audit`), so a
-    new record never joins a broken one.
+    A power cut can cut at most the line being written. The file's tail is checked
+    before every append, so a new record never joins a broken line: a partial line
+    (ours, cut short, or one someone else appended since) is moved to the quarantine
+    file beside it (`<file>.quarantine`, kept as evidence) and cut off, and a
+    `handoff.file.repaired` event says so; `foreign` when we had left the file whole.
     """
 
     # A record not on disk cannot be verified later: a failed write is a fault.
     required = True
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, emit: Emit | None = None) -> None:
         self.name = f"file:{path}"
         self.path = path
+        self.emit = emit
+        # Whether our own last write may have been cut short (a restart, a failure).
         self._check_tail = True
 
     def last_commitment(self) -> str | None:
@@ -125,8 +129,10 @@ class HandoffFile:
             if created or self._check_tail:
                 # Also a file an older firmware left 0644: this line has the walls.
                 os.fchmod(fd, 0o600)
-            if self._check_tail:
-                drop_partial_line(fd)
+            repaired = drop_partial_line(fd, quarantine_path(self.path))
+            if repaired is not None and self.emit is not None:
+                self.emit("handoff.file.repaired", file=str(self.path),
+                          foreign=not self._check_tail, **repaired)
             # Until this line is on disk, a failure may leave part of it: check next time.
             self._check_tail = True
             while line:
@@ -139,11 +145,18 @@ class HandoffFile:
             _fsync_dir(self.path.parent)
 
 
-def drop_partial_line(fd: int) -> None:
-    """Cut an unterminated last line off the file (a write cut short)."""
+def quarantine_path(path: Path) -> Path:
+    """Where the partial lines cut off the handoff file are kept."""
+    return path.with_name(path.name + ".quarantine")
+
+
+def drop_partial_line(fd: int, quarantine: Path | None = None) -> dict[str, Any] | None:
+    """Cut an unterminated last line off the file (a write cut short, or appended by
+    someone else), keeping it in `quarantine`; None when the file ends whole, else
+    what was done."""
     size = os.lseek(fd, 0, os.SEEK_END)
     if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
-        return
+        return None
     start = size
     while start > 0:
         chunk_start = max(0, start - 4096)
@@ -156,10 +169,27 @@ def drop_partial_line(fd: int) -> None:
     try:
         json.loads(tail)
     except ValueError:
+        if quarantine is not None:
+            _keep(quarantine, start, tail)
         os.ftruncate(fd, start)
-    else:
-        os.write(fd, b"\n")   # a whole record that only lost its newline
+        os.fsync(fd)
+        return {"offset": start, "bytes": len(tail),
+                "quarantine": str(quarantine) if quarantine is not None else None}
+    os.write(fd, b"\n")   # a whole record that only lost its newline
     os.fsync(fd)
+    return {"offset": start, "bytes": len(tail), "newline_added": True}
+
+
+def _keep(quarantine: Path, offset: int, tail: bytes) -> None:
+    """Append a cut-off line to the quarantine file (0600, like the handoff file)."""
+    entry = json.dumps({"offset": offset,
+                        "text": tail.decode("utf-8", "backslashreplace")}) + "\n"
+    fd = os.open(quarantine, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, entry.encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(path: Path) -> None:
@@ -189,7 +219,7 @@ def attach_consumers(ctl: Controller, state_dir: Path | None = None) -> list[Any
     consumers: list[Any] = []
     path = handoff_path(section.handoff_file, state_dir)
     if path is not None:
-        handoff_file = HandoffFile(path)
+        handoff_file = HandoffFile(path, ctl.emit)
         consumers.append(handoff_file)
         if ctl.handoff.previous_commitment is None:
             # After a restart the deal chain goes on from the file's last record.

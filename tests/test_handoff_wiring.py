@@ -305,3 +305,23 @@ def test_handoff_event_carries_the_full_record(short: Config) -> None:
     # What the API's subscribe stream sends: the event as one JSON line.
     line = json.dumps(handoffs[1])
     assert "\n" not in line and json.loads(line)["record"]["revealed"]["cycle"] == 1
+
+
+def test_a_line_appended_unterminated_while_running_never_swallows_the_next_record(
+        tmp_path: Path) -> None:
+    """Attack: an unterminated line appended to the handoff file between two hands made
+    the next record part of it (not JSON, lost to verify-deals), with no event."""
+    path = tmp_path / "h.jsonl"
+    events: list[tuple[str, dict[str, Any]]] = []
+    handoff_file = HandoffFile(path, lambda kind, **data: events.append((kind, data)))
+    handoff_file({"a": 1})
+    with open(path, "ab") as fh:
+        fh.write(b'{"forged": "half a rec')
+    handoff_file({"b": 2})
+    assert [json.loads(line) for line in lines_of(path)] == [{"a": 1}, {"b": 2}]
+    ((kind, data),) = events
+    assert kind == "handoff.file.repaired" and data["foreign"] is True
+    quarantine = path.with_name("h.jsonl.quarantine")
+    assert data["quarantine"] == str(quarantine)
+    assert json.loads(quarantine.read_text())["text"] == '{"forged": "half a rec'
+    assert oct(quarantine.stat().st_mode & 0o777) == "0o600"
