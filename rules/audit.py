@@ -92,9 +92,41 @@ def _check_record(index: int, record) -> dict:
         nulls = validate_walls(record["walls"], variant)
     except RulesError as exc:
         raise RulesError(f"{where}.{exc}") from None
+    composition = set_composition(variant.tiles)
+    _check_dealt(where, record, composition, nulls == 0)
     ring = Ring(record["walls"], variant.stacks_per_wall)
     return {"where": where, "variant": variant, "ring": ring, "complete": nulls == 0,
-            "record": record, "composition": set_composition(variant.tiles)}
+            "record": record, "composition": composition}
+
+
+def _check_dealt(where: str, record: dict, composition: dict, complete: bool) -> None:
+    """The fields the tests read beyond the walls, in the shapes they read them (a
+    crafted file must be refused on one line, not crash a test)."""
+    def tile(code: object) -> bool:
+        return (code is None and not complete) or (type(code) is str and code in composition)
+
+    for key in ("hands", "flowers"):
+        seats = record[key]
+        if not (isinstance(seats, dict) and all(
+                isinstance(seats.get(seat), list) and all(map(tile, seats[seat]))
+                for seat in SEATS)):
+            raise RulesError(_("{where}.{key}: expected the tiles of each seat E, S, W, "
+                               "N").format(where=where, key=key))
+    wild = record.get("wild")
+    set_aside = wild.get("set_aside", []) if isinstance(wild, dict) else []
+    for key, draws, seat in (("replacements", record["replacements"], None),
+                             ("wild.set_aside", set_aside, "E")):
+        if not (isinstance(draws, list) and all(
+                isinstance(x, dict) and x.get("seat", seat) in SEATS and tile(x.get("tile"))
+                for x in draws)):
+            raise RulesError(_("{where}.{key}: expected draws of a seat and a tile").format(
+                where=where, key=key))
+    if not isinstance(record["dice"], list):
+        raise RulesError(_("{where}.dice: expected a list of throws").format(where=where))
+    table = record.get("table")
+    if isinstance(table, dict) and not all(
+            isinstance(table.get(k), str | int | None) for k in ("id", "set")):
+        raise RulesError(_("{where}.table: id and set must be names").format(where=where))
 
 
 # -- tests ---------------------------------------------------------------------------

@@ -55,7 +55,7 @@ def read_records(lines: Iterable[str]) -> list[tuple[int, dict[str, Any] | None]
             continue
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):    # not JSON, or nested past the parser
             record = None
         out.append((number, record if isinstance(record, dict) else None))
     return out

@@ -14,6 +14,7 @@ import json
 import re
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from mjtable_core.printable import printable_lines
 
@@ -33,10 +34,29 @@ def _name(path: str) -> str:
 
 
 def _read(path: str) -> str:
+    """The file's text; OSError when it cannot be read, UnicodeDecodeError when it is
+    not UTF-8 text."""
     if path == "-":
         return sys.stdin.read()
     with open(path, encoding="utf-8") as f:
         return f.read()
+
+
+def _unreadable(prog: str, path: str, exc: OSError | UnicodeDecodeError) -> int:
+    """One line for a file that cannot be read, or is not text (exit 2)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return _fail(prog, _("{file}: not UTF-8 text: {error}").format(
+            file=_name(path), error=exc.reason))
+    return _fail(prog, _("{file}: cannot read: {error}").format(
+        file=_name(path), error=exc.strerror or exc))
+
+
+def _loads(text: str) -> Any:
+    """json.loads, with nesting too deep for the parser a ValueError like any other."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError(_("nested too deep"), text, 0) from None
 
 
 def _fail(prog: str, message: str) -> int:
@@ -57,11 +77,10 @@ def deal_main(argv: list[str]) -> int:
     prog = parser.prog
     try:
         text = _read(args.file)
-    except OSError as exc:
-        return _fail(prog, _("{file}: cannot read: {error}").format(file=_name(args.file),
-                                                                    error=exc.strerror))
+    except (OSError, UnicodeDecodeError) as exc:
+        return _unreadable(prog, args.file, exc)
     try:
-        obj = json.loads(text)
+        obj = _loads(text)
     except json.JSONDecodeError as exc:
         return _fail(prog, _("{file}: not JSON: {error} at line {line} column {column}").format(
             file=_name(args.file), error=exc.msg, line=exc.lineno, column=exc.colno))
@@ -90,16 +109,15 @@ def audit_main(argv: list[str]) -> int:
     prog = parser.prog
     try:
         text = _read(args.file)
-    except OSError as exc:
-        return _fail(prog, _("{file}: cannot read: {error}").format(file=_name(args.file),
-                                                                    error=exc.strerror))
+    except (OSError, UnicodeDecodeError) as exc:
+        return _unreadable(prog, args.file, exc)
     records, line_numbers = [], []
     lines = text.splitlines()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line))
+            records.append(_loads(line))
         except json.JSONDecodeError as exc:
             if number == len(lines) and not text.endswith("\n"):
                 # An append cut short by a power cut: the writer drops it too.
@@ -186,11 +204,8 @@ def verify_deals_main(argv: list[str],
         return _fail(prog, _("--head needs --log: the head is the event log's"))
     try:
         records = read_records(_read(args.file).splitlines())
-    except OSError as exc:
-        return _fail(prog, f"{_name(args.file)}: {exc.strerror or exc}")
-    except UnicodeDecodeError as exc:
-        return _fail(prog, _("{file}: not UTF-8 text: {error}").format(
-            file=_name(args.file), error=exc.reason))
+    except (OSError, UnicodeDecodeError) as exc:
+        return _unreadable(prog, args.file, exc)
     anchors = None
     if log is not None and read_log is not None:
         try:

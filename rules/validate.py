@@ -61,7 +61,10 @@ def _validate(walls, variant: Variant) -> int:
                     where=f"walls[{p}][{k}]", got=repr(stack)))
     limit = set_composition(variant.tiles)
     # Fast path: count everything at once; walk slot by slot only to say where it fails.
-    counts = Counter(code for wall in walls for stack in wall for code in stack)
+    try:
+        counts = Counter(code for wall in walls for stack in wall for code in stack)
+    except TypeError:       # an unhashable "code" (a list, say): named by the walk below
+        counts = Counter({(): 1})
     nulls = counts.pop(None, 0)
     if all(type(code) is str and counts[code] <= limit.get(code, 0) for code in counts):
         return nulls

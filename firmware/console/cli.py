@@ -12,6 +12,7 @@ import datetime
 import getpass
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -210,7 +211,13 @@ def _command(args: argparse.Namespace) -> int:
     if command in ("add-technician", "remove-technician", "technicians"):
         return _technicians(args)
     if command in ("export-log", "verify-log"):
-        return _export(args)
+        try:
+            return _export(args)
+        except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
+            # A file that is not the table's event log, or one crafted to look like it.
+            raise ConsoleError(_("{path}: not a readable event log: {error}").format(
+                path=statedir.state_dir(args.state_dir) / statedir.EVENT_LOG_NAME,
+                error=exc), EXIT_USAGE) from None
     if command == "tui":
         from firmware.console.tui import run_tui
         return run_tui(_socket(args), _tcp(args), credential(args.technician))
