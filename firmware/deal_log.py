@@ -47,7 +47,7 @@ def read_anchors(path: str, head: str | None = None) -> LogAnchors:
         for row in reader.each("handoff"):
             if row["kind"] == "handoff" and isinstance(row.get("commitment"), str):
                 anchors.handoffs.append((row["seq"], row["commitment"]))
-    except (sqlite3.Error, ValueError, TypeError) as exc:
+    except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
         raise AnchorError(_("{path}: not an event log: {error}").format(
             path=path, error=exc)) from None
     return anchors
