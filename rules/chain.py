@@ -91,11 +91,6 @@ def verify_history(records: list[tuple[int, dict[str, Any] | None]]) -> Verdict:
         if not isinstance(record.get("commitment"), str):
             return Verdict(False, checked, checked,
                            _("line {line} has no commitment").format(line=line), line)
-        dealt = redeal_problem(record)
-        if dealt is not None:
-            return Verdict(False, len(records), checked,
-                           _("{name}: {problem}").format(name=_name(record, line),
-                                                        problem=dealt), line)
         if previous is not None:
             prev_line, prev = previous
             link = record.get("previous_commitment")
@@ -136,11 +131,29 @@ def verify_history(records: list[tuple[int, dict[str, Any] | None]]) -> Verdict:
                                    recomputed=recomputed, commitment=prev["commitment"]),
                                prev_line)
             checked += 1
+            # Its walls hold: its hands must be what those walls and dice deal.
+            broken = _dealt_again(prev, prev_line, len(records), checked, dice)
+            if broken is not None:
+                return broken
         problem = dice.check(line, record, previous)
         if problem is not None:
             return Verdict(False, len(records), checked, problem, line, **dice.counts())
         previous = (line, record)
+    if previous is not None:
+        broken = _dealt_again(previous[1], previous[0], len(records), checked, dice)
+        if broken is not None:
+            return broken
     return Verdict(True, len(records), checked, **dice.counts())
+
+
+def _dealt_again(record: dict[str, Any], line: int, records: int, checked: int,
+                 dice: _DiceTally) -> Verdict | None:
+    """The break when `record`'s hands are not what its walls and dice deal."""
+    problem = redeal_problem(record)
+    if problem is None:
+        return None
+    return Verdict(False, records, checked, _("{name}: {problem}").format(
+        name=_name(record, line), problem=problem), line, **dice.counts())
 
 
 class _DiceTally:

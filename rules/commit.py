@@ -64,7 +64,7 @@ def canonical_layout(walls) -> str:
             for level, code in enumerate(stack):
                 if code is None:
                     parts.append("--")
-                elif code in _KNOWN:
+                elif isinstance(code, str) and code in _KNOWN:
                     parts.append(code)
                 else:
                     raise RulesError(_("{where}: unknown tile code {code}").format(
