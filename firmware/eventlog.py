@@ -234,6 +234,11 @@ class EventLog(LogReader):
         self._wall = wall
         self.dropped = 0
         self.written = 0
+        # Called from the writer thread with the error when a batch cannot be committed
+        # (the daemon raises E96 through its loop); `failure` is the last one, None
+        # once a batch went through again.
+        self.on_failure: Callable[[BaseException], None] | None = None
+        self.failure: BaseException | None = None
         self._queue: queue.Queue[Any] = queue.Queue(QUEUE_LIMIT)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _private(self.path)
@@ -298,11 +303,13 @@ class EventLog(LogReader):
             self._thread.join(timeout=10.0)
 
     def _writer(self) -> None:
-        conn = self._connect()
+        conn: sqlite3.Connection | None = None
+        failed: list[tuple[Any, ...]] = []    # rows a failing disk refused, tried again
         try:
             while True:
                 item = self._queue.get()
-                rows: list[tuple[Any, ...]] = []
+                rows: list[tuple[Any, ...]] = failed
+                failed = []
                 markers: list[_Flush] = []
                 closing = False
                 deadline = time.monotonic() + self.flush_s
@@ -322,13 +329,32 @@ class EventLog(LogReader):
                     except queue.Empty:
                         break
                 if rows:
-                    self._commit(conn, rows)
+                    try:
+                        conn = conn or self._connect()
+                        self._commit(conn, rows)
+                    except Exception as exc:
+                        # Never a silent end of the log: the owner hears of it (E96 in
+                        # the daemon) and the rows wait for the next batch, which tries
+                        # again on a fresh connection.
+                        if conn is not None:
+                            with contextlib.suppress(Exception):
+                                conn.close()
+                        conn = None
+                        self.dropped += max(0, len(rows) - QUEUE_LIMIT)
+                        failed = rows[-QUEUE_LIMIT:]
+                        self.failure = exc
+                        if self.on_failure is not None:
+                            with contextlib.suppress(Exception):
+                                self.on_failure(exc)
+                    else:
+                        self.failure = None
                 for marker in markers:
                     marker.done.set()
                 if closing:
                     return
         finally:
-            conn.close()
+            if conn is not None:
+                conn.close()
 
     def _commit(self, conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
         if self.dropped:
@@ -358,7 +384,8 @@ class EventLog(LogReader):
             conn.execute("DELETE FROM events WHERE id <= ?", (cut,))
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):   # a failed disk may refuse it too
+                conn.execute("ROLLBACK")
             raise
         self._last_id, self._head = last, head
         # One assignment, read by the loop for the API's status without a query.
