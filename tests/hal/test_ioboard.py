@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import socket
 
 import pytest
@@ -305,3 +306,19 @@ def test_a_set_on_an_input_channel_is_refused_with_an_error_frame(short):
     assert refused == [(8, "SET lid.upper: an input")]
     board.close()
 
+
+
+def test_a_second_host_cannot_open_the_boards_serial_device():
+    """One daemon per table: the device is held exclusively (flock) by whoever opened it."""
+    from hal.backends.ioboard import LinkError, open_port
+
+    master, slave = os.openpty()
+    device = os.ttyname(slave)
+    first = open_port(device, 115200)
+    try:
+        with pytest.raises(LinkError, match="cannot open the I/O board's port"):
+            open_port(device, 115200)
+    finally:
+        first.close()
+        os.close(master)
+        os.close(slave)
