@@ -36,6 +36,7 @@ import queue
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -112,7 +113,20 @@ class LogReader:
         self.run = run
 
     def _open(self) -> sqlite3.Connection:
-        return sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10.0)
+        uri = "file:" + urllib.parse.quote(str(self.path))
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=10.0)
+        try:
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1")
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode != sqlite3.SQLITE_CANTOPEN:
+                conn.close()
+                raise
+            # A WAL database in a read-only directory (an SD card gone read-only) cannot
+            # make its -shm file. Nobody can be writing there, so read the file as it
+            # is: what sits only in a -wal left by a crash is not seen.
+            conn.close()
+            conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, timeout=10.0)
+        return conn
 
     def query(self, *, kind: str | None = None, cycle: int | None = None,
               run: int | None = None, since: float | None = None,

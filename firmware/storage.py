@@ -8,13 +8,14 @@ raises E96 `storage.failed` with it as evidence.
 from __future__ import annotations
 
 import errno
+import json
 import sqlite3
 from pathlib import Path
 
 from firmware.i18n import _
 
-# What reading or writing the state directory may raise.
-STORAGE_ERRORS = (OSError, sqlite3.Error)
+# What reading or writing the state directory may raise (a damaged JSON file too).
+STORAGE_ERRORS = (OSError, sqlite3.Error, json.JSONDecodeError, UnicodeDecodeError)
 
 
 def reason(exc: BaseException) -> str:
@@ -29,8 +30,8 @@ def reason(exc: BaseException) -> str:
         if exc.errno == errno.ENOENT:
             return _("it is missing")
         return exc.strerror or str(exc)
-    if type(exc) is sqlite3.DatabaseError:
-        return _("the file is damaged ({error})").format(error=exc)
+    if type(exc) is sqlite3.DatabaseError or isinstance(exc, ValueError):
+        return _("the file is damaged ({error}); move it aside").format(error=exc)
     text = str(exc)
     if "readonly" in text or "read-only" in text:
         return _("the file system is read-only")

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from firmware.i18n import _
+from firmware.storage import reason
 
 LOCK_NAME = "daemon.lock"
 
@@ -88,7 +89,7 @@ def lock_table(state: Path, socket: Path) -> TableLock:
     except OSError as exc:
         raise StateUnwritable(_("cannot write the state directory {path}: {reason}; free "
                                 "space, remount it read-write or pass --state-dir DIR")
-                              .format(path=state, reason=exc.strerror or exc)) from None
+                              .format(path=state, reason=reason(exc))) from None
     try:
         socket.parent.mkdir(parents=True, exist_ok=True)
         lock.take(socket.with_name(socket.name + ".lock"),

@@ -30,6 +30,7 @@ from firmware.console.client import (
 )
 from firmware.i18n import _, resolve, set_language
 from firmware.printable import printable
+from firmware.storage import STORAGE_ERRORS, problem
 
 TOKEN_ENV = "MJTABLE_TOKEN"
 
@@ -207,10 +208,9 @@ def _out(args: argparse.Namespace, result: Any, text: list[str] | str) -> None:
 
 def _command(args: argparse.Namespace) -> int:
     command = args.command
-    if command in ("add-technician", "remove-technician", "technicians"):
-        return _technicians(args)
-    if command in ("export-log", "verify-log"):
-        return _export(args)
+    if command in ("add-technician", "remove-technician", "technicians", "export-log",
+                   "verify-log"):
+        return _local(args)
     if command == "tui":
         from firmware.console.tui import run_tui
         return run_tui(_socket(args), _tcp(args), credential(args.technician))
@@ -286,6 +286,21 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
     return 0
 
 
+def _local(args: argparse.Namespace) -> int:
+    """The commands that read or write the state directory themselves (no daemon): a
+    file that cannot be used is one line and exit 2, never a traceback."""
+    technicians = args.command in ("add-technician", "remove-technician", "technicians")
+    path = statedir.state_dir(args.state_dir) / (
+        statedir.TECHNICIANS_NAME if technicians else statedir.EVENT_LOG_NAME)
+    try:
+        return _technicians(args) if technicians else _export(args)
+    except STORAGE_ERRORS as exc:
+        out = getattr(args, "out", None)
+        if out and getattr(exc, "filename", None) == out:
+            path = Path(out)
+        raise ConsoleError(problem(path, exc), EXIT_USAGE) from None
+
+
 def _technicians(args: argparse.Namespace) -> int:
     from firmware.api.auth import Technicians
 
@@ -305,6 +320,8 @@ def _technicians(args: argparse.Namespace) -> int:
              else sys.stdin.readline().rstrip("\r\n"))
     try:
         technicians.add(args.name, token)
+    except STORAGE_ERRORS:
+        raise       # a damaged file, not a bad name or token (see _local)
     except ValueError as exc:
         raise ConsoleError(str(exc), EXIT_USAGE) from None
     print(_("technician {name} added to {path} (only a salted hash of the token is "
@@ -320,7 +337,7 @@ def _export(args: argparse.Namespace) -> int:
         reader = LogReader(path)
     except FileNotFoundError:
         raise ConsoleError(_("no event log at {path}; pass --state-dir DIR").format(
-            path=path), EXIT_NO_DAEMON) from None
+            path=path), EXIT_USAGE) from None
     if args.command == "verify-log":
         ok, found = reader.verify_chain()
         verdict = _("intact") if ok else _("TAMPERED")
@@ -329,14 +346,15 @@ def _export(args: argparse.Namespace) -> int:
     filters = {k: getattr(args, k) for k in ("kind", "cycle", "run")
                if getattr(args, k) is not None}
     # The head lets anyone who keeps it tell later whether history was rewritten.
-    print(_("event log chain head: {head}").format(head=reader.chain_head()),
-          file=sys.stderr)
+    head = _("event log chain head: {head}").format(head=reader.chain_head())
     if args.out:
-        with open(args.out, "w") as fh:
+        with open(args.out, "w") as fh:     # a file that cannot be written: that line only
+            print(head, file=sys.stderr)
             count = reader.export(fh, **filters)
         print(_("{n} events written to {path}").format(n=count, path=args.out),
               file=sys.stderr)
     else:
+        print(head, file=sys.stderr)
         reader.export(sys.stdout, **filters)
     return 0
 
