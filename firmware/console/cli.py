@@ -17,8 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from firmware import statedir
 from firmware.console import render
 from firmware.console.client import (
@@ -212,7 +210,12 @@ def _command(args: argparse.Namespace) -> int:
                    "verify-log"):
         return _local(args)
     if command == "tui":
-        from firmware.console.tui import run_tui
+        try:
+            from firmware.console.tui import run_tui
+        except ModuleNotFoundError as exc:   # textual comes with the console extra
+            raise ConsoleError(_("the TUI needs the console extra ({module} is missing): "
+                                 "pip install 'mjtable[console]'").format(module=exc.name),
+                               EXIT_USAGE) from None
         return run_tui(_socket(args), _tcp(args), credential(args.technician))
     with _client(args) as client:
         return _remote(args, client)
@@ -228,15 +231,7 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
         if args.json:
             _out(args, result, "")
         else:
-            console = Console()
-            console.print(render.table_text(result))
-            counters = result["counters"]
-            console.print(render.counters_line(counters), highlight=False)
-            # Players note it before the dice: `mjtable verify-deals` checks it later.
-            console.print(_("commitment: {commitment}").format(
-                commitment=render.plain(result.get("commitment"))), highlight=False)
-            lines = render.fault_lines(result["faults"]) or [_("no active faults")]
-            console.print("\n".join(map(_human, lines)), highlight=False)
+            _status(result)
     elif command == "faults":
         result = client.call("faults")
         lines = [_("active:")] + (render.fault_lines(result["active"]) or ["  " + _("none")])
@@ -299,6 +294,23 @@ def _local(args: argparse.Namespace) -> int:
         if out and getattr(exc, "filename", None) == out:
             path = Path(out)
         raise ConsoleError(problem(path, exc), EXIT_USAGE) from None
+
+
+def _status(result: dict[str, Any]) -> None:
+    lines = [render.counters_line(result["counters"]),
+             # Players note it before the dice: `mjtable verify-deals` checks it later.
+             _("commitment: {commitment}").format(
+                 commitment=render.plain(result.get("commitment"))),
+             *map(_human, render.fault_lines(result["faults"]) or [_("no active faults")])]
+    try:
+        from rich.console import Console
+    except ModuleNotFoundError:     # a headless install: the same picture, uncoloured
+        print(render.table_plain(result))
+        print("\n".join(lines))
+        return
+    console = Console()
+    console.print(render.table_text(result))
+    console.print("\n".join(lines), highlight=False)
 
 
 def _technicians(args: argparse.Namespace) -> int:
