@@ -216,6 +216,9 @@ def _command(args: argparse.Namespace) -> int:
             raise ConsoleError(_("the TUI needs the console extra ({module} is missing): "
                                  "pip install 'mjtable[console]'").format(module=exc.name),
                                EXIT_USAGE) from None
+        # No daemon: the same line and exit code as every other console command,
+        # before the screen is taken over.
+        ApiClient(_socket(args), _tcp(args), timeout=10.0).close()
         return run_tui(_socket(args), _tcp(args), credential(args.technician))
     with _client(args) as client:
         return _remote(args, client)
