@@ -217,11 +217,15 @@ def _hint_stdin(args: list[str]) -> None:
 
 def _run(config: Config, args: argparse.Namespace) -> int:
     from firmware.daemon import run
+    from firmware.tablelock import StateUnwritable, TableBusy
 
     try:
         return run(config, speed=args.speed, cycles=args.cycles, seed=args.seed,
                    live=False if args.plain else None, socket=args.socket,
                    state_dir=args.state_dir)
+    except (TableBusy, StateUnwritable) as exc:
+        print(f"mjtable: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     except HalError as exc:
         print(f"mjtable: {exc}", file=sys.stderr)
         return EXIT_CONFIG

@@ -12,6 +12,7 @@ import gc
 import signal
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from firmware import statedir
@@ -20,6 +21,8 @@ from firmware.controller import Controller
 from firmware.i18n import _
 from firmware.journal_flush import FlushedJournal
 from firmware.sdnotify import attach_systemd
+from firmware.storage import STORAGE_ERRORS, problem
+from firmware.tablelock import StateUnwritable, lock_table
 from firmware.view import live_view_available, log_line, screen, snapshot
 from hal.backends import open_hal
 from hal.interface import HalError
@@ -42,7 +45,12 @@ def run(config: Config, speed: float = 1.0, cycles: int | None = None,
         print(_("mjtable: no live picture without the console extra "
                 "(pip install 'mjtable[console]'); logging lines"), file=sys.stderr)
         live = False
-    return asyncio.run(_run(config, speed, cycles, seed, live, socket, state_dir))
+    # Before anything moves: a second daemon on this table stops here (TableBusy), as
+    # does one whose state directory cannot be written (StateUnwritable).
+    lock = lock_table(statedir.state_dir(state_dir),
+                      Path(socket) if socket else statedir.default_socket())
+    with lock:
+        return asyncio.run(_run(config, speed, cycles, seed, live, socket, state_dir))
 
 
 async def _run(config: Config, speed: float, cycles: int | None, seed: int | None,
@@ -75,7 +83,12 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
     ctl.subscribers.append(on_event)
     notify = attach_systemd(ctl, loop)   # a no-op unless systemd started us
     # Wall time only stamps event-log rows for people; it never steers the table.
-    api = await attach_api(ctl, state_dir=state_dir, socket_path=socket, wall=time.time)
+    try:
+        api = await attach_api(ctl, state_dir=state_dir, socket_path=socket, wall=time.time)
+    except STORAGE_ERRORS as exc:   # an event log that cannot be opened: nothing moved yet
+        opened.hal.close()
+        raise StateUnwritable(problem(statedir.state_dir(state_dir) / statedir.EVENT_LOG_NAME,
+                                      exc)) from None
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stopped.set)
     if not live:

@@ -36,6 +36,7 @@ import queue
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -112,7 +113,20 @@ class LogReader:
         self.run = run
 
     def _open(self) -> sqlite3.Connection:
-        return sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10.0)
+        uri = "file:" + urllib.parse.quote(str(self.path))
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=10.0)
+        try:
+            conn.execute("SELECT 1 FROM sqlite_master LIMIT 1")
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode != sqlite3.SQLITE_CANTOPEN:
+                conn.close()
+                raise
+            # A WAL database in a read-only directory (an SD card gone read-only) cannot
+            # make its -shm file. Nobody can be writing there, so read the file as it
+            # is: what sits only in a -wal left by a crash is not seen.
+            conn.close()
+            conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, timeout=10.0)
+        return conn
 
     def query(self, *, kind: str | None = None, cycle: int | None = None,
               run: int | None = None, since: float | None = None,
@@ -251,6 +265,11 @@ class EventLog(LogReader):
         self._wall = wall
         self.dropped = 0
         self.written = 0
+        # Called from the writer thread with the error when a batch cannot be committed
+        # (the daemon raises E96 through its loop); `failure` is the last one, None
+        # once a batch went through again.
+        self.on_failure: Callable[[BaseException], None] | None = None
+        self.failure: BaseException | None = None
         self._queue: queue.Queue[Any] = queue.Queue(QUEUE_LIMIT)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _private(self.path)
@@ -315,11 +334,13 @@ class EventLog(LogReader):
             self._thread.join(timeout=10.0)
 
     def _writer(self) -> None:
-        conn = self._connect()
+        conn: sqlite3.Connection | None = None
+        failed: list[tuple[Any, ...]] = []    # rows a failing disk refused, tried again
         try:
             while True:
                 item = self._queue.get()
-                rows: list[tuple[Any, ...]] = []
+                rows: list[tuple[Any, ...]] = failed
+                failed = []
                 markers: list[_Flush] = []
                 closing = False
                 deadline = time.monotonic() + self.flush_s
@@ -339,13 +360,32 @@ class EventLog(LogReader):
                     except queue.Empty:
                         break
                 if rows:
-                    self._commit(conn, rows)
+                    try:
+                        conn = conn or self._connect()
+                        self._commit(conn, rows)
+                    except Exception as exc:
+                        # Never a silent end of the log: the owner hears of it (E96 in
+                        # the daemon) and the rows wait for the next batch, which tries
+                        # again on a fresh connection.
+                        if conn is not None:
+                            with contextlib.suppress(Exception):
+                                conn.close()
+                        conn = None
+                        self.dropped += max(0, len(rows) - QUEUE_LIMIT)
+                        failed = rows[-QUEUE_LIMIT:]
+                        self.failure = exc
+                        if self.on_failure is not None:
+                            with contextlib.suppress(Exception):
+                                self.on_failure(exc)
+                    else:
+                        self.failure = None
                 for marker in markers:
                     marker.done.set()
                 if closing:
                     return
         finally:
-            conn.close()
+            if conn is not None:
+                conn.close()
 
     def _commit(self, conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
         if self.dropped:
@@ -375,7 +415,8 @@ class EventLog(LogReader):
             conn.execute("DELETE FROM events WHERE id <= ?", (cut,))
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):   # a failed disk may refuse it too
+                conn.execute("ROLLBACK")
             raise
         self._last_id, self._head = last, head
         # One assignment, read by the loop for the API's status without a query.

@@ -81,12 +81,19 @@ def center(text: str, width: int) -> str:
 
 
 def picture(snap: dict[str, Any], rows: int | None = None) -> Text:
-    """The table from above: four walls around the lid.
+    """The table from above: four walls around the lid, built stacks in green.
 
     `rows` folds the side walls into fewer rows, for short screens.
     """
     from rich.text import Text
 
+    text = Text(picture_plain(snap, rows))
+    text.highlight_regex(f"[{STACK_BUILT}{STACK_HALF}]", "green")
+    return text
+
+
+def picture_plain(snap: dict[str, Any], rows: int | None = None) -> str:
+    """`picture` without colours (no rich needed: a headless install's console)."""
     sides = snap["sides"]
     held_by = snap.get("held_by")
     stacks = sides[0][2] // 2
@@ -110,9 +117,7 @@ def picture(snap: dict[str, Any], rows: int | None = None) -> Text:
     lines += [f"{left[i]}{center(centre.get(i, ''), inner - 2)}{right[i]}"
               for i in range(height)]
     lines += ["  " + bottom, " " + center(label(0), inner)]
-    text = Text("\n".join(lines))
-    text.highlight_regex(f"[{STACK_BUILT}{STACK_HALF}]", "green")
-    return Text.assemble(text, "\n", f"◀ {label(3)}   {label(1)} ▶")
+    return "\n".join([*lines, f"◀ {label(3)}   {label(1)} ▶"])
 
 
 def lamps_text(lamps: dict[str, bool]) -> Text:
@@ -122,6 +127,11 @@ def lamps_text(lamps: dict[str, bool]) -> Text:
     return Text("  ").join(
         Text(("● " if on else "○ ") + words.lamp(name), style="bold yellow" if on else "dim")
         for name, on in lamps.items())
+
+
+def lamps_plain(lamps: dict[str, bool]) -> str:
+    """`lamps_text` without colours."""
+    return "  ".join(("● " if on else "○ ") + words.lamp(name) for name, on in lamps.items())
 
 
 def screen(snap: dict[str, Any], speed: float = 1.0,

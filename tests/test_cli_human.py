@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pty
+import select
 import signal
 import subprocess
 import sys
@@ -18,18 +19,49 @@ ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "MJTABLE_LANG": "en", "PYTHONPATH": str(ROOT)}
 
 
-def interrupt(args: list[str], stdin=None, after_s: float = 2.5) -> subprocess.CompletedProcess:
+def interrupt(args: list[str], wait_for: str, stdin=None,
+              stderr_tty: bool = False) -> subprocess.CompletedProcess:
+    """Ctrl-C once the command has said `wait_for` on stderr: waited for, not slept on
+    (a fixed delay on a loaded machine lands in the interpreter's start-up, before
+    the command runs). `stderr_tty` gives the command a terminal for its stderr."""
+    leader = follower = None
+    if stderr_tty:
+        leader, follower = pty.openpty()
     proc = subprocess.Popen([sys.executable, "-m", "firmware.cli", *args], cwd=ROOT, env=ENV,
                             stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(after_s)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+                            stdout=subprocess.PIPE,
+                            stderr=follower if follower is not None else subprocess.PIPE)
+    source = leader if leader is not None else proc.stderr.fileno()
+    said = b""
+    try:
+        deadline = time.monotonic() + 120
+        while wait_for.encode() not in said:
+            left = deadline - time.monotonic()
+            assert left > 0 and proc.poll() is None, said.decode(errors="replace")
+            if select.select([source], [], [], min(left, 1.0))[0]:
+                said += os.read(source, 4096)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+        if leader is not None:
+            while select.select([leader], [], [], 0)[0]:
+                try:
+                    chunk = os.read(leader, 4096)
+                except OSError:     # the terminal's other end is closed
+                    break
+                if not chunk:
+                    break
+                said += chunk
+    finally:
+        if leader is not None:
+            os.close(leader)
+            os.close(follower)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out.decode(),
+                                       (said + (err or b"")).decode(errors="replace"))
 
 
 def test_ctrl_c_during_simulate_ends_with_a_line_not_a_traceback() -> None:
-    result = interrupt(["simulate", "--cycles", "100000"])
+    # Its progress line on a terminal says the hands are being dealt.
+    result = interrupt(["simulate", "--cycles", "100000"], wait_for="hand ", stderr_tty=True)
     assert result.returncode == 130
     assert "Traceback" not in result.stderr and "interrupted" in result.stderr
 
@@ -37,7 +69,7 @@ def test_ctrl_c_during_simulate_ends_with_a_line_not_a_traceback() -> None:
 def test_bare_deal_says_it_reads_the_keyboard_and_ctrl_c_ends_it() -> None:
     leader, follower = pty.openpty()
     try:
-        result = interrupt(["deal"], stdin=follower, after_s=2.0)
+        result = interrupt(["deal"], wait_for="Ctrl-D", stdin=follower)
     finally:
         os.close(leader)
         os.close(follower)

@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -50,15 +51,47 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return venv / "bin"
 
 
-def test_headless_install_has_no_console_libraries(installed: Path, tmp_path: Path) -> None:
+def test_headless_install_has_a_console(installed: Path, tmp_path: Path) -> None:
+    """A technician at a headless table clears a fault without the console extra."""
     probe = _run(installed / "python", "-c",
                  "import importlib.util as u; print(u.find_spec('rich'), u.find_spec('textual'))",
                  cwd=tmp_path)
     assert probe.stdout.split() == ["None", "None"], probe.stdout + probe.stderr
-    # The console says which extra it needs instead of a traceback.
-    console = _run(installed / "mjtable", "console", "status", cwd=tmp_path)
-    assert console.returncode == 2
-    assert "mjtable[console]" in console.stderr and "Traceback" not in console.stderr
+    state, sock = tmp_path / "state", tmp_path / "api.sock"
+    console = [installed / "mjtable", "console", "--state-dir", state, "--socket", sock]
+    added = subprocess.run([*map(str, console), "add-technician", "li"], cwd=tmp_path,
+                           input="li-token-0123\n", capture_output=True, text=True,
+                           timeout=120)
+    assert added.returncode == 0, added.stderr
+    daemon = subprocess.Popen([str(installed / "mjtable"), "--state-dir", str(state), "run",
+                               "--plain", "--speed", "20", "--socket", str(sock)],
+                              cwd=tmp_path, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while _run(*console, "status", cwd=tmp_path).returncode != 0:
+            assert time.monotonic() < deadline, "the daemon did not answer"
+            time.sleep(0.1)
+        status = _run(*console, "status", cwd=tmp_path)
+        assert "side 0 " in status.stdout and "\ncommitment: " in status.stdout
+        assert status.stdout.rstrip().endswith("no active faults"), status.stdout
+        assert "active:" in _run(*console, "faults", cwd=tmp_path).stdout
+        clear = subprocess.run([*map(str, console), "--technician", "li", "clear", "E21"],
+                               cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                               env={**os.environ, "MJTABLE_TOKEN": "li-token-0123"})
+        assert clear.returncode == 1 and "no active fault 'E21'" in clear.stderr, clear.stderr
+        assert _run(*console, "technicians", cwd=tmp_path).stdout.split() == ["li"]
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=60)
+    verify = _run(*console, "verify-log", cwd=tmp_path)
+    assert verify.returncode == 0 and ": intact: " in verify.stdout, verify.stderr
+    # Only the TUI needs the extra, and says so in one line.
+    tui = _run(*console, "tui", cwd=tmp_path)
+    assert tui.returncode == 2 and tui.stdout == ""
+    assert tui.stderr.splitlines() == [
+        "mjtable console: the TUI needs the console extra (rich is missing): "
+        "pip install 'mjtable[console]'"]
 
 
 def test_simulate_from_outside_the_tree(installed: Path, tmp_path: Path) -> None:

@@ -27,6 +27,17 @@ class Attachment:
         self.eventlog.close()
 
 
+def log_failed(ctl: Controller, eventlog: EventLog, exc: BaseException) -> None:
+    """E96 for an event log that cannot be written (in the loop): the table stops
+    through the shutdown path and deals no hand it cannot log. One active fault is
+    enough; after a clear the next failing batch raises it again."""
+    if any(f.active and f.id == "storage.failed" and f.where == "eventlog"
+           for f in ctl.faults):
+        return
+    ctl.fault("storage.failed", "eventlog", None,
+              {"file": str(eventlog.path), "error": f"{type(exc).__name__}: {exc}"})
+
+
 async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
                      socket_path: str | Path | None = None,
                      wall: Callable[[], float] | None = None) -> Attachment:
@@ -39,6 +50,7 @@ async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
     eventlog = EventLog(state / statedir.EVENT_LOG_NAME,
                         max_rows=ctl.config.api.log_max_rows, wall=wall)
     eventlog.attach(ctl)
+    eventlog.on_failure = lambda exc: ctl.clock.post(lambda: log_failed(ctl, eventlog, exc))
     maintenance = Maintenance(ctl)
     server = ApiServer(ctl, maintenance, Technicians(state / statedir.TECHNICIANS_NAME), eventlog)
     problems: list[str] = []

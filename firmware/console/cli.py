@@ -12,13 +12,10 @@ import datetime
 import getpass
 import json
 import os
-import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
-
-from rich.console import Console
 
 from firmware import statedir
 from firmware.console import render
@@ -31,6 +28,7 @@ from firmware.console.client import (
 )
 from firmware.i18n import _, resolve, set_language
 from firmware.printable import printable
+from firmware.storage import STORAGE_ERRORS, problem
 
 TOKEN_ENV = "MJTABLE_TOKEN"
 
@@ -208,18 +206,19 @@ def _out(args: argparse.Namespace, result: Any, text: list[str] | str) -> None:
 
 def _command(args: argparse.Namespace) -> int:
     command = args.command
-    if command in ("add-technician", "remove-technician", "technicians"):
-        return _technicians(args)
-    if command in ("export-log", "verify-log"):
-        try:
-            return _export(args)
-        except (sqlite3.Error, ValueError, TypeError, OverflowError) as exc:
-            # A file that is not the table's event log, or one crafted to look like it.
-            raise ConsoleError(_("{path}: not a readable event log: {error}").format(
-                path=statedir.state_dir(args.state_dir) / statedir.EVENT_LOG_NAME,
-                error=exc), EXIT_USAGE) from None
+    if command in ("add-technician", "remove-technician", "technicians", "export-log",
+                   "verify-log"):
+        return _local(args)
     if command == "tui":
-        from firmware.console.tui import run_tui
+        try:
+            from firmware.console.tui import run_tui
+        except ModuleNotFoundError as exc:   # textual comes with the console extra
+            raise ConsoleError(_("the TUI needs the console extra ({module} is missing): "
+                                 "pip install 'mjtable[console]'").format(module=exc.name),
+                               EXIT_USAGE) from None
+        # No daemon: the same line and exit code as every other console command,
+        # before the screen is taken over.
+        ApiClient(_socket(args), _tcp(args), timeout=10.0).close()
         return run_tui(_socket(args), _tcp(args), credential(args.technician))
     with _client(args) as client:
         return _remote(args, client)
@@ -235,15 +234,7 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
         if args.json:
             _out(args, result, "")
         else:
-            console = Console()
-            console.print(render.table_text(result))
-            counters = result["counters"]
-            console.print(render.counters_line(counters), highlight=False)
-            # Players note it before the dice: `mjtable verify-deals` checks it later.
-            console.print(_("commitment: {commitment}").format(
-                commitment=render.plain(result.get("commitment"))), highlight=False)
-            lines = render.fault_lines(result["faults"]) or [_("no active faults")]
-            console.print("\n".join(map(_human, lines)), highlight=False)
+            _status(result)
     elif command == "faults":
         result = client.call("faults")
         lines = [_("active:")] + (render.fault_lines(result["active"]) or ["  " + _("none")])
@@ -293,6 +284,44 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
     return 0
 
 
+def _local(args: argparse.Namespace) -> int:
+    """The commands that read or write the state directory themselves (no daemon): a
+    file that cannot be used is one line and exit 2, never a traceback."""
+    technicians = args.command in ("add-technician", "remove-technician", "technicians")
+    path = statedir.state_dir(args.state_dir) / (
+        statedir.TECHNICIANS_NAME if technicians else statedir.EVENT_LOG_NAME)
+    try:
+        return _technicians(args) if technicians else _export(args)
+    except STORAGE_ERRORS as exc:
+        out = getattr(args, "out", None)
+        if out and getattr(exc, "filename", None) == out:
+            path = Path(out)
+        raise ConsoleError(problem(path, exc), EXIT_USAGE) from None
+    except (ValueError, TypeError, OverflowError) as exc:
+        if technicians:
+            raise
+        # A file that is not the table's event log, or one crafted to look like it.
+        raise ConsoleError(_("{path}: not a readable event log: {error}").format(
+            path=path, error=exc), EXIT_USAGE) from None
+
+
+def _status(result: dict[str, Any]) -> None:
+    lines = [render.counters_line(result["counters"]),
+             # Players note it before the dice: `mjtable verify-deals` checks it later.
+             _("commitment: {commitment}").format(
+                 commitment=render.plain(result.get("commitment"))),
+             *map(_human, render.fault_lines(result["faults"]) or [_("no active faults")])]
+    try:
+        from rich.console import Console
+    except ModuleNotFoundError:     # a headless install: the same picture, uncoloured
+        print(render.table_plain(result))
+        print("\n".join(lines))
+        return
+    console = Console()
+    console.print(render.table_text(result))
+    console.print("\n".join(lines), highlight=False)
+
+
 def _technicians(args: argparse.Namespace) -> int:
     from firmware.api.auth import Technicians
 
@@ -312,6 +341,8 @@ def _technicians(args: argparse.Namespace) -> int:
              else sys.stdin.readline().rstrip("\r\n"))
     try:
         technicians.add(args.name, token)
+    except STORAGE_ERRORS:
+        raise       # a damaged file, not a bad name or token (see _local)
     except ValueError as exc:
         raise ConsoleError(str(exc), EXIT_USAGE) from None
     print(_("technician {name} added to {path} (only a salted hash of the token is "
@@ -327,7 +358,7 @@ def _export(args: argparse.Namespace) -> int:
         reader = LogReader(path)
     except FileNotFoundError:
         raise ConsoleError(_("no event log at {path}; pass --state-dir DIR").format(
-            path=path), EXIT_NO_DAEMON) from None
+            path=path), EXIT_USAGE) from None
     if args.command == "verify-log":
         ok, found = reader.verify_chain()
         verdict = _("intact") if ok else _("TAMPERED")
@@ -336,14 +367,15 @@ def _export(args: argparse.Namespace) -> int:
     filters = {k: getattr(args, k) for k in ("kind", "cycle", "run")
                if getattr(args, k) is not None}
     # The head lets anyone who keeps it tell later whether history was rewritten.
-    print(_("event log chain head: {head}").format(head=reader.chain_head()),
-          file=sys.stderr)
+    head = _("event log chain head: {head}").format(head=reader.chain_head())
     if args.out:
-        with open(args.out, "w") as fh:
+        with open(args.out, "w") as fh:     # a file that cannot be written: that line only
+            print(head, file=sys.stderr)
             count = reader.export(fh, **filters)
         print(_("{n} events written to {path}").format(n=count, path=args.out),
               file=sys.stderr)
     else:
+        print(head, file=sys.stderr)
         reader.export(sys.stdout, **filters)
     return 0
 

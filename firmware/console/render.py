@@ -6,15 +6,16 @@ Everything here is text in the current language; no Python repr reaches a person
 from __future__ import annotations
 
 import datetime
-from typing import Any
-
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from firmware import words
 from firmware.i18n import N_, _, join
 from firmware.printable import printable
-from firmware.view import lamps_text, picture, snap_from_status
+from firmware.view import lamps_plain, lamps_text, picture, picture_plain, snap_from_status
 from firmware.why import fault_why, worded
+
+if TYPE_CHECKING:   # rich comes with the console extra; the one-shot commands need none
+    from rich.text import Text
 
 # Evidence keys as a technician reads them (the JSON keeps the keys).
 EVIDENCE = {
@@ -92,29 +93,45 @@ def table_text(status: dict[str, Any], rows: int | None = None) -> Text:
 
     `rows` folds the side walls into that many rows (short screens).
     """
+    from rich.text import Text
+
+    snap, lines, modes = _table(status)
+    mode = [Text(text, style=style) for text, style in modes]
+    return Text.assemble(picture(snap, rows), "\n", lamps_text(snap["lamps"]), "\n",
+                         "\n".join(lines), *(["\n", *mode] if mode else []))
+
+
+def table_plain(status: dict[str, Any], rows: int | None = None) -> str:
+    """`table_text` without colours: the one-shot console needs no rich."""
+    snap, lines, modes = _table(status)
+    return "\n".join([picture_plain(snap, rows), lamps_plain(snap["lamps"]), *lines,
+                      *(["".join(text for text, _style in modes)] if modes else [])])
+
+
+def _table(status: dict[str, Any]) -> tuple[dict[str, Any], list[str], list[tuple[str, str]]]:
+    """The snapshot, the lines under the lamps, and the modes with their styles."""
     snap = snap_from_status(status)
     held = snap["held_by"]
     plates = " ".join(f"{n}:{words.state(state, held)}"
                       for n, state in enumerate(status.get("plates", [])))
     service = status.get("service", {})
-    mode = []
+    modes = []
     if status.get("estopped"):
-        mode.append(Text(_("E-STOP ACTIVE"), style="bold white on red"))
+        modes.append((_("E-STOP ACTIVE"), "bold white on red"))
     if service.get("test_mode"):
         running = service.get("running") or _("idle")
-        mode.append(Text(_("TEST MODE ({running})").format(running=running),
-                         style="bold black on yellow"))
-    return Text.assemble(
-        picture(snap, rows), "\n", lamps_text(snap["lamps"]), "\n",
+        modes.append((_("TEST MODE ({running})").format(running=running),
+                      "bold black on yellow"))
+    lines = [
         _("display: {display}   plates: {plates}").format(
-            display=snap["display"] or "·", plates=plates), "\n",
+            display=snap["display"] or "·", plates=plates),
         _("set in play: {in_play}   building: {building} ({state})").format(
             in_play=words.set_name(snap["set_in_play"]),
             building=words.set_name(snap["set_building"]),
-            state=words.state(snap["build"], held)), "\n",
+            state=words.state(snap["build"], held)),
         _("hand {hand} · {state}").format(hand=snap["hand"],
-                                          state=words.state(snap["state"], held)),
-        *(["\n", *mode] if mode else []))
+                                          state=words.state(snap["state"], held))]
+    return snap, lines, modes
 
 
 def fault_lines(faults: list[dict[str, Any]]) -> list[str]:

@@ -37,6 +37,8 @@ REPLY_HOLD_S = 30.0
 PRIVILEGED = {"test", "testmode", "jog", "clear", "release"}
 # Below this many columns the signals share the top with the picture (F2 swaps them).
 WIDE = 120
+# How often a console that lost its daemon tries to reach it again.
+RECONNECT_S = 1.0
 
 
 def help_lines() -> list[str]:
@@ -54,8 +56,10 @@ class AsyncApi:
     """The API over one asyncio connection: replies by id, streams to a callback."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 on_stream: Any) -> None:
+                 on_stream: Any, on_closed: Any = None) -> None:
         self.reader, self.writer, self.on_stream = reader, writer, on_stream
+        self.on_closed = on_closed      # called once when the daemon goes away
+        self.closed = False
         self._ids = itertools.count(1)
         self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._session: tuple[str, str] | None = None
@@ -63,29 +67,53 @@ class AsyncApi:
 
     @classmethod
     async def connect(cls, socket_path: Path | None, tcp: tuple[str, int] | None,
-                      on_stream: Any) -> AsyncApi:
+                      on_stream: Any, on_closed: Any = None) -> AsyncApi:
         limit = p.MAX_LINE * 64
         if tcp is not None:
             reader, writer = await asyncio.open_connection(*tcp, limit=limit)
         else:
             reader, writer = await asyncio.open_unix_connection(str(socket_path), limit=limit)
-        return cls(reader, writer, on_stream)
+        return cls(reader, writer, on_stream, on_closed)
 
     async def _read(self) -> None:
-        while True:
-            line = await self.reader.readline()
-            if not line:
-                break
-            message = json.loads(line)
-            if "stream" in message:
-                self.on_stream(message)
-            elif (future := self._waiting.pop(message.get("id"), None)) is not None:
-                future.set_result(message)
-        for future in self._waiting.values():
-            future.set_result(p.error(None, "closed", "the table daemon closed the connection"))
+        try:
+            while True:
+                line = await self.reader.readline()
+                if not line:
+                    break
+                message = json.loads(line)
+                if "stream" in message:
+                    self.on_stream(message)
+                elif (future := self._waiting.pop(message.get("id"), None)) is not None:
+                    future.set_result(message)
+        except (OSError, ValueError):   # reset, or a line that is not the API's
+            pass
+        self._lost()
+
+    def _lost(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        waiting, self._waiting = self._waiting, {}
+        for future in waiting.values():
+            if not future.done():
+                future.set_result(_not_connected())
+        if self.on_closed is not None:
+            self.on_closed()
 
     async def call(self, method: str, params: dict[str, Any] | None = None,
                    credential: tuple[str, str] | None = None) -> dict[str, Any]:
+        """The reply; a daemon gone away is a refusal like any other, never raised."""
+        try:
+            return await self._call(method, params, credential)
+        except (OSError, RuntimeError):     # reset, broken pipe, transport closed
+            self._lost()
+            return _not_connected()
+
+    async def _call(self, method: str, params: dict[str, Any] | None,
+                    credential: tuple[str, str] | None) -> dict[str, Any]:
+        if self.closed:
+            return _not_connected()
         if credential is not None and credential != self._session:
             # The token travels once, in `login`; the session covers this connection.
             login = await self._send({"id": next(self._ids), "method": "login",
@@ -105,8 +133,13 @@ class AsyncApi:
         return await future
 
     def close(self) -> None:
+        self.closed = True      # our own close: nobody to tell
         self._task.cancel()
         self.writer.close()
+
+
+def _not_connected() -> dict[str, Any]:
+    return p.error(None, "closed", _("not connected to a table daemon"))
 
 
 class Login(ModalScreen[tuple[str, str] | None]):
@@ -168,6 +201,9 @@ class ConsoleApp(App[int]):
     #faults { width: 1fr; border: round $error; padding: 0 1; }
     #events { width: 1fr; border: round $accent; }
     #command { border: none; height: 1; }
+    #banner { display: none; height: auto; background: $error; color: $text;
+              text-style: bold; padding: 0 1; }
+    .disconnected #banner { display: block; }
     #login { width: 50; height: auto; border: thick $accent; background: $panel; }
     Login { align: center middle; }
     /* Narrow screens: one of picture and signals at a time, the bottom kept short. */
@@ -209,9 +245,13 @@ class ConsoleApp(App[int]):
         self.exit_code = 0
         self._pending: str | None = None
         self._connected = False
+        self._retry: Any = None         # the reconnect timer while the daemon is gone
+        self._connecting = False
+        self.where = f"tcp {tcp[0]}:{tcp[1]}" if tcp else str(socket_path)
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield Static("", id="banner")
         with Horizontal(id="top"):
             yield TablePicture(_("connecting…"), id="picture")
             yield DataTable(id="signals", cursor_type="none", zebra_stripes=True)
@@ -223,7 +263,8 @@ class ConsoleApp(App[int]):
 
     async def connect(self) -> AsyncApi:
         """The API connection (tests give the app a connection of their own)."""
-        return await AsyncApi.connect(self.socket_path, self.tcp, self._on_stream)
+        return await AsyncApi.connect(self.socket_path, self.tcp, self._on_stream,
+                                      self._lost)
 
     async def on_mount(self) -> None:
         table = self.query_one("#signals", DataTable)
@@ -231,33 +272,85 @@ class ConsoleApp(App[int]):
         table.add_column(_("signal"), key="signal")
         table.add_column(_("value"), key="value")
         self._fit(self.size.width, self.size.height)
-        where = f"tcp {self.tcp[0]}:{self.tcp[1]}" if self.tcp else str(self.socket_path)
-        try:
-            self.api = await self.connect()
-        except OSError:
+        self.set_interval(0.5, self._fade)
+        if not await self._attach():
             self.query_one("#picture", Static).update(Text(
-                _("no table daemon at {where} — is `mjtable run` running?").format(where=where),
-                style="bold red"))
+                _("no table daemon at {where} — is `mjtable run` running?").format(
+                    where=self.where), style="bold red"))
             self.exit_code = 3
-            return
-        reply = await self.api.call("subscribe", {}, self.credential if self.tcp else None)
+            self._disconnected()
+        self.query_one("#command", Input).focus()
+
+    async def _attach(self) -> bool:
+        """Connect and subscribe; the picture and the signals start over from the
+        daemon's status. False when no daemon answers."""
+        self._connecting = True
+        try:
+            api = await self.connect()
+        except OSError:
+            return False
+        finally:
+            self._connecting = False
+        self.api = api
+        reply = await api.call("subscribe", {}, self.credential if self.tcp else None)
         if not reply.get("ok"):
+            if api.closed:
+                return False
             self._say(_("subscribe refused: {message}").format(
                 message=reply["error"]["message"]), "red")
-            return
+            return True
         status = reply["result"]["status"]
         early, self.signals = self.signals, {name: s["value"] for name, s in
                                              status.pop("signals").items()}
+        table = self.query_one("#signals", DataTable)
         for name, value in self.signals.items():
-            table.add_row(name, _value(value), key=name)
+            if name in table.rows:
+                table.update_cell(name, "value", _value(value))
+            else:
+                table.add_row(name, _value(value), key=name)
         self._connected = True
+        self.exit_code = 0
         # Changes that arrived before the first picture was drawn are newer than it.
         self._show_signals(early)
         self._show_status(status)
         self.sub_title = _("table {table} · {where}").format(table=status.get("table"),
-                                                             where=where)
-        self.set_interval(0.5, self._fade)
-        self.query_one("#command", Input).focus()
+                                                             where=self.where)
+        return True
+
+    # -- the daemon going away and coming back -------------------------------------
+
+    def _lost(self) -> None:
+        """The connection ended (the daemon stopped or crashed): say so, try again."""
+        self.api = None
+        self._connected = False
+        # The next connection's status is the whole picture again.
+        self.signals, self.changed_at = {}, {}
+        self._say(_("disconnected from the table daemon at {where}; reconnecting…").format(
+            where=self.where), "bold red")
+        self._disconnected()
+
+    def _disconnected(self) -> None:
+        self.query_one("#banner", Static).update(
+            _("disconnected from the table daemon at {where}; reconnecting…").format(
+                where=self.where))
+        self.screen.set_class(True, "disconnected")
+        # What was shown is no longer known: never "no active faults" for a lost table.
+        self.query_one("#faults", Static).update(
+            Text(_("not connected to a table daemon"), style="bold red"))
+        if self._retry is None:
+            self._retry = self.set_interval(RECONNECT_S, self._reconnect)
+
+    async def _reconnect(self) -> None:
+        if self._connecting or self.api is not None:
+            return
+        if not await self._attach():
+            return
+        if self._retry is not None:
+            self._retry.stop()
+            self._retry = None
+        self.screen.set_class(False, "disconnected")
+        self._say(_("reconnected to the table daemon at {where}").format(where=self.where),
+                  "green")
 
     # -- layout -------------------------------------------------------------------
 

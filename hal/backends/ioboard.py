@@ -64,8 +64,10 @@ def open_port(url: str, baud: int, source: str = "") -> Any:
     import serial
 
     try:
+        # exclusive: a flock on the device, so a second daemon cannot drive the same
+        # board (pyserial ignores it for socket:// and other URLs).
         port = serial.serial_for_url(url, baudrate=baud, timeout=READ_TIMEOUT_S,
-                                     write_timeout=1.0)
+                                     write_timeout=1.0, exclusive=True)
     except (serial.SerialException, ValueError) as exc:
         where = f"{source}: [ioboard] port" if source else "[ioboard] port"
         raise LinkError("link.lost", _("{where}: cannot open the I/O board's port {url!r} "

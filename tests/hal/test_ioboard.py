@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import socket
 
 import pytest
@@ -322,3 +323,19 @@ def test_a_tile_reader_reports_every_read_a_repeated_code_too(short):
     hal._on_message(Msg.INPUT, encode_input("side.0.count", False, 3))   # no change
     assert heard == [("side.0.tile_id", "W1"), ("side.0.tile_id", "W1"),
                      ("side.0.tile_id", "B2")]
+
+
+def test_a_second_host_cannot_open_the_boards_serial_device():
+    """One daemon per table: the device is held exclusively (flock) by whoever opened it."""
+    from hal.backends.ioboard import LinkError, open_port
+
+    master, slave = os.openpty()
+    device = os.ttyname(slave)
+    first = open_port(device, 115200)
+    try:
+        with pytest.raises(LinkError, match="cannot open the I/O board's port"):
+            open_port(device, 115200)
+    finally:
+        first.close()
+        os.close(master)
+        os.close(slave)
