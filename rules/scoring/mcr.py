@@ -47,7 +47,8 @@ def calculator_fans(declared: Declared) -> list[Fan] | None:
 # Seed, the competition's supplementary rules (补充细则):
 # (11) "A、同时有一明杠和一暗杠，计明杠1分、暗杠2分。B、三杠中含有暗杠……只计三杠32分，
 #      不另计暗杠分。C、四杠只记88分，不记暗杠分。"
-# (12) "七对胡牌只能加计清一色，混一色，四归一，海底捞月，妙手回春，自摸，断幺九，无字，缺一门，其余不计"
+# (12) "七对胡牌只能加计清一色，混一色，四归一，海底捞月，妙手回春，自摸，断幺九，无字，
+#      缺一门，其余不计"
 SEVEN_PAIRS_COMPANIONS = frozenset({"清一色", "混一色", "四归一", "海底捞月", "妙手回春", "自摸",
                                     "断幺", "无字", "缺一门", FLOWER_FAN, "七对"})
 _CONCEALED_KONG_FANS = frozenset({"暗杠", "双暗杠", "明暗杠"})
