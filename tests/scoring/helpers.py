@@ -36,3 +36,8 @@ def refused(h: dict) -> str:
     with pytest.raises(RulesError) as info:
         score_request(h)
     return str(info.value)
+
+
+def tiles(text: str) -> list[str]:
+    """Tile codes spelled with spaces."""
+    return text.split()

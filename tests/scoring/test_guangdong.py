@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import hand, meld, names, refused, scored
+from .helpers import hand, meld, names, refused, scored, tiles
 
 
 def gd(concealed: str, win: str, **kw) -> dict:
@@ -119,7 +119,7 @@ def test_every_loser_pays_when_the_venue_says_so() -> None:
     ({"flowers": 1}, "plays without flowers"),
     ({"flowers": ["H1"]}, "is not a flower of the guangdong variant"),
     ({"win_tile": "H2"}, "is not a tile code"),
-    ({"concealed": "W1 W1 W1 B6 B7 T3 T4 T5 W7 W8 B1 B1".split()}, "make 12 tiles"),
+    ({"concealed": tiles("W1 W1 W1 B6 B7 T3 T4 T5 W7 W8 B1 B1")}, "make 12 tiles"),
     ({"params": {"cap": "3"}}, "params.cap: expected int"),
     ({"params": {"discard_pays": "nobody"}}, "params.discard_pays"),
     ({"params": {"jackpot": 1}}, "params.jackpot: unknown parameter"),
@@ -132,5 +132,5 @@ def test_refused(change: dict, expected: str) -> None:
 def test_five_copies_refused_in_a_136_set() -> None:
     h = gd("W9 W9 W9 B5 B6 B7 T3 T4 T5 W7 W8 B1 B1", "W9",
            melds=[], discarder="left")
-    h["concealed"] = "W9 W9 W9 W9 B6 B7 B8 T3 T4 T5 W7 W8 W6".split()
+    h["concealed"] = tiles("W9 W9 W9 W9 B6 B7 B8 T3 T4 T5 W7 W8 W6")
     assert "W9: declared 5 times" in refused(h)
