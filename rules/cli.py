@@ -157,18 +157,27 @@ def verify_deals_main(argv: list[str]) -> int:
                     "of commitments from record to record.")
     parser.add_argument("file", help="handoff records, JSON lines ('-' for stdin)")
     parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    parser.add_argument("--scores", metavar="FILE",
+                        help=_("the scores beside the records (docs/scoring.md): show each "
+                               "hand's deal and score together"))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
     from .chain import read_records, verify_history
+    from .scoring.beside import hand_line, pair_scores
 
     try:
-        verdict = verify_history(read_records(_read(args.file).splitlines()))
+        records = read_records(_read(args.file).splitlines())
+        score_lines = _read(args.scores).splitlines() if args.scores else None
     except OSError as exc:
-        return _fail("mjtable verify-deals", f"{_name(args.file)}: {exc.strerror or exc}")
+        return _fail("mjtable verify-deals", f"{exc.filename or args.file}: "
+                                             f"{exc.strerror or exc}")
+    verdict = verify_history(records)
+    hands, problems = pair_scores(records, score_lines) if score_lines is not None else ([], [])
     if args.json:
-        print(json.dumps(verdict.__dict__))
+        print(json.dumps({**verdict.__dict__, **({"hands": hands, "score_problems": problems}
+                                                 if score_lines is not None else {})}))
     elif verdict.ok:
         print(_("{file}: {records} records, one chain; {reveals} reveals match their "
                 "commitments").format(file=_name(args.file), records=verdict.records,
@@ -184,4 +193,9 @@ def verify_deals_main(argv: list[str]) -> int:
     else:
         print(printable_lines(_("{file}: BROKEN at {problem}").format(
             file=_name(args.file), problem=verdict.problem)), file=sys.stderr)
-    return 0 if verdict.ok else 1
+    if score_lines is not None and not args.json:
+        for hand in hands:
+            print(printable_lines(hand_line(hand)))
+        for problem in problems:
+            print(printable_lines(problem), file=sys.stderr)
+    return 0 if verdict.ok and not problems else 1

@@ -10,7 +10,6 @@ import random
 import pytest
 
 from firmware.api.server import hand_in_play
-from firmware.consumers import attach_consumers
 from firmware.scoring import ScoreRefused
 from rules.scoring.session import DEALER_RULES
 from simulator.run import assemble
@@ -25,9 +24,7 @@ def _table(config, variant: str = "mcr", tmp_path=None):
     rules = dataclasses.replace(config.rules, variant=variant,
                                 handoff_file=str(tmp_path / "deals.jsonl") if tmp_path else "")
     cfg = dataclasses.replace(quick(config, play_time_s=1.0), rules=rules)
-    bench = assemble(cfg, seed=7)
-    if tmp_path:
-        attach_consumers(bench.controller, tmp_path)
+    bench = assemble(cfg, seed=7)      # with the handoff file, when named
     bench.controller.start()
     bench.players.start()
     return bench
@@ -129,3 +126,33 @@ def test_the_score_line_goes_beside_the_deal_and_the_session_into_the_journal(
     assert line["schema"] == "mjtable.hand-score/1"
     assert line["commitment"] == ctl.handoff.records[-1]["commitment"]
     assert ctl._journal_state(False)["session"]["hands"][0]["cycle"] == line["cycle"]
+
+
+def test_verify_deals_shows_each_hand_with_its_score(config, tmp_path, capsys) -> None:
+    from rules.cli import verify_deals_main
+
+    bench = _table(config, tmp_path=tmp_path)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    ctl.scoring.score(3, {"draw": True}, hand_in_play(ctl))
+    _until(bench, lambda: len(ctl.handoff.records) >= 2 and ctl.cycle.state in ENDED)
+    hand = {"concealed": ["W2", "W3", "W4", "B5", "B5", "B5", "T6", "T7", "T8", "J1", "J1",
+                          "J1", "F2"], "melds": [], "win_tile": "F2", "self_drawn": True}
+    answer = ctl.scoring.score(1, {"win": hand}, hand_in_play(ctl))
+    assert answer["booked"], answer
+    deals, scores = tmp_path / "deals.jsonl", tmp_path / "deals.scores.jsonl"
+    assert verify_deals_main([str(deals), "--scores", str(scores)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    first, second = ctl.handoff.records[0], ctl.handoff.records[1]
+    assert f"cycle {first['table']['cycle']}: {first['commitment'][:15]}" in out[-2]
+    assert out[-2].endswith("drawn")
+    assert "won by position 1" in out[-1]
+    total = answer["answer"]["total"]
+    assert f"1:+{3 * (8 + total)}" in out[-1]
+    assert second["commitment"][:15] in out[-1]
+    # A score line that names another deal's commitment is reported, not shown as its.
+    lines = scores.read_text().splitlines()
+    forged = json.loads(lines[0]) | {"commitment": second["commitment"]}
+    scores.write_text(json.dumps(forged) + "\n" + lines[1] + "\n")
+    assert verify_deals_main([str(deals), "--scores", str(scores)]) == 1
+    assert "no deal record of cycle" in capsys.readouterr().err
