@@ -182,11 +182,10 @@ def score(declared: Declared) -> Result:
             points=fan_total, minimum=params.minimum), fans, fan_total)
     value = 2 ** fan_total
     robbed = declared.kong and not declared.self_drawn
-    payments = pay(declared, each=0 if not declared.self_drawn else value,
-                   discarder_extra=value,
-                   discarder_pays_all=robbed and params.kong_robbed_pays_all)
-    if robbed and params.kong_robbed_pays_all and payments:
-        payments = pay(declared, each=value, discarder_pays_all=True)
-    elif not declared.self_drawn and params.discard_pays == "all":
+    if robbed and params.kong_robbed_pays_all:
+        payments = pay(declared, each=value, discarder_pays_all=True)   # 被抢杠者包三家
+    elif declared.self_drawn or params.discard_pays == "all":
         payments = pay(declared, each=value)
+    else:
+        payments = pay(declared, each=0, discarder_extra=value)
     return Result(True, "", fans, fan_total, True, payments)
