@@ -70,7 +70,8 @@ class TableScore:
         record = self.ctl.handoff.records[-1] if self.ctl.handoff.records else None
         if record is None:
             raise ScoreRefused(_("no hand has been dealt yet"))
-        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in range(4):
+        if not isinstance(seat, int) or isinstance(seat, bool) or (
+                seat not in self.ctl.geometry.sides):
             raise ScoreRefused(_("seat: a position 0-3 of the hand just ended"))
         cycle, dealer = record["table"]["cycle"], record["table"]["dealer_position"]
         # A copy: the session changes only once the hand's line is on disk.
@@ -100,7 +101,7 @@ class TableScore:
         self.session = session
         self.ctl.emit("hand.scored", cycle=cycle, winner=booked["winner"],
                       payments=booked["payments"], next_dealer=session.dealer,
-                      prevalent_wind=WIND_LETTERS[session.prevalent % 4])
+                      prevalent_wind=_wind(session.prevalent))
         self.ctl.save_journal()
         return {"answer": answer, "booked": True, "hand": booked,
                 "scores": list(session.scores), "next_dealer": self.next_dealer()}
@@ -117,9 +118,11 @@ class TableScore:
         declared = result["win"]
         if not isinstance(declared, dict):
             raise ScoreRefused(_("win: expected a declared win (docs/scoring.md)"))
-        wind = WIND_LETTERS[(seat - record["table"]["dealer_position"]) % 4]
+        # Seat winds count from the dealer, one side a step (docs/rules.md).
+        steps = (seat - record["table"]["dealer_position"]) % self.ctl.geometry.side_count
+        wind = WIND_LETTERS[steps]
         filled = {**declared, "variant": session.variant, "seat_wind": wind,
-                  "prevalent_wind": WIND_LETTERS[session.prevalent % 4]}
+                  "prevalent_wind": _wind(session.prevalent)}
         wild = record.get("wild")
         if wild:
             key = "hun" if wild["kind"] == "hun" else "gold"
@@ -135,3 +138,8 @@ class TableScore:
             raise ScoreRefused(_("discarder: name who discarded the winning tile (left, "
                                  "across, right)"))
         return wind, answer["payments"], answer
+
+
+def _wind(rounds: int) -> str:
+    """The prevalent wind after `rounds` rounds (a finished game's fifth is East again)."""
+    return WIND_LETTERS[rounds % len(WIND_LETTERS)]
