@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bench import bench_latency, bench_startup, children
+from bench import bench_latency, bench_score, bench_startup, children
 from bench.bench_cycle import build_figures, peak_rss_mb, speed_factor
 from bench.bench_deal import deals_per_second
 
@@ -27,10 +27,11 @@ class Sizes:
     events: int = 10000        # count edges for the latency
     starts: int = 5            # daemon starts (median)
     deal_s: float = 1.0        # seconds of dealing
+    score_hands: int = 300     # declared wins scored per variant
 
 
 SHORT_HAND_S = 10.0         # hands of play for the second speed figure
-QUICK = Sizes(cycles=2, runs=1, builds=3, events=200, starts=1, deal_s=0.1)
+QUICK = Sizes(cycles=2, runs=1, builds=3, events=200, starts=1, deal_s=0.1, score_hands=20)
 
 
 def figures(sizes: Sizes) -> dict[str, Any]:
@@ -43,6 +44,7 @@ def figures(sizes: Sizes) -> dict[str, Any]:
     latency = bench_latency.measure(sizes.events)
     loaded = bench_latency.measure(sizes.events, in_flight=4)
     startup = bench_startup.measure(sizes.starts)
+    scoring = bench_score.measure(sizes.score_hands)
     return {
         "speed_factor": speed["speed_factor"],
         "ms_per_hand_300s": speed["ms_per_hand"],
@@ -54,6 +56,7 @@ def figures(sizes: Sizes) -> dict[str, Any]:
         "startup_s": startup["startup_s"],
         "rss_mb": rss,
         "deals_per_s": round(deals_per_second("mcr", sizes.deal_s)),
+        "score_ms_median": max(v["median_ms"] for v in scoring.values()),
         # Detail behind the headline figures.
         "speed_factor_runs": speed["speed_factor_runs"],
         "cycles_per_run": speed["cycles_per_run"],
@@ -65,6 +68,7 @@ def figures(sizes: Sizes) -> dict[str, Any]:
         "latency_loaded_p99_ms": loaded["latency_p99_ms"],
         "latency_faults": latency["faults"] + loaded["faults"],
         "startup_runs_s": startup["startup_runs_s"],
+        "score_ms_by_variant": scoring,
     }
 
 

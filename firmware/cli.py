@@ -98,6 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("deal", help=_("deal from walls and dice (JSON, docs/deal-format.md)"),
                    add_help=False)
     sub.add_parser("audit", help=_("fairness audit over handoff records"), add_help=False)
+    sub.add_parser("score", help=_("check and score a declared win (JSON, docs/scoring.md)"),
+                   add_help=False)
     sub.add_parser("bench", help=_("benchmarks (JSON figures)"), add_help=False)
     sub.add_parser("verify-deals", help=_("check a handoff file: every reveal against its "
                                           "commitment, and the chain (docs/rules.md)"),
@@ -195,6 +197,9 @@ def _passthrough(argv: list[str]) -> int | None:
         if word == "audit":
             from simulator.audit_cli import main as audit_main
             return audit_main(rest)
+        if word == "score":
+            from rules.scoring.cli import score_main
+            return score_main(rest)
         if word == "verify-deals":
             from firmware.deal_log import read_anchors
             from rules.cli import verify_deals_main

@@ -221,6 +221,8 @@ def attach_consumers(ctl: Controller, state_dir: Path | None = None) -> list[Any
     if path is not None:
         handoff_file = HandoffFile(path, ctl.emit)
         consumers.append(handoff_file)
+        # Each scored hand's line goes beside the deal records (firmware/scoring.py).
+        ctl.scoring.file = HandoffFile(path.with_name(path.stem + ".scores.jsonl"))
         if ctl.handoff.previous_commitment is None:
             # After a restart the deal chain goes on from the file's last record.
             ctl.handoff.previous_commitment = handoff_file.last_commitment()

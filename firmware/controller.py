@@ -26,6 +26,7 @@ from firmware.lid import Lid
 from firmware.owner import Owner
 from firmware.plate import Plate
 from firmware.recurrence import FaceUpTracker
+from firmware.scoring import TableScore
 from firmware.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
 from firmware.side import SideBuilder
 from firmware.supervisor import Supervisor
@@ -98,6 +99,7 @@ class Controller:
         self.service_mode = False   # the case may be opened in service mode
         self.refeed_hold: Fault | None = None
         self.handoff = Handoff(self)
+        self.scoring = TableScore(self)     # the game's scores and the next dealer
         self.lid = Lid(self)
         self.sides = [SideBuilder(self, n) for n in self.geometry.sides]
         self.plates = [Plate(self, n) for n in self.geometry.sides]
@@ -296,6 +298,7 @@ class Controller:
             # breaks (the file is 0600; the API never serves it).
             "handoff": self.handoff.secret(),
             "tampered": self.tampered,
+            "session": self.scoring.export(),
             # A hand being dealt survives a power cut: walls up, dice partly thrown.
             "deal": self.cycle.deal_state(cycle),
             "raising": self.cycle.raise_in_progress(cycle),
@@ -337,6 +340,7 @@ class Controller:
         if saved:
             self.supervisor.restore(saved.get("timings", {}))
             self.face_up.restore(saved.get("face_up", {}))
+            self.scoring.restore(saved.get("session"))
             self.cycle.number = int(saved.get("cycle", 0))
             self.cycle.set_in_play = saved.get("set_in_play")
             self.cycle.set_building = saved.get("set_building") or self.geometry.first_set

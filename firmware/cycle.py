@@ -277,6 +277,10 @@ class Cycle(Recoverable):
         self.shown_faces = None
         for n in self.ctl.geometry.sides:
             self.ctl.hal.write(f"lamp.dealer.{n}", False)
+        # A scored hand named the next dealer: his lamp, before the dice; his key throws.
+        self.dealer = self.ctl.scoring.next_dealer()
+        if self.dealer is not None:
+            self.ctl.hal.write(f"lamp.dealer.{self.dealer}", True)
         self.ctl.handoff.commit(self.walls, self.number)
         self.ctl.build.raised()
         self.ctl.start_next_build()     # unless a build fault or a technician holds it

@@ -192,20 +192,27 @@ def verify_deals_main(argv: list[str],
         parser.add_argument("--head", metavar="ID:SHA256",
                             help=_("a chain head of the event log noted elsewhere: the log "
                                    "must still reach it"))
+    parser.add_argument("--scores", metavar="FILE",
+                        help=_("the scores beside the records (docs/scoring.md): show each "
+                               "hand's deal and score together"))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
     from .chain import read_records, verify_history
+    from .scoring.beside import hand_line, pair_scores
 
     prog = "mjtable verify-deals"
     log, head = getattr(args, "log", None), getattr(args, "head", None)
     if head is not None and log is None:
         return _fail(prog, _("--head needs --log: the head is the event log's"))
+    reading = args.file
     try:
         records = read_records(_read(args.file).splitlines())
+        reading = args.scores
+        score_lines = _read(args.scores).splitlines() if args.scores else None
     except (OSError, UnicodeDecodeError) as exc:
-        return _unreadable(prog, args.file, exc)
+        return _unreadable(prog, reading, exc)
     anchors = None
     if log is not None and read_log is not None:
         try:
@@ -217,6 +224,7 @@ def verify_deals_main(argv: list[str],
                 file=_name(args.file), problem=exc)), file=sys.stderr)
             return 1
     verdict = verify_history(records)
+    hands, problems = pair_scores(records, score_lines) if score_lines is not None else ([], [])
     anchored = 0
     if verdict.ok and anchors is not None:
         problem, line, anchored = check_anchored(
@@ -225,7 +233,9 @@ def verify_deals_main(argv: list[str],
             verdict.ok, verdict.problem, verdict.line = False, problem, line
     if args.json:
         print(json.dumps({**verdict.__dict__, "anchored_in_log": anchored
-                          if anchors is not None else None}))
+                          if anchors is not None else None,
+                          **({"hands": hands, "score_problems": problems}
+                             if score_lines is not None else {})}))
     elif verdict.ok:
         print(_("{file}: {records} records, one chain; {reveals} reveals match their "
                 "commitments").format(file=_name(args.file), records=verdict.records,
@@ -249,4 +259,9 @@ def verify_deals_main(argv: list[str],
     else:
         print(printable_lines(_("{file}: BROKEN at {problem}").format(
             file=_name(args.file), problem=verdict.problem)), file=sys.stderr)
-    return 0 if verdict.ok else 1
+    if score_lines is not None and not args.json:
+        for hand in hands:
+            print(printable_lines(hand_line(hand)))
+        for problem in problems:
+            print(printable_lines(problem), file=sys.stderr)
+    return 0 if verdict.ok and not problems else 1

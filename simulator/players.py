@@ -76,7 +76,8 @@ class SimPlayers:
               and self.table.walls_up()):
             self._to("throwing")
             self.throws = []
-            self._throw(self.dealer)
+            self.pending_seat = self.dealer
+            self._later(self.sim.key_delay_s, self._first_throw)
         elif phase == "throwing" and name == "display":
             self._on_display(value)
 
@@ -94,6 +95,13 @@ class SimPlayers:
         elif value == "" and self.pending_seat is not None:
             # The display cleared after a fault: the throw is wanted again.
             self._throw(self.pending_seat)
+
+    def _first_throw(self) -> None:
+        # A dealer lamp lit before the dice names the dealer (a scored hand chose it).
+        lit = [n for n in self.table.geometry.sides if self.table.values.get(f"lamp.dealer.{n}")]
+        if lit:
+            self.dealer = self.pending_seat = lit[0]
+        self._press(f"key.dice.{self.dealer}")
 
     def _throw(self, seat: int) -> None:
         self.pending_seat = seat

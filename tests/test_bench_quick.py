@@ -14,7 +14,7 @@ from tests.conftest import ROOT
 
 KEYS = ("speed_factor", "ms_per_hand_300s", "speed_factor_10s_hands", "ms_per_hand_10s",
         "build_efficiency", "build_ideal_s", "build_bound_s", "latency_p50_ms", "latency_p99_ms",
-        "startup_s", "rss_mb", "deals_per_s")
+        "startup_s", "rss_mb", "deals_per_s", "score_ms_median")
 
 
 def test_quick_bench_prints_every_figure() -> None:

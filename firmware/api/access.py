@@ -22,6 +22,8 @@ CLASSES: dict[str, str] = {
     "log": OPEN, "config": OPEN, "estop": OPEN, "login": OPEN, "logout": OPEN,
     # Without "check": true diagnose only reads what the firmware knows.
     "diagnose": OPEN,
+    # A player's action: the seats of the hand just ended enter its result.
+    "score": OPEN,
     "clear": TECHNICIAN, "testmode": TECHNICIAN,
     "test": MOTION, "jog": MOTION,
 }

@@ -46,6 +46,7 @@ from firmware.handoff import public_event, public_record
 from firmware.i18n import N_
 from firmware.maintenance import Maintenance, MaintenanceRefused, NoSuchMechanism, mechanism_tests
 from firmware.printable import clean, printable
+from firmware.scoring import ScoreRefused
 from firmware.why import IDLE, SLOW_LINE, STOPPED_READING
 from mjtable_core.signals import Kind
 
@@ -165,7 +166,8 @@ class ApiServer:
             "faults": self._faults, "diagnose": self._diagnose, "test": self._test,
             "testmode": self._testmode, "jog": self._jog, "clear": self._clear,
             "estop": self._estop, "walls": self._walls, "log": self._log,
-            "config": self._config, "login": self._login, "logout": self._logout}
+            "config": self._config, "login": self._login, "logout": self._logout,
+            "score": self._score}
         check_classified(self.handlers)     # default deny: no class, no daemon
         ctl.subscribers.append(self._on_event)
         # A reader's own reports never mark it changed: a backend that reports only a
@@ -718,6 +720,14 @@ class ApiServer:
             rows = await asyncio.get_running_loop().run_in_executor(
                 None, lambda: log.query(**filters))
         return {"run": log.run, "rows": rows}
+
+    async def _score(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
+        """A player enters the result of the hand just ended (firmware/scoring.py)."""
+        try:
+            return self.ctl.scoring.score(params.get("seat"), {
+                k: v for k, v in params.items() if k != "seat"}, hand_in_play(self.ctl))
+        except ScoreRefused as exc:
+            raise p.ApiError(p.REFUSED, str(exc)) from None
 
     async def _config(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         return _redact(dataclasses.asdict(self.ctl.config))

@@ -1,0 +1,145 @@
+"""The game at this table: each ended hand's score, the tallies, and the next dealer.
+
+Players enter a hand's result (a declared win, or a drawn hand) between the lid opening
+after the hand and the next walls rising (API `score`). The rules engine checks the win
+against the set the table dealt - no tile beyond its copies, flowers only where the
+variant has them, the hand's own 混 or 金 - scores it, and books it in the session
+(rules/scoring/session.py), which names the next dealer: his lamp lights when the next
+walls rise, before the dice, and the dice wait for his key. Until a first hand is scored
+the dealer is chosen as before, by the first dice key.
+
+The session rides in the journal (saved whole and fsynced like the rest of the machine's
+state); each scored hand is also a line beside the deal records (`<handoff file
+stem>.scores.jsonl`, schema mjtable.hand-score/1) so `mjtable verify-deals --scores` can
+show a hand's deal and its score together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from rules.errors import RulesError
+from rules.scoring import read_declared, score_declared
+from rules.scoring.declared import WIND_LETTERS
+from rules.scoring.session import Session
+
+from .i18n import _
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+
+SCHEMA = "mjtable.hand-score/1"
+
+
+class ScoreRefused(Exception):
+    """A score the table cannot take now or at all; the message is for the player."""
+
+
+class TableScore:
+    def __init__(self, ctl: Controller) -> None:
+        self.ctl = ctl
+        self.session: Session | None = None
+        # Where each scored hand's line goes (a HandoffFile beside the deal records).
+        self.file: Callable[[dict[str, Any]], None] | None = None
+
+    # -- the journal ------------------------------------------------------------------
+
+    def export(self) -> dict[str, Any] | None:
+        return None if self.session is None else self.session.as_dict()
+
+    def restore(self, saved: dict[str, Any] | None) -> None:
+        self.session = Session.from_dict(saved) if saved else None
+
+    # -- the next dealer --------------------------------------------------------------
+
+    def next_dealer(self) -> int | None:
+        """The position that deals the next hand, when a scored hand has named it."""
+        if self.session is None or self.session.finished or not self.session.hands:
+            return None
+        return self.session.dealer
+
+    # -- a hand's result --------------------------------------------------------------
+
+    def score(self, seat: int, result: dict[str, Any], in_play: bool) -> dict[str, Any]:
+        """Score the hand just ended for the player at `seat`: `result` is {"draw": true}
+        or {"win": <declared win without variant and winds>}."""
+        if in_play:
+            raise ScoreRefused(_("a hand is in play: score a hand after it ends, while the "
+                                 "lid is open"))
+        record = self.ctl.handoff.records[-1] if self.ctl.handoff.records else None
+        if record is None:
+            raise ScoreRefused(_("no hand has been dealt yet"))
+        if not isinstance(seat, int) or isinstance(seat, bool) or (
+                seat not in self.ctl.geometry.sides):
+            raise ScoreRefused(_("seat: a position 0-3 of the hand just ended"))
+        cycle, dealer = record["table"]["cycle"], record["table"]["dealer_position"]
+        # A copy: the session changes only once the hand's line is on disk.
+        if self.session is None or self.session.finished:
+            session = Session(self.ctl.config.rules.variant, first_dealer=dealer)
+        else:
+            session = Session.from_dict(self.session.as_dict())
+        if session.hands and session.hands[-1]["cycle"] == cycle:
+            raise ScoreRefused(_("the hand of cycle {cycle} is already scored").format(
+                cycle=cycle))
+        session.dealer = dealer     # the table's fact: who threw the dice
+        winner, payments, answer = self._result(seat, result, record, session)
+        if answer is not None and not answer["win"]:
+            return {"answer": answer, "booked": False}
+        booked = session.record(winner, payments, cycle=cycle)
+        line = {"schema": SCHEMA, "cycle": cycle, "commitment": record["commitment"],
+                "declared": result, "answer": answer, "hand": booked}
+        if self.file is not None:
+            try:
+                self.file(line)
+            except OSError as exc:
+                # A score not on disk is not booked: the storage fault stops the table.
+                self.ctl.fault("storage.failed", "scores", None,
+                               {"error": f"{type(exc).__name__}: {exc.strerror or exc}"})
+                raise ScoreRefused(_("the score could not be written: {error}").format(
+                    error=exc.strerror or exc)) from None
+        self.session = session
+        self.ctl.emit("hand.scored", cycle=cycle, winner=booked["winner"],
+                      payments=booked["payments"], next_dealer=session.dealer,
+                      prevalent_wind=_wind(session.prevalent))
+        self.ctl.save_journal()
+        return {"answer": answer, "booked": True, "hand": booked,
+                "scores": list(session.scores), "next_dealer": self.next_dealer()}
+
+    def _result(self, seat: int, result: dict[str, Any], record: dict[str, Any],
+                session: Session) -> tuple[str | None, dict[str, int], dict | None]:
+        if not isinstance(result, dict) or set(result) not in ({"draw"}, {"win"}):
+            raise ScoreRefused(_("give either \"draw\": true or \"win\": a declared win "
+                                 "(docs/scoring.md)"))
+        if "draw" in result:
+            if result["draw"] is not True:
+                raise ScoreRefused(_("draw: expected true"))
+            return None, {}, None
+        declared = result["win"]
+        if not isinstance(declared, dict):
+            raise ScoreRefused(_("win: expected a declared win (docs/scoring.md)"))
+        # Seat winds count from the dealer, one side a step (docs/rules.md).
+        steps = (seat - record["table"]["dealer_position"]) % self.ctl.geometry.side_count
+        wind = WIND_LETTERS[steps]
+        filled = {**declared, "variant": session.variant, "seat_wind": wind,
+                  "prevalent_wind": _wind(session.prevalent)}
+        wild = record.get("wild")
+        if wild:
+            key = "hun" if wild["kind"] == "hun" else "gold"
+            if filled.get(key, wild["indicator"]) != wild["indicator"]:
+                raise ScoreRefused(_("{key}: this hand's was {tile}").format(
+                    key=key, tile=wild["indicator"]))
+            filled[key] = wild["indicator"]
+        try:
+            answer = score_declared(read_declared(filled)).as_dict()
+        except RulesError as exc:
+            raise ScoreRefused(str(exc)) from None
+        if answer["win"] and not answer["payments"]:
+            raise ScoreRefused(_("discarder: name who discarded the winning tile (left, "
+                                 "across, right)"))
+        return wind, answer["payments"], answer
+
+
+def _wind(rounds: int) -> str:
+    """The prevalent wind after `rounds` rounds (a finished game's fifth is East again)."""
+    return WIND_LETTERS[rounds % len(WIND_LETTERS)]

@@ -1,0 +1,57 @@
+"""A hand's deal and its score together: the scores file beside the deal records.
+
+Each score line names its hand's `cycle` and the deal's `commitment`; a line whose
+commitment is not the deal record of its cycle is reported, never shown as that hand's.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..i18n import _
+
+
+def pair_scores(records: list[tuple[int, dict[str, Any] | None]],
+                score_lines: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Each dealt hand with its score line (or none), and the problems found."""
+    deals = {r["table"]["cycle"]: r for _, r in records
+             if isinstance(r, dict) and isinstance(r.get("table"), dict)}
+    scores: dict[int, dict[str, Any]] = {}
+    problems: list[str] = []
+    for number, line in enumerate(score_lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            score = json.loads(line)
+        except ValueError:
+            problems.append(_("scores line {line}: not JSON").format(line=number))
+            continue
+        cycle = score.get("cycle") if isinstance(score, dict) else None
+        deal = deals.get(cycle)
+        if deal is None or deal.get("commitment") != score.get("commitment"):
+            problems.append(_("scores line {line}: no deal record of cycle {cycle} with its "
+                              "commitment").format(line=number, cycle=cycle))
+            continue
+        scores[cycle] = score
+    hands = [{"cycle": cycle, "commitment": deal["commitment"],
+              "dealer_position": deal["table"].get("dealer_position"),
+              "score": scores.get(cycle, {}).get("hand")}
+             for cycle, deal in sorted(deals.items())]
+    return hands, problems
+
+
+def hand_line(hand: dict[str, Any]) -> str:
+    """One hand as a person reads it: the deal's commitment, its dealer, its score."""
+    score = hand["score"]
+    if score is None:
+        result = _("not scored")
+    elif score["winner"] is None:
+        result = _("drawn")
+    else:
+        result = _("won by position {winner}").format(winner=score["winner"])
+    payments = "" if not score or not score["payments"] else " " + ", ".join(
+        f"{p}:{v:+d}" for p, v in score["payments"].items())
+    return _("cycle {cycle}: {commitment} dealer {dealer}: {result}").format(
+        cycle=hand["cycle"], commitment=hand["commitment"][:15], dealer=hand["dealer_position"],
+        result=result) + payments

@@ -1,0 +1,179 @@
+"""Tianjin 混 mahjong: self-drawn wins only, pungs but no chows claimed, and the 混.
+
+The rule book (a game's page) names the patterns - "混吊, 捉五, 一条龙, 本混龙, 素的提溜" - and
+"许碰不许吃, 胡牌时只能自摸", then stops before any value: every value here is a
+parameter whose default is ours (docs/scoring.md, Tianjin). A pattern multiplies the
+base; each loser pays the product, doubled to and from the dealer when he sits 坐庄
+("如果坐庄，庄家胡后其他三家付两倍，若闲家胡，庄家付两倍，闲家付一倍").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import RulesError
+from ..i18n import _
+from .declared import Declared, wild_tiles
+from .params import read_params
+from .result import Fan, Result, not_a_win
+from .shapes import INDEX, arrangements, counts_of
+
+
+@dataclass(frozen=True)
+class TianjinParams:
+    """The values the page does not give (all defaults ours; docs/scoring.md).
+
+    base: what each loser pays for a plain win.
+    su: multiplier of 素 (a win with no 混 standing for another tile).
+    hun_diao: multiplier of 混吊 (a 混 held as the single tile of the pair: any draw wins).
+    zhuo_wu: multiplier of 捉五 (the 5 of characters drawn into 4-5-6).
+    long: multiplier of 龙 (一条龙, 1 to 9 of one suit).
+    ben_hun_long: multiplier of 本混龙 (a 龙 whose 混 tiles stand in their own place),
+        instead of `long`.
+    dealer_doubles: 坐庄 chosen: payments to and from the dealer doubled.
+    """
+
+    base: int = 1
+    su: int = 2
+    hun_diao: int = 2
+    zhuo_wu: int = 2
+    long: int = 2
+    ben_hun_long: int = 4
+    dealer_doubles: bool = False
+
+
+NAMES = {"su": ("素", "No Wild Used"), "hun_diao": ("混吊", "Wild Pair Wait"),
+         "zhuo_wu": ("捉五", "Catch the Five"), "long": ("龙", "Straight"),
+         "ben_hun_long": ("本混龙", "Straight with Wilds in Place")}
+
+
+class _Pool:
+    """Tiles left to read: ordinary tiles by index, and the 混 held."""
+
+    def __init__(self, counts: list[int], wilds: int, wild_codes: frozenset[str]):
+        self.counts, self.wilds, self.wild_codes = counts, wilds, wild_codes
+        self.stand_ins = 0      # a 混 used for another tile
+        self.in_place = 0       # a 混 used as itself
+
+    def copy(self) -> _Pool:
+        out = _Pool(list(self.counts), self.wilds, self.wild_codes)
+        out.stand_ins, out.in_place = self.stand_ins, self.in_place
+        return out
+
+    def take(self, code: str) -> bool:
+        if code in self.wild_codes:
+            if self.wilds:
+                self.wilds -= 1
+                self.in_place += 1
+                return True
+            return False
+        if self.counts[INDEX[code]]:
+            self.counts[INDEX[code]] -= 1
+            return True
+        if self.wilds:
+            self.wilds -= 1
+            self.stand_ins += 1
+            return True
+        return False
+
+
+def _pool(tiles, wilds: frozenset[str]) -> _Pool:
+    plain = [t for t in tiles if t not in wilds]
+    return _Pool(list(counts_of(plain)), len(tiles) - len(plain), wilds)
+
+
+def _readings(declared: Declared, wilds: frozenset[str]) -> list[set[str]]:
+    """The pattern sets of every reading of the hand as four sets and a pair."""
+    sets = 4 - len(declared.melds)
+    found: list[set[str]] = []
+    waits = [None, "hun_diao"] + (["zhuo_wu"] if declared.win_tile == "W5" else [])
+    for wait in waits:
+        start = _pool(declared.concealed, wilds)
+        pair = True
+        if wait == "hun_diao":
+            # A 混 from the standing tiles pairs with the drawn tile, whatever it is.
+            if not start.wilds:
+                continue
+            start.wilds -= 1
+            pair = False
+        elif wait == "zhuo_wu":
+            if not (start.take("W4") and start.take("W6")):
+                continue
+        else:
+            start = _pool(declared.full_hand, wilds)
+        need = sets - (1 if wait == "zhuo_wu" else 0)
+        for suit in (None, "W", "B", "T"):
+            pool = start.copy()
+            # With 捉五 the 4-5-6 of a characters 龙 is the chow the five was caught into.
+            numbers = _dragon_numbers(suit, wait)
+            if suit is not None and (need < len(numbers) // 3 or not all(
+                    pool.take(f"{suit}{n}") for n in numbers)):
+                continue
+            left = need - len(numbers) // 3
+            if not arrangements(tuple(pool.counts), pool.wilds, left, pair):
+                continue
+            patterns = set()
+            if wait:
+                patterns.add(wait)
+            if suit:
+                patterns.add("ben_hun_long" if pool.in_place and not pool.stand_ins
+                             else "long")
+            found.append(patterns)
+            # 素: the same reading with every 混 as itself.
+            if wait != "hun_diao":
+                real = declared.full_hand if wait is None else declared.concealed
+                if _su(real, suit, wait, left, pair):
+                    found.append(patterns | {"su"})
+    return found
+
+
+def _dragon_numbers(suit: str | None, wait: str | None) -> tuple[int, ...]:
+    if suit is None:
+        return ()
+    if wait == "zhuo_wu" and suit == "W":
+        return (1, 2, 3, 7, 8, 9)
+    return tuple(range(1, 10))
+
+
+def _su(tiles, suit, wait, left, pair) -> bool:
+    counts = list(counts_of(tiles))
+    removal = [f"{suit}{n}" for n in _dragon_numbers(suit, wait)]
+    if wait == "zhuo_wu":
+        removal += ["W4", "W6"]
+    for code in removal:
+        if not counts[INDEX[code]]:
+            return False
+        counts[INDEX[code]] -= 1
+    return bool(arrangements(tuple(counts), 0, left, pair))
+
+
+def score(declared: Declared) -> Result:
+    """Score a checked declared win under Tianjin."""
+    params = read_params(TianjinParams, declared.params)
+    for i, meld in enumerate(declared.melds):
+        if meld.type == "chow":
+            raise RulesError(_("melds[{i}]: Tianjin claims no chow (许碰不许吃)").format(i=i))
+    if not declared.self_drawn:
+        return not_a_win(_("Tianjin wins only by self-draw (胡牌时只能自摸)"))
+    readings = _readings(declared, wild_tiles(declared))
+    if not readings:
+        return not_a_win(_("the tiles do not form a winning hand"))
+
+    def value(patterns: set[str]) -> int:
+        out = params.base
+        for name in patterns:
+            out *= getattr(params, name)
+        return out
+
+    best = max(readings, key=lambda p: (value(p), sorted(p)))
+    fans = [Fan("Win", "胡", params.base)] + [Fan(NAMES[n][1], NAMES[n][0], getattr(params, n))
+            for n in ("su", "hun_diao", "zhuo_wu", "long", "ben_hun_long") if n in best]
+    total = value(best)
+    payments = {}
+    for seat in range(4):
+        if seat == declared.seat_wind:
+            continue
+        doubled = params.dealer_doubles and 0 in (seat, declared.seat_wind)
+        payments[seat] = -total * (2 if doubled else 1)
+    payments[declared.seat_wind] = -sum(payments.values())
+    return Result(True, "", fans, total, True, payments)

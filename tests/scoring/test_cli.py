@@ -1,0 +1,62 @@
+"""`mjtable score FILE.json [--json]`: exit 0 for a win or a non-win, one line and exit 2
+for malformed or impossible input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from firmware.cli import main
+
+from .test_mcr import EXAMPLE
+
+
+def run(tmp_path, capsys, obj=None, text=None, args=()):
+    path = tmp_path / "win.json"
+    path.write_text(text if text is not None else json.dumps(obj), encoding="utf-8")
+    code = main(["score", str(path), *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_issue_example_as_json(tmp_path, capsys) -> None:
+    code, out, err = run(tmp_path, capsys, EXAMPLE, args=["--json"])
+    assert code == 0 and err == ""
+    answer = json.loads(out)
+    assert set(answer) == {"win", "fans", "total", "meets_minimum", "payments"}
+    assert answer["win"] is True and answer["total"] == 12
+    assert {"name_en": "All Types", "name_zh": "五门齐", "points": 6, "count": 1} in answer["fans"]
+
+
+def test_a_non_win_exits_0_and_says_why(tmp_path, capsys) -> None:
+    code, out, _ = run(tmp_path, capsys, {**EXAMPLE, "win_tile": "F3"}, args=["--json"])
+    assert code == 0
+    answer = json.loads(out)
+    assert answer["win"] is False and answer["reason"] == "the tiles do not form a winning hand"
+
+
+def test_text_for_a_person(tmp_path, capsys) -> None:
+    code, out, _ = run(tmp_path, capsys, {**EXAMPLE, "discarder": "left"})
+    assert code == 0
+    assert "五门齐 All Types: 6" in out
+    assert "total 12; minimum met: yes" in out
+    assert "payments: E +36, S -8, W -8, N -20" in out
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("{", "not JSON"),
+    ("[]", "expected a JSON object"),
+    (json.dumps({**EXAMPLE, "flowers": 9}), "flowers: 9 is not a count from 0 to 8"),
+    (json.dumps({**EXAMPLE, "seat_wind": 4}), "seat_wind: 4 is not a wind"),
+    (json.dumps({**EXAMPLE, "extra": 1}), "extra: unknown key"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, text: str, expected: str) -> None:
+    code, out, err = run(tmp_path, capsys, text=text)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and expected in err and err.startswith("mjtable score: ")
+
+
+def test_a_missing_file_is_exit_2(tmp_path, capsys) -> None:
+    assert main(["score", str(tmp_path / "nowhere.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err

@@ -1,0 +1,158 @@
+"""The table keeps the game: a hand's result entered after it ends, the tallies, the next
+dealer's lamp before the dice, the journal and the scores file beside the deal records."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+
+import pytest
+
+from firmware.api.server import hand_in_play
+from firmware.scoring import ScoreRefused
+from rules.scoring.session import DEALER_RULES
+from simulator.run import assemble
+from tests.conftest import quick
+
+from .hands import random_win
+
+ENDED = ("opening", "hole_open", "closing")
+
+
+def _table(config, variant: str = "mcr", tmp_path=None):
+    rules = dataclasses.replace(config.rules, variant=variant,
+                                handoff_file=str(tmp_path / "deals.jsonl") if tmp_path else "")
+    cfg = dataclasses.replace(quick(config, play_time_s=1.0), rules=rules)
+    bench = assemble(cfg, seed=7)      # with the handoff file, when named
+    bench.controller.start()
+    bench.players.start()
+    return bench
+
+
+def _until(bench, condition, limit: float = 4000.0) -> None:
+    bench.clock.run_until(bench.clock.now() + limit, until=condition)
+    assert condition()
+
+
+def _win(rng: random.Random, seat_hint: int) -> dict:
+    while True:
+        hand = random_win(rng)
+        hand["self_drawn"], hand["flowers"] = True, 0
+        hand.pop("discarder", None)
+        for key in ("variant", "seat_wind", "prevalent_wind"):
+            hand.pop(key)
+        return hand
+
+
+def test_sixteen_hands_the_lamps_show_the_next_dealer(config) -> None:
+    bench = _table(config)
+    ctl = bench.controller
+    rng = random.Random(25)
+    booked = 0
+    for hand in range(1, 17):
+        _until(bench, lambda h=hand: len(ctl.handoff.records) >= h
+               and ctl.cycle.state in ENDED)
+        record = ctl.handoff.records[-1]
+        dealer = record["table"]["dealer_position"]
+        seat = rng.randrange(4)
+        if rng.random() < 0.25:
+            result = {"draw": True}
+        else:
+            result = {"win": _win(rng, seat)}
+        answer = ctl.scoring.score(seat, result, hand_in_play(ctl))
+        if not answer["booked"]:    # below the minimum: not a win, so the hand is drawn
+            answer = ctl.scoring.score(seat, {"draw": True}, hand_in_play(ctl))
+        booked += 1
+        session = ctl.scoring.session
+        assert sum(session.scores) == 0
+        won = answer["hand"]["winner"]
+        rule = DEALER_RULES["mcr"]
+        stays = rule.after_draw if won is None else rule.after_win and won == dealer
+        expected = dealer if stays else (dealer + 1) % 4
+        if session.finished:
+            # Four rounds: the game is over and the next one's dealer is chosen afresh.
+            assert hand == 16 and ctl.scoring.next_dealer() is None
+            expected = None
+        else:
+            assert ctl.scoring.next_dealer() == expected
+        # The next walls rise with the next dealer's lamp lit, before any dice.
+        _until(bench, lambda h=hand: len(ctl.handoff.records) == h
+               and ctl.cycle.state == "dealing" and not ctl.cycle.throws)
+        lamps = [bool(bench.hal.read(f"lamp.dealer.{n}")) for n in range(4)]
+        assert lamps == [n == expected for n in range(4)]
+        _until(bench, lambda h=hand: len(ctl.handoff.records) > h)
+        if expected is not None:
+            assert ctl.handoff.records[-1]["table"]["dealer_position"] == expected
+    assert booked == 16 and len(ctl.scoring.session.hands) == 16
+    assert ctl.scoring.session.prevalent == 4       # MCR: four hands a round
+
+
+def test_refused_while_a_hand_is_in_play_and_twice(config) -> None:
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state == "play")
+    with pytest.raises(ScoreRefused, match="a hand is in play"):
+        ctl.scoring.score(0, {"draw": True}, hand_in_play(ctl))
+    _until(bench, lambda: ctl.cycle.state in ENDED)
+    ctl.scoring.score(1, {"draw": True}, hand_in_play(ctl))
+    with pytest.raises(ScoreRefused, match="already scored"):
+        ctl.scoring.score(1, {"draw": True}, hand_in_play(ctl))
+
+
+@pytest.mark.parametrize(("result", "expected"), [
+    ({"win": {"concealed": ["W1"] * 13, "melds": [], "win_tile": "W1",
+              "self_drawn": True}}, "W1: declared 14 times"),
+    ({"win": {"concealed": ["W1"] * 13, "melds": [], "win_tile": "W2",
+              "self_drawn": True, "flowers": 9}}, "flowers"),
+    ({"draw": False}, "draw: expected true"),
+    ({"draw": True, "win": {}}, "either"),
+])
+def test_an_impossible_result_is_refused(config, result, expected) -> None:
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    with pytest.raises(ScoreRefused, match=expected):
+        ctl.scoring.score(2, result, hand_in_play(ctl))
+
+
+def test_the_score_line_goes_beside_the_deal_and_the_session_into_the_journal(
+        config, tmp_path) -> None:
+    bench = _table(config, tmp_path=tmp_path)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    ctl.scoring.score(3, {"draw": True}, hand_in_play(ctl))
+    line = json.loads((tmp_path / "deals.scores.jsonl").read_text().splitlines()[0])
+    assert line["schema"] == "mjtable.hand-score/1"
+    assert line["commitment"] == ctl.handoff.records[-1]["commitment"]
+    assert ctl._journal_state(False)["session"]["hands"][0]["cycle"] == line["cycle"]
+
+
+def test_verify_deals_shows_each_hand_with_its_score(config, tmp_path, capsys) -> None:
+    from rules.cli import verify_deals_main
+
+    bench = _table(config, tmp_path=tmp_path)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    ctl.scoring.score(3, {"draw": True}, hand_in_play(ctl))
+    _until(bench, lambda: len(ctl.handoff.records) >= 2 and ctl.cycle.state in ENDED)
+    hand = {"concealed": ["W2", "W3", "W4", "B5", "B5", "B5", "T6", "T7", "T8", "J1", "J1",
+                          "J1", "F2"], "melds": [], "win_tile": "F2", "self_drawn": True}
+    answer = ctl.scoring.score(1, {"win": hand}, hand_in_play(ctl))
+    assert answer["booked"], answer
+    deals, scores = tmp_path / "deals.jsonl", tmp_path / "deals.scores.jsonl"
+    assert verify_deals_main([str(deals), "--scores", str(scores)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    first, second = ctl.handoff.records[0], ctl.handoff.records[1]
+    assert f"cycle {first['table']['cycle']}: {first['commitment'][:15]}" in out[-2]
+    assert out[-2].endswith("drawn")
+    assert "won by position 1" in out[-1]
+    total = answer["answer"]["total"]
+    assert f"1:+{3 * (8 + total)}" in out[-1]
+    assert second["commitment"][:15] in out[-1]
+    # A score line that names another deal's commitment is reported, not shown as its.
+    lines = scores.read_text().splitlines()
+    forged = json.loads(lines[0]) | {"commitment": second["commitment"]}
+    scores.write_text(json.dumps(forged) + "\n" + lines[1] + "\n")
+    assert verify_deals_main([str(deals), "--scores", str(scores)]) == 1
+    assert "no deal record of cycle" in capsys.readouterr().err
