@@ -21,6 +21,7 @@ from typing import Any
 
 from hal.boardtime import BoardTime
 from hal.interface import HalError, Listener, OpenedHal
+from hal.interlocks import interlock_table
 from hal.link import LinkEnd
 from hal.protocol import (
     VERSION,
@@ -28,11 +29,17 @@ from hal.protocol import (
     Frame,
     Msg,
     ProtocolError,
+    Stopped,
+    Trip,
+    Welcome,
     decode_heartbeat,
     decode_input,
+    decode_interlock,
+    decode_stopped,
     decode_welcome,
     encode_hello,
     encode_signal,
+    interlock_hash,
 )
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config, IoboardSection
@@ -113,6 +120,11 @@ class IoBoardHal:
         self._lost = False
         self._board_time = BoardTime()
         self._changed_at: dict[str, float] = {}
+        # Declared to the board at connect; it enforces them without us (protocol 3).
+        self.interlocks = interlock_table(self.signals)
+        self.trips: list[Trip] = []
+        # An armed stop ended on the board: what it said, and when on our clock.
+        self.on_stopped: Callable[[Stopped, float], None] | None = None
         self.link = LinkEnd(clock, self._send_bytes, on_message=self._on_message,
                             on_dead=self._on_dead, retransmit_s=self.settings.retransmit_s,
                             max_retries=self.settings.max_retries,
@@ -127,39 +139,22 @@ class IoBoardHal:
         Runs before the loop serves anything, so it may block on the port; the wait is
         an I/O timeout of the link, counted in reads, not a read of the clock.
         """
-        early: list[Frame] = []
-        welcome = None
-        # Only a read that times out takes READ_TIMEOUT_S; reads that bring bytes
-        # (one byte each on socket://) do not count towards the wait.
-        quiet_per_hello = max(1, round(HELLO_EVERY_S / READ_TIMEOUT_S))
-        attempts = max(1, round(self.settings.connect_timeout_s / HELLO_EVERY_S))
-        for _attempt in range(attempts):
-            self._send_bytes(Frame(0, Msg.HELLO, encode_hello()).encode())
-            quiet = 0
-            while welcome is None and quiet < quiet_per_hello:
-                data = self._read()
-                quiet += not data
-                for frame in self._decoder.feed(data):
-                    if welcome is None and frame.type == Msg.WELCOME:
-                        welcome = frame
-                    elif welcome is not None:
-                        early.append(frame)     # the board's first heartbeat, say
-            if welcome is not None:
-                break
         port = self.port_name
-        if welcome is None:
-            raise LinkError("link.lost", "E80 link.lost: " + _(
-                "the I/O board on {port} did not answer within {seconds} s; check the "
-                "cable, the board's power and [ioboard] port/baud").format(
-                    port=port, seconds=self.settings.connect_timeout_s),
-                            {"port": port, "waited_s": self.settings.connect_timeout_s})
-        try:
-            info = decode_welcome(welcome.payload)
-        except ProtocolError as exc:
-            raise LinkError("link.version", "E81 link.version: " + _(
-                "the I/O board on {port} answered with a handshake this firmware cannot "
-                "read ({error}); reflash the board").format(port=port, error=exc),
-                {"port": port}) from None
+        # The version alone first: a board of another protocol answers that with its
+        # own version (E81), where a longer HELLO might be dropped as malformed.
+        info, early = self._hello(encode_hello())
+        if info.version == VERSION and self.interlocks:
+            info, early = self._hello(encode_hello(VERSION, self.interlocks))
+            if info.version == VERSION and info.interlock_hash != interlock_hash(
+                    self.interlocks):
+                evidence = {"port": port, "board_hash": info.interlock_hash,
+                            "host_hash": interlock_hash(self.interlocks)}
+                if self.on_link_fault is not None:
+                    self.on_link_fault("link.version", evidence)
+                raise LinkError("link.version", "E81 link.version: " + _(
+                    "the I/O board on {port} did not take this firmware's interlock "
+                    "table; reflash the board with the matching firmware").format(
+                        port=port), evidence)
         if info.version != VERSION:
             evidence = {"port": port, "board_version": info.version, "host_version": VERSION}
             if self.on_link_fault is not None:
@@ -181,6 +176,43 @@ class IoBoardHal:
                                         daemon=True)
         sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
         self._reader.start()
+
+    def _hello(self, payload: bytes) -> tuple[Welcome, list[Frame]]:
+        """Send HELLO until WELCOME comes: the board's answer and the frames after it.
+        Raises LinkError when it never comes or cannot be read."""
+        early: list[Frame] = []
+        welcome = None
+        # Only a read that times out takes READ_TIMEOUT_S; reads that bring bytes
+        # (one byte each on socket://) do not count towards the wait.
+        quiet_per_hello = max(1, round(HELLO_EVERY_S / READ_TIMEOUT_S))
+        attempts = max(1, round(self.settings.connect_timeout_s / HELLO_EVERY_S))
+        for _attempt in range(attempts):
+            self._send_bytes(Frame(0, Msg.HELLO, payload).encode())
+            quiet = 0
+            while welcome is None and quiet < quiet_per_hello:
+                data = self._read()
+                quiet += not data
+                for frame in self._decoder.feed(data):
+                    if welcome is None and frame.type == Msg.WELCOME:
+                        welcome = frame
+                    elif welcome is not None:
+                        early.append(frame)     # the board's first heartbeat, say
+            if welcome is not None:
+                break
+        port = self.port_name
+        if welcome is None:
+            raise LinkError("link.lost", "E80 link.lost: " + _(
+                "the I/O board on {port} did not answer within {seconds} s; check the "
+                "cable, the board's power and [ioboard] port/baud").format(
+                    port=port, seconds=self.settings.connect_timeout_s),
+                            {"port": port, "waited_s": self.settings.connect_timeout_s})
+        try:
+            return decode_welcome(welcome.payload), early
+        except ProtocolError as exc:
+            raise LinkError("link.version", "E81 link.version: " + _(
+                "the I/O board on {port} answered with a handshake this firmware cannot "
+                "read ({error}); reflash the board").format(port=port, error=exc),
+                {"port": port}) from None
 
     def _check_heartbeat(self, limit_s: float) -> None:
         """Our heartbeat must beat the board's failsafe with room for one lost beat;
@@ -235,6 +267,17 @@ class IoBoardHal:
             self._changed_at[name] = self._board_time.at(stamp_ms, self.clock.now())
             if self._listener is not None:
                 self._listener(name, value)
+        elif msg == Msg.INTERLOCK:
+            trip = decode_interlock(payload)
+            # The board refused or stopped the output by itself: it is off now.
+            self.values[trip.output] = self.signals[trip.output].safe_value
+            self.trips.append(trip)
+        elif msg == Msg.STOPPED:
+            stopped = decode_stopped(payload)
+            self.values[stopped.output] = self.signals[stopped.output].safe_value
+            if self.on_stopped is not None:
+                self.on_stopped(stopped, self._board_time.at(stopped.board_ms,
+                                                             self.clock.now()))
         elif msg == Msg.HEARTBEAT:
             self.board_failsafe = decode_heartbeat(payload)
             if self.board_failsafe:
