@@ -52,7 +52,7 @@ class Board:
         self.failsafe = False
         self.failsafe_at_ms = None
         self.interlocks = Interlocks()
-        self.stops = {}         # output channel -> ArmedStop
+        self.stops: dict = {}   # output channel -> ArmedStop
         self.decoder = Decoder()
         self.stopped_reports = 0
         self.link = BoardLink(pins.send, self._on_message, self._on_dead,
@@ -252,7 +252,7 @@ class Board:
             self.link.send(INTERLOCK, bytes((kind, out_ch, in_ch)) + u32(now)
                            + bytes((self._level(in_ch),)), now)
 
-    def _end(self, stop, reason, now, drive=True):
+    def _end(self, stop: ArmedStop, reason, now, drive=True):
         if self.stops.get(stop.out_ch) is stop:
             del self.stops[stop.out_ch]
         if drive:

@@ -13,7 +13,7 @@ RULE_SIZE = 4
 
 class Interlocks:
     def __init__(self):
-        self.rules = ()
+        self.rules: tuple = ()
         self.table = b""
         self.hash = crc16(b"")
 
@@ -21,7 +21,7 @@ class Interlocks:
         """Install the table the host sent; False (and nothing installed) if malformed."""
         if len(table) % RULE_SIZE:
             return False
-        rules = []
+        rules: list = []
         for i in range(0, len(table), RULE_SIZE):
             rules.append((table[i], table[i + 1], table[i + 2], table[i + 3]))
         self.rules = tuple(rules)

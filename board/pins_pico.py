@@ -28,10 +28,10 @@ class Pins:
         self.board = None
         self._last_tick = time.ticks_ms()
         self._ms = 0
-        self._latch = {}            # expander address -> bytearray(2): output latch
-        self._inputs_of = {}        # expander address -> [(channel, bit, active_low)]
-        self._values = {}           # channel -> bytes, every input and output
-        self._gpio_pin = {}         # channel -> (machine.Pin, active_low)
+        self._latch: dict = {}          # expander address -> bytearray(2): output latch
+        self._inputs_of: dict = {}      # expander address -> [(channel, bit, active_low)]
+        self._values: dict = {}         # channel -> bytes, every input and output
+        self._gpio_pin: dict = {}       # channel -> (machine.Pin, active_low)
         self._next_slow = 0
         self.outputs = {0: ZERO}
         for ch in pinmap.OUTPUTS:

@@ -380,9 +380,9 @@ class Stopped:
 
 
 def decode_stopped(payload: bytes) -> Stopped:
-    if len(payload) < 11 or (len(payload) - 11) % 2:
+    if len(payload) < 10 or (len(payload) - 10) % 2:
         raise ProtocolError(f"STOPPED of {len(payload)} bytes")
-    inputs = {channel_name(payload[i]): payload[i + 1] for i in range(11, len(payload), 2)}
+    inputs = {channel_name(payload[i]): payload[i + 1] for i in range(10, len(payload), 2)}
     return Stopped(payload[0], Reason(payload[1]), int.from_bytes(payload[2:6], "big"),
                    channel_name(payload[6]), channel_name(payload[7]), payload[8],
                    payload[9], inputs)
