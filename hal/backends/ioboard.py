@@ -142,7 +142,7 @@ class IoBoardHal:
         port = self.port_name
         # The version alone first: a board of another protocol answers that with its
         # own version (E81), where a longer HELLO might be dropped as malformed.
-        info, early = self._hello(encode_hello())
+        info, early = self._hello(encode_hello(VERSION))
         if info.version == VERSION and self.interlocks:
             info, early = self._hello(encode_hello(VERSION, self.interlocks))
             if info.version == VERSION and info.interlock_hash != interlock_hash(
