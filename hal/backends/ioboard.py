@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from hal.armed import REASONS, Capabilities, OnStopped, StopReport, StopSpec
 from hal.boardtime import BoardTime
 from hal.interface import HalError, Listener, OpenedHal
 from hal.interlocks import interlock_table
@@ -36,7 +37,9 @@ from hal.protocol import (
     decode_input,
     decode_interlock,
     decode_stopped,
+    decode_value,
     decode_welcome,
+    encode_arm,
     encode_hello,
     encode_signal,
     interlock_hash,
@@ -123,8 +126,8 @@ class IoBoardHal:
         # Declared to the board at connect; it enforces them without us (protocol 3).
         self.interlocks = interlock_table(self.signals)
         self.trips: list[Trip] = []
-        # An armed stop ended on the board: what it said, and when on our clock.
-        self.on_stopped: Callable[[Stopped, float], None] | None = None
+        self._armed: dict[int, tuple[StopSpec, OnStopped]] = {}
+        self._next_stop_id = 0
         self.link = LinkEnd(clock, self._send_bytes, on_message=self._on_message,
                             on_dead=self._on_dead, retransmit_s=self.settings.retransmit_s,
                             max_retries=self.settings.max_retries,
@@ -273,11 +276,7 @@ class IoBoardHal:
             self.values[trip.output] = self.signals[trip.output].safe_value
             self.trips.append(trip)
         elif msg == Msg.STOPPED:
-            stopped = decode_stopped(payload)
-            self.values[stopped.output] = self.signals[stopped.output].safe_value
-            if self.on_stopped is not None:
-                self.on_stopped(stopped, self._board_time.at(stopped.board_ms,
-                                                             self.clock.now()))
+            self._stopped(decode_stopped(payload))
         elif msg == Msg.HEARTBEAT:
             self.board_failsafe = decode_heartbeat(payload)
             if self.board_failsafe:
@@ -290,6 +289,7 @@ class IoBoardHal:
         if self._lost:
             return
         self._lost = True
+        self._armed.clear()         # the board's failsafe stopped them; nothing will report
         for signal in self.signals.values():
             if signal.is_output:
                 self.values[signal.name] = signal.safe_value
@@ -298,7 +298,41 @@ class IoBoardHal:
         if self.on_link_fault is not None:
             self.on_link_fault("link.lost", evidence)
 
+    def _stopped(self, stopped: Stopped) -> None:
+        """The board stopped an armed motion: when (its stamp on our clock) and why."""
+        self.values[stopped.output] = self.signals[stopped.output].safe_value
+        armed = self._armed.pop(stopped.stop_id, None)
+        if armed is None:
+            return
+        spec, on_stopped = armed
+        inputs = {}
+        for name, code in stopped.inputs.items():
+            if name in self.values:
+                with contextlib.suppress(ProtocolError):
+                    inputs[name] = decode_value(name, bytes((code,)))
+        at = self._board_time.at(stopped.board_ms, self.clock.now())
+        on_stopped(StopReport(spec, REASONS[stopped.reason], at, inputs))
+
     # -- Hal --------------------------------------------------------------------------
+
+    # The board stops armed motions, stamps input changes, and its link can be lost.
+    capabilities = Capabilities(armed_stops=True, board_time=True, link=True)
+
+    def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
+        stop_id = self._next_stop_id
+        self._next_stop_id = (stop_id + 1) % 256
+        self._armed[stop_id] = (spec, on_stopped)
+        self.values[spec.output] = spec.value
+        self.link.send(Msg.ARM, encode_arm(
+            stop_id, spec.output, spec.value, spec.input, spec.level, edges=spec.edges,
+            blank_ms=round(spec.blank_s * 1000), confirm_ms=round(spec.confirm_s * 1000),
+            max_ms=round(spec.max_s * 1000)))
+
+    def cancel(self, output: str) -> None:
+        for stop_id, (spec, _cb) in list(self._armed.items()):
+            if spec.output == output:
+                self.link.send(Msg.CANCEL, bytes((stop_id,)))
+        self.values[output] = self.signals[output].safe_value
 
     def write(self, name: str, value: Value) -> None:
         signal = self.signals.get(name)
