@@ -149,3 +149,15 @@ def test_an_armed_head_stops_on_the_board_at_its_home_edge(short):
     assert stopped.board_ms == round(homes[0] * 1000)
     assert table.values["side.1.head_home"] is True
     board.close()
+
+
+def test_a_board_that_did_not_take_the_interlock_table_stops_with_e81(short, monkeypatch):
+    # Three bytes are no whole rule: the board keeps its old (empty) table and says so
+    # by its hash; the host will not run a table whose interlocks the board lacks.
+    monkeypatch.setattr(hal.backends.ioboard, "interlock_table", lambda signals: b"\x01\x02\x03")
+    report = simulate_ioboard(short, 1)
+    assert not report["completed"] and report["cycles_completed"] == 0
+    (fault,) = report["faults"]
+    assert (fault["id"], fault["code"]) == ("link.version", "E81")
+    assert fault["evidence"]["board_hash"] == interlock_hash(b"")
+    assert "interlock table" in report["error"] and "reflash" in report["error"]
