@@ -80,6 +80,7 @@ class PinStops:
         self._armed: dict[str, tuple[StopSpec, ArmedStop, OnStopped]] = {}
         self._timers: dict[str, Timer] = {}
         self._seen: dict[str, Value] = {}   # an edge is a change: a bounce back is not one
+        self._watched: frozenset[str] = frozenset()     # inputs an armed stop reads
 
     def _ms(self) -> int:
         return round(self.clock.now() * 1000)
@@ -92,6 +93,7 @@ class PinStops:
                              round(spec.blank_s * 1000), round(spec.confirm_s * 1000),
                              round(spec.max_s * 1000), now)
             self._armed[spec.output] = (spec, stop, on_stopped)
+            self._watched = frozenset(armed[0].input for armed in self._armed.values())
             self._seen[spec.input] = self._read(spec.input)
             if spec.edges == 0 and self._read(spec.input) == spec.level:
                 stop.reached(now, True)
@@ -112,6 +114,8 @@ class PinStops:
     def on_input(self, name: str, value: Value, in_loop: bool = True) -> None:
         """An input changed, where the pin is: stop what it ends, now. From another
         thread (`in_loop` False) a dwell's timer is set from inside the loop."""
+        if name not in self._watched:       # the hot path: nothing armed on it
+            return
         with self._lock:
             if self._seen.get(name, not value) == value:
                 return
@@ -148,6 +152,7 @@ class PinStops:
 
     def _end(self, output: str, reason: int, now: int, drive: bool = True) -> None:
         spec, _stop, on_stopped = self._armed.pop(output)
+        self._watched = frozenset(armed[0].input for armed in self._armed.values())
         timer = self._timers.pop(output, None)
         if timer is not None:
             timer.cancel()
