@@ -43,6 +43,7 @@ from functools import partial
 from typing import Any
 
 from firmware.controller import Controller
+from hal.armed import Capabilities
 from hal.interface import Listener, drive_safe
 from mjtable_core.clock import RealClock
 from mjtable_core.config import Config, load_config
@@ -58,6 +59,8 @@ WAIT_S = 5.0           # a head not home again after this many wall seconds: giv
 
 class TimedHal:
     """A scripted table that stamps every head command caused by an injected edge."""
+
+    capabilities = Capabilities()
 
     def __init__(self, clock: RealClock, config: Config) -> None:
         self.clock = clock

@@ -23,6 +23,7 @@ from firmware.handoff import Handoff
 from firmware.i18n import N_, _
 from firmware.journal import Journal, MemoryJournal
 from firmware.lid import Lid
+from firmware.motion import Motions
 from firmware.owner import Owner
 from firmware.plate import Plate
 from firmware.recurrence import FaceUpTracker
@@ -100,6 +101,7 @@ class Controller:
         self.refeed_hold: Fault | None = None
         self.handoff = Handoff(self)
         self.scoring = TableScore(self)     # the game's scores and the next dealer
+        self.motions = Motions(self)
         self.lid = Lid(self)
         self.sides = [SideBuilder(self, n) for n in self.geometry.sides]
         self.plates = [Plate(self, n) for n in self.geometry.sides]
@@ -115,12 +117,13 @@ class Controller:
         self._handlers = self._dispatch_table()
         # A HAL behind a link (ioboard) knows when an input really changed; an edge
         # retransmitted over a noisy cable arrives late, bunched with the next one.
-        self._changed_at: Callable[[str], float | None] | None = getattr(
-            hal, "changed_at", None)
+        # Declared by the backend (hal/armed.py Capabilities), never probed.
+        self._changed_at: Callable[[str], float | None] | None = (
+            hal.changed_at if hal.capabilities.board_time else None)
         hal.listen(self.on_signal)
         # A backend with a link of its own (ioboard) reports link.lost / link.version
         # into the fault path, from inside the loop, like any other fault.
-        if hasattr(hal, "on_link_fault"):
+        if hal.capabilities.link:
             hal.on_link_fault = lambda fault_id, evidence: self.fault(
                 fault_id, "link", None, evidence)
 
@@ -614,7 +617,7 @@ class Controller:
         if fault.id == "case.opened" and self.hal.read("case_open") and not self.service_mode:
             raise ClearRefused(_("case_open still reads open: close the case first, or "
                                  "enter test mode to service it"))
-        if fault.id == "link.lost" and getattr(self.hal, "link_lost", False):
+        if fault.id == "link.lost" and self.hal.capabilities.link and self.hal.link_lost:
             # The HAL never takes a lost link back (the board latched its failsafe and
             # ignores us until a new handshake): cleared, the table would sit silent.
             raise ClearRefused(_("the I/O board's link is still lost: check the cable, "

@@ -77,11 +77,11 @@ class Lid:
             self.close()
             return
         whole = self.at_lower()
-        self.ctl.hal.write("motor.lid", LID_UP)
-        supervisor.expect(
-            "lid.up", "lid.upper", "lid.not_rising", "motor.lid",
+        self.ctl.motions.run(
+            "lid.up", "motor.lid", LID_UP, "lid.upper", True, "lid.not_rising",
             moved=lambda: not self.ctl.hal.read("lid.lower"), timed_stop=self.reached_upper,
-            learn=whole, confirms=None if whole else "lid.lower")
+            learn=whole, confirms=None if whole else "lid.lower",
+            confirm_s=0.0 if whole else CONFIRM_S)
 
     def on_enter_closing(self, *_: object) -> None:
         supervisor = self.ctl.supervisor
@@ -93,11 +93,11 @@ class Lid:
             self.open()
             return
         whole = self.at_upper()
-        self.ctl.hal.write("motor.lid", LID_DOWN)
-        supervisor.expect(
-            "lid.down", "lid.lower", "lid.not_lowering", "motor.lid",
+        self.ctl.motions.run(
+            "lid.down", "motor.lid", LID_DOWN, "lid.lower", True, "lid.not_lowering",
             moved=lambda: not self.ctl.hal.read("lid.upper"), timed_stop=self.reached_lower,
-            learn=whole, confirms=None if whole else "lid.upper")
+            learn=whole, confirms=None if whole else "lid.upper",
+            confirm_s=0.0 if whole else CONFIRM_S)
 
     def on_enter_open(self, *_: object) -> None:
         self.ctl.hal.write("motor.lid", LID_OFF)

@@ -56,11 +56,13 @@ class Plate:
         return {"state": self.state}
 
     def _supervise(self, whole: bool) -> None:
-        self.ctl.hal.write(self.motor, True)
-        self.ctl.supervisor.expect(
-            self.key, self.sensor, "plate.stuck", f"side.{self.side}.plate", self.side,
-            {"left_home": self.left}, moved=lambda: self.left, timed_stop=self.back_home,
-            learn=whole)
+        # Stopped where the pin is, once home has held CONFIRM_S: the dwell is counted
+        # there too, so a late loop cannot let the cam coast past home.
+        self.ctl.motions.run(
+            self.key, self.motor, True, self.sensor, True, "plate.stuck",
+            where=f"side.{self.side}.plate", side=self.side, evidence={"left_home": self.left},
+            moved=lambda: self.left, timed_stop=self.back_home, learn=whole,
+            confirm_s=CONFIRM_S)
 
     def on_enter_leaving(self, *_: object) -> None:
         if self.stale or self.settled_off_home():

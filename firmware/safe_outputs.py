@@ -31,24 +31,21 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"mjtable-safe-outputs: config error: {exc}", file=sys.stderr)
         return 2
-    from hal.backends import choose_backend
+    from hal.backends import open_hal
 
-    backend = choose_backend(config)
     clock = VirtualClock()        # no loop runs here: nothing is scheduled, only written
     try:
-        if backend == "rpigpio":
-            from hal.backends.rpigpio import RpiGpioHal
-
-            RpiGpioHal.from_config(config, clock).close()      # set-up drives safe; close releases
-        elif backend == "ioboard":
-            from hal.backends.ioboard import IoBoardHal
-
-            board = IoBoardHal.from_config(config, clock)
-            board.connect()
-            board.close()                          # SAFE onto the wire, port released
-        else:
+        # Whatever backend `[hal] backend` names, through the plug-in registry: opening
+        # it drives every output safe (rpigpio's set-up), connect() shakes hands (an
+        # I/O board), close() leaves every output safe and releases the hardware.
+        opened = open_hal(config, clock)
+        if not opened.persistent:
+            opened.hal.close()
             print("mjtable-safe-outputs: simulator backend, no outputs to drive")
             return 0
+        opened.connect()
+        opened.hal.close()
+        backend = opened.backend
     except HalError as exc:
         print(f"mjtable-safe-outputs: could not reach the outputs: {exc}", file=sys.stderr)
         return 1

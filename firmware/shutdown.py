@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from hal.armed import OnStopped, StopSpec
 from mjtable_core.signals import Value
 
 if TYPE_CHECKING:
@@ -53,6 +54,17 @@ class LatchedOutputs:
         return TABLE in self.scopes or (BUILD in self.scopes and build_motor(name))
 
     def write(self, name: str, value: Value, holder: str | None = None) -> None:
+        if not self._refuses(name, value, holder):
+            self._hal.write(name, value)
+
+    def arm(self, spec: StopSpec, on_stopped: OnStopped, holder: str | None = None) -> bool:
+        """An armed stop starts its motor: refused like a write in a latched scope."""
+        if self._refuses(spec.output, spec.value, holder):
+            return False
+        self._hal.arm(spec, on_stopped)
+        return True
+
+    def _refuses(self, name: str, value: Value, holder: str | None) -> bool:
         signal = self._hal.signals.get(name)
         starts_motor = signal is not None and signal.is_motor and value != signal.safe_value
         if starts_motor and self.latched(name) and not (
@@ -61,8 +73,8 @@ class LatchedOutputs:
             self.refused.append((name, value))
             if self.on_refused is not None:
                 self.on_refused(name, value)
-            return
-        self._hal.write(name, value)
+            return True
+        return False
 
     def safe_state(self) -> None:
         self._hal.safe_state()

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from hal.armed import Capabilities, OnStopped, StopSpec
 from mjtable_core.signals import Signal, Value
 
 # (signal name, new value) — the time is the clock's now() when it is delivered.
@@ -43,7 +44,28 @@ class Inputs(Protocol):
         ...
 
 
-class Hal(Outputs, Inputs, Protocol):
+class ArmedStops(Protocol):
+    """Motions a sensor ends, stopped where the pin is (hal/armed.py)."""
+
+    capabilities: Capabilities
+
+    def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
+        """Drive `spec.output` at `spec.value` now and stop it by the backend's own
+        means on `spec.input`; `on_stopped` is called once, inside the loop. A write to
+        the output, another arm on it or safe_state ends it as cancelled."""
+        ...
+
+    def cancel(self, output: str) -> None:
+        """End `output`'s armed stop (reported as cancelled); the output goes safe."""
+        ...
+
+    def changed_at(self, name: str) -> float | None:
+        """When input `name` last changed by the pin's own time (capabilities.board_time),
+        else None: the loop's time of delivery stands."""
+        ...
+
+
+class Hal(Outputs, Inputs, ArmedStops, Protocol):
     signals: Mapping[str, Signal]
 
     def entropy(self) -> tuple[random.Random, str]:

@@ -27,7 +27,7 @@ from enum import IntEnum
 from mjtable_core.geometry import REFERENCE
 from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP, Kind, Value, catalogue
 
-VERSION = 2          # 2: INPUT carries the board's time of the change
+VERSION = 3          # 2: INPUT carries the board's time; 3: armed stops, interlocks
 FLAG = 0x7E         # starts and ends every frame
 ESC = 0x7D          # the next byte is xor 0x20
 HEADER = 3          # LEN SEQ TYPE
@@ -52,11 +52,16 @@ class Msg(IntEnum):
     HEARTBEAT = 0x04   # either way: "I am alive"; board adds its failsafe flag
     SET = 0x10         # host → board, sequenced: drive one output channel
     SAFE = 0x11        # host → board, sequenced: every output to its safe value
+    ARM = 0x12         # host → board, sequenced: run an output until an input stops it
+    CANCEL = 0x13      # host → board, sequenced: end an armed stop, output safe
     INPUT = 0x20       # board → host, sequenced: one input changed, and when
+    STOPPED = 0x21     # board → host, sequenced: an armed stop ended, when and why
+    INTERLOCK = 0x22   # board → host, sequenced: an interlock refused or tripped an output
     ERROR = 0x30       # board → host: a well-formed frame the board refuses, and why
 
 
-SEQUENCED = frozenset({Msg.SET, Msg.SAFE, Msg.INPUT})
+SEQUENCED = frozenset({Msg.SET, Msg.SAFE, Msg.ARM, Msg.CANCEL, Msg.INPUT, Msg.STOPPED,
+                       Msg.INTERLOCK})
 
 # Channel numbers are the wire's names for the table's signals. Append only: a board
 # flashed with this table must keep meaning the same signal by the same number.
@@ -234,13 +239,16 @@ def decode_input(payload: bytes) -> tuple[str, Value, int]:
     return name, value, int.from_bytes(payload[:4], "big")
 
 
-def encode_hello(version: int = VERSION) -> bytes:
-    return bytes((version,))
+def encode_hello(version: int = VERSION, interlocks: bytes = b"") -> bytes:
+    """HELLO: the version byte, then (protocol 3) the interlock table. A host first
+    sends the version alone: a board of another version answers that, and says its
+    own version instead of dropping a HELLO longer than it knows."""
+    return bytes((version,)) + interlocks
 
 
 def decode_hello(payload: bytes) -> int:
-    if len(payload) != 1:
-        raise ProtocolError(f"HELLO of {len(payload)} bytes, expected 1")
+    if not payload:
+        raise ProtocolError("empty HELLO")
     return payload[0]
 
 
@@ -249,11 +257,14 @@ class Welcome:
     version: int
     heartbeat_limit_s: float
     inputs: dict[str, Value]
+    interlock_hash: int = 0
 
 
 def encode_welcome(heartbeat_limit_s: float, inputs: Mapping[str, Value],
-                   version: int = VERSION) -> bytes:
+                   version: int = VERSION, interlock_hash: int = 0xFFFF) -> bytes:
     out = bytearray(struct.pack(">BH", version, round(heartbeat_limit_s * 1000)))
+    if version >= 3:
+        out += struct.pack(">H", interlock_hash)
     for name, value in inputs.items():
         data = encode_value(name, value)
         out += bytes((CHANNEL_OF[name], len(data))) + data
@@ -267,11 +278,11 @@ def decode_welcome(payload: bytes) -> Welcome:
     version = payload[0]
     if version != VERSION:
         return Welcome(version, 0.0, {})
-    if len(payload) < 3:
+    if len(payload) < 5:
         raise ProtocolError("WELCOME too short")
-    (limit_ms,) = struct.unpack(">H", payload[1:3])
+    limit_ms, interlock_hash = struct.unpack(">HH", payload[1:5])
     inputs: dict[str, Value] = {}
-    i = 3
+    i = 5
     while i < len(payload):
         if i + 2 > len(payload):
             raise ProtocolError("WELCOME cut inside an input")
@@ -280,7 +291,7 @@ def decode_welcome(payload: bytes) -> Welcome:
             raise ProtocolError("WELCOME cut inside a value")
         inputs[name] = decode_value(name, payload[i + 2:i + 2 + size])
         i += 2 + size
-    return Welcome(version, limit_ms / 1000, inputs)
+    return Welcome(version, limit_ms / 1000, inputs, interlock_hash)
 
 
 def encode_ack(next_expected: int) -> bytes:
@@ -316,3 +327,78 @@ def decode_error(payload: bytes) -> tuple[int, str]:
     if not payload:
         raise ProtocolError("empty ERROR payload")
     return payload[0], payload[1:].decode(errors="replace")
+
+
+# -- protocol 3: armed stops and interlocks --------------------------------------------
+
+class Reason(IntEnum):
+    """Why an armed stop ended (STOPPED)."""
+
+    EDGE = 0          # the input reached its level (edges counted, held confirm_ms)
+    MAX_TIME = 1      # max_ms passed first
+    INTERLOCK = 2     # an interlock refused the start or stopped the output
+    CANCELLED = 3     # the host cancelled it, set the output, or made everything safe
+
+
+ANY_VALUE = 0xFF    # an interlock rule on every value of an output but its safe one
+
+
+def encode_rule(output: str, input_name: str, level: Value, output_value: Value = None) -> bytes:
+    """One interlock rule: `output` (at `output_value`, None: any running value) may
+    run only while `input_name` reads `level`."""
+    value = ANY_VALUE if output_value is None else encode_value(output, output_value)[0]
+    return bytes((CHANNEL_OF[output], value, CHANNEL_OF[input_name],
+                  encode_value(input_name, level)[0]))
+
+
+def interlock_hash(table: bytes) -> int:
+    """What the board echoes in WELCOME for the table it installed."""
+    return crc16(table)
+
+
+def encode_arm(stop_id: int, output: str, value: Value, input_name: str, level: Value, *,
+               edges: int = 0, blank_ms: int = 0, confirm_ms: int = 0,
+               max_ms: int = 0) -> bytes:
+    """Payload of ARM: run `output` at `value`; stop it when `input_name` reaches `level`
+    (on the `edges`-th arrival there, 0: the level alone; edges within `blank_ms` of the
+    start do not count), held for `confirm_ms`; give up after `max_ms` (0: never)."""
+    return (bytes((stop_id & 0xFF, CHANNEL_OF[output], encode_value(output, value)[0],
+                   CHANNEL_OF[input_name], encode_value(input_name, level)[0], edges))
+            + struct.pack(">HHI", blank_ms, confirm_ms, max_ms))
+
+
+@dataclass(frozen=True)
+class Stopped:
+    stop_id: int
+    reason: Reason
+    board_ms: int
+    output: str
+    input: str
+    input_value: int
+    edges: int
+    inputs: dict[str, int]
+
+
+def decode_stopped(payload: bytes) -> Stopped:
+    if len(payload) < 10 or (len(payload) - 10) % 2:
+        raise ProtocolError(f"STOPPED of {len(payload)} bytes")
+    inputs = {channel_name(payload[i]): payload[i + 1] for i in range(10, len(payload), 2)}
+    return Stopped(payload[0], Reason(payload[1]), int.from_bytes(payload[2:6], "big"),
+                   channel_name(payload[6]), channel_name(payload[7]), payload[8],
+                   payload[9], inputs)
+
+
+@dataclass(frozen=True)
+class Trip:
+    tripped: bool       # False: a SET or ARM refused; True: a running output stopped
+    output: str
+    input: str
+    board_ms: int
+    input_value: int
+
+
+def decode_interlock(payload: bytes) -> Trip:
+    if len(payload) != 8:
+        raise ProtocolError(f"INTERLOCK of {len(payload)} bytes, expected 8")
+    return Trip(bool(payload[0]), channel_name(payload[1]), channel_name(payload[2]),
+                int.from_bytes(payload[3:7], "big"), payload[7])

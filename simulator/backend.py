@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+from hal.armed import Capabilities, OnStopped, PinStops, StopSpec
 from hal.interface import Listener, OpenedHal, drive_safe
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config
@@ -20,22 +21,43 @@ from simulator.table import SimTable
 
 
 class SimHal:
+    # An armed stop ends in the instant of the simulated edge, before the firmware hears it.
+    capabilities = Capabilities(armed_stops=True)
+
     def __init__(self, table: SimTable) -> None:
         self.table = table
         self.signals: dict[str, Signal] = table.signals
         # A separate stream from the physics, so firmware draws do not shift the table.
         self._entropy = random.Random(f"mjtable-dice-{table.seed}")
+        self.stops = PinStops(table.clock, self.signals, table.command,
+                              lambda name: table.values[name])
+        table.listener = self.stops.on_input
 
     def write(self, name: str, value: Value) -> None:
+        self.stops.cancel(name)
         self.table.command(name, value)
 
     def read(self, name: str) -> Value:
         return self.table.values[name]
 
     def listen(self, listener: Listener) -> None:
-        self.table.listener = listener
+        def changed(name: str, value: Value) -> None:
+            self.stops.on_input(name, value)
+            listener(name, value)
+        self.table.listener = changed
+
+    def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
+        self.stops.arm(spec, on_stopped)
+
+    def cancel(self, output: str) -> None:
+        self.stops.cancel(output)
+        self.table.command(output, self.signals[output].safe_value)
+
+    def changed_at(self, name: str) -> float | None:
+        return None
 
     def safe_state(self) -> None:
+        self.stops.cancel_all()
         drive_safe(self.signals, self.table.command)
 
     def entropy(self) -> tuple[random.Random, str]:

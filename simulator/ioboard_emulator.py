@@ -1,4 +1,4 @@
-"""The I/O board, emulated: the board side of docs/protocol.md in front of a `SimTable`.
+"""The I/O board's firmware (`board/`) on a port, in front of a `SimTable`.
 
 It listens on a pty (`os.openpty`; the host opens the slave's /dev/pts/N path) or on
 TCP at 127.0.0.1 (the host opens `socket://127.0.0.1:PORT`), so the firmware's real
@@ -28,21 +28,12 @@ import threading
 import tty
 from typing import Any, Protocol
 
+from board.core import Board
 from hal.backends.ioboard import GIL_SWITCH_S
-from hal.link import LinkEnd
-from hal.protocol import (
-    VERSION,
-    Decoder,
-    Msg,
-    decode_hello,
-    decode_signal,
-    encode_error,
-    encode_heartbeat,
-    encode_input,
-    encode_welcome,
-)
+from hal.protocol import VERSION, Frame, Msg
 from mjtable_core.clock import Clock, Timer
 from mjtable_core.signals import Value
+from simulator.board_pins import SimPins
 from simulator.lockstep import Meter
 from simulator.table import HEAD_LEAVE_HOME_AT, PLATE_LEAVE_HOME_AT, SimTable
 
@@ -163,7 +154,12 @@ class TcpPort(_Metered):
 
 
 class IoBoardEmulator:
-    """The board's firmware: link layer, channel I/O and the heartbeat failsafe."""
+    """The board's firmware (`board/`) on a port, in front of the simulated table.
+
+    What is the simulator's own is only what a cable does: the port, noise and a
+    dropped link. Everything a board decides — the link, armed stops, interlocks, the
+    failsafe — is `board.core.Board`, the code a Pico runs.
+    """
 
     def __init__(self, table: SimTable, clock: Clock, port: BoardPort, *,
                  version: int = VERSION, heartbeat_limit_s: float = 0.5,
@@ -175,28 +171,38 @@ class IoBoardEmulator:
         self.version = version
         self.heartbeat_limit_s = heartbeat_limit_s
         self.noise = noise
-        self.failsafe = False
-        self.failsafe_at: float | None = None
         self.bits_flipped = 0
         # One stream per direction: the two readers' interleaving must not shift them.
         self._rng_in = random.Random(f"ioboard-noise-in-{seed}")
         self._rng_out = random.Random(f"ioboard-noise-out-{seed}")
         self._drop_until = float("-inf")
-        self._heartbeat_s = heartbeat_s
-        self._beacon: Timer | None = None
-        self._decoder = Decoder()
         self._stop = threading.Event()
         self._reader: threading.Thread | None = None
-        self.link = LinkEnd(clock, self._send_bytes, on_message=self._on_message,
-                            on_dead=self._on_dead, retransmit_s=retransmit_s,
-                            max_retries=max_retries, heartbeat_s=heartbeat_s,
-                            silence_s=heartbeat_limit_s,
-                            heartbeat_payload=lambda: encode_heartbeat(self.failsafe))
+        self._timer: Timer | None = None
+        self._closed = False
+        self.pins = SimPins(table, clock, self._send_bytes)
+        self.board = Board(self.pins, version=version,
+                           heartbeat_limit_ms=round(heartbeat_limit_s * 1000),
+                           heartbeat_ms=round(heartbeat_s * 1000),
+                           retransmit_ms=round(retransmit_s * 1000), max_retries=max_retries)
         table.listener = self._on_table_change
 
     @property
     def url(self) -> str:
         return self.port.url
+
+    @property
+    def link(self) -> Any:
+        return self.board.link
+
+    @property
+    def failsafe(self) -> bool:
+        return self.board.failsafe
+
+    @property
+    def failsafe_at(self) -> float | None:
+        at = self.board.failsafe_at_ms
+        return None if at is None else at / 1000
 
     def start(self) -> None:
         self._reader = threading.Thread(target=self._read_loop, name="ioboard-emulator",
@@ -207,8 +213,11 @@ class IoBoardEmulator:
         self._reader.start()
 
     def close(self) -> None:
-        self._stop_beacon()
-        self.link.stop()
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        self.board.link.stop()
+        self.board.failsafe = False
         self._stop.set()
         if self._reader is not None:
             self._reader.join(timeout=1.0)
@@ -248,79 +257,35 @@ class IoBoardEmulator:
                 self.clock.post(lambda d=data: self._on_bytes(d))
 
     def _on_bytes(self, data: bytes) -> None:
-        if self._dropping():
+        if self._dropping() or self._closed:
             return
-        for frame in self._decoder.feed(self._garble(data, self._rng_in)):
-            if frame.type == Msg.HELLO:
-                self._hello(frame.payload)
-            else:
-                self.link.on_frame(frame)
-
-    # -- the board's firmware ---------------------------------------------------------
+        self.board.feed(self._garble(data, self._rng_in))
+        self._reschedule()
 
     def _hello(self, payload: bytes) -> None:
-        try:
-            decode_hello(payload)
-        except ValueError:
-            return
-        # A HELLO is a new host: the one that set the outputs is gone (a crash, a kill),
-        # and its motors may still run until our failsafe. Stop them before taking the
-        # snapshot, or an input could change between WELCOME and the host's first SAFE.
-        self._all_outputs_off()
-        # Whatever the host speaks, say what we speak: the host decides (link.version).
-        inputs = {name: value for name, value in self.table.values.items()
-                  if not self.table.signals[name].is_output}
-        self.link.send_now(Msg.WELCOME, encode_welcome(self.heartbeat_limit_s, inputs,
-                                                       version=self.version))
-        self.failsafe = False
-        self.failsafe_at = None
-        self._stop_beacon()
-        self.link.start()
+        """A HELLO straight in, as if it had crossed the cable (for tests)."""
+        self.board.feed(Frame(0, Msg.HELLO, payload).encode())
+        self._reschedule()
 
-    def _on_message(self, msg: int, payload: bytes) -> None:
-        if msg == Msg.SET:
-            name, value = decode_signal(payload)
-            signal = self.table.signals.get(name)
-            if signal is None or not signal.is_output:
-                # A board never drives an input pin: refuse the frame, say why, go on.
-                why = "not fitted" if signal is None else "an input"
-                self.link.send_now(Msg.ERROR, encode_error(payload[0], f"SET {name}: {why}"))
-                return
-            if not self.failsafe:
-                self.table.command(name, value)
-        elif msg == Msg.SAFE:
-            self._all_outputs_off()
+    # -- the board's clock on the simulation's --------------------------------------
 
-    def _on_dead(self, reason: str, evidence: dict[str, Any]) -> None:
-        # The host is silent (or deaf): every output off, latched until HELLO.
-        self._all_outputs_off()
-        self.failsafe = True
-        self.failsafe_at = self.clock.now()
-        self._failsafe_beat()
+    def _reschedule(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        due = self.board.next_due()
+        if due is not None and not self._closed:
+            self._timer = self.clock.call_at(due / 1000, self._poll)
 
-    def _failsafe_beat(self) -> None:
-        # The link is down, but the board goes on saying it latched its failsafe: a
-        # host that is only slow learns at its next read that nothing it drives moves
-        # (link.lost at once), instead of blaming a jam and then the silence.
-        self._beacon = None
-        if not self.failsafe:
-            return
-        self.link.send_now(Msg.HEARTBEAT, encode_heartbeat(True))
-        self._beacon = self.clock.call_later(self._heartbeat_s, self._failsafe_beat)
-
-    def _stop_beacon(self) -> None:
-        if self._beacon is not None:
-            self._beacon.cancel()
-            self._beacon = None
-
-    def _all_outputs_off(self) -> None:
-        for signal in self.table.signals.values():
-            if signal.is_output:
-                self.table.command(signal.name, signal.safe_value)
+    def _poll(self) -> None:
+        self._timer = None
+        self.board.poll()
+        self._reschedule()
 
     def _on_table_change(self, name: str, value: Value) -> None:
-        if self.link.up:
-            self.link.send(Msg.INPUT, encode_input(name, value, round(self.clock.now() * 1000)))
+        channel, data = self.pins.encode(name, value)
+        self.board.on_input(channel, data, self.pins.now_ms())
+        self._reschedule()
 
 
 # -- on its own ---------------------------------------------------------------------

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from firmware.controller import Controller
+from hal.armed import Capabilities
 from hal.interface import Listener, drive_safe
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config
@@ -43,6 +44,11 @@ def config() -> Config:
 
 class ScriptedHal:
     """A HAL whose inputs the test drives by hand; records every output write."""
+
+    # Edges may carry a board's stamp (edge(at=...)); its "link" is what a test says.
+    capabilities = Capabilities(board_time=True, link=True)
+    link_lost = False
+    on_link_fault: Callable[[str, dict], None] | None = None
 
     def __init__(self, clock: VirtualClock, tile_reader: bool = True) -> None:
         self.clock = clock

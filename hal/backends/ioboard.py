@@ -19,8 +19,10 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from hal.armed import REASONS, Capabilities, OnStopped, StopReport, StopSpec
 from hal.boardtime import BoardTime
 from hal.interface import HalError, Listener, OpenedHal
+from hal.interlocks import interlock_table
 from hal.link import LinkEnd
 from hal.protocol import (
     VERSION,
@@ -28,11 +30,19 @@ from hal.protocol import (
     Frame,
     Msg,
     ProtocolError,
+    Stopped,
+    Trip,
+    Welcome,
     decode_heartbeat,
     decode_input,
+    decode_interlock,
+    decode_stopped,
+    decode_value,
     decode_welcome,
+    encode_arm,
     encode_hello,
     encode_signal,
+    interlock_hash,
 )
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config, IoboardSection
@@ -115,6 +125,11 @@ class IoBoardHal:
         self._lost = False
         self._board_time = BoardTime()
         self._changed_at: dict[str, float] = {}
+        # Declared to the board at connect; it enforces them without us (protocol 3).
+        self.interlocks = interlock_table(self.signals)
+        self.trips: list[Trip] = []
+        self._armed: dict[int, tuple[StopSpec, OnStopped]] = {}
+        self._next_stop_id = 0
         self.link = LinkEnd(clock, self._send_bytes, on_message=self._on_message,
                             on_dead=self._on_dead, retransmit_s=self.settings.retransmit_s,
                             max_retries=self.settings.max_retries,
@@ -129,39 +144,22 @@ class IoBoardHal:
         Runs before the loop serves anything, so it may block on the port; the wait is
         an I/O timeout of the link, counted in reads, not a read of the clock.
         """
-        early: list[Frame] = []
-        welcome = None
-        # Only a read that times out takes READ_TIMEOUT_S; reads that bring bytes
-        # (one byte each on socket://) do not count towards the wait.
-        quiet_per_hello = max(1, round(HELLO_EVERY_S / READ_TIMEOUT_S))
-        attempts = max(1, round(self.settings.connect_timeout_s / HELLO_EVERY_S))
-        for _attempt in range(attempts):
-            self._send_bytes(Frame(0, Msg.HELLO, encode_hello()).encode())
-            quiet = 0
-            while welcome is None and quiet < quiet_per_hello:
-                data = self._read()
-                quiet += not data
-                for frame in self._decoder.feed(data):
-                    if welcome is None and frame.type == Msg.WELCOME:
-                        welcome = frame
-                    elif welcome is not None:
-                        early.append(frame)     # the board's first heartbeat, say
-            if welcome is not None:
-                break
         port = self.port_name
-        if welcome is None:
-            raise LinkError("link.lost", "E80 link.lost: " + _(
-                "the I/O board on {port} did not answer within {seconds} s; check the "
-                "cable, the board's power and [ioboard] port/baud").format(
-                    port=port, seconds=self.settings.connect_timeout_s),
-                            {"port": port, "waited_s": self.settings.connect_timeout_s})
-        try:
-            info = decode_welcome(welcome.payload)
-        except ProtocolError as exc:
-            raise LinkError("link.version", "E81 link.version: " + _(
-                "the I/O board on {port} answered with a handshake this firmware cannot "
-                "read ({error}); reflash the board").format(port=port, error=exc),
-                {"port": port}) from None
+        # The version alone first: a board of another protocol answers that with its
+        # own version (E81), where a longer HELLO might be dropped as malformed.
+        info, early = self._hello(encode_hello(VERSION))
+        if info.version == VERSION and self.interlocks:
+            info, early = self._hello(encode_hello(VERSION, self.interlocks))
+            if info.version == VERSION and info.interlock_hash != interlock_hash(
+                    self.interlocks):
+                evidence = {"port": port, "board_hash": info.interlock_hash,
+                            "host_hash": interlock_hash(self.interlocks)}
+                if self.on_link_fault is not None:
+                    self.on_link_fault("link.version", evidence)
+                raise LinkError("link.version", "E81 link.version: " + _(
+                    "the I/O board on {port} did not take this firmware's interlock "
+                    "table; reflash the board with the matching firmware").format(
+                        port=port), evidence)
         if info.version != VERSION:
             evidence = {"port": port, "board_version": info.version, "host_version": VERSION}
             if self.on_link_fault is not None:
@@ -183,6 +181,43 @@ class IoBoardHal:
                                         daemon=True)
         sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
         self._reader.start()
+
+    def _hello(self, payload: bytes) -> tuple[Welcome, list[Frame]]:
+        """Send HELLO until WELCOME comes: the board's answer and the frames after it.
+        Raises LinkError when it never comes or cannot be read."""
+        early: list[Frame] = []
+        welcome = None
+        # Only a read that times out takes READ_TIMEOUT_S; reads that bring bytes
+        # (one byte each on socket://) do not count towards the wait.
+        quiet_per_hello = max(1, round(HELLO_EVERY_S / READ_TIMEOUT_S))
+        attempts = max(1, round(self.settings.connect_timeout_s / HELLO_EVERY_S))
+        for _attempt in range(attempts):
+            self._send_bytes(Frame(0, Msg.HELLO, payload).encode())
+            quiet = 0
+            while welcome is None and quiet < quiet_per_hello:
+                data = self._read()
+                quiet += not data
+                for frame in self._decoder.feed(data):
+                    if welcome is None and frame.type == Msg.WELCOME:
+                        welcome = frame
+                    elif welcome is not None:
+                        early.append(frame)     # the board's first heartbeat, say
+            if welcome is not None:
+                break
+        port = self.port_name
+        if welcome is None:
+            raise LinkError("link.lost", "E80 link.lost: " + _(
+                "the I/O board on {port} did not answer within {seconds} s; check the "
+                "cable, the board's power and [ioboard] port/baud").format(
+                    port=port, seconds=self.settings.connect_timeout_s),
+                            {"port": port, "waited_s": self.settings.connect_timeout_s})
+        try:
+            return decode_welcome(welcome.payload), early
+        except ProtocolError as exc:
+            raise LinkError("link.version", "E81 link.version: " + _(
+                "the I/O board on {port} answered with a handshake this firmware cannot "
+                "read ({error}); reflash the board").format(port=port, error=exc),
+                {"port": port}) from None
 
     def _check_heartbeat(self, limit_s: float) -> None:
         """Our heartbeat must beat the board's failsafe with room for one lost beat;
@@ -239,6 +274,13 @@ class IoBoardHal:
             self._changed_at[name] = self._board_time.at(stamp_ms, self.clock.now())
             if self._listener is not None:
                 self._listener(name, value)
+        elif msg == Msg.INTERLOCK:
+            trip = decode_interlock(payload)
+            # The board refused or stopped the output by itself: it is off now.
+            self.values[trip.output] = self.signals[trip.output].safe_value
+            self.trips.append(trip)
+        elif msg == Msg.STOPPED:
+            self._stopped(decode_stopped(payload))
         elif msg == Msg.HEARTBEAT:
             self.board_failsafe = decode_heartbeat(payload)
             if self.board_failsafe:
@@ -251,6 +293,7 @@ class IoBoardHal:
         if self._lost:
             return
         self._lost = True
+        self._armed.clear()         # the board's failsafe stopped them; nothing will report
         for signal in self.signals.values():
             if signal.is_output:
                 self.values[signal.name] = signal.safe_value
@@ -259,7 +302,41 @@ class IoBoardHal:
         if self.on_link_fault is not None:
             self.on_link_fault("link.lost", evidence)
 
+    def _stopped(self, stopped: Stopped) -> None:
+        """The board stopped an armed motion: when (its stamp on our clock) and why."""
+        self.values[stopped.output] = self.signals[stopped.output].safe_value
+        armed = self._armed.pop(stopped.stop_id, None)
+        if armed is None:
+            return
+        spec, on_stopped = armed
+        inputs = {}
+        for name, code in stopped.inputs.items():
+            if name in self.values:
+                with contextlib.suppress(ProtocolError):
+                    inputs[name] = decode_value(name, bytes((code,)))
+        at = self._board_time.at(stopped.board_ms, self.clock.now())
+        on_stopped(StopReport(spec, REASONS[stopped.reason], at, inputs))
+
     # -- Hal --------------------------------------------------------------------------
+
+    # The board stops armed motions, stamps input changes, and its link can be lost.
+    capabilities = Capabilities(armed_stops=True, board_time=True, link=True)
+
+    def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
+        stop_id = self._next_stop_id
+        self._next_stop_id = (stop_id + 1) % 256
+        self._armed[stop_id] = (spec, on_stopped)
+        self.values[spec.output] = spec.value
+        self.link.send(Msg.ARM, encode_arm(
+            stop_id, spec.output, spec.value, spec.input, spec.level, edges=spec.edges,
+            blank_ms=round(spec.blank_s * 1000), confirm_ms=round(spec.confirm_s * 1000),
+            max_ms=round(spec.max_s * 1000)))
+
+    def cancel(self, output: str) -> None:
+        for stop_id, (spec, _cb) in list(self._armed.items()):
+            if spec.output == output:
+                self.link.send(Msg.CANCEL, bytes((stop_id,)))
+        self.values[output] = self.signals[output].safe_value
 
     def write(self, name: str, value: Value) -> None:
         signal = self.signals.get(name)

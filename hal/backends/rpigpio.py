@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hal.armed import Capabilities, OnStopped, PinStops, StopSpec
 from hal.interface import HalError, Listener, OpenedHal, drive_safe
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config
@@ -130,6 +131,8 @@ class RpiGpioHal:
             s.name: s.rest_value for s in self.signals.values()}
         self._listener: Listener | None = None
         self._closed = False
+        # Armed stops end in the GPIO library's callback thread, not a loop turn later.
+        self.stops = PinStops(clock, self.signals, self._drive, self.read)
         self._setup()
 
     # -- lines ------------------------------------------------------------------------
@@ -166,8 +169,10 @@ class RpiGpioHal:
         return bool(self.gpio.input(pin.lines[0])) != pin.invert
 
     def _edge(self, name: str) -> None:
-        """The library's thread: read the line, hand the value to the loop, nothing more."""
+        """The library's thread: read the line, stop the motion it ends (an armed
+        stop), hand the value to the loop."""
         value = self._sample(self.pins[name])
+        self.stops.on_input(name, value, in_loop=False)
         self.clock.post(lambda: self._deliver(name, value))
 
     def _deliver(self, name: str, value: bool) -> None:
@@ -179,7 +184,23 @@ class RpiGpioHal:
 
     # -- Hal --------------------------------------------------------------------------
 
+    capabilities = Capabilities(armed_stops=True)
+
+    def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
+        self.stops.arm(spec, on_stopped)
+
+    def cancel(self, output: str) -> None:
+        self.stops.cancel(output)
+        self._drive(output, self.signals[output].safe_value)
+
+    def changed_at(self, name: str) -> float | None:
+        return None
+
     def write(self, name: str, value: Value) -> None:
+        self.stops.cancel(name)
+        self._drive(name, value)
+
+    def _drive(self, name: str, value: Value) -> None:
         signal = self.signals.get(name)
         if signal is None or not signal.is_output:
             raise KeyError(f"not an output: {name}")
@@ -204,6 +225,7 @@ class RpiGpioHal:
 
     def safe_state(self) -> None:
         """Every motor and the buzzer to their safe level. Never raises."""
+        self.stops.cancel_all()
         drive_safe(self.signals, self.write)
 
     def all_outputs_off(self) -> None:

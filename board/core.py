@@ -1,0 +1,304 @@
+# The board: handshake, outputs, armed stops, interlocks and the failsafe on silence.
+#
+# The pin layer gives the board its channels and clock:
+#   pins.now_ms()            the board's millisecond clock (never wraps backwards)
+#   pins.outputs             {channel: safe value (bytes)} of the outputs fitted
+#   pins.inputs              channels of the inputs fitted
+#   pins.names               {channel: the table's name for it}, for messages
+#   pins.read(ch) -> bytes   an input's (or output's) present value
+#   pins.write(ch, value)    drive an output
+#   pins.send(data)          bytes onto the serial line
+# and calls board.on_input(ch, value, at_ms) on every input change (from its pin
+# interrupt or its own loop), board.feed(data) with bytes from the line and
+# board.poll() whenever next_due() comes.
+
+from board.interlocks import Interlocks
+from board.link import BoardLink
+from board.stops import ArmedStop
+from board.wire import (
+    ARM,
+    CANCEL,
+    ERROR,
+    FAILSAFE_FLAG,
+    HEARTBEAT,
+    HELLO,
+    INPUT,
+    INTERLOCK,
+    REASON_CANCELLED,
+    REASON_INTERLOCK,
+    SAFE,
+    SET,
+    STOPPED,
+    VERSION,
+    WELCOME,
+    Decoder,
+    get_u16,
+    get_u32,
+    u16,
+    u32,
+)
+
+ARM_SIZE = 14
+TRIP_REFUSED = 0        # INTERLOCK kinds: a SET or ARM refused ...
+TRIP_TRIPPED = 1        # ... or a running output stopped by an input change
+
+
+class Board:
+    def __init__(self, pins, version=VERSION, heartbeat_limit_ms=500, heartbeat_ms=100,
+                 retransmit_ms=30, max_retries=15):
+        self.pins = pins
+        self.version = version
+        self.heartbeat_limit_ms = heartbeat_limit_ms
+        self.failsafe = False
+        self.failsafe_at_ms = None
+        self.interlocks = Interlocks()
+        self.stops: dict = {}   # output channel -> ArmedStop
+        self.decoder = Decoder()
+        self.stopped_reports = 0
+        self.link = BoardLink(pins.send, self._on_message, self._on_dead,
+                              self._heartbeat_payload, retransmit_ms=retransmit_ms,
+                              max_retries=max_retries, heartbeat_ms=heartbeat_ms,
+                              silence_ms=heartbeat_limit_ms)
+        self._now = 0
+        self._beacon_at = 0
+
+    # -- from the pin layer -----------------------------------------------------------
+
+    def feed(self, data):
+        self._now = self.pins.now_ms()
+        self.decoder.feed(data, self._on_frame)
+
+    def poll(self):
+        now = self._now = self.pins.now_ms()
+        for out_ch in list(self.stops):
+            stop = self.stops.get(out_ch)
+            if stop is not None:
+                reason = stop.due(now)
+                if reason is not None:
+                    self._end(stop, reason, now)
+        self.link.poll(now)
+        if self.failsafe and not self.link.up and now >= self._beacon_at:
+            # Down, but still saying so: a host that was only slow learns at its next
+            # read that nothing it drives moves any more.
+            self.link.send_now(HEARTBEAT, bytes((FAILSAFE_FLAG,)))
+            self._beacon_at = now + self.link.heartbeat_ms
+
+    def next_due(self):
+        due = self.link.next_due()
+        for stop in self.stops.values():
+            at = stop.next_due()
+            if at is not None and (due is None or at < due):
+                due = at
+        if self.failsafe and not self.link.up and (due is None or self._beacon_at < due):
+            due = self._beacon_at
+        return due
+
+    def on_input(self, ch, value, at_ms):
+        """An input changed to `value` (bytes) at board time `at_ms`: stop first, then
+        tell the host."""
+        level = value[0] if value else 0
+        stop_now = None
+        for stop in self.stops.values():
+            if stop.in_ch == ch:
+                stop.reached(at_ms, level == stop.level)
+                if stop.due(at_ms) == 0:
+                    if stop_now is None:
+                        stop_now = []
+                    stop_now.append(stop)
+        if self.interlocks.watched(ch):
+            self._trip(ch, at_ms)
+        if self.link.up:
+            self.link.send(INPUT, u32(at_ms) + bytes((ch,)) + value, at_ms)
+        if stop_now is not None:
+            for stop in stop_now:
+                self._end(stop, 0, at_ms)
+
+    # -- messages ---------------------------------------------------------------------
+
+    def _on_frame(self, seq, msg, payload):
+        if msg == HELLO:
+            self._hello(payload)
+        else:
+            self.link.on_frame(seq, msg, payload, self._now)
+
+    def _hello(self, payload):
+        if not payload:
+            return
+        # A HELLO is a new host: whatever the last one left running stops before the
+        # snapshot of the inputs, so nothing changes under the new host's first look.
+        self._all_off(None)
+        host = payload[0]
+        good = host == self.version and self.interlocks.load(payload[1:])
+        welcome = bytearray()
+        welcome.append(self.version)
+        welcome += u16(self.heartbeat_limit_ms)
+        if self.version >= 3:
+            welcome += u16(self.interlocks.hash)
+        for ch in self.pins.inputs:
+            value = self.pins.read(ch)
+            welcome.append(ch)
+            welcome.append(len(value))
+            welcome += value
+        self.link.send_now(WELCOME, bytes(welcome))
+        self.failsafe = False
+        self.failsafe_at_ms = None
+        if good:
+            self.link.start(self._now)
+        else:
+            # Another protocol: say ours and stay still; the host says "reflash".
+            self.link.stop()
+
+    def _on_message(self, msg, payload, now):
+        if msg == SET:
+            if not payload:
+                return False
+            ch = payload[0]
+            if not self._output(ch, "SET"):
+                return True
+            if self.failsafe:
+                return True
+            stop = self.stops.get(ch)
+            if stop is not None:
+                self._end(stop, REASON_CANCELLED, now, drive=False)
+            self._drive(ch, payload[1:], now)
+        elif msg == SAFE:
+            self._all_off(now)
+        elif msg == ARM:
+            return self._arm(payload, now)
+        elif msg == CANCEL:
+            if len(payload) != 1:
+                return False
+            for stop in list(self.stops.values()):
+                if stop.stop_id == payload[0]:
+                    self._end(stop, REASON_CANCELLED, now)
+        elif msg != HEARTBEAT:       # heartbeats only count as a sign of life
+            return False
+        return True
+
+    def _output(self, ch, what):
+        if ch in self.pins.outputs:
+            return True
+        # A board never drives an input pin: refuse the frame, say why, go on.
+        why = "an input" if ch in self.pins.inputs else "not fitted"
+        name = self.pins.names.get(ch) or "channel " + str(ch)
+        self.link.send_now(ERROR, bytes((ch,)) + (what + " " + name + ": " + why).encode())
+        return False
+
+    def _arm(self, payload, now):
+        if len(payload) != ARM_SIZE:
+            return False
+        out_ch = payload[1]
+        if not self._output(out_ch, "ARM") or self.failsafe:
+            return True
+        old = self.stops.get(out_ch)
+        if old is not None:
+            self._end(old, REASON_CANCELLED, now, drive=False)
+        stop = ArmedStop(payload[0], out_ch, payload[2], payload[3], payload[4], payload[5],
+                         get_u16(payload, 6), get_u16(payload, 8), get_u32(payload, 10), now)
+        value = bytes((stop.value,))
+        blocker = self.interlocks.forbids(out_ch, stop.value, self._safe(out_ch), self._level)
+        if blocker is not None:
+            self._report_trip(TRIP_REFUSED, out_ch, blocker, now)
+            self._stopped(stop, REASON_INTERLOCK, now)
+            return True
+        self.stops[out_ch] = stop
+        if stop.edges == 0 and self._level(stop.in_ch) == stop.level:
+            stop.reached(now, True)
+        self.pins.write(out_ch, value)
+        reason = stop.due(now)
+        if reason is not None:
+            self._end(stop, reason, now)
+        return True
+
+    # -- outputs ----------------------------------------------------------------------
+
+    def _safe(self, ch):
+        safe = self.pins.outputs[ch]
+        return safe[0] if safe else 0
+
+    def _level(self, ch):
+        value = self.pins.read(ch)
+        return value[0] if value else 0
+
+    def _drive(self, ch, value, now):
+        code = value[0] if len(value) == 1 else self._safe(ch) ^ 1
+        if len(value) <= 1:
+            blocker = self.interlocks.forbids(ch, code, self._safe(ch), self._level)
+            if blocker is not None:
+                self.pins.write(ch, self.pins.outputs[ch])
+                self._report_trip(TRIP_REFUSED, ch, blocker, now)
+                return
+        self.pins.write(ch, value)
+
+    def _trip(self, in_ch, now):
+        """An input an interlock reads changed: stop every output it now forbids."""
+        for out_ch in self.pins.outputs:
+            safe = self.pins.outputs[out_ch]
+            value = self.pins.read(out_ch)
+            if len(value) != 1 or value == safe:
+                continue
+            blocker = self.interlocks.forbids(out_ch, value[0], safe[0], self._level)
+            if blocker is None:
+                continue
+            stop = self.stops.get(out_ch)
+            if stop is not None:
+                self._end(stop, REASON_INTERLOCK, now)
+            else:
+                self.pins.write(out_ch, safe)
+            self._report_trip(TRIP_TRIPPED, out_ch, blocker, now)
+
+    def _report_trip(self, kind, out_ch, in_ch, now):
+        if self.link.up:
+            self.link.send(INTERLOCK, bytes((kind, out_ch, in_ch)) + u32(now)
+                           + bytes((self._level(in_ch),)), now)
+
+    def _end(self, stop: ArmedStop, reason, now, drive=True):
+        if self.stops.get(stop.out_ch) is stop:
+            del self.stops[stop.out_ch]
+        if drive:
+            self.pins.write(stop.out_ch, self.pins.outputs[stop.out_ch])
+        self._stopped(stop, reason, now)
+
+    def _stopped(self, stop, reason, now):
+        """STOPPED: id, reason, board time, output, watched input and its value, edges
+        counted, then every one-byte input as (channel, value) at that instant."""
+        self.stopped_reports += 1
+        if not self.link.up:
+            return
+        out = bytearray()
+        out.append(stop.stop_id)
+        out.append(reason)
+        out += u32(now)
+        out.append(stop.out_ch)
+        out.append(stop.in_ch)
+        out.append(self._level(stop.in_ch))
+        out.append(min(stop.seen, 255))
+        for ch in self.pins.inputs:
+            value = self.pins.read(ch)
+            if len(value) == 1:
+                out.append(ch)
+                out.append(value[0])
+        self.link.send(STOPPED, bytes(out), now)
+
+    def _all_off(self, now):
+        """Every output to its safe value; an armed stop ends as cancelled."""
+        for stop in list(self.stops.values()):
+            if now is None:
+                del self.stops[stop.out_ch]
+            else:
+                self._end(stop, REASON_CANCELLED, now, drive=False)
+        for ch in self.pins.outputs:
+            self.pins.write(ch, self.pins.outputs[ch])
+
+    # -- the failsafe -----------------------------------------------------------------
+
+    def _on_dead(self, reason, now):
+        # The host is silent (or deaf): every output off, latched until HELLO.
+        self._all_off(None)
+        self.failsafe = True
+        self.failsafe_at_ms = now
+        self.link.send_now(HEARTBEAT, bytes((FAILSAFE_FLAG,)))
+        self._beacon_at = now + self.link.heartbeat_ms
+
+    def _heartbeat_payload(self):
+        return bytes((FAILSAFE_FLAG if self.failsafe else 0,))

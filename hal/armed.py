@@ -1,0 +1,164 @@
+"""Armed stops: the HAL's contract for a motion that a sensor ends, and its engine for
+backends that own their pins.
+
+The firmware arms a stop ("run `output` at `value`; stop it when `input` reaches
+`level`, on the `edges`-th arrival, held `confirm_s`; give up after `max_s`") and the
+backend stops the motor where the pin is — on the I/O board (protocol 3), in the GPIO
+callback thread (rpigpio), in the instant of the simulator's edge (sim) — then reports
+once, inside the loop, when and why. The firmware's supervisor keeps its own timeouts
+as a second line. The stop logic itself is the board's (`board/stops.py`): one
+implementation on the board, in the simulator and on a Pi's own GPIO.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+from board.stops import ArmedStop
+from mjtable_core.clock import Clock, Timer
+from mjtable_core.signals import Signal, Value
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend can do, declared once instead of probed with getattr."""
+
+    armed_stops: bool = False   # arm()/cancel() stop a motor at the pin, not in the loop
+    board_time: bool = False    # changed_at() gives an input change's own time
+    link: bool = False          # a link that can be lost: on_link_fault, link_lost
+
+
+class StopReason(Enum):
+    EDGE = "edge"               # the input reached its level (edges, dwell)
+    MAX_TIME = "max_time"       # max_s passed first
+    INTERLOCK = "interlock"     # an interlock refused or stopped the output
+    CANCELLED = "cancelled"     # cancel(), a write or safe_state on the output
+
+
+@dataclass(frozen=True)
+class StopSpec:
+    output: str
+    value: Value
+    input: str
+    level: Value
+    edges: int = 0              # 0: the level alone ends it
+    blank_s: float = 0.0        # arrivals this soon after the start do not count
+    confirm_s: float = 0.0      # the level must hold this long
+    max_s: float = 0.0          # give up after this long (0: never)
+
+
+@dataclass(frozen=True)
+class StopReport:
+    spec: StopSpec
+    reason: StopReason
+    at: float                   # when the motor was stopped, on the loop's clock
+    inputs: Mapping[str, Value]  # the inputs at that instant
+
+
+OnStopped = Callable[[StopReport], None]
+REASONS = (StopReason.EDGE, StopReason.MAX_TIME, StopReason.INTERLOCK, StopReason.CANCELLED)
+
+
+class PinStops:
+    """Armed stops for a backend that drives its own pins (sim, rpigpio).
+
+    `on_input` is called where the pin changes — the simulator's edge, the GPIO
+    library's thread — and stops the motor there; reports reach `on_stopped` through
+    `clock.post`, inside the loop. A lock keeps the GPIO thread and the loop apart.
+    """
+
+    def __init__(self, clock: Clock, signals: Mapping[str, Signal],
+                 write: Callable[[str, Value], None], read: Callable[[str], Value]) -> None:
+        self.clock = clock
+        self.signals = signals
+        self._write = write
+        self._read = read
+        self._lock = threading.RLock()
+        self._armed: dict[str, tuple[StopSpec, ArmedStop, OnStopped]] = {}
+        self._timers: dict[str, Timer] = {}
+        self._seen: dict[str, Value] = {}   # an edge is a change: a bounce back is not one
+        self._watched: frozenset[str] = frozenset()     # inputs an armed stop reads
+
+    def _ms(self) -> int:
+        return round(self.clock.now() * 1000)
+
+    def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
+        with self._lock:
+            self.cancel(spec.output)
+            now = self._ms()
+            stop = ArmedStop(0, spec.output, spec.value, spec.input, spec.level, spec.edges,
+                             round(spec.blank_s * 1000), round(spec.confirm_s * 1000),
+                             round(spec.max_s * 1000), now)
+            self._armed[spec.output] = (spec, stop, on_stopped)
+            self._watched = frozenset(armed[0].input for armed in self._armed.values())
+            self._seen[spec.input] = self._read(spec.input)
+            if spec.edges == 0 and self._read(spec.input) == spec.level:
+                stop.reached(now, True)
+            self._write(spec.output, spec.value)
+            self._settle(spec.output, now)
+
+    def cancel(self, output: str) -> None:
+        """End `output`'s armed stop, if any, as cancelled (the caller drives it)."""
+        with self._lock:
+            if output in self._armed:
+                self._end(output, 3, self._ms(), drive=False)
+
+    def cancel_all(self) -> None:
+        with self._lock:
+            for output in list(self._armed):
+                self._end(output, 3, self._ms(), drive=False)
+
+    def on_input(self, name: str, value: Value, in_loop: bool = True) -> None:
+        """An input changed, where the pin is: stop what it ends, now. From another
+        thread (`in_loop` False) a dwell's timer is set from inside the loop."""
+        if name not in self._watched:       # the hot path: nothing armed on it
+            return
+        with self._lock:
+            if self._seen.get(name, not value) == value:
+                return
+            self._seen[name] = value
+            now = self._ms()
+            for output, (spec, stop, _cb) in list(self._armed.items()):
+                if spec.input == name:
+                    stop.reached(now, value == spec.level)
+                    self._settle(output, now, in_loop)
+
+    def _settle(self, output: str, now: int, in_loop: bool = True) -> None:
+        armed = self._armed.get(output)
+        if armed is None:
+            return
+        stop = armed[1]
+        reason = stop.due(now)
+        if reason is not None:
+            self._end(output, reason, now)
+            return
+        timer = self._timers.pop(output, None)
+        if timer is not None:
+            timer.cancel()
+        if not in_loop:     # timers belong to the loop: look again from there
+            self.clock.post(lambda: self._tick(output))
+            return
+        due = stop.next_due()
+        if due is not None:
+            self._timers[output] = self.clock.call_at(due / 1000, lambda: self._tick(output))
+
+    def _tick(self, output: str) -> None:
+        with self._lock:
+            self._timers.pop(output, None)
+            self._settle(output, self._ms())
+
+    def _end(self, output: str, reason: int, now: int, drive: bool = True) -> None:
+        spec, _stop, on_stopped = self._armed.pop(output)
+        self._watched = frozenset(armed[0].input for armed in self._armed.values())
+        timer = self._timers.pop(output, None)
+        if timer is not None:
+            timer.cancel()
+        if drive:
+            self._write(output, self.signals[output].safe_value)
+        inputs = {name: self._read(name) for name, signal in self.signals.items()
+                  if not signal.is_output}
+        report = StopReport(spec, REASONS[reason], self.clock.now(), inputs)
+        self.clock.post(lambda: on_stopped(report))

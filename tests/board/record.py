@@ -1,0 +1,77 @@
+"""The host's side of the conformance session: frames made by the host's own encoder.
+
+`python -m tests.board.record > tests/board/recording.txt` writes the recording both
+VMs replay; a test checks the file still equals what `hal/protocol.py` makes.
+"""
+
+from __future__ import annotations
+
+from hal.protocol import (
+    LID_UP,
+    Frame,
+    Msg,
+    encode_ack,
+    encode_arm,
+    encode_hello,
+    encode_rule,
+    encode_signal,
+)
+
+TABLE = (encode_rule("motor.disc", "case_open", False)
+         + encode_rule("motor.side.0.plate", "lid.lower", True)
+         + encode_rule("motor.lid", "side.0.plate_home", True, output_value=LID_UP))
+
+
+def _rx(at: int, seq: int, msg: Msg, payload: bytes = b"") -> str:
+    return f"{at} rx {Frame(seq, msg, payload).encode().hex()}"
+
+
+def recording() -> str:
+    """A session: handshake, a head stopped on its home edge, a plate held on home
+    for its dwell through a bounce, an interlock trip, a motion that runs out of
+    time, a refused SET, then silence until the failsafe."""
+    lines = [
+        "# handshake: the version alone, then with the interlock table",
+        _rx(0, 0, Msg.HELLO, encode_hello()),
+        _rx(1, 0, Msg.HELLO, encode_hello(3, TABLE)),
+        _rx(2, 0, Msg.SET, encode_signal("motor.disc", True)),
+        "# a head turn: home edge ends it, edges within 5 ms of the start do not count",
+        _rx(3, 1, Msg.ARM, encode_arm(7, "motor.side.0.head", True, "side.0.head_home",
+                                      True, edges=1, blank_ms=5, max_ms=450)),
+        "4 in 22 00",
+        "5 in 22 01",
+        "6 in 22 00",
+        _rx(7, 0, Msg.ACK, encode_ack(3)),
+        "100 in 22 01",
+        _rx(101, 0, Msg.ACK, encode_ack(5)),
+        "# a plate turn: home must hold 60 ms; a bounce restarts the dwell",
+        _rx(110, 2, Msg.ARM, encode_arm(8, "motor.side.0.plate", True, "side.0.plate_home",
+                                        True, edges=1, confirm_ms=60, max_ms=2500)),
+        "120 in 23 00",
+        _rx(121, 0, Msg.ACK, encode_ack(6)),
+        _rx(300, 0, Msg.HEARTBEAT, b"\x00"),
+        "400 in 23 01",
+        "430 in 23 00",
+        "440 in 23 01",
+        _rx(520, 0, Msg.ACK, encode_ack(10)),
+        "# the lid leaves its lower stop under a running plate: the board stops it",
+        _rx(530, 3, Msg.SET, encode_signal("motor.side.0.plate", True)),
+        "540 in 9 00",
+        "# the case opens: the disc stops, and stays stopped",
+        "560 in 14 01",
+        _rx(570, 4, Msg.SET, encode_signal("motor.disc", True)),
+        _rx(575, 0, Msg.ACK, encode_ack(15)),
+        "# the ring armed on the upper stop, which never comes: max_time",
+        _rx(600, 5, Msg.ARM, encode_arm(9, "motor.ring", True, "lid.upper", True,
+                                        max_ms=200)),
+        _rx(650, 6, Msg.CANCEL, bytes((42,))),
+        "# a SET naming an input is refused; then the host falls silent",
+        _rx(700, 7, Msg.SET, encode_signal("lid.upper", True)),
+        _rx(810, 0, Msg.ACK, encode_ack(16)),
+        "1600 end",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(recording(), end="")

@@ -1,0 +1,163 @@
+"""Protocol 3 between the host and the board's firmware (board/) in the simulator:
+versions, the interlock table and stops the board makes by itself."""
+
+from __future__ import annotations
+
+import pytest
+
+import hal.backends.ioboard
+import hal.protocol
+from hal.interlocks import interlock_table
+from hal.protocol import (
+    VERSION,
+    Decoder,
+    Frame,
+    Msg,
+    Reason,
+    decode_interlock,
+    decode_stopped,
+    decode_welcome,
+    encode_arm,
+    encode_hello,
+    encode_signal,
+    interlock_hash,
+)
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config, load_config
+from mjtable_core.signals import LID_UP
+from simulator.ioboard_emulator import IoBoardEmulator
+from simulator.run import simulate_ioboard
+from simulator.table import SimTable
+
+from ..conftest import CONFIGS, quick
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def short() -> Config:
+    return quick(load_config(CONFIGS["144"]), play_time_s=2.0)
+
+
+class _Wire:
+    url = "test://wire"
+
+    def __init__(self) -> None:
+        self.sent = b""
+
+    def read(self) -> bytes:
+        return b""
+
+    def write(self, data: bytes) -> None:
+        self.sent += data
+
+    def close(self) -> None:
+        pass
+
+
+def _board(config: Config) -> tuple[VirtualClock, SimTable, _Wire, IoBoardEmulator]:
+    clock = VirtualClock()
+    table = SimTable(config, clock, seed=1)
+    wire = _Wire()
+    return clock, table, wire, IoBoardEmulator(table, clock, wire, heartbeat_limit_s=3.0)
+
+
+def _frames(wire: _Wire, msg: Msg) -> list[bytes]:
+    return [f.payload for f in Decoder().feed(wire.sent) if f.type == msg]
+
+
+def test_a_v3_host_meeting_a_v2_board_stops_with_e81_and_the_reflash_message(short):
+    assert VERSION == 3
+    report = simulate_ioboard(short, 1, board_version=2)
+    assert not report["completed"] and report["cycles_completed"] == 0
+    (fault,) = report["faults"]
+    assert (fault["id"], fault["code"]) == ("link.version", "E81")
+    assert fault["evidence"]["board_version"] == 2
+    assert "reflash the board" in report["error"]
+    assert report["motors_off_at_end"]
+
+
+def test_a_v2_host_meeting_a_v3_board_stops_with_e81_and_the_reflash_message(
+        short, monkeypatch):
+    # The host as protocol 2 was: it says 2 and reads WELCOME's version first.
+    monkeypatch.setattr(hal.backends.ioboard, "VERSION", 2)
+    monkeypatch.setattr(hal.protocol, "VERSION", 2)
+    report = simulate_ioboard(short, 1)
+    assert not report["completed"] and report["cycles_completed"] == 0
+    (fault,) = report["faults"]
+    assert (fault["id"], fault["code"]) == ("link.version", "E81")
+    assert fault["evidence"] == {"port": fault["evidence"]["port"], "board_version": 3,
+                                 "host_version": 2}
+    assert "reflash the board" in report["error"]
+
+
+def test_a_board_greeted_in_another_version_moves_nothing(short):
+    clock, table, wire, board = _board(short)
+    board._hello(encode_hello(2))
+    board._on_bytes(Frame(0, Msg.SET, encode_signal("motor.disc", True)).encode())
+    clock.run_until(1.0)
+    (welcome,) = _frames(wire, Msg.WELCOME)
+    assert welcome[0] == 3
+    assert table.values["motor.disc"] is False
+    assert not _frames(wire, Msg.ACK)           # its link never started
+    board.close()
+
+
+def test_the_welcome_echoes_the_hash_of_the_interlock_table(short):
+    _clock, table, wire, board = _board(short)
+    rules = interlock_table(table.signals)
+    assert len(rules) == 4 * 30                 # 16 motors, 10 under the lid, 4 plates
+    board._hello(encode_hello(VERSION, rules))
+    (welcome,) = _frames(wire, Msg.WELCOME)
+    assert decode_welcome(welcome).interlock_hash == interlock_hash(rules) != interlock_hash(b"")
+    board.close()
+
+
+def test_the_board_stops_the_disc_when_the_lid_leaves_its_lower_stop(short):
+    # The host is silent about it: the board's own interlock stops the feed.
+    clock, table, wire, board = _board(short)
+    board._hello(encode_hello(VERSION, interlock_table(table.signals)))
+    assert table.values["lid.lower"] is True
+    board._on_bytes(Frame(0, Msg.SET, encode_signal("motor.disc", True)).encode())
+    assert table.values["motor.disc"] is True
+    board._on_bytes(Frame(1, Msg.SET, encode_signal("motor.lid", LID_UP)).encode())
+    clock.run_until(3.0)
+    assert table.values["lid.lower"] is False and table.values["motor.disc"] is False
+    # Nobody acknowledges here, so the report is sent again: one trip, many copies.
+    (trip,) = {decode_interlock(p) for p in _frames(wire, Msg.INTERLOCK)}
+    assert (trip.tripped, trip.output, trip.input) == (True, "motor.disc", "lid.lower")
+    board.close()
+
+
+def test_an_armed_head_stops_on_the_board_at_its_home_edge(short):
+    clock, table, wire, board = _board(short)
+    board._hello(encode_hello(VERSION, interlock_table(table.signals)))
+    stops_at: list[float] = []
+    table.witnesses.append(lambda name, value: name == "motor.side.1.head" and not value
+                           and stops_at.append(clock.now()))
+    homes: list[float] = []
+    table.witnesses.append(lambda name, value: name == "side.1.head_home" and value
+                           and homes.append(clock.now()))
+    board._on_bytes(Frame(0, Msg.ARM, encode_arm(
+        5, "motor.side.1.head", True, "side.1.head_home", True, edges=1,
+        max_ms=2000)).encode())
+    clock.run_until(2.5)
+    (stopped,) = [decode_stopped(p) for p in set(_frames(wire, Msg.STOPPED))]
+    assert (stopped.stop_id, stopped.reason, stopped.edges) == (5, Reason.EDGE, 1)
+    # Edge to motor-off in board time: the same millisecond, the same instant.
+    assert stops_at == homes[:1]
+    assert stopped.board_ms == round(homes[0] * 1000)
+    assert table.values["side.1.head_home"] is True
+    board.close()
+
+
+def test_a_board_that_did_not_take_the_interlock_table_stops_with_e81(short, monkeypatch):
+    # Three bytes are no whole rule: the board keeps its old (empty) table and says so
+    # by its hash; the host will not run a table whose interlocks the board lacks.
+    monkeypatch.setattr(hal.backends.ioboard, "interlock_table", lambda signals: b"\x01\x02\x03")
+    report = simulate_ioboard(short, 1)
+    assert not report["completed"] and report["cycles_completed"] == 0
+    (fault,) = report["faults"]
+    assert (fault["id"], fault["code"]) == ("link.version", "E81")
+    assert fault["evidence"]["board_hash"] == interlock_hash(b"")
+    assert "interlock table" in report["error"] and "reflash" in report["error"]
