@@ -22,6 +22,8 @@ CLASSES: dict[str, str] = {
     "log": OPEN, "config": OPEN, "estop": OPEN, "login": OPEN, "logout": OPEN,
     # Without "check": true diagnose only reads what the firmware knows.
     "diagnose": OPEN,
+    # The usage ledger (firmware/api/usage.py): an ack only stops re-sends.
+    "usage": OPEN, "usage_ack": OPEN,
     "clear": TECHNICIAN, "testmode": TECHNICIAN,
     "test": MOTION, "jog": MOTION,
 }

@@ -12,6 +12,8 @@ from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.controller import Controller
 from firmware.eventlog import EventLog
+from firmware.ledger import FILE_NAME as LEDGER_NAME
+from firmware.ledger import Ledger
 from firmware.maintenance import Maintenance
 
 
@@ -21,10 +23,13 @@ class Attachment:
     eventlog: EventLog
     server: ApiServer
     problems: list[str]
+    ledger: Ledger | None = None
 
     async def close(self) -> None:
         await self.server.close()
         self.eventlog.close()
+        if self.ledger is not None:
+            self.ledger.close()     # counts up to now and waits for the disk
 
 
 async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
@@ -41,6 +46,12 @@ async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
     eventlog.attach(ctl)
     maintenance = Maintenance(ctl)
     server = ApiServer(ctl, maintenance, Technicians(state / statedir.TECHNICIANS_NAME), eventlog)
+    # The usage ledger (billing) lives beside the event log, for every backend: a
+    # simulated table's hands are counted as a real one's.
+    ledger = Ledger(state / LEDGER_NAME, ctl.config.table.id, ctl.clock, wall=wall,
+                    variant=ctl.config.rules.variant)
+    ledger.attach(ctl)
+    server.ledger = ledger
     problems: list[str] = []
     path = Path(socket_path) if socket_path else statedir.default_socket()
     try:
@@ -59,4 +70,4 @@ async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
                             f"{exc.strerror or exc}")
     for problem in problems:
         print(f"mjtable: {problem}", file=sys.stderr, flush=True)
-    return Attachment(maintenance, eventlog, server, problems)
+    return Attachment(maintenance, eventlog, server, problems, ledger)

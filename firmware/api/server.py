@@ -27,6 +27,7 @@ from typing import Any
 
 from firmware import i18n
 from firmware.api import protocol as p
+from firmware.api import usage
 from firmware.api.access import (
     CLASSES,
     MOTION,
@@ -44,6 +45,7 @@ from firmware.eventlog import EventLog
 from firmware.faults import Fault
 from firmware.handoff import public_event, public_record
 from firmware.i18n import N_
+from firmware.ledger import Ledger
 from firmware.maintenance import Maintenance, MaintenanceRefused, NoSuchMechanism, mechanism_tests
 from firmware.printable import clean, printable
 from firmware.why import IDLE, SLOW_LINE, STOPPED_READING
@@ -165,7 +167,9 @@ class ApiServer:
             "faults": self._faults, "diagnose": self._diagnose, "test": self._test,
             "testmode": self._testmode, "jog": self._jog, "clear": self._clear,
             "estop": self._estop, "walls": self._walls, "log": self._log,
-            "config": self._config, "login": self._login, "logout": self._logout}
+            "config": self._config, "login": self._login, "logout": self._logout,
+            **usage.handlers(self)}
+        self.ledger: Ledger | None = None      # the usage ledger, when the daemon has one
         check_classified(self.handlers)     # default deny: no class, no daemon
         ctl.subscribers.append(self._on_event)
         ctl.input_watchers.append(lambda name, _: self._dirty.add(name))
