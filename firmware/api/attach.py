@@ -10,11 +10,15 @@ from pathlib import Path
 from firmware import statedir
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
+from firmware.api.venue import Venue
 from firmware.controller import Controller
 from firmware.eventlog import EventLog
+from firmware.gate import BookingGate
 from firmware.ledger import FILE_NAME as LEDGER_NAME
 from firmware.ledger import Ledger
 from firmware.maintenance import Maintenance
+from firmware.signed import FILE_NAME as COMMANDS_NAME
+from firmware.signed import Verifier, load_keys
 
 
 @dataclass
@@ -52,6 +56,7 @@ async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
                     variant=ctl.config.rules.variant)
     ledger.attach(ctl)
     server.ledger = ledger
+    server.venue = _venue(ctl, state, ledger, wall)
     problems: list[str] = []
     path = Path(socket_path) if socket_path else statedir.default_socket()
     try:
@@ -71,3 +76,16 @@ async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
     for problem in problems:
         print(f"mjtable: {problem}", file=sys.stderr, flush=True)
     return Attachment(maintenance, eventlog, server, problems, ledger)
+
+
+def _venue(ctl: Controller, state: Path, ledger: Ledger,
+           wall: Callable[[], float] | None) -> Venue:
+    """The venue's side of the daemon: the signed-command verifier and the gate."""
+    section = ctl.config.venue
+    # Expiries are wall time (the venue signs with its clock); without a wall clock
+    # (tests on the virtual clock) every command has expired.
+    verifier = Verifier(ctl.config.table.id, load_keys(section.keys), wall or (lambda: 0.0),
+                        section.command_max_s, state / COMMANDS_NAME)
+    gate = BookingGate(ctl.clock, section.gate)
+    ledger.booking = gate.booking
+    return Venue(verifier, gate, ledger)

@@ -27,7 +27,7 @@ from typing import Any
 
 from firmware import i18n
 from firmware.api import protocol as p
-from firmware.api import usage
+from firmware.api import usage, venue
 from firmware.api.access import (
     CLASSES,
     MOTION,
@@ -168,8 +168,9 @@ class ApiServer:
             "testmode": self._testmode, "jog": self._jog, "clear": self._clear,
             "estop": self._estop, "walls": self._walls, "log": self._log,
             "config": self._config, "login": self._login, "logout": self._logout,
-            **usage.handlers(self)}
+            **usage.handlers(self), **venue.handlers(self)}
         self.ledger: Ledger | None = None      # the usage ledger, when the daemon has one
+        self.venue: venue.Venue | None = None  # signed commands and the booking gate
         check_classified(self.handlers)     # default deny: no class, no daemon
         ctl.subscribers.append(self._on_event)
         ctl.input_watchers.append(lambda name, _: self._dirty.add(name))
