@@ -51,6 +51,7 @@ def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Daemon, VenueKey, Watcher
     watcher = Watcher(broker.port, VENUE_USER, VENUE_PASSWORD)
     daemon.start()
     agent = start_agent(daemon)
+    daemon.agent = agent    # type: ignore[attr-defined]
     try:
         yield broker, daemon, key, watcher
     finally:
@@ -63,7 +64,7 @@ def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Daemon, VenueKey, Watcher
 
 
 def test_the_agent_publishes_birth_status_and_every_hand_once(venue) -> None:
-    broker, daemon, key, watcher = venue
+    _broker, _daemon, _key, watcher = venue
     wait_for(lambda: watcher.on("mjt/v1/t1/avail")[-1:] == [b"online"], 20, "online")
     info = wait_for(lambda: watcher.json_on("mjt/v1/t1/info"), 5, "the birth")[-1]
     assert info["table"] == "t1" and info["schema"] == "mjtable.venue/1"
@@ -77,7 +78,7 @@ def test_the_agent_publishes_birth_status_and_every_hand_once(venue) -> None:
 
 
 def test_commands_are_refused_unless_signed_fresh_unused_and_allowed(venue) -> None:
-    broker, daemon, key, watcher = venue
+    _broker, daemon, key, watcher = venue
     wait_for(lambda: watcher.on("mjt/v1/t1/avail")[-1:] == [b"online"], 20, "online")
     other = VenueKey("venue-1")         # same key id, another key: a forgery
     good = key.command("t1", "identify")
@@ -110,7 +111,7 @@ def test_commands_are_refused_unless_signed_fresh_unused_and_allowed(venue) -> N
 
 
 def test_a_table_cannot_publish_under_another_tables_topics(venue) -> None:
-    broker, daemon, key, watcher = venue
+    broker, _daemon, key, watcher = venue
     intruder = Watcher(broker.port, "t2", table_password("t2"), topic="mjt/v1/t2/cmd")
     try:
         intruder.publish("mjt/v1/t1/status", b'{"state": "forged"}')
@@ -125,13 +126,10 @@ def test_a_table_cannot_publish_under_another_tables_topics(venue) -> None:
 
 
 def test_an_agent_killed_shows_offline_within_one_and_a_half_keepalives(venue) -> None:
-    broker, daemon, key, watcher = venue
+    _broker, daemon, _key, watcher = venue
     wait_for(lambda: watcher.on("mjt/v1/t1/avail")[-1:] == [b"online"], 20, "online")
-    agents = subprocess.run(["pgrep", "-f", f"agent --config {daemon.config}"],
-                            capture_output=True, text=True).stdout.split()
-    assert len(agents) == 1
     killed = time.monotonic()
-    os.kill(int(agents[0]), signal.SIGKILL)
+    os.kill(daemon.agent.pid, signal.SIGKILL)
     wait_for(lambda: watcher.on("mjt/v1/t1/avail")[-1:] == [b"offline"],
              1.5 * KEEPALIVE_S + 1, "offline")
     seen = [t for topic, p, _, t in watcher.messages if topic == "mjt/v1/t1/avail"
