@@ -88,4 +88,5 @@ def _venue(ctl: Controller, state: Path, ledger: Ledger,
                         section.command_max_s, state / COMMANDS_NAME)
     gate = BookingGate(ctl.clock, section.gate)
     ledger.booking = gate.booking
+    ctl.gate_closed = gate.closed_why
     return Venue(verifier, gate, ledger)

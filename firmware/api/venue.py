@@ -66,6 +66,7 @@ def run(server: ApiServer, venue: Venue, cmd: signed.Command) -> Any:
             raise signed.Refused(signed.BAD_ARGS, "enable needs for_s in (0, 604800] "
                                  "and booking_id")
         venue.gate.enable(float(for_s), booking)
+        ctl.gate_opened()       # a build the gate held starts; the lid key works again
         return venue.gate.status()
     if cmd.name == "disable":
         reason = args.get("reason", "")
