@@ -54,6 +54,7 @@ class Agent:
         self._status: dict[str, Any] | None = None
         self._status_text = ""
         self._stopping = asyncio.Event()
+        self._connected_once = False
 
     def stop(self) -> None:
         self._stopping.set()
@@ -94,16 +95,19 @@ class Agent:
         while not self._stopping.is_set():
             try:
                 async with self._client() as mqtt:
+                    self._connected_once = True
                     self.log(f"on {self.broker} as {self.venue.username or self.table}")
                     await self._session(link, mqtt)
                     return
             except aiomqtt.MqttError as exc:
-                if self.protocol == aiomqtt.ProtocolVersion.V5 and "protocol" in str(
-                        exc).lower():
-                    # A broker without MQTT 5 (amqtt): speak 3.1.1.
-                    self.protocol = aiomqtt.ProtocolVersion.V311
-                    continue
                 self.log(f"broker {self.broker}: {exc}")
+                if not self._connected_once:
+                    # A broker without MQTT 5 refuses or ignores its CONNECT (amqtt
+                    # times out): try the other version until one has worked.
+                    self.protocol = (aiomqtt.ProtocolVersion.V311
+                                     if self.protocol == aiomqtt.ProtocolVersion.V5
+                                     else aiomqtt.ProtocolVersion.V5)
+                    continue
             await self._pause(RETRY_S)
 
     async def _session(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:

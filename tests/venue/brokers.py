@@ -7,6 +7,7 @@ import getpass
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -85,3 +86,65 @@ def mosquitto_missing() -> str | None:
     if shutil.which("mosquitto") is None or shutil.which("mosquitto_passwd") is None:
         return "mosquitto is not installed (Debian: apt-get install mosquitto)"
     return None
+
+
+class Amqtt:
+    """The embedded pure-Python broker (`amqtt`), anonymous, on a free port: what a
+    machine without Mosquitto runs (it has no per-user ACLs)."""
+
+    def __init__(self, directory: Path, port: int | None = None) -> None:
+        self.port = port or free_port()
+        directory.mkdir(parents=True, exist_ok=True)
+        self.conf = directory / "amqtt.yaml"
+        self.conf.write_text(
+            f"listeners:\n  default:\n    type: tcp\n    bind: 127.0.0.1:{self.port}\n"
+            "plugins:\n  amqtt.plugins.authentication.AnonymousAuthPlugin:\n"
+            "    allow_anonymous: true\n")
+        self.log = directory / "amqtt.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> Amqtt:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", "from amqtt.scripts.broker_script import main; main()",
+             "-c", str(self.conf)],
+            stdout=self.log.open("wb"), stderr=subprocess.STDOUT)
+        _wait_listening(self.proc, self.port, "amqtt")
+        return self
+
+    def stop(self) -> None:
+        _stop(self.proc)
+
+
+def amqtt_missing() -> str | None:
+    try:
+        import amqtt.broker  # noqa: F401
+    except ImportError:
+        return "amqtt is not installed (pip install amqtt)"
+    return None
+
+
+def _wait_listening(proc: subprocess.Popen[bytes], port: int, name: str) -> None:
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{name} exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"{name} did not listen within 15 s")
+
+
+def _stop(proc: subprocess.Popen[bytes] | None) -> None:
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
