@@ -28,7 +28,8 @@ class Mosquitto:
     """`mosquitto -c` on its own config; tables write only under mjt/v1/<their user>/."""
 
     def __init__(self, directory: Path, tables: list[str], extra: str = "",
-                 port: int | None = None) -> None:
+                 port: int | None = None, users: dict[str, str] | None = None,
+                 acl: str = "") -> None:
         self.directory = directory
         self.port = port or free_port()
         self.tables = tables
@@ -38,11 +39,13 @@ class Mosquitto:
         passwords = directory / "passwd"
         passwords.write_text("")
         for user, password in [(VENUE_USER, VENUE_PASSWORD),
-                               *((t, table_password(t)) for t in tables)]:
+                               *((t, table_password(t)) for t in tables),
+                               *(users or {}).items()]:
             subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password],
                            check=True, capture_output=True)
         (directory / "acl").write_text(
             f"user {VENUE_USER}\ntopic readwrite mjt/v1/#\n\n"
+            f"{acl}\n"
             "pattern write mjt/v1/%u/#\npattern read mjt/v1/%u/cmd\n")
         self.conf = directory / "mosquitto.conf"
         self.conf.write_text(
