@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.venue.brokers import (
+from bench.venue_brokers import (
     VENUE_PASSWORD,
     VENUE_USER,
     Mosquitto,
     mosquitto_missing,
     table_password,
 )
-from tests.venue.tables import ROOT, Daemon, wait_for
+from bench.venue_tables import ROOT, Daemon, wait_for
 from tests.venue.watch import VenueKey, Watcher
 
 pytestmark = pytest.mark.skipif(mosquitto_missing() is not None,
@@ -105,7 +105,7 @@ def test_commands_are_refused_unless_signed_fresh_unused_and_allowed(venue) -> N
         (False, "command not allowed from the network"),
         (False, "command for another table"), (True, None),
         (False, "command id already used")]
-    from tests.venue.tables import call
+    from bench.venue_tables import call
     rows = call(daemon.socket, "log", {"kind": "venue.refused"})["rows"]
     assert len(rows) == 7
 

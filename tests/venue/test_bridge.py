@@ -11,8 +11,8 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from tests.venue.brokers import Mosquitto, mosquitto_missing, table_password
-from tests.venue.tables import Daemon, wait_for
+from bench.venue_brokers import Mosquitto, mosquitto_missing, table_password
+from bench.venue_tables import Daemon, wait_for
 from tests.venue.test_agent_mosquitto import start_agent
 
 pytestmark = pytest.mark.skipif(mosquitto_missing() is not None,

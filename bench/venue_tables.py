@@ -1,4 +1,5 @@
-"""Real `mjtable run` daemons on the simulator, and a plain client of their API socket."""
+"""Real `mjtable run` daemons on the simulator, and a plain client of their API socket
+(the venue tests and benches)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "config" / "table.toml"
+from mjtable_core.config import reference_config
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = reference_config()
 
 
 def table_config(directory: Path, table: str, play_time_s: float = 10.0,

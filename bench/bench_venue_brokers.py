@@ -1,0 +1,169 @@
+"""Tables per broker: synthetic MQTT tables replaying an agent's traffic.
+
+Each synthetic table connects as its own user (Mosquitto: per-table ACL), publishes a
+recorded `status` payload once a second and a hand record once a minute, both QoS 1,
+each stamped with its send time; one venue subscriber takes everything. The figure is
+publish-to-subscriber latency (p50, p99) and losses at each fleet size; the knee is
+the first size where p99 passes 100 ms. Publishers and subscriber run in this one
+process on the same machine as the broker: on a 2-core machine the load generator
+takes its share of the CPU, so the knee is a floor for the broker alone.
+
+    python -m bench.bench_venue_brokers [--sizes 100,250,500,1000] [--seconds 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+from bench.venue_brokers import (
+    VENUE_PASSWORD,
+    VENUE_USER,
+    Amqtt,
+    Mosquitto,
+    amqtt_missing,
+    mosquitto_missing,
+    table_password,
+)
+
+KNEE_MS = 100.0
+# A status as `mjtable agent` publishes it (firmware/agent/topics.py), and a hand record.
+STATUS = {"state": "play", "hand_in_play": True, "estopped": False, "faults_active": 0,
+          "display": "3-5", "test_mode": False, "gate": None}
+HAND = {"boot": 3, "seq": 0, "cycle": 41, "start": 1764600000.123, "end": 1764600301.5,
+        "duration_s": 301.4, "booking_id": "B-7", "variant": "mcr", "ended": "played"}
+
+
+def _name(n: int) -> str:
+    return f"s{n:04d}"
+
+
+async def _table(n: int, port: int, auth: bool, until: float, connected: asyncio.Event,
+                 counts: dict[str, int]) -> None:
+    table = _name(n)
+    user = (table, table_password(table)) if auth else (None, None)
+    async with aiomqtt.Client("127.0.0.1", port, identifier=table, username=user[0],
+                              password=user[1], keepalive=60, timeout=30,
+                              protocol=aiomqtt.ProtocolVersion.V311) as client:
+        counts["connected"] += 1
+        await connected.wait()
+        await asyncio.sleep(random.random())           # spread the fleet over the second
+        next_hand = time.monotonic() + random.random() * 60
+        seq = 0
+        while time.monotonic() < until:
+            sent = time.time()
+            await client.publish(f"mjt/v1/{table}/status",
+                                 json.dumps({**STATUS, "table": table, "wall": sent}), qos=1)
+            counts["sent"] += 1
+            if time.monotonic() >= next_hand:
+                seq += 1
+                next_hand += 60
+                await client.publish(f"mjt/v1/{table}/event/hand", json.dumps(
+                    {**HAND, "table": table, "seq": seq, "wall": sent}), qos=1)
+                counts["sent"] += 1
+            await asyncio.sleep(max(0.0, 1.0 - (time.time() - sent)))
+
+
+async def _step(port: int, auth: bool, tables: int, seconds: float) -> dict[str, Any]:
+    latencies: list[float] = []
+    counts = {"connected": 0, "sent": 0}
+    connected = asyncio.Event()
+    user = (VENUE_USER, VENUE_PASSWORD) if auth else (None, None)
+    async with aiomqtt.Client("127.0.0.1", port, identifier="venue-bench", username=user[0],
+                              password=user[1], protocol=aiomqtt.ProtocolVersion.V311,
+                              timeout=30) as venue:
+        await venue.subscribe("mjt/v1/+/status", qos=1)
+        await venue.subscribe("mjt/v1/+/event/hand", qos=1)
+
+        async def receive() -> None:
+            async for message in venue.messages:
+                now = time.time()
+                latencies.append(now - json.loads(bytes(message.payload))["wall"])
+
+        receiver = asyncio.create_task(receive())
+        start = time.monotonic()
+        until = start + 1e9
+        tasks = []
+        for first in range(0, tables, 50):        # connect in batches
+            tasks += [asyncio.create_task(_table(n, port, auth, until, connected, counts))
+                      for n in range(first, min(tables, first + 50))]
+            while counts["connected"] < min(tables, first + 50):
+                await asyncio.sleep(0.02)
+                if any(t.done() for t in tasks):
+                    break
+        connect_s = time.monotonic() - start
+        # Measure only the steady state: every table connected, then `seconds` of traffic.
+        connected.set()
+        await asyncio.sleep(seconds)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.sleep(1.0)                  # the last messages in flight
+        receiver.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await receiver
+    latencies.sort()
+    ms = [x * 1000 for x in latencies]
+    return {"tables": tables, "connect_s": round(connect_s, 2), "sent": counts["sent"],
+            "received": len(ms),
+            "p50_ms": round(statistics.median(ms), 2) if ms else None,
+            "p99_ms": round(ms[int(len(ms) * 0.99) - 1], 2) if ms else None,
+            "max_ms": round(ms[-1], 2) if ms else None}
+
+
+def measure(sizes: list[int], seconds: float, brokers: list[str]) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    for name in brokers:
+        missing = mosquitto_missing() if name == "mosquitto" else amqtt_missing()
+        if missing:
+            figures[name] = {"skipped": missing}
+            continue
+        steps = []
+        for size in sizes:
+            with tempfile.TemporaryDirectory() as directory:
+                broker = (Mosquitto(Path(directory), [_name(n) for n in range(size)])
+                          if name == "mosquitto" else Amqtt(Path(directory)))
+                broker.start()
+                try:
+                    step = asyncio.run(_step(broker.port, name == "mosquitto", size, seconds))
+                except Exception as exc:  # a broker that falls over is a figure too
+                    step = {"tables": size, "failed": f"{type(exc).__name__}: {exc}"}
+                finally:
+                    broker.stop()
+            steps.append(step)
+            print(json.dumps({name: step}), file=sys.stderr, flush=True)
+            if step.get("failed") or (step.get("p99_ms") or 0) > 4 * KNEE_MS:
+                break                                 # well past the knee
+        knee = next((s["tables"] for s in steps
+                     if s.get("failed") or (s.get("p99_ms") or 0) > KNEE_MS), None)
+        good = [s["tables"] for s in steps if not s.get("failed")
+                and (s.get("p99_ms") or 1e9) <= KNEE_MS]
+        figures[name] = {"steps": steps, "knee_tables": knee,
+                         "max_tables_p99_under_100ms": max(good) if good else None}
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="100,250,500,1000")
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--brokers", default="mosquitto,amqtt")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(json.dumps(measure(sizes, args.seconds, args.brokers.split(",")), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
