@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import random
 import statistics
@@ -25,8 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import aiomqtt
-
+from bench.mqtt_wire import WireClient
 from bench.venue_brokers import (
     VENUE_PASSWORD,
     VENUE_USER,
@@ -49,70 +47,61 @@ def _name(n: int) -> str:
     return f"s{n:04d}"
 
 
-async def _table(n: int, port: int, auth: bool, until: float, connected: asyncio.Event,
+async def _table(n: int, port: int, auth: bool, connected: asyncio.Event,
                  counts: dict[str, int]) -> None:
     table = _name(n)
-    user = (table, table_password(table)) if auth else (None, None)
-    async with aiomqtt.Client("127.0.0.1", port, identifier=table, username=user[0],
-                              password=user[1], keepalive=60, timeout=30,
-                              protocol=aiomqtt.ProtocolVersion.V311) as client:
-        counts["connected"] += 1
+    client = WireClient()
+    await client.connect(port, table, *((table, table_password(table)) if auth else ()))
+    counts["connected"] += 1
+    try:
         await connected.wait()
         await asyncio.sleep(random.random())           # spread the fleet over the second
         next_hand = time.monotonic() + random.random() * 60
         seq = 0
-        while time.monotonic() < until:
+        while True:
             sent = time.time()
-            await client.publish(f"mjt/v1/{table}/status",
-                                 json.dumps({**STATUS, "table": table, "wall": sent}), qos=1)
+            client.publish(f"mjt/v1/{table}/status", json.dumps(
+                {**STATUS, "table": table, "wall": sent}).encode(), qos=1)
             counts["sent"] += 1
             if time.monotonic() >= next_hand:
                 seq += 1
                 next_hand += 60
-                await client.publish(f"mjt/v1/{table}/event/hand", json.dumps(
-                    {**HAND, "table": table, "seq": seq, "wall": sent}), qos=1)
+                client.publish(f"mjt/v1/{table}/event/hand", json.dumps(
+                    {**HAND, "table": table, "seq": seq, "wall": sent}).encode(), qos=1)
                 counts["sent"] += 1
             await asyncio.sleep(max(0.0, 1.0 - (time.time() - sent)))
+    finally:
+        await client.close()
 
 
 async def _step(port: int, auth: bool, tables: int, seconds: float) -> dict[str, Any]:
     latencies: list[float] = []
     counts = {"connected": 0, "sent": 0}
     connected = asyncio.Event()
-    user = (VENUE_USER, VENUE_PASSWORD) if auth else (None, None)
-    async with aiomqtt.Client("127.0.0.1", port, identifier="venue-bench", username=user[0],
-                              password=user[1], protocol=aiomqtt.ProtocolVersion.V311,
-                              timeout=30) as venue:
-        await venue.subscribe("mjt/v1/+/status", qos=1)
-        await venue.subscribe("mjt/v1/+/event/hand", qos=1)
-
-        async def receive() -> None:
-            async for message in venue.messages:
-                now = time.time()
-                latencies.append(now - json.loads(bytes(message.payload))["wall"])
-
-        receiver = asyncio.create_task(receive())
-        start = time.monotonic()
-        until = start + 1e9
-        tasks = []
-        for first in range(0, tables, 50):        # connect in batches
-            tasks += [asyncio.create_task(_table(n, port, auth, until, connected, counts))
-                      for n in range(first, min(tables, first + 50))]
-            while counts["connected"] < min(tables, first + 50):
-                await asyncio.sleep(0.02)
-                if any(t.done() for t in tasks):
-                    break
-        connect_s = time.monotonic() - start
-        # Measure only the steady state: every table connected, then `seconds` of traffic.
-        connected.set()
-        await asyncio.sleep(seconds)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await asyncio.sleep(1.0)                  # the last messages in flight
-        receiver.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await receiver
+    venue = WireClient()
+    await venue.connect(port, "venue-bench", *((VENUE_USER, VENUE_PASSWORD) if auth else ()))
+    venue.on_publish = lambda topic, data: latencies.append(
+        time.time() - json.loads(data)["wall"])
+    await venue.subscribe(["mjt/v1/+/status", "mjt/v1/+/event/hand"], qos=1)
+    start = time.monotonic()
+    tasks = []
+    for first in range(0, tables, 50):        # connect in batches
+        tasks += [asyncio.create_task(_table(n, port, auth, connected, counts))
+                  for n in range(first, min(tables, first + 50))]
+        while counts["connected"] < min(tables, first + 50):
+            await asyncio.sleep(0.02)
+            failed = [t for t in tasks if t.done() and t.exception() is not None]
+            if failed:
+                raise failed[0].exception()     # type: ignore[misc]
+    connect_s = time.monotonic() - start
+    # Measure only the steady state: every table connected, then `seconds` of traffic.
+    connected.set()
+    await asyncio.sleep(seconds)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await asyncio.sleep(1.0)                  # the last messages in flight
+    await venue.close()
     latencies.sort()
     ms = [x * 1000 for x in latencies]
     return {"tables": tables, "connect_s": round(connect_s, 2), "sent": counts["sent"],
