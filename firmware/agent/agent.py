@@ -28,6 +28,7 @@ from mjtable_core.config import Config
 
 RETRY_S = 1.0           # wait before reconnecting to the daemon or the broker
 LEDGER_POLL_S = 5.0     # look for records even without a hand event (missed events)
+FAULTS_EVERY_S = 0.5    # the retained fault list is re-read at most this often
 
 
 def broker_address(url: str) -> tuple[str, int, bool]:
@@ -55,6 +56,7 @@ class Agent:
         self._status_text = ""
         self._stopping = asyncio.Event()
         self._connected_once = False
+        self._faults_due = asyncio.Event()
 
     def stop(self) -> None:
         self._stopping.set()
@@ -118,7 +120,7 @@ class Agent:
         self._hands.set()
         tasks = [asyncio.create_task(coro) for coro in (
             self._follow(link, mqtt), self._commands(link, mqtt), self._records(link, mqtt),
-            self._heartbeat(mqtt))]
+            self._heartbeat(mqtt), self._faults(link, mqtt))]
         stop = asyncio.create_task(self._stopping.wait())
         try:
             done, _ = await asyncio.wait([*tasks, stop], return_when=asyncio.FIRST_COMPLETED)
@@ -160,18 +162,28 @@ class Agent:
                 if kind == "fault":
                     await self._on_fault(link, mqtt, event)
                 elif kind in ("clear", "fault.cleared", "resume"):
-                    await self._publish_faults(link, mqtt)
+                    self._faults_due.set()
                 elif kind == "phase" and event.get("state") == "opening":
                     self._hands.set()
 
     async def _on_fault(self, link: DaemonLink, mqtt: aiomqtt.Client,
                         event: dict[str, Any]) -> None:
-        faults = await self._publish_faults(link, mqtt)
-        mine = next((f for f in reversed(faults["history"]) if f.get("id") == event.get("id")),
-                    event)
+        # The event first, as the daemon said it (its language): nothing waits for a
+        # reply of the daemon before the venue hears of a fault. The retained list
+        # follows, in the venue's language.
         await mqtt.publish(self.topics.event_fault, payload(
             {"table": self.table, "t": event.get("t"), "wall": round(time.time(), 3),
-             **fault_view(mine)}), qos=1)
+             **fault_view(event)}), qos=1)
+        self._faults_due.set()
+
+    async def _faults(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
+        """The retained list of active faults after changes, at most twice a second:
+        a burst of faults costs the daemon one read, not one each."""
+        while True:
+            await self._faults_due.wait()
+            self._faults_due.clear()
+            await self._publish_faults(link, mqtt)
+            await asyncio.sleep(FAULTS_EVERY_S)
 
     async def _publish_faults(self, link: DaemonLink, mqtt: aiomqtt.Client) -> dict[str, Any]:
         faults = await link.request("faults", lang=self.lang)

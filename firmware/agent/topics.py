@@ -29,16 +29,14 @@ def payload(value: Any) -> bytes:
                       default=str).encode()
 
 
-def status_view(status: dict[str, Any], gate: dict[str, Any] | None = None) -> dict[str, Any]:
+def status_view(status: dict[str, Any]) -> dict[str, Any]:
     """What the venue sees of the status: no tiles, no signals, no walls."""
-    cycle = status.get("cycle") if isinstance(status.get("cycle"), dict) else {}
-    return {"state": cycle.get("state", status.get("state")),
-            "hand_in_play": status.get("hand_in_play"),
-            "estopped": status.get("estopped"),
+    return {"state": status.get("state"), "hand": status.get("cycle"),
+            "hand_in_play": status.get("hand_in_play"), "build": status.get("build"),
+            "estopped": status.get("estopped"), "held_by": status.get("held_by"),
             "faults_active": (status.get("counters") or {}).get("faults_active"),
-            "display": status.get("display"),
-            "test_mode": (status.get("service") or {}).get("test_mode"),
-            "gate": gate}
+            "display": status.get("display"), "lamps": status.get("lamps"),
+            "test_mode": (status.get("service") or {}).get("test_mode")}
 
 
 def fault_view(fault: dict[str, Any]) -> dict[str, Any]:
