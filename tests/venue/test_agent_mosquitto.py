@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -47,7 +48,11 @@ def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Daemon, VenueKey, Watcher
     broker = Mosquitto(tmp_path / "broker", ["t1", "t2"]).start()
     key = VenueKey()
     daemon = Daemon(tmp_path, "t1")
-    daemon.config.write_text(daemon.config.read_text() + venue_section(broker, "t1", key))
+    # A tight drift margin on a jittery machine: timing.drift warnings, i.e. faults.
+    text = daemon.config.read_text() + venue_section(broker, "t1", key)
+    text = re.sub(r"(?m)^drift_margin\s*=.*$", "drift_margin = 0.05", text)
+    text = re.sub(r"(?m)^timing_jitter\s*=.*$", "timing_jitter = 0.3", text)
+    daemon.config.write_text(text)
     watcher = Watcher(broker.port, VENUE_USER, VENUE_PASSWORD)
     daemon.start()
     agent = start_agent(daemon)
@@ -75,6 +80,10 @@ def test_the_agent_publishes_birth_status_and_every_hand_once(venue) -> None:
     assert all(h["table"] == "t1" and h["boot"] == 1 for h in hands)
     usage = wait_for(lambda: watcher.json_on("mjt/v1/t1/usage"), 5, "usage totals")[-1]
     assert usage["table"] == "t1"
+    fault = wait_for(lambda: watcher.json_on("mjt/v1/t1/event/fault"), 30, "a fault")[0]
+    assert fault["id"] == "timing.drift" and fault["code"] and fault["remedy"]
+    assert fault["cause"] and fault["table"] == "t1"
+    assert watcher.json_on("mjt/v1/t1/faults")[0]["table"] == "t1"
 
 
 def test_commands_are_refused_unless_signed_fresh_unused_and_allowed(venue) -> None:
