@@ -123,7 +123,7 @@ class Pair:
         if n == 0:      # warns timing.drift often: the fault latency figure
             text = self.daemon.config.read_text()
             text = re.sub(r"(?m)^drift_margin\s*=.*$", "drift_margin = 0.05", text)
-            text = re.sub(r"(?m)^timing_jitter\s*=.*$", "timing_jitter = 0.3", text)
+            text = re.sub(r"(?m)^timing_jitter\s*=.*$", "timing_jitter = 0.1", text)
             self.daemon.config.write_text(text)
         self.agent: Any = None
         self.cpu_s = 0.0     # of agents killed before the end

@@ -34,7 +34,7 @@ def table_config(directory: Path, table: str, play_time_s: float = 10.0,
 
 
 def call(path: Path, method: str, params: dict[str, Any] | None = None,
-         timeout: float = 5.0) -> dict[str, Any]:
+         timeout: float = 15.0) -> dict[str, Any]:
     """One request on a fresh connection; the reply's result (or an AssertionError)."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
@@ -102,7 +102,10 @@ class Daemon:
 def wait_for(check: Callable[[], Any], timeout: float, what: str) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        value = check()
+        try:
+            value = check()
+        except (OSError, AssertionError, ValueError):
+            value = None        # a daemon restarting, or too busy to answer in time
         if value:
             return value
         time.sleep(0.05)

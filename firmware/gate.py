@@ -2,7 +2,9 @@
 
 `enable {for_s, booking_id}` opens it for `for_s` seconds counted on the table's own
 clock, so a lost network neither extends nor cuts a paid session; `disable {reason}`
-closes it. With `[venue] gate` off (the default) the table plays whatever the gate
+closes it. The seconds left are kept in the ledger's file at every checkpoint, so a
+power cut costs a paid session nothing (it may give back up to one checkpoint's
+seconds). With `[venue] gate` off (the default) the table plays whatever the gate
 says; the gate still names the booking each hand is billed to.
 """
 
@@ -49,6 +51,18 @@ class BookingGate:
 
     def _open(self) -> bool:
         return self.until is not None and self.clock.now() < self.until
+
+    def snapshot(self) -> dict[str, Any]:
+        """What survives a restart: the seconds left, not a time on a clock that restarts."""
+        left = None if self.until is None else max(0.0, self.until - self.clock.now())
+        return {"left_s": left, "booking_id": self.booking_id, "reason": self.reason}
+
+    def restore(self, saved: dict[str, Any]) -> None:
+        left = saved.get("left_s")
+        self.until = None if not isinstance(left, int | float) else self.clock.now() + left
+        booking, reason = saved.get("booking_id"), saved.get("reason")
+        self.booking_id = booking if isinstance(booking, str) else None
+        self.reason = reason if isinstance(reason, str) else None
 
     def status(self) -> dict[str, Any]:
         left = None if self.until is None else max(0.0, self.until - self.clock.now())

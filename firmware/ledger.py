@@ -25,6 +25,7 @@ instants.
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -86,6 +87,8 @@ class Ledger:
         self._open: dict[str, Any] | None = self._open_row()
         self._open_mark: float | None = None   # when this boot began counting the open hand
         self._timer: Timer | None = None
+        # Small states saved with every checkpoint (the booking gate's seconds left).
+        self.kept: dict[str, Callable[[], Any]] = {}
         self._flusher = _Flusher(path)
         self._flusher.kick()
 
@@ -170,8 +173,24 @@ class Ledger:
             powered = float(self._meta("powered_s", 0.0)) + max(0.0, now - self._mark)
             self._set_meta("powered_s", powered)
             self._count_open()
+            for key, state in self.kept.items():
+                self._set_meta(f"kept.{key}", json.dumps(state()))
         self._mark = now
         self._flusher.kick()
+
+    def keep(self, key: str, value: Any) -> None:
+        """Save a small state now (it is saved again at every checkpoint)."""
+        with self._tx():
+            self._set_meta(f"kept.{key}", json.dumps(value))
+        self._flusher.kick()
+
+    def kept_value(self, key: str) -> Any:
+        """A state kept by an earlier boot, or None."""
+        text = self._meta(f"kept.{key}", None)
+        try:
+            return None if text is None else json.loads(text)
+        except ValueError:
+            return None
 
     def close(self) -> None:
         """A clean stop: count up to now, then wait for the disk."""

@@ -87,6 +87,10 @@ def _venue(ctl: Controller, state: Path, ledger: Ledger,
     verifier = Verifier(ctl.config.table.id, load_keys(section.keys), wall or (lambda: 0.0),
                         section.command_max_s, state / COMMANDS_NAME)
     gate = BookingGate(ctl.clock, section.gate)
+    saved = ledger.kept_value("gate")
+    if isinstance(saved, dict):
+        gate.restore(saved)     # a paid session goes on after a restart
+    ledger.kept["gate"] = gate.snapshot
     ledger.booking = gate.booking
     ctl.gate_closed = gate.closed_why
     return Venue(verifier, gate, ledger)

@@ -66,6 +66,8 @@ def run(server: ApiServer, venue: Venue, cmd: signed.Command) -> Any:
             raise signed.Refused(signed.BAD_ARGS, "enable needs for_s in (0, 604800] "
                                  "and booking_id")
         venue.gate.enable(float(for_s), booking)
+        if venue.ledger is not None:
+            venue.ledger.keep("gate", venue.gate.snapshot())
         ctl.gate_opened()       # a build the gate held starts; the lid key works again
         return venue.gate.status()
     if cmd.name == "disable":
@@ -73,6 +75,8 @@ def run(server: ApiServer, venue: Venue, cmd: signed.Command) -> Any:
         if not isinstance(reason, str):
             raise signed.Refused(signed.BAD_ARGS, "disable needs a reason string")
         venue.gate.disable(printable(reason[:200]))
+        if venue.ledger is not None:
+            venue.ledger.keep("gate", venue.gate.snapshot())
         return venue.gate.status()
     if cmd.name == "usage_ack":
         seq = args.get("seq")

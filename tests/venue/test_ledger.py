@@ -106,3 +106,27 @@ def test_a_hand_still_in_play_after_a_restart_goes_on(tmp_path: Path) -> None:
     assert (record["boot"], record["seq"], record["ended"]) == (1, 1, "played")
     assert record["duration_s"] == 40.0     # 10 counted before the crash, 30 after
     again.close()
+
+
+def test_a_paid_session_survives_a_restart_on_the_tables_own_clock(tmp_path: Path) -> None:
+    from firmware.gate import BookingGate
+
+    clock = VirtualClock()
+    ledger = _ledger(tmp_path, clock)
+    gate = BookingGate(clock, enforced=True)
+    ledger.kept["gate"] = gate.snapshot
+    gate.enable(600.0, "B-9")
+    ledger.keep("gate", gate.snapshot())
+    ledger._schedule()
+    clock.run_until(100.0)          # checkpoints at 10, 20, ... 100 s
+    ledger.flush()
+    ledger.db.close()               # a power cut
+    clock2 = VirtualClock(start_s=5.0)
+    again = _ledger(tmp_path, clock2)
+    restored = BookingGate(clock2, enforced=True)
+    restored.restore(again.kept_value("gate"))
+    assert restored.booking() == "B-9" and restored.closed_why() is None
+    assert restored.status()["left_s"] == 500.0
+    clock2.run_until(5.0 + 500.0)
+    assert restored.closed_why() is not None
+    again.close()
