@@ -154,9 +154,14 @@ class Pair:
                 "cpu_percent": round(100 * cpu / (time.monotonic() - self.agent_started), 2)}
 
     def stop(self) -> None:
+        import subprocess
         if self.agent is not None and self.agent.poll() is None:
             self.agent.terminate()
-            self.agent.wait(10)
+            try:
+                self.agent.wait(20)
+            except subprocess.TimeoutExpired:
+                self.agent.kill()
+                self.agent.wait(5)
         self.daemon.stop()
 
 
@@ -180,6 +185,7 @@ def measure(tables: int, hands: int, speed: float) -> dict[str, Any]:
     events: list[str] = []
     figures: dict[str, Any] = {"tables": tables, "speed": speed}
     start = time.monotonic()
+    restarted_at = start
     try:
         for pair in pairs:
             pair.start()
@@ -196,10 +202,13 @@ def measure(tables: int, hands: int, speed: float) -> dict[str, Any]:
                     broker.stop()
                     time.sleep(2.0)
                     broker.start()
+                    restarted_at = time.monotonic()
                 elif what == "agent kill -9":
                     victim = pairs[-1]
-                    wait_for(lambda v=victim: any(t == v.table and p == b"online"
-                                                   for t, p, _ in venue.avail), 30, "online")
+                    # Online since the broker's restart: connected now, with its will.
+                    wait_for(lambda v=victim, r=restarted_at: any(
+                        t == v.table and p == b"online" and at > r
+                        for t, p, at in venue.avail), 60, "online")
                     killed = time.monotonic()
                     victim.cpu_s = 0
                     victim.kill_agent()

@@ -28,6 +28,7 @@ from mjtable_core.config import Config
 
 RETRY_S = 1.0           # wait before reconnecting to the daemon or the broker
 LEDGER_POLL_S = 5.0     # look for records even without a hand event (missed events)
+RESEND_S = 120.0        # unacknowledged this long, acknowledgements stalled: send again
 FAULTS_EVERY_S = 0.5    # the retained fault list is re-read at most this often
 
 
@@ -219,11 +220,21 @@ class Agent:
         return usage["totals"]
 
     async def _records(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
-        """Every finished hand the venue has not acknowledged, QoS 1, oldest first."""
+        """Every finished hand the venue has not acknowledged, QoS 1, oldest first.
+
+        A record the broker took may still miss the venue (a broker without
+        persistence restarted before the venue subscribed again): whatever stays
+        unacknowledged for RESEND_S while acknowledgements do not move is sent again."""
+        acked, moved = -1, time.monotonic()
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._hands.wait(), LEDGER_POLL_S)
             self._hands.clear()
+            totals = (await link.request("usage", {"after": 0, "limit": 1}))["totals"]
+            if totals["acked"] != acked:
+                acked, moved = totals["acked"], time.monotonic()
+            elif acked < self.sent and time.monotonic() - moved > RESEND_S:
+                self.sent, moved = acked, time.monotonic()
             while True:
                 usage = await link.request("usage", {"after": self.sent, "limit": 100})
                 for record in usage["records"]:
