@@ -71,7 +71,7 @@ class Daemon:
              "--plain", "--speed", str(self.speed), "--config", str(self.config),
              "--socket", str(self.socket)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
-        wait_for(lambda: self.socket.exists() and self._answers(), 20.0, "the API socket")
+        wait_for(lambda: self.socket.exists() and self._answers(), 60.0, "the API socket")
         return self
 
     def _answers(self) -> bool:
