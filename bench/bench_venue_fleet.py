@@ -269,7 +269,9 @@ def measure(tables: int, hands: int, speed: float) -> dict[str, Any]:
                        if table == "t0" and t is not None and round(t, 3) in wall_of)
     figures.update({
         "hands": len(ledgers), "wall_s": round(play_s, 1), "disruptions": events,
-        "lost": len(set(ledgers) - stored), "duplicated_in_store": 0,
+        "lost": len(set(ledgers) - stored),
+        # Two records of one table with one seq (under two boots): the ledger's key broken.
+        "duplicated": len(stored) - len({(t, seq) for t, _, seq in stored}),
         "stored": len(stored & set(ledgers)),
         "deliveries": deliveries, "redelivered": deliveries - len(stored),
         "interrupted_hands": sum(1 for r in ledgers.values() if r["ended"] == "interrupted"),
