@@ -33,6 +33,7 @@ import paho.mqtt.client as mqtt
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from bench import children
 from bench.venue_brokers import VENUE_PASSWORD, VENUE_USER, Mosquitto, table_password
 from bench.venue_tables import ROOT, Daemon, call, wait_for
 from firmware.signed import sign
@@ -134,7 +135,7 @@ class Pair:
 
     def start_agent(self) -> None:
         import subprocess
-        self.agent = subprocess.Popen(
+        self.agent = children.spawn(
             [sys.executable, "-m", "firmware.cli", "agent", "--config",
              str(self.daemon.config), "--socket", str(self.daemon.socket)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
@@ -292,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=1000)
     parser.add_argument("--speed", type=float, default=100.0)
     args = parser.parse_args(argv)
+    children.install()
     print(json.dumps(measure(args.tables, args.hands, args.speed), indent=1))
     return 0
 

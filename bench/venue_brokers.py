@@ -11,6 +11,10 @@ import sys
 import time
 from pathlib import Path
 
+# Children go through bench.children.spawn; the benches' mains call
+# children.install(), so a killed bench stops its brokers and daemons too.
+from bench import children
+
 VENUE_USER, VENUE_PASSWORD = "venue", "venue-secret"
 
 
@@ -62,7 +66,7 @@ class Mosquitto:
         return f"mqtt://127.0.0.1:{self.port}"
 
     def start(self) -> Mosquitto:
-        self.proc = subprocess.Popen(["mosquitto", "-c", str(self.conf)],
+        self.proc = children.spawn(["mosquitto", "-c", str(self.conf)],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
@@ -112,7 +116,7 @@ class Amqtt:
         return f"mqtt://127.0.0.1:{self.port}"
 
     def start(self) -> Amqtt:
-        self.proc = subprocess.Popen(
+        self.proc = children.spawn(
             [sys.executable, "-c", "from amqtt.scripts.broker_script import main; main()",
              "-c", str(self.conf)],
             stdout=self.log.open("wb"), stderr=subprocess.STDOUT)

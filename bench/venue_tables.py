@@ -15,6 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+# Children go through bench.children.spawn; the benches' mains call
+# children.install(), so a killed bench stops its brokers and daemons too.
+from bench import children
 from mjtable_core.config import reference_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,7 +69,7 @@ class Daemon:
 
     def start(self) -> Daemon:
         env = {**os.environ, "MJTABLE_LANG": "en"}
-        self.proc = subprocess.Popen(
+        self.proc = children.spawn(
             [sys.executable, "-m", "firmware.cli", "--state-dir", str(self.state), "run",
              "--plain", "--speed", str(self.speed), "--config", str(self.config),
              "--socket", str(self.socket)],
