@@ -66,6 +66,8 @@ def _parser() -> argparse.ArgumentParser:
                      help=_("API socket (default: $RUNTIME_DIRECTORY/api.sock, "
                           "$XDG_RUNTIME_DIR/mjtable/api.sock or /run/mjtable/api.sock)"))
 
+    from firmware.agent.cli import add_parser as add_agent
+    add_agent(sub, common)
     sim = sub.add_parser("simulate", parents=[common],
                          help=_("headless batch run on the virtual clock"))
     sim.add_argument("--cycles", type=_positive_int,
@@ -167,6 +169,9 @@ def _main(argv: list[str]) -> int:
         return _run(config, args)
     if args.command == "fuzz":
         return _fuzz(config, args)
+    if args.command == "agent":
+        from firmware.agent.cli import main as agent_main
+        return agent_main(config, args)
     return _simulate(config, args)
 
 

@@ -40,6 +40,9 @@ from mjtable_core.signals import Kind, Value
 Event = dict[str, Any]
 Subscriber = Callable[[Event], None]
 
+# Shown while the booking gate holds the table: "En(able)".
+GATE_DISPLAY = "En"
+
 # Faults whose safe state is the build's motors only: the lid, plates and dice are not
 # involved, so players may finish the hand and top up missing tiles.
 BUILD_SCOPE = {"head.jam", "count.double", "count.blind", "build.tiles_missing",
@@ -112,6 +115,8 @@ class Controller:
         # Input changes, for the console's self-tests; called before the machines react.
         self.input_watchers: list[Callable[[str, Value], None]] = []
         self.estopped = False
+        # The booking gate (firmware/gate.py): why no new hand may start, or None.
+        self.gate_closed: Callable[[], str | None] = lambda: None
         self.journal_read = False
         self._storage_error: str | None = None     # a journal write failed: fault pending
         self._handlers = self._dispatch_table()
@@ -260,11 +265,25 @@ class Controller:
         if (self.build.state != "idle" or self.cycle.state in ("homing", "fault")
                 or self.refeed_hold is not None or BUILD in self.shutdown.scopes):
             return
-        why = self.owner.refuses(build_mechanisms(self.geometry))
+        why = self.owner.refuses(build_mechanisms(self.geometry)) or self.gate_closed()
         if why is not None:
             self.emit("build.held", why=why)
             return
         self.build.start(set_name=self.cycle.set_building)
+
+    def hold_for_gate(self) -> None:
+        """The booking gate is closed: the hand just ended stays the last one. The
+        display and the ready lamp say so until the venue enables the table."""
+        self.hal.write("display", GATE_DISPLAY)
+        self.hal.write("lamp.ready", False)
+        self.emit("gate.held", why=self.gate_closed())
+
+    def gate_opened(self) -> None:
+        """The venue enabled the table: a held build starts, the lid key works again."""
+        if self.hal.read("display") == GATE_DISPLAY:
+            self.hal.write("display", "")
+            self.hal.write("lamp.ready", self.build.state == "staged")
+        self.start_next_build()
 
     def request_refeed(self, reason: str) -> None:
         """A set that cannot be trusted is built again from the start, never resumed."""

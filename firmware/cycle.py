@@ -35,7 +35,10 @@ TRANSITIONS = [
      "conditions": "build_running"},
     {"trigger": "lid_opened", "source": "opening", "dest": "hole_open"},
     {"trigger": "lid_opened", "source": "top_up_opening", "dest": "top_up_open"},
-    {"trigger": "lid_closed", "source": "closing", "dest": "raising"},
+    # The booking gate (firmware/gate.py): a closed gate raises no new walls; the set
+    # just pushed in waits on the disc and the players' table stays as it is.
+    {"trigger": "lid_closed", "source": "closing", "dest": "raising", "conditions": "gate_open"},
+    {"trigger": "lid_closed", "source": "closing", "dest": "play", "after": "_gate_held"},
     {"trigger": "lid_closed", "source": "top_up_closing", "dest": "play"},
     {"trigger": "lid_closed", "source": "homing", "dest": None, "after": "check_homed"},
     # A raise resumed with the lid off its lower stop closes it first, then finishes.
@@ -125,6 +128,12 @@ class Cycle(Recoverable):
         """Whether a raise must be finished after a restart: the cycle is (or, parked,
         was) raising, or a raise restored at boot still waits for the homing."""
         return state == "raising" or (state == "homing" and self._raise_pending)
+
+    def gate_open(self, *_: object) -> bool:
+        return self.ctl.gate_closed() is None
+
+    def _gate_held(self, *_: object) -> None:
+        self.ctl.hold_for_gate()
 
     def set_staged(self, *_: object) -> bool:
         return self.ctl.build.state == "staged"

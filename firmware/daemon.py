@@ -106,6 +106,9 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
         raise
     try:
         api.maintenance.power_on()   # ctl.start(), or test mode when both lift keys are held
+        if api.ledger is not None:
+            # A hand the last boot left open goes on only if the table came back in it.
+            api.ledger.adopt(ctl.cycle.number, ctl.cycle.set_in_play is not None)
         opened.start_world()
         # Everything built at start-up lives as long as the daemon: keep it out of the
         # collector's way so a full collection stays short (sensor edge latency).

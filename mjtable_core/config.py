@@ -7,6 +7,7 @@ purpose: a worn simulated motor must be able to differ from what the firmware ex
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import typing
 from dataclasses import dataclass
@@ -171,6 +172,48 @@ class ApiSection:
 
 
 @dataclass(frozen=True, kw_only=True)
+class VenueSection:
+    """The venue's broker, its signed commands and the booking gate (docs/venue.md)."""
+
+    broker: str = option("", doc="mqtt://host:port or mqtts://host:port (TLS); empty = "
+                                 "`mjtable agent` has nowhere to go")
+    username: str = option("", doc="this table's broker user (the ACL allows it "
+                                   "mjt/v1/<username>/#); empty = [table] id")
+    password: str = option("", doc="this table's broker password")
+    tls_ca: str = option("", doc="CA file that signed the broker's certificate (mqtts)")
+    keepalive_s: int = option(30, minval=5, maxval=3600,
+                              doc="MQTT keepalive: the broker says offline after 1.5 × this")
+    status_every_s: float = option(1.0, minval=0.1, maxval=60.0,
+                                   doc="status is published on change, at most this often")
+    heartbeat_s: float = option(60.0, minval=1.0, maxval=3600.0,
+                                doc="status is published at least this often")
+    language: str = option("", choices=("", "en", "zh_CN"),
+                           doc="language of fault causes and remedies sent to the venue; "
+                               "empty = [display] language")
+    console_url: str = option("", doc="the technician console's URL, told in the birth")
+    keys: dict = option({}, doc="key id = base64 Ed25519 public key: the venue keys whose "
+                                "signed commands this table accepts")
+    command_max_s: float = option(300.0, minval=5.0, maxval=86400.0,
+                                  doc="a signed command may be valid at most this long")
+    gate: bool = option(False, doc="booking gate: a table not enabled finishes its hand, "
+                                   "then starts no new build")
+
+    def check(self) -> None:
+        """Every key must be a 32-byte Ed25519 public key in base64."""
+        for key_id, text in self.keys.items():
+            try:
+                raw = base64.b64decode(str(text), validate=True)
+            except ValueError:
+                raw = b""
+            if len(raw) != 32:
+                raise Invalid("keys", _("{key}: not a base64 Ed25519 public key "
+                                        "(32 bytes)").format(key=key_id))
+        if self.broker and not self.broker.startswith(("mqtt://", "mqtts://")):
+            raise Invalid("broker", _("{broker}: use mqtt://host:port or "
+                                      "mqtts://host:port").format(broker=self.broker))
+
+
+@dataclass(frozen=True, kw_only=True)
 class DisplaySection:
     """What people read (docs/languages.md)."""
 
@@ -217,6 +260,7 @@ class Config:
     api: ApiSection = dataclasses.field(default_factory=ApiSection)
     ioboard: IoboardSection = dataclasses.field(default_factory=IoboardSection)
     display: DisplaySection = dataclasses.field(default_factory=DisplaySection)
+    venue: VenueSection = dataclasses.field(default_factory=VenueSection)
     pins: PinMap = dataclasses.field(default_factory=PinMap)   # signal → BCM line (rpigpio)
     source: str = "<defaults>"
 

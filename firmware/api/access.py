@@ -24,6 +24,10 @@ CLASSES: dict[str, str] = {
     "diagnose": OPEN,
     # A player's action: the seats of the hand just ended enter its result.
     "score": OPEN,
+    # The usage ledger (firmware/api/usage.py): an ack only stops re-sends.
+    "usage": OPEN, "usage_ack": OPEN,
+    # Signed by the venue and checked in the daemon (firmware/signed.py).
+    "command": OPEN,
     "clear": TECHNICIAN, "testmode": TECHNICIAN,
     "test": MOTION, "jog": MOTION,
 }

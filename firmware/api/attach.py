@@ -10,9 +10,15 @@ from pathlib import Path
 from firmware import statedir
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
+from firmware.api.venue import Venue
 from firmware.controller import Controller
 from firmware.eventlog import EventLog
+from firmware.gate import BookingGate
+from firmware.ledger import FILE_NAME as LEDGER_NAME
+from firmware.ledger import Ledger
 from firmware.maintenance import Maintenance
+from firmware.signed import FILE_NAME as COMMANDS_NAME
+from firmware.signed import Verifier, load_keys
 
 
 @dataclass
@@ -21,10 +27,13 @@ class Attachment:
     eventlog: EventLog
     server: ApiServer
     problems: list[str]
+    ledger: Ledger | None = None
 
     async def close(self) -> None:
         await self.server.close()
         self.eventlog.close()
+        if self.ledger is not None:
+            self.ledger.close()     # counts up to now and waits for the disk
 
 
 def log_failed(ctl: Controller, eventlog: EventLog, exc: BaseException) -> None:
@@ -53,6 +62,13 @@ async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
     eventlog.on_failure = lambda exc: ctl.clock.post(lambda: log_failed(ctl, eventlog, exc))
     maintenance = Maintenance(ctl)
     server = ApiServer(ctl, maintenance, Technicians(state / statedir.TECHNICIANS_NAME), eventlog)
+    # The usage ledger (billing) lives beside the event log, for every backend: a
+    # simulated table's hands are counted as a real one's.
+    ledger = Ledger(state / LEDGER_NAME, ctl.config.table.id, ctl.clock, wall=wall,
+                    variant=ctl.config.rules.variant)
+    ledger.attach(ctl)
+    server.ledger = ledger
+    server.venue = _venue(ctl, state, ledger, wall)
     problems: list[str] = []
     path = Path(socket_path) if socket_path else statedir.default_socket()
     try:
@@ -71,4 +87,22 @@ async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
                             f"{exc.strerror or exc}")
     for problem in problems:
         print(f"mjtable: {problem}", file=sys.stderr, flush=True)
-    return Attachment(maintenance, eventlog, server, problems)
+    return Attachment(maintenance, eventlog, server, problems, ledger)
+
+
+def _venue(ctl: Controller, state: Path, ledger: Ledger,
+           wall: Callable[[], float] | None) -> Venue:
+    """The venue's side of the daemon: the signed-command verifier and the gate."""
+    section = ctl.config.venue
+    # Expiries are wall time (the venue signs with its clock); without a wall clock
+    # (tests on the virtual clock) every command has expired.
+    verifier = Verifier(ctl.config.table.id, load_keys(section.keys), wall or (lambda: 0.0),
+                        section.command_max_s, state / COMMANDS_NAME)
+    gate = BookingGate(ctl.clock, section.gate)
+    saved = ledger.kept_value("gate")
+    if isinstance(saved, dict):
+        gate.restore(saved)     # a paid session goes on after a restart
+    ledger.kept["gate"] = gate.snapshot
+    ledger.booking = gate.booking
+    ctl.gate_closed = gate.closed_why
+    return Venue(verifier, gate, ledger)

@@ -27,6 +27,7 @@ from typing import Any
 
 from firmware import i18n
 from firmware.api import protocol as p
+from firmware.api import usage, venue
 from firmware.api.access import (
     CLASSES,
     MOTION,
@@ -44,6 +45,7 @@ from firmware.eventlog import EventLog
 from firmware.faults import Fault
 from firmware.handoff import public_event, public_record
 from firmware.i18n import N_
+from firmware.ledger import Ledger
 from firmware.maintenance import Maintenance, MaintenanceRefused, NoSuchMechanism, mechanism_tests
 from firmware.printable import clean, printable
 from firmware.scoring import ScoreRefused
@@ -167,7 +169,9 @@ class ApiServer:
             "testmode": self._testmode, "jog": self._jog, "clear": self._clear,
             "estop": self._estop, "walls": self._walls, "log": self._log,
             "config": self._config, "login": self._login, "logout": self._logout,
-            "score": self._score}
+            "score": self._score, **usage.handlers(self), **venue.handlers(self)}
+        self.ledger: Ledger | None = None      # the usage ledger, when the daemon has one
+        self.venue: venue.Venue | None = None  # signed commands and the booking gate
         check_classified(self.handlers)     # default deny: no class, no daemon
         ctl.subscribers.append(self._on_event)
         # A reader's own reports never mark it changed: a backend that reports only a

@@ -1,0 +1,1 @@
+"""`mjtable agent`: one table on the venue's MQTT broker (docs/venue.md)."""

@@ -1,0 +1,275 @@
+"""One table's agent: the daemon's socket on one side, the venue's broker on the other.
+
+Nothing here can slow the table: the daemon drops a client that stops reading, and
+the agent never asks it to wait. Hand records go out from the daemon's ledger, every
+one the venue has not acknowledged, again after every reconnect; the venue keeps
+each (table, boot, seq) once. Commands from `cmd` are handed to the daemon as they
+came: the daemon checks the signature (firmware/signed.py) and the agent publishes
+its answer on `cmd/ack`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import ssl
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiomqtt
+
+from firmware.agent.link import DaemonLink, LinkError
+from firmware.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, fault_view, payload, status_view
+from mjtable_core.config import Config
+
+RETRY_S = 1.0           # wait before reconnecting to the daemon or the broker
+LEDGER_POLL_S = 5.0     # look for records even without a hand event (missed events)
+RESEND_S = 120.0        # unacknowledged this long, acknowledgements stalled: send again
+FAULTS_EVERY_S = 0.5    # the retained fault list is re-read at most this often
+
+
+def broker_address(url: str) -> tuple[str, int, bool]:
+    parts = urlsplit(url)
+    tls = parts.scheme == "mqtts"
+    return parts.hostname or "127.0.0.1", parts.port or (8883 if tls else 1883), tls
+
+
+class Agent:
+    def __init__(self, config: Config, socket: Path, broker: str | None = None,
+                 log: Any = None) -> None:
+        self.config = config
+        self.venue = config.venue
+        self.table = config.table.id
+        self.socket = socket
+        self.broker = broker or self.venue.broker
+        self.topics = Topics(self.table)
+        self.lang = self.venue.language or config.display.language or None
+        self.log = log or (lambda line: print(f"mjtable agent: {line}", file=sys.stderr,
+                                              flush=True))
+        self.protocol = aiomqtt.ProtocolVersion.V5
+        self.sent = 0               # highest ledger seq published in this session
+        self._hands = asyncio.Event()
+        self._status: dict[str, Any] | None = None
+        self._status_text = ""
+        self._stopping = asyncio.Event()
+        self._connected_once = False
+        self._faults_due = asyncio.Event()
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    async def run(self) -> None:
+        """Until stopped: keep one daemon link and one broker session."""
+        while not self._stopping.is_set():
+            link = DaemonLink(self.socket)
+            try:
+                await link.open()
+                await self._with_broker(link)
+            except LinkError as exc:
+                self.log(str(exc))
+            finally:
+                await link.close()
+            await self._pause(RETRY_S)
+
+    async def _pause(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), seconds)
+
+    def _client(self) -> aiomqtt.Client:
+        host, port, tls = broker_address(self.broker)
+        tls_context = None
+        if tls:
+            tls_context = ssl.create_default_context(cafile=self.venue.tls_ca or None)
+        return aiomqtt.Client(
+            host, port, identifier=f"mjtable-{self.table}",
+            username=self.venue.username or self.table, password=self.venue.password or None,
+            keepalive=self.venue.keepalive_s, protocol=self.protocol, tls_context=tls_context,
+            will=aiomqtt.Will(self.topics.avail, OFFLINE, qos=1, retain=True),
+            clean_session=None if self.protocol == aiomqtt.ProtocolVersion.V5 else True,
+            timeout=10)
+
+    async def _with_broker(self, link: DaemonLink) -> None:
+        subscribed = await link.request("subscribe", {"streams": ["events", "status"]})
+        self._status = subscribed["status"]
+        while not self._stopping.is_set():
+            try:
+                async with self._client() as mqtt:
+                    self._connected_once = True
+                    self.log(f"on {self.broker} as {self.venue.username or self.table}")
+                    await self._session(link, mqtt)
+                    return
+            except aiomqtt.MqttError as exc:
+                self.log(f"broker {self.broker}: {exc}")
+                if not self._connected_once:
+                    # A broker without MQTT 5 refuses or ignores its CONNECT (amqtt
+                    # times out): try the other version until one has worked.
+                    self.protocol = (aiomqtt.ProtocolVersion.V311
+                                     if self.protocol == aiomqtt.ProtocolVersion.V5
+                                     else aiomqtt.ProtocolVersion.V5)
+                    continue
+            await self._pause(RETRY_S)
+
+    async def _session(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
+        await mqtt.subscribe(self.topics.cmd, qos=1)
+        await self._birth(link, mqtt)
+        usage = await link.request("usage", {"after": 0, "limit": 1})
+        self.sent = usage["totals"]["acked"]     # re-send whatever the venue lacks
+        self._hands.set()
+        tasks = [asyncio.create_task(coro) for coro in (
+            self._follow(link, mqtt), self._commands(link, mqtt), self._records(link, mqtt),
+            self._heartbeat(mqtt), self._faults(link, mqtt))]
+        stop = asyncio.create_task(self._stopping.wait())
+        try:
+            done, _ = await asyncio.wait([*tasks, stop], return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                if task is not stop and task.exception() is not None:
+                    raise task.exception()      # type: ignore[misc]
+            # The daemon is gone or we stop: say so before the connection closes (a
+            # clean disconnect sends no last will).
+            with contextlib.suppress(aiomqtt.MqttError):
+                await mqtt.publish(self.topics.avail, OFFLINE, qos=1, retain=True)
+        finally:
+            for task in [*tasks, stop]:
+                task.cancel()
+            await asyncio.gather(*tasks, stop, return_exceptions=True)
+
+    async def _birth(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
+        info = await link.request("info")
+        birth = {"schema": SCHEMA, "table": self.table, "firmware": _version(),
+                 "model": self.config.table.model, "variant": self.config.rules.variant,
+                 "console_url": self.venue.console_url or None,
+                 "protocol": info.get("protocol")}
+        await mqtt.publish(self.topics.info, payload(birth), qos=1, retain=True)
+        await mqtt.publish(self.topics.avail, ONLINE, qos=1, retain=True)
+        await self._publish_faults(link, mqtt)
+        await self._publish_usage(link, mqtt)
+        await self._publish_status(mqtt, force=True)
+
+    async def _follow(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
+        """The daemon's stream: faults at once, status on change (rate-limited)."""
+        while True:
+            message = await link.stream.get()
+            if message is None:
+                raise LinkError("the daemon closed the link")
+            if message["stream"] == "status":
+                self._status = message["status"]     # published by _heartbeat
+            elif message["stream"] == "event":
+                event = message["event"]
+                kind = event.get("kind")
+                if kind == "fault":
+                    await self._on_fault(link, mqtt, event)
+                elif kind in ("clear", "fault.cleared", "resume"):
+                    self._faults_due.set()
+                elif kind == "phase" and event.get("state") == "opening":
+                    self._hands.set()
+
+    async def _on_fault(self, link: DaemonLink, mqtt: aiomqtt.Client,
+                        event: dict[str, Any]) -> None:
+        # The event first, as the daemon said it (its language): nothing waits for a
+        # reply of the daemon before the venue hears of a fault. The retained list
+        # follows, in the venue's language.
+        await mqtt.publish(self.topics.event_fault, payload(
+            {"table": self.table, "t": event.get("t"), "wall": round(time.time(), 3),
+             **fault_view(event)}), qos=1)
+        self._faults_due.set()
+
+    async def _faults(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
+        """The retained list of active faults after changes, at most twice a second:
+        a burst of faults costs the daemon one read, not one each."""
+        while True:
+            await self._faults_due.wait()
+            self._faults_due.clear()
+            await self._publish_faults(link, mqtt)
+            await asyncio.sleep(FAULTS_EVERY_S)
+
+    async def _publish_faults(self, link: DaemonLink, mqtt: aiomqtt.Client) -> dict[str, Any]:
+        faults = await link.request("faults", lang=self.lang)
+        await mqtt.publish(self.topics.faults, payload(
+            {"table": self.table, "active": [fault_view(f) for f in faults["active"]]}),
+            qos=1, retain=True)
+        return faults
+
+    async def _publish_status(self, mqtt: aiomqtt.Client, force: bool = False) -> bool:
+        if self._status is None:
+            return False
+        view = status_view(self._status)
+        text = json.dumps(view, sort_keys=True, default=str)
+        if text == self._status_text and not force:
+            return False
+        self._status_text = text
+        await mqtt.publish(self.topics.status, payload(
+            {**view, "table": self.table, "wall": round(time.time(), 3)}), qos=0, retain=True)
+        return True
+
+    async def _heartbeat(self, mqtt: aiomqtt.Client) -> None:
+        """Status on change at most every status_every_s, and every heartbeat_s anyway."""
+        last = time.monotonic()
+        while True:
+            await asyncio.sleep(self.venue.status_every_s)
+            due = time.monotonic() - last >= self.venue.heartbeat_s
+            if await self._publish_status(mqtt, force=due):
+                last = time.monotonic()
+
+    async def _publish_usage(self, link: DaemonLink, mqtt: aiomqtt.Client) -> dict[str, Any]:
+        usage = await link.request("usage", {"after": 0, "limit": 1})
+        await mqtt.publish(self.topics.usage, payload(usage["totals"]), qos=1, retain=True)
+        return usage["totals"]
+
+    async def _records(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
+        """Every finished hand the venue has not acknowledged, QoS 1, oldest first.
+
+        A record the broker took may still miss the venue (a broker without
+        persistence restarted before the venue subscribed again): whatever stays
+        unacknowledged for RESEND_S while acknowledgements do not move is sent again."""
+        acked, moved = -1, time.monotonic()
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._hands.wait(), LEDGER_POLL_S)
+            self._hands.clear()
+            totals = (await link.request("usage", {"after": 0, "limit": 1}))["totals"]
+            if totals["acked"] != acked:
+                acked, moved = totals["acked"], time.monotonic()
+            elif acked < self.sent and time.monotonic() - moved > RESEND_S:
+                self.sent, moved = acked, time.monotonic()
+            while True:
+                usage = await link.request("usage", {"after": self.sent, "limit": 100})
+                for record in usage["records"]:
+                    # Returns once the broker has it (PUBACK).
+                    await mqtt.publish(self.topics.event_hand, payload(record), qos=1)
+                    self.sent = record["seq"]
+                if len(usage["records"]) < 100:
+                    break
+            await mqtt.publish(self.topics.usage, payload(usage["totals"]), qos=1, retain=True)
+
+    async def _commands(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
+        async for message in mqtt.messages:
+            try:
+                envelope = json.loads(bytes(message.payload))   # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                envelope = None
+            answer = await link.request("command", {"envelope": envelope}, lang=self.lang)
+            name = (envelope or {}).get("cmd", {}).get("name") if isinstance(
+                envelope, dict) and isinstance(envelope.get("cmd"), dict) else None
+            await mqtt.publish(self.topics.cmd_ack, payload(answer), qos=1)
+            if not answer.get("accepted"):
+                self.log(f"command refused: {answer.get('why')} {answer.get('detail', '')}")
+                continue
+            if name == "rebirth":
+                await self._birth(link, mqtt)
+            elif name == "usage_ack":
+                await self._publish_usage(link, mqtt)
+            elif name in ("enable", "disable", "estop"):
+                await self._publish_status(mqtt, force=True)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mjtable")
+    except PackageNotFoundError:
+        return "unknown"

@@ -1,0 +1,49 @@
+"""`mjtable agent`: argument handling and the process around `Agent`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from pathlib import Path
+
+from firmware import statedir
+from firmware.i18n import _
+from mjtable_core.config import Config
+
+EXIT_CONFIG = 2
+
+
+def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    agent = sub.add_parser("agent", parents=[common],
+                           help=_("this table on the venue's MQTT broker (docs/venue.md)"))
+    agent.add_argument("--socket", metavar="PATH",
+                       help=_("the daemon's API socket (default under the runtime directory)"))
+    agent.add_argument("--broker", metavar="URL",
+                       help=_("mqtt://host:port or mqtts://host:port (default: [venue] broker)"))
+
+
+def main(config: Config, args: argparse.Namespace) -> int:
+    broker = args.broker or config.venue.broker
+    if not broker.startswith(("mqtt://", "mqtts://")):
+        print(_("mjtable agent: no broker: set [venue] broker or pass --broker "
+                "mqtt://host:port"), file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        from firmware.agent.agent import Agent
+    except ModuleNotFoundError as exc:
+        print(_("mjtable agent: needs the venue extra ({module} is missing): "
+                "pip install 'mjtable[venue]'").format(module=exc.name), file=sys.stderr)
+        return EXIT_CONFIG
+    socket = Path(args.socket) if args.socket else statedir.default_socket()
+    agent = Agent(config, socket, broker)
+
+    async def run() -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, agent.stop)
+        await agent.run()
+
+    asyncio.run(run())
+    return 0

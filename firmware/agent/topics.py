@@ -1,0 +1,48 @@
+"""The agent's topics and payloads: versioned, under `mjt/v1/{table}/` (docs/venue.md)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+ROOT = "mjt/v1"
+SCHEMA = "mjtable.venue/1"
+ONLINE, OFFLINE = b"online", b"offline"
+
+
+class Topics:
+    def __init__(self, table: str) -> None:
+        base = f"{ROOT}/{table}"
+        self.avail = f"{base}/avail"
+        self.info = f"{base}/info"
+        self.status = f"{base}/status"
+        self.faults = f"{base}/faults"
+        self.event_fault = f"{base}/event/fault"
+        self.event_hand = f"{base}/event/hand"
+        self.usage = f"{base}/usage"
+        self.cmd = f"{base}/cmd"
+        self.cmd_ack = f"{base}/cmd/ack"
+
+
+def payload(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False,
+                      default=str).encode()
+
+
+def status_view(status: dict[str, Any]) -> dict[str, Any]:
+    """What the venue sees of the status: no tiles, no signals, no walls."""
+    return {"state": status.get("state"), "hand": status.get("cycle"),
+            "hand_in_play": status.get("hand_in_play"), "build": status.get("build"),
+            "estopped": status.get("estopped"), "held_by": status.get("held_by"),
+            "faults_active": (status.get("counters") or {}).get("faults_active"),
+            "display": status.get("display"), "lamps": status.get("lamps"),
+            "test_mode": (status.get("service") or {}).get("test_mode")}
+
+
+def fault_view(fault: dict[str, Any]) -> dict[str, Any]:
+    """A fault as the venue reads it: code, cause and remedy in the venue's language."""
+    diagnosis = fault.get("diagnosis") or {}
+    return {"code": fault.get("code"), "id": fault.get("id"), "where": fault.get("where"),
+            "active": fault.get("active"), "summary": diagnosis.get("summary"),
+            "cause": diagnosis.get("causes"), "remedy": diagnosis.get("remedy"),
+            "severity": diagnosis.get("severity")}

@@ -1,0 +1,44 @@
+"""The usage ledger over the API: read records after a sequence, acknowledge the highest.
+
+Both are open to the socket's group (the agent runs there): reading reveals no tile,
+and an acknowledgement only stops re-sends; no record is ever deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from firmware.api import protocol as p
+
+if TYPE_CHECKING:
+    from firmware.api.server import ApiServer, Client
+    from firmware.ledger import Ledger
+
+Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
+
+
+def handlers(server: ApiServer) -> dict[str, Handler]:
+    """The methods, bound to whatever ledger is attached to `server` (`server.ledger`)."""
+
+    def ledger() -> Ledger:
+        found = getattr(server, "ledger", None)
+        if found is None:
+            raise p.ApiError(p.NOT_AVAILABLE, "this daemon runs without a usage ledger")
+        return found
+
+    async def usage(client: Client, params: dict[str, Any], _: str | None) -> Any:
+        after, limit = params.get("after", 0), params.get("limit", 100)
+        for name, value in (("after", after), ("limit", limit)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise p.ApiError(p.BAD_REQUEST, f"usage: {name} must be an integer ≥ 0")
+        book = ledger()
+        return {"totals": book.totals(), "records": book.records(after, max(1, limit))}
+
+    async def usage_ack(client: Client, params: dict[str, Any], _: str | None) -> Any:
+        seq = params.get("seq")
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+            raise p.ApiError(p.BAD_REQUEST, "usage_ack needs \"seq\": an integer ≥ 0")
+        return {"acked": ledger().acknowledge(seq)}
+
+    return {"usage": usage, "usage_ack": usage_ack}

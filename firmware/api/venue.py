@@ -1,0 +1,92 @@
+"""Signed commands from the venue over the API (`command`), relayed by `mjtable agent`.
+
+The method is open to the socket's group: the signature is the authority, checked
+here in the daemon (firmware/signed.py), so nothing that reaches the socket can skip
+it. Every refusal is logged (event "venue.refused") and answered as refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from firmware import signed
+from firmware.api import protocol as p
+from firmware.gate import BookingGate
+from firmware.i18n import _
+from firmware.printable import printable
+
+if TYPE_CHECKING:
+    from firmware.api.server import ApiServer, Client
+    from firmware.ledger import Ledger
+
+Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
+
+
+class Venue:
+    """What the daemon holds for the venue: the verifier, the gate, the ledger."""
+
+    def __init__(self, verifier: signed.Verifier, gate: BookingGate,
+                 ledger: Ledger | None) -> None:
+        self.verifier = verifier
+        self.gate = gate
+        self.ledger = ledger
+
+
+def handlers(server: ApiServer) -> dict[str, Handler]:
+    async def command(client: Client, params: dict[str, Any], _who: str | None) -> Any:
+        venue: Venue | None = getattr(server, "venue", None)
+        if venue is None:
+            raise p.ApiError(p.NOT_AVAILABLE, "this daemon takes no venue commands")
+        envelope = params.get("envelope")
+        raw = envelope.get("cmd") if isinstance(envelope, dict) else None
+        shown_id = printable(str(raw.get("id", ""))[:64]) if isinstance(raw, dict) else ""
+        try:
+            cmd = venue.verifier.check(envelope)
+            result = run(server, venue, cmd)
+        except signed.Refused as exc:
+            name = printable(str(raw.get("name", ""))[:32]) if isinstance(raw, dict) else ""
+            server.ctl.emit("venue.refused", id=shown_id, command=name, why=exc.why,
+                            detail=printable(exc.detail))
+            return {"id": shown_id, "accepted": False, "why": _(exc.why),
+                    "detail": printable(exc.detail)}
+        server.ctl.emit("venue.command", id=cmd.id, command=cmd.name, key=cmd.key)
+        return {"id": cmd.id, "accepted": True, "result": result}
+
+    return {"command": command}
+
+
+def run(server: ApiServer, venue: Venue, cmd: signed.Command) -> Any:
+    """Do what a verified command asks; bad arguments are refused like a bad command."""
+    args, ctl = cmd.args, server.ctl
+    if cmd.name == "enable":
+        for_s, booking = args.get("for_s"), args.get("booking_id")
+        if not isinstance(for_s, int | float) or isinstance(for_s, bool) or not (
+                0 < for_s <= 7 * 86400) or not isinstance(booking, str | None):
+            raise signed.Refused(signed.BAD_ARGS, "enable needs for_s in (0, 604800] "
+                                 "and booking_id")
+        venue.gate.enable(float(for_s), booking)
+        if venue.ledger is not None:
+            venue.ledger.keep("gate", venue.gate.snapshot())
+        ctl.gate_opened()       # a build the gate held starts; the lid key works again
+        return venue.gate.status()
+    if cmd.name == "disable":
+        reason = args.get("reason", "")
+        if not isinstance(reason, str):
+            raise signed.Refused(signed.BAD_ARGS, "disable needs a reason string")
+        venue.gate.disable(printable(reason[:200]))
+        if venue.ledger is not None:
+            venue.ledger.keep("gate", venue.gate.snapshot())
+        return venue.gate.status()
+    if cmd.name == "usage_ack":
+        seq = args.get("seq")
+        if venue.ledger is None or not isinstance(seq, int) or isinstance(seq, bool):
+            raise signed.Refused(signed.BAD_ARGS, "usage_ack needs an integer seq")
+        return {"acked": venue.ledger.acknowledge(seq)}
+    if cmd.name == "estop":
+        # The safe direction only: releasing it needs a technician at the table.
+        if not ctl.estopped:
+            ctl.estop(f"venue ({cmd.key})")
+        return {"estopped": True}
+    # identify and rebirth: the agent acts on them once the daemon has checked them.
+    return {}

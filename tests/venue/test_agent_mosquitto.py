@@ -1,0 +1,147 @@
+"""`mjtable agent` beside a real daemon, on a real Mosquitto with per-table ACLs."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bench.venue_brokers import (
+    VENUE_PASSWORD,
+    VENUE_USER,
+    Mosquitto,
+    mosquitto_missing,
+    table_password,
+)
+from bench.venue_tables import ROOT, Daemon, wait_for
+from tests.venue.watch import VenueKey, Watcher
+
+pytestmark = pytest.mark.skipif(mosquitto_missing() is not None,
+                                reason=mosquitto_missing() or "")
+KEEPALIVE_S = 5
+
+
+def venue_section(broker: Mosquitto, table: str, key: VenueKey) -> str:
+    return (f'\n[venue]\nbroker = "{broker.url}"\npassword = "{table_password(table)}"\n'
+            f"keepalive_s = {KEEPALIVE_S}\nstatus_every_s = 0.2\n"
+            f'keys = {{ "{key.key_id}" = "{key.public_b64}" }}\n')
+
+
+def start_agent(daemon: Daemon) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "firmware.cli", "agent", "--config", str(daemon.config),
+         "--socket", str(daemon.socket)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
+        env={**os.environ, "MJTABLE_LANG": "en"})
+
+
+@pytest.fixture
+def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Daemon, VenueKey, Watcher]]:
+    broker = Mosquitto(tmp_path / "broker", ["t1", "t2"]).start()
+    key = VenueKey()
+    daemon = Daemon(tmp_path, "t1")
+    # A tight drift margin on a jittery machine: timing.drift warnings, i.e. faults.
+    text = daemon.config.read_text() + venue_section(broker, "t1", key)
+    text = re.sub(r"(?m)^drift_margin\s*=.*$", "drift_margin = 0.05", text)
+    text = re.sub(r"(?m)^timing_jitter\s*=.*$", "timing_jitter = 0.3", text)
+    daemon.config.write_text(text)
+    watcher = Watcher(broker.port, VENUE_USER, VENUE_PASSWORD)
+    daemon.start()
+    agent = start_agent(daemon)
+    daemon.agent = agent    # type: ignore[attr-defined]
+    try:
+        yield broker, daemon, key, watcher
+    finally:
+        if agent.poll() is None:
+            agent.terminate()
+            agent.wait(10)
+        watcher.close()
+        daemon.stop()
+        broker.stop()
+
+
+def test_the_agent_publishes_birth_status_and_every_hand_once(venue) -> None:
+    _broker, _daemon, _key, watcher = venue
+    wait_for(lambda: watcher.on("mjt/v1/t1/avail")[-1:] == [b"online"], 20, "online")
+    info = wait_for(lambda: watcher.json_on("mjt/v1/t1/info"), 5, "the birth")[-1]
+    assert info["table"] == "t1" and info["schema"] == "mjtable.venue/1"
+    wait_for(lambda: watcher.json_on("mjt/v1/t1/status"), 5, "a status")
+    hands = wait_for(lambda: len(watcher.json_on("mjt/v1/t1/event/hand")) >= 2 and
+                     watcher.json_on("mjt/v1/t1/event/hand"), 60, "two hands")
+    assert [h["seq"] for h in hands[:2]] == [1, 2]
+    assert all(h["table"] == "t1" and h["boot"] == 1 for h in hands)
+    usage = wait_for(lambda: watcher.json_on("mjt/v1/t1/usage"), 5, "usage totals")[-1]
+    assert usage["table"] == "t1"
+    fault = wait_for(lambda: watcher.json_on("mjt/v1/t1/event/fault"), 60, "a fault")[0]
+    # timing.drift as a rule; a loaded machine may trip another fault first.
+    assert fault["table"] == "t1" and fault["code"] and fault["id"]
+    assert fault["summary"] and fault["remedy"] and "cause" in fault
+    assert watcher.json_on("mjt/v1/t1/faults")[0]["table"] == "t1"
+
+
+def test_commands_are_refused_unless_signed_fresh_unused_and_allowed(venue) -> None:
+    _broker, daemon, key, watcher = venue
+    wait_for(lambda: watcher.on("mjt/v1/t1/avail")[-1:] == [b"online"], 20, "online")
+    other = VenueKey("venue-1")         # same key id, another key: a forgery
+    good = key.command("t1", "identify")
+    forged = dict(good, sig=other.command("t1", "identify")["sig"])
+    replay = good
+    sent = [
+        ("forged", forged),
+        ("expired", key.command("t1", "identify", issued=time.time() - 120, valid_s=60)),
+        ("wrong key", VenueKey("venue-9").command("t1", "identify")),
+        ("jog", key.command("t1", "jog", {"motor": "lid", "direction": "up", "seconds": 1})),
+        ("clear", key.command("t1", "clear", {"fault": 1})),
+        ("other table", key.command("t2", "identify")),
+        ("good", good),
+        ("replayed", replay),
+    ]
+    for _, envelope in sent:
+        watcher.publish("mjt/v1/t1/cmd", json.dumps(envelope).encode())
+    acks = wait_for(lambda: len(watcher.json_on("mjt/v1/t1/cmd/ack")) >= len(sent) and
+                    watcher.json_on("mjt/v1/t1/cmd/ack"), 20, "every ack")
+    by_order = [(a["accepted"], a.get("why")) for a in acks]
+    assert by_order == [
+        (False, "bad signature"), (False, "command expired"), (False, "unknown key id"),
+        (False, "command not allowed from the network"),
+        (False, "command not allowed from the network"),
+        (False, "command for another table"), (True, None),
+        (False, "command id already used")]
+    from bench.venue_tables import call
+    rows = call(daemon.socket, "log", {"kind": "venue.refused"})["rows"]
+    assert len(rows) == 7
+
+
+def test_a_table_cannot_publish_under_another_tables_topics(venue) -> None:
+    broker, _daemon, key, watcher = venue
+    intruder = Watcher(broker.port, "t2", table_password("t2"), topic="mjt/v1/t2/cmd")
+    try:
+        intruder.publish("mjt/v1/t1/status", b'{"state": "forged"}')
+        intruder.publish("mjt/v1/t1/cmd", json.dumps(key.command("t1", "estop")).encode())
+        intruder.publish("mjt/v1/t2/status", b'{"state": "mine"}')
+        wait_for(lambda: watcher.on("mjt/v1/t2/status"), 5, "t2's own status")
+        time.sleep(0.5)
+        assert b'{"state": "forged"}' not in watcher.on("mjt/v1/t1/status")
+        assert watcher.on("mjt/v1/t1/cmd") == []
+    finally:
+        intruder.close()
+
+
+def test_an_agent_killed_shows_offline_within_one_and_a_half_keepalives(venue) -> None:
+    _broker, daemon, _key, watcher = venue
+    wait_for(lambda: watcher.on("mjt/v1/t1/avail")[-1:] == [b"online"], 20, "online")
+    killed = time.monotonic()
+    os.kill(daemon.agent.pid, signal.SIGKILL)
+    wait_for(lambda: watcher.on("mjt/v1/t1/avail")[-1:] == [b"offline"],
+             1.5 * KEEPALIVE_S + 1, "offline")
+    seen = [t for topic, p, _, t in watcher.messages if topic == "mjt/v1/t1/avail"
+            and p == b"offline"][-1]
+    assert seen - killed <= 1.5 * KEEPALIVE_S
