@@ -611,7 +611,9 @@ class ApiServer:
                 self.maintenance.leave(who)
         except MaintenanceRefused as exc:
             raise p.ApiError(p.REFUSED, str(exc)) from None
-        return {"test_mode": self.maintenance.test_mode, "cycle": self.ctl.cycle.state}
+        return {"test_mode": self.maintenance.test_mode, "cycle": self.ctl.cycle.state,
+                "held_by": self.ctl.status()["held_by"],
+                "refeed_hold": self.ctl.refeed_hold is not None}
 
     async def _jog(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         motor, direction, seconds = (params.get(k) for k in ("motor", "direction", "seconds"))

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.text import Text
 
-from firmware import words
+from firmware import homecoming, words
 from firmware.i18n import N_, _, join
 from firmware.printable import printable
 from firmware.view import lamps_text, picture, snap_from_status
@@ -253,10 +253,14 @@ def diagnosis_lines(result: dict[str, Any]) -> list[str]:
 
 
 def testmode_lines(result: dict[str, Any]) -> list[str]:
-    held = words.TEST_MODE if result["test_mode"] else None
+    # Test mode and the e-stop are named as such, never as a fault.
+    held = result.get("held_by") or (words.TEST_MODE if result["test_mode"] else None)
     said = (_("test mode on (table: {state})") if result["test_mode"] else
             _("test mode off (table: {state})"))
-    return [said.format(state=words.state(result["cycle"], held))]
+    lines = [said.format(state=words.state(result["cycle"], held))]
+    if result.get("refeed_hold"):
+        lines.append(_(homecoming.REFEED_NOTE))
+    return lines
 
 
 def jog_stopped(stopped: Any) -> str:
