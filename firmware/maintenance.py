@@ -25,6 +25,7 @@ from firmware.faults import CATALOGUE, ERROR
 from firmware.i18n import N_, _
 from firmware.owner import Busy, mechanism_of
 from firmware.why import in_use
+from firmware.words import TEST_MODE
 from mjtable_core.clock import Timer
 from mjtable_core.geometry import REFERENCE, Geometry
 from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP, Value
@@ -248,7 +249,7 @@ class Maintenance:
         why = self.busy()
         if why is not None and not (force and self.ctl.cycle.state not in HOLES_OPEN):
             raise MaintenanceRefused(_("cannot enter test mode: {why}").format(why=why))
-        self.ctl.halt("test mode")
+        self.ctl.halt("test mode", TEST_MODE)
         self.test_mode = True
         self.ctl.service_mode = True    # opening the case is expected now
         self.results = {}

@@ -43,6 +43,37 @@ def _form(template: str) -> re.Pattern[str]:
 
 WHY_FORMS = tuple((_form(t), t) for t in (HELD_BY, STOPPED_READING, SLOW_LINE, IDLE))
 
+# Fixed words events carry as data (why a table halted or a set is refed, how a jog
+# stopped, who acted): English in the record, said in the reader's language.
+EVENT_WORDS = {
+    "test mode": N_("test mode"), "estop": N_("e-stop"), "e-stop": N_("e-stop"),
+    "console": N_("console"),
+    "panel": N_("panel"), "time up": N_("time up"),
+    "both lift keys held at power-on": N_("both lift keys held at power-on"),
+    "players (top-up)": N_("players (top-up)"),
+    "refed after an unclean stop": N_("refed after an unclean stop"),
+    "the count of the set being built cannot be trusted":
+        N_("the count of the set being built cannot be trusted"),
+    "leaving test mode": N_("leaving test mode"),
+}
+EVENT_FORMS = tuple((_form(t), t) for t in (
+    N_("reached {sensor}"), N_("aborted: {why}"), N_("test {name}"),
+    N_("fault {code} {id}")))
+WORD_KEYS = ("reason", "stopped", "by", "detail")
+
+
+def event_word(value: str) -> str:
+    """A fixed word or form of an event (`EVENT_WORDS`, `EVENT_FORMS`), in the current
+    language; anything else (a technician's name) as it is."""
+    if value in EVENT_WORDS:
+        return _(EVENT_WORDS[value])
+    for form, template in EVENT_FORMS:
+        match = form.fullmatch(value)
+        if match:
+            return _(template).format(**{k: event_word(v)
+                                         for k, v in match.groupdict().items()})
+    return value
+
 
 def worded(key: str, value: Any) -> Any:
     """An evidence or event value that is an English sentence (`why`, a link's
@@ -58,6 +89,8 @@ def worded(key: str, value: Any) -> Any:
         return _(value)
     if key == "reason" and value in LINK_REASONS:
         return _(LINK_REASONS[value])
+    if key in WORD_KEYS:
+        return event_word(value)
     return value
 
 

@@ -148,7 +148,7 @@ def event_detail(event: dict[str, Any], skip: set[str]) -> str:
             continue
         seen = fault_why(value) if key == "evidence" else None
         if key == "state" and isinstance(value, str):
-            text = words.state(value)
+            text = words.state(value, event.get("held_by"))
         elif seen:
             key, text = "why", seen         # a fault's evidence: what was seen, in words
         elif isinstance(value, dict) and not ("code" in value and "id" in value):
@@ -164,7 +164,7 @@ def event_detail(event: dict[str, Any], skip: set[str]) -> str:
 
 def log_line(row: dict[str, Any]) -> str:
     """One event-log row as a line."""
-    skip = {"seq", "run", "wall", "t", "cycle", "kind", "chain"}
+    skip = {"seq", "run", "wall", "t", "cycle", "kind", "chain", "held_by"}
     wall = row.get("wall")
     when = (datetime.datetime.fromtimestamp(wall).strftime("%Y-%m-%d %H:%M:%S")
             if isinstance(wall, int | float) else "-")
