@@ -34,14 +34,14 @@ SLOW_LINE = N_("a request line took over {seconds} s")
 IDLE = N_("idle for {seconds} s")
 
 
-def _form(template: str) -> re.Pattern[str]:
+def sentence_form(template: str) -> re.Pattern[str]:
     """The sentences `template` formats to, each of its fields a named group."""
     parts = re.split(r"\{(\w+)\}", template)    # text, field, text, field, ..., text
     return re.compile("".join(f"(?P<{part}>.*?)" if i % 2 else re.escape(part)
                               for i, part in enumerate(parts)))
 
 
-WHY_FORMS = tuple((_form(t), t) for t in (HELD_BY, STOPPED_READING, SLOW_LINE, IDLE))
+WHY_FORMS = tuple((sentence_form(t), t) for t in (HELD_BY, STOPPED_READING, SLOW_LINE, IDLE))
 
 # Fixed words events carry as data (why a table halted or a set is refed, how a jog
 # stopped, who acted): English in the record, said in the reader's language.
@@ -56,7 +56,7 @@ EVENT_WORDS = {
         N_("the count of the set being built cannot be trusted"),
     "leaving test mode": N_("leaving test mode"),
 }
-EVENT_FORMS = tuple((_form(t), t) for t in (
+EVENT_FORMS = tuple((sentence_form(t), t) for t in (
     N_("reached {sensor}"), N_("aborted: {why}"), N_("test {name}"),
     N_("fault {code} {id}")))
 WORD_KEYS = ("reason", "stopped", "by", "detail")

@@ -29,6 +29,7 @@ from firmware.recovery import UNTRUSTED_COUNT
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config
 from mjtable_core.geometry import Geometry
+from simulator import problems
 from simulator.players import SimPlayers
 from simulator.referee import Referee
 from simulator.rigs import IoboardRig, SimRig
@@ -326,7 +327,7 @@ class Harness:
         self._checks -= 1
         if any(self.table.motor_on(m) for m in motors):
             self.motors_safe = False
-            self.problems.append(f"motors still on after {fault_id}")
+            self.problems.append(problems.MOTORS_ON.format(fault=fault_id))
 
     def _broken(self, action: ActionSpec) -> bool:
         """Whether `action` would mend something that is broken right now."""
@@ -366,8 +367,8 @@ class Harness:
         known = self.config.table.tile_reader
         if not complete or sets != {event["set"]} or (known and record["walls"] != codes):
             self.wrong_handoffs += 1
-            self.problems.append(f"hand {event['cycle']}: walls handed off do not match the "
-                                 f"table (sets on table {sorted(sets)}, complete {complete})")
+            self.problems.append(problems.WRONG_WALLS.format(
+                hand=event["cycle"], sets=",".join(sorted(sets)), complete=complete))
         self.handoffs.append({"cycle": event["cycle"], "set": event["set"],
                               "commitment": event["commitment"],
                               "tiles": sum(len(s) for w in record["walls"] for s in w)})
@@ -572,31 +573,31 @@ class Harness:
     def report(self, wall: float) -> dict[str, Any]:
         expect = self.scenario.expect
         raised = {f["id"] for f in self.faults}
-        problems = list(self.problems)
+        found = list(self.problems)
         for v in self.referee.violations:
-            problems.append(f"referee: {v['rule']} at t={v['t']}: {v['detail']}")
+            found.append(problems.REFEREE.format(rule=v["rule"], t=v["t"], detail=v["detail"]))
         for stall in self.watchdog.stalls:
             shown = stall["display"] or "nothing"
-            problems.append(f"stall in {stall['phase']} for {stall['waited_s']} s "
-                            f"(display shows {shown})")
+            found.append(problems.STALL.format(phase=stall["phase"],
+                                               seconds=stall["waited_s"], shown=shown))
         if self.crashed is not None:
-            problems.append(f"crashed: {self.crashed['error']} at {self.crashed['where']}")
+            found.append(problems.CRASHED.format(**self.crashed))
         if self.timed_out:
-            problems.append("ran out of wall time")
+            found.append(problems.OUT_OF_TIME)
         for fault_id in expect.faults:
             if fault_id not in raised:
-                problems.append(f"expected fault {fault_id} was not raised")
+                found.append(problems.NOT_RAISED.format(fault=fault_id))
         allowed = set(expect.faults) | set(expect.allow) | {"power.recovered"}
         for fault_id in sorted(raised - allowed):
-            problems.append(f"unexpected fault {fault_id}")
+            found.append(problems.UNEXPECTED.format(fault=fault_id))
         completed = len(self.handoffs)
         wanted = expect.cycles_completed if expect.cycles_completed is not None \
             else self.scenario.cycles
         if completed < wanted:
-            problems.append(f"{completed} cycles completed, expected {wanted}")
+            found.append(problems.TOO_FEW.format(completed=completed, wanted=wanted))
         accounted = self.table.tiles_accounted()
         if not accounted:
-            problems.append("tiles not accounted for")
+            found.append(problems.TILES)
         latency: dict[str, float] = {}
         for d in self.detections:
             latency.setdefault(d["kind"], d["latency_s"])
@@ -626,9 +627,9 @@ class Harness:
             "detection_latency_s": latency,
             **self.rig.report(),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "expectations_met": not problems,
-            "problems": problems,
-            "completed": not problems,
+            "expectations_met": not found,
+            "problems": found,
+            "completed": not found,
         }
 
 

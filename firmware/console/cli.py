@@ -20,6 +20,7 @@ from typing import Any
 from rich.console import Console
 
 from firmware import statedir
+from firmware.cli_types import number, whole
 from firmware.console import render
 from firmware.console.client import (
     EXIT_NO_DAEMON,
@@ -85,18 +86,18 @@ def _parser() -> argparse.ArgumentParser:
     add("faults", _("active faults with diagnosis, and the history"))
     log = add("log", _("the event log (JSON lines with --json)"))
     log.add_argument("--kind", help=_("event kind, e.g. fault, key, phase, technician"))
-    log.add_argument("--cycle", type=int, help=_("hand number"))
-    log.add_argument("--run", type=int, help=_("daemon run (default: all; current for --cycle)"))
+    log.add_argument("--cycle", type=whole, help=_("hand number"))
+    log.add_argument("--run", type=whole, help=_("daemon run (default: all; current for --cycle)"))
     log.add_argument("--since", type=when, metavar="WHEN",
                      help=_("events from this time on: YYYY-MM-DD, \"YYYY-MM-DD HH:MM[:SS]\" "
                             "(local time) or unix seconds"))
     log.add_argument("--until", type=when, metavar="WHEN",
                      help=_("events before this time; same forms as --since"))
-    log.add_argument("--limit", type=int, default=200)
+    log.add_argument("--limit", type=whole, default=200)
     export = add("export-log", _("export the event log file as JSON lines (no daemon needed)"))
     export.add_argument("--kind")
-    export.add_argument("--cycle", type=int)
-    export.add_argument("--run", type=int)
+    export.add_argument("--cycle", type=whole)
+    export.add_argument("--run", type=whole)
     export.add_argument("--out", metavar="FILE", help=_("write here instead of stdout"))
     add("verify-log", _("check the event log's hash chain (no daemon needed); exit 1 names "
                         "the first row changed, removed or reordered"))
@@ -115,7 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     jog = add("jog", _("run one motor briefly (lid: up/down; others: fwd)"))
     jog.add_argument("motor")
     jog.add_argument("direction")
-    jog.add_argument("seconds", type=float)
+    jog.add_argument("seconds", type=number)
     clear = add("clear", _("clear a fault by its #ref, id or display code"))
     clear.add_argument("fault")
     clear.add_argument("--refed", action="store_true",
@@ -124,7 +125,7 @@ def _parser() -> argparse.ArgumentParser:
     estop = add("estop", _("emergency stop (anyone); --release needs a technician"))
     estop.add_argument("--release", action="store_true")
     walls = add("walls", _("recent handoffs (dealt walls and commitments)"))
-    walls.add_argument("--limit", type=int, default=3)
+    walls.add_argument("--limit", type=whole, default=3)
     add("config", _("the daemon's effective config"))
     add("tui", _("the live console (Textual)"))
     tech_add = add("add-technician", _("add a technician; the token is read from stdin"))
