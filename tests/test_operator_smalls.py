@@ -1,0 +1,44 @@
+"""Smaller things an operator meets: a verdict line, packaged scenarios by name, a
+sample deal input, deal output without Python lists."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+from firmware.cli import main
+from simulator.scenario import load_scenario
+from tests.conftest import ROOT
+
+
+def test_a_passing_scenario_ends_with_a_verdict_line(capsys) -> None:
+    assert main(["simulate", "--scenario", str(ROOT / "tests/scenarios/head_jam.toml")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == "verdict: PASSED"
+    assert any("head jam (head.jam)" in line for line in out)   # the name, not only the id
+
+
+def test_a_failing_scenario_ends_with_a_failed_verdict(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "unmet.toml"
+    path.write_text("cycles = 1\n[expect]\nfaults = [\"head.jam\"]\n")
+    assert main(["simulate", "--scenario", str(path)]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "verdict: FAILED"
+
+
+def test_packaged_scenarios_are_named_without_a_path(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)         # an install: no tests/ folder here
+    assert load_scenario("head_jam").cycles == load_scenario("head_jam.toml").cycles
+    (tmp_path / "head_jam").write_text("cycles = 1\n")  # a file here wins over the name
+    assert load_scenario("head_jam").cycles == 1
+
+
+def test_the_sample_deal_input_deals_and_prints_no_python_lists(capsys, monkeypatch) -> None:
+    sample = ROOT / "docs" / "deal-example.json"
+    assert "docs/deal-example.json" in (ROOT / "docs" / "deal-format.md").read_text()
+    assert main(["deal", str(sample)]) == 0
+    out = capsys.readouterr().out
+    assert "commitment sha256:" in out and "next draw wall 3 stack 4 level 1" in out
+    assert not re.search(r"\[\d+(, \d+)*\]", out), out
+    monkeypatch.setattr("sys.stdin", io.StringIO(sample.read_text()))
+    assert main(["deal", "-"]) == 0
