@@ -150,8 +150,8 @@ def _walls_not_rising(ctl: Controller) -> Result:
                        "learned_s": round(ctl.supervisor.learned(p.key), 3)}
               for p in ctl.plates}
     stuck = [f for f in _faults(ctl, "plate.stuck") if f["active"]]
-    evidence = {"plates": plates, "build": _state(ctl, ctl.build), "cycle": _state(ctl, ctl.cycle),
-                "counted": [s.counted for s in ctl.sides]}
+    evidence = {"plates": plates, "build": _state(ctl, ctl.build),
+                "cycle": _state(ctl, ctl.cycle), "counted": [s.counted for s in ctl.sides]}
     if stuck:
         return {"normal": False,
                 "verdict": _("the lift plate of {where} is stuck").format(
@@ -161,7 +161,8 @@ def _walls_not_rising(ctl: Controller) -> Result:
         return {"normal": True, "evidence": evidence,
                 "verdict": _("walls rise only when a set is staged; the build is {state} at "
                              "{counted}/{tiles} tiles").format(
-                    state=ctl.build.state, counted=sum(s.counted for s in ctl.sides),
+                    state=words.state(_state(ctl, ctl.build)),
+                    counted=sum(s.counted for s in ctl.sides),
                     tiles=ctl.config.table.tiles),
                 "remedy": [_("wait for the ready lamp, then use the lift key")]}
     return {"normal": True, "evidence": evidence,

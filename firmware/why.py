@@ -55,11 +55,15 @@ EVENT_WORDS = {
     "the count of the set being built cannot be trusted":
         N_("the count of the set being built cannot be trusted"),
     "leaving test mode": N_("leaving test mode"),
+    # A refused login (firmware/api/server.py): why, in the refusal's event.
+    "wrong name or token": N_("wrong name or token"), "locked out": N_("locked out"),
+    "no credential": N_("no credential"), "session expired": N_("session expired"),
+    "<unknown names>": N_("<unknown names>"),
 }
 EVENT_FORMS = tuple((sentence_form(t), t) for t in (
     N_("reached {sensor}"), N_("aborted: {why}"), N_("test {name}"),
     N_("fault {code} {id}")))
-WORD_KEYS = ("reason", "stopped", "by", "detail")
+WORD_KEYS = ("reason", "stopped", "by", "detail", "name")
 
 
 def event_word(value: str) -> str:

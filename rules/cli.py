@@ -14,6 +14,7 @@ import json
 import re
 import sys
 
+from mjtable_core.oserror import said
 from mjtable_core.printable import printable_lines
 
 from .audit import audit
@@ -42,13 +43,18 @@ def _fail(prog: str, message: str) -> int:
     return EXIT_BAD_INPUT
 
 
+def _records(n: int) -> str:
+    """"1 record", "5 records" (a count said as English says it)."""
+    return _("1 record") if n == 1 else _("{n} records").format(n=n)
+
+
 def deal_main(argv: list[str]) -> int:
     """`mjtable deal [FILE|-] [--json]`: deal from a JSON input (docs/deal-format.md)."""
     parser = argparse.ArgumentParser(
         prog="mjtable deal",
         description=_("Deal from built walls and dice and print the dealt-walls record. "
                       "The input and the record: docs/deal-format.md."))
-    parser.add_argument("file", nargs="?", default="-",
+    parser.add_argument("file", nargs="?", default="-", metavar="FILE",
                         help=_("input JSON file, or - for stdin (default)"))
     parser.add_argument("--json", action="store_true", help=_("print the record as JSON"))
     args = parser.parse_args(argv)
@@ -57,7 +63,7 @@ def deal_main(argv: list[str]) -> int:
         text = _read(args.file)
     except OSError as exc:
         return _fail(prog, _("{file}: cannot read: {error}").format(file=_name(args.file),
-                                                                    error=exc.strerror))
+                                                                    error=said(exc)))
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -80,7 +86,8 @@ def audit_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="mjtable audit",
         description=_("Fairness audit over dealt-walls records (one JSON object per line)."))
-    parser.add_argument("file", help=_("JSON Lines file of handoff records, or - for stdin"))
+    parser.add_argument("file", metavar="FILE",
+                        help=_("JSON Lines file of handoff records, or - for stdin"))
     parser.add_argument("--json", action="store_true", help=_("print the report as JSON"))
     parser.add_argument("--alpha", type=float, default=None,
                         help=_("p-value below which a test is flagged (default 0.001)"))
@@ -90,7 +97,7 @@ def audit_main(argv: list[str]) -> int:
         text = _read(args.file)
     except OSError as exc:
         return _fail(prog, _("{file}: cannot read: {error}").format(file=_name(args.file),
-                                                                    error=exc.strerror))
+                                                                    error=said(exc)))
     records, line_numbers = [], []
     lines = text.splitlines()
     for number, line in enumerate(lines, start=1):
@@ -124,7 +131,7 @@ def audit_main(argv: list[str]) -> int:
 
 def report_text(report: dict) -> str:
     """The audit report as lines a person reads."""
-    lines = [_("{records} records").format(records=report["records"])]
+    lines = [_records(report["records"])]
     if report["note"]:
         lines.append(report["note"])
     for name, test in report["tests"].items():
@@ -152,11 +159,12 @@ def verify_deals_main(argv: list[str]) -> int:
     and the records form one chain, 1 naming the first broken record, 2 on bad input."""
     parser = argparse.ArgumentParser(
         prog="mjtable verify-deals",
-        description="Check a handoff file (one record per line): each revealed nonce "
-                    "against the commitment published before that deal, and the chain "
-                    "of commitments from record to record.")
-    parser.add_argument("file", help="handoff records, JSON lines ('-' for stdin)")
-    parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
+        description=_("Check a handoff file (one record per line): each revealed nonce "
+                      "against the commitment published before that deal, and the chain "
+                      "of commitments from record to record."))
+    parser.add_argument("file", metavar="FILE",
+                        help=_("handoff records, JSON lines ('-' for stdin)"))
+    parser.add_argument("--json", action="store_true", help=_("print the verdict as JSON"))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
@@ -166,13 +174,15 @@ def verify_deals_main(argv: list[str]) -> int:
     try:
         verdict = verify_history(read_records(_read(args.file).splitlines()))
     except OSError as exc:
-        return _fail("mjtable verify-deals", f"{_name(args.file)}: {exc.strerror or exc}")
+        return _fail("mjtable verify-deals", f"{_name(args.file)}: {said(exc)}")
     if args.json:
         print(json.dumps(verdict.__dict__))
     elif verdict.ok:
-        print(_("{file}: {records} records, one chain; {reveals} reveals match their "
-                "commitments").format(file=_name(args.file), records=verdict.records,
-                                      reveals=verdict.reveals_checked))
+        print(_("{file}: {records}, one chain; {reveals}").format(
+            file=_name(args.file), records=_records(verdict.records),
+            reveals=(_("1 reveal matches its commitment") if verdict.reveals_checked == 1
+                     else _("{n} reveals match their commitments").format(
+                         n=verdict.reveals_checked))))
         print(_("dice: {checked} hands rolled from a seed committed before their walls were "
                 "built; {observed} read from physical dice; {unbound} not bound before "
                 "their walls {lines}").format(

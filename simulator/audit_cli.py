@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
                  "{suspicious} suspicious, {incomplete} the simulated table "
                  "stopped early, {bad} bad input.").format(
             suspicious=EXIT_SUSPICIOUS, incomplete=EXIT_INCOMPLETE, bad=EXIT_BAD_INPUT))
-    parser.add_argument("file", nargs="?",
+    parser.add_argument("file", nargs="?", metavar="FILE",
                         help=_("JSON Lines file of handoff records, or - for stdin"))
     parser.add_argument("--simulate", type=positive_int, metavar="N",
                         help=_("instead of a file, simulate N hands and audit them"))

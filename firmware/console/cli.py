@@ -19,7 +19,7 @@ from typing import Any
 
 from rich.console import Console
 
-from firmware import statedir
+from firmware import chain_words, statedir
 from firmware.cli_types import number, whole
 from firmware.console import render
 from firmware.console.client import (
@@ -108,17 +108,17 @@ def _parser() -> argparse.ArgumentParser:
                       help=_("also run the check that moves the mechanism (a technician)"))
     test = add("test", _("run a mechanism self-test (lid, plate.N, head.N, disc, conveyor.N, "
                        "dice, all)"))
-    test.add_argument("mechanism")
+    test.add_argument("mechanism", metavar="MECHANISM")
     mode = add("test-mode", _("enter or leave test mode"))
     mode.add_argument("state", choices=("on", "off"))
     mode.add_argument("--force", action="store_true",
                       help=_("enter even during a build (that half-built set is rebuilt)"))
     jog = add("jog", _("run one motor briefly (lid: up/down; others: fwd)"))
-    jog.add_argument("motor")
-    jog.add_argument("direction")
-    jog.add_argument("seconds", type=number)
+    jog.add_argument("motor", metavar="MOTOR")
+    jog.add_argument("direction", metavar="DIRECTION")
+    jog.add_argument("seconds", type=number, metavar="SECONDS")
     clear = add("clear", _("clear a fault by its #ref, id or display code"))
-    clear.add_argument("fault")
+    clear.add_argument("fault", metavar="FAULT")
     clear.add_argument("--refed", action="store_true",
                        help=_("the half-built set was refed (belts, heads and tracks "
                               "emptied onto the disc): releases the refeed hold (rF)"))
@@ -129,9 +129,9 @@ def _parser() -> argparse.ArgumentParser:
     add("config", _("the daemon's effective config"))
     add("tui", _("the live console (Textual)"))
     tech_add = add("add-technician", _("add a technician; the token is read from stdin"))
-    tech_add.add_argument("name")
+    tech_add.add_argument("name", metavar="NAME")
     tech_rm = add("remove-technician", _("remove a technician"))
-    tech_rm.add_argument("name")
+    tech_rm.add_argument("name", metavar="NAME")
     add("technicians", _("list technician names"))
     return parser
 
@@ -325,7 +325,8 @@ def _export(args: argparse.Namespace) -> int:
     if args.command == "verify-log":
         ok, found = reader.verify_chain()
         verdict = _("intact") if ok else _("TAMPERED")
-        print(f"{path}: {verdict}: {_human(str(found))}", file=sys.stdout if ok else sys.stderr)
+        print(f"{path}: {verdict}: {_human(chain_words.say(str(found)))}",
+              file=sys.stdout if ok else sys.stderr)
         return 0 if ok else EXIT_REFUSED
     filters = {k: getattr(args, k) for k in ("kind", "cycle", "run")
                if getattr(args, k) is not None}
@@ -335,7 +336,8 @@ def _export(args: argparse.Namespace) -> int:
     if args.out:
         with open(args.out, "w") as fh:
             count = reader.export(fh, **filters)
-        print(_("{n} events written to {path}").format(n=count, path=args.out),
+        print((_("1 event written to {path}") if count == 1 else
+               _("{n} events written to {path}")).format(n=count, path=args.out),
               file=sys.stderr)
     else:
         reader.export(sys.stdout, **filters)

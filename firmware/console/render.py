@@ -151,8 +151,9 @@ def event_detail(event: dict[str, Any], skip: set[str]) -> str:
             text = words.state(value, event.get("held_by"))
         elif seen:
             key, text = "why", seen         # a fault's evidence: what was seen, in words
-        elif isinstance(value, dict) and not ("code" in value and "id" in value):
-            text = "…"
+        elif (isinstance(value, dict) and not ("code" in value and "id" in value)) or (
+                isinstance(value, list) and any(isinstance(v, dict) for v in value)):
+            text = "…"      # a nested record (a test's sensor log): --json has it
         else:
             text = plain(worded(key, value))
         # A why is one sentence of ours, and its end says what to do: never cut it.
@@ -363,7 +364,11 @@ INFO = {
     "t": N_("time on the table clock (s)"), "methods": N_("commands"),
     "technician_needed": N_("commands that need a technician"),
     "event_log_run": N_("event log run"), "event_log_head": N_("event log chain head"),
+    "access": N_("who may use each command"),
 }
+# Access levels of the API's methods (firmware/api/access.py), as said.
+ACCESS = {"open": N_("anyone"), "technician": N_("a technician"),
+          "motion": N_("a technician (motion: test mode while a hand is in play)")}
 
 
 def info_lines(result: dict[str, Any]) -> list[str]:
@@ -375,5 +380,8 @@ def info_lines(result: dict[str, Any]) -> list[str]:
             lines.extend(f"  {plain(t.get('number')):>3}  {plain(t.get('name')):<12} "
                          f"{plain(t.get('label'))}" for t in value if isinstance(t, dict))
             continue
+        if key == "access" and isinstance(value, dict):
+            value = {method: _(ACCESS[level]) if level in ACCESS else level
+                     for method, level in value.items()}
         lines.append(labelled(_(INFO[key]) if key in INFO else key, plain(value)))
     return lines
