@@ -9,11 +9,11 @@ from babel.messages.pofile import read_po
 
 from firmware import i18n
 
-GLOSSARY = Path(__file__).resolve().parent.parent / "docs" / "zh_CN" / "glossary.md"
+WORDS_PAGE = Path(__file__).resolve().parent.parent / "docs" / "zh_CN" / "glossary.md"
 
 
 def _rows() -> list[tuple[str, str, list[str]]]:
-    table = GLOSSARY.read_text(encoding="utf-8").split("| 英文界面 | 用词 | 不用 |")[1]
+    table = WORDS_PAGE.read_text(encoding="utf-8").split("| 英文界面 | 用词 | 不用 |")[1]
     rows = []
     for line in table.strip().splitlines()[1:]:
         if not line.startswith("|"):
