@@ -42,3 +42,19 @@ def test_the_sample_deal_input_deals_and_prints_no_python_lists(capsys, monkeypa
     assert not re.search(r"\[\d+(, \d+)*\]", out), out
     monkeypatch.setattr("sys.stdin", io.StringIO(sample.read_text()))
     assert main(["deal", "-"]) == 0
+
+
+def test_every_fault_has_its_own_display_code_on_every_side() -> None:
+    # count.double and count.blind shared E4N: `clear E42` could not tell them apart.
+    from firmware.faults import CATALOGUE
+
+    shown = [kind.display_code(side) for kind in CATALOGUE.values() for side in range(4)
+             if "N" in kind.code or side == 0]
+    assert len(shown) == len(set(shown))
+
+
+def test_one_record_is_said_in_the_singular(tmp_path: Path, capsys) -> None:
+    from rules.cli import report_text
+
+    assert report_text({"records": 1, "note": "", "tests": {}, "verdict": "ok"}
+                       ).startswith("1 record\n")
