@@ -254,6 +254,9 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
     else:
         _print_summary(report)
         print(_("verdict: PASSED") if passed else _("verdict: FAILED"))
+    if report.get("interrupted"):
+        print(_("mjtable: interrupted"), file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0 if passed else 1
 
 
@@ -293,7 +296,9 @@ def _fuzz(config: Config, args: argparse.Namespace) -> int:
             print(_("FAILED {file}: {classes}").format(file=failure["scenario_file"],
                                                        classes=", ".join(failure["classes"])))
     if report["interrupted"]:
-        return 130
+        print(_("fuzz: interrupted after {done} of {count} scenarios").format(
+            done=report["runs"], count=args.count), file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0 if report["passed"] == report["runs"] else 1
 
 

@@ -138,6 +138,7 @@ class Harness:
         self.watchdog = StallWatchdog(self.clock, self.table, self.players, lambda: self.ctl)
         self.crashed: dict[str, Any] | None = None
         self.timed_out = False
+        self.interrupted = False    # Ctrl-C: the report says what ran until then
         self.link_dead = False              # the host could not reach the board
         self._checks = 0                    # motor checks still due
         # Clears a technician made while the power was off: done once the table is back.
@@ -567,6 +568,10 @@ class Harness:
             self.crashed = crash_report(exc)
             self.table.power(False)     # whatever it left running stops with the run
             self.rig.close(drain=False)
+        except KeyboardInterrupt:
+            self.interrupted = True
+            self.table.power(False)
+            self.rig.close(drain=False)
         wall = time.perf_counter() - wall_start
         return self.report(wall)
 
@@ -584,6 +589,8 @@ class Harness:
             found.append(problems.CRASHED.format(**self.crashed))
         if self.timed_out:
             found.append(problems.OUT_OF_TIME)
+        if self.interrupted:
+            found.append(problems.INTERRUPTED)
         for fault_id in expect.faults:
             if fault_id not in raised:
                 found.append(problems.NOT_RAISED.format(fault=fault_id))
@@ -607,6 +614,7 @@ class Harness:
             "stalls": list(self.watchdog.stalls),
             "crashed": self.crashed,
             "timed_out": self.timed_out,
+            "interrupted": self.interrupted,
             "cycles_requested": self.scenario.cycles,
             "cycles_completed": completed,
             "seed": self.table.seed,

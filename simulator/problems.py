@@ -18,11 +18,13 @@ REFEREE = N_("referee: {rule} at t={t}: {detail}")
 STALL = N_("stall in {phase} for {seconds} s (display shows {shown})")
 CRASHED = N_("crashed: {error} at {where}")
 OUT_OF_TIME = N_("ran out of wall time")
+INTERRUPTED = N_("interrupted (Ctrl-C): the report covers what ran until then")
 NOT_RAISED = N_("expected fault {fault} was not raised")
 UNEXPECTED = N_("unexpected fault {fault}")
 TOO_FEW = N_("{completed} cycles completed, expected {wanted}")
 TILES = N_("tiles not accounted for")
-TEMPLATES = (MOTORS_ON, WRONG_WALLS, REFEREE, STALL, CRASHED, OUT_OF_TIME, NOT_RAISED,
+TEMPLATES = (MOTORS_ON, WRONG_WALLS, REFEREE, STALL, CRASHED, OUT_OF_TIME, INTERRUPTED,
+             NOT_RAISED,
              UNEXPECTED, TOO_FEW, TILES)
 FORMS = tuple((sentence_form(t), t) for t in TEMPLATES)
 

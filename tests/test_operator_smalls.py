@@ -58,3 +58,42 @@ def test_one_record_is_said_in_the_singular(tmp_path: Path, capsys) -> None:
 
     assert report_text({"records": 1, "note": "", "tests": {}, "verdict": "ok"}
                        ).startswith("1 record\n")
+
+
+def test_ctrl_c_in_simulate_json_writes_the_partial_report(capsys, monkeypatch) -> None:
+    import json
+
+    from simulator.players import SimPlayers
+
+    hand_over = SimPlayers._hand_over
+
+    def second_hand_interrupted(self: SimPlayers) -> None:
+        if self.hands_played == 1:
+            raise KeyboardInterrupt     # Ctrl-C while the table plays hand 2
+        hand_over(self)
+
+    monkeypatch.setattr(SimPlayers, "_hand_over", second_hand_interrupted)
+    assert main(["simulate", "--json", "--cycles", "20"]) == 130
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["interrupted"] is True and report["completed"] is False
+    assert 1 <= report["cycles_completed"] < 20
+    assert any("interrupted" in p for p in report["problems"])
+    assert "interrupted" in err
+
+
+def test_ctrl_c_in_fuzz_says_it_was_interrupted(tmp_path: Path, capsys, monkeypatch) -> None:
+    import simulator.fuzz
+
+    judge = simulator.fuzz.judge
+    runs = []
+
+    def interrupted_at_the_second(*args, **kwargs):
+        runs.append(1)
+        if len(runs) == 2:
+            raise KeyboardInterrupt
+        return judge(*args, **kwargs)
+
+    monkeypatch.setattr(simulator.fuzz, "judge", interrupted_at_the_second)
+    assert main(["fuzz", "--count", "5", "--out", str(tmp_path)]) == 130
+    assert "fuzz: interrupted after 1 of 5 scenarios" in capsys.readouterr().err
