@@ -229,7 +229,8 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
         if args.json:
             _out(args, result, "")
         else:
-            console = Console()
+            # Piped (a script, `| less`): whole lines, never a label wrapped from its value.
+            console = Console(soft_wrap=not sys.stdout.isatty())
             console.print(render.table_text(result))
             counters = result["counters"]
             console.print(render.counters_line(counters), highlight=False)
