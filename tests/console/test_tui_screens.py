@@ -56,6 +56,9 @@ class TableApi:
         self.push_status()
         return p.reply(1, result)
 
+    async def login(self, credential: tuple[str, str]) -> dict[str, Any]:
+        return p.reply(1, {"technician": credential[0]})
+
     def push_status(self) -> None:
         self.app._on_stream({"stream": "status", "status": self.server.status()})
 
