@@ -222,7 +222,9 @@ class ConsoleApp(App[int]):
             yield DataTable(id="signals", cursor_type="none", zebra_stripes=True)
         with Horizontal(id="bottom"):
             yield Static(_("no active faults"), id="faults")
-            yield RichLog(id="events", max_lines=500, wrap=True, markup=False)
+            # min_width: RichLog renders at least 78 columns by default, and a pane
+            # narrower than that (120x40 halves the screen) cut every line at its edge.
+            yield RichLog(id="events", max_lines=500, wrap=True, markup=False, min_width=20)
         yield Input(placeholder=_("command (help lists them; Ctrl-E e-stop)"), id="command")
         yield Footer()
 
@@ -404,7 +406,13 @@ class ConsoleApp(App[int]):
             self.action_login()
             return
         if verb == "help" or (verb == "diagnose" and not args):
-            for line in help_lines():
+            # `diagnose` alone lists the symptoms first: on 80x24 the pane holds eight
+            # lines, and the commands would push the symptom list out of sight.
+            lines = help_lines()
+            if verb == "diagnose":
+                cut = lines.index(_("symptoms (or say it in your words):"))
+                lines = lines[cut:]
+            for line in lines:
                 self._say(line)
             return
         if verb in PRIVILEGED and self.credential is None:
