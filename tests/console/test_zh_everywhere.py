@@ -12,10 +12,12 @@ import contextlib
 import io
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from firmware import i18n
 from firmware.cli import main
 from tests.conftest import ROOT
 from tests.console.conftest import TOKEN, Daemon
@@ -43,9 +45,12 @@ def english(runs: list[tuple[list[str], str]]) -> str:
 
 
 @pytest.fixture
-def chinese(monkeypatch) -> None:
+def chinese(monkeypatch) -> Iterator[None]:
     monkeypatch.setenv("MJTABLE_LANG", "zh_CN")
     monkeypatch.setenv("LANG", "zh_CN.UTF-8")
+    was = i18n.current()
+    yield
+    i18n.set_language(was)      # main() set the process's language: the next test's own
 
 
 COMMANDS = ["run", "simulate", "fuzz", "console", "deal", "audit", "verify-deals", "faults"]
