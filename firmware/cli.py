@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from firmware import cli_words
-from firmware.faultcard import FORMATS
+from firmware.cli_types import number, positive_int, speed, whole
+from firmware.faultcard import FORMATS, short_name
 from firmware.i18n import LANGUAGES, _, join, language, resolve, set_language
 from hal.interface import HalError
 from mjtable_core.config import Config, check_link, load_config
@@ -18,22 +19,6 @@ from mjtable_core.schema import ConfigError
 
 EXIT_CONFIG = 2
 EXIT_INTERRUPTED = 130      # the shell's code for "stopped by Ctrl-C"
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(_("must be at least 1, got {value}").format(
-            value=value))
-    return value
-
-
-def _speed(text: str) -> float:
-    value = float(text)
-    if not 0 < value <= 100000:
-        raise argparse.ArgumentTypeError(
-            _("must be above 0 and at most 100000, got {value}").format(value=value))
-    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -52,10 +37,10 @@ def _parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", parents=[common],
                          help=_("run the table (the built-in simulator without hardware)"))
-    run.add_argument("--speed", type=_speed, default=1.0,
+    run.add_argument("--speed", type=speed, default=1.0,
                      help=_("fast-forward the simulated table by this factor"))
-    run.add_argument("--cycles", type=_positive_int, help=_("stop after this many hands"))
-    run.add_argument("--seed", type=int, help=_("simulator seed (default: from config)"))
+    run.add_argument("--cycles", type=positive_int, help=_("stop after this many hands"))
+    run.add_argument("--seed", type=whole, help=_("simulator seed (default: from config)"))
     run.add_argument("--plain", action="store_true",
                      help=_("log lines instead of the live picture"))
     # As the console takes it: after the command too (SUPPRESS keeps a global one).
@@ -70,26 +55,26 @@ def _parser() -> argparse.ArgumentParser:
     add_agent(sub, common)
     sim = sub.add_parser("simulate", parents=[common],
                          help=_("headless batch run on the virtual clock"))
-    sim.add_argument("--cycles", type=_positive_int,
+    sim.add_argument("--cycles", type=positive_int,
                      help=_("hands to deal (default: the scenario's, else 10)"))
     sim.add_argument("--scenario", metavar="FILE",
                      help=_("faults to inject and technician actions (TOML, see "
                           "docs/scenarios.md); exit 0 only when its expectations hold"))
-    sim.add_argument("--seed", type=int, help=_("simulator seed (default: from config)"))
+    sim.add_argument("--seed", type=whole, help=_("simulator seed (default: from config)"))
     sim.add_argument("--json", action="store_true", help=_("print one JSON report"))
     sim.add_argument("--hal", choices=("sim", "ioboard"), default="sim",
                      help=_("ioboard: through the serial protocol and the I/O-board emulator"))
 
     fuzz = sub.add_parser("fuzz", parents=[common],
                           help=_("random fault scenarios judged by the simulator's referee"))
-    fuzz.add_argument("--count", type=_positive_int, default=100, help=_("scenarios to run"))
-    fuzz.add_argument("--seed", type=int, default=1, help=_("seed of the scenario generator"))
+    fuzz.add_argument("--count", type=positive_int, default=100, help=_("scenarios to run"))
+    fuzz.add_argument("--seed", type=whole, default=1, help=_("seed of the scenario generator"))
     fuzz.add_argument("--rig", choices=("sim", "ioboard"), default="sim",
                       help=_("sim: the in-process simulated HAL; ioboard: the serial path "
                              "and the I/O-board emulator (link faults too)"))
     fuzz.add_argument("--out", metavar="DIR", default="fuzz-failures",
                       help=_("where each failure is written, minimised, as a scenario file"))
-    fuzz.add_argument("--wall-limit", type=float, default=30.0, metavar="S",
+    fuzz.add_argument("--wall-limit", type=number, default=30.0, metavar="S",
                       help=_("real seconds one scenario may take"))
     fuzz.add_argument("--no-shrink", action="store_true",
                       help=_("write failures unminimised"))
@@ -275,20 +260,26 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
     except ValueError as exc:    # a scenario that cannot be run
         print(f"mjtable: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    ok = report["completed"] and report["tiles_accounted"] and report["motors_safe_after_faults"]
+    judged = (report.get("referee_violations") or report.get("stalls")
+              or report.get("crashed") is not None)
+    passed = bool(ok and not judged)
     if args.json:
         print(json.dumps(report))
     else:
         _print_summary(report)
-    ok = report["completed"] and report["tiles_accounted"] and report["motors_safe_after_faults"]
-    judged = (report.get("referee_violations") or report.get("stalls")
-              or report.get("crashed") is not None)
-    return 0 if ok and not judged else 1
+        print(_("verdict: PASSED") if passed else _("verdict: FAILED"))
+    if report.get("interrupted"):
+        print(_("mjtable: interrupted"), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return 0 if passed else 1
 
 
 def _fuzz(config: Config, args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from simulator.fuzz import CLASSES, fuzz, ioboard_runner, sim_runner
+    from simulator.problems import class_name
 
     def progress(done: int, total: int, failed: int) -> None:
         if done % 50 == 0 or done == total:
@@ -315,12 +306,14 @@ def _fuzz(config: Config, args: argparse.Namespace) -> int:
             runs=report["runs"], seed=report["seed"], rig=report["rig"],
             passed=report["passed"], wall=report["wall_time_s"]))
         for name in CLASSES:
-            print(f"  {name}: {report[name]}")
+            print(f"  {class_name(name)}: {report[name]}")
         for failure in report["failures"]:
             print(_("FAILED {file}: {classes}").format(file=failure["scenario_file"],
                                                        classes=", ".join(failure["classes"])))
     if report["interrupted"]:
-        return 130
+        print(_("fuzz: interrupted after {done} of {count} scenarios").format(
+            done=report["runs"], count=args.count), file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0 if report["passed"] == report["runs"] else 1
 
 
@@ -335,6 +328,7 @@ def _scenario(args: argparse.Namespace, config: Config) -> tuple[Any, Config]:
 
 
 def _print_summary(report: dict) -> None:
+    from simulator.problems import say
     # What the referee saw comes first: it outranks anything the firmware reported.
     for v in report.get("referee_violations", []):
         print(_("VIOLATION {rule} (hand {hand}, t={t} s): {detail}").format(
@@ -360,13 +354,13 @@ def _print_summary(report: dict) -> None:
           else _("tiles accounted for: NO"))
     for fault in report["faults"]:
         remedy = join(fault["diagnosis"]["remedy"])
-        print(_("fault {code} {id} at {where} (hand {hand}, t={t} s): {remedy}").format(
-            code=fault["code"], id=fault["id"], where=fault["where"], hand=fault["cycle"],
-            t=fault["sim_time_s"], remedy=remedy))
+        print(_("fault {code} {name} ({id}) at {where} (hand {hand}, t={t} s): {remedy}").format(
+            code=fault["code"], name=short_name(fault["id"]), id=fault["id"],
+            where=fault["where"], hand=fault["cycle"], t=fault["sim_time_s"], remedy=remedy))
     if not report["faults"]:
         print(_("no faults"))
     for problem in report.get("problems", []):
-        print(_("PROBLEM: {problem}").format(problem=problem))
+        print(_("PROBLEM: {problem}").format(problem=say(problem)))
 
 
 if __name__ == "__main__":

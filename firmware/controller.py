@@ -101,6 +101,7 @@ class Controller:
         self.face_up = FaceUpTracker(self.geometry.side_count)
         self.tampered = False       # latched by case_open; only a technician clears it
         self.service_mode = False   # the case may be opened in service mode
+        self.halted_by: str | None = None  # while a halt parks the machines (events)
         self.refeed_hold: Fault | None = None
         self.handoff = Handoff(self)
         self.scoring = TableScore(self)     # the game's scores and the next dealer
@@ -609,14 +610,20 @@ class Controller:
     def _machines(self) -> tuple[Any, ...]:
         return (self.cycle, self.build, self.lid, self.dice, *self.sides, *self.plates)
 
-    def halt(self, reason: str) -> None:
-        """Stop all work through the shutdown path: every machine parked in its fault state."""
-        self._shut_down(TABLE, None)
-        self.emit("halted", reason=reason)
+    def halt(self, reason: str, held_by: str | None = None) -> None:
+        """Stop all work through the shutdown path: every machine parked in its fault
+        state. `held_by` (words.TEST_MODE, words.ESTOP) names the stop in the events,
+        never a fault."""
+        self.halted_by = held_by
+        try:
+            self._shut_down(TABLE, None)
+        finally:
+            self.halted_by = None
+        self.emit("halted", reason=reason, **({"held_by": held_by} if held_by else {}))
 
     def estop(self, by: str | None = None) -> None:
         """Emergency stop: everything off until a technician releases it."""
-        self.halt("estop")
+        self.halt("estop", words.ESTOP)
         self.estopped = True
         self.hal.write("display", "ES")
         self.emit("estop", by=by)

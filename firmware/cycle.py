@@ -76,7 +76,9 @@ class Cycle(Recoverable):
 
     def _announce(self, event: EventData) -> None:
         if event.transition is not None and event.transition.dest is not None:
-            self.ctl.emit("phase", state=self.state, cycle=self.number)
+            held = self.ctl.halted_by if self.state == "fault" else None
+            self.ctl.emit("phase", state=self.state, cycle=self.number,
+                          **({"held_by": held} if held else {}))
 
     def status(self) -> dict[str, Any]:
         """The hand cycle as the status picture shows it (keys as the picture names them)."""

@@ -59,12 +59,19 @@ def diagnose(ctl: Controller, symptom: str, done: Done | None = None) -> Result 
     return None
 
 
+def _state(ctl: Controller, machine: Any) -> str:
+    """A machine's state as evidence: one halted by test mode or the e-stop is said so,
+    never "fault" (the status picture's `held_by`)."""
+    held = ctl.status()["held_by"] if machine.state == "fault" else None
+    return held or machine.state
+
+
 def _busy(ctl: Controller) -> str | None:
     """A check moves a mechanism: only when the table is not using it."""
     if any(f.active and f.kind.severity == "E" for f in ctl.faults):
         return _("an error fault is active; the checks run once it is cleared")
     if ctl.cycle.state != "play":
-        return _("the table is busy ({state})").format(state=words.state(ctl.cycle.state))
+        return _("the table is busy ({state})").format(state=words.state(_state(ctl, ctl.cycle)))
     if ctl.build.running or ctl.build.state == "sweeping":
         return _("a set is being built: the disc turns under the lid")
     return None
@@ -102,7 +109,7 @@ def _set_stays(ctl: Controller) -> Result:
     lid = _faults(ctl, "lid.not_lowering", "lid.not_rising", "lid.sensor_conflict")
     plates = _faults(ctl, "plate.stuck")
     evidence = {"set_in_play": ctl.cycle.set_in_play, "set_building": ctl.cycle.set_building,
-                "build": ctl.build.state, "lid": ctl.lid.state,
+                "build": _state(ctl, ctl.build), "lid": _state(ctl, ctl.lid),
                 "lid_faults": lid, "plate_faults": plates}
     active = [f for f in lid + plates if f["active"]]
     if active:
@@ -139,12 +146,12 @@ def _tile_face_up(ctl: Controller) -> Result:
 
 
 def _walls_not_rising(ctl: Controller) -> Result:
-    plates = {p.side: {"state": p.state, "home": bool(ctl.hal.read(p.sensor)),
+    plates = {p.side: {"state": _state(ctl, p), "home": bool(ctl.hal.read(p.sensor)),
                        "learned_s": round(ctl.supervisor.learned(p.key), 3)}
               for p in ctl.plates}
     stuck = [f for f in _faults(ctl, "plate.stuck") if f["active"]]
-    evidence = {"plates": plates, "build": ctl.build.state, "cycle": ctl.cycle.state,
-                "counted": [s.counted for s in ctl.sides]}
+    evidence = {"plates": plates, "build": _state(ctl, ctl.build),
+                "cycle": _state(ctl, ctl.cycle), "counted": [s.counted for s in ctl.sides]}
     if stuck:
         return {"normal": False,
                 "verdict": _("the lift plate of {where} is stuck").format(
@@ -154,7 +161,8 @@ def _walls_not_rising(ctl: Controller) -> Result:
         return {"normal": True, "evidence": evidence,
                 "verdict": _("walls rise only when a set is staged; the build is {state} at "
                              "{counted}/{tiles} tiles").format(
-                    state=ctl.build.state, counted=sum(s.counted for s in ctl.sides),
+                    state=words.state(_state(ctl, ctl.build)),
+                    counted=sum(s.counted for s in ctl.sides),
                     tiles=ctl.config.table.tiles),
                 "remedy": [_("wait for the ready lamp, then use the lift key")]}
     return {"normal": True, "evidence": evidence,
@@ -165,7 +173,7 @@ def _walls_not_rising(ctl: Controller) -> Result:
 
 def _lid_not_lowering(ctl: Controller) -> Result:
     faults = _faults(ctl, "lid.not_lowering", "lid.sensor_conflict")
-    evidence = {"lid": ctl.lid.state, "lid.upper": bool(ctl.hal.read("lid.upper")),
+    evidence = {"lid": _state(ctl, ctl.lid), "lid.upper": bool(ctl.hal.read("lid.upper")),
                 "lid.lower": bool(ctl.hal.read("lid.lower")),
                 "learned_down_s": round(ctl.supervisor.learned("lid.down"), 3),
                 "degraded": sorted(ctl.supervisor.degraded), "faults": faults}
@@ -182,7 +190,7 @@ def _build_never_finishes(ctl: Controller) -> Result:
     target = ctl.config.tiles_per_side
     short = {s.side: target - s.counted for s in ctl.sides if s.counted < target}
     faults = _faults(ctl, "build.tiles_missing", "count.blind", "head.jam", "build.slow")
-    evidence = {"build": ctl.build.state, "counted": [s.counted for s in ctl.sides],
+    evidence = {"build": _state(ctl, ctl.build), "counted": [s.counted for s in ctl.sides],
                 "short_sides": short, "faults": faults,
                 "elapsed_s": round(ctl.clock.now() - ctl.build.started_at, 3)
                 if ctl.build.running else None}
@@ -228,7 +236,7 @@ def _wrong_tile_count(ctl: Controller) -> Result:
 
 def _dice_not_spinning(ctl: Controller) -> Result:
     faults = _faults(ctl, "dice.stuck")
-    evidence = {"dice": ctl.dice.state, "faces": ctl.dice.faces, "faults": faults}
+    evidence = {"dice": _state(ctl, ctl.dice), "faces": ctl.dice.faces, "faults": faults}
     active = [f for f in faults if f["active"]]
     if active:
         return {"normal": False, "verdict": active[-1]["diagnosis"]["summary"],

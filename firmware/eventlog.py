@@ -41,6 +41,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from firmware.chain_words import (
+    CHAIN_CHANGED,
+    CHAIN_CUT,
+    CHAIN_INTACT,
+    CHAIN_NONE,
+    CHAIN_REMOVED,
+    CHAIN_UNDER,
+)
 from firmware.handoff import public_event
 
 if TYPE_CHECKING:
@@ -152,7 +160,7 @@ class LogReader:
         with contextlib.closing(self._open()) as conn:
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
             if "chain_anchor" not in meta:
-                return False, "the log has no hash chain (written by an older firmware)"
+                return False, CHAIN_NONE
             anchor_id, prev = _pair(meta["chain_anchor"])
             # Nothing may sit at or below the anchor: rotation deleted those rows. Only
             # a log from before the chain (genesis anchor) keeps its old rows 1..anchor,
@@ -162,27 +170,25 @@ class LogReader:
                 "SELECT min(id) FROM events WHERE id <= ? AND NOT (? AND id >= 1 AND "
                 "chain IS NULL)", (anchor_id, legacy)).fetchone()[0]
             if foreign is not None:
-                return False, (f"row {foreign} was added before the chain's anchor (row "
-                               f"{anchor_id}); nothing there is ever written")
+                return False, CHAIN_UNDER.format(row=foreign, anchor=anchor_id)
             expected = anchor_id + 1
             rows = conn.execute("SELECT id, run, wall, t, cycle, kind, data, chain FROM "
                                 "events WHERE id > ? ORDER BY id", (anchor_id,))
             checked = 0
             for id_, run, wall, t, cycle, kind, data, chain in rows:
                 if id_ != expected:
-                    return False, (f"row {expected} was removed (the next row is {id_}); "
-                                   f"{checked} rows before it are intact")
+                    return False, CHAIN_REMOVED.format(row=expected, next=id_,
+                                                       checked=checked)
                 computed = row_chain(prev, id_, run, wall, t, cycle, kind, data)
                 if chain != computed:
-                    return False, (f"row {id_} was changed or moved (its hash does not "
-                                   f"follow row {id_ - 1}); {checked} rows before it are "
-                                   "intact")
+                    return False, CHAIN_CHANGED.format(row=id_, before=id_ - 1,
+                                                       checked=checked)
                 prev, expected, checked = computed, expected + 1, checked + 1
         head_id, head = _pair(meta.get("chain_head"))
         if head_id != expected - 1 or (checked and head != prev):
-            return False, (f"rows after {expected - 1} were removed (the recorded head is "
-                           f"row {head_id})")
-        return True, f"{checked} rows intact from row {anchor_id + 1}; head {expected - 1}:{prev}"
+            return False, CHAIN_CUT.format(row=expected - 1, head=head_id)
+        return True, CHAIN_INTACT.format(checked=checked, first=anchor_id + 1,
+                                         head=f"{expected - 1}:{prev}")
 
     def each(self, kind: str) -> Iterator[dict[str, Any]]:
         """Every row of `kind` (and its sub-kinds), oldest first, however many."""

@@ -38,7 +38,21 @@ SHORT = {
     "power.recovered": N_("restarted after a power cut"),
     "build.interrupted": N_("set half built at stop"),
     "case.opened": N_("case opened"),
+    "storage.failed": N_("storage failed"),
+    "software.error": N_("firmware error"),
 }
+
+HEADINGS = (N_("code"), N_("name"), N_("meaning"), N_("likely causes"), N_("what to do"))
+
+# What else the 7-segment display shows, besides a fault's code.
+DISPLAY = (
+    ("rF", N_("refeed: empty belts, heads and tracks onto the disc, then clear with "
+              "--refed")),
+    ("ES", N_("e-stop: every motor off until a technician releases it")),
+    ("t-", N_("test mode; t3 while test 3 runs, then 3P (passed) or 3F (failed)")),
+    ("c1a2b", N_("c and four hex digits: the start of the next hand's commitment")),
+    ("3-5", N_("the dice faces of the last throw")),
+)
 
 
 def short_name(fault_id: str) -> str:
@@ -69,7 +83,9 @@ def _legend() -> list[str]:
               "I = information."),
             _("N in a code is the side: 0 bottom, 1 right, 2 top, 3 left, as the live "
               "view draws the table."),
-            _("Clear a fault after the repair: mjtable console clear CODE.")]
+            _("Clear a fault after the repair: mjtable console clear CODE."),
+            *[_("Display {code}: {meaning}").format(code=code, meaning=_(meaning))
+              for code, meaning in DISPLAY]]
 
 
 def render(fmt: str = "text") -> str:
@@ -127,8 +143,7 @@ def _text() -> str:
 def _markdown() -> str:
     out = [f"# {_title()}", ""]
     out += [f"- {line}" for line in _legend()]
-    out += ["", f"| {_('code')} | {_('name')} | {_('meaning')} | {_('likely causes')} "
-                f"| {_('what to do')} |", "|---|---|---|---|---|"]
+    out += ["", "| " + " | ".join(_(h) for h in HEADINGS) + " |", "|---|---|---|---|---|"]
     for row in entries():
         cells = [f"**{row['code']}**", row["name"], row["summary"],
                  "<br>".join(row["causes"]), "<br>".join(row["remedy"])]
@@ -139,8 +154,7 @@ def _markdown() -> str:
 def _html() -> str:
     e = html.escape
     lang = "zh-CN" if _("code") != "code" else "en"
-    head = "".join(f"<th>{e(_(h))}</th>" for h in
-                   ("code", "name", "meaning", "likely causes", "what to do"))
+    head = "".join(f"<th>{e(_(h))}</th>" for h in HEADINGS)
     rows = []
     for row in entries():
         cells = [f"<b>{e(row['code'])}</b>", e(row["name"]), e(row["summary"]),

@@ -67,7 +67,7 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
     FaultKind("count.double", "E4N", ERROR, N_("two tile arrivals closer than physically possible"),
               (N_("dirty or misaligned count sensor"), N_("sensor threshold drift")),
               (N_("clean the count sensor of side {side}"), N_("re-adjust its threshold"))),
-    FaultKind("count.blind", "E4N", ERROR, N_("the belt is full but no tile is counted"),
+    FaultKind("count.blind", "E6N", ERROR, N_("the belt is full but no tile is counted"),
               (N_("count sensor dead or covered"),),
               (N_("clean the count sensor of side {side}"), N_("replace it"))),
     FaultKind("build.tiles_missing", "E50", ERROR,

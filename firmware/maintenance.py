@@ -20,10 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from firmware import homecoming
 from firmware.faults import CATALOGUE, ERROR
 from firmware.i18n import N_, _
 from firmware.owner import Busy, mechanism_of
 from firmware.why import in_use
+from firmware.words import TEST_MODE
 from mjtable_core.clock import Timer
 from mjtable_core.geometry import REFERENCE, Geometry
 from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP, Value
@@ -188,6 +190,8 @@ class Maintenance:
         self._run: _Run | None = None
         self._jog: _Jog | None = None
         self._queue: list[str] = []
+        # Tile movers run while a set was part built: its counts no longer hold.
+        self.moved_tiles: set[str] = set()
         ctl.input_watchers.append(self._on_input)
         ctl.subscribers.append(self._on_event)
 
@@ -245,7 +249,7 @@ class Maintenance:
         why = self.busy()
         if why is not None and not (force and self.ctl.cycle.state not in HOLES_OPEN):
             raise MaintenanceRefused(_("cannot enter test mode: {why}").format(why=why))
-        self.ctl.halt("test mode")
+        self.ctl.halt("test mode", TEST_MODE)
         self.test_mode = True
         self.ctl.service_mode = True    # opening the case is expected now
         self.results = {}
@@ -258,6 +262,12 @@ class Maintenance:
         if not self.test_mode:
             return
         self._abort(N_("leaving test mode"))
+        # A plate the table may not turn round stays where it is: say which and how,
+        # and stay in test mode (never an E31 that a clear raises again at once).
+        stranded = homecoming.stranded_plates(self.ctl)
+        if stranded:
+            raise MaintenanceRefused(_("cannot leave test mode: {why}").format(
+                why=homecoming.stranded_why(stranded)))
         self._queue = []
         self.test_mode = False
         self.ctl.service_mode = False
@@ -274,6 +284,9 @@ class Maintenance:
         """Re-home and build again when nothing holds the table stopped."""
         if self.test_mode or not self.ctl.needs_resume() or not self.ctl.may_resume():
             return False
+        if self.moved_tiles and homecoming.build_incomplete(self.ctl):
+            homecoming.hold_for_refeed(self.ctl, sorted(self.moved_tiles))
+        self.moved_tiles.clear()
         self.ctl.resume_after_fault()
         return True
 
@@ -294,6 +307,10 @@ class Maintenance:
             self.enter(by, reason=f"test {name}")
         self._queue = names[1:]
         self._start(tests[names[0]], by, done)
+
+    def _note_moved(self, mechanism: str) -> None:
+        if homecoming.moves_tiles(mechanism) and homecoming.build_incomplete(self.ctl):
+            self.moved_tiles.add(mechanism)
 
     def _check_free(self) -> None:
         if self.ctl.estopped:
@@ -317,6 +334,7 @@ class Maintenance:
         except Busy as exc:
             raise MaintenanceRefused(_("cannot test {name}: {why}").format(
                 name=test.name, why=in_use(exc))) from None
+        self._note_moved(test.name)
         self._run = run = _Run(test, test.steps(self.ctl), by, done,
                                started=self.ctl.clock.now())
         self.last_test = test.name
@@ -531,6 +549,7 @@ class Maintenance:
         except Busy as exc:
             raise MaintenanceRefused(_("jog {motor} refused: {why}").format(
                 motor=motor, why=in_use(exc))) from None
+        self._note_moved(motor)
         jog = _Jog(motor, signal, direction, seconds, by, done,
                    started=self.ctl.clock.now())
         if motor == "lid":

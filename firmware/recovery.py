@@ -126,7 +126,8 @@ def _resume_build(ctl: Controller, before: dict[str, str]) -> None:
             if side.state == "fault":
                 side.reset()
         build.reset()
-        if was in BUILDING:
+        # Held for a refeed (tiles moved uncounted): the refeed's clear builds it.
+        if was in BUILDING and ctl.refeed_hold is None:
             ctl.request_refeed("the count of the set being built cannot be trusted")
         return
     for side in ctl.sides:

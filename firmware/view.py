@@ -193,7 +193,8 @@ def _log_line(event: dict[str, Any]) -> str | None:
     kind, t = event["kind"], event["t"]
     if kind == "phase":
         return _("{t} hand {hand}: {state}").format(t=f"{t:10.3f}", hand=event["cycle"],
-                                                     state=words.state(event["state"]))
+                                                     state=words.state(event["state"],
+                                                                 event.get("held_by")))
     if kind in ("build.started", "build.staged"):
         extra = (" " + _("in {seconds} s").format(seconds=event["build_s"])
                  if "build_s" in event else "")

@@ -34,14 +34,49 @@ SLOW_LINE = N_("a request line took over {seconds} s")
 IDLE = N_("idle for {seconds} s")
 
 
-def _form(template: str) -> re.Pattern[str]:
+def sentence_form(template: str) -> re.Pattern[str]:
     """The sentences `template` formats to, each of its fields a named group."""
     parts = re.split(r"\{(\w+)\}", template)    # text, field, text, field, ..., text
     return re.compile("".join(f"(?P<{part}>.*?)" if i % 2 else re.escape(part)
                               for i, part in enumerate(parts)))
 
 
-WHY_FORMS = tuple((_form(t), t) for t in (HELD_BY, STOPPED_READING, SLOW_LINE, IDLE))
+WHY_FORMS = tuple((sentence_form(t), t) for t in (HELD_BY, STOPPED_READING, SLOW_LINE, IDLE))
+
+# Fixed words events carry as data (why a table halted or a set is refed, how a jog
+# stopped, who acted): English in the record, said in the reader's language.
+EVENT_WORDS = {
+    "test mode": N_("test mode"), "estop": N_("e-stop"), "e-stop": N_("e-stop"),
+    "console": N_("console"),
+    "panel": N_("panel"), "time up": N_("time up"),
+    "both lift keys held at power-on": N_("both lift keys held at power-on"),
+    "players (top-up)": N_("players (top-up)"),
+    "refed after an unclean stop": N_("refed after an unclean stop"),
+    "the count of the set being built cannot be trusted":
+        N_("the count of the set being built cannot be trusted"),
+    "leaving test mode": N_("leaving test mode"),
+    # A refused login (firmware/api/server.py): why, in the refusal's event.
+    "wrong name or token": N_("wrong name or token"), "locked out": N_("locked out"),
+    "no credential": N_("no credential"), "session expired": N_("session expired"),
+    "<unknown names>": N_("<unknown names>"),
+}
+EVENT_FORMS = tuple((sentence_form(t), t) for t in (
+    N_("reached {sensor}"), N_("aborted: {why}"), N_("test {name}"),
+    N_("fault {code} {id}")))
+WORD_KEYS = ("reason", "stopped", "by", "detail", "name")
+
+
+def event_word(value: str) -> str:
+    """A fixed word or form of an event (`EVENT_WORDS`, `EVENT_FORMS`), in the current
+    language; anything else (a technician's name) as it is."""
+    if value in EVENT_WORDS:
+        return _(EVENT_WORDS[value])
+    for form, template in EVENT_FORMS:
+        match = form.fullmatch(value)
+        if match:
+            return _(template).format(**{k: event_word(v)
+                                         for k, v in match.groupdict().items()})
+    return value
 
 
 def worded(key: str, value: Any) -> Any:
@@ -58,6 +93,8 @@ def worded(key: str, value: Any) -> Any:
         return _(value)
     if key == "reason" and value in LINK_REASONS:
         return _(LINK_REASONS[value])
+    if key in WORD_KEYS:
+        return event_word(value)
     return value
 
 

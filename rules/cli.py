@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from mjtable_core.oserror import said
 from mjtable_core.printable import printable_lines
 
 from .anchor import AnchorError, LogAnchors, check_anchored
@@ -48,7 +49,7 @@ def _unreadable(prog: str, path: str, exc: OSError | UnicodeDecodeError) -> int:
         return _fail(prog, _("{file}: not UTF-8 text: {error}").format(
             file=_name(path), error=exc.reason))
     return _fail(prog, _("{file}: cannot read: {error}").format(
-        file=_name(path), error=exc.strerror or exc))
+        file=_name(path), error=said(exc)))
 
 
 def _loads(text: str) -> Any:
@@ -64,13 +65,18 @@ def _fail(prog: str, message: str) -> int:
     return EXIT_BAD_INPUT
 
 
+def _records(n: int) -> str:
+    """"1 record", "5 records" (a count said as English says it)."""
+    return _("1 record") if n == 1 else _("{n} records").format(n=n)
+
+
 def deal_main(argv: list[str]) -> int:
     """`mjtable deal [FILE|-] [--json]`: deal from a JSON input (docs/deal-format.md)."""
     parser = argparse.ArgumentParser(
         prog="mjtable deal",
         description=_("Deal from built walls and dice and print the dealt-walls record. "
                       "The input and the record: docs/deal-format.md."))
-    parser.add_argument("file", nargs="?", default="-",
+    parser.add_argument("file", nargs="?", default="-", metavar="FILE",
                         help=_("input JSON file, or - for stdin (default)"))
     parser.add_argument("--json", action="store_true", help=_("print the record as JSON"))
     args = parser.parse_args(argv)
@@ -101,7 +107,8 @@ def audit_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="mjtable audit",
         description=_("Fairness audit over dealt-walls records (one JSON object per line)."))
-    parser.add_argument("file", help=_("JSON Lines file of handoff records, or - for stdin"))
+    parser.add_argument("file", metavar="FILE",
+                        help=_("JSON Lines file of handoff records, or - for stdin"))
     parser.add_argument("--json", action="store_true", help=_("print the report as JSON"))
     parser.add_argument("--alpha", type=float, default=None,
                         help=_("p-value below which a test is flagged (default 0.001)"))
@@ -144,7 +151,7 @@ def audit_main(argv: list[str]) -> int:
 
 def report_text(report: dict) -> str:
     """The audit report as lines a person reads."""
-    lines = [_("{records} records").format(records=report["records"])]
+    lines = [_records(report["records"])]
     if report["note"]:
         lines.append(report["note"])
     for name, test in report["tests"].items():
@@ -183,7 +190,8 @@ def verify_deals_main(argv: list[str],
                       "published before that deal, and the chain of commitments from record "
                       "to record; with --log, every commitment against the one the event "
                       "log recorded when the walls rose."))
-    parser.add_argument("file", help=_("handoff records, JSON lines ('-' for stdin)"))
+    parser.add_argument("file", metavar="FILE",
+                        help=_("handoff records, JSON lines ('-' for stdin)"))
     parser.add_argument("--json", action="store_true", help=_("print the verdict as JSON"))
     if read_log is not None:
         parser.add_argument("--log", metavar="EVENTS",
@@ -237,9 +245,11 @@ def verify_deals_main(argv: list[str],
                           **({"hands": hands, "score_problems": problems}
                              if score_lines is not None else {})}))
     elif verdict.ok:
-        print(_("{file}: {records} records, one chain; {reveals} reveals match their "
-                "commitments").format(file=_name(args.file), records=verdict.records,
-                                      reveals=verdict.reveals_checked))
+        print(_("{file}: {records}, one chain; {reveals}").format(
+            file=_name(args.file), records=_records(verdict.records),
+            reveals=(_("1 reveal matches its commitment") if verdict.reveals_checked == 1
+                     else _("{n} reveals match their commitments").format(
+                         n=verdict.reveals_checked))))
         print(_("dice: {checked} hands rolled from a seed committed before their walls were "
                 "built; {observed} read from physical dice; {unbound} not bound before "
                 "their walls {lines}").format(

@@ -8,7 +8,32 @@ is marked "r", the first dealt stack "h" ("*" when they are the same stack).
 
 from __future__ import annotations
 
-from .i18n import _
+import unicodedata
+
+from .i18n import N_, _
+
+# Why each throw was made (the record's `purpose`), as said.
+PURPOSES = {"second_thrower": N_("who throws next"), "break": N_("the break"),
+            "wild": N_("the wild tile")}
+
+
+def _slot(slot: list[int]) -> str:
+    """A stack [p, k] or a tile [p, k, level] in words, never a Python list."""
+    if len(slot) == 3:
+        return _("wall {wall} stack {stack} level {level}").format(
+            wall=slot[0], stack=slot[1], level=slot[2])
+    return _("wall {wall} stack {stack}").format(wall=slot[0], stack=slot[1])
+
+
+def _center(text: str, width: int) -> str:
+    """`text` centred in `width` terminal columns (a CJK character takes two)."""
+    cells = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    left = max(0, width - cells) // 2
+    return " " * left + text + " " * max(0, width - cells - left)
+
+
+def _faces(faces: list[int]) -> str:
+    return "-".join(str(face) for face in faces)
 
 
 def _code(tile) -> str:
@@ -42,7 +67,7 @@ def picture(record: dict) -> str:
         right = f" {_code(walls[1][k1][0])}/{_code(walls[1][k1][1])}{_mark(record, 1, k1)}"
         middle = " " * width
         if i == stacks // 2:
-            middle = "wall 3 <   > wall 1".center(width)
+            middle = _center(_("wall 3 <   > wall 1"), width)
         lines.append(f"{left} {middle}{right}")
     lines += row(0, range(stacks - 1, -1, -1))  # owner at the bottom: k = 0 on the right
     lines.append(pad + _("wall 0 (position 0)"))
@@ -52,10 +77,11 @@ def picture(record: dict) -> str:
     lines.append(_("{variant}: dealer at position {dealer}, break on wall {wall} count "
                    "{count}, tail stack {tail}, first stack {head}").format(
         variant=record["variant"], dealer=record["table"]["dealer_position"],
-        wall=b["wall_position"], count=b["count"], tail=b["tail_stack"],
-        head=b["head_stack"]))
+        wall=b["wall_position"], count=b["count"], tail=_slot(b["tail_stack"]),
+        head=_slot(b["head_stack"])))
     dice = _(", ").join(_("{purpose} by {thrower}: {faces}").format(
-        purpose=d["purpose"], thrower=d["thrower"], faces=d["faces"]) for d in record["dice"])
+        purpose=_(PURPOSES[d["purpose"]]) if d["purpose"] in PURPOSES else d["purpose"],
+        thrower=d["thrower"], faces=_faces(d["faces"])) for d in record["dice"])
     lines.append(_("dice: {dice}").format(dice=dice))
     for seat, hand in record["hands"].items():
         flowers = record["flowers"][seat]
@@ -65,9 +91,9 @@ def picture(record: dict) -> str:
     if wild:
         tiles = " ".join(wild["wild_tiles"]) if wild["wild_tiles"] else _("unknown")
         lines.append(_("wild ({kind}): indicator {indicator} at {slot} -> {tiles}").format(
-            kind=wild["kind"], indicator=_code(wild["indicator"]), slot=wild["indicator_slot"],
-            tiles=tiles))
+            kind=wild["kind"], indicator=_code(wild["indicator"]),
+            slot=_slot(wild["indicator_slot"]), tiles=tiles))
     lines.append(_("next draw {slot}, {left} tiles left in the wall").format(
-        slot=record["next_draw"], left=record["live_remaining"]))
+        slot=_slot(record["next_draw"]), left=record["live_remaining"]))
     lines.append(_("commitment {commitment}").format(commitment=record["commitment"]))
     return "\n".join(lines)

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from firmware.cli_types import number, positive_int, whole
 from firmware.i18n import _
 from mjtable_core.config import Config, load_config
 from mjtable_core.schema import ConfigError
@@ -26,14 +27,6 @@ EXIT_BAD_INPUT = 2
 EXIT_INCOMPLETE = 1
 EXIT_SUSPICIOUS = 3     # the audit ran and flagged a test: a script must notice
 BATCH_PLAY_TIME_S = 1.0   # the shortest hand config allows: the audit needs walls, not play
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(_("must be at least 1, got {value}").format(
-            value=value))
-    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -47,11 +40,11 @@ def _parser() -> argparse.ArgumentParser:
                  "{suspicious} suspicious, {incomplete} the simulated table "
                  "stopped early, {bad} bad input.").format(
             suspicious=EXIT_SUSPICIOUS, incomplete=EXIT_INCOMPLETE, bad=EXIT_BAD_INPUT))
-    parser.add_argument("file", nargs="?",
+    parser.add_argument("file", nargs="?", metavar="FILE",
                         help=_("JSON Lines file of handoff records, or - for stdin"))
-    parser.add_argument("--simulate", type=_positive_int, metavar="N",
+    parser.add_argument("--simulate", type=positive_int, metavar="N",
                         help=_("instead of a file, simulate N hands and audit them"))
-    parser.add_argument("--seed", type=int, help=_("simulator seed (default: from config)"))
+    parser.add_argument("--seed", type=whole, help=_("simulator seed (default: from config)"))
     parser.add_argument("--config", metavar="FILE",
                         help=_("table config for --simulate (default: the reference "
                                "table.toml)"))
@@ -59,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
                         help=_("simulated disc (default: from config); under_mixed barely "
                                "mixes"))
     parser.add_argument("--json", action="store_true", help=_("print the report as JSON"))
-    parser.add_argument("--alpha", type=float, default=None,
+    parser.add_argument("--alpha", type=number, default=None,
                         help=_("p-value below which a test is flagged (default {alpha})").format(
                             alpha=ALPHA))
     return parser

@@ -29,6 +29,7 @@ from firmware.recovery import UNTRUSTED_COUNT
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config
 from mjtable_core.geometry import Geometry
+from simulator import problems
 from simulator.players import SimPlayers
 from simulator.referee import Referee
 from simulator.rigs import IoboardRig, SimRig
@@ -137,6 +138,7 @@ class Harness:
         self.watchdog = StallWatchdog(self.clock, self.table, self.players, lambda: self.ctl)
         self.crashed: dict[str, Any] | None = None
         self.timed_out = False
+        self.interrupted = False    # Ctrl-C: the report says what ran until then
         self.link_dead = False              # the host could not reach the board
         self._checks = 0                    # motor checks still due
         # Clears a technician made while the power was off: done once the table is back.
@@ -326,7 +328,7 @@ class Harness:
         self._checks -= 1
         if any(self.table.motor_on(m) for m in motors):
             self.motors_safe = False
-            self.problems.append(f"motors still on after {fault_id}")
+            self.problems.append(problems.MOTORS_ON.format(fault=fault_id))
 
     def _broken(self, action: ActionSpec) -> bool:
         """Whether `action` would mend something that is broken right now."""
@@ -366,8 +368,8 @@ class Harness:
         known = self.config.table.tile_reader
         if not complete or sets != {event["set"]} or (known and record["walls"] != codes):
             self.wrong_handoffs += 1
-            self.problems.append(f"hand {event['cycle']}: walls handed off do not match the "
-                                 f"table (sets on table {sorted(sets)}, complete {complete})")
+            self.problems.append(problems.WRONG_WALLS.format(
+                hand=event["cycle"], sets=",".join(sorted(sets)), complete=complete))
         self.handoffs.append({"cycle": event["cycle"], "set": event["set"],
                               "commitment": event["commitment"],
                               "tiles": sum(len(s) for w in record["walls"] for s in w)})
@@ -566,37 +568,43 @@ class Harness:
             self.crashed = crash_report(exc)
             self.table.power(False)     # whatever it left running stops with the run
             self.rig.close(drain=False)
+        except KeyboardInterrupt:
+            self.interrupted = True
+            self.table.power(False)
+            self.rig.close(drain=False)
         wall = time.perf_counter() - wall_start
         return self.report(wall)
 
     def report(self, wall: float) -> dict[str, Any]:
         expect = self.scenario.expect
         raised = {f["id"] for f in self.faults}
-        problems = list(self.problems)
+        found = list(self.problems)
         for v in self.referee.violations:
-            problems.append(f"referee: {v['rule']} at t={v['t']}: {v['detail']}")
+            found.append(problems.REFEREE.format(rule=v["rule"], t=v["t"], detail=v["detail"]))
         for stall in self.watchdog.stalls:
             shown = stall["display"] or "nothing"
-            problems.append(f"stall in {stall['phase']} for {stall['waited_s']} s "
-                            f"(display shows {shown})")
+            found.append(problems.STALL.format(phase=stall["phase"],
+                                               seconds=stall["waited_s"], shown=shown))
         if self.crashed is not None:
-            problems.append(f"crashed: {self.crashed['error']} at {self.crashed['where']}")
+            found.append(problems.CRASHED.format(**self.crashed))
         if self.timed_out:
-            problems.append("ran out of wall time")
+            found.append(problems.OUT_OF_TIME)
+        if self.interrupted:
+            found.append(problems.INTERRUPTED)
         for fault_id in expect.faults:
             if fault_id not in raised:
-                problems.append(f"expected fault {fault_id} was not raised")
+                found.append(problems.NOT_RAISED.format(fault=fault_id))
         allowed = set(expect.faults) | set(expect.allow) | {"power.recovered"}
         for fault_id in sorted(raised - allowed):
-            problems.append(f"unexpected fault {fault_id}")
+            found.append(problems.UNEXPECTED.format(fault=fault_id))
         completed = len(self.handoffs)
         wanted = expect.cycles_completed if expect.cycles_completed is not None \
             else self.scenario.cycles
         if completed < wanted:
-            problems.append(f"{completed} cycles completed, expected {wanted}")
+            found.append(problems.TOO_FEW.format(completed=completed, wanted=wanted))
         accounted = self.table.tiles_accounted()
         if not accounted:
-            problems.append("tiles not accounted for")
+            found.append(problems.TILES)
         latency: dict[str, float] = {}
         for d in self.detections:
             latency.setdefault(d["kind"], d["latency_s"])
@@ -606,6 +614,7 @@ class Harness:
             "stalls": list(self.watchdog.stalls),
             "crashed": self.crashed,
             "timed_out": self.timed_out,
+            "interrupted": self.interrupted,
             "cycles_requested": self.scenario.cycles,
             "cycles_completed": completed,
             "seed": self.table.seed,
@@ -626,9 +635,9 @@ class Harness:
             "detection_latency_s": latency,
             **self.rig.report(),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "expectations_met": not problems,
-            "problems": problems,
-            "completed": not problems,
+            "expectations_met": not found,
+            "problems": found,
+            "completed": not found,
         }
 
 

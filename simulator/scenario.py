@@ -260,8 +260,20 @@ def example_scenarios() -> list[Path]:
     return sorted(folder.glob("*.toml"))
 
 
+def scenario_path(name: str | Path) -> Path:
+    """A scenario file by path, or a packaged one by its name (`head_jam`, or
+    `head_jam.toml`) when no such file exists here: an install has no tests/ folder."""
+    path = Path(name)
+    if path.exists() or len(path.parts) != 1:
+        return path
+    packaged = data_folder(EXAMPLES, "tests/scenarios") / (path.name if path.suffix == ".toml"
+                                       else f"{path.name}.toml")
+    return packaged if packaged.is_file() else path
+
+
 def load_scenario(path: str | Path) -> Scenario:
-    """Read and check a scenario file."""
+    """Read and check a scenario file (a path, or the name of a packaged one)."""
+    path = scenario_path(path)
     try:
         raw = read_toml(Path(path))
     except ConfigError as exc:      # unreadable or not TOML

@@ -84,7 +84,7 @@ def test_the_simulate_report_in_chinese(monkeypatch, capsys) -> None:
     assert main(["simulate", "--cycles", "2", "--seed", "5"]) == 0
     out = capsys.readouterr().out
     assert "已发牌局数：2/2（种子 5）" in out
-    assert "牌数核对：对" in out and "码牌时间中位数" in out
+    assert "牌数核对：对" in out and "理牌时间中位数" in out
     assert "hands dealt" not in out and "tiles accounted" not in out
 
 

@@ -79,7 +79,7 @@ def test_headless_install_has_a_console(installed: Path, tmp_path: Path) -> None
         clear = subprocess.run([*map(str, console), "--technician", "li", "clear", "E21"],
                                cwd=tmp_path, capture_output=True, text=True, timeout=120,
                                env={**os.environ, "MJTABLE_TOKEN": "li-token-0123"})
-        assert clear.returncode == 1 and "no active fault 'E21'" in clear.stderr, clear.stderr
+        assert clear.returncode == 1 and "no active fault “E21”" in clear.stderr, clear.stderr
         assert _run(*console, "technicians", cwd=tmp_path).stdout.split() == ["li"]
     finally:
         daemon.terminate()

@@ -168,7 +168,7 @@ def test_full_belt_without_counts_is_blind(rig) -> None:
     hal.edge("side.3.full", True)
     run_for(clock, 3.5)
     fault = ctl.faults[-1]
-    assert (fault.id, fault.code) == ("count.blind", "E43")
+    assert (fault.id, fault.code) == ("count.blind", "E63")
     assert fault.evidence["belt_full"] is True
 
 

@@ -12,8 +12,8 @@ import hashlib
 import hmac
 import json
 import os
-import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,10 +21,13 @@ from typing import Any
 from argon2.low_level import Type, hash_secret_raw
 
 from firmware.i18n import _
+from firmware.printable import printable
 
 KEY_BYTES = 32
 SALT_BYTES = 16
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
+MAX_NAME_CHARS = 32
+# Besides letters and digits of any script (张师傅, Zoë): the marks names are spelt with.
+NAME_MARKS = "._-·"
 MIN_TOKEN_CHARS = 12
 MAX_TOKEN_CHARS = 1024
 
@@ -72,11 +75,24 @@ def _derive(token: str, salt: bytes, entry: dict[str, Any]) -> bytes:
     return _argon2(token, salt, int(entry["m"]), int(entry["t"]), int(entry["p"]))
 
 
+def technician_name(name: str) -> str:
+    """A name as stored and looked up: composed (NFC), so 张师傅 typed on any keyboard
+    is one name."""
+    return unicodedata.normalize("NFC", name or "")
+
+
 def check_name(name: str) -> str:
-    if not NAME_RE.match(name or ""):
-        raise ValueError(_("technician name “{name}” is not valid: use 1–32 letters "
-                           "(a–z, A–Z), digits, '.', '_' or '-', starting with a letter "
-                           "or digit").format(name=name))
+    """The name as stored, or ValueError: letters of any script and digits, with
+    '.', '_', '-', '·' inside; never a control or invisible character, a space, or
+    more than MAX_NAME_CHARS characters."""
+    name = technician_name(name)
+    if not (0 < len(name) <= MAX_NAME_CHARS and name[0].isalnum()
+            and all(ch.isalnum() or ch in NAME_MARKS for ch in name)):
+        raise ValueError(_("technician name “{name}” is not valid: use 1–{most} letters "
+                           "(any script, such as 张师傅 or li), digits, '.', '_', '-' or "
+                           "'·', starting with a letter or digit").format(
+                               name=printable(name[:MAX_NAME_CHARS * 2]),
+                               most=MAX_NAME_CHARS))
     return name
 
 
@@ -126,13 +142,14 @@ class Technicians:
 
     def add(self, name: str, token: str) -> None:
         """Add or replace `name` with a new token (only its salted hash is kept)."""
-        check_name(name)
+        name = check_name(name)
         check_token(token)
         table = self._load()
         table[name] = self._entry(token)
         self._save(table)
 
     def remove(self, name: str) -> bool:
+        name = technician_name(name)
         table = self._load()
         if table.pop(name, None) is None:
             return False
@@ -143,6 +160,7 @@ class Technicians:
         """Constant-time check; an unknown name costs the same work as a known one.
         A good token whose hash is weaker than the current cost is re-hashed."""
         table = self._load()
+        name = technician_name(name)
         entry = table.get(name)
         if entry is None or len(token) > MAX_TOKEN_CHARS:
             cost = self.cost.as_dict()

@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from firmware import i18n
+from firmware import i18n, words
 from firmware.api import protocol as p
 from firmware.api import usage, venue
 from firmware.api.access import (
@@ -44,7 +44,7 @@ from firmware.diagnosis import diagnose
 from firmware.eventlog import EventLog
 from firmware.faults import Fault
 from firmware.handoff import public_event, public_record
-from firmware.i18n import N_
+from firmware.i18n import N_, _
 from firmware.ledger import Ledger
 from firmware.maintenance import Maintenance, MaintenanceRefused, NoSuchMechanism, mechanism_tests
 from firmware.printable import clean, printable
@@ -384,18 +384,19 @@ class ApiServer:
         self.refusals.refused(None, None, "session expired" if expired else "no credential",
                               action, client.peer.as_log())
         raise p.ApiError(p.UNAUTHORIZED,
-                         f"{action} needs a technician: pass --technician NAME and the "
-                         "token in MJTABLE_TOKEN (or at the prompt); the console logs in "
-                         "on the connection first"
+                         _("{action} needs a technician: pass --technician NAME and the "
+                           "token in MJTABLE_TOKEN (or at the prompt); the console logs in "
+                           "on the connection first").format(action=action)
                          + (" (the session on this connection expired)" if expired else ""))
 
     def _check_motion(self, action: str) -> None:
         """Motion waits for test mode while a hand is in play (players' hands are on
         the lid and their walls on the plates)."""
         if not self.maintenance.test_mode and hand_in_play(self.ctl):
-            raise p.ApiError(p.REFUSED, f"{action} moves a mechanism and a hand is in play "
-                             f"(cycle {self.ctl.cycle.state}): enter test mode first "
-                             "(console test-mode on)")
+            raise p.ApiError(p.REFUSED, _("{action} moves a mechanism and a hand is in play "
+                               "(cycle {state}): enter test mode first "
+                               "(console test-mode on)").format(
+                                   action=action, state=words.state(self.ctl.cycle.state)))
 
     async def _login(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         """Open a session on this connection (`_handle` has checked the token)."""
@@ -429,12 +430,14 @@ class ApiServer:
                 self.refusals.refused(key_name, shown, "locked out", "login", peer.as_log())
                 # The all-uids lock is others' doing: never blame this uid for it.
                 raise p.ApiError(p.FORBIDDEN,
-                                 f"technician {shown!r} is locked out for every uid for "
-                                 f"another {locked:.0f} s (table time) after wrong tokens "
-                                 "from several uids; try again then" if everyone else
-                                 f"technician {shown!r} is locked out for another "
-                                 f"{locked:.0f} s (table time) after repeated wrong tokens "
-                                 f"from {peer.key}")
+                                 _("technician “{name}” is locked out for every uid for "
+                                   "another {seconds:.0f} s (table time) after wrong tokens "
+                                   "from several uids; try again then").format(
+                                       name=shown, seconds=locked) if everyone else
+                                 _("technician “{name}” is locked out for another "
+                                   "{seconds:.0f} s (table time) after repeated wrong "
+                                   "tokens from {peer}").format(
+                                       name=shown, seconds=locked, peer=peer.key))
             self.lockout.attempt(keys)
             async with self._auth_slots:
                 ok = await asyncio.get_running_loop().run_in_executor(
@@ -443,11 +446,12 @@ class ApiServer:
                 locked_now, everyone = self.lockout.locked(keys)
                 self.refusals.refused(key_name, shown, "wrong name or token", "login",
                                       peer.as_log(), locked_out=locked_now > 0)
-                raise p.ApiError(p.FORBIDDEN, "wrong technician name or token"
-                                 + (f"; {shown!r} is now locked out for "
-                                    f"{locked_now:.0f} s"
-                                    + (" for every uid" if everyone else "")
-                                    if locked_now > 0 else ""))
+                now_locked = (_("; “{name}” is now locked out for {seconds:g} s for every uid")
+                              if everyone else
+                              _("; “{name}” is now locked out for {seconds:g} s"))
+                raise p.ApiError(p.FORBIDDEN, _("wrong technician name or token") + (
+                    now_locked.format(name=shown, seconds=round(locked_now))
+                    if locked_now > 0 else ""))
             self.lockout.succeeded(keys)
         return name
 
@@ -578,7 +582,7 @@ class ApiServer:
     async def _diagnose(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         symptom = params.get("symptom")
         if not isinstance(symptom, str) or not symptom.strip():
-            raise p.ApiError(p.BAD_REQUEST, "diagnose needs a \"symptom\" string")
+            raise p.ApiError(p.BAD_REQUEST, _("diagnose needs a \"symptom\" string"))
         finished: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         # Checks move mechanisms: only with "check": true, which needs a technician
         # (firmware/api/access.py). Without it the answer comes from what is known.
@@ -602,7 +606,7 @@ class ApiServer:
     async def _test(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         name = params.get("mechanism")
         if not isinstance(name, str):
-            raise p.ApiError(p.BAD_REQUEST, "test needs a \"mechanism\" (e.g. lid, head.2, all)")
+            raise p.ApiError(p.BAD_REQUEST, _("test needs a \"mechanism\" (e.g. lid, head.2, all)"))
         expected = len(mechanism_tests(self.ctl.geometry)) if name == "all" else 1
         loop = asyncio.get_running_loop()
         finished: asyncio.Future[list[dict[str, Any]]] = loop.create_future()
@@ -633,7 +637,9 @@ class ApiServer:
                 self.maintenance.leave(who)
         except MaintenanceRefused as exc:
             raise p.ApiError(p.REFUSED, str(exc)) from None
-        return {"test_mode": self.maintenance.test_mode, "cycle": self.ctl.cycle.state}
+        return {"test_mode": self.maintenance.test_mode, "cycle": self.ctl.cycle.state,
+                "held_by": self.ctl.status()["held_by"],
+                "refeed_hold": self.ctl.refeed_hold is not None}
 
     async def _jog(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         motor, direction, seconds = (params.get(k) for k in ("motor", "direction", "seconds"))
@@ -655,14 +661,15 @@ class ApiServer:
         wanted = params.get("fault")
         if not isinstance(wanted, str | int) or isinstance(wanted, bool):
             raise p.ApiError(p.BAD_REQUEST,
-                             "clear needs \"fault\": its ref number, id or display code")
+                             _("clear needs \"fault\": its ref number, id or display code"))
         matches = [f for i, f in enumerate(self.ctl.faults) if f.active and (
             str(wanted) in (str(i + 1), f.id, f.code))]
         if not matches:
             active = ", ".join(f"#{i + 1} {f.code} {f.id}"
                                for i, f in enumerate(self.ctl.faults) if f.active)
-            raise p.ApiError(p.NOT_FOUND, f"no active fault {wanted!r}; active: "
-                             + (active or "none"))
+            raise p.ApiError(p.NOT_FOUND, _("no active fault “{wanted}”; active: {active}").format(
+                                 wanted=printable(str(wanted)[:64]),
+                                 active=active or _("none")))
         refed = params.get("refed") is True     # the operator refed the set it holds for
         for fault in matches:
             try:
@@ -678,7 +685,7 @@ class ApiServer:
     async def _estop(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         if params.get("release"):
             if not self.ctl.estopped:
-                raise p.ApiError(p.REFUSED, "the e-stop is not active")
+                raise p.ApiError(p.REFUSED, _("the e-stop is not active"))
             self.ctl.release_estop(who or "?")
             resumed = self.maintenance.resume_if_clear()
             return {"estopped": False, "resumed": resumed}
@@ -696,7 +703,7 @@ class ApiServer:
     async def _walls(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         limit = params.get("limit", 5)
         if not isinstance(limit, int) or limit < 1:
-            raise p.ApiError(p.BAD_REQUEST, "limit must be a positive integer")
+            raise p.ApiError(p.BAD_REQUEST, _("limit must be a positive integer"))
         handoff = self.ctl.handoff
         # A hand still in play shows its commitment, dice and break, never its tiles.
         return {"commitment": handoff.commitment,
@@ -705,7 +712,7 @@ class ApiServer:
 
     async def _log(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         if self.eventlog is None:
-            raise p.ApiError(p.NOT_AVAILABLE, "this daemon runs without an event log")
+            raise p.ApiError(p.NOT_AVAILABLE, _("this daemon runs without an event log"))
         filters: dict[str, Any] = {}
         types = {"kind": str, "cycle": int, "run": int, "since": (int, float),
                  "until": (int, float), "after_seq": int, "limit": int}

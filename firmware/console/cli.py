@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from firmware import statedir
+from firmware import chain_words, statedir
+from firmware.cli_types import number, whole
 from firmware.console import render
 from firmware.console.client import (
     EXIT_NO_DAEMON,
@@ -84,18 +85,18 @@ def _parser() -> argparse.ArgumentParser:
     add("faults", _("active faults with diagnosis, and the history"))
     log = add("log", _("the event log (JSON lines with --json)"))
     log.add_argument("--kind", help=_("event kind, e.g. fault, key, phase, technician"))
-    log.add_argument("--cycle", type=int, help=_("hand number"))
-    log.add_argument("--run", type=int, help=_("daemon run (default: all; current for --cycle)"))
+    log.add_argument("--cycle", type=whole, help=_("hand number"))
+    log.add_argument("--run", type=whole, help=_("daemon run (default: all; current for --cycle)"))
     log.add_argument("--since", type=when, metavar="WHEN",
                      help=_("events from this time on: YYYY-MM-DD, \"YYYY-MM-DD HH:MM[:SS]\" "
                             "(local time) or unix seconds"))
     log.add_argument("--until", type=when, metavar="WHEN",
                      help=_("events before this time; same forms as --since"))
-    log.add_argument("--limit", type=int, default=200)
+    log.add_argument("--limit", type=whole, default=200)
     export = add("export-log", _("export the event log file as JSON lines (no daemon needed)"))
     export.add_argument("--kind")
-    export.add_argument("--cycle", type=int)
-    export.add_argument("--run", type=int)
+    export.add_argument("--cycle", type=whole)
+    export.add_argument("--run", type=whole)
     export.add_argument("--out", metavar="FILE", help=_("write here instead of stdout"))
     add("verify-log", _("check the event log's hash chain (no daemon needed); exit 1 names "
                         "the first row changed, removed or reordered"))
@@ -106,30 +107,30 @@ def _parser() -> argparse.ArgumentParser:
                       help=_("also run the check that moves the mechanism (a technician)"))
     test = add("test", _("run a mechanism self-test (lid, plate.N, head.N, disc, conveyor.N, "
                        "dice, all)"))
-    test.add_argument("mechanism")
+    test.add_argument("mechanism", metavar="MECHANISM")
     mode = add("test-mode", _("enter or leave test mode"))
     mode.add_argument("state", choices=("on", "off"))
     mode.add_argument("--force", action="store_true",
                       help=_("enter even during a build (that half-built set is rebuilt)"))
     jog = add("jog", _("run one motor briefly (lid: up/down; others: fwd)"))
-    jog.add_argument("motor")
-    jog.add_argument("direction")
-    jog.add_argument("seconds", type=float)
+    jog.add_argument("motor", metavar="MOTOR")
+    jog.add_argument("direction", metavar="DIRECTION")
+    jog.add_argument("seconds", type=number, metavar="SECONDS")
     clear = add("clear", _("clear a fault by its #ref, id or display code"))
-    clear.add_argument("fault")
+    clear.add_argument("fault", metavar="FAULT")
     clear.add_argument("--refed", action="store_true",
                        help=_("the half-built set was refed (belts, heads and tracks "
                               "emptied onto the disc): releases the refeed hold (rF)"))
     estop = add("estop", _("emergency stop (anyone); --release needs a technician"))
     estop.add_argument("--release", action="store_true")
     walls = add("walls", _("recent handoffs (dealt walls and commitments)"))
-    walls.add_argument("--limit", type=int, default=3)
+    walls.add_argument("--limit", type=whole, default=3)
     add("config", _("the daemon's effective config"))
     add("tui", _("the live console (Textual)"))
     tech_add = add("add-technician", _("add a technician; the token is read from stdin"))
-    tech_add.add_argument("name")
+    tech_add.add_argument("name", metavar="NAME")
     tech_rm = add("remove-technician", _("remove a technician"))
-    tech_rm.add_argument("name")
+    tech_rm.add_argument("name", metavar="NAME")
     add("technicians", _("list technician names"))
     return parser
 
@@ -317,7 +318,8 @@ def _status(result: dict[str, Any]) -> None:
         print(render.table_plain(result))
         print("\n".join(lines))
         return
-    console = Console()
+    # Piped (a script, `| less`): whole lines, never a label wrapped from its value.
+    console = Console(soft_wrap=not sys.stdout.isatty())
     console.print(render.table_text(result))
     console.print("\n".join(lines), highlight=False)
 
@@ -362,7 +364,8 @@ def _export(args: argparse.Namespace) -> int:
     if args.command == "verify-log":
         ok, found = reader.verify_chain()
         verdict = _("intact") if ok else _("TAMPERED")
-        print(f"{path}: {verdict}: {_human(str(found))}", file=sys.stdout if ok else sys.stderr)
+        print(f"{path}: {verdict}: {_human(chain_words.say(str(found)))}",
+              file=sys.stdout if ok else sys.stderr)
         return 0 if ok else EXIT_REFUSED
     filters = {k: getattr(args, k) for k in ("kind", "cycle", "run")
                if getattr(args, k) is not None}
@@ -372,7 +375,8 @@ def _export(args: argparse.Namespace) -> int:
         with open(args.out, "w") as fh:     # a file that cannot be written: that line only
             print(head, file=sys.stderr)
             count = reader.export(fh, **filters)
-        print(_("{n} events written to {path}").format(n=count, path=args.out),
+        print((_("1 event written to {path}") if count == 1 else
+               _("{n} events written to {path}")).format(n=count, path=args.out),
               file=sys.stderr)
     else:
         print(head, file=sys.stderr)

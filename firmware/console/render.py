@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING, Any
 
-from firmware import words
+from firmware import homecoming, words
 from firmware.i18n import N_, _, join
 from firmware.printable import printable
 from firmware.view import lamps_plain, lamps_text, picture, picture_plain, snap_from_status
@@ -165,11 +165,12 @@ def event_detail(event: dict[str, Any], skip: set[str]) -> str:
             continue
         seen = fault_why(value) if key == "evidence" else None
         if key == "state" and isinstance(value, str):
-            text = words.state(value)
+            text = words.state(value, event.get("held_by"))
         elif seen:
             key, text = "why", seen         # a fault's evidence: what was seen, in words
-        elif isinstance(value, dict) and not ("code" in value and "id" in value):
-            text = "…"
+        elif (isinstance(value, dict) and not ("code" in value and "id" in value)) or (
+                isinstance(value, list) and any(isinstance(v, dict) for v in value)):
+            text = "…"      # a nested record (a test's sensor log): --json has it
         else:
             text = plain(worded(key, value))
         # A why is one sentence of ours, and its end says what to do: never cut it.
@@ -181,7 +182,7 @@ def event_detail(event: dict[str, Any], skip: set[str]) -> str:
 
 def log_line(row: dict[str, Any]) -> str:
     """One event-log row as a line."""
-    skip = {"seq", "run", "wall", "t", "cycle", "kind", "chain"}
+    skip = {"seq", "run", "wall", "t", "cycle", "kind", "chain", "held_by"}
     wall = row.get("wall")
     when = (datetime.datetime.fromtimestamp(wall).strftime("%Y-%m-%d %H:%M:%S")
             if isinstance(wall, int | float) else "-")
@@ -270,10 +271,14 @@ def diagnosis_lines(result: dict[str, Any]) -> list[str]:
 
 
 def testmode_lines(result: dict[str, Any]) -> list[str]:
-    held = words.TEST_MODE if result["test_mode"] else None
+    # Test mode and the e-stop are named as such, never as a fault.
+    held = result.get("held_by") or (words.TEST_MODE if result["test_mode"] else None)
     said = (_("test mode on (table: {state})") if result["test_mode"] else
             _("test mode off (table: {state})"))
-    return [said.format(state=words.state(result["cycle"], held))]
+    lines = [said.format(state=words.state(result["cycle"], held))]
+    if result.get("refeed_hold"):
+        lines.append(_(homecoming.REFEED_NOTE))
+    return lines
 
 
 def jog_stopped(stopped: Any) -> str:
@@ -376,7 +381,11 @@ INFO = {
     "t": N_("time on the table clock (s)"), "methods": N_("commands"),
     "technician_needed": N_("commands that need a technician"),
     "event_log_run": N_("event log run"), "event_log_head": N_("event log chain head"),
+    "access": N_("who may use each command"),
 }
+# Access levels of the API's methods (firmware/api/access.py), as said.
+ACCESS = {"open": N_("anyone"), "technician": N_("a technician"),
+          "motion": N_("a technician (motion: test mode while a hand is in play)")}
 
 
 def info_lines(result: dict[str, Any]) -> list[str]:
@@ -388,5 +397,8 @@ def info_lines(result: dict[str, Any]) -> list[str]:
             lines.extend(f"  {plain(t.get('number')):>3}  {plain(t.get('name')):<12} "
                          f"{plain(t.get('label'))}" for t in value if isinstance(t, dict))
             continue
+        if key == "access" and isinstance(value, dict):
+            value = {method: _(ACCESS[level]) if level in ACCESS else level
+                     for method, level in value.items()}
         lines.append(labelled(_(INFO[key]) if key in INFO else key, plain(value)))
     return lines

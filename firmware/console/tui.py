@@ -115,15 +115,20 @@ class AsyncApi:
         if self.closed:
             return _not_connected()
         if credential is not None and credential != self._session:
-            # The token travels once, in `login`; the session covers this connection.
-            login = await self._send({"id": next(self._ids), "method": "login",
-                                      "params": {}, "auth": {"name": credential[0],
-                                                             "token": credential[1]}})
+            login = await self.login(credential)
             if not login.get("ok"):
                 return login
-            self._session = credential
         return await self._send({"id": next(self._ids), "method": method,
                                  "params": params or {}, "lang": i18n.current()})
+
+    async def login(self, credential: tuple[str, str]) -> dict[str, Any]:
+        """Open the session now: the token travels once, and a wrong one is said at the
+        login dialog, not at the first action."""
+        reply = await self._send({"id": next(self._ids), "method": "login", "params": {},
+                                  "auth": {"name": credential[0], "token": credential[1]}})
+        if reply.get("ok"):
+            self._session = credential
+        return reply
 
     async def _send(self, request: dict[str, Any]) -> dict[str, Any]:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
@@ -257,7 +262,9 @@ class ConsoleApp(App[int]):
             yield DataTable(id="signals", cursor_type="none", zebra_stripes=True)
         with Horizontal(id="bottom"):
             yield Static(_("no active faults"), id="faults")
-            yield RichLog(id="events", max_lines=500, wrap=True, markup=False)
+            # min_width: RichLog renders at least 78 columns by default, and a pane
+            # narrower than that (120x40 halves the screen) cut every line at its edge.
+            yield RichLog(id="events", max_lines=500, wrap=True, markup=False, min_width=20)
         yield Input(placeholder=_("command (help lists them; Ctrl-E e-stop)"), id="command")
         yield Footer()
 
@@ -449,12 +456,25 @@ class ConsoleApp(App[int]):
 
     def _logged_in(self, credential: tuple[str, str] | None) -> None:
         if credential is not None:
-            self.credential = credential
-            self._say(_("logged in as {name} (checked at the first action)").format(
-                name=credential[0]), "green")
-            if self._pending:
-                command, self._pending = self._pending, None
-                self.run_worker(self.run_command(command))
+            self.run_worker(self._check_login(credential))
+
+    async def _check_login(self, credential: tuple[str, str]) -> None:
+        """The daemon checks the name and token at once (a wrong one never waits for
+        the first action to be found out)."""
+        if self.api is None:
+            self._say(_("not connected to a table daemon"), "red")
+            return
+        reply = await self.api.login(credential)
+        if not reply.get("ok"):
+            self._pending = None
+            self._say(_("login refused: {message}").format(
+                message=reply["error"]["message"]), "bold red")
+            return
+        self.credential = credential
+        self._say(_("logged in as {name}").format(name=credential[0]), "green")
+        if self._pending:
+            command, self._pending = self._pending, None
+            await self.run_command(command)
 
     async def action_estop(self) -> None:
         await self.run_command("estop")
@@ -479,7 +499,13 @@ class ConsoleApp(App[int]):
             self.action_login()
             return
         if verb == "help" or (verb == "diagnose" and not args):
-            for line in help_lines():
+            # `diagnose` alone lists the symptoms first: on 80x24 the pane holds eight
+            # lines, and the commands would push the symptom list out of sight.
+            lines = help_lines()
+            if verb == "diagnose":
+                cut = lines.index(_("symptoms (or say it in your words):"))
+                lines = lines[cut:]
+            for line in lines:
                 self._say(line)
             return
         if verb in PRIVILEGED and self.credential is None:

@@ -60,7 +60,7 @@ def test_one_shot_commands(daemon: Daemon, capsys, monkeypatch) -> None:
     assert "wrong technician name or token" in capsys.readouterr().err
     monkeypatch.setenv("MJTABLE_TOKEN", TOKEN)
     assert main([*sock, "--technician", "li", "clear", "nonexistent"]) == 1
-    assert "no active fault 'nonexistent'" in capsys.readouterr().err
+    assert "no active fault “nonexistent”" in capsys.readouterr().err
     # The simulated players keep playing: wait for a moment with no hands in the hole.
     deadline = time.monotonic() + 20
     while main([*sock, "--technician", "li", "test-mode", "on", "--force"]) != 0:

@@ -43,7 +43,7 @@ def test_one_shot_commands_without_rich_or_textual(daemon: Daemon, tmp_path: Pat
     assert "active:" in _console(tmp_path, daemon, "faults").stdout
     assert _console(tmp_path, daemon, "log", "--kind", "phase").stdout.strip()
     clear = _console(tmp_path, daemon, "--technician", "li", "clear", "E21")
-    assert clear.returncode == 1 and "no active fault 'E21'" in clear.stderr, clear.stderr
+    assert clear.returncode == 1 and "no active fault “E21”" in clear.stderr, clear.stderr
     assert _console(tmp_path, daemon, "technicians").stdout.split() == ["li"]
     daemon.api.eventlog.flush()
     verify = _console(tmp_path, daemon, "verify-log")

@@ -66,3 +66,25 @@ def test_tui_says_when_no_daemon_runs(tmp_path: Path) -> None:
             await pilot.pause(0.2)
             assert "no table daemon at" in text_of(app.query_one("#picture", Static))
     asyncio.run(scenario())
+
+
+def test_tui_login_checks_the_token_at_once(daemon: Daemon) -> None:
+    # A wrong token was accepted until the first action; now the dialog's answer is it.
+    async def scenario() -> None:
+        app = ConsoleApp(daemon.socket)
+        async with app.run_test(size=(120, 40)) as pilot:
+            events = app.query_one("#events", RichLog)
+            await wait_for(lambda: app.api is not None, pilot)
+            app.action_login()
+            await wait_for(lambda: app.screen.__class__.__name__ == "Login", pilot)
+            await pilot.press(*"li", "enter", *"not-the-token", "enter")
+            await wait_for(lambda: any("login refused" in str(line.text)
+                                       for line in events.lines), pilot, 20)
+            assert app.credential is None
+            app.action_login()
+            await wait_for(lambda: app.screen.__class__.__name__ == "Login", pilot)
+            await pilot.press(*"li", "enter", *TOKEN, "enter")
+            await wait_for(lambda: any("logged in as li" in str(line.text)
+                                       for line in events.lines), pilot, 20)
+            assert app.credential == ("li", TOKEN)
+    asyncio.run(scenario())

@@ -22,6 +22,7 @@ from firmware.api import protocol as p
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.console.tui import ConsoleApp
+from firmware.diagnosis import SYMPTOMS
 from firmware.maintenance import Maintenance
 from simulator.harness import Harness
 from tests.test_diagnosis import table_in_play
@@ -55,6 +56,9 @@ class TableApi:
             return p.error(1, exc.code, exc.message)
         self.push_status()
         return p.reply(1, result)
+
+    async def login(self, credential: tuple[str, str]) -> dict[str, Any]:
+        return p.reply(1, {"technician": credential[0]})
 
     def push_status(self) -> None:
         self.app._on_stream({"stream": "status", "status": self.server.status()})
@@ -259,3 +263,31 @@ def test_screen_after_ctrl_e(snap_compare, harness: Harness, tmp_path: Path, lan
         await settle(pilot, shows(app, "ES ", "E-STOP ACTIVE" if lang == "en" else "急停中"))
 
     assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
+
+
+def test_replies_wrap_at_120x40_instead_of_being_cut(harness: Harness, tmp_path: Path) -> None:
+    # The events pane is narrower than 78 columns at 120x40: its lines were cut.
+    async def scenario() -> str:
+        app = SimConsole(harness, tmp_path)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot, lambda: app._connected)
+            await pilot.press(*"help", "enter")
+            await settle(pilot, shows(app, "set_stays_on_table"))
+            return screen_text(app)
+    text = asyncio.run(scenario())
+    assert "one set of tiles always stays" in text and "on the table" in text
+    assert "conveyor.N, dice, all)" in text
+
+
+def test_diagnose_alone_shows_the_symptom_list_at_80x24(harness: Harness,
+                                                        tmp_path: Path) -> None:
+    async def scenario() -> str:
+        app = SimConsole(harness, tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot, lambda: app._connected)
+            await pilot.press(*"diagnose", "enter")
+            await settle(pilot, shows(app, "symptoms (or say it in your words):"))
+            return screen_text(app)
+    text = asyncio.run(scenario())
+    for name in SYMPTOMS:
+        assert name in text, text

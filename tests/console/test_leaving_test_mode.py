@@ -1,0 +1,72 @@
+"""Leaving test mode puts the table back as it found it, or says what it cannot."""
+
+from __future__ import annotations
+
+import pytest
+
+from firmware.maintenance import MaintenanceRefused
+from tests.console.test_maintenance import run_until, table
+
+
+def test_tests_that_move_tiles_mid_build_hold_the_set_for_a_refeed_not_e51() -> None:
+    # test-mode on --force mid-build, the belts and heads tested, test-mode off: the
+    # set's counts no longer match what lies in belts and heads. Resumed from them,
+    # the next set was built over leftover tiles: E51 with counts 36/36/36/36.
+    bench, service, events = table(1)
+    ctl = bench.controller
+    service.power_on()
+    bench.players.start()
+    run_until(bench, lambda: ctl.build.state == "staged")
+    run_until(bench, lambda: ctl.build.state == "building"
+              and sum(s.counted for s in ctl.sides) > 40, 400)
+    service.enter("li", force=True)
+    for name in ("conveyor.0", "conveyor.1", "conveyor.2", "conveyor.3", "head.0",
+                 "head.1", "head.2", "head.3"):
+        service.test(name, "li")
+        run_until(bench, lambda: service.running is None, 30)
+    service.leave("li")
+    hold = ctl.refeed_hold
+    assert hold is not None and hold.id == "build.interrupted"
+    assert hold.evidence["moved"][:2] == ["conveyor.0", "conveyor.1"]
+    assert bench.hal.read("display") == "rF"
+    bench.table.refeed()                    # the operator empties belts, heads, tracks
+    ctl.clear_fault(hold, "li", refed=True)
+    start = len(events)
+    bench.clock.run_until(bench.clock.now() + 1500, until=lambda: sum(
+        e["kind"] == "build.staged" for e in events[start:]) >= 3)
+    assert [e["id"] for e in events[start:] if e["kind"] == "fault"] == []
+    assert sum(e["kind"] == "build.staged" for e in events[start:]) >= 3
+
+
+def test_tests_without_a_part_built_set_resume_without_a_hold() -> None:
+    bench, service, _ = table()
+    ctl = bench.controller
+    service.power_on()
+    run_until(bench, lambda: ctl.build.state == "staged")
+    service.test("conveyor.1", "li")
+    run_until(bench, lambda: service.running is None, 30)
+    service.leave("li")
+    assert ctl.refeed_hold is None and ctl.build.state == "staged"
+
+
+def test_a_plate_jogged_off_home_under_a_staged_set_is_named_with_the_way_home() -> None:
+    # jog plate.1 fwd 1 in test mode, then test-mode off: an E31 "debris in the rails"
+    # that a clear raised again at once. Now test mode stays on and says how.
+    bench, service, events = table(3)
+    ctl = bench.controller
+    service.power_on()
+    bench.players.start()
+    run_until(bench, lambda: ctl.cycle.state == "play" and ctl.build.state == "staged", 400)
+    service.enter("li")
+    done: list[dict] = []
+    service.jog("plate.1", "fwd", 1.0, "li", done.append)
+    run_until(bench, lambda: bool(done), 10)
+    with pytest.raises(MaintenanceRefused, match=r"plate\.1 is off home.*`test plate\.1`"):
+        service.leave("li")
+    assert service.test_mode and not [e for e in events if e["kind"] == "fault"]
+    service.test("plate.1", "li")           # the way home it named
+    run_until(bench, lambda: service.running is None, 30)
+    service.leave("li")
+    bench.clock.run_until(bench.clock.now() + 30)
+    assert not service.test_mode and bench.hal.read("side.1.plate_home")
+    assert "plate.stuck" not in [e["id"] for e in events if e["kind"] == "fault"]

@@ -1,0 +1,49 @@
+"""Technician names in any script (the Chinese guide shows `--technician 姓名`); still
+never a control character, an invisible one, a space or an over-long name."""
+
+from __future__ import annotations
+
+import io
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from firmware.api.auth import Cost, Technicians
+from firmware.cli import main
+
+CHEAP = Cost(memory_kib=8, passes=1)
+TOKEN = "a-long-token-1"
+
+
+@pytest.mark.parametrize("name", ["张师傅", "li", "Zoë", "王.二-3", "阿卜杜拉·买买提",
+                                  "x" * 32])
+def test_names_in_any_script_are_added_and_log_in(tmp_path: Path, name: str) -> None:
+    technicians = Technicians(tmp_path / "technicians.json", CHEAP)
+    technicians.add(name, TOKEN)
+    assert name in technicians.names()
+    assert technicians.verify(name, TOKEN)
+    # Typed decomposed (e + combining diaeresis) it is the same name.
+    assert technicians.verify(unicodedata.normalize("NFD", name), TOKEN)
+
+
+@pytest.mark.parametrize("name", ["", "li\x1b[31m", "li\nroot", "\u202eil", "张 师傅",
+                                  "x" * 33, "-li", "li\u200b"])
+def test_control_invisible_spaced_or_long_names_are_refused(tmp_path: Path,
+                                                             name: str) -> None:
+    with pytest.raises(ValueError, match="not valid") as refused:
+        Technicians(tmp_path / "technicians.json", CHEAP).add(name, TOKEN)
+    assert "\x1b" not in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_add_technician_with_a_chinese_name_from_the_console(tmp_path: Path, capsys,
+                                                             monkeypatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(TOKEN + "\n"))
+    state = ["--state-dir", str(tmp_path)]
+    assert main([*state, "console", "add-technician", "张师傅"]) == 0
+    assert main([*state, "console", "technicians"]) == 0
+    assert "张师傅" in capsys.readouterr().out
+    assert main([*state, "console", "add-technician", "li\x07"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "\x07" not in err
