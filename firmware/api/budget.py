@@ -20,8 +20,8 @@ class Budgets:
 
     client_lines: Rate = (50.0, 100.0)
     client_bytes: Rate = (256 * 1024.0, 1024 * 1024.0)
-    all_lines: Rate = (400.0, 200.0)
-    all_bytes: Rate = (2 * 1024 * 1024.0, 2 * 1024 * 1024.0)
+    all_lines: Rate = (100.0, 100.0)
+    all_bytes: Rate = (1024 * 1024.0, 1024 * 1024.0)
     # Lines that were no request (empty, not JSON, over-long): past this the connection
     # is dropped.
     junk: Rate = (1.0, 32.0)
@@ -55,6 +55,11 @@ class Bucket:
         """Seconds until the balance is back at zero (0 when it is there)."""
         self._refill(now)
         return 0.0 if self._balance >= 0 else -self._balance / self.rate
+
+    def spare(self, now: float) -> bool:
+        """Over half full: its owner has asked little of late."""
+        self._refill(now)
+        return self._balance >= self.burst / 2
 
     def empty(self, now: float) -> bool:
         return self.wait_s(now) > 0

@@ -9,6 +9,7 @@ to ask on from (`after_seq`).
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from firmware.eventlog import LogReader
@@ -20,8 +21,9 @@ ROW_BYTES = 64 * 1024       # a single row past this is sent as its seq and kind
 class Encoded:
     """A result already encoded as JSON text (the server sends it as it is)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, cpu_s: float = 0.0) -> None:
         self.text = text
+        self.cpu_s = cpu_s      # processor time spent on it (the server paces reads)
 
 
 def _dumps(value: Any) -> str:
@@ -31,6 +33,7 @@ def _dumps(value: Any) -> str:
 def bounded_log(log: LogReader, filters: dict[str, Any],
                 limit_bytes: int = REPLY_BYTES) -> Encoded:
     """The `log` result for `filters`, at most about `limit_bytes` of rows."""
+    started = time.thread_time()
     parts: list[str] = []
     used = 0
     last_seq: int | None = None
@@ -50,4 +53,4 @@ def bounded_log(log: LogReader, filters: dict[str, Any],
     result = f'{{"run":{_dumps(log.run)},"rows":[{",".join(parts)}]'
     if truncated:
         result += f',"truncated":true,"next_after_seq":{_dumps(last_seq)}'
-    return Encoded(result + "}")
+    return Encoded(result + "}", time.thread_time() - started)

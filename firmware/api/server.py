@@ -70,6 +70,9 @@ SECRET_WORDS = ("token", "secret", "password", "key_hash", "nonce")
 # A client past its budget (firmware/api/budget.py) is not read until the budget is
 # back: the kernel then holds its bytes.
 LINES_PER_TURN = 8        # lines framed before the loop gets a turn (timers, the table)
+JUNK_HOLD_S = 10.0        # a connection sending lines that are no request: held, closed
+LOG_PACE = 9.0            # after a log read, wait this many times its processor time:
+                          # log reads take at most a tenth of a processor
 MAX_SYMPTOM = 300         # characters a technician says of a symptom
 TCP_MAX = 16              # TCP connections at once
 TCP_PER_HOST = 4          # TCP connections at once from one address
@@ -319,10 +322,10 @@ class ApiServer:
                         client.send(p.error(None, p.TOO_LONG,
                                             f"request line over {p.MAX_LINE} bytes; "
                                             "skipped up to the next newline"))
-                        self._junk(client)
+                        await self._junk(client)
                         continue
                     if not line.strip():
-                        self._junk(client)
+                        await self._junk(client)
                         continue
                     # Backpressure: a client gets no more work done than it reads.
                     while len(client.tasks) >= MAX_IN_FLIGHT and not client.closed:
@@ -332,7 +335,7 @@ class ApiServer:
                     if client.closed:
                         break
                     if not self._dispatch(client, line):
-                        self._junk(client)
+                        await self._junk(client)
                 line_due += await self._spend(client, client.bytes, self.all_bytes)
         except (ConnectionError, asyncio.CancelledError):
             pass
@@ -401,23 +404,28 @@ class ApiServer:
         return True
 
     async def _spend(self, client: Client, own: Bucket, everyone: Bucket) -> float:
-        """Wait while the client's or everyone's budget is spent; the seconds waited."""
+        """Wait while the client's or everyone's budget is spent; the seconds waited.
+        A client that has asked little of late (its own budget over half full) never
+        waits for everyone's: a flood from other connections does not hold it."""
         loop = asyncio.get_running_loop()
         waited = 0.0
         while not client.closed:
             now = loop.time()
-            wait = max(own.wait_s(now), everyone.wait_s(now))
+            wait = own.wait_s(now) if own.spare(now) else max(own.wait_s(now),
+                                                                everyone.wait_s(now))
             if wait <= 0:
                 break
             await asyncio.sleep(wait)
             waited += wait
         return waited
 
-    def _junk(self, client: Client) -> None:
-        """A line that was no request; a connection that keeps sending them is dropped."""
+    async def _junk(self, client: Client) -> None:
+        """A line that was no request; a connection that keeps sending them is held
+        unread for JUNK_HOLD_S, then dropped (dropped at once, it came straight back)."""
         now = asyncio.get_running_loop().time()
         client.junk.charge(1, now)
         if client.junk.empty(now):
+            await asyncio.sleep(JUNK_HOLD_S)
             client.drop(N_("it kept sending lines that were no request"), "junk lines")
 
     def _drop_unless_logged_in(self, client: Client) -> None:
@@ -828,8 +836,10 @@ class ApiServer:
         await asyncio.get_running_loop().run_in_executor(None, log.flush)
         async with self.log_reads:
             # Read and encoded in the thread, bounded in bytes (firmware/api/logreply.py).
-            return await asyncio.get_running_loop().run_in_executor(
+            result = await asyncio.get_running_loop().run_in_executor(
                 None, lambda: bounded_log(log, filters))
+            await asyncio.sleep(result.cpu_s * LOG_PACE)
+        return result
 
     async def _config(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         return _redact(dataclasses.asdict(self.ctl.config))
