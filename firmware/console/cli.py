@@ -51,6 +51,14 @@ def when(text: str) -> float:
           "seconds").format(text=text))
 
 
+def _hours(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 100000:      # nan too
+        raise argparse.ArgumentTypeError(
+            _("must be above 0 and at most 100000, got {value}").format(value=value))
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mjtable console",
                                      description=_("Technician console for a running table."))
@@ -100,7 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--out", metavar="FILE", help=_("write here instead of stdout"))
     verify = add("verify-log", _("check the event log's hash chain (no daemon needed); exit "
                                  "1 names the first row changed, removed or reordered"))
-    verify.add_argument("--keep-h", type=float, default=24.0, metavar="HOURS",
+    verify.add_argument("--keep-h", type=_hours, default=24.0, metavar="HOURS",
                         help=_("a rotation that deleted rows younger than this is "
                                "suspicious (default 24)"))
     diag = add("diagnose", _("guided diagnosis of what you see, in your words "
