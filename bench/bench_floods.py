@@ -10,6 +10,9 @@ Floods (each from `--connections` connections at once):
   `streams: [{}]`, a non-string `lang`), each an `api.error` row on older firmware;
 - diagnose: open `diagnose` requests with 60 KB nonsense symptoms;
 - log: open `log` reads of 10,000 rows over a log holding fat diagnosis rows.
+- rows (not in the default list): every kind of row a client can cause, for
+  `--rows-s` seconds, over a log holding a day of the table's own events: are they
+  all still there, and how much did the log grow?
 Meanwhile a technician's connection presses the e-stop (and releases it) `--presses`
 times, timing each press to its reply, and a live view (`subscribe`) reads every
 stream. The daemon runs as systemd would run it with a watchdog (`NOTIFY_SOCKET`,
@@ -56,6 +59,21 @@ def payload(flood: str) -> bytes:
     if flood == "log":
         return json.dumps({"id": 1, "method": "log",
                            "params": {"limit": 10_000}}).encode() + b"\n"
+    if flood == "rows":
+        # Every kind of row a client without a token can cause, in one stream.
+        lines: list[Any] = []
+        for i in range(64):
+            lines += [{"id": i, "method": "subscribe", "params": {"streams": [{}]}},
+                      {"id": i, "method": "info", "lang": i},
+                      {"id": i, "method": "login", "auth": {"name": f"who{i}",
+                                                              "token": "wrong-token-0000"}},
+                      {"id": i, "method": "clear", "params": {"fault": i}},
+                      {"id": i, "method": "diagnose",
+                       "params": {"symptom": f"lid does not lower {i} " + "zq" * 140}},
+                      {"id": i, "method": "diagnose", "params": {"symptom": FAT_SYMPTOM}},
+                      "not json"]
+        return b"".join((m if isinstance(m, str) else json.dumps(m)).encode() + b"\n"
+                        for m in lines)
     raise ValueError(flood)
 
 
@@ -179,7 +197,67 @@ def _other_uid() -> None:
     os.setuid(65534)
 
 
+DAY_ROWS = 20_000
+
+
+def day_log(state: Path) -> None:
+    """A day of the table's own events, the newest a minute old."""
+    from firmware.eventlog import EventLog
+
+    now = time.time()
+    walls = iter(now - 60 - 86_000 * (1 - i / DAY_ROWS) for i in range(DAY_ROWS))
+    log = EventLog(state / "events.sqlite", wall=lambda: next(walls))
+    for i in range(DAY_ROWS):
+        log.record({"t": float(i), "kind": "phase", "state": "play", "cycle": i // 20})
+    log.close()
+
+
+def _size(state: Path) -> int:
+    return sum(p.stat().st_size for p in state.glob("events.sqlite*"))
+
+
+def rows(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Flood every client-caused row kind for `--rows-s`: does a day of the table's
+    own events stay, and how much does the log grow?"""
+    import sqlite3
+
+    state = tmp / "rows"
+    state.mkdir()
+    os.chmod(state, 0o711)
+    day_log(state)
+    before = _size(state)
+    daemon = Daemon(state)
+    data = tmp / "rows.payload"
+    data.write_bytes(payload("rows"))
+    os.chmod(data, 0o644)
+    try:
+        attack = children.spawn(
+            [_system_python(), str(Path(__file__).with_name("flood_child.py")),
+             str(daemon.socket), str(data), str(args.connections)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            preexec_fn=_other_uid if os.getuid() == 0 else None)
+        time.sleep(args.rows_s)
+        sent = json.loads(attack.communicate("", timeout=30)[0] or "{}")
+        children.stop(attack)
+    finally:
+        daemon.stop()
+    conn = sqlite3.connect(state / "events.sqlite")
+    try:
+        kept = conn.execute("SELECT count(*) FROM events WHERE kind = 'phase' AND run = 1"
+                            ).fetchone()[0]
+        kinds = dict(conn.execute("SELECT kind, count(*) FROM events WHERE run = 2 "
+                                  "GROUP BY kind").fetchall())
+    finally:
+        conn.close()
+    return {"seconds": args.rows_s, "flood_mb_sent": round(sent.get("sent", 0) / 1e6, 1),
+            "table_rows_of_the_last_day": DAY_ROWS, "table_rows_kept": kept,
+            "rows_written_in_the_flood": sum(kinds.values()), "by_kind": kinds,
+            "log_growth_mb": round((_size(state) - before) / 1e6, 2)}
+
+
 def one(flood: str, tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
+    if flood == "rows":
+        return rows(tmp, args)
     state = tmp / flood
     state.mkdir()
     os.chmod(state, 0o711)
@@ -239,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--share", type=float, default=0.25,
                         help="the daemon's share of one core")
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--rows-s", type=float, default=60.0,
+                        help="seconds of the flood of every client-caused row (--flood rows)")
     args = parser.parse_args(argv)
     children.install()      # a killed bench leaves no daemon behind
     results: dict[str, Any] = {}

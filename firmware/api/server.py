@@ -429,7 +429,9 @@ class ApiServer:
             client.drop(N_("it kept sending lines that were no request"), "junk lines")
 
     def _drop_unless_logged_in(self, client: Client) -> None:
-        if not client.closed and client.technician is None:
+        # A panel on a network allowed to press the e-stop may stay connected.
+        if not client.closed and client.technician is None and not self._estop_network(
+                client):
             client.drop(N_("it did not log in (TCP needs a session)"), "no login")
 
     def _estop_network(self, client: Client) -> bool:
