@@ -5,6 +5,12 @@ stops reading fills only its own queue — and is then dropped, never waited for
 Requests run as tasks (at most MAX_IN_FLIGHT per client); anything that touches the
 controller runs in the loop, slow work (token hashes, log queries) in threads.
 
+The table runs on the same loop, so no client may hold it: lines are framed in linear
+time (firmware/api/framing.py) and the loop gets a turn every few lines; every line
+and byte a client sends is charged to its own budget and everyone's
+(firmware/api/budget.py), and a client past them is not read; an e-stop press skips
+every budget. Rows a client can cause go through one gate (firmware/api/clientrows.py).
+
 Access (docs/console.md, "Security"): every method has a class (firmware/api/access.py);
 technician and motion requests need a session, opened on the connection by `login`
 with a name and token, so a captured request line carries no token and cannot be
