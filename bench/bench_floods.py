@@ -59,21 +59,18 @@ def payload(flood: str) -> bytes:
     if flood == "log":
         return json.dumps({"id": 1, "method": "log",
                            "params": {"limit": 10_000}}).encode() + b"\n"
-    if flood == "rows":
-        # Every kind of row a client without a token can cause, in one stream.
-        lines: list[Any] = []
-        for i in range(64):
-            lines += [{"id": i, "method": "subscribe", "params": {"streams": [{}]}},
-                      {"id": i, "method": "info", "lang": i},
-                      {"id": i, "method": "login", "auth": {"name": f"who{i}",
-                                                              "token": "wrong-token-0000"}},
-                      {"id": i, "method": "clear", "params": {"fault": i}},
-                      {"id": i, "method": "diagnose",
-                       "params": {"symptom": f"lid does not lower {i} " + "zq" * 140}},
-                      {"id": i, "method": "diagnose", "params": {"symptom": FAT_SYMPTOM}},
-                      "not json"]
-        return b"".join((m if isinstance(m, str) else json.dumps(m)).encode() + b"\n"
-                        for m in lines)
+    if flood == "rows.refused":
+        # Wrong logins for many names and privileged requests without a session.
+        return b"".join(json.dumps(m).encode() + b"\n" for i in range(64) for m in (
+            {"id": i, "method": "login", "auth": {"name": f"who{i}",
+                                                  "token": "wrong-token-0000"}},
+            {"id": i, "method": "clear", "params": {"fault": i}}))
+    if flood == "rows.diagnose":
+        return b"".join(json.dumps({"id": i, "method": "diagnose", "params": {
+            "symptom": f"lid does not lower {i} " + "zq" * 140}}).encode() + b"\n"
+            for i in range(64))
+    if flood == "rows.junk":
+        return b"not json\n" * 64
     raise ValueError(flood)
 
 
@@ -227,18 +224,24 @@ def rows(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
     day_log(state)
     before = _size(state)
     daemon = Daemon(state)
-    data = tmp / "rows.payload"
-    data.write_bytes(payload("rows"))
-    os.chmod(data, 0o644)
+    sent = 0
     try:
-        attack = children.spawn(
-            [_system_python(), str(Path(__file__).with_name("flood_child.py")),
-             str(daemon.socket), str(data), str(args.connections)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            preexec_fn=_other_uid if os.getuid() == 0 else None)
+        # A quarter of the connections for each kind: one slow kind (token hashes)
+        # must not hold back the others.
+        attacks = []
+        for kind in ("failing", "rows.refused", "rows.diagnose", "rows.junk"):
+            data = tmp / f"{kind}.payload"
+            data.write_bytes(payload(kind))
+            os.chmod(data, 0o644)
+            attacks.append(children.spawn(
+                [_system_python(), str(Path(__file__).with_name("flood_child.py")),
+                 str(daemon.socket), str(data), str(max(1, args.connections // 4))],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                preexec_fn=_other_uid if os.getuid() == 0 else None))
         time.sleep(args.rows_s)
-        sent = json.loads(attack.communicate("", timeout=30)[0] or "{}")
-        children.stop(attack)
+        for attack in attacks:
+            sent += json.loads(attack.communicate("", timeout=30)[0] or "{}").get("sent", 0)
+            children.stop(attack)
     finally:
         daemon.stop()
     conn = sqlite3.connect(state / "events.sqlite")
@@ -249,7 +252,7 @@ def rows(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
                                   "GROUP BY kind").fetchall())
     finally:
         conn.close()
-    return {"seconds": args.rows_s, "flood_mb_sent": round(sent.get("sent", 0) / 1e6, 1),
+    return {"seconds": args.rows_s, "flood_mb_sent": round(sent / 1e6, 1),
             "table_rows_of_the_last_day": DAY_ROWS, "table_rows_kept": kept,
             "rows_written_in_the_flood": sum(kinds.values()), "by_kind": kinds,
             "log_growth_mb": round((_size(state) - before) / 1e6, 2)}
