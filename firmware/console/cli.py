@@ -266,6 +266,10 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
         else:
             print("\n".join(_human(render.log_line(r)) for r in result["rows"])
                   or _("no events"))
+        if result.get("truncated"):
+            # The daemon's reply is bounded in bytes: say the rest was left out.
+            print(_("… more rows than one reply holds (the newest left out); narrow it "
+                    "with --kind, --cycle, --since or --limit"), file=sys.stderr)
     elif command == "diagnose":
         result = client.call("diagnose", {"symptom": " ".join(args.symptom),
                                           "check": args.check}, auth=args.check)
