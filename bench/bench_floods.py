@@ -67,7 +67,7 @@ def payload(flood: str) -> bytes:
             {"id": i, "method": "clear", "params": {"fault": i}}))
     if flood == "rows.diagnose":
         return b"".join(json.dumps({"id": i, "method": "diagnose", "params": {
-            "symptom": f"lid does not lower {i} " + "zq" * 140}}).encode() + b"\n"
+            "symptom": f"lid does not lower {i} " + "zq" * 130}}).encode() + b"\n"
             for i in range(64))
     if flood == "rows.junk":
         return b"not json\n" * 64
