@@ -195,6 +195,7 @@ def _other_uid() -> None:
 
 
 DAY_ROWS = 20_000
+ROW_FLOODS = ("failing", "rows.refused", "rows.diagnose", "rows.junk")
 
 
 def day_log(state: Path) -> None:
@@ -226,16 +227,16 @@ def rows(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
     daemon = Daemon(state)
     sent = 0
     try:
-        # A quarter of the connections for each kind: one slow kind (token hashes)
+        # A share of the connections for each kind: one slow kind (token hashes)
         # must not hold back the others.
         attacks = []
-        for kind in ("failing", "rows.refused", "rows.diagnose", "rows.junk"):
+        for kind in ROW_FLOODS:
             data = tmp / f"{kind}.payload"
             data.write_bytes(payload(kind))
             os.chmod(data, 0o644)
             attacks.append(children.spawn(
                 [_system_python(), str(Path(__file__).with_name("flood_child.py")),
-                 str(daemon.socket), str(data), str(max(1, args.connections // 4))],
+                 str(daemon.socket), str(data), str(max(1, args.connections // len(ROW_FLOODS)))],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                 preexec_fn=_other_uid if os.getuid() == 0 else None))
         time.sleep(args.rows_s)
