@@ -61,13 +61,13 @@ def _default_fd_limit() -> None:
 class Daemon:
     """`mjtable run --plain` in a child process, with one technician `li`."""
 
-    def __init__(self, state: Path) -> None:
+    def __init__(self, state: Path, env: dict[str, str] | None = None) -> None:
         from firmware.api.auth import Technicians
 
         self.state = state
         self.socket = state / "api.sock"
         Technicians(state / "technicians.json").add("li", TOKEN)
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **(env or {})}
         self.proc = children.spawn(
             [sys.executable, "-c", "from firmware.cli import main; import sys; "
              "sys.exit(main())", "--state-dir", str(state), "run", "--plain",

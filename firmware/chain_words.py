@@ -18,8 +18,12 @@ CHAIN_CHANGED = N_("row {row} was changed or moved (its hash does not follow row
                    "{before}); {checked} rows before it are intact")
 CHAIN_CUT = N_("rows after {row} were removed (the recorded head is row {head})")
 CHAIN_INTACT = N_("{checked} rows intact from row {first}; head {head}")
+CHAIN_YOUNG = N_("rotation deleted rows only {age} h older than the newest (up to row "
+                 "{row}), younger than the {keep} h kept; a flood of rows may have pushed "
+                 "the table's history out")
 FORMS = tuple((sentence_form(t), t) for t in (
-    CHAIN_NONE, CHAIN_UNDER, CHAIN_REMOVED, CHAIN_CHANGED, CHAIN_CUT, CHAIN_INTACT))
+    CHAIN_NONE, CHAIN_UNDER, CHAIN_REMOVED, CHAIN_CHANGED, CHAIN_CUT, CHAIN_INTACT,
+    CHAIN_YOUNG))
 
 
 def say(found: str) -> str:

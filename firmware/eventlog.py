@@ -48,6 +48,7 @@ from firmware.chain_words import (
     CHAIN_NONE,
     CHAIN_REMOVED,
     CHAIN_UNDER,
+    CHAIN_YOUNG,
 )
 from firmware.handoff import public_event
 
@@ -107,6 +108,23 @@ class _Flush:
 _CLOSE = object()
 
 
+def rotated_young(conn: sqlite3.Connection, meta: dict[str, str],
+                  keep_s: float) -> str | None:
+    """Why the last rotation is suspicious (it deleted rows younger than `keep_s`
+    before the newest row), or None. A flood of rows pushes history out this way."""
+    if "anchor_wall" not in meta:
+        return None
+    newest = conn.execute("SELECT max(wall) FROM events").fetchone()[0]
+    if newest is None:
+        return None
+    age = float(newest) - float(meta["anchor_wall"])
+    if age >= keep_s:
+        return None
+    anchor_id, _ = _pair(meta.get("chain_anchor"))
+    return CHAIN_YOUNG.format(age=f"{age / 3600:.1f}", row=anchor_id,
+                              keep=f"{keep_s / 3600:g}")
+
+
 class LogReader:
     """Read-only access to an event log file (the daemon may be writing it)."""
 
@@ -146,14 +164,28 @@ class LogReader:
         "fault.cleared"); `since`/`until` are wall-clock seconds; `cycle` is the hand
         (of the current run unless `run` says otherwise).
         """
-        return list(self._select(kind, cycle, run, since, until, after_seq,
-                                 max(1, min(int(limit), QUERY_LIMIT_MAX))))
+        return list(self.iter_query(kind=kind, cycle=cycle, run=run, since=since,
+                                    until=until, after_seq=after_seq, limit=limit))
+
+    def iter_query(self, *, kind: str | None = None, cycle: int | None = None,
+                   run: int | None = None, since: float | None = None,
+                   until: float | None = None, after_seq: int | None = None,
+                   limit: int = 200) -> Iterator[dict[str, Any]]:
+        """`query` one row at a time (a reader may stop at a size it can send)."""
+        return self._select(kind, cycle, run, since, until, after_seq,
+                            max(1, min(int(limit), QUERY_LIMIT_MAX)))
 
     def chain_head(self) -> str:
         """"ID:SHA256" of the last row written (its chain value)."""
         with contextlib.closing(self._open()) as conn:
             row = conn.execute("SELECT value FROM meta WHERE key = 'chain_head'").fetchone()
         return row[0] if row else f"0:{GENESIS}"
+
+    def young_rotation(self, keep_s: float) -> str | None:
+        """Why the last rotation looks like a flood (see `rotated_young`), or None."""
+        with contextlib.closing(self._open()) as conn:
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            return rotated_young(conn, meta, keep_s)
 
     def verify_chain(self) -> tuple[bool, str]:
         """(intact, what was found): the first row changed, removed or reordered."""
@@ -412,12 +444,16 @@ class EventLog(LogReader):
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('chain_head', ?)",
                          (f"{last}:{head}",))
             cut = last - self.max_rows
-            anchor = conn.execute("SELECT id, chain FROM events WHERE id <= ? ORDER BY id "
-                                  "DESC LIMIT 1", (cut,)).fetchone()
+            anchor = conn.execute("SELECT id, chain, wall FROM events WHERE id <= ? "
+                                  "ORDER BY id DESC LIMIT 1", (cut,)).fetchone()
             if anchor is not None and anchor[1] is not None:
                 # The chain goes on from the last row deleted.
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('chain_anchor', ?)",
                              (f"{anchor[0]}:{anchor[1]}",))
+                if anchor[2] is not None:
+                    # How young the rows rotation deletes are (verify-log judges it).
+                    conn.execute("INSERT OR REPLACE INTO meta VALUES ('anchor_wall', ?)",
+                                 (repr(float(anchor[2])),))
             conn.execute("DELETE FROM events WHERE id <= ?", (cut,))
             conn.execute("COMMIT")
         except BaseException:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import ipaddress
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,6 +155,24 @@ class RulesSection:
                                        "= off; relative to the state directory")
 
 
+class _Networks:
+    """Comma-separated IP networks ("192.168.1.0/24, ::1/128"), as a `choices`."""
+
+    def __contains__(self, value: object) -> bool:
+        if not isinstance(value, str):
+            return False
+        try:
+            for item in value.split(","):
+                if item.strip():
+                    ipaddress.ip_network(item.strip(), strict=False)
+        except ValueError:
+            return False
+        return True
+
+
+NETWORKS = _Networks()
+
+
 @dataclass(frozen=True, kw_only=True)
 class ApiSection:
     """The technician console's API (docs/console.md)."""
@@ -169,6 +188,10 @@ class ApiSection:
                               doc="lockout length, on the controller's clock")
     log_max_rows: int = option(200_000, minval=1000, maxval=10_000_000,
                                doc="event log rows kept; the oldest are deleted first")
+    tcp_estop_networks: str = option(
+        "", choices=NETWORKS, shown="networks such as \"192.168.1.0/24, ::1/128\"",
+        doc="over TCP, addresses here may press the e-stop without a session; empty = "
+            "none (docs/console.md)")
 
 
 @dataclass(frozen=True, kw_only=True)

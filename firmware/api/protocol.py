@@ -50,6 +50,12 @@ def encode(message: dict[str, Any]) -> bytes:
     return (json.dumps(message, default=str, separators=(",", ":")) + "\n").encode()
 
 
+def encode_reply(request_id: Any, result_json: str) -> bytes:
+    """A reply whose result is already JSON text (encoded outside the loop)."""
+    return (f'{{"id":{json.dumps(request_id, default=str)},"ok":true,"result":'
+            f"{result_json}}}\n").encode()
+
+
 def decode_request(line: bytes) -> dict[str, Any]:
     """Parse one request line or raise ApiError(BAD_REQUEST)."""
     try:

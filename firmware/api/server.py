@@ -5,6 +5,12 @@ stops reading fills only its own queue — and is then dropped, never waited for
 Requests run as tasks (at most MAX_IN_FLIGHT per client); anything that touches the
 controller runs in the loop, slow work (token hashes, log queries) in threads.
 
+The table runs on the same loop, so no client may hold it: lines are framed in linear
+time (firmware/api/framing.py) and the loop gets a turn every few lines; every line
+and byte a client sends is charged to its own budget and everyone's
+(firmware/api/budget.py), and a client past them is not read; an e-stop press skips
+every budget. Rows a client can cause go through one gate (firmware/api/clientrows.py).
+
 Access (docs/console.md, "Security"): every method has a class (firmware/api/access.py);
 technician and motion requests need a session, opened on the connection by `login`
 with a name and token, so a captured request line carries no token and cannot be
@@ -17,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import ipaddress
 import json
 import os
 import socket
@@ -36,7 +43,11 @@ from firmware.api.access import (
     needs_technician,
 )
 from firmware.api.auth import Technicians
+from firmware.api.budget import Bucket, Budgets
+from firmware.api.clientrows import ClientRows
+from firmware.api.framing import OVERLONG, LineSplitter
 from firmware.api.lockout import Lockout
+from firmware.api.logreply import Encoded, bounded_log
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
 from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
 from firmware.controller import ClearRefused, Controller
@@ -65,6 +76,17 @@ LINE_S = 10.0             # a request line must arrive whole within this (slowlo
 IDLE_S = 300.0            # a connection that sends nothing and subscribes to nothing
 SESSION_S = 900.0         # a login lasts this long on its connection (table time)
 SECRET_WORDS = ("token", "secret", "password", "key_hash", "nonce")
+# A client past its budget (firmware/api/budget.py) is not read until the budget is
+# back: the kernel then holds its bytes.
+LINES_PER_TURN = 8        # lines framed before the loop gets a turn (timers, the table)
+JUNK_HOLD_S = 10.0        # a connection sending lines that are no request: held, closed
+LOG_PACE = 9.0            # after a log read, wait this many times its processor time:
+                          # log reads take at most a tenth of a processor
+MAX_SYMPTOM = 300         # characters a technician says of a symptom
+TCP_MAX = 16              # TCP connections at once
+TCP_PER_HOST = 4          # TCP connections at once from one address
+TCP_LOGIN_S = 10.0        # a TCP connection not logged in by then is dropped
+ACTIONS_PER_WINDOW = 60   # rows of one technician's action (or login) a minute
 
 Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
 
@@ -87,12 +109,21 @@ class Client:
         self.peer = peer
         self.technician: str | None = None     # the session's, after `login`
         self.session_until = 0.0
+        budgets = server.budgets
+        self.lines = Bucket(*budgets.client_lines)
+        self.bytes = Bucket(*budgets.client_bytes)
+        self.junk = Bucket(*budgets.junk)
+        self.estops = Bucket(*budgets.estop_lane)
+        self.host = ""      # a TCP client's address
 
     def send(self, message: dict[str, Any]) -> bool:
+        return self.send_line(p.encode(message))
+
+    def send_line(self, line: bytes) -> bool:
         if self.closed:
             return False
         try:
-            self.queue.put_nowait(p.encode(message))
+            self.queue.put_nowait(line)
         except asyncio.QueueFull:
             self.drop(N_("it stopped reading (send queue full)"), "stopped reading")
             return False
@@ -145,12 +176,16 @@ class ApiServer:
         self.eventlog = eventlog
         api = ctl.config.api
         self.lockout = lockout or Lockout(ctl.clock, api.lockout_failures, api.lockout_s)
-        self.refusals = RefusalLog(ctl.clock, ctl.emit)
-        self.dropped = DroppedConnections(ctl.clock, ctl.emit)
+        # Every row a client can cause goes through one gate (firmware/api/clientrows.py).
+        self.client_rows = ClientRows(ctl.clock, ctl.emit)
+        self.refusals = RefusalLog(ctl.clock, self.client_rows.emit)
+        self.dropped = DroppedConnections(ctl.clock, self.client_rows.emit)
+        self.set_budgets(Budgets())
+        self.estop_networks = _networks(ctl.config.api.tcp_estop_networks)
         # Event-log reads, one at a time over every client: each holds the GIL for
         # most of its work, and many at once starve the loop the table runs on.
         self.log_reads = asyncio.Semaphore(1)
-        self.open_diagnoses = OpenDiagnoses(ctl.clock, ctl.emit)
+        self.open_diagnoses = OpenDiagnoses(ctl.clock, self.client_rows.emit)
         self.clients: set[Client] = set()
         self.max_clients = connection_budget(max_clients)
         self.socket_gid = os.getgid()
@@ -180,6 +215,12 @@ class ApiServer:
         self._readers = {n for n, sig in ctl.hal.signals.items() if sig.kind is Kind.READER}
         ctl.input_watchers.append(
             lambda name, _: None if name in self._readers else self._dirty.add(name))
+
+    def set_budgets(self, budgets: Budgets) -> None:
+        """What clients may make the daemon do; new connections get their own share."""
+        self.budgets = budgets
+        self.all_lines = Bucket(*budgets.all_lines)
+        self.all_bytes = Bucket(*budgets.all_bytes)
 
     # -- listening ----------------------------------------------------------------
 
@@ -234,7 +275,8 @@ class ApiServer:
                      remote: bool) -> None:
         peer = (Peer(address=str(writer.get_extra_info("peername"))) if remote
                 else unix_peer(writer.get_extra_info("socket")))
-        why = self._refuse_connection(peer)
+        host = _host(writer.get_extra_info("peername")) if remote else ""
+        why = self._refuse_connection(peer, host)
         if why is not None:
             # Said once, not logged: a flood of connections must not flood the log.
             with contextlib.suppress(Exception):
@@ -242,17 +284,21 @@ class ApiServer:
                 writer.transport.abort()
             return
         client = Client(self, reader, writer, remote, peer)
+        client.host = host
         self.clients.add(client)
         writer_task = asyncio.get_running_loop().create_task(client.write_loop())
-        buffer = b""
-        discarding = False
+        splitter = LineSplitter(p.MAX_LINE)
         loop = asyncio.get_running_loop()
-        line_due = 0.0      # when the request line begun in `buffer` must be whole
+        line_due = 0.0      # when the request line begun must be whole
+        if remote:
+            # Over TCP nothing but the e-stop works without a session: no slot is held
+            # by a client that never logs in.
+            loop.call_later(TCP_LOGIN_S, self._drop_unless_logged_in, client)
         try:
             while not client.closed:
                 # A line begun must end in LINE_S: one byte every few seconds would
                 # otherwise hold the slot for ever (slowloris).
-                partial = bool(buffer) or discarding
+                partial = splitter.partial
                 wait = max(0.0, line_due - loop.time()) if partial else IDLE_S
                 try:
                     chunk = await asyncio.wait_for(reader.read(READ_CHUNK), wait)
@@ -268,36 +314,46 @@ class ApiServer:
                     break
                 if not partial:
                     line_due = loop.time() + LINE_S
-                buffer += chunk
-                while True:
-                    line, newline, rest = buffer.partition(b"\n")
-                    if not newline:
-                        if len(buffer) > p.MAX_LINE:
-                            if not discarding:
-                                client.send(p.error(None, p.TOO_LONG,
-                                                    f"request line over {p.MAX_LINE} bytes; "
-                                                    "skipped up to the next newline"))
-                            discarding = True
-                            buffer = b""
+                splitter.feed(chunk)
+                client.bytes.charge(len(chunk), loop.time())
+                self.all_bytes.charge(len(chunk), loop.time())
+                turn = 0
+                while not client.closed:
+                    line = splitter.next()
+                    if line is None:
                         break
-                    buffer = rest
                     line_due = loop.time() + LINE_S     # the next line's own time
-                    if discarding:
-                        discarding = False
+                    turn += 1
+                    if turn >= LINES_PER_TURN:
+                        # A read of many lines never holds the loop: the table's timers
+                        # and the other clients get their turn.
+                        turn = 0
+                        await asyncio.sleep(0)
+                    if line is not OVERLONG and self._estop_lane(client, line):
                         continue
-                    if len(line) > p.MAX_LINE:
+                    # Every line costs, empty or garbage: none is free to send.
+                    client.lines.charge(1, loop.time())
+                    self.all_lines.charge(1, loop.time())
+                    line_due += await self._spend(client, client.lines, self.all_lines)
+                    if line is OVERLONG:
                         client.send(p.error(None, p.TOO_LONG,
-                                            f"request line over {p.MAX_LINE} bytes"))
+                                            f"request line over {p.MAX_LINE} bytes; "
+                                            "skipped up to the next newline"))
+                        await self._junk(client)
                         continue
-                    if line.strip():
-                        # Backpressure: a client gets no more work done than it reads.
-                        while len(client.tasks) >= MAX_IN_FLIGHT and not client.closed:
-                            await asyncio.wait(set(client.tasks),
-                                               return_when=asyncio.FIRST_COMPLETED)
-                        await client.room.wait()
-                        if client.closed:
-                            break
-                        self._dispatch(client, line)
+                    if not line.strip():
+                        await self._junk(client)
+                        continue
+                    # Backpressure: a client gets no more work done than it reads.
+                    while len(client.tasks) >= MAX_IN_FLIGHT and not client.closed:
+                        await asyncio.wait(set(client.tasks),
+                                           return_when=asyncio.FIRST_COMPLETED)
+                    await client.room.wait()
+                    if client.closed:
+                        break
+                    if not self._dispatch(client, line):
+                        await self._junk(client)
+                line_due += await self._spend(client, client.bytes, self.all_bytes)
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
@@ -313,26 +369,95 @@ class ApiServer:
             with contextlib.suppress(Exception):
                 writer.close()
 
-    def _refuse_connection(self, peer: Peer) -> str | None:
+    def _refuse_connection(self, peer: Peer, host: str = "") -> str | None:
         """Why a new connection is turned away, or None."""
         if not admitted(peer, self.socket_gid):
             return (f"uid {peer.uid} may not use this table's API: join the socket's "
                     "group")
         if len(self.clients) >= self.max_clients:
             return f"too many connections ({self.max_clients}); try again later"
+        if peer.uid is None:
+            # TCP has its own slots, and one address cannot take them all.
+            remote = [c for c in self.clients if c.remote]
+            if len(remote) >= TCP_MAX:
+                return f"too many TCP connections ({TCP_MAX}); try again later"
+            if sum(1 for c in remote if c.host == host) >= TCP_PER_HOST:
+                return f"too many TCP connections from {host} ({TCP_PER_HOST}); close some"
         if sum(1 for c in self.clients if c.peer.key == peer.key) >= MAX_PER_PEER:
             return f"too many connections from {peer.key} ({MAX_PER_PEER}); close some"
         return None
 
-    def _dispatch(self, client: Client, line: bytes) -> None:
+    def _dispatch(self, client: Client, line: bytes) -> bool:
+        """Start one request; False when the line was no request (answered, counted)."""
         try:
             request = p.decode_request(line)
         except p.ApiError as exc:
             client.send(p.error(exc.request_id, exc.code, exc.message))
-            return
+            return False
+        self._start(client, request)
+        return True
+
+    def _start(self, client: Client, request: dict[str, Any]) -> None:
         task = asyncio.get_running_loop().create_task(self._handle(client, request))
         client.tasks.add(task)
         task.add_done_callback(client.tasks.discard)
+
+    def _estop_lane(self, client: Client, line: bytes) -> bool:
+        """An e-stop press goes before the client's and everyone's budget (a few a
+        second per connection, then it waits its turn like any request)."""
+        if len(line) > 4096 or b"estop" not in line:
+            return False
+        now = asyncio.get_running_loop().time()
+        if client.estops.empty(now):
+            return False
+        try:
+            request = p.decode_request(line)
+        except p.ApiError:
+            return False
+        if request["method"] != "estop" or request["params"].get("release"):
+            return False
+        client.estops.charge(1, now)
+        self._start(client, request)
+        return True
+
+    async def _spend(self, client: Client, own: Bucket, everyone: Bucket) -> float:
+        """Wait while the client's or everyone's budget is spent; the seconds waited.
+        A client that has asked little of late (its own budget over half full) never
+        waits for everyone's: a flood from other connections does not hold it."""
+        loop = asyncio.get_running_loop()
+        waited = 0.0
+        while not client.closed:
+            now = loop.time()
+            wait = own.wait_s(now) if own.spare(now) else max(own.wait_s(now),
+                                                                everyone.wait_s(now))
+            if wait <= 0:
+                break
+            await asyncio.sleep(wait)
+            waited += wait
+        return waited
+
+    async def _junk(self, client: Client) -> None:
+        """A line that was no request; a connection that keeps sending them is held
+        unread for JUNK_HOLD_S, then dropped (dropped at once, it came straight back)."""
+        now = asyncio.get_running_loop().time()
+        client.junk.charge(1, now)
+        if client.junk.empty(now):
+            await asyncio.sleep(JUNK_HOLD_S)
+            client.drop(N_("it kept sending lines that were no request"), "junk lines")
+
+    def _drop_unless_logged_in(self, client: Client) -> None:
+        # A panel on a network allowed to press the e-stop may stay connected.
+        if not client.closed and client.technician is None and not self._estop_network(
+                client):
+            client.drop(N_("it did not log in (TCP needs a session)"), "no login")
+
+    def _estop_network(self, client: Client) -> bool:
+        """Whether a TCP client's address may press the e-stop without a session."""
+        try:
+            address = ipaddress.ip_address(client.host)
+        except ValueError:
+            return False
+        return any(address in network for network in self.estop_networks)
 
     async def _handle(self, client: Client, request: dict[str, Any]) -> None:
         request_id = request.get("id")
@@ -349,27 +474,36 @@ class ApiServer:
             technician = None
             if method == "login":
                 technician = await self._authorize(client, request)
-            # Over TCP every request needs a technician; pressing e-stop never does.
-            if needs_technician(kind) or (client.remote and method not in (
-                    "login", "estop")):
+            # Over TCP every request needs a session; pressing the e-stop only from
+            # the networks configured for it ([api] tcp_estop_networks).
+            if needs_technician(kind) or (client.remote and method != "login" and not (
+                    method == "estop" and self._estop_network(client))):
                 technician = self._session(client, method)
-                self.ctl.emit("technician.action", name=technician, action=method,
-                              params=clean(_redact(request["params"])),
-                              **client.peer.as_log())
+                self.client_rows.row("technician.action", (technician, method),
+                                     per_key=ACTIONS_PER_WINDOW, name=technician,
+                                     action=method, params=clean(_redact(request["params"])),
+                                     **client.peer.as_log())
             if kind == MOTION:
                 self._check_motion(method)
             # Texts in the reply speak the caller's language when it names one we have
             # (checks that finish later inherit it with the callbacks they schedule).
-            with i18n.language(i18n.normalize(request.get("lang"))):
+            lang = request.get("lang")
+            with i18n.language(i18n.normalize(lang if isinstance(lang, str) else None)):
                 result = await handler(client, request["params"], technician)
-            client.send(p.reply(request_id, result))
+            if isinstance(result, Encoded):
+                client.send_line(p.encode_reply(request_id, result.text))
+            else:
+                client.send(p.reply(request_id, result))
         except p.ApiError as exc:
             client.send(p.error(request_id, exc.code, exc.message))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug: answer it, log it, keep serving
             # The type only: an exception's text may quote a token or a param.
-            self.ctl.emit("api.error", method=printable(method), error=type(exc).__name__)
+            # One row per method and error a window (then a count): a request that
+            # fails inside the daemon must not be a way to rotate the history away.
+            self.client_rows.row("api.error", (printable(method[:64]), type(exc).__name__),
+                                 method=printable(method[:64]), error=type(exc).__name__)
             client.send(p.error(request_id, p.INTERNAL, f"{printable(method)} failed inside "
                                 f"the daemon ({type(exc).__name__}); the event log has it"))
 
@@ -403,7 +537,8 @@ class ApiServer:
         assert who is not None
         client.technician = who
         client.session_until = self.ctl.clock.now() + SESSION_S
-        self.ctl.emit("technician.login", name=who, **client.peer.as_log())
+        self.client_rows.row("technician.login", who, per_key=ACTIONS_PER_WINDOW, name=who,
+                             **client.peer.as_log())
         return {"technician": who, "session_s": SESSION_S}
 
     async def _logout(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
@@ -473,6 +608,7 @@ class ApiServer:
             await asyncio.sleep(SIGNALS_EVERY_S)
             self.refusals.flush()
             self.dropped.flush()
+            self.client_rows.flush()
             watching = [c for c in self.clients if c.subscribed]
             if not watching:
                 continue
@@ -562,7 +698,9 @@ class ApiServer:
 
     async def _subscribe(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         wanted = params.get("streams", ["events", "signals", "status"])
-        if not isinstance(wanted, list) or not set(wanted) <= {"events", "signals", "status"}:
+        if not isinstance(wanted, list) or not all(
+                isinstance(w, str) for w in wanted) or not set(wanted) <= {
+                "events", "signals", "status"}:
             raise p.ApiError(p.BAD_REQUEST,
                              "streams must be a list of \"events\", \"signals\", \"status\"")
         client.subscribed = set(wanted)
@@ -583,6 +721,11 @@ class ApiServer:
         symptom = params.get("symptom")
         if not isinstance(symptom, str) or not symptom.strip():
             raise p.ApiError(p.BAD_REQUEST, _("diagnose needs a \"symptom\" string"))
+        if len(symptom) > MAX_SYMPTOM:
+            # Not echoed: what a technician sees of a symptom is a few words.
+            raise p.ApiError(p.BAD_REQUEST, _(
+                "a symptom is at most {most} characters (this one has {n}); say what you "
+                "see in a few words").format(most=MAX_SYMPTOM, n=len(symptom)))
         finished: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         # Checks move mechanisms: only with "check": true, which needs a technician
         # (firmware/api/access.py). Without it the answer comes from what is known.
@@ -600,7 +743,8 @@ class ApiServer:
         if who is None:
             self.open_diagnoses.asked(printable(symptom), result)
         else:
-            self.ctl.emit("diagnosis", symptom=printable(symptom), by=who, result=result)
+            self.client_rows.row("diagnosis", who, per_key=ACTIONS_PER_WINDOW,
+                                 symptom=printable(symptom), by=who, result=result)
         return result
 
     async def _test(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
@@ -728,9 +872,11 @@ class ApiServer:
         log = self.eventlog
         await asyncio.get_running_loop().run_in_executor(None, log.flush)
         async with self.log_reads:
-            rows = await asyncio.get_running_loop().run_in_executor(
-                None, lambda: log.query(**filters))
-        return {"run": log.run, "rows": rows}
+            # Read and encoded in the thread, bounded in bytes (firmware/api/logreply.py).
+            result = await asyncio.get_running_loop().run_in_executor(
+                None, lambda: bounded_log(log, filters))
+            await asyncio.sleep(result.cpu_s * LOG_PACE)
+        return result
 
     async def _score(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         """A player enters the result of the hand just ended (firmware/scoring.py)."""
@@ -787,3 +933,14 @@ def _remove_stale_socket(path: Path) -> None:
         probe.close()
     raise OSError(f"another table daemon is already serving {path}; stop it first or "
                   "pick another --socket")
+
+
+def _host(peername: Any) -> str:
+    """A TCP peer's address, without its port."""
+    return str(peername[0]) if isinstance(peername, tuple) and peername else str(peername)
+
+
+def _networks(text: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    """The networks of `[api] tcp_estop_networks` (checked when the config is read)."""
+    return [ipaddress.ip_network(item.strip(), strict=False)
+            for item in text.split(",") if item.strip()]

@@ -51,6 +51,14 @@ def when(text: str) -> float:
           "seconds").format(text=text))
 
 
+def _hours(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 100000:      # nan too
+        raise argparse.ArgumentTypeError(
+            _("must be above 0 and at most 100000, got {value}").format(value=value))
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mjtable console",
                                      description=_("Technician console for a running table."))
@@ -98,8 +106,11 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--cycle", type=whole)
     export.add_argument("--run", type=whole)
     export.add_argument("--out", metavar="FILE", help=_("write here instead of stdout"))
-    add("verify-log", _("check the event log's hash chain (no daemon needed); exit 1 names "
-                        "the first row changed, removed or reordered"))
+    verify = add("verify-log", _("check the event log's hash chain (no daemon needed); exit "
+                                 "1 names the first row changed, removed or reordered"))
+    verify.add_argument("--keep-h", type=_hours, default=24.0, metavar="HOURS",
+                        help=_("a rotation that deleted rows younger than this is "
+                               "suspicious (default 24)"))
     diag = add("diagnose", _("guided diagnosis of what you see, in your words "
                              "(\"lid does not lower\", \"中心不降\") or a symptom name"))
     diag.add_argument("symptom", nargs="+", metavar="WORDS")
@@ -254,6 +265,10 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
         else:
             print("\n".join(_human(render.log_line(r)) for r in result["rows"])
                   or _("no events"))
+        if result.get("truncated"):
+            # The daemon's reply is bounded in bytes: say the rest was left out.
+            print(_("… more rows than one reply holds (the newest left out); narrow it "
+                    "with --kind, --cycle, --since or --limit"), file=sys.stderr)
     elif command == "diagnose":
         result = client.call("diagnose", {"symptom": " ".join(args.symptom),
                                           "check": args.check}, auth=args.check)
@@ -364,6 +379,10 @@ def _export(args: argparse.Namespace) -> int:
     if args.command == "verify-log":
         ok, found = reader.verify_chain()
         verdict = _("intact") if ok else _("TAMPERED")
+        young = reader.young_rotation(args.keep_h * 3600) if ok else None
+        if young is not None:
+            # The chain holds, but history went faster than any table makes it.
+            ok, verdict, found = False, _("SUSPICIOUS"), young
         print(f"{path}: {verdict}: {_human(chain_words.say(str(found)))}",
               file=sys.stdout if ok else sys.stderr)
         return 0 if ok else EXIT_REFUSED

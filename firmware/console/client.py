@@ -85,15 +85,26 @@ class ApiClient:
                               "params": params or {}, "lang": i18n.current()}, method)
 
     def _request(self, request: dict[str, Any], method: str) -> Any:
+        data = p.encode(request)
+        if len(data) > p.MAX_LINE:
+            # The daemon would skip it, and answer without our id: say it here.
+            raise ConsoleError(_("{verb}: the request is {size} KiB, over the daemon's "
+                                 "{limit} KiB; say it in fewer words").format(
+                verb=method, size=len(data) // 1024, limit=p.MAX_LINE // 1024), EXIT_USAGE)
         try:
-            self.sock.sendall(p.encode(request))
+            self.sock.sendall(data)
             while True:
                 line = self.file.readline(p.MAX_LINE * 64)
                 if not line:
                     raise ConsoleError(_("the table daemon at {where} closed the connection")
                                        .format(where=self.where), EXIT_NO_DAEMON)
                 message = json.loads(line)
-                if message.get("id") == request["id"] and "stream" not in message:
+                if "stream" in message:
+                    continue
+                # A line the daemon could not read is answered without an id; one
+                # request is out at a time, so that answer is ours.
+                if message.get("id") == request["id"] or (
+                        message.get("id") is None and not message.get("ok")):
                     break
         except TimeoutError:
             raise ConsoleError(_("no reply from the table daemon at {where}")

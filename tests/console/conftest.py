@@ -16,6 +16,7 @@ import pytest
 
 from firmware.api.attach import Attachment, attach_api
 from firmware.api.auth import Technicians
+from firmware.api.budget import UNLIMITED
 from firmware.controller import Controller
 from hal.backends import open_hal
 from mjtable_core.clock import RealClock
@@ -45,7 +46,10 @@ class Daemon:
         return self.api.eventlog.query(kind=kind, limit=1000)
 
 
-def start_daemon(state: Path, seed: int = 3) -> tuple[Daemon, Callable[[], None]]:
+def start_daemon(state: Path, seed: int = 3,
+                 budgets: bool = False) -> tuple[Daemon, Callable[[], None]]:
+    """A daemon on the simulator in a thread; without `budgets` clients may send as
+    fast as they like (most tests flood on purpose to see something else)."""
     Technicians(state / "technicians.json").add("li", TOKEN)
     socket = state / "api.sock"
     box: dict[str, Any] = {}
@@ -61,6 +65,8 @@ def start_daemon(state: Path, seed: int = 3) -> tuple[Daemon, Callable[[], None]
         opened = open_hal(config, clock, seed)
         ctl = Controller(config, opened.hal, clock)
         api = await attach_api(ctl, state_dir=state, socket_path=socket)
+        if not budgets:
+            api.server.set_budgets(UNLIMITED)
         api.maintenance.power_on()
         opened.start_world()
         stop = asyncio.Event()

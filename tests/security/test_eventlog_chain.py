@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import sqlite3
 from pathlib import Path
@@ -15,7 +16,10 @@ from firmware.eventlog import EventLog, LogReader
 
 def make_log(directory: Path, rows: int = 60, max_rows: int = 200_000) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
-    log = EventLog(directory / "events.sqlite", max_rows=max_rows, wall=lambda: 1000.5)
+    # A row every 100 s: rotation deletes rows over a day old (not a flood).
+    steps = itertools.count()
+    log = EventLog(directory / "events.sqlite", max_rows=max_rows,
+                   wall=lambda: 1000.5 + 100 * next(steps))
     for i in range(rows):
         log.record({"t": i / 4, "kind": "fault" if i % 7 == 0 else "phase", "n": i},
                    cycle=i // 10)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from tests.console.conftest import Daemon
@@ -15,23 +16,23 @@ from tests.security.conftest import raw, replies
 
 def test_log_reads_from_many_clients_never_overlap(daemon: Daemon) -> None:
     log = daemon.api.eventlog
-    real = log.query
+    real = log.iter_query
     lock = threading.Lock()
     running = {"now": 0, "most": 0, "calls": 0}
 
-    def query(**filters: Any) -> list[dict[str, Any]]:
+    def query(**filters: Any) -> Iterator[dict[str, Any]]:
         with lock:
             running["now"] += 1
             running["calls"] += 1
             running["most"] = max(running["most"], running["now"])
         try:
             time.sleep(0.05)        # a long read: overlapping ones would meet here
-            return real(**filters)
+            return iter(list(real(**filters)))
         finally:
             with lock:
                 running["now"] -= 1
 
-    log.query = query   # type: ignore[method-assign]
+    log.iter_query = query   # type: ignore[method-assign]
     socks = [raw(daemon) for _ in range(4)]
     try:
         line = json.dumps({"id": 1, "method": "log", "params": {"limit": 50}}).encode()
@@ -40,7 +41,7 @@ def test_log_reads_from_many_clients_never_overlap(daemon: Daemon) -> None:
         for sock in socks:
             assert all(r.get("ok") for r in replies(sock, 4))
     finally:
-        del log.query
+        del log.iter_query
         for sock in socks:
             sock.close()
     assert running["calls"] == 16
