@@ -19,10 +19,13 @@ MJTABLE = [sys.executable, "-m", "firmware.cli"]
 
 @pytest.fixture(autouse=True)
 def own_state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The default state directory, under this test's folder: a test run leaves no
-    journal or handoff file in the user's home for the next run to resume from."""
+    """The default state directory and socket, under this test's folder: a test run
+    leaves no journal or handoff file in the user's home for the next run to resume
+    from, and never meets a table daemon already running on this machine's socket."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
     monkeypatch.delenv("STATE_DIRECTORY", raising=False)
+    (tmp_path / "run").mkdir()
+    monkeypatch.setenv("RUNTIME_DIRECTORY", str(tmp_path / "run"))
 
 
 def mjtable(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
