@@ -18,6 +18,7 @@ from firmware.build import Build
 from firmware.causes import blind_cause
 from firmware.cycle import Cycle
 from firmware.dice import Dice
+from firmware.differential import rank
 from firmware.faults import CATALOGUE, ERROR, INFO, WARNING, Fault
 from firmware.handoff import Handoff
 from firmware.i18n import N_, _
@@ -402,7 +403,9 @@ class Controller:
         if kind.severity == ERROR:
             self._shut_down(BUILD if fault_id in BUILD_SCOPE else TABLE, fault)
         self._record(fault)
-        fault.diagnosis_extra = self.face_up.diagnose(fault, self) or blind_cause(fault, self)
+        fault.diagnosis_extra = {**(rank(fault, self) or {}),
+                                 **(self.face_up.diagnose(fault, self)
+                                    or blind_cause(fault, self) or {})} or None
         self.emit("fault", **fault.as_dict())
         return fault
 

@@ -40,6 +40,23 @@ def side_step(step: str, side: str) -> str:
     return _(step).replace("{side}", side).replace("side N", f"side {side}")
 
 
+def ranked(extra: dict[str, Any], side: str) -> dict[str, Any]:
+    """The differential diagnosis (firmware/differential.py) in the current language:
+    the suspects ranked, their causes as the causes, and the test that tells them apart."""
+    suspects = [{"part": s["part"], "cause": side_step(s["cause"], _side_of(s["part"], side))}
+                for s in extra["suspects"]]
+    out: dict[str, Any] = {"suspects": suspects, "causes": [s["cause"] for s in suspects]}
+    if extra.get("test"):
+        out["test"] = side_step(extra["test"], extra.get("test_side") or side)
+    return out
+
+
+def _side_of(part: str, side: str) -> str:
+    """The side a suspect part is at (`motor.side.2.conveyor`), else the fault's."""
+    words = part.split(".")
+    return next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "side"), side)
+
+
 CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
     FaultKind("lid.not_rising", "E10", ERROR, N_("the lid did not reach its upper stop"),
               (N_("something blocks the lid"), N_("lift motor or gear"), N_("upper lid sensor")),
@@ -161,7 +178,10 @@ class Fault:
         elif extra.get("remedy"):
             diagnosis["remedy"] = extra["remedy"] + diagnosis["remedy"]
         diagnosis.update({k: v for k, v in extra.items()
-                          if k not in ("remedy", "remedy_instead")})
+                          if k not in ("remedy", "remedy_instead", "suspects", "test",
+                                       "test_side")})
+        if extra.get("suspects"):
+            diagnosis.update(ranked(extra, "" if self.side is None else str(self.side)))
         return diagnosis
 
     def as_dict(self) -> dict[str, Any]:

@@ -562,8 +562,10 @@ class Harness:
                 len(self.handoffs) >= cycles and self.ctl.build.state == "staged")
 
         # From now: a table may have run for months before this run (tests/test_clean_soak.py).
+        # A technician may come an hour late: the wait for them is no stall.
         deadline = self.clock.now() + (cycles + 1) * (
-            self.config.simulator.play_time_s + CYCLE_ALLOWANCE_S)
+            self.config.simulator.play_time_s + CYCLE_ALLOWANCE_S) + sum(
+            a.delay_s for a in self.scenario.actions)
         error = self.rig.connect()
         if error is not None:
             self._link_failed(error)
