@@ -398,16 +398,33 @@ class Controller:
               evidence: dict[str, Any]) -> Fault:
         """Raise a fault. An error goes through the shutdown path before anything else."""
         kind = CATALOGUE[fault_id]
+        same = kind.severity != INFO and next(
+            (f for f in self.faults if f.active and (f.id, f.where, f.side) == (
+                fault_id, where, side)), None)
+        if same:
+            # Already active: its scope stopped safe and stays latched until it is
+            # cleared. One cause, one fault, with a count and a rate.
+            same.repeated(self.clock.now(), evidence)
+            same.diagnosis_extra = self._diagnose(same)
+            self.fault_counts[fault_id] += 1
+            self.emit("fault.repeated", id=fault_id, code=same.code, where=where,
+                      repeats=same.repeats, per_minute=same.per_minute())
+            return same
         fault = Fault(fault_id, where, side, self.cycle.number, self.clock.now(), evidence,
                       active=kind.severity != INFO)
         if kind.severity == ERROR:
             self._shut_down(BUILD if fault_id in BUILD_SCOPE else TABLE, fault)
         self._record(fault)
-        fault.diagnosis_extra = {**(rank(fault, self) or {}),
-                                 **(self.face_up.diagnose(fault, self)
-                                    or blind_cause(fault, self) or {})} or None
+        fault.diagnosis_extra = self._diagnose(fault)
         self.emit("fault", **fault.as_dict())
         return fault
+
+    def _diagnose(self, fault: Fault) -> dict[str, Any] | None:
+        """What the evidence adds to the catalogue: the suspects ranked, a recurring
+        tile, a blind count sensor told from a jammed belt."""
+        return {**(rank(fault, self) or {}),
+                **(self.face_up.diagnose(fault, self) or blind_cause(fault, self) or {})
+                } or None
 
     def _record(self, fault: Fault) -> None:
         if fault.kind.severity == WARNING:
@@ -623,6 +640,7 @@ class Controller:
                                  "empty belts, heads and tracks onto the disc, then clear "
                                  "it as refed (console: clear ID --refed)"))
         fault.active = False
+        self._show_after_clear(fault)
         if fault.id == "sensor.degraded":
             # Replaced or repaired: the sensor is believed again.
             self.supervisor.restore_sensor(fault.where)
@@ -639,6 +657,17 @@ class Controller:
                 self.request_refeed("refed after an unclean stop")
         if fault.id == "case.opened":
             self.tampered = False
+
+    def _show_after_clear(self, fault: Fault) -> None:
+        """The display never shows a cleared fault: the most severe active error (the
+        newest of them), else what the table shows without one."""
+        if self.hal.read("display") != fault.code or any(
+                f.active and f.code == fault.code for f in self.faults):
+            return
+        held = [f for f in self.faults if f.active and f.kind.severity == ERROR]
+        self.hal.write("display", held[-1].code if held else
+                       "rF" if self.refeed_hold is not None else
+                       self.cycle.faces_display() or "")
 
     def may_resume(self) -> bool:
         """No e-stop and no active error fault: the table may start again."""

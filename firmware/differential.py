@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from firmware.i18n import N_
+from firmware.supervisor import MIN_TRAVEL
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -37,6 +38,8 @@ HEAD_SENSOR_ON = ("side.{side}.head_home", N_("the head home sensor of side {sid
                                               "active"))
 HEAD_SENSOR_OFF = ("side.{side}.head_home", N_("the head home sensor of side {side} never "
                                                "lights"))
+HEAD_SENSOR_GLITCH = ("side.{side}.head_home", N_("the head home sensor of side {side} "
+                                                   "flickers"))
 HEAD_JAM = ("side.{side}.head", N_("a tile jammed in the head of side {side}"))
 PLATE_MOTOR = ("motor.side.{side}.plate", N_("the plate motor of side {side}, its driver "
                                             "or its fuse"))
@@ -148,10 +151,12 @@ def _lid(left: str, toward: str) -> Any:
 def _lid_conflict(fault: Fault, ctl: Controller) -> Ranked:
     changed = fault.evidence.get("changed_last", "lid.upper")
     other = "lid.lower" if changed == "lid.upper" else "lid.upper"
-    # The lid driven towards the sensor that just lit: that one is right, the other
-    # stayed lit. At rest, the one that just lit is the liar.
-    driven = bool(fault.evidence.get("motor.lid"))
-    first, second = (other, changed) if driven else (changed, other)
+    # The lid driven towards the sensor that just lit, far enough to be there: that one
+    # is right, the other stayed lit. At rest, or too soon, the one that lit is the liar.
+    travel = fault.evidence.get("travel_s")
+    arrived = travel is not None and travel >= MIN_TRAVEL * float(
+        fault.evidence.get("learned_s") or 0.0)
+    first, second = (other, changed) if arrived else (changed, other)
     return ([_lid_sensor(first, True), _lid_sensor(second, True)],
             N_("with the lid at one stop, look at both lid sensors' lights in the signal "
                "view: the one lit at the wrong stop is stuck; replace it"), "lid")
@@ -171,12 +176,15 @@ def _missing(fault: Fault, ctl: Controller) -> Ranked:
     sides = [str(n) for n in ctl.geometry.sides]
     missing = int(fault.evidence.get("missing") or 0)
     per_side = ctl.config.tiles_per_side
-    if short and len(short) == len(sides) and missing >= 2 * len(sides):
+    heavy = [n for n, count in short.items() if count > 3]
+    # Several sides short by more than a few tiles left on the table: the feed that
+    # serves them all (a slow disc leaves most sides short, a dead one every side).
+    if len(heavy) >= 2 or (short and len(short) == len(sides) and missing >= 2 * len(sides)):
         return ([DISC, RING, TABLE],
                 N_("run the disc self-test: the disc and the magnet ring must both turn; "
                    "if they do, look for tiles left on the table"), "disc")
-    if len(short) == 1 and missing > 3:
-        (n, _count), = short.items()
+    if len(heavy) == 1:
+        n = heavy[0]
         return ([_at(CONVEYOR, n), _at(COUNT, n), TABLE],
                 N_("run the conveyor self-test of side {side}: if the belt does not move, "
                    "the conveyor motor or its fuse; if it moves and tiles reach the head, "
@@ -200,6 +208,13 @@ def _at(suspect: Suspect, side: str) -> Suspect:
 
 def _blind(fault: Fault, ctl: Controller) -> Ranked:
     side = ctl.sides[fault.side] if fault.side is not None else None
+    if fault.evidence.get("head_home_glitches"):
+        # The head's home sensor glitched this build: the head lost its turn, so the
+        # belt filled behind it.
+        return ([HEAD_SENSOR_GLITCH, COUNT, BELT_JAM, FULL_STUCK],
+                N_("run the head self-test of side {side} and watch the head home "
+                   "sensor's light in the signal view: if it flickers while the cam "
+                   "stands, clean or replace it"), "head.{side}")
     if side is not None and side.has_reader and side.unseen_reads > 0:
         return [COUNT], None, None      # the head's reader saw tiles the count missed
     if side is not None and side.has_reader:

@@ -154,6 +154,24 @@ class Fault:
     diagnosis_extra: dict[str, Any] | None = None
     # What each machine this fault parked was doing (recovery.py); used once, at resume.
     parked: dict[str, str] = field(default_factory=dict, repr=False)
+    # One cause, one fault: raised again while active, it counts here (a flaky sensor
+    # is one fault with a count and a rate, never one fault per edge).
+    repeats: int = 1
+    last_s: float | None = None
+
+    def repeated(self, now: float, evidence: dict[str, Any]) -> None:
+        """The same fault at the same place again while this one is active."""
+        self.repeats += 1
+        self.last_s = now
+        self.evidence = {**evidence, "first_evidence": self.evidence.get(
+            "first_evidence", {k: v for k, v in self.evidence.items()
+                               if k not in ("repeats", "per_minute")}),
+                         "repeats": self.repeats, "per_minute": self.per_minute()}
+
+    def per_minute(self) -> float | None:
+        if self.last_s is None or self.last_s <= self.sim_time_s:
+            return None
+        return round((self.repeats - 1) * 60.0 / (self.last_s - self.sim_time_s), 2)
 
     @property
     def kind(self) -> FaultKind:
