@@ -32,7 +32,14 @@ from mjtable_core.geometry import Geometry
 from simulator.players import SimPlayers
 from simulator.referee import Referee
 from simulator.rigs import IoboardRig, SimRig
-from simulator.scenario import AFTER_FAULT, DETECTED_BY, ActionSpec, FaultSpec, Scenario
+from simulator.scenario import (
+    AFTER_FAULT,
+    DETECTED_BY,
+    ActionSpec,
+    FaultSpec,
+    Scenario,
+    check_for_table,
+)
 from simulator.table import DirtySensor, build_bound
 from simulator.watchdog import StallWatchdog
 
@@ -93,6 +100,7 @@ class Harness:
         if scenario.needs_link and rig != "ioboard":
             raise ValueError("link_noise and link_drop need the I/O board link: "
                              "run with --hal ioboard")
+        check_for_table(scenario, config.table.tiles)
         if scenario.play_time_s is not None:
             config = config.with_play_time(scenario.play_time_s)
         self.config = config
