@@ -53,6 +53,10 @@ def run_one(table: str, spec: FaultSpec, cycles: int = 3) -> dict[str, Any]:
                         expect=Expect(allow=tuple(sorted(KINDS))), play_time_s=PLAY_TIME_S,
                         source=f"{spec.kind}@{spec.where}")
     config = load_config(reference_config(table))
+    if spec.where not in config.signals() and not spec.where.startswith("motor."):
+        return {"kind": spec.kind, "where": spec.where, "verdict": "not_fitted",
+                "table": table, "faults_raised": 0, "max_active_copies": 0,
+                "stale_display": [], "first_fault": None, "named": []}
     report = Harness(config, scenario).run(wall_limit_s=30.0)
     judged = judge(report)
     assert judged is not None
@@ -71,6 +75,7 @@ def accuracy(tables: list[str]) -> dict[str, Any]:
         per_kind[kind]["most_copies"] = max(per_kind[kind]["most_copies"],
                                             row["max_active_copies"])
         per_kind[kind]["stale_display"] += bool(row["stale_display"])
+    rows = [r for r in rows if r["verdict"] != "not_fitted"]
     detected = [r for r in rows if r["verdict"] != "undetected"]
     right = [r for r in detected if r["verdict"] in ("first", "among")]
     return {"runs": len(rows), "detected": len(detected), "right": len(right),

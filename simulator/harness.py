@@ -100,7 +100,6 @@ class Harness:
         if scenario.needs_link and rig != "ioboard":
             raise ValueError("link_noise and link_drop need the I/O board link: "
                              "run with --hal ioboard")
-        check_for_table(scenario, config.table.tiles)
         if scenario.play_time_s is not None:
             config = config.with_play_time(scenario.play_time_s)
         self.config = config
@@ -111,6 +110,7 @@ class Harness:
             else SimRig(config, table_seed))
         self.clock = self.rig.clock
         self.table = self.rig.table
+        check_for_table(scenario, config.table.tiles, self.table.signals)
         self.journal = MemoryJournal()
         self.players = SimPlayers(self.table, self.clock, config)
         self.ctl: Controller

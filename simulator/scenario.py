@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,12 +82,16 @@ KINDS: dict[str, str] = {
 SENSORS = KINDS["sensor_stuck"]
 
 
-def check_for_table(scenario: Scenario, tiles: int) -> None:
+def check_for_table(scenario: Scenario, tiles: int, signals: Collection[str]) -> None:
     """The scenario fits the table it runs on: a magnet fault's tile is in its sets
-    (a 136-tile table has no flowers). Raises ScenarioError naming the fault."""
+    (a 136-tile table has no flowers), a sensor fault's sensor is fitted (not every
+    table has face-up sensors). Raises ScenarioError naming the fault."""
     from simulator.tiles import set_codes
 
     for i, spec in enumerate(scenario.faults, start=1):
+        if spec.kind.startswith("sensor_") and spec.where not in signals:
+            raise ScenarioError(scenario.source, f"fault #{i}", "where", _(
+                "{where!r}: this table has no such sensor").format(where=spec.where))
         if spec.tile is not None and spec.tile not in set_codes(tiles):
             raise ScenarioError(scenario.source, f"fault #{i}", "tile", _(
                 "{tile!r}: not a tile of this {tiles}-tile table").format(

@@ -11,7 +11,7 @@ from tests.test_diagnosis import table_in_play
 def test_a_fault_raised_again_while_active_is_one_fault_with_a_count_and_a_rate() -> None:
     harness = table_in_play()
     ctl = harness.ctl
-    for n in range(26):       # a flaky upper lid sensor, every 0.3 s
+    for _n in range(26):      # a flaky upper lid sensor, every 0.3 s
         ctl.fault("lid.sensor_conflict", "lid", None, {"changed_last": "lid.upper"})
         harness.clock.run_until(harness.clock.now() + 0.3)
     active = [f for f in ctl.faults if f.active and f.id == "lid.sensor_conflict"]

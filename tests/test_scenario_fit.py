@@ -32,7 +32,21 @@ where = "motor.side.1.head"
 """
 
 
+FACE_UP_ON_136 = """seed = 1
+cycles = 1
+config = "table-136.toml"
+[[fault]]
+kind = "sensor_stuck"
+where = "side.0.face_up"
+cycle = 1
+phase = "build"
+value = true
+"""
+
+
 @pytest.mark.parametrize(("text", "said"), [
+    # Was three E99 software.error on the simulated table.
+    (FACE_UP_ON_136, "[[fault]] #1 where: 'side.0.face_up': this table has no such sensor"),
     (FLOWER_ON_136, "[[fault]] #1 tile: 'H1': not a tile of this 136-tile table"),
     (CLEAN_A_MOTOR, "[[action]] #1 where: 'motor.side.1.head': clean_sensor needs a sensor"),
 ])
