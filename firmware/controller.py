@@ -641,6 +641,8 @@ class Controller:
                                  "it as refed (console: clear ID --refed)"))
         fault.active = False
         self._show_after_clear(fault)
+        if fault.id == "tile.face_up":
+            self.face_up.suspected.discard(fault.side)     # the sensor seen to again
         if fault.id == "sensor.degraded":
             # Replaced or repaired: the sensor is believed again.
             self.supervisor.restore_sensor(fault.where)

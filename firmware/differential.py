@@ -260,6 +260,8 @@ def _double(fault: Fault, ctl: Controller) -> Ranked:
 
 
 def _face_up(fault: Fault, ctl: Controller) -> Ranked:
+    if ctl.face_up.sensor_suspected(fault, ctl):
+        return [FACE_SENSOR], None, None
     return ([FACE_TILE, FACE_SENSOR],
             N_("if many tiles of side {side} come face up in one build, the face-up "
                "sensor is stuck: clean or replace it; if one tile comes back, replace that "

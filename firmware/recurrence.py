@@ -35,6 +35,7 @@ class FaceUpTracker:
         self.builds: dict[tuple[str, int], list[str | None]] = defaultdict(list)
         # (set, cycle of the build, side) -> face-ups seen on that side in that build
         self.per_side: dict[tuple[str, int, int], int] = defaultdict(int)
+        self.suspected: set[int] = set()     # sides whose face-up sensor is suspected
         # (set, cycle, wall, stack, level) -> the tile read there. Kept here, never in
         # the fault's evidence: faults are open to anyone, and a stuck sensor would
         # name every tile of walls not yet dealt (the journal keeping this is 0600).
@@ -69,6 +70,16 @@ class FaceUpTracker:
         return self.identity.get(
             (fault.evidence.get("set") or "?", fault.cycle, *slot))   # type: ignore[arg-type]
 
+    def sensor_suspected(self, fault: Fault, ctl: Controller) -> bool:
+        """Whether the face-up sensor at `fault`'s side is suspected: most of what it
+        read in one build looked face up. Once suspected it stays so across builds
+        (never a tile verdict from it) until that side's face-up fault is cleared."""
+        side = fault.side if fault.side is not None else 0
+        on_side = self.per_side.get((fault.evidence.get("set") or "?", fault.cycle, side), 0)
+        if on_side >= SENSOR_AFTER and on_side >= SENSOR_SHARE * ctl.sides[side].counted:
+            self.suspected.add(side)
+        return side in self.suspected
+
     def diagnose(self, fault: Fault, ctl: Controller) -> dict[str, Any] | None:
         """Extra diagnosis for a face-up fault: is it one tile coming back?"""
         if fault.id != "tile.face_up":
@@ -77,7 +88,7 @@ class FaceUpTracker:
         side = fault.side if fault.side is not None else 0
         on_side = self.per_side.get((set_name, fault.cycle, side), 0)
         counted = ctl.sides[side].counted
-        if on_side >= SENSOR_AFTER and on_side >= SENSOR_SHARE * counted:
+        if self.sensor_suspected(fault, ctl):
             return {
                 "recurring": False,
                 "sensor_suspect": f"side.{side}.face_up",

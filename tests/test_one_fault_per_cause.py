@@ -4,6 +4,7 @@ shows a fault once it is cleared."""
 from __future__ import annotations
 
 from bench.bench_diagnosis import run_one
+from firmware.faults import Fault
 from simulator.scenario import FaultSpec
 from tests.test_diagnosis import table_in_play
 
@@ -38,3 +39,26 @@ def test_a_flaky_lid_sensor_raises_no_flood() -> None:
                                              probability=6.0))
     assert judged["max_active_copies"] <= 1, judged
     assert not judged["flood"], judged
+
+
+def test_a_stuck_face_up_sensor_is_known_across_builds_and_gives_no_tile_verdict() -> None:
+    from mjtable_core.config import load_config
+    from simulator.harness import Harness
+    from simulator.scenario import Scenario
+    from tests.conftest import quick
+
+    harness = Harness(quick(load_config(), 20.0), Scenario(seed=3, cycles=1, faults=(
+        FaultSpec("sensor_stuck", "side.1.face_up", 1, "build", value=True),)))
+    harness.run()
+    ctl = harness.ctl
+    w60 = [f for f in ctl.faults if f.id == "tile.face_up"]
+    assert len([f for f in w60 if f.active]) == 1          # one fault, with a count
+    assert w60[-1].evidence["repeats"] > 4
+    # A later build's first face-up at that side: the sensor, never "replace that tile".
+    later = Fault("tile.face_up", "side.1.head", 1, ctl.cycle.number + 5, 0.0,
+                  {"set": "A", "wall_slot": [1, 0, 0], "tile_index": 0})
+    later.diagnosis_extra = ctl._diagnose(later)
+    shown = later.diagnosis()
+    assert [s["part"] for s in shown["suspects"]] == ["side.1.face_up"]
+    assert shown.get("sensor_suspect") == "side.1.face_up"
+    assert not shown.get("recurring")
