@@ -687,7 +687,24 @@ class Controller:
         (firmware/recovery.py). A set whose counts cannot be trusted is built again
         from the start, never resumed (docs/mechanics.md, step 10)."""
         self.emit("resume_after_fault")
+        held = self._build_held()
+        if held is not None:
+            recovery.resume_table(self, held)
+            return
         recovery.resume(self)
+
+    def _build_held(self) -> list[str] | None:
+        """With only build faults active and the table latched too: the build machines
+        they hold (the rest of the table may go on), else None."""
+        active = [f for f in self.faults if f.active and f.kind.severity == ERROR]
+        if TABLE not in self.shutdown.scopes or not active or self.estopped or any(
+                f.id not in BUILD_SCOPE for f in active):
+            return None
+        return [name for f in active for name in f.parked]
+
+    def may_resume_table(self) -> bool:
+        """Only build faults hold: the cycle, lid, plates and dice may go on."""
+        return self._build_held() is not None
 
     # -- views ------------------------------------------------------------------------
 

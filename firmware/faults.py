@@ -200,6 +200,9 @@ class Fault:
                                        "test_side")})
         if extra.get("suspects"):
             diagnosis.update(ranked(extra, "" if self.side is None else str(self.side)))
+            if diagnosis.get("test") and not extra.get("remedy_instead"):
+                # The evidence cannot tell: the test that tells comes first.
+                diagnosis["remedy"] = [diagnosis["test"], *diagnosis["remedy"]]
         return diagnosis
 
     def as_dict(self) -> dict[str, Any]:

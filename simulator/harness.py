@@ -523,7 +523,7 @@ class Harness:
 
             self.clock.call_later(CLEAR_RETRY_S, again)
             return
-        if ctl.may_resume() and ctl.needs_resume():
+        if (ctl.may_resume() or ctl.may_resume_table()) and ctl.needs_resume():
             ctl.resume_after_fault()
         self._judge_display()
 
