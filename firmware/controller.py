@@ -422,9 +422,11 @@ class Controller:
     def _diagnose(self, fault: Fault) -> dict[str, Any] | None:
         """What the evidence adds to the catalogue: the suspects ranked, a recurring
         tile, a blind count sensor told from a jammed belt."""
-        return {**(rank(fault, self) or {}),
-                **(self.face_up.diagnose(fault, self) or blind_cause(fault, self) or {})
-                } or None
+        learned = self.face_up.diagnose(fault, self) or blind_cause(fault, self) or {}
+        ranked = rank(fault, self) or {}
+        if learned.get("recurring"):        # one tile coming back: that tile, certain
+            ranked = {"suspects": ranked["suspects"][:1], "certain": True}
+        return {**ranked, **learned} or None
 
     def _record(self, fault: Fault) -> None:
         if fault.kind.severity == WARNING:
