@@ -104,6 +104,14 @@ Ranked = tuple[list[Suspect], str | None, str | None]
 
 
 def _head(fault: Fault, ctl: Controller) -> Ranked:
+    counted = int(fault.evidence.get("counted") or 0)
+    if counted and counted > ctl.config.tiles_per_side:
+        # More tiles counted than the side holds: the count sensor counted ghosts, and
+        # the head was sent for a tile that is not there.
+        return ([COUNT, HEAD_MOTOR, HEAD_SENSOR_ON],
+                N_("count the stacks of side {side}: if the wall is complete, clean the "
+                   "count sensor of side {side}; if not, run the head self-test"),
+                "head.{side}")
     if not fault.evidence.get("moved"):
         return ([HEAD_MOTOR, HEAD_SENSOR_ON],
                 N_("run the head self-test of side {side}: if the cam turns, replace the "

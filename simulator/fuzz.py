@@ -273,7 +273,8 @@ def classify(scenario: Scenario, report: dict[str, Any]) -> list[str]:
         classes.append("tiles_not_accounted")
     if report["crashed"] is None and not report["timed_out"] and _wrong_fault(scenario, report):
         classes.append("wrong_fault")
-    if report["crashed"] is None and not report["timed_out"]:
+    if report["crashed"] is None and not report["timed_out"] and len(scenario.faults) == 1:
+        # A lone fault only: another may not have been injected before the run ended.
         classes += judged_failures(judge_diagnosis(report))
     return classes
 
