@@ -20,13 +20,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from mjtable_core.config import load_config, reference_config
+from mjtable_core.geometry import REFERENCE
 from simulator.diagnosis_judge import judge
 from simulator.fuzz import PLACES, right_actions
 from simulator.harness import Harness
 from simulator.scenario import KINDS, Expect, FaultSpec, Scenario
 
 PLAY_TIME_S = 20.0
-_FACE_UP = [f"side.{n}.face_up" for n in range(4)]
+_FACE_UP = [f"side.{n}.face_up" for n in REFERENCE.sides]
 
 
 def lone_faults() -> Iterator[FaultSpec]:

@@ -113,7 +113,8 @@ def _head(fault: Fault, ctl: Controller) -> Ranked:
                    "count sensor of side {side}; if not, run the head self-test"),
                 "head.{side}")
     if not fault.evidence.get("moved"):
-        return ([HEAD_MOTOR, HEAD_SENSOR_ON],
+        # A tile jammed before the cam could leave home looks the same, less often.
+        return ([HEAD_MOTOR, HEAD_SENSOR_ON, HEAD_JAM],
                 N_("run the head self-test of side {side}: if the cam turns, replace the "
                    "head home sensor; if it does not, check the fuse, the driver, then the "
                    "motor"), "head.{side}")
