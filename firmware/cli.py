@@ -79,6 +79,10 @@ def _parser() -> argparse.ArgumentParser:
     fuzz.add_argument("--no-shrink", action="store_true",
                       help=_("write failures unminimised"))
     fuzz.add_argument("--json", action="store_true", help=_("print one JSON report"))
+    fuzz.add_argument("--wide", action="store_true",
+                      help=_("draw far ranges too (late technicians, fast flaky sensors, very "
+                             "slow motors, many tiles, wrong repairs), every second run on "
+                             "the 136-tile table"))
 
     sub.add_parser("console", help=_("technician console: status, faults, tests, jog, TUI"),
                    add_help=False)
@@ -275,6 +279,15 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
     return 0 if passed else 1
 
 
+def _other_table(config: Config, rig: str) -> Any:
+    """The runner of the other table size (144 and 136 tiles) for `fuzz --wide`."""
+    from mjtable_core.config import reference_config
+    from simulator.fuzz import ConfigRunner
+
+    name = "table.toml" if config.table.tiles == 136 else "table-136.toml"
+    return ConfigRunner(load_config(reference_config(name)), rig)
+
+
 def _fuzz(config: Config, args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -292,7 +305,8 @@ def _fuzz(config: Config, args: argparse.Namespace) -> int:
             check_link(config)
         report = fuzz(runner, args.count, args.seed, rig=args.rig,
                       out=Path(args.out), wall_limit_s=args.wall_limit,
-                      shrink=not args.no_shrink, progress=progress)
+                      shrink=not args.no_shrink, progress=progress, wide=args.wide,
+                      other=_other_table(config, args.rig) if args.wide else None)
     except HalError as exc:      # a setting the board's handshake refuses
         print(f"mjtable: {exc}", file=sys.stderr)
         return EXIT_CONFIG

@@ -18,6 +18,7 @@ from firmware.build import Build
 from firmware.causes import blind_cause
 from firmware.cycle import Cycle
 from firmware.dice import Dice
+from firmware.differential import rank
 from firmware.faults import CATALOGUE, ERROR, INFO, WARNING, Fault
 from firmware.handoff import Handoff
 from firmware.i18n import N_, _
@@ -424,14 +425,35 @@ class Controller:
               evidence: dict[str, Any]) -> Fault:
         """Raise a fault. An error goes through the shutdown path before anything else."""
         kind = CATALOGUE[fault_id]
+        same = kind.severity != INFO and next(
+            (f for f in self.faults if f.active and (f.id, f.where, f.side) == (
+                fault_id, where, side)), None)
+        if same:
+            # Already active: its scope stopped safe and stays latched until it is
+            # cleared. One cause, one fault, with a count and a rate.
+            same.repeated(self.clock.now(), evidence)
+            same.diagnosis_extra = self._diagnose(same)
+            self.fault_counts[fault_id] += 1
+            self.emit("fault.repeated", id=fault_id, code=same.code, where=where,
+                      repeats=same.repeats, per_minute=same.per_minute())
+            return same
         fault = Fault(fault_id, where, side, self.cycle.number, self.clock.now(), evidence,
                       active=kind.severity != INFO)
         if kind.severity == ERROR:
             self._shut_down(BUILD if fault_id in BUILD_SCOPE else TABLE, fault)
         self._record(fault)
-        fault.diagnosis_extra = self.face_up.diagnose(fault, self) or blind_cause(fault, self)
+        fault.diagnosis_extra = self._diagnose(fault)
         self.emit("fault", **fault.as_dict())
         return fault
+
+    def _diagnose(self, fault: Fault) -> dict[str, Any] | None:
+        """What the evidence adds to the catalogue: the suspects ranked, a recurring
+        tile, a blind count sensor told from a jammed belt."""
+        learned = self.face_up.diagnose(fault, self) or blind_cause(fault, self) or {}
+        ranked = rank(fault, self) or {}
+        if learned.get("recurring"):        # one tile coming back: that tile, certain
+            ranked = {"suspects": ranked["suspects"][:1], "certain": True}
+        return {**ranked, **learned} or None
 
     def _record(self, fault: Fault) -> None:
         if fault.kind.severity == WARNING:
@@ -653,6 +675,9 @@ class Controller:
                                  "empty belts, heads and tracks onto the disc, then clear "
                                  "it as refed (console: clear ID --refed)"))
         fault.active = False
+        self._show_after_clear(fault)
+        if fault.id == "tile.face_up":
+            self.face_up.suspected.discard(fault.side)     # the sensor seen to again
         if fault.id == "sensor.degraded":
             # Replaced or repaired: the sensor is believed again.
             self.supervisor.restore_sensor(fault.where)
@@ -670,6 +695,17 @@ class Controller:
         if fault.id == "case.opened":
             self.tampered = False
 
+    def _show_after_clear(self, fault: Fault) -> None:
+        """The display never shows a cleared fault: the most severe active error (the
+        newest of them), else what the table shows without one."""
+        if self.hal.read("display") != fault.code or any(
+                f.active and f.code == fault.code for f in self.faults):
+            return
+        held = [f for f in self.faults if f.active and f.kind.severity == ERROR]
+        self.hal.write("display", held[-1].code if held else
+                       "rF" if self.refeed_hold is not None else
+                       self.cycle.faces_display() or "")
+
     def may_resume(self) -> bool:
         """No e-stop and no active error fault: the table may start again."""
         return not self.estopped and not any(
@@ -686,7 +722,24 @@ class Controller:
         (firmware/recovery.py). A set whose counts cannot be trusted is built again
         from the start, never resumed (docs/mechanics.md, step 10)."""
         self.emit("resume_after_fault")
+        held = self._build_held()
+        if held is not None:
+            recovery.resume_table(self, held)
+            return
         recovery.resume(self)
+
+    def _build_held(self) -> list[str] | None:
+        """With only build faults active and the table latched too: the build machines
+        they hold (the rest of the table may go on), else None."""
+        active = [f for f in self.faults if f.active and f.kind.severity == ERROR]
+        if TABLE not in self.shutdown.scopes or not active or self.estopped or any(
+                f.id not in BUILD_SCOPE for f in active):
+            return None
+        return [name for f in active for name in f.parked]
+
+    def may_resume_table(self) -> bool:
+        """Only build faults hold: the cycle, lid, plates and dice may go on."""
+        return self._build_held() is not None
 
     # -- views ------------------------------------------------------------------------
 

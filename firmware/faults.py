@@ -40,6 +40,23 @@ def side_step(step: str, side: str) -> str:
     return _(step).replace("{side}", side).replace("side N", f"side {side}")
 
 
+def ranked(extra: dict[str, Any], side: str) -> dict[str, Any]:
+    """The differential diagnosis (firmware/differential.py) in the current language:
+    the suspects ranked, their causes as the causes, and the test that tells them apart."""
+    suspects = [{"part": s["part"], "cause": side_step(s["cause"], _side_of(s["part"], side))}
+                for s in extra["suspects"]]
+    out: dict[str, Any] = {"suspects": suspects, "causes": [s["cause"] for s in suspects]}
+    if extra.get("test"):
+        out["test"] = side_step(extra["test"], extra.get("test_side") or side)
+    return out
+
+
+def _side_of(part: str, side: str) -> str:
+    """The side a suspect part is at (`motor.side.2.conveyor`), else the fault's."""
+    words = part.split(".")
+    return next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "side"), side)
+
+
 CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
     FaultKind("lid.not_rising", "E10", ERROR, N_("the lid did not reach its upper stop"),
               (N_("something blocks the lid"), N_("lift motor or gear"), N_("upper lid sensor")),
@@ -137,6 +154,24 @@ class Fault:
     diagnosis_extra: dict[str, Any] | None = None
     # What each machine this fault parked was doing (recovery.py); used once, at resume.
     parked: dict[str, str] = field(default_factory=dict, repr=False)
+    # One cause, one fault: raised again while active, it counts here (a flaky sensor
+    # is one fault with a count and a rate, never one fault per edge).
+    repeats: int = 1
+    last_s: float | None = None
+
+    def repeated(self, now: float, evidence: dict[str, Any]) -> None:
+        """The same fault at the same place again while this one is active."""
+        self.repeats += 1
+        self.last_s = now
+        self.evidence = {**evidence, "first_evidence": self.evidence.get(
+            "first_evidence", {k: v for k, v in self.evidence.items()
+                               if k not in ("repeats", "per_minute")}),
+                         "repeats": self.repeats, "per_minute": self.per_minute()}
+
+    def per_minute(self) -> float | None:
+        if self.last_s is None or self.last_s <= self.sim_time_s:
+            return None
+        return round((self.repeats - 1) * 60.0 / (self.last_s - self.sim_time_s), 2)
 
     @property
     def kind(self) -> FaultKind:
@@ -161,7 +196,13 @@ class Fault:
         elif extra.get("remedy"):
             diagnosis["remedy"] = extra["remedy"] + diagnosis["remedy"]
         diagnosis.update({k: v for k, v in extra.items()
-                          if k not in ("remedy", "remedy_instead")})
+                          if k not in ("remedy", "remedy_instead", "suspects", "test",
+                                       "test_side")})
+        if extra.get("suspects"):
+            diagnosis.update(ranked(extra, "" if self.side is None else str(self.side)))
+            if diagnosis.get("test") and not extra.get("remedy_instead"):
+                # The evidence cannot tell: the test that tells comes first.
+                diagnosis["remedy"] = [diagnosis["test"], *diagnosis["remedy"]]
         return diagnosis
 
     def as_dict(self) -> dict[str, Any]:

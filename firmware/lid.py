@@ -169,7 +169,12 @@ class Lid:
         if self.ctl.hal.read("lid.upper") and self.ctl.hal.read("lid.lower"):
             self.ctl.fault("lid.sensor_conflict", "lid", None,
                            {"lid.upper": True, "lid.lower": True,
-                            "changed_last": name, "motor.lid": self.ctl.hal.read("motor.lid")})
+                            "changed_last": name, "motor.lid": self.ctl.hal.read("motor.lid"),
+                            # How far into a travel to that stop: too soon, it lied.
+                            "travel_s": self.ctl.supervisor.elapsed(
+                                "lid.up" if name == "lid.upper" else "lid.down"),
+                            "learned_s": round(self.ctl.supervisor.learned(
+                                "lid.up" if name == "lid.upper" else "lid.down"), 3)})
             return
         if active:
             mechanism = {"lid.upper": "lid.up", "lid.lower": "lid.down"}[name]

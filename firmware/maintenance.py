@@ -282,7 +282,8 @@ class Maintenance:
 
     def resume_if_clear(self) -> bool:
         """Re-home and build again when nothing holds the table stopped."""
-        if self.test_mode or not self.ctl.needs_resume() or not self.ctl.may_resume():
+        if self.test_mode or not self.ctl.needs_resume() or not (
+                self.ctl.may_resume() or self.ctl.may_resume_table()):
             return False
         if self.moved_tiles and homecoming.build_incomplete(self.ctl):
             homecoming.hold_for_refeed(self.ctl, sorted(self.moved_tiles))

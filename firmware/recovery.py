@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from firmware.shutdown import TABLE
+
 if TYPE_CHECKING:
     from firmware.controller import Controller
 
@@ -146,3 +148,30 @@ def _resume_cycle(ctl: Controller, before: dict[str, str]) -> None:
         # Only the build was stopped (a head jammed while homing): home again.
         ctl.home()
     ctl.start_next_build()      # the next set's build, if a build fault held it
+
+
+def resume_table(ctl: Controller, build_held: Iterable[str]) -> None:
+    """A table fault cleared while a build fault (`build_held`: the build machines it
+    parked) still holds the build: the cycle, the lid, the plates and the dice go on
+    where they were (a top-up interrupted goes on); the build stays parked and
+    latched, its snapshot kept for its own resume."""
+    held = set(build_held)
+    before = {name: state for name, state in plan(ctl).items() if name not in held}
+    for fault in ctl.faults:
+        if not fault.active:
+            fault.parked = {}
+    ctl.halt_parked = {}
+    ctl.shutdown.scopes.discard(TABLE)
+    ctl.emit("resume", states=before, build_held=sorted(held))
+    if ctl.lid.state == "fault":
+        ctl.lid.reset()
+    if ctl.lid.state == "unknown":
+        ctl.lid.settle()
+    for plate in ctl.plates:
+        if plate.state == "fault":
+            plate.stale = plate.settled_off_home()
+            plate.reset()
+    if ctl.dice.state == "fault":
+        ctl.dice.reset()
+    _resume_cycle(ctl, before)
+    ctl.save_journal()

@@ -37,6 +37,7 @@ class FaceUpTracker:
         self.builds: dict[tuple[str, int], list[str | None]] = defaultdict(list)
         # (set, cycle of the build, side) -> face-ups seen on that side in that build
         self.per_side: dict[tuple[str, int, int], int] = defaultdict(int)
+        self.suspected: set[int] = set()     # sides whose face-up sensor is suspected
 
     def seen(self, set_name: str | None, cycle: int, slot: list[int]) -> None:
         # Only how many: the tiles' codes would name tiles of walls not yet dealt.
@@ -56,6 +57,16 @@ class FaceUpTracker:
             # A journal from before kept the codes: only how many is used.
             self.builds[(set_name, cycle)] = [None] * len(tiles)
 
+    def sensor_suspected(self, fault: Fault, ctl: Controller) -> bool:
+        """Whether the face-up sensor at `fault`'s side is suspected: most of what it
+        read in one build looked face up. Once suspected it stays so across builds
+        (never a tile verdict from it) until that side's face-up fault is cleared."""
+        side = fault.side if fault.side is not None else 0
+        on_side = self.per_side.get((fault.evidence.get("set") or "?", fault.cycle, side), 0)
+        if on_side >= SENSOR_AFTER and on_side >= SENSOR_SHARE * ctl.sides[side].counted:
+            self.suspected.add(side)
+        return side in self.suspected
+
     def diagnose(self, fault: Fault, ctl: Controller) -> dict[str, Any] | None:
         """Extra diagnosis for a face-up fault: is it one tile coming back?"""
         if fault.id != "tile.face_up":
@@ -64,7 +75,7 @@ class FaceUpTracker:
         side = fault.side if fault.side is not None else 0
         on_side = self.per_side.get((set_name, fault.cycle, side), 0)
         counted = ctl.sides[side].counted
-        if on_side >= SENSOR_AFTER and on_side >= SENSOR_SHARE * counted:
+        if self.sensor_suspected(fault, ctl):
             return {
                 "recurring": False,
                 "sensor_suspect": f"side.{side}.face_up",

@@ -11,7 +11,17 @@ right technician action, a wrong one or none. A run fails in one or more classes
 - `wrong_handoffs`: walls handed off that do not stand on the table;
 - `tiles_not_accounted`: a tile is in two places or none;
 - `wrong_fault`: a fault the scenario says must be raised (a head jam injected
-  during a build, say) was not raised, or not at the injected side.
+  during a build, say) was not raised, or not at the injected side;
+- `wrong_diagnosis`, `fault_flood`, `stale_display`: what a technician sees, for a
+  lone motor or sensor fault (simulator/diagnosis_judge.py): the broken part not named
+  among the ranked causes (first, or with the test that tells them apart); more than 3
+  faults an hour from it, or two active copies of one fault; a display still showing
+  a fault once it is cleared.
+
+`wide` (`mjtable fuzz --wide`) draws what a gentle generator never does: technicians
+arriving up to an hour late, flaky sensors up to 10 pulses a second, motors up to 8
+times slow, up to 20 extra or missing tiles, and repairs at the wrong side or of the
+wrong part.
 
 A wrong or missing technician action that leaves the table halted and safe passes.
 Every failure is shrunk (faults and actions dropped, cycles moved earlier) while it
@@ -30,11 +40,14 @@ from typing import Any
 from firmware.faults import CATALOGUE
 from mjtable_core.config import Config, reference_config
 from mjtable_core.geometry import REFERENCE
+from simulator.diagnosis_judge import failed as judged_failures
+from simulator.diagnosis_judge import judge as judge_diagnosis
 from simulator.scenario import AFTER_FAULT, PHASES, ActionSpec, Expect, FaultSpec, Scenario
 from simulator.tiles import set_codes
 
 CLASSES = ("violations", "stalls", "crashes", "timeouts", "wrong_handoffs",
-           "tiles_not_accounted", "wrong_fault")
+           "tiles_not_accounted", "wrong_fault", "wrong_diagnosis", "fault_flood",
+           "stale_display")
 FUZZ_PLAY_TIME_S = 20.0     # short hands: many scenarios per second
 WALL_LIMIT_S = 30.0
 _SIDE_SENSORS = ("count", "full", "head_home", "plate_home")
@@ -111,13 +124,39 @@ def _raised_by(where: str) -> list[str]:
     return ["build.tiles_missing", "count.blind", "count.double"]
 
 
-def wrong_action(rng: random.Random, spec: FaultSpec) -> ActionSpec:
-    """A technician who mends the wrong thing (or only clears the fault)."""
+def wrong_action(rng: random.Random, spec: FaultSpec, wide: bool = False) -> ActionSpec:
+    """A technician who mends the wrong thing (or only clears the fault); `wide`: also
+    the right repair at the wrong side, or of the wrong part at the right side."""
     right = (right_actions(spec) or [ActionSpec("link.lost", "replace_part", "link")])[0]
+    if wide and right.where and rng.random() < 0.5:
+        return ActionSpec(right.after_fault, right.do, _elsewhere(rng, right.where))
     others = [do for do in ("clear_fault", "clean_sensor", "replace_tile", "clear_jam")
               if do != right.do]
     elsewhere = "side.0.count" if spec.where != "side.0.count" else "side.1.count"
     return ActionSpec(right.after_fault, rng.choice(others), elsewhere)
+
+
+_NEIGHBOURS = {"head": "head_home", "head_home": "head", "plate": "plate_home",
+               "plate_home": "plate", "count": "full", "full": "count",
+               "conveyor": "count", "upper": "lower", "lower": "upper",
+               "lid": "lid.upper", "disc": "ring", "ring": "disc"}
+
+
+def _elsewhere(rng: random.Random, where: str) -> str:
+    """The same repair at another side, or of the part next to it."""
+    words = where.split(".")
+    if "side" in words and rng.random() < 0.5:
+        i = words.index("side") + 1
+        sides = [str(n) for n in REFERENCE.sides if str(n) != words[i]]
+        words[i] = rng.choice(sides)
+        return ".".join(words)
+    last = words[-1]
+    neighbour = _NEIGHBOURS.get(last, last)
+    if neighbour in ("head", "plate", "conveyor") and words[0] != "motor":
+        return ".".join(["motor", *words[:-1], neighbour])
+    if words[0] == "motor" and neighbour != last and "side" in words:
+        return ".".join([*words[1:-1], neighbour])
+    return ".".join([*words[:-1], neighbour])
 
 
 def must_raise(spec: FaultSpec) -> str | None:
@@ -136,7 +175,7 @@ def must_raise(spec: FaultSpec) -> str | None:
 
 
 def _fault(rng: random.Random, kind: str, cycles: int,
-           tiles: int = REFERENCE.tiles) -> FaultSpec:
+           tiles: int = REFERENCE.tiles, wide: bool = False) -> FaultSpec:
     where = rng.choice(PLACES[kind])
     cycle = rng.randint(1, cycles)
     timed = rng.random() < 0.3
@@ -146,14 +185,14 @@ def _fault(rng: random.Random, kind: str, cycles: int,
     if "magnet" in kind:
         extra["tile"] = rng.choice(sorted(set(set_codes(tiles))))   # no flowers in 136
     elif kind in ("missing_tiles", "extra_tiles"):
-        extra["count"] = rng.randint(1, 3)
+        extra["count"] = rng.randint(1, 20 if wide else 3)
     elif kind in ("sensor_dirty", "sensor_flaky", "link_noise"):
-        high = 2.0 if kind == "sensor_flaky" else 0.5
+        high = (10.0 if wide else 2.0) if kind == "sensor_flaky" else 0.5
         extra["probability"] = round(rng.uniform(0.05, high), 2)
         if kind == "sensor_dirty":
             extra["mode"] = rng.choice(("miss", "double", "both"))
     elif kind == "motor_slow":
-        extra["factor"] = round(rng.uniform(1.2, 3.0), 2)
+        extra["factor"] = round(rng.uniform(1.2, 8.0 if wide else 3.0), 2)
     elif kind == "sensor_stuck":
         extra["value"] = rng.random() < 0.5
     elif kind in ("power_cut", "link_drop"):
@@ -162,13 +201,13 @@ def _fault(rng: random.Random, kind: str, cycles: int,
 
 
 def generate(seed: int, index: int, rig: str = "sim",
-             tiles: int = REFERENCE.tiles) -> Scenario:
+             tiles: int = REFERENCE.tiles, wide: bool = False) -> Scenario:
     """Scenario number `index` of the run seeded `seed` (the same on every machine),
-    for a table with `tiles` tiles a set."""
-    rng = random.Random(f"fuzz-{seed}-{index}")
+    for a table with `tiles` tiles a set; `wide` draws the far ranges too."""
+    rng = random.Random(f"fuzz-{seed}-{index}" + ("-wide" if wide else ""))
     kinds = [k for k in PLACES if rig == "ioboard" or k not in LINK_KINDS]
     cycles = rng.randint(2, 3)
-    faults = [_fault(rng, rng.choice(kinds), cycles, tiles)
+    faults = [_fault(rng, rng.choice(kinds), cycles, tiles, wide)
               for _ in range(rng.randint(1, 3))]
     if rng.random() < 0.2:
         # A power cut as another fault is injected, or while the first stop-fault of
@@ -187,14 +226,20 @@ def generate(seed: int, index: int, rig: str = "sim",
         # same fault id raised by another injection.
         choice = rng.random()
         if choice < 0.6:
-            actions += [dataclasses.replace(a, delay_s=round(rng.uniform(0.0, 40.0), 1),
-                                            for_fault=n)
+            actions += [dataclasses.replace(a, delay_s=_delay(rng, wide), for_fault=n)
                         for a in right_actions(spec)]
         elif choice < 0.8:
-            actions.append(dataclasses.replace(wrong_action(rng, spec), for_fault=n))
+            actions.append(dataclasses.replace(wrong_action(rng, spec, wide), for_fault=n))
     return Scenario(seed=rng.randrange(1 << 16), cycles=cycles, faults=tuple(faults),
                     actions=tuple(actions), expect=_expect(faults),
                     source=f"fuzz-{seed}-{index}", play_time_s=FUZZ_PLAY_TIME_S)
+
+
+def _delay(rng: random.Random, wide: bool) -> float:
+    """When the technician comes: within 40 s, or (`wide`) up to an hour late."""
+    if wide and rng.random() < 0.3:
+        return round(rng.uniform(40.0, 3600.0), 1)
+    return round(rng.uniform(0.0, 40.0), 1)
 
 
 def _expect(faults: list[FaultSpec] | tuple[FaultSpec, ...]) -> Expect:
@@ -228,6 +273,9 @@ def classify(scenario: Scenario, report: dict[str, Any]) -> list[str]:
         classes.append("tiles_not_accounted")
     if report["crashed"] is None and not report["timed_out"] and _wrong_fault(scenario, report):
         classes.append("wrong_fault")
+    if report["crashed"] is None and not report["timed_out"] and len(scenario.faults) == 1:
+        # A lone fault only: another may not have been injected before the run ended.
+        classes += judged_failures(judge_diagnosis(report))
     return classes
 
 
@@ -382,19 +430,25 @@ def _toml(value: Any) -> str:
 
 def fuzz(run: Runner, count: int, seed: int, *, rig: str = "sim", out: Path | None = None,
          wall_limit_s: float = WALL_LIMIT_S, shrink: bool = True,
-         progress: Callable[[int, int, int], None] | None = None) -> dict[str, Any]:
-    """Run `count` random scenarios; the counts per class and the failures' files."""
+         progress: Callable[[int, int, int], None] | None = None,
+         wide: bool = False, other: Runner | None = None) -> dict[str, Any]:
+    """Run `count` random scenarios; the counts per class and the failures' files.
+    `other` (another table size) runs every second scenario; `wide`: generate()."""
     totals = dict.fromkeys(CLASSES, 0)
     failures: list[dict[str, Any]] = []
     passed = done = 0
     started = time.perf_counter()
-    config: Config | None = getattr(run, "config", None)
-    tiles = config.table.tiles if config is not None else REFERENCE.tiles
-    config_file = _config_file(config)
+    first = run
     try:
         for index in range(count):
-            scenario = dataclasses.replace(generate(seed, index, rig, tiles),
-                                           config=config_file)
+            if other is not None and index % 2:
+                run = other
+            else:
+                run = first
+            config: Config | None = getattr(run, "config", None)
+            tiles = config.table.tiles if config is not None else REFERENCE.tiles
+            scenario = dataclasses.replace(generate(seed, index, rig, tiles, wide),
+                                           config=_config_file(config))
             classes = judge(run, scenario, wall_limit_s)
             done += 1
             if not classes:

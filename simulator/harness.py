@@ -33,7 +33,14 @@ from simulator import problems
 from simulator.players import SimPlayers
 from simulator.referee import Referee
 from simulator.rigs import IoboardRig, SimRig
-from simulator.scenario import AFTER_FAULT, DETECTED_BY, ActionSpec, FaultSpec, Scenario
+from simulator.scenario import (
+    AFTER_FAULT,
+    DETECTED_BY,
+    ActionSpec,
+    FaultSpec,
+    Scenario,
+    check_for_table,
+)
 from simulator.table import DirtySensor, build_bound
 from simulator.watchdog import StallWatchdog
 
@@ -104,6 +111,7 @@ class Harness:
             else SimRig(config, table_seed))
         self.clock = self.rig.clock
         self.table = self.rig.table
+        check_for_table(scenario, config.table.tiles, self.table.signals)
         self.journal = MemoryJournal()
         self.players = SimPlayers(self.table, self.clock, config)
         self.ctl: Controller
@@ -117,6 +125,10 @@ class Harness:
         self.bounds: list[float] = []
         self.problems: list[str] = []
         self.detections: list[dict[str, Any]] = []
+        # What a technician sees (simulator/diagnosis_judge.py): copies of one fault
+        # active at once, and a display still showing a fault once it is cleared.
+        self.max_active_copies = 0
+        self.stale_displays: list[str] = []
         self.motors_safe = True
         self.wrong_handoffs = 0
         self._phase_seen: set[tuple[str, int]] = set()
@@ -239,6 +251,9 @@ class Harness:
         fault = {k: event[k] for k in ("id", "code", "where", "cycle", "sim_time_s",
                                        "evidence", "diagnosis")}
         self.faults.append(fault)
+        copies = sum(1 for f in self.ctl.faults
+                     if f.active and (f.id, f.where) == (event["id"], event["where"]))
+        self.max_active_copies = max(self.max_active_copies, copies)
         if CATALOGUE[event["id"]].severity == ERROR:
             self._after_fault()
             motors = build_motors(self.config.geometry) if event["id"] in BUILD_SCOPE else [
@@ -510,8 +525,17 @@ class Harness:
 
             self.clock.call_later(CLEAR_RETRY_S, again)
             return
-        if ctl.may_resume() and ctl.needs_resume():
+        if (ctl.may_resume() or ctl.may_resume_table()) and ctl.needs_resume():
             ctl.resume_after_fault()
+        self._judge_display()
+
+    def _judge_display(self) -> None:
+        """After a clear the display never shows a fault no longer active."""
+        shown = self.hal.read("display") if self.table.powered else None
+        codes = {f.code for f in self.ctl.faults if f.active}
+        cleared = {f.code for f in self.ctl.faults if not f.active}
+        if shown and shown in cleared - codes:
+            self.stale_displays.append(f"{shown} at t={round(self.clock.now(), 1)}")
 
     # -- the run --------------------------------------------------------------------------
 
@@ -548,8 +572,10 @@ class Harness:
                 len(self.handoffs) >= cycles and self.ctl.build.state == "staged")
 
         # From now: a table may have run for months before this run (tests/test_clean_soak.py).
+        # A technician may come an hour late: the wait for them is no stall.
         deadline = self.clock.now() + (cycles + 1) * (
-            self.config.simulator.play_time_s + CYCLE_ALLOWANCE_S)
+            self.config.simulator.play_time_s + CYCLE_ALLOWANCE_S) + sum(
+            a.delay_s for a in self.scenario.actions)
         error = self.rig.connect()
         if error is not None:
             self._link_failed(error)
@@ -633,6 +659,10 @@ class Harness:
             "motors_off_at_end": self.table.motors_off(),
             "wrong_handoffs": self.wrong_handoffs,
             "detection_latency_s": latency,
+            "injections": [{"kind": s.kind, "where": s.where, "at_s": round(at, 3)}
+                           for s, at in self._injected],
+            "max_active_copies": self.max_active_copies,
+            "stale_displays": self.stale_displays,
             **self.rig.report(),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "expectations_met": not found,

@@ -55,6 +55,14 @@ class Cam:
             self.running = False
             self._cancel()
 
+    def set_slow(self, factor: float) -> None:
+        """A worn motor fitted or replaced: the rest of this turn goes at its speed."""
+        self._advance()
+        self._since = self.clock.now()
+        self.turn_s *= factor / self.slow
+        self.slow = factor
+        self._schedule()
+
     def _advance(self) -> None:
         if self.running and not self.blocked:
             self.angle += (self.clock.now() - self._since) / self.turn_s
@@ -151,6 +159,16 @@ class Travel:
                 new = max(new, self.blocked_below)
             self.position = min(1.0, max(0.0, new))
             self._since = self.clock.now()
+
+    def set_slow(self, factor: float) -> None:
+        """A worn motor fitted or replaced: the rest of this travel goes at its speed."""
+        self._advance()
+        self.travel_s *= factor / self.slow
+        self.slow = factor
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._schedule()
 
     def drive(self, direction: int) -> None:
         self._advance()

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,26 @@ KINDS: dict[str, str] = {
     "link_noise": r"link",
     "link_drop": r"link",
 }
+# What a technician can clean: the sensors.
+SENSORS = KINDS["sensor_stuck"]
+
+
+def check_for_table(scenario: Scenario, tiles: int, signals: Collection[str]) -> None:
+    """The scenario fits the table it runs on: a magnet fault's tile is in its sets
+    (a 136-tile table has no flowers), a sensor fault's sensor is fitted (not every
+    table has face-up sensors). Raises ScenarioError naming the fault."""
+    from simulator.tiles import set_codes
+
+    for i, spec in enumerate(scenario.faults, start=1):
+        if spec.kind.startswith("sensor_") and spec.where not in signals:
+            raise ScenarioError(scenario.source, f"fault #{i}", "where", _(
+                "{where!r}: this table has no such sensor").format(where=spec.where))
+        if spec.tile is not None and spec.tile not in set_codes(tiles):
+            raise ScenarioError(scenario.source, f"fault #{i}", "tile", _(
+                "{tile!r}: not a tile of this {tiles}-tile table").format(
+                    tile=spec.tile, tiles=tiles))
+
+
 # The faults that say each kind was found: a report counts a kind as detected only by
 # one of these, at its side (any fault raised later proves nothing about it).
 _STARVED = ("count.blind", "build.slow", "build.tiles_missing")
@@ -222,6 +243,10 @@ class Scenario:
                 raise Invalid("cycle", _("cycle {cycle} is after the last cycle {last}").format(
                     cycle=spec.cycle, last=self.cycles), f"fault #{i}")
         for i, action in enumerate(self.actions, start=1):
+            if action.do == "clean_sensor" and not re.fullmatch(SENSORS, action.where or ""):
+                raise Invalid("where", _("{where!r}: clean_sensor needs a sensor (a name "
+                                         "matching {pattern})").format(
+                    where=action.where, pattern=SENSORS), f"action #{i}")
             if action.for_fault is not None and action.for_fault > len(self.faults):
                 raise Invalid("for_fault", _("{number}: there are {count} [[fault]] tables").format(
                     number=action.for_fault, count=len(self.faults)), f"action #{i}")

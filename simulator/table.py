@@ -398,10 +398,11 @@ class SimTable:
 
     def _set_slow(self, name: str, factor: float) -> None:
         parts = name.split(".")
+        # At once, mid-turn too: a motor replaced mid-turn turns at its new speed.
         if name == "motor.lid":
-            self.lid.slow = factor
+            self.lid.set_slow(factor)
         elif parts[:2] == ["motor", "side"] and parts[3] in ("head", "plate"):
-            getattr(self.sides[int(parts[2])], parts[3]).slow = factor
+            getattr(self.sides[int(parts[2])], parts[3]).set_slow(factor)
 
     def jam(self, where: str, jammed: bool) -> None:
         """A tile jammed in a head or on a conveyor (or cleared)."""

@@ -185,3 +185,23 @@ def test_a_top_up_adds_only_tiles_of_the_set_inside() -> None:
     assert table.push_loose() == 1
     assert table.where[forgotten.id] == "disc"
     assert len(table.on_table) == 144 and {t.set_name for t in table.on_table} == {"B"}
+
+
+def test_a_slow_motor_replaced_mid_turn_turns_at_its_new_speed_at_once() -> None:
+    # Else the fault "returns" after the right repair (the turn ends at the old speed).
+    clock = VirtualClock()
+    seen: list[float] = []
+    cam = Cam(clock, 1.0, [], lambda: seen.append(clock.now()))
+    cam.set_slow(5.0)
+    cam.set_motor(True)
+    clock.run_until(2.5)             # half way round at five times slow
+    cam.set_slow(1.0)                # the worn motor replaced
+    clock.run_until(10.0, until=lambda: bool(seen))
+    assert seen == [3.0]
+    lid = Travel(clock, 1.0, lambda _p: None)
+    lid.set_slow(4.0)
+    lid.drive(+1)
+    clock.run_until(clock.now() + 2.0)   # half way up
+    lid.set_slow(1.0)
+    clock.run_until(clock.now() + 0.5)
+    assert lid.position == 1.0

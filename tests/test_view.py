@@ -43,8 +43,9 @@ def test_live_view_fits_80x24_with_everything_below_the_walls(table, lang: str) 
 @pytest.mark.parametrize("lang", ["en", "zh_CN"])
 def test_live_view_shows_a_fault_and_degrades_below_24_rows(lang: str) -> None:
     harness = table_in_play()
-    for n in range(5):
-        harness.ctl.fault("head.jam", f"side {n % 4}", n % 4, {})
+    for n in range(4):          # five faults of five causes (one cause is one fault)
+        harness.ctl.fault("head.jam", f"side {n}", n, {})
+    harness.ctl.fault("plate.stuck", "side 0", 0, {})
     snap = snapshot(harness.ctl)
     lines = render(snap, (80, 24), lang)
     text = "\n".join(lines)

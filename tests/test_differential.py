@@ -1,0 +1,83 @@
+"""The differential diagnosis names the part that broke, or the test that tells.
+
+Each test breaks one part as the first build starts, lets a technician replace it 30 s
+after the fault, and reads the first fault as the console shows it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bench.bench_diagnosis import run_one
+from firmware.differential import rank
+from firmware.faults import Fault
+from firmware.i18n import language
+from simulator.diagnosis_judge import ranked_parts, verdict
+from simulator.fuzz import _elsewhere, generate
+from simulator.scenario import FaultSpec
+
+
+@pytest.mark.parametrize(("kind", "where", "value"), [
+    ("motor_dead", "motor.side.2.head", None),      # was "a tile jammed in the head"
+    ("motor_dead", "motor.side.1.plate", None),     # was "debris in the plate rails"
+    ("motor_dead", "motor.disc", None),             # was "a tile left on the table"
+    ("motor_dead", "motor.side.3.conveyor", None),
+])
+def test_a_dead_motor_is_named_first(kind: str, where: str, value: Any) -> None:
+    judged = run_one("table.toml", FaultSpec(kind, where, 1, "build"))
+    assert judged["verdict"] == "first", judged
+
+
+def test_a_stuck_head_home_sensor_is_named_with_the_test_that_tells() -> None:
+    judged = run_one("table.toml", FaultSpec("sensor_stuck", "side.1.head_home", 1, "build",
+                                             value=True))
+    assert judged["verdict"] == "among", judged
+    assert judged["named"][:2] == ["motor.side.1.head", "side.1.head_home"]
+
+
+def _head_jam(moved: bool) -> Fault:
+    return Fault("head.jam", "side.2.head", 2, 1, 10.0, {"moved": moved})
+
+
+def test_a_cam_that_never_left_home_is_its_motor_and_one_that_left_a_jam() -> None:
+    never = _head_jam(False)
+    never.diagnosis_extra = rank(never, None)        # type: ignore[arg-type]
+    left = _head_jam(True)
+    left.diagnosis_extra = rank(left, None)          # type: ignore[arg-type]
+    shown = never.diagnosis()
+    assert [s["part"] for s in shown["suspects"]] == ["motor.side.2.head",
+                                                      "side.2.head_home", "side.2.head"]
+    assert shown["causes"][0] == "the head motor of side 2, its driver or its fuse"
+    assert shown["test"].startswith("run the head self-test of side 2: if the cam turns")
+    assert shown["self_test"] == "head.2"
+    assert left.diagnosis()["suspects"][0]["part"] == "side.2.head"
+
+
+def test_the_test_is_told_in_the_trades_words() -> None:
+    fault = _head_jam(False)
+    fault.diagnosis_extra = rank(fault, None)        # type: ignore[arg-type]
+    with language("zh_CN"):
+        shown = fault.diagnosis()
+    assert shown["causes"][0] == "2 号口叠推电机、其驱动或保险丝"
+    assert "机头槽形光耦" in shown["test"]
+
+
+def test_the_judge_reads_old_diagnoses_from_their_causes() -> None:
+    fault = {"id": "head.jam", "where": "side.2.head",
+             "diagnosis": {"causes": ["a tile jammed in the head", "head gap misadjusted"]}}
+    assert ranked_parts(fault) == ([], False)
+    assert verdict("motor.side.2.head", fault) == "wrong"
+    assert verdict("motor.side.2.head", None) == "undetected"
+
+
+def test_wide_fuzz_draws_what_it_never_drew() -> None:
+    scenarios = [generate(5, i, wide=True) for i in range(300)]
+    faults = [f for s in scenarios for f in s.faults]
+    assert max(a.delay_s for s in scenarios for a in s.actions) > 40
+    assert max(f.factor for f in faults if f.kind == "motor_slow") > 3
+    assert max(f.probability for f in faults if f.kind == "sensor_flaky") > 2
+    assert max(f.count for f in faults if f.kind in ("missing_tiles", "extra_tiles")) > 3
+    assert _elsewhere(__import__("random").Random(1), "side.2.head_home") in (
+        "side.0.head_home", "side.1.head_home", "side.3.head_home", "motor.side.2.head")

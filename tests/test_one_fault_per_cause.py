@@ -1,0 +1,64 @@
+"""One cause, one fault: raised again while active it counts, and the display never
+shows a fault once it is cleared."""
+
+from __future__ import annotations
+
+from bench.bench_diagnosis import run_one
+from firmware.faults import Fault
+from simulator.scenario import FaultSpec
+from tests.test_diagnosis import table_in_play
+
+
+def test_a_fault_raised_again_while_active_is_one_fault_with_a_count_and_a_rate() -> None:
+    harness = table_in_play()
+    ctl = harness.ctl
+    for _n in range(26):      # a flaky upper lid sensor, every 0.3 s
+        ctl.fault("lid.sensor_conflict", "lid", None, {"changed_last": "lid.upper"})
+        harness.clock.run_until(harness.clock.now() + 0.3)
+    active = [f for f in ctl.faults if f.active and f.id == "lid.sensor_conflict"]
+    assert len(active) == 1
+    assert active[0].evidence["repeats"] == 26
+    assert active[0].evidence["per_minute"] == 200.0
+    assert ctl.hal.read("display") == "E12"
+
+
+def test_the_display_never_shows_a_cleared_fault() -> None:
+    harness = table_in_play()
+    ctl = harness.ctl
+    older = ctl.fault("build.tiles_missing", "build", None, {})
+    newer = ctl.fault("plate.stuck", "side.2.plate", 2, {})
+    assert ctl.hal.read("display") == "E32"
+    ctl.clear_fault(newer, by="test")
+    assert ctl.hal.read("display") == "E50"     # the one still active
+    ctl.clear_fault(older, by="test")
+    assert ctl.hal.read("display") not in ("E50", "E32")
+
+
+def test_a_flaky_lid_sensor_raises_no_flood() -> None:
+    judged = run_one("table.toml", FaultSpec("sensor_flaky", "lid.upper", 1, "build",
+                                             probability=6.0))
+    assert judged["max_active_copies"] <= 1, judged
+    assert not judged["flood"], judged
+
+
+def test_a_stuck_face_up_sensor_is_known_across_builds_and_gives_no_tile_verdict() -> None:
+    from mjtable_core.config import load_config
+    from simulator.harness import Harness
+    from simulator.scenario import Scenario
+    from tests.conftest import quick
+
+    harness = Harness(quick(load_config(), 20.0), Scenario(seed=3, cycles=1, faults=(
+        FaultSpec("sensor_stuck", "side.1.face_up", 1, "build", value=True),)))
+    harness.run()
+    ctl = harness.ctl
+    w60 = [f for f in ctl.faults if f.id == "tile.face_up"]
+    assert len([f for f in w60 if f.active]) == 1          # one fault, with a count
+    assert w60[-1].evidence["repeats"] > 4
+    # A later build's first face-up at that side: the sensor, never "replace that tile".
+    later = Fault("tile.face_up", "side.1.head", 1, ctl.cycle.number + 5, 0.0,
+                  {"set": "A", "wall_slot": [1, 0, 0], "tile_index": 0})
+    later.diagnosis_extra = ctl._diagnose(later)
+    shown = later.diagnosis()
+    assert [s["part"] for s in shown["suspects"]] == ["side.1.face_up"]
+    assert shown.get("sensor_suspect") == "side.1.face_up"
+    assert not shown.get("recurring")
