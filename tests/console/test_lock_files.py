@@ -1,0 +1,57 @@
+"""The daemon's lock files as an operator or an intruder may leave them: a symbolic or
+hard link is refused, never followed (the daemon runs as root: following one would
+empty whatever file it names), and a lock file the daemon may only read still locks."""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+
+from firmware import tablelock
+from firmware.tablelock import StateUnwritable, TableBusy, lock_table
+
+
+@pytest.mark.parametrize("link", [os.symlink, os.link])
+@pytest.mark.parametrize("which", ["state", "socket"])
+def test_a_lock_file_that_is_a_link_is_refused_and_its_target_untouched(
+        tmp_path: Path, link, which: str) -> None:
+    state, sock = tmp_path / "state", tmp_path / "run" / "api.sock"
+    state.mkdir()
+    sock.parent.mkdir()
+    victim = tmp_path / "passwd"
+    victim.write_text("root:x:0:0::/root:/bin/sh\n")
+    lock_file = state / "daemon.lock" if which == "state" else sock.with_name("api.sock.lock")
+    link(victim, lock_file)
+    with pytest.raises(StateUnwritable) as refused:
+        lock_table(state, sock)
+    assert str(refused.value) == (f"{lock_file} is not a plain lock file (a link to "
+                                  "another file?); remove it and start again")
+    assert victim.read_text() == "root:x:0:0::/root:/bin/sh\n"
+    # Removed, the table starts.
+    lock_file.unlink()
+    lock_table(state, sock).release()
+
+
+def test_a_lock_file_owned_by_someone_else_still_locks(tmp_path: Path,
+                                                       monkeypatch) -> None:
+    """A daemon that may not write another user's lock file still takes its flock (a
+    read-only descriptor can hold one): a second daemon on that socket is refused."""
+    state, sock = tmp_path / "state", tmp_path / "api.sock"
+    first = lock_table(tmp_path / "first-state", sock)
+    real_open = os.open
+
+    def not_yours(path, flags, *args):
+        if flags & os.O_RDWR:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(tablelock.os, "open", not_yours)
+    (state).mkdir()
+    (state / "daemon.lock").touch()
+    with pytest.raises(TableBusy, match=f"pid {os.getpid()}.*socket"):
+        lock_table(state, sock)
+    first.release()
+    lock_table(state, sock).release()
