@@ -42,6 +42,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from firmware.handoff import public_event
+from firmware.i18n import _
+from firmware.storage import Unreadable
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -123,8 +125,16 @@ class LogReader:
                 raise
             # A WAL database in a read-only directory (an SD card gone read-only) cannot
             # make its -shm file. Nobody can be writing there, so read the file as it
-            # is: what sits only in a -wal left by a crash is not seen.
+            # is, unless a crash left rows in its -wal: those could not be seen, and a
+            # check that skips them would call a shortened log intact.
             conn.close()
+            wal = self.path.with_name(self.path.name + "-wal")
+            with contextlib.suppress(OSError):
+                if wal.stat().st_size > 0:
+                    raise Unreadable(_(
+                        "its last writes are in {wal}, which cannot be read where "
+                        "nothing can be written; copy the state directory somewhere "
+                        "writable and run it there").format(wal=wal)) from None
             conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, timeout=10.0)
         return conn
 
