@@ -371,8 +371,11 @@ class EventLog(LogReader):
                         break
                 if rows:
                     try:
-                        conn = conn or self._connect()
-                        self._commit(conn, rows)
+                        if conn is None:
+                            conn = self._connect()
+                            rows = self._unwritten(conn, rows)
+                        if rows:
+                            self._commit(conn, rows)
                     except Exception as exc:
                         # Never a silent end of the log: the owner hears of it (E96 in
                         # the daemon) and the rows wait for the next batch, which tries
@@ -396,6 +399,30 @@ class EventLog(LogReader):
         finally:
             if conn is not None:
                 conn.close()
+
+    def _unwritten(self, conn: sqlite3.Connection,
+                   rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """`rows` less those a commit that reported an error did write after all (a
+        failed fsync after the WAL frames went out: the next connection's recovery
+        finds them). Only when the file's head is exactly the chain over our own
+        rows; anything else is another writer's, and its error stands."""
+        row = conn.execute("SELECT value FROM meta WHERE key = 'chain_head'").fetchone()
+        if row is None:
+            return rows
+        head_id, head = _pair(row[0])
+        done = head_id - self._last_id
+        if done <= 0 or done > len(rows):
+            return rows
+        last, chain = self._last_id, self._head
+        for run, wall, t, cycle, kind, data in rows[:done]:
+            last += 1
+            chain = row_chain(chain, last, run, wall, t, cycle, kind, data)
+        if chain != head:
+            return rows
+        self._last_id, self._head = last, chain
+        self.head = f"{last}:{chain}"
+        self.written += done
+        return rows[done:]
 
     def _commit(self, conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
         if self.dropped:
