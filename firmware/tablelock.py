@@ -56,9 +56,11 @@ class TableLock:
         self._fds.append(fd)
         if not writable:
             return
-        # Whoever is refused reads who holds the table.
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        # Whoever is refused reads who holds the table: written over the old pid, then
+        # cut to length, so that a reader never finds the file empty.
+        pid = f"{os.getpid()}\n".encode()
+        os.pwrite(fd, pid, 0)
+        os.ftruncate(fd, len(pid))
 
     def release(self) -> None:
         for fd in self._fds:
@@ -103,7 +105,8 @@ def _open_lock(path: Path) -> tuple[int, bool]:
 
 def _holder(fd: int) -> str:
     try:
-        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        # The first line: the rest may be what is left of a longer pid, being cut.
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").split("\n")[0].strip()
     except OSError:
         text = ""
     return text if text.isdigit() else "?"

@@ -55,3 +55,27 @@ def test_a_lock_file_owned_by_someone_else_still_locks(tmp_path: Path,
         lock_table(state, sock)
     first.release()
     lock_table(state, sock).release()
+
+
+def test_a_refused_daemon_never_reads_an_empty_lock_file(tmp_path: Path,
+                                                         monkeypatch) -> None:
+    """The holder's pid is never missing from the lock file while it is rewritten: a
+    daemon refused at that instant named "pid ?"."""
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "daemon.lock").write_text("4194303\n")     # a dead daemon's, longer
+    seen: list[str] = []
+    real = {name: getattr(os, name) for name in ("ftruncate", "pwrite")}
+
+    def watched(name):
+        def call(fd, *args):
+            result = real[name](fd, *args)
+            seen.append((state / "daemon.lock").read_text())
+            return result
+        return call
+
+    for name in real:
+        monkeypatch.setattr(tablelock.os, name, watched(name))
+    lock_table(state, tmp_path / "api.sock").release()
+    assert seen and all(text.split("\n")[0] == str(os.getpid()) for text in seen), seen
+    assert (state / "daemon.lock").read_text() == f"{os.getpid()}\n"
