@@ -122,6 +122,7 @@ def lock_table(state: Path, socket: Path) -> TableLock:
         state.mkdir(parents=True, exist_ok=True)
         lock.take(state / LOCK_NAME, _("state directory {path}").format(path=state))
     except OSError as exc:
+        lock.release()      # a flock taken before the pid could not be written
         raise StateUnwritable(_("cannot write the state directory {path}: {reason}; free "
                                 "space, remount it read-write or pass --state-dir DIR")
                               .format(path=state, reason=reason(exc))) from None

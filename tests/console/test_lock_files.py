@@ -79,3 +79,20 @@ def test_a_refused_daemon_never_reads_an_empty_lock_file(tmp_path: Path,
     lock_table(state, tmp_path / "api.sock").release()
     assert seen and all(text.split("\n")[0] == str(os.getpid()) for text in seen), seen
     assert (state / "daemon.lock").read_text() == f"{os.getpid()}\n"
+
+
+def test_a_full_disk_at_the_lock_leaves_no_lock_behind(tmp_path: Path,
+                                                       monkeypatch) -> None:
+    """The flock is taken, then the pid cannot be written (a full card): the daemon is
+    refused with the card's line, and the lock it had taken goes with the refusal (it
+    stayed held, and the same process's next try was told a daemon was running)."""
+    state, sock = tmp_path / "state", tmp_path / "api.sock"
+
+    def full(*_args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(tablelock.os, "pwrite", full)
+        with pytest.raises(StateUnwritable, match="the disk is full"):
+            lock_table(state, sock)
+    lock_table(state, sock).release()
