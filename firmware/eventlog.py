@@ -295,10 +295,14 @@ class EventLog(LogReader):
             conn.execute("INSERT OR IGNORE INTO meta VALUES ('chain_head', ?)",
                          (f"{last}:{GENESIS}",))
             head = conn.execute("SELECT value FROM meta WHERE key = 'chain_head'").fetchone()
-            self._last_id, self._head = last, _pair(head[0])[1]
-            self.head = f"{last}:{self._head}"
             row = conn.execute("SELECT value FROM meta WHERE key = 'run'").fetchone()
-            self.run = int(row[0]) + 1 if row else 1
+            try:
+                self._last_id, self._head = last, _pair(head[0])[1]
+                self.run = int(row[0]) + 1 if row else 1
+            except (ValueError, TypeError, AttributeError) as exc:
+                # Damaged bookkeeping is a damaged file (E96's line), not a crash.
+                raise sqlite3.DatabaseError(str(exc)) from None
+            self.head = f"{last}:{self._head}"
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)", (str(self.run),))
         for suffix in ("-wal", "-shm"):
             side = self.path.with_name(self.path.name + suffix)

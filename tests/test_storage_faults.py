@@ -168,3 +168,21 @@ def test_a_crashed_log_on_a_read_only_card_is_not_called_intact_without_its_wal(
             f"mjtable console: cannot use {state}/events.sqlite: its last writes are in "
             f"{state}/events.sqlite-wal, which cannot be read where nothing can be "
             "written; copy the state directory somewhere writable and run it there")
+
+
+@pytest.mark.parametrize("key", ["run", "chain_head"])
+def test_an_event_log_with_damaged_bookkeeping(tmp_path: Path, capsys, key: str) -> None:
+    """The log's meta rows damaged (a bad sector, a hand-edit): the daemon stopped with
+    a ValueError traceback; it is the damaged file's one line and exit 2."""
+    import sqlite3
+
+    state = tmp_path / "state"
+    log = state / "events.sqlite"
+    _log(log)
+    with sqlite3.connect(log) as conn:
+        conn.execute("UPDATE meta SET value = 'garbage' WHERE key = ?", (key,))
+    conn.close()
+    assert _run(state, tmp_path) == 2
+    line = _one_line(capsys)
+    assert line.startswith(f"mjtable: cannot use {log}: the file is damaged (")
+    assert line.endswith("); move it aside")
