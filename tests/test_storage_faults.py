@@ -186,3 +186,11 @@ def test_an_event_log_with_damaged_bookkeeping(tmp_path: Path, capsys, key: str)
     line = _one_line(capsys)
     assert line.startswith(f"mjtable: cannot use {log}: the file is damaged (")
     assert line.endswith("); move it aside")
+
+
+def test_e96_names_the_event_log_among_what_could_not_be_written() -> None:
+    """E96 at "eventlog" read "the journal or the handoff file could not be written"."""
+    from firmware.faults import CATALOGUE
+
+    assert CATALOGUE["storage.failed"].summary == (
+        "could not write the journal, handoff file or event log")
