@@ -51,6 +51,8 @@ from firmware.chain_words import (
     CHAIN_YOUNG,
 )
 from firmware.handoff import public_event
+from firmware.i18n import _
+from firmware.storage import Unreadable
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -149,8 +151,16 @@ class LogReader:
                 raise
             # A WAL database in a read-only directory (an SD card gone read-only) cannot
             # make its -shm file. Nobody can be writing there, so read the file as it
-            # is: what sits only in a -wal left by a crash is not seen.
+            # is, unless a crash left rows in its -wal: those could not be seen, and a
+            # check that skips them would call a shortened log intact.
             conn.close()
+            wal = self.path.with_name(self.path.name + "-wal")
+            with contextlib.suppress(OSError):
+                if wal.stat().st_size > 0:
+                    raise Unreadable(_(
+                        "its last writes are in {wal}, which cannot be read where "
+                        "nothing can be written; copy the state directory somewhere "
+                        "writable and run it there").format(wal=wal)) from None
             conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, timeout=10.0)
         return conn
 
@@ -323,10 +333,14 @@ class EventLog(LogReader):
             conn.execute("INSERT OR IGNORE INTO meta VALUES ('chain_head', ?)",
                          (f"{last}:{GENESIS}",))
             head = conn.execute("SELECT value FROM meta WHERE key = 'chain_head'").fetchone()
-            self._last_id, self._head = last, _pair(head[0])[1]
-            self.head = f"{last}:{self._head}"
             row = conn.execute("SELECT value FROM meta WHERE key = 'run'").fetchone()
-            self.run = int(row[0]) + 1 if row else 1
+            try:
+                self._last_id, self._head = last, _pair(head[0])[1]
+                self.run = int(row[0]) + 1 if row else 1
+            except (ValueError, TypeError, AttributeError) as exc:
+                # Damaged bookkeeping is a damaged file (E96's line), not a crash.
+                raise sqlite3.DatabaseError(str(exc)) from None
+            self.head = f"{last}:{self._head}"
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)", (str(self.run),))
         for suffix in ("-wal", "-shm"):
             side = self.path.with_name(self.path.name + suffix)
@@ -399,8 +413,11 @@ class EventLog(LogReader):
                         break
                 if rows:
                     try:
-                        conn = conn or self._connect()
-                        self._commit(conn, rows)
+                        if conn is None:
+                            conn = self._connect()
+                            rows = self._unwritten(conn, rows)
+                        if rows:
+                            self._commit(conn, rows)
                     except Exception as exc:
                         # Never a silent end of the log: the owner hears of it (E96 in
                         # the daemon) and the rows wait for the next batch, which tries
@@ -424,6 +441,30 @@ class EventLog(LogReader):
         finally:
             if conn is not None:
                 conn.close()
+
+    def _unwritten(self, conn: sqlite3.Connection,
+                   rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """`rows` less those a commit that reported an error did write after all (a
+        failed fsync after the WAL frames went out: the next connection's recovery
+        finds them). Only when the file's head is exactly the chain over our own
+        rows; anything else is another writer's, and its error stands."""
+        row = conn.execute("SELECT value FROM meta WHERE key = 'chain_head'").fetchone()
+        if row is None:
+            return rows
+        head_id, head = _pair(row[0])
+        done = head_id - self._last_id
+        if done <= 0 or done > len(rows):
+            return rows
+        last, chain = self._last_id, self._head
+        for run, wall, t, cycle, kind, data in rows[:done]:
+            last += 1
+            chain = row_chain(chain, last, run, wall, t, cycle, kind, data)
+        if chain != head:
+            return rows
+        self._last_id, self._head = last, chain
+        self.head = f"{last}:{chain}"
+        self.written += done
+        return rows[done:]
 
     def _commit(self, conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> None:
         if self.dropped:

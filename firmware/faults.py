@@ -132,7 +132,7 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
               (N_("tampering"), N_("service without service mode")),
               (N_("a technician must inspect and clear"),)),
     FaultKind("storage.failed", "E96", ERROR,
-              N_("the journal or the handoff file could not be written"),
+              N_("could not write the journal, handoff file or event log"),
               (N_("storage full"), N_("SD card worn or read-only"),
                N_("out of file descriptors")),
               (N_("free space or replace the SD card"), N_("then clear the fault"))),

@@ -51,6 +51,8 @@ class FileJournal:
         except (OSError, ValueError):
             # Unreadable means untrustworthy: start as after an unclean stop.
             return {"clean": False, "unreadable": True}
+        if not isinstance(state, dict):     # damaged, yet still parses as JSON
+            return {"clean": False, "unreadable": True}
         return state if state.get("format") == FORMAT else {"clean": False}
 
     def save(self, state: dict[str, Any]) -> None:

@@ -18,8 +18,14 @@ from firmware.i18n import _
 STORAGE_ERRORS = (OSError, sqlite3.Error, json.JSONDecodeError, UnicodeDecodeError)
 
 
+class Unreadable(sqlite3.OperationalError):
+    """A file that cannot be read as it stands; the message says why and what to do."""
+
+
 def reason(exc: BaseException) -> str:
     """Why a file could not be used, in a few words."""
+    if isinstance(exc, Unreadable):
+        return str(exc)
     if isinstance(exc, OSError):
         if exc.errno == errno.EROFS:
             return _("the file system is read-only")

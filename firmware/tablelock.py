@@ -12,8 +12,10 @@ restart. The files are left in place (removing a lock file races a daemon starti
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 from pathlib import Path
 
 from firmware.i18n import _
@@ -39,7 +41,7 @@ class TableLock:
     def take(self, path: Path, what: str) -> None:
         """Hold `path` exclusively or raise TableBusy naming the holder; `what` says
         which resource the file stands for (the state directory, the socket)."""
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o640)
+        fd, writable = _open_lock(path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -52,9 +54,13 @@ class TableLock:
             os.close(fd)
             raise
         self._fds.append(fd)
-        # Whoever is refused reads who holds the table.
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        if not writable:
+            return
+        # Whoever is refused reads who holds the table: written over the old pid, then
+        # cut to length, so that a reader never finds the file empty.
+        pid = f"{os.getpid()}\n".encode()
+        os.pwrite(fd, pid, 0)
+        os.ftruncate(fd, len(pid))
 
     def release(self) -> None:
         for fd in self._fds:
@@ -69,9 +75,38 @@ class TableLock:
         self.release()
 
 
+def _open_lock(path: Path) -> tuple[int, bool]:
+    """The lock file's descriptor and whether the pid may be written into it.
+
+    Never through a link: the daemon runs as root, and a lock file made a symbolic or
+    hard link to another file would have that file emptied. A lock file another user
+    owns is opened read-only: a read-only descriptor holds a flock all the same."""
+    flags = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+    try:
+        try:
+            fd, writable = os.open(path, flags | os.O_RDWR | os.O_CREAT, 0o640), True
+        except PermissionError as denied:
+            try:
+                fd, writable = os.open(path, flags | os.O_RDONLY), False
+            except FileNotFoundError:
+                raise denied from None
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        fd = -1
+    if fd >= 0:
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
+            return fd, writable
+        os.close(fd)
+    raise StateUnwritable(_("{path} is not a plain lock file (a link to another file?); "
+                            "remove it and start again").format(path=path))
+
+
 def _holder(fd: int) -> str:
     try:
-        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        # The first line: the rest may be what is left of a longer pid, being cut.
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").split("\n")[0].strip()
     except OSError:
         text = ""
     return text if text.isdigit() else "?"
@@ -87,6 +122,7 @@ def lock_table(state: Path, socket: Path) -> TableLock:
         state.mkdir(parents=True, exist_ok=True)
         lock.take(state / LOCK_NAME, _("state directory {path}").format(path=state))
     except OSError as exc:
+        lock.release()      # a flock taken before the pid could not be written
         raise StateUnwritable(_("cannot write the state directory {path}: {reason}; free "
                                 "space, remount it read-write or pass --state-dir DIR")
                               .format(path=state, reason=reason(exc))) from None
@@ -98,7 +134,7 @@ def lock_table(state: Path, socket: Path) -> TableLock:
         # A socket directory we cannot write: no daemon can listen there either, and
         # the API attachment says so; the state directory's lock still holds the table.
         pass
-    except TableBusy:
+    except (TableBusy, StateUnwritable):
         lock.release()
         raise
     return lock

@@ -28,6 +28,11 @@ def test_unreadable_journal_counts_as_an_unclean_stop(tmp_path: Path) -> None:
     assert FileJournal(tmp_path).load() == {"clean": False, "unreadable": True}
     (tmp_path / FILE_NAME).write_text(json.dumps({"format": "other/9", "clean": True}))
     assert FileJournal(tmp_path).load() == {"clean": False}
+    # Damage that still parses as JSON, just not as a journal (it raised AttributeError
+    # at boot: a traceback instead of a restart).
+    for damaged in ("[]", "null", "42", '"clean"'):
+        (tmp_path / FILE_NAME).write_text(damaged)
+        assert FileJournal(tmp_path).load() == {"clean": False, "unreadable": True}
 
 
 def restart(bench, journal: MemoryJournal) -> Controller:

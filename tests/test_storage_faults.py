@@ -144,3 +144,53 @@ def test_a_damaged_technicians_file(tmp_path: Path, capsys, monkeypatch) -> None
         f"mjtable console: cannot use {tmp_path}/technicians.json: the file is damaged")
     assert _add(tmp_path, monkeypatch) == 2
     assert "the file is damaged" in _one_line(capsys)
+
+
+def test_a_crashed_log_on_a_read_only_card_is_not_called_intact_without_its_wal(
+        mount: Mount, tmp_path: Path, capsys) -> None:
+    """A daemon killed mid-run leaves its last rows in events.sqlite-wal; a card then
+    read-only, without the -shm file, cannot show them. verify-log said "intact: 0
+    rows" and export-log wrote nothing, as if the log were empty."""
+    state = mount("size=4m")
+    log = EventLog(tmp_path / "events.sqlite")
+    for i in range(20):
+        log.record({"t": float(i), "kind": "key"})
+    assert log.flush()
+    for suffix in ("", "-wal"):             # what a kill -9 leaves, then a lost -shm
+        name = "events.sqlite" + suffix
+        (state / name).write_bytes((tmp_path / name).read_bytes())
+    log.close()
+    assert (state / "events.sqlite-wal").stat().st_size > 0
+    subprocess.run(["mount", "-o", "remount,ro", str(state)], check=True)
+    for command in ("verify-log", "export-log"):
+        assert main(["--state-dir", str(state), "console", command]) == 2
+        assert _one_line(capsys) == (
+            f"mjtable console: cannot use {state}/events.sqlite: its last writes are in "
+            f"{state}/events.sqlite-wal, which cannot be read where nothing can be "
+            "written; copy the state directory somewhere writable and run it there")
+
+
+@pytest.mark.parametrize("key", ["run", "chain_head"])
+def test_an_event_log_with_damaged_bookkeeping(tmp_path: Path, capsys, key: str) -> None:
+    """The log's meta rows damaged (a bad sector, a hand-edit): the daemon stopped with
+    a ValueError traceback; it is the damaged file's one line and exit 2."""
+    import sqlite3
+
+    state = tmp_path / "state"
+    log = state / "events.sqlite"
+    _log(log)
+    with sqlite3.connect(log) as conn:
+        conn.execute("UPDATE meta SET value = 'garbage' WHERE key = ?", (key,))
+    conn.close()
+    assert _run(state, tmp_path) == 2
+    line = _one_line(capsys)
+    assert line.startswith(f"mjtable: cannot use {log}: the file is damaged (")
+    assert line.endswith("); move it aside")
+
+
+def test_e96_names_the_event_log_among_what_could_not_be_written() -> None:
+    """E96 at "eventlog" read "the journal or the handoff file could not be written"."""
+    from firmware.faults import CATALOGUE
+
+    assert CATALOGUE["storage.failed"].summary == (
+        "could not write the journal, handoff file or event log")

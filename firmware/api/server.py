@@ -60,6 +60,7 @@ from firmware.ledger import Ledger
 from firmware.maintenance import Maintenance, MaintenanceRefused, NoSuchMechanism, mechanism_tests
 from firmware.printable import clean, printable
 from firmware.scoring import ScoreRefused
+from firmware.storage import STORAGE_ERRORS, problem
 from firmware.why import IDLE, SLOW_LINE, STOPPED_READING
 from mjtable_core.signals import Kind
 
@@ -509,6 +510,14 @@ class ApiServer:
 
     # -- technicians -------------------------------------------------------------
 
+    async def _technicians(self, check: Callable[..., bool], *args: str) -> bool:
+        """`check` on the technicians file, off the loop; a file that cannot be read
+        (damaged, on a failing card) is a refusal that names it, not an internal error."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, check, *args)
+        except STORAGE_ERRORS as exc:
+            raise p.ApiError(p.REFUSED, problem(self.technicians.path, exc)) from None
+
     def _session(self, client: Client, action: str) -> str:
         """The technician logged in on this connection, or an UNAUTHORIZED refusal."""
         if client.technician is not None and self.ctl.clock.now() < client.session_until:
@@ -555,8 +564,7 @@ class ApiServer:
         name, token = auth["name"], auth["token"]
         shown = printable(name[:64])
         peer = client.peer
-        known = await asyncio.get_running_loop().run_in_executor(
-            None, self.technicians.known, name)
+        known = await self._technicians(self.technicians.known, name)
         keys = self.lockout.keys(name, peer.key, known)
         key_name = name if known else "<unknown names>"
         async with self.lockout.turn(keys):
@@ -575,8 +583,7 @@ class ApiServer:
                                        name=shown, seconds=locked, peer=peer.key))
             self.lockout.attempt(keys)
             async with self._auth_slots:
-                ok = await asyncio.get_running_loop().run_in_executor(
-                    None, self.technicians.verify, name, token)
+                ok = await self._technicians(self.technicians.verify, name, token)
             if not ok:
                 locked_now, everyone = self.lockout.locked(keys)
                 self.refusals.refused(key_name, shown, "wrong name or token", "login",

@@ -39,6 +39,9 @@ PRIVILEGED = {"test", "testmode", "jog", "clear", "release"}
 WIDE = 120
 # How often a console that lost its daemon tries to reach it again.
 RECONNECT_S = 1.0
+# A daemon that does not answer a request in this long (hung, stopped) is told as one
+# line; the one-shot console waits as long.
+REPLY_TIMEOUT_S = 30.0
 
 
 def help_lines() -> list[str]:
@@ -135,12 +138,20 @@ class AsyncApi:
         self._waiting[request["id"]] = future
         self.writer.write(p.encode(request))
         await self.writer.drain()
-        return await future
+        try:
+            return await asyncio.wait_for(future, REPLY_TIMEOUT_S)
+        except TimeoutError:
+            self._waiting.pop(request["id"], None)
+            return p.error(None, TIMEOUT, _("the table daemon did not answer in {s:.0f} s")
+                           .format(s=REPLY_TIMEOUT_S))
 
     def close(self) -> None:
         self.closed = True      # our own close: nobody to tell
         self._task.cancel()
         self.writer.close()
+
+
+TIMEOUT = "timeout"
 
 
 def _not_connected() -> dict[str, Any]:
@@ -301,6 +312,9 @@ class ConsoleApp(App[int]):
         self.api = api
         reply = await api.call("subscribe", {}, self.credential if self.tcp else None)
         if not reply.get("ok"):
+            if reply["error"]["code"] == TIMEOUT:     # a hung daemon: try again later
+                api.close()
+                self.api = None
             if api.closed:
                 return False
             self._say(_("subscribe refused: {message}").format(
@@ -476,8 +490,8 @@ class ConsoleApp(App[int]):
             command, self._pending = self._pending, None
             await self.run_command(command)
 
-    async def action_estop(self) -> None:
-        await self.run_command("estop")
+    def action_estop(self) -> None:
+        self.run_worker(self.run_command("estop"))
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id != "command":
@@ -489,7 +503,8 @@ class ConsoleApp(App[int]):
             # faults pane, which shows the e-stop.)
             self._reveal_events()
             self._begin_reply()
-            await self.run_command(command)
+            # In a worker: a daemon slow to answer must not hold the keys meanwhile.
+            self.run_worker(self.run_command(command))
 
     async def run_command(self, command: str) -> None:
         """Run one console command line; privileged ones ask for the login first."""
