@@ -98,7 +98,7 @@ def read_declared(obj: object) -> Declared:
         raise RulesError(_("{key}: unknown key (known: {known})").format(
             key=unknown[0], known=", ".join(sorted(_KNOWN_KEYS))))
     variant = obj.get("variant")
-    if variant not in _SETS:
+    if variant not in VARIANTS:     # a tuple: an unhashable value is simply not a variant
         raise RulesError(_("variant: unknown {name} (known: {known})").format(
             name=_show(variant), known=", ".join(VARIANTS)))
     set_size, flower_codes, hand_size, wild_key = _SETS[variant]
