@@ -74,14 +74,17 @@ class TableScore:
                 seat not in self.ctl.geometry.sides):
             raise ScoreRefused(_("seat: a position 0-3 of the hand just ended"))
         cycle, dealer = record["table"]["cycle"], record["table"]["dealer_position"]
+        # Checked before a finished game gives way to a new one: the hand that ended the
+        # game is not booked again as the first of the next.
+        if self.session is not None and self.session.hands and (
+                self.session.hands[-1]["cycle"] == cycle):
+            raise ScoreRefused(_("the hand of cycle {cycle} is already scored").format(
+                cycle=cycle))
         # A copy: the session changes only once the hand's line is on disk.
         if self.session is None or self.session.finished:
             session = Session(self.ctl.config.rules.variant, first_dealer=dealer)
         else:
             session = Session.from_dict(self.session.as_dict())
-        if session.hands and session.hands[-1]["cycle"] == cycle:
-            raise ScoreRefused(_("the hand of cycle {cycle} is already scored").format(
-                cycle=cycle))
         session.dealer = dealer     # the table's fact: who threw the dice
         winner, payments, answer = self._result(seat, result, record, session)
         if answer is not None and not answer["win"]:

@@ -156,3 +156,16 @@ def test_verify_deals_shows_each_hand_with_its_score(config, tmp_path, capsys) -
     scores.write_text(json.dumps(forged) + "\n" + lines[1] + "\n")
     assert verify_deals_main([str(deals), "--scores", str(scores)]) == 1
     assert "no deal record of cycle" in capsys.readouterr().err
+
+
+def test_the_last_hand_of_a_game_is_not_scored_twice(config) -> None:
+    # The hand that ends the game (four rounds) must not be booked again into a new game.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    ctl.scoring.score(1, {"draw": True}, hand_in_play(ctl))
+    ctl.scoring.session.prevalent = 4       # as after the sixteenth hand of a game
+    assert ctl.scoring.session.finished
+    with pytest.raises(ScoreRefused, match="already scored"):
+        ctl.scoring.score(1, {"draw": True}, hand_in_play(ctl))
+    assert len(ctl.scoring.session.hands) == 1
