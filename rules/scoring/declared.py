@@ -121,6 +121,11 @@ def read_declared(obj: object) -> Declared:
         if obj.get(wild_key) is None:
             raise RulesError(_("{key}: the {variant} variant needs its wild tile").format(
                 key=wild_key, variant=variant))
+        if obj[wild_key] in flower_codes:
+            # A turned flower goes to the dealer's flowers and the next tile is turned.
+            raise RulesError(_("{key}: {code} is a flower of the {variant} variant, never "
+                               "the turned wild tile").format(
+                key=wild_key, code=obj[wild_key], variant=variant))
         wild = _tile(obj[wild_key], wild_key, ())
     flowers, flower_tiles = _flowers(obj.get("flowers", 0), flower_codes, variant)
     seat, prevalent = _wind(obj, "seat_wind"), _wind(obj, "prevalent_wind")
