@@ -42,14 +42,36 @@ class TableScore:
         self.session: Session | None = None
         # Where each scored hand's line goes (a HandoffFile beside the deal records).
         self.file: Callable[[dict[str, Any]], None] | None = None
+        # The last dealt hand as the journal kept it: the deal records live in memory
+        # only, and a power cut with the lid open must not leave that hand unscorable.
+        self.restored_hand: dict[str, Any] | None = None
 
     # -- the journal ------------------------------------------------------------------
 
     def export(self) -> dict[str, Any] | None:
-        return None if self.session is None else self.session.as_dict()
+        hand = self._last_hand()
+        if self.session is None and hand is None:
+            return None
+        saved = {} if self.session is None else self.session.as_dict()
+        if hand is not None:
+            # What scoring needs of the deal record, nothing secret: the indicator is
+            # on show from the deal on, the commitment is published before it.
+            saved["last_hand"] = {
+                "table": {"cycle": hand["table"]["cycle"],
+                          "dealer_position": hand["table"]["dealer_position"]},
+                "commitment": hand["commitment"],
+                "wild": None if not hand.get("wild") else {
+                    "kind": hand["wild"]["kind"], "indicator": hand["wild"]["indicator"]}}
+        return saved
 
     def restore(self, saved: dict[str, Any] | None) -> None:
+        saved = dict(saved or {})
+        self.restored_hand = saved.pop("last_hand", None)
         self.session = Session.from_dict(saved) if saved else None
+
+    def _last_hand(self) -> dict[str, Any] | None:
+        records = self.ctl.handoff.records
+        return records[-1] if records else self.restored_hand
 
     # -- the next dealer --------------------------------------------------------------
 
@@ -67,7 +89,7 @@ class TableScore:
         if in_play:
             raise ScoreRefused(_("a hand is in play: score a hand after it ends, while the "
                                  "lid is open"))
-        record = self.ctl.handoff.records[-1] if self.ctl.handoff.records else None
+        record = self._last_hand()
         if record is None:
             raise ScoreRefused(_("no hand has been dealt yet"))
         if not isinstance(seat, int) or isinstance(seat, bool) or (

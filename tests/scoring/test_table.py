@@ -169,3 +169,20 @@ def test_the_last_hand_of_a_game_is_not_scored_twice(config) -> None:
     with pytest.raises(ScoreRefused, match="already scored"):
         ctl.scoring.score(1, {"draw": True}, hand_in_play(ctl))
     assert len(ctl.scoring.session.hands) == 1
+
+
+def test_the_hand_just_ended_can_be_scored_after_a_power_cut(config) -> None:
+    # The deal records live in memory; a cut while the lid is open must not leave the
+    # players unable to enter the hand they just played.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    record = ctl.handoff.records[-1]
+    saved = json.loads(json.dumps(ctl._journal_state(False)["session"]))
+    ctl.handoff.records.clear()          # a boot: no record in memory, the journal read
+    ctl.scoring.restore(saved)
+    answer = ctl.scoring.score(2, {"draw": True}, hand_in_play(ctl))
+    assert answer["booked"] and answer["hand"]["cycle"] == record["table"]["cycle"]
+    assert answer["hand"]["dealer"] == record["table"]["dealer_position"]
+    with pytest.raises(ScoreRefused, match="already scored"):
+        ctl.scoring.score(2, {"draw": True}, hand_in_play(ctl))
