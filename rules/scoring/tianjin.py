@@ -92,7 +92,9 @@ def _readings(declared: Declared, wilds: frozenset[str]) -> list[set[str]]:
     """The pattern sets of every reading of the hand as four sets and a pair."""
     sets = 4 - len(declared.melds)
     found: list[set[str]] = []
-    waits = [None, "hun_diao"] + (["zhuo_wu"] if declared.win_tile == "W5" else [])
+    # "捉5…最后上一张"伍万"（或混）": the five drawn, or a 混 drawn for it.
+    waits = [None, "hun_diao"] + (["zhuo_wu"] if declared.win_tile == "W5"
+                                  or declared.win_tile in wilds else [])
     for wait in waits:
         start = _pool(declared.concealed, wilds)
         pair = True

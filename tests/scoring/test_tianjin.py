@@ -39,6 +39,8 @@ CASES = [
      tj("W1 W2 W3 W4 W5 W6 T2 T3 T4 T7 T7 T7 B4", "F2"), {"胡": 1, "混吊": 2}, 2),
     ("捉五: the five of characters caught into 4-5-6",
      tj("W4 W6 T2 T3 T4 B6 B7 B8 T7 T7 T7 F1 F1", "W5"), {"胡": 1, "捉五": 2, "素": 2}, 4),
+    ("捉五 with a 混 drawn for the five (最后上一张伍万（或混）)",
+     tj("W4 W6 T2 T3 T4 B6 B7 B8 T7 T7 T7 F1 F1", "B4"), {"胡": 1, "捉五": 2}, 2),
     ("捉五 with a 混 for the six",
      tj("W4 B4 T2 T3 T4 B6 B7 B8 T7 T7 T7 F1 F1", "W5"), {"胡": 1, "捉五": 2}, 2),
     ("龙: 1 to 9 of one suit, a 混 standing in",
@@ -59,7 +61,7 @@ CASES = [
      tj("W1 W2 W3 W5 W6 W7 F1 F1 F1 T7", "T7", melds=[meld("kong", "J2 J2 J2 J2", None)]),
      {"胡": 1, "素": 2}, 2),
     ("two different 混 as a pair",
-     tj("W1 W2 W3 W4 W5 W6 T2 T3 T4 T7 T7 T7 B4", "B3"), {"胡": 1, "混吊": 2}, 2),
+     tj("W1 W2 W3 W6 W7 W8 T2 T3 T4 T7 T7 T7 B4", "B3"), {"胡": 1, "混吊": 2}, 2),
 ]
 
 
