@@ -143,6 +143,10 @@ class TableScore:
         declared = result["win"]
         if not isinstance(declared, dict):
             raise ScoreRefused(_("win: expected a declared win (docs/scoring.md)"))
+        if "params" in declared:
+            # The winner would be setting the price of his own win.
+            raise ScoreRefused(_("params: the table scores by its variant's defaults; a "
+                                 "player does not set them"))
         # Seat winds count from the dealer, one side a step (docs/rules.md).
         steps = (seat - record["table"]["dealer_position"]) % self.ctl.geometry.side_count
         wind = WIND_LETTERS[steps]

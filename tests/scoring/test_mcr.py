@@ -252,3 +252,10 @@ def test_possible_flags_still_score_their_fans() -> None:
     assert "抢杠和" in {f["name_zh"] for f in rob["fans"]}
     last = score_request({**hand, "fourth_tile": True})
     assert "和绝张" in {f["name_zh"] for f in last["fans"]}
+
+
+@pytest.mark.parametrize("variant", ["mcr", "jingji"])
+def test_a_parameter_is_refused_where_the_variant_has_none(variant: str) -> None:
+    # Never ignored: a script that thinks it changed the scoring must hear that it did not.
+    hand = {**EXAMPLE, "variant": variant, "params": {"minimum": 0}}
+    assert "params.minimum: unknown parameter; the" in _refused(hand)

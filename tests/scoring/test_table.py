@@ -186,3 +186,15 @@ def test_the_hand_just_ended_can_be_scored_after_a_power_cut(config) -> None:
     assert answer["hand"]["dealer"] == record["table"]["dealer_position"]
     with pytest.raises(ScoreRefused, match="already scored"):
         ctl.scoring.score(2, {"draw": True}, hand_in_play(ctl))
+
+
+def test_a_player_cannot_set_the_scoring_parameters(config) -> None:
+    # A player's own "params" would let him raise the stake of his own win.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    hand = {"concealed": ["W2", "W3", "W4", "B5", "B5", "B5", "T6", "T7", "T8", "J1", "J1",
+                          "J1", "F2"], "melds": [], "win_tile": "F2", "self_drawn": True}
+    with pytest.raises(ScoreRefused, match="params"):
+        ctl.scoring.score(1, {"win": {**hand, "params": {"unknown": 1}}}, hand_in_play(ctl))
+    assert ctl.scoring.session is None
