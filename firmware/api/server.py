@@ -46,6 +46,7 @@ from firmware.handoff import public_event, public_record
 from firmware.i18n import N_
 from firmware.maintenance import Maintenance, MaintenanceRefused, NoSuchMechanism, mechanism_tests
 from firmware.printable import clean, printable
+from firmware.recovery import plan
 from firmware.scoring import ScoreRefused
 from firmware.why import IDLE, SLOW_LINE, STOPPED_READING
 from mjtable_core.signals import Kind
@@ -735,7 +736,11 @@ class ApiServer:
 
 def hand_in_play(ctl: Controller) -> bool:
     """Players are at a dealt hand: from the walls rising to the lid opening again."""
-    return ctl.cycle.set_in_play is not None and ctl.cycle.state in (
+    state = ctl.cycle.state
+    if state == "fault":
+        # A fault stops the table, not the hand: where the cycle goes back to.
+        state = plan(ctl).get("cycle", state)
+    return ctl.cycle.set_in_play is not None and state in (
         "raising", "dealing", "rolling", "play", "top_up_opening", "top_up_open",
         "top_up_closing")
 

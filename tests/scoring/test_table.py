@@ -198,3 +198,16 @@ def test_a_player_cannot_set_the_scoring_parameters(config) -> None:
     with pytest.raises(ScoreRefused, match="params"):
         ctl.scoring.score(1, {"win": {**hand, "params": {"unknown": 1}}}, hand_in_play(ctl))
     assert ctl.scoring.session is None
+
+
+def test_a_fault_during_play_does_not_open_the_hand_to_scoring(config) -> None:
+    # A fault stops the table, not the hand: the players still hold their tiles.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state == "play")
+    ctl.fault("storage.failed", "scores", None, {"error": "test"})
+    bench.clock.run_until(bench.clock.now() + 1.0)
+    assert ctl.cycle.state == "fault"
+    with pytest.raises(ScoreRefused, match="a hand is in play"):
+        ctl.scoring.score(0, {"draw": True}, hand_in_play(ctl))
+    assert ctl.scoring.session is None
