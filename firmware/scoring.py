@@ -42,14 +42,36 @@ class TableScore:
         self.session: Session | None = None
         # Where each scored hand's line goes (a HandoffFile beside the deal records).
         self.file: Callable[[dict[str, Any]], None] | None = None
+        # The last dealt hand as the journal kept it: the deal records live in memory
+        # only, and a power cut with the lid open must not leave that hand unscorable.
+        self.restored_hand: dict[str, Any] | None = None
 
     # -- the journal ------------------------------------------------------------------
 
     def export(self) -> dict[str, Any] | None:
-        return None if self.session is None else self.session.as_dict()
+        hand = self._last_hand()
+        if self.session is None and hand is None:
+            return None
+        saved = {} if self.session is None else self.session.as_dict()
+        if hand is not None:
+            # What scoring needs of the deal record, nothing secret: the indicator is
+            # on show from the deal on, the commitment is published before it.
+            saved["last_hand"] = {
+                "table": {"cycle": hand["table"]["cycle"],
+                          "dealer_position": hand["table"]["dealer_position"]},
+                "commitment": hand["commitment"],
+                "wild": None if not hand.get("wild") else {
+                    "kind": hand["wild"]["kind"], "indicator": hand["wild"]["indicator"]}}
+        return saved
 
     def restore(self, saved: dict[str, Any] | None) -> None:
+        saved = dict(saved or {})
+        self.restored_hand = saved.pop("last_hand", None)
         self.session = Session.from_dict(saved) if saved else None
+
+    def _last_hand(self) -> dict[str, Any] | None:
+        records = self.ctl.handoff.records
+        return records[-1] if records else self.restored_hand
 
     # -- the next dealer --------------------------------------------------------------
 
@@ -67,21 +89,24 @@ class TableScore:
         if in_play:
             raise ScoreRefused(_("a hand is in play: score a hand after it ends, while the "
                                  "lid is open"))
-        record = self.ctl.handoff.records[-1] if self.ctl.handoff.records else None
+        record = self._last_hand()
         if record is None:
             raise ScoreRefused(_("no hand has been dealt yet"))
         if not isinstance(seat, int) or isinstance(seat, bool) or (
                 seat not in self.ctl.geometry.sides):
             raise ScoreRefused(_("seat: a position 0-3 of the hand just ended"))
         cycle, dealer = record["table"]["cycle"], record["table"]["dealer_position"]
+        # Checked before a finished game gives way to a new one: the hand that ended the
+        # game is not booked again as the first of the next.
+        if self.session is not None and self.session.hands and (
+                self.session.hands[-1]["cycle"] == cycle):
+            raise ScoreRefused(_("the hand of cycle {cycle} is already scored").format(
+                cycle=cycle))
         # A copy: the session changes only once the hand's line is on disk.
         if self.session is None or self.session.finished:
             session = Session(self.ctl.config.rules.variant, first_dealer=dealer)
         else:
             session = Session.from_dict(self.session.as_dict())
-        if session.hands and session.hands[-1]["cycle"] == cycle:
-            raise ScoreRefused(_("the hand of cycle {cycle} is already scored").format(
-                cycle=cycle))
         session.dealer = dealer     # the table's fact: who threw the dice
         winner, payments, answer = self._result(seat, result, record, session)
         if answer is not None and not answer["win"]:
@@ -118,6 +143,10 @@ class TableScore:
         declared = result["win"]
         if not isinstance(declared, dict):
             raise ScoreRefused(_("win: expected a declared win (docs/scoring.md)"))
+        if "params" in declared:
+            # The winner would be setting the price of his own win.
+            raise ScoreRefused(_("params: the table scores by its variant's defaults; a "
+                                 "player does not set them"))
         # Seat winds count from the dealer, one side a step (docs/rules.md).
         steps = (seat - record["table"]["dealer_position"]) % self.ctl.geometry.side_count
         wind = WIND_LETTERS[steps]

@@ -59,6 +59,7 @@ from firmware.i18n import N_, _
 from firmware.ledger import Ledger
 from firmware.maintenance import Maintenance, MaintenanceRefused, NoSuchMechanism, mechanism_tests
 from firmware.printable import clean, printable
+from firmware.recovery import plan
 from firmware.scoring import ScoreRefused
 from firmware.storage import STORAGE_ERRORS, problem
 from firmware.why import IDLE, SLOW_LINE, STOPPED_READING
@@ -899,7 +900,11 @@ class ApiServer:
 
 def hand_in_play(ctl: Controller) -> bool:
     """Players are at a dealt hand: from the walls rising to the lid opening again."""
-    return ctl.cycle.set_in_play is not None and ctl.cycle.state in (
+    state = ctl.cycle.state
+    if state == "fault":
+        # A fault stops the table, not the hand: where the cycle goes back to.
+        state = plan(ctl).get("cycle", state)
+    return ctl.cycle.set_in_play is not None and state in (
         "raising", "dealing", "rolling", "play", "top_up_opening", "top_up_open",
         "top_up_closing")
 

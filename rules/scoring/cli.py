@@ -51,6 +51,11 @@ def score_main(argv: list[str]) -> int:
     except json.JSONDecodeError as exc:
         return _fail(_("{file}: not JSON: {error} at line {line} column {column}").format(
             file=name, error=exc.msg, line=exc.lineno, column=exc.colno))
+    except RecursionError:
+        return _fail(_("{file}: not JSON: nested too deep").format(file=name))
+    except ValueError:
+        # An integer literal past Python's int-from-string limit (4,300 digits).
+        return _fail(_("{file}: not JSON: a number has too many digits").format(file=name))
     try:
         answer = score_request(obj)
     except RulesError as exc:

@@ -98,7 +98,7 @@ def read_declared(obj: object) -> Declared:
         raise RulesError(_("{key}: unknown key (known: {known})").format(
             key=unknown[0], known=", ".join(sorted(_KNOWN_KEYS))))
     variant = obj.get("variant")
-    if variant not in _SETS:
+    if variant not in VARIANTS:     # a tuple: an unhashable value is simply not a variant
         raise RulesError(_("variant: unknown {name} (known: {known})").format(
             name=_show(variant), known=", ".join(VARIANTS)))
     set_size, flower_codes, hand_size, wild_key = _SETS[variant]
@@ -121,6 +121,11 @@ def read_declared(obj: object) -> Declared:
         if obj.get(wild_key) is None:
             raise RulesError(_("{key}: the {variant} variant needs its wild tile").format(
                 key=wild_key, variant=variant))
+        if obj[wild_key] in flower_codes:
+            # A turned flower goes to the dealer's flowers and the next tile is turned.
+            raise RulesError(_("{key}: {code} is a flower of the {variant} variant, never "
+                               "the turned wild tile").format(
+                key=wild_key, code=obj[wild_key], variant=variant))
         wild = _tile(obj[wild_key], wild_key, ())
     flowers, flower_tiles = _flowers(obj.get("flowers", 0), flower_codes, variant)
     seat, prevalent = _wind(obj, "seat_wind"), _wind(obj, "prevalent_wind")
@@ -139,7 +144,32 @@ def read_declared(obj: object) -> Declared:
                         flower_tiles=flower_tiles, seat_wind=seat, prevalent_wind=prevalent,
                         discarder=discarder, wild=wild, params=params, **flags)
     _check_copies(declared, set_size)
+    _check_flags(declared)
     return declared
+
+
+def _check_flags(declared: Declared) -> None:
+    """How the win was made, against the tiles. PyMahjongGB drops a flag these make
+    impossible and scores the rest, so the player would see no 抢杠和, 杠上开花 or 和绝张
+    and no reason why."""
+    win = declared.win_tile
+    if declared.fourth_tile and win in declared.concealed:
+        # The other three lie in the discards and the melds: none is left to hold.
+        raise RulesError(_("fourth_tile: the last {tile} cannot be the winning tile while "
+                           "the hand holds one").format(tile=win))
+    if not declared.kong:
+        return
+    if declared.self_drawn:
+        if not any(m.type == "kong" for m in declared.melds):
+            raise RulesError(_("kong: a win on a kong's replacement draw needs a kong among "
+                               "the melds"))
+        return
+    if win in declared.concealed or any(win in m.tiles for m in declared.melds):
+        # The robbed player's pung holds three and the added tile is the fourth.
+        raise RulesError(_("kong: robbing a kong of {tile}: all four are the robbed "
+                           "player's, yet the hand holds one").format(tile=win))
+    if declared.last_tile:
+        raise RulesError(_("kong: no kong is made on the last tile, so none is robbed"))
 
 
 def _check_copies(declared: Declared, set_size: int) -> None:

@@ -75,6 +75,11 @@ def _fan(zh: str) -> Fan:
 
 def score(declared: Declared) -> Result:
     """Score a checked declared win under MCR, or the competition's supplements."""
+    if declared.params:
+        # The rule books fix every value here: a parameter is a mistake, never ignored.
+        raise RulesError(_("params.{name}: unknown parameter; the {variant} variant has "
+                           "none").format(name=sorted(declared.params)[0],
+                                          variant=declared.variant))
     fans = calculator_fans(declared)
     if fans is None:
         return not_a_win(_("the tiles do not form a winning hand"))

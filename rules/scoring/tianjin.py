@@ -23,13 +23,15 @@ from .shapes import INDEX, arrangements, counts_of
 class TianjinParams:
     """The values the page does not give (all defaults ours; docs/scoring.md).
 
-    base: what each loser pays for a plain win.
-    su: multiplier of 素 (a win with no 混 standing for another tile).
+    base: what each loser pays for a win before its patterns.
+    su: multiplier of 素 ("素的：只要求手中没有混，并且可以胡牌").
     hun_diao: multiplier of 混吊 (a 混 held as the single tile of the pair: any draw wins).
     zhuo_wu: multiplier of 捉五 (the 5 of characters drawn into 4-5-6).
     long: multiplier of 龙 (一条龙, 1 to 9 of one suit).
-    ben_hun_long: multiplier of 本混龙 (a 龙 whose 混 tiles stand in their own place),
-        instead of `long`.
+    ben_hun_long: multiplier of 本混龙 ("龙的花色和混儿相同"), instead of `long`.
+    gang_kai: multiplier of 杠开, the win on a kong's replacement ("杠开番数翻倍").
+    tiliu_wins: a plain hand (提溜) with none of the patterns wins. The page says it does
+        not ("天津麻将中，不能和提溜"); a venue that lets it win sets true.
     dealer_doubles: 坐庄 chosen: payments to and from the dealer doubled.
     """
 
@@ -39,12 +41,16 @@ class TianjinParams:
     zhuo_wu: int = 2
     long: int = 2
     ben_hun_long: int = 4
+    gang_kai: int = 2
+    tiliu_wins: bool = False
     dealer_doubles: bool = False
 
 
 NAMES = {"su": ("素", "No Wild Used"), "hun_diao": ("混吊", "Wild Pair Wait"),
          "zhuo_wu": ("捉五", "Catch the Five"), "long": ("龙", "Straight"),
-         "ben_hun_long": ("本混龙", "Straight with Wilds in Place")}
+         "ben_hun_long": ("本混龙", "Straight in the Wild's Suit"),
+         "gang_kai": ("杠开", "Win on a Kong's Replacement")}
+PATTERNS = ("su", "hun_diao", "zhuo_wu", "long", "ben_hun_long")
 
 
 class _Pool:
@@ -86,7 +92,9 @@ def _readings(declared: Declared, wilds: frozenset[str]) -> list[set[str]]:
     """The pattern sets of every reading of the hand as four sets and a pair."""
     sets = 4 - len(declared.melds)
     found: list[set[str]] = []
-    waits = [None, "hun_diao"] + (["zhuo_wu"] if declared.win_tile == "W5" else [])
+    # "捉5…最后上一张"伍万"（或混）": the five drawn, or a 混 drawn for it.
+    waits = [None, "hun_diao"] + (["zhuo_wu"] if declared.win_tile == "W5"
+                                  or declared.win_tile in wilds else [])
     for wait in waits:
         start = _pool(declared.concealed, wilds)
         pair = True
@@ -116,14 +124,9 @@ def _readings(declared: Declared, wilds: frozenset[str]) -> list[set[str]]:
             if wait:
                 patterns.add(wait)
             if suit:
-                patterns.add("ben_hun_long" if pool.in_place and not pool.stand_ins
-                             else "long")
+                # "本混（龙）：龙的花色和混儿相同，即成为本混儿龙"
+                patterns.add("ben_hun_long" if suit == declared.wild[0] else "long")
             found.append(patterns)
-            # 素: the same reading with every 混 as itself.
-            if wait != "hun_diao":
-                real = declared.full_hand if wait is None else declared.concealed
-                if _su(real, suit, wait, left, pair):
-                    found.append(patterns | {"su"})
     return found
 
 
@@ -135,18 +138,6 @@ def _dragon_numbers(suit: str | None, wait: str | None) -> tuple[int, ...]:
     return tuple(range(1, 10))
 
 
-def _su(tiles, suit, wait, left, pair) -> bool:
-    counts = list(counts_of(tiles))
-    removal = [f"{suit}{n}" for n in _dragon_numbers(suit, wait)]
-    if wait == "zhuo_wu":
-        removal += ["W4", "W6"]
-    for code in removal:
-        if not counts[INDEX[code]]:
-            return False
-        counts[INDEX[code]] -= 1
-    return bool(arrangements(tuple(counts), 0, left, pair))
-
-
 def score(declared: Declared) -> Result:
     """Score a checked declared win under Tianjin."""
     params = read_params(TianjinParams, declared.params)
@@ -155,9 +146,22 @@ def score(declared: Declared) -> Result:
             raise RulesError(_("melds[{i}]: Tianjin claims no chow (许碰不许吃)").format(i=i))
     if not declared.self_drawn:
         return not_a_win(_("Tianjin wins only by self-draw (胡牌时只能自摸)"))
-    readings = _readings(declared, wild_tiles(declared))
+    wilds = wild_tiles(declared)
+    readings = _readings(declared, wilds)
     if not readings:
         return not_a_win(_("the tiles do not form a winning hand"))
+    # "素的：只要求手中没有混，并且可以胡牌" - no 混 at all, whatever it would stand for.
+    if not any(t in wilds for t in declared.full_hand) and not any(
+            t in wilds for m in declared.melds for t in m.tiles):
+        readings = [p | {"su"} for p in readings]
+    if declared.kong:
+        readings = [p | {"gang_kai"} for p in readings]    # "杠开番数翻倍"
+    if not params.tiliu_wins:
+        # "提溜：就是普通牌型…注：天津麻将中，不能和提溜"
+        readings = [p for p in readings if p & set(PATTERNS)]
+        if not readings:
+            return not_a_win(_("a plain hand (提溜) does not win in Tianjin: it needs 素, "
+                               "混吊, 捉五 or 龙 (不能和提溜)"))
 
     def value(patterns: set[str]) -> int:
         out = params.base
@@ -167,7 +171,7 @@ def score(declared: Declared) -> Result:
 
     best = max(readings, key=lambda p: (value(p), sorted(p)))
     fans = [Fan("Win", "胡", params.base)] + [Fan(NAMES[n][1], NAMES[n][0], getattr(params, n))
-            for n in ("su", "hun_diao", "zhuo_wu", "long", "ben_hun_long") if n in best]
+            for n in (*PATTERNS, "gang_kai") if n in best]
     total = value(best)
     payments = {}
     for seat in range(4):

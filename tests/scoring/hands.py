@@ -62,4 +62,13 @@ def random_win(rng: random.Random, variant: str = "mcr", *, sets: int = 4,
             "prevalent_wind": rng.choice(WINDS)}
     if not self_drawn:
         hand["discarder"] = rng.choice(["left", "across", "right"])
+    # Only the flags the tiles allow (declared.py refuses the others): the last of a tile
+    # is not held, a robbed kong's tile is nowhere in the hand, a replacement draw follows
+    # a kong.
+    held = concealed.count(win) + sum(m["tiles"].count(win) for m in melds)
+    hand["fourth_tile"] = hand["fourth_tile"] and win not in concealed
+    if self_drawn:
+        hand["kong"] = hand["kong"] and any(m["type"] == "kong" for m in melds)
+    else:
+        hand["kong"] = hand["kong"] and held == 0 and not hand["last_tile"]
     return hand

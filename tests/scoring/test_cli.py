@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from firmware.cli import main
 
@@ -60,3 +62,36 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, text: str, expected:
 def test_a_missing_file_is_exit_2(tmp_path, capsys) -> None:
     assert main(["score", str(tmp_path / "nowhere.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (json.dumps({**EXAMPLE, "variant": []}), "variant: unknown []"),
+    (json.dumps({**EXAMPLE, "variant": {"a": 1}}), "variant: unknown {'a': 1}"),
+    ('{"flowers": ' + "1" * 5000 + "}", "not JSON"),
+    ("[" * 100_000 + "]" * 100_000, "not JSON"),
+])
+def test_crafted_json_is_one_line_and_exit_2(tmp_path, capsys, text: str, expected: str) -> None:
+    code, out, err = run(tmp_path, capsys, text=text)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and expected in err and err.startswith("mjtable score: ")
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4)
+    | st.sampled_from(["W1", "F2", "H1", "mcr", "fuzhou", "tianjin", "guangdong", "jingji",
+                       "left", "E", "kong"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["variant", "concealed", "melds", "win_tile", "type", "tiles",
+                         "from", "claimed", "flowers", "params", "hun", "gold"]),
+        inner, max_size=4), max_leaves=12)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=st.dictionaries(st.sampled_from([*sorted(EXAMPLE), "discarder", "params"]),
+                             _json, max_size=5))
+def test_fuzzed_fields_never_crash(tmp_path, capsys, value: dict) -> None:
+    code, _, err = run(tmp_path, capsys, {**EXAMPLE, **value})
+    assert code in (0, 2)
+    if code == 2:
+        assert err.count("\n") == 1 and err.startswith("mjtable score: ")

@@ -119,6 +119,9 @@ def test_not_a_winning_shape() -> None:
     ({"flowers": ["F1"] * 5}, "F1: declared 5 times"),
     ({"flowers": 37}, "not a count from 0 to 36"),
     ({"params": {"scheme": "other"}}, "params.scheme"),
+    # An honour is a flower here: a turned flower is set aside, never the 金.
+    ({"gold": "F1"}, "gold: F1 is a flower of the fuzhou variant"),
+    ({"gold": "H3"}, "gold: H3 is a flower of the fuzhou variant"),
 ])
 def test_refused(change: dict, expected: str) -> None:
     assert expected in refused({**fz(PLAIN, "T2", 1), **change})

@@ -216,3 +216,46 @@ def test_the_competition_lets_seven_pairs_keep_only_its_listed_companions() -> N
     assert jingji <= {"七对", "清一色", "混一色", "四归一", "海底捞月", "妙手回春", "自摸",
                       "断幺", "无字", "缺一门", "花牌"}
     assert mcr - jingji == {"混幺九", "五门齐"}
+
+
+# The calculator drops a flag the tiles make impossible and scores the rest, so the
+# player who declared 抢杠和, 杠上开花 or 和绝张 would see a total without it and no reason.
+_CHOWS = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "B2", "B3", "B4", "T5"]
+_EDGE = ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "T5", "T5", "B2", "B3"]
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    # 和绝张 while the hand holds a copy of the winning tile: five of it.
+    ({"concealed": _CHOWS, "win_tile": "T5", "fourth_tile": True},
+     "fourth_tile: the last T5 cannot be the winning tile while the hand holds one"),
+    # Robbing a kong of T5 while holding a T5 (in the hand or a meld).
+    ({"concealed": _CHOWS, "win_tile": "T5", "kong": True},
+     "kong: robbing a kong of T5"),
+    ({"concealed": [*_CHOWS[:9], "B2"], "melds": [{"type": "chow", "tiles": ["B2", "B3", "B4"],
+      "claimed": "B3", "from": "left"}], "win_tile": "B2", "kong": True},
+     "kong: robbing a kong of B2"),
+    # Robbing a kong on the last tile: no kong is made with the last tile.
+    ({"concealed": _EDGE, "win_tile": "B4", "kong": True, "last_tile": True},
+     "kong: no kong is made on the last tile"),
+    # A win on the replacement draw with no kong among the melds.
+    ({"concealed": _CHOWS, "win_tile": "T5", "self_drawn": True, "discarder": None,
+      "kong": True}, "kong: a win on a kong's replacement draw needs a kong among the melds"),
+])
+def test_a_flag_the_tiles_make_impossible_is_refused(change: dict, expected: str) -> None:
+    hand = {**EXAMPLE, "melds": [], "discarder": "left", **change}
+    assert expected in _refused(hand)
+
+
+def test_possible_flags_still_score_their_fans() -> None:
+    hand = {**EXAMPLE, "melds": [], "concealed": _EDGE, "win_tile": "B4", "discarder": "left"}
+    rob = score_request({**hand, "kong": True})
+    assert "抢杠和" in {f["name_zh"] for f in rob["fans"]}
+    last = score_request({**hand, "fourth_tile": True})
+    assert "和绝张" in {f["name_zh"] for f in last["fans"]}
+
+
+@pytest.mark.parametrize("variant", ["mcr", "jingji"])
+def test_a_parameter_is_refused_where_the_variant_has_none(variant: str) -> None:
+    # Never ignored: a script that thinks it changed the scoring must hear that it did not.
+    hand = {**EXAMPLE, "variant": variant, "params": {"minimum": 0}}
+    assert "params.minimum: unknown parameter; the" in _refused(hand)

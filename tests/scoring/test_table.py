@@ -156,3 +156,58 @@ def test_verify_deals_shows_each_hand_with_its_score(config, tmp_path, capsys) -
     scores.write_text(json.dumps(forged) + "\n" + lines[1] + "\n")
     assert verify_deals_main([str(deals), "--scores", str(scores)]) == 1
     assert "no deal record of cycle" in capsys.readouterr().err
+
+
+def test_the_last_hand_of_a_game_is_not_scored_twice(config) -> None:
+    # The hand that ends the game (four rounds) must not be booked again into a new game.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    ctl.scoring.score(1, {"draw": True}, hand_in_play(ctl))
+    ctl.scoring.session.prevalent = 4       # as after the sixteenth hand of a game
+    assert ctl.scoring.session.finished
+    with pytest.raises(ScoreRefused, match="already scored"):
+        ctl.scoring.score(1, {"draw": True}, hand_in_play(ctl))
+    assert len(ctl.scoring.session.hands) == 1
+
+
+def test_the_hand_just_ended_can_be_scored_after_a_power_cut(config) -> None:
+    # The deal records live in memory; a cut while the lid is open must not leave the
+    # players unable to enter the hand they just played.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    record = ctl.handoff.records[-1]
+    saved = json.loads(json.dumps(ctl._journal_state(False)["session"]))
+    ctl.handoff.records.clear()          # a boot: no record in memory, the journal read
+    ctl.scoring.restore(saved)
+    answer = ctl.scoring.score(2, {"draw": True}, hand_in_play(ctl))
+    assert answer["booked"] and answer["hand"]["cycle"] == record["table"]["cycle"]
+    assert answer["hand"]["dealer"] == record["table"]["dealer_position"]
+    with pytest.raises(ScoreRefused, match="already scored"):
+        ctl.scoring.score(2, {"draw": True}, hand_in_play(ctl))
+
+
+def test_a_player_cannot_set_the_scoring_parameters(config) -> None:
+    # A player's own "params" would let him raise the stake of his own win.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    hand = {"concealed": ["W2", "W3", "W4", "B5", "B5", "B5", "T6", "T7", "T8", "J1", "J1",
+                          "J1", "F2"], "melds": [], "win_tile": "F2", "self_drawn": True}
+    with pytest.raises(ScoreRefused, match="params"):
+        ctl.scoring.score(1, {"win": {**hand, "params": {"unknown": 1}}}, hand_in_play(ctl))
+    assert ctl.scoring.session is None
+
+
+def test_a_fault_during_play_does_not_open_the_hand_to_scoring(config) -> None:
+    # A fault stops the table, not the hand: the players still hold their tiles.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state == "play")
+    ctl.fault("storage.failed", "scores", None, {"error": "test"})
+    bench.clock.run_until(bench.clock.now() + 1.0)
+    assert ctl.cycle.state == "fault"
+    with pytest.raises(ScoreRefused, match="a hand is in play"):
+        ctl.scoring.score(0, {"draw": True}, hand_in_play(ctl))
+    assert ctl.scoring.session is None

@@ -27,36 +27,41 @@ def test_the_hun_is_the_turned_tile_and_the_next(turned: str, wild: set[str]) ->
 
 
 CASES = [
-    ("a plain win: a 混 stands in a chow",
-     tj("W1 W2 W3 W4 W5 W6 T2 B4 T4 T7 T7 T7 B8", "B8"), {"胡": 1}, 1),
+    ("提溜 where the venue lets it win (tiliu_wins): a 混 stands in a chow",
+     tj("W1 W2 W3 W4 W5 W6 T2 B4 T4 T7 T7 T7 B8", "B8", params={"tiliu_wins": True}),
+     {"胡": 1}, 1),
     ("素: no 混 in the hand",
      tj("W1 W2 W3 W4 W5 W6 T2 T3 T4 T7 T7 T7 B8", "B8"), {"胡": 1, "素": 2}, 2),
-    ("素: a 混 held as itself",
-     tj("W1 W2 W3 B2 B3 B4 T2 T3 T4 T7 T7 T7 B8", "B8"), {"胡": 1, "素": 2}, 2),
+    ("素 with 杠开: no 混, the win on a kong's replacement (杠开番数翻倍)",
+     tj("W1 W2 W3 W5 W6 W7 F1 F1 F1 T7", "T7", kong=True,
+        melds=[meld("kong", "J2 J2 J2 J2", None)]), {"胡": 1, "素": 2, "杠开": 2}, 4),
     ("混吊: a 混 waits as the pair's single tile",
      tj("W1 W2 W3 W4 W5 W6 T2 T3 T4 T7 T7 T7 B4", "F2"), {"胡": 1, "混吊": 2}, 2),
     ("捉五: the five of characters caught into 4-5-6",
      tj("W4 W6 T2 T3 T4 B6 B7 B8 T7 T7 T7 F1 F1", "W5"), {"胡": 1, "捉五": 2, "素": 2}, 4),
+    ("捉五 with a 混 drawn for the five (最后上一张伍万（或混）)",
+     tj("W4 W6 T2 T3 T4 B6 B7 B8 T7 T7 T7 F1 F1", "B4"), {"胡": 1, "捉五": 2}, 2),
     ("捉五 with a 混 for the six",
      tj("W4 B4 T2 T3 T4 B6 B7 B8 T7 T7 T7 F1 F1", "W5"), {"胡": 1, "捉五": 2}, 2),
     ("龙: 1 to 9 of one suit, a 混 standing in",
      tj("T1 T2 T3 T4 B4 T6 T7 T8 T9 W5 W5 W5 F2", "F2"), {"胡": 1, "龙": 2}, 2),
     ("龙 素: the straight with no 混",
      tj("T1 T2 T3 T4 T5 T6 T7 T8 T9 W5 W5 W5 F2", "F2"), {"胡": 1, "龙": 2, "素": 2}, 4),
-    ("本混龙: the 混 tiles in their own place in the straight",
-     tj("B1 B2 B3 B4 B5 B6 B7 B8 B9 W5 W5 W5 F2", "F2"),
-     {"胡": 1, "本混龙": 4, "素": 2}, 8),
+    ("本混龙: the straight in the 混's suit (龙的花色和混儿相同); the 混 held, so not 素",
+     tj("B1 B2 B3 B4 B5 B6 B7 B8 B9 W5 W5 W5 F2", "F2"), {"胡": 1, "本混龙": 4}, 4),
+    ("本混龙 with a 混 standing for another tile of the straight",
+     tj("B1 B2 B3 B4 B4 B6 B7 B8 B9 W5 W5 W5 F2", "F2"), {"胡": 1, "本混龙": 4}, 4),
     ("捉五 in a characters 龙",
      tj("W1 W2 W3 W4 W6 W7 W8 W9 T1 T1 T1 B4 F1", "W5"), {"胡": 1, "捉五": 2, "龙": 2}, 4),
     ("pungs claimed (许碰)",
      tj("W1 W2 W3 T7 T7 T7 F1", "F1", melds=[meld("pung", "J2 J2 J2"),
                                              meld("pung", "W9 W9 W9", "left")]),
      {"胡": 1, "素": 2}, 2),
-    ("a concealed kong",
-     tj("W1 W2 W3 B4 T7 T7 F1 F1 F1 W8", "W8", melds=[meld("kong", "J2 J2 J2 J2", None)]),
-     {"胡": 1}, 1),
+    ("a concealed kong, 素",
+     tj("W1 W2 W3 W5 W6 W7 F1 F1 F1 T7", "T7", melds=[meld("kong", "J2 J2 J2 J2", None)]),
+     {"胡": 1, "素": 2}, 2),
     ("two different 混 as a pair",
-     tj("W1 W2 W3 W4 W5 W6 T2 T3 T4 T7 T7 T7 B4", "B3"), {"胡": 1, "混吊": 2}, 2),
+     tj("W1 W2 W3 W6 W7 W8 T2 T3 T4 T7 T7 T7 B4", "B3"), {"胡": 1, "混吊": 2}, 2),
 ]
 
 
@@ -103,7 +108,8 @@ def test_the_hun_is_required_and_flowers_are_refused() -> None:
 
 def test_the_dealer_sitting_doubles_to_and_from_him() -> None:
     # "如果坐庄，庄家胡后其他三家付两倍，若闲家胡，庄家付两倍，闲家付一倍"
-    plain = tj("W1 W2 W3 W4 W5 W6 T2 B4 T4 T7 T7 T7 B8", "B8", params={"dealer_doubles": True})
+    plain = tj("W1 W2 W3 W4 W5 W6 T2 B4 T4 T7 T7 T7 B8", "B8",
+               params={"dealer_doubles": True, "tiliu_wins": True})
     assert scored(plain)["payments"] == {"E": -2, "S": 4, "W": -1, "N": -1}
     dealer = {**plain, "seat_wind": "E"}
     assert scored(dealer)["payments"] == {"E": 6, "S": -2, "W": -2, "N": -2}
@@ -112,3 +118,15 @@ def test_the_dealer_sitting_doubles_to_and_from_him() -> None:
 def test_a_venue_sets_its_own_values() -> None:
     h = tj("W1 W2 W3 W4 W5 W6 T2 T3 T4 T7 T7 T7 B8", "B8", params={"su": 3, "base": 2})
     assert scored(h)["total"] == 6
+
+
+@pytest.mark.parametrize(("title", "concealed", "win"), [
+    # "提溜：就是普通牌型…注：天津麻将中，不能和提溜"
+    ("a 混 stands in a chow", "W1 W2 W3 W4 W5 W6 T2 B4 T4 T7 T7 T7 B8", "B8"),
+    # "素的：只要求手中没有混": a 混 held as itself is still a 混 in the hand.
+    ("a 混 held as itself is not 素", "W1 W2 W3 B2 B3 B4 T2 T3 T4 T7 T7 T7 B8", "B8"),
+])
+def test_a_plain_hand_does_not_win(title: str, concealed: str, win: str) -> None:
+    answer = scored(tj(concealed, win))
+    assert not answer["win"] and "提溜" in answer["reason"], title
+    assert set(answer["payments"].values()) == {0}
