@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from firmware.controller import Controller
 
-# Faults after which the counts of the set being built cannot be trusted.
-UNTRUSTED_COUNT = {"count.double", "count.blind", "build.extra_tiles"}
+# Faults after which the counts of the set being built cannot be trusted. A lost link
+# is one: a tile that passed a counter while it was down was never reported.
+UNTRUSTED_COUNT = {"count.double", "count.blind", "build.extra_tiles", "link.lost"}
 BUILDING = ("building", "paused_full", "paused_top_up", "sweeping")
 
 
@@ -126,7 +127,7 @@ def _resume_build(ctl: Controller, before: dict[str, str]) -> None:
             if side.state == "fault":
                 side.reset()
         build.reset()
-        if was in BUILDING:
+        if was in BUILDING and ctl.refeed_hold is None:
             ctl.request_refeed("the count of the set being built cannot be trusted")
         return
     for side in ctl.sides:
