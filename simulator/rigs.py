@@ -57,6 +57,9 @@ class SimRig:
         """The cable is out for a while and the host is waiting for it to come back."""
         return False
 
+    def wait_for_board(self, error: LinkError) -> None:
+        """No board, no silent board: nothing to wait for."""
+
     def mend_link(self) -> None:
         """A technician replaces the cable: nothing to do without one."""
 
@@ -146,6 +149,9 @@ class IoboardRig:
 
     def link_broken(self) -> bool:
         return self.board.noise > 0 or self.board._dropping()
+
+    def wait_for_board(self, error: LinkError) -> None:
+        self.wired.hal.wait_for_board(error.evidence)
 
     def link_returning(self) -> bool:
         # The host says HELLO every HELLO_EVERY_S until the board answers: a cable

@@ -186,6 +186,17 @@ class IoBoardHal:
         sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
         self._reader.start()
 
+    def wait_for_board(self, evidence: Mapping[str, Any]) -> None:
+        """The board did not answer at connect (`evidence` from that LinkError): go on
+        with link.lost raised, so the fault is shown, and say HELLO until the board
+        answers; its WELCOME finishes the connect. Call it in the loop, once the
+        controller is started."""
+        self._reader = threading.Thread(target=self._read_loop, name="ioboard-reader",
+                                        daemon=True)
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
+        self._reader.start()
+        self._on_dead("silence", dict(evidence))
+
     def _hello(self, payload: bytes) -> tuple[Welcome, list[Frame]]:
         """Send HELLO until WELCOME comes: the board's answer and the frames after it.
         Raises LinkError when it never comes or cannot be read."""
@@ -345,6 +356,14 @@ class IoBoardHal:
             return
         self._relink.cancel()
         self._relink = None
+        try:
+            self._check_heartbeat(info.heartbeat_limit_s)
+        except HalError as exc:
+            # A board that would fail safe moments after each start: no link to take.
+            if self.on_link_fault is not None:
+                self.on_link_fault("link.version", {"port": self.port_name,
+                                                    "problem": str(exc)})
+            return
         self.heartbeat_limit_s = info.heartbeat_limit_s
         self.board_failsafe = False
         self._board_time.reset()

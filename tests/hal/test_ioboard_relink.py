@@ -82,3 +82,21 @@ def test_the_panel_says_e80_while_the_link_is_down_then_asks_for_a_refeed(short)
     assert harness.ctl.refeed_hold.evidence["after"] == "link.lost"
     assert report["referee_violations"] == []
     assert report["motors_safe_after_faults"] and report["motors_off_at_end"]
+
+
+def test_a_host_that_boots_while_the_board_is_silent_shows_e80_and_connects_later(short):
+    # The cable is out when the host starts: it used to give up at the handshake. Now
+    # it starts with E80 raised and shown, says HELLO until the board answers, then
+    # homes and deals as if nothing had happened.
+    allow = tuple(i for i, k in CATALOGUE.items() if k.severity != ERROR)
+    scenario = Scenario(seed=short.simulator.seed, cycles=1, source="<none>",
+                        expect=Expect(allow=allow))
+    harness = Harness(short, scenario, None, rig="ioboard", rig_options={})
+    harness.rig.board.drop_link(8.0)        # type: ignore[union-attr]
+    report = harness.run()
+    (lost,) = [f for f in report["faults"] if f["id"] == "link.lost"]
+    assert lost["code"] == "E80" and lost["sim_time_s"] < 1.0
+    assert not any(f.active for f in harness.ctl.faults if f.id == "link.lost")
+    assert report["cycles_completed"] == 1
+    assert report["referee_violations"] == [] and report["tiles_accounted"]
+    assert report["motors_safe_after_faults"] and report["motors_off_at_end"]
