@@ -41,6 +41,7 @@ from board.wire import (
 ARM_SIZE = 14
 TRIP_REFUSED = 0        # INTERLOCK kinds: a SET or ARM refused ...
 TRIP_TRIPPED = 1        # ... or a running output stopped by an input change
+LINK_LOST_CODE = b"E80"  # the display in failsafe: the host's code for a lost link
 
 
 class Board:
@@ -50,7 +51,7 @@ class Board:
         self.version = version
         self.heartbeat_limit_ms = heartbeat_limit_ms
         self.failsafe = False
-        self.failsafe_at_ms = None
+        self.failsafe_at_ms = None     # when the failsafe last tripped (board time)
         self.interlocks = Interlocks()
         self.stops: dict = {}   # output channel -> ArmedStop
         self.decoder = Decoder()
@@ -140,8 +141,8 @@ class Board:
             welcome.append(len(value))
             welcome += value
         self.link.send_now(WELCOME, bytes(welcome))
+        # failsafe_at_ms stays: when the failsafe last tripped, for whoever asks later.
         self.failsafe = False
-        self.failsafe_at_ms = None
         if good:
             self.link.start(self._now)
         else:
@@ -295,6 +296,10 @@ class Board:
     def _on_dead(self, reason, now):
         # The host is silent (or deaf): every output off, latched until HELLO.
         self._all_off(None)
+        # The panel says why nothing moves, where the host cannot say it any more.
+        for ch in self.pins.outputs:
+            if self.pins.names.get(ch) == "display":
+                self.pins.write(ch, LINK_LOST_CODE)
         self.failsafe = True
         self.failsafe_at_ms = now
         self.link.send_now(HEARTBEAT, bytes((FAILSAFE_FLAG,)))

@@ -13,7 +13,7 @@ from typing import Any
 from transitions import EventData
 from transitions.core import MachineError
 
-from firmware import recovery, words
+from firmware import recovery, relink, words
 from firmware.build import Build
 from firmware.causes import blind_cause
 from firmware.cycle import Cycle
@@ -133,6 +133,7 @@ class Controller:
         if hal.capabilities.link:
             hal.on_link_fault = lambda fault_id, evidence: self.fault(
                 fault_id, "link", None, evidence)
+            hal.on_link_back = lambda: relink.link_back(self)
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -666,10 +667,10 @@ class Controller:
             raise ClearRefused(_("case_open still reads open: close the case first, or "
                                  "enter test mode to service it"))
         if fault.id == "link.lost" and self.hal.capabilities.link and self.hal.link_lost:
-            # The HAL never takes a lost link back (the board latched its failsafe and
-            # ignores us until a new handshake): cleared, the table would sit silent.
-            raise ClearRefused(_("the I/O board's link is still lost: check the cable, "
-                                 "then restart the table to connect again"))
+            # Cleared while lost, the table would sit silent: the link clears it by
+            # itself once the board answers a HELLO again (firmware/relink.py).
+            raise ClearRefused(_("the I/O board's link is still lost: check the cable; "
+                                 "the table connects again by itself"))
         if fault is self.refeed_hold and not refed:
             raise ClearRefused(_("the set half built at the stop must be refed first: "
                                  "empty belts, heads and tracks onto the disc, then clear "

@@ -25,6 +25,7 @@ from firmware.storage import STORAGE_ERRORS, problem
 from firmware.tablelock import StateUnwritable, lock_table
 from firmware.view import live_view_available, log_line, screen, snapshot
 from hal.backends import open_hal
+from hal.backends.ioboard import LinkError
 from hal.interface import HalError
 from mjtable_core.clock import RealClock
 from mjtable_core.config import Config
@@ -96,11 +97,20 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
                                                            hal=opened.description), flush=True)
         if api.server.socket_path is not None:
             print(_("mjtable: API on {socket}").format(socket=api.server.socket_path), flush=True)
+    silent: LinkError | None = None
     try:
         # The board's handshake, last: from WELCOME on, the board wants our heartbeats
         # within its limit. Outside the try below: a table that never started must not
         # write a clean journal over the one it would have recovered.
         opened.connect()
+    except LinkError as exc:
+        if exc.fault_id != "link.lost" or not opened.hal.capabilities.link:
+            await api.close()
+            raise
+        # The board is silent (a cable out, its power off): start anyway with E80
+        # raised and shown, and connect when it answers (hal/backends/ioboard.py).
+        silent = exc
+        print(_("mjtable: {error}; waiting for the board").format(error=exc), flush=True)
     except HalError:
         await api.close()
         raise
@@ -110,6 +120,8 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
             # A hand the last boot left open goes on only if the table came back in it.
             api.ledger.adopt(ctl.cycle.number, ctl.cycle.set_in_play is not None)
         opened.start_world()
+        if silent is not None:
+            opened.hal.wait_for_board(silent.evidence)   # type: ignore[attr-defined]
         # Everything built at start-up lives as long as the daemon: keep it out of the
         # collector's way so a full collection stays short (sensor edge latency).
         gc.freeze()

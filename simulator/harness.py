@@ -188,10 +188,13 @@ class Harness:
         self.table.power(True)
         self.referee.power_back()
         error = self.rig.host_boots()
-        if error is not None:
+        if error is not None and error.fault_id != "link.lost":
             self._link_failed(error)
             return
         self.boot()
+        if error is not None:
+            # The board silent at boot: E80 shown, the host says HELLO until it answers.
+            self.rig.wait_for_board(error)
         waiting, self._after_power = self._after_power, []
         for clear in waiting:
             clear()
@@ -545,6 +548,8 @@ class Harness:
             return True
         if not self.table.powered:
             return False        # the power comes back: the table is judged then
+        if self.rig.link_returning():
+            return False        # the cable comes back: the host connects by itself
         if self._pending or self.players.topping_up or self.ctl.cycle.state.startswith("top_up"):
             return False
         return self.ctl.refeed_hold is not None or any(
@@ -577,12 +582,16 @@ class Harness:
             self.config.simulator.play_time_s + CYCLE_ALLOWANCE_S) + sum(
             a.delay_s for a in self.scenario.actions)
         error = self.rig.connect()
-        if error is not None:
+        if error is not None and error.fault_id != "link.lost":
             self._link_failed(error)
             self.rig.close(drain=False)     # the host stopped reading: nothing drains
             return self.report(time.perf_counter() - wall_start)
         try:
             self.boot()
+            if error is not None:
+                # The board silent at boot: E80 shown, the host says HELLO until it
+                # answers (as the daemon does).
+                self.rig.wait_for_board(error)
             self.players.start()
             self.clock.run_until(deadline, until=finished)
             if not finished():

@@ -23,6 +23,9 @@ from simulator.backend import SimHal
 from simulator.scenario import FaultSpec
 from simulator.table import SimTable
 
+# After the cable is back: a few of the host's HELLOs, for the board's WELCOME.
+RELINK_GRACE_S = 1.0
+
 
 class SimRig:
     """The in-process simulated HAL."""
@@ -49,6 +52,13 @@ class SimRig:
 
     def link_broken(self) -> bool:
         return False
+
+    def link_returning(self) -> bool:
+        """The cable is out for a while and the host is waiting for it to come back."""
+        return False
+
+    def wait_for_board(self, error: LinkError) -> None:
+        """No board, no silent board: nothing to wait for."""
 
     def mend_link(self) -> None:
         """A technician replaces the cable: nothing to do without one."""
@@ -139,6 +149,17 @@ class IoboardRig:
 
     def link_broken(self) -> bool:
         return self.board.noise > 0 or self.board._dropping()
+
+    def wait_for_board(self, error: LinkError) -> None:
+        self.wired.hal.wait_for_board(error.evidence)
+
+    def link_returning(self) -> bool:
+        # The host says HELLO every HELLO_EVERY_S until the board answers: a cable
+        # back a moment ago is still being found.
+        board = self.board
+        return board._dropping() or (
+            self.wired.hal.link_lost
+            and self.clock.now() < board._drop_until + RELINK_GRACE_S)
 
     def mend_link(self) -> None:
         self.board.noise = 0.0

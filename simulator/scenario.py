@@ -124,8 +124,9 @@ DETECTED_BY: dict[str, frozenset[str]] = {kind: frozenset(ids) for kind, ids in 
     "plate_blocked": ("plate.stuck",),
     "dice_jam": ("dice.stuck",),
     "power_cut": ("power.recovered", "build.interrupted"),
-    "link_noise": ("link.lost",),
-    "link_drop": ("link.lost",),
+    # A link back clears link.lost by itself; a set half built meanwhile is held.
+    "link_noise": ("link.lost", "build.interrupted"),
+    "link_drop": ("link.lost", "build.interrupted"),
 }.items()}
 # Allowed values too many to list: the message names the catalogue instead.
 FAULT_ID = N_("a fault id (docs/faults.md)")

@@ -50,6 +50,7 @@ from mjtable_core.i18n import _
 from mjtable_core.signals import Kind, Signal, Value
 
 OnLinkFault = Callable[[str, dict[str, Any]], None]
+OnLinkBack = Callable[[], None]
 READ_TIMEOUT_S = 0.05       # how often the reader thread looks at its stop flag
 HELLO_EVERY_S = 0.25        # resend HELLO while the board does not answer
 # A frame the reader thread decoded waits for the GIL while the loop runs Python: up
@@ -112,6 +113,8 @@ class IoBoardHal:
         self.values: dict[str, Value] = {
             s.name: s.rest_value for s in self.signals.values()}
         self.on_link_fault: OnLinkFault | None = None
+        # Called in the loop when a lost link is back (a new handshake answered).
+        self.on_link_back: OnLinkBack | None = None
         self.board_failsafe = False
         self.heartbeat_limit_s: float | None = None
         self._listener: Listener | None = None
@@ -123,6 +126,7 @@ class IoBoardHal:
         self._stop = threading.Event()
         self._reader: threading.Thread | None = None
         self._lost = False
+        self._relink: Any = None        # the timer that says HELLO again while lost
         self._board_time = BoardTime()
         self._changed_at: dict[str, float] = {}
         # Declared to the board at connect; it enforces them without us (protocol 3).
@@ -176,11 +180,22 @@ class IoBoardHal:
                 self.values[name] = value
         self.link.start()
         for frame in early:
-            self.clock.post(lambda f=frame: self.link.on_frame(f))
+            self.clock.post(lambda f=frame: self._on_frame(f))
         self._reader = threading.Thread(target=self._read_loop, name="ioboard-reader",
                                         daemon=True)
         sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
         self._reader.start()
+
+    def wait_for_board(self, evidence: Mapping[str, Any]) -> None:
+        """The board did not answer at connect (`evidence` from that LinkError): go on
+        with link.lost raised, so the fault is shown, and say HELLO until the board
+        answers; its WELCOME finishes the connect. Call it in the loop, once the
+        controller is started."""
+        self._reader = threading.Thread(target=self._read_loop, name="ioboard-reader",
+                                        daemon=True)
+        sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_S))
+        self._reader.start()
+        self._on_dead("silence", dict(evidence))
 
     def _hello(self, payload: bytes) -> tuple[Welcome, list[Frame]]:
         """Send HELLO until WELCOME comes: the board's answer and the frames after it.
@@ -257,7 +272,15 @@ class IoBoardHal:
             if not data:
                 continue
             for frame in self._decoder.feed(data):
-                self.clock.post(lambda f=frame: self.link.on_frame(f))
+                self.clock.post(lambda f=frame: self._on_frame(f))
+
+    def _on_frame(self, frame: Frame) -> None:
+        """A frame from the board, in the loop: the link's while it is up; while it is
+        lost, only the WELCOME that answers our HELLO counts."""
+        if not self._lost:
+            self.link.on_frame(frame)
+        elif frame.type == Msg.WELCOME and self._relink is not None:
+            self._welcome_back(frame)
 
     # -- messages from the board (in the loop) -----------------------------------------
 
@@ -293,6 +316,7 @@ class IoBoardHal:
         if self._lost:
             return
         self._lost = True
+        self.link.stop()
         self._armed.clear()         # the board's failsafe stopped them; nothing will report
         for signal in self.signals.values():
             if signal.is_output:
@@ -301,6 +325,60 @@ class IoBoardHal:
                     "board_turns_outputs_off_after_s": self.heartbeat_limit_s}
         if self.on_link_fault is not None:
             self.on_link_fault("link.lost", evidence)
+        if self._reader is not None:
+            self._say_hello()
+
+    # -- a lost link coming back (in the loop) ------------------------------------------
+
+    def _say_hello(self) -> None:
+        """While the link is lost, HELLO again and again: the cable put back (or the
+        board powered again) answers with WELCOME, and the link is up again."""
+        self._relink = None
+        if not self._lost or self._stop.is_set():
+            return
+        self._send_bytes(Frame(0, Msg.HELLO, encode_hello(VERSION, self.interlocks)).encode())
+        self._relink = self.clock.call_later(HELLO_EVERY_S, self._say_hello)
+
+    def _welcome_back(self, frame: Frame) -> None:
+        try:
+            info = decode_welcome(frame.payload)
+        except ProtocolError:
+            return                  # garbled or foreign: the next HELLO asks again
+        if info.version != VERSION or (
+                self.interlocks and info.interlock_hash != interlock_hash(self.interlocks)):
+            # Another board on the cable now: its version is no link we can take back.
+            self._relink.cancel()
+            self._relink = None
+            if self.on_link_fault is not None:
+                self.on_link_fault("link.version", {
+                    "port": self.port_name, "board_version": info.version,
+                    "host_version": VERSION})
+            return
+        self._relink.cancel()
+        self._relink = None
+        try:
+            self._check_heartbeat(info.heartbeat_limit_s)
+        except HalError as exc:
+            # A board that would fail safe moments after each start: no link to take.
+            if self.on_link_fault is not None:
+                self.on_link_fault("link.version", {"port": self.port_name,
+                                                    "problem": str(exc)})
+            return
+        self.heartbeat_limit_s = info.heartbeat_limit_s
+        self.board_failsafe = False
+        self._board_time.reset()
+        self._changed_at.clear()
+        for name, value in info.inputs.items():
+            if name in self.values:
+                self.values[name] = value
+        # The board's HELLO turned every output off: so do our copies of them.
+        for signal in self.signals.values():
+            if signal.is_output:
+                self.values[signal.name] = signal.safe_value
+        self._lost = False
+        self.link.start()
+        if self.on_link_back is not None:
+            self.on_link_back()
 
     def _stopped(self, stopped: Stopped) -> None:
         """The board stopped an armed motion: when (its stamp on our clock) and why."""
@@ -350,7 +428,7 @@ class IoBoardHal:
 
     @property
     def link_lost(self) -> bool:
-        """The link was declared lost; it stays lost until the host starts again."""
+        """The link was declared lost; it stays lost until the board answers a HELLO."""
         return self._lost
 
     def changed_at(self, name: str) -> float | None:
@@ -378,6 +456,9 @@ class IoBoardHal:
         self.safe_state()
         self.link.stop()
         self._stop.set()
+        if self._relink is not None:
+            self._relink.cancel()
+            self._relink = None
         if self._reader is not None:
             self._reader.join(timeout=1.0)
         with contextlib.suppress(Exception):

@@ -5,12 +5,17 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import signal
 import socket
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from firmware.cli import main
 from firmware.journal import FILE_NAME as JOURNAL_NAME
+from firmware.journal import FORMAT as JOURNAL_FORMAT
 from hal.backends.ioboard import IoBoardHal
 from hal.protocol import VERSION, Decoder, Msg, decode_welcome, encode_heartbeat, encode_hello
 from mjtable_core.clock import VirtualClock
@@ -22,6 +27,7 @@ from simulator.table import SimTable
 from ..conftest import CONFIGS, quick
 
 pytestmark = pytest.mark.timeout(120)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -180,9 +186,10 @@ def test_a_board_that_latched_its_failsafe_is_a_lost_link(short):
     assert hal.values["motor.side.2.plate"] is False
 
 
-def test_run_with_a_silent_board_exits_2_and_keeps_the_journal(tmp_path):
-    # The handshake now comes after the controller is built: a failure there must not
-    # write a blank journal over the machine the next start would have recovered.
+def test_run_with_a_silent_board_waits_with_e80_shown_and_keeps_asking(tmp_path):
+    # A host that boots during a link outage used to exit (or, restarted, never retry).
+    # Now it starts with link.lost raised, keeps the journal it recovered, and says
+    # HELLO until the board answers; a stop signal still stops it cleanly.
     with socket.create_server(("127.0.0.1", 0)) as silent:   # listens, never answers
         port = silent.getsockname()[1]
         config = tmp_path / "table.toml"
@@ -191,12 +198,39 @@ def test_run_with_a_silent_board_exits_2_and_keeps_the_journal(tmp_path):
                                  'connect_timeout_s = 0.3\n')
         state = tmp_path / "state"
         state.mkdir()
-        saved = {"clean": False, "cycle": 41, "timings": {"runs": {"lid": [3.1]}}}
+        saved = {"clean": True, "cycle": 41, "format": JOURNAL_FORMAT}
         (state / JOURNAL_NAME).write_text(json.dumps(saved))
-        code = main(["--state-dir", str(state), "run", "--plain", "--config", str(config),
-                     "--socket", str(tmp_path / "api.sock")])
-    assert code == 2
-    assert json.loads((state / JOURNAL_NAME).read_text()) == saved
+        daemon = subprocess.Popen(
+            [sys.executable, "-m", "firmware.cli", "--state-dir", str(state), "run",
+             "--plain", "--config", str(config), "--socket", str(tmp_path / "api.sock")],
+            cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            silent.settimeout(30)
+            conn, _addr = silent.accept()
+            lines = []
+            for line in daemon.stdout:      # type: ignore[union-attr]
+                lines.append(line)
+                if "E80" in line:
+                    break
+            # Still asking: HELLOs keep coming after the fault was raised.
+            conn.settimeout(5)
+            hellos = Decoder()
+            seen = []
+            while sum(f.type == Msg.HELLO for f in seen) < 3:
+                seen += hellos.feed(conn.recv(4096))
+            assert daemon.poll() is None
+            daemon.send_signal(signal.SIGTERM)
+            rest, err = daemon.communicate(timeout=30)
+            conn.close()
+        finally:
+            if daemon.poll() is None:
+                daemon.kill()
+                daemon.wait()
+    assert daemon.returncode == 0, err
+    assert any("waiting for the board" in line for line in lines), rest
+    assert any("E80" in line for line in lines)
+    journal = json.loads((state / JOURNAL_NAME).read_text())
+    assert journal["cycle"] == 41, journal
 
 
 def test_a_heartbeat_slower_than_the_board_allows_is_refused_at_the_handshake(short):

@@ -1,0 +1,102 @@
+"""A lost board link that comes back: the host connects again by itself."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from firmware.faults import CATALOGUE, ERROR
+from mjtable_core.config import Config, load_config
+from simulator.harness import Harness
+from simulator.run import simulate_ioboard
+from simulator.scenario import Expect, Scenario
+
+from ..conftest import CONFIGS, quick
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def short() -> Config:
+    return quick(load_config(CONFIGS["144"]), play_time_s=2.0)
+
+
+def errors(report: dict) -> list[str]:
+    return [f["id"] for f in report["faults"] if f["code"].startswith("E")]
+
+
+def test_a_cable_back_clears_e80_by_itself_and_the_table_goes_on(short):
+    # Out for 3 s while the hole is open (nothing being built): no technician acts,
+    # yet the host says HELLO until the board answers, E80 clears and both hands are
+    # dealt.
+    report = simulate_ioboard(short, 2, link_drop=(30.0, 3.0))
+    assert errors(report) == ["link.lost"]
+    (lost,) = [f for f in report["faults"] if f["id"] == "link.lost"]
+    assert 30.0 < lost["sim_time_s"] < 31.0
+    assert report["cycles_completed"] == 2
+    assert report["referee_violations"] == [] and report["tiles_accounted"]
+    assert report["motors_safe_after_faults"] and report["motors_off_at_end"]
+
+
+def _dropped_while_building(config: Config, at_s: float, duration_s: float,
+                            look_at: list[float]) -> tuple[Harness, dict[str, Any], list]:
+    allow = tuple(i for i, k in CATALOGUE.items() if k.severity != ERROR)
+    scenario = Scenario(seed=config.simulator.seed, cycles=1, source="<none>",
+                        expect=Expect(allow=allow))
+    harness = Harness(config, scenario, None, rig="ioboard", rig_options={})
+    board = harness.rig.board       # type: ignore[union-attr]
+    harness.clock.call_at(at_s, lambda: board.drop_link(duration_s))
+    seen: list[tuple[float, Any, list[str]]] = []
+    boot = harness.boot
+
+    def booted() -> None:
+        boot()
+        hal = harness.ctl.hal
+        harness.shown = []      # type: ignore[attr-defined]
+        harness.ctl.subscribers.append(
+            lambda event: event["kind"] != "stop" and harness.shown.append(  # type: ignore[attr-defined]
+                hal.read("display")))
+
+    harness.boot = booted       # type: ignore[method-assign]
+    for t in look_at:
+        harness.clock.call_at(t, lambda: seen.append((
+            harness.clock.now(), harness.table.values["display"],
+            [f.code for f in harness.ctl.faults if f.active])))
+    return harness, harness.run(), seen
+
+
+def test_the_panel_says_e80_while_the_link_is_down_then_asks_for_a_refeed(short):
+    # Lost in the middle of a build: the board's failsafe shows E80 on the panel
+    # itself (the host cannot reach it). Back, E80 clears by itself; tiles that passed
+    # a counter meanwhile were never reported, so the half-built set is held for a
+    # refeed (rF), never built over.
+    harness, report, seen = _dropped_while_building(short, 20.0, 5.0, [22.0])
+    ((_t, display, active),) = seen
+    assert display == "E80" and "E80" in active
+    # The run ends once the hold is all that is left: what the host last showed.
+    assert harness.shown[-1] == "rF"
+    assert [f.code for f in harness.ctl.faults if f.active] == ["I94"]
+    assert harness.ctl.refeed_hold is not None
+    assert harness.ctl.refeed_hold.id == "build.interrupted"
+    assert harness.ctl.refeed_hold.evidence["after"] == "link.lost"
+    assert report["referee_violations"] == []
+    assert report["motors_safe_after_faults"] and report["motors_off_at_end"]
+
+
+def test_a_host_that_boots_while_the_board_is_silent_shows_e80_and_connects_later(short):
+    # The cable is out when the host starts: it used to give up at the handshake. Now
+    # it starts with E80 raised and shown, says HELLO until the board answers, then
+    # homes and deals as if nothing had happened.
+    allow = tuple(i for i, k in CATALOGUE.items() if k.severity != ERROR)
+    scenario = Scenario(seed=short.simulator.seed, cycles=1, source="<none>",
+                        expect=Expect(allow=allow))
+    harness = Harness(short, scenario, None, rig="ioboard", rig_options={})
+    harness.rig.board.drop_link(8.0)        # type: ignore[union-attr]
+    report = harness.run()
+    (lost,) = [f for f in report["faults"] if f["id"] == "link.lost"]
+    assert lost["code"] == "E80" and lost["sim_time_s"] < 1.0
+    assert not any(f.active for f in harness.ctl.faults if f.id == "link.lost")
+    assert report["cycles_completed"] == 1
+    assert report["referee_violations"] == [] and report["tiles_accounted"]
+    assert report["motors_safe_after_faults"] and report["motors_off_at_end"]
