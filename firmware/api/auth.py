@@ -149,7 +149,7 @@ class Technicians:
         return sorted(self._load())
 
     def known(self, name: str) -> bool:
-        return name in self._load()
+        return technician_name(name) in self._load()
 
     def _entry(self, token: str) -> dict[str, Any]:
         salt = secrets.token_bytes(SALT_BYTES)
