@@ -415,7 +415,8 @@ class Maintenance:
         hal = self.ctl.hal
         hal.write("lamp.building", False)
         hal.write("lamp.ready", passed)
-        hal.write("display", f"{test.number}{'P' if passed else 'F'}")
+        if not self.ctl.estopped:       # ES stays on the display until released
+            hal.write("display", f"{test.number}{'P' if passed else 'F'}")
         if not passed:
             hal.write("buzzer", True)
             self.ctl.clock.call_later(0.5, lambda: hal.write("buzzer", False))
@@ -441,6 +442,8 @@ class Maintenance:
             self._abort(f"fault {event['code']} {event['id']}")
         elif kind == "estop":
             self._abort(N_("e-stop"))
+        elif kind == "estop.released" and self.test_mode:
+            self.ctl.hal.write("display", "t-")     # test mode still holds the table
         elif kind == "key" and self.test_mode and self.running is None:
             # Test mode on the panel: lift key 0 = next test, 1 = again, dice key = leave.
             key = event["key"]

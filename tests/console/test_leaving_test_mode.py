@@ -94,3 +94,27 @@ def test_a_plate_test_under_a_staged_set_leaves_the_next_hand_right() -> None:
                           >= 2 or any(e["kind"] == "fault" for e in events[start:]))
     assert [e["id"] for e in events[start:] if e["kind"] == "fault"] == []
     assert bench.players.hands_played >= 2
+
+
+def test_an_e_stop_released_inside_test_mode_shows_test_mode_and_the_next_hand_is_right(
+        ) -> None:
+    # E-stop in the middle of a self-test, released: the display went blank while test
+    # mode still held the table (t- is how the panel says so); then test-mode off.
+    bench, service, events = table(2)
+    ctl = bench.controller
+    service.power_on()
+    bench.players.start()
+    run_until(bench, lambda: ctl.cycle.state == "play" and ctl.build.state == "staged", 400)
+    service.enter("li")
+    service.test("dice", "li")
+    ctl.estop("li")
+    assert bench.hal.read("display") == "ES" and service.running is None
+    ctl.release_estop("li")
+    assert not service.resume_if_clear()        # test mode still holds the table
+    assert bench.hal.read("display") == "t-"
+    service.leave("li")
+    start, hands = len(events), bench.players.hands_played
+    bench.clock.run_until(bench.clock.now() + 1500, until=lambda: bench.players.hands_played
+                          >= hands + 2 or any(e["kind"] == "fault" for e in events[start:]))
+    assert [e["id"] for e in events[start:] if e["kind"] == "fault"] == []
+    assert bench.players.hands_played >= hands + 2
