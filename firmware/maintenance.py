@@ -192,6 +192,8 @@ class Maintenance:
         self._queue: list[str] = []
         # Tile movers run while a set was part built: its counts no longer hold.
         self.moved_tiles: set[str] = set()
+        # The lid jogged in this test mode: it must be back at its lower stop to leave.
+        self.lid_jogged = False
         ctl.input_watchers.append(self._on_input)
         ctl.subscribers.append(self._on_event)
 
@@ -254,6 +256,7 @@ class Maintenance:
         self.ctl.service_mode = True    # opening the case is expected now
         self.results = {}
         self.last_test = None
+        self.lid_jogged = False
         self.ctl.hal.write("display", "t-")
         self.ctl.emit("service.mode", on=True, by=by, reason=reason)
 
@@ -268,6 +271,11 @@ class Maintenance:
         if stranded:
             raise MaintenanceRefused(_("cannot leave test mode: {why}").format(
                 why=homecoming.stranded_why(stranded)))
+        if self.lid_jogged and not self._lid_down():
+            # Left up, the cycle's next lift key asks an open lid to open (E99).
+            raise MaintenanceRefused(_("cannot leave test mode: {why}").format(
+                why=_("the lid is not at its lower stop (lid.lower not seen): jog lid "
+                      "down (it stops at lid.lower), then leave test mode again")))
         self._queue = []
         self.test_mode = False
         self.ctl.service_mode = False
@@ -553,6 +561,7 @@ class Maintenance:
             raise MaintenanceRefused(_("jog {motor} refused: {why}").format(
                 motor=motor, why=in_use(exc))) from None
         self._note_moved(motor)
+        self.lid_jogged = self.lid_jogged or motor == "lid"
         jog = _Jog(motor, signal, direction, seconds, by, done,
                    started=self.ctl.clock.now())
         if motor == "lid":

@@ -118,3 +118,28 @@ def test_an_e_stop_released_inside_test_mode_shows_test_mode_and_the_next_hand_i
                           >= hands + 2 or any(e["kind"] == "fault" for e in events[start:]))
     assert [e["id"] for e in events[start:] if e["kind"] == "fault"] == []
     assert bench.players.hands_played >= hands + 2
+
+
+def test_a_lid_jogged_up_is_named_with_the_way_down_before_leaving_test_mode() -> None:
+    # jog lid up in test mode, test-mode off: the next lift key raised E99
+    # software.error (the lid machine asked to open a lid already open).
+    bench, service, events = table(5)
+    ctl = bench.controller
+    service.power_on()
+    bench.players.start()
+    run_until(bench, lambda: ctl.cycle.state == "play" and ctl.build.state == "staged", 400)
+    service.enter("li")
+    done: list[dict] = []
+    service.jog("lid", "up", 5.0, "li", done.append)
+    run_until(bench, lambda: bool(done), 10)
+    with pytest.raises(MaintenanceRefused, match=r"jog lid down"):
+        service.leave("li")
+    assert service.test_mode
+    done.clear()
+    service.jog("lid", "down", 5.0, "li", done.append)
+    run_until(bench, lambda: bool(done), 10)
+    service.leave("li")
+    start, hands = len(events), bench.players.hands_played
+    bench.clock.run_until(bench.clock.now() + 1500, until=lambda: bench.players.hands_played
+                          >= hands + 2 or any(e["kind"] == "fault" for e in events[start:]))
+    assert [e["id"] for e in events[start:] if e["kind"] == "fault"] == []
