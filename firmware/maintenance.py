@@ -464,7 +464,7 @@ class Maintenance:
                 again = self.last_test
                 self.ctl.clock.post(lambda: self._panel(lambda: self.test(again, "panel")))
             elif key.startswith("key.dice."):
-                self.ctl.clock.post(lambda: self.leave("panel"))
+                self.ctl.clock.post(lambda: self._panel(lambda: self.leave("panel")))
 
     def _panel(self, action: Callable[[], None]) -> None:
         try:

@@ -143,3 +143,22 @@ def test_a_lid_jogged_up_is_named_with_the_way_down_before_leaving_test_mode() -
     bench.clock.run_until(bench.clock.now() + 1500, until=lambda: bench.players.hands_played
                           >= hands + 2 or any(e["kind"] == "fault" for e in events[start:]))
     assert [e["id"] for e in events[start:] if e["kind"] == "fault"] == []
+
+
+def test_a_dice_key_that_cannot_leave_test_mode_says_why_on_the_panel() -> None:
+    # A plate jogged off home, then the panel's dice key (leave test mode): the refusal
+    # escaped the loop as an exception instead of a service.refused event.
+    bench, service, events = table(3)
+    ctl = bench.controller
+    service.power_on()
+    bench.players.start()
+    run_until(bench, lambda: ctl.cycle.state == "play" and ctl.build.state == "staged", 400)
+    service.enter("li")
+    done: list[dict] = []
+    service.jog("plate.1", "fwd", 1.0, "li", done.append)
+    run_until(bench, lambda: bool(done), 10)
+    bench.table.press("key.dice.0")
+    bench.clock.run_until(bench.clock.now() + 5)
+    refused = [e for e in events if e["kind"] == "service.refused"]
+    assert service.test_mode and refused and "plate.1 is off home" in refused[-1]["reason"]
+    assert not [e for e in events if e["kind"] == "fault"]
