@@ -162,3 +162,22 @@ def test_a_dice_key_that_cannot_leave_test_mode_says_why_on_the_panel() -> None:
     refused = [e for e in events if e["kind"] == "service.refused"]
     assert service.test_mode and refused and "plate.1 is off home" in refused[-1]["reason"]
     assert not [e for e in events if e["kind"] == "fault"]
+
+
+def test_a_lid_self_test_while_a_set_is_staged_leaves_the_next_hand_right() -> None:
+    # `test lid` on a table at rest with the next set staged, test-mode off: the
+    # simulated players took the test's lid rise for the hole opening and pushed the
+    # raised walls into the hole during the next build (E51 build.extra_tiles).
+    bench, service, events = table(3)
+    ctl = bench.controller
+    service.power_on()
+    run_until(bench, lambda: ctl.build.state == "staged")
+    service.test("lid", "li")
+    run_until(bench, lambda: service.running is None, 30)
+    service.leave("li")
+    bench.players.start()
+    start = len(events)
+    bench.clock.run_until(bench.clock.now() + 1500, until=lambda: bench.players.hands_played
+                          >= 2 or any(e["kind"] == "fault" for e in events[start:]))
+    assert [e["id"] for e in events[start:] if e["kind"] == "fault"] == []
+    assert bench.players.hands_played >= 2
