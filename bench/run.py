@@ -15,6 +15,7 @@ from typing import Any
 from bench import bench_latency, bench_score, bench_startup, children
 from bench.bench_cycle import build_figures, peak_rss_mb, speed_factor
 from bench.bench_deal import deals_per_second
+from firmware.i18n import _
 
 
 @dataclass(frozen=True)
@@ -74,14 +75,15 @@ def figures(sizes: Sizes) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mjtable bench",
-                                     description="Benchmarks of the firmware and the "
-                                                 "simulated table (bench/README.md).")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
+                                     description=_("Benchmarks of the firmware and the "
+                                                   "simulated table (bench/README.md)."))
+    parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
     parser.add_argument("--quick", action="store_true",
-                        help="tiny sizes: checks that every figure is produced, in seconds")
-    parser.add_argument("--cycles", type=int, help="hands per speed-factor run (200)")
-    parser.add_argument("--runs", type=int, help="speed-factor runs, median (3)")
-    parser.add_argument("--events", type=int, help="count edges for the latency (10000)")
+                        help=_("tiny sizes: checks that every figure is produced, in "
+                               "seconds"))
+    parser.add_argument("--cycles", type=int, help=_("hands per speed-factor run (200)"))
+    parser.add_argument("--runs", type=int, help=_("speed-factor runs, median (3)"))
+    parser.add_argument("--events", type=int, help=_("count edges for the latency (10000)"))
     args = parser.parse_args(argv)
     children.install()
     sizes = QUICK if args.quick else Sizes()

@@ -192,6 +192,8 @@ class Maintenance:
         self._queue: list[str] = []
         # Tile movers run while a set was part built: its counts no longer hold.
         self.moved_tiles: set[str] = set()
+        # The lid jogged in this test mode: it must be back at its lower stop to leave.
+        self.lid_jogged = False
         ctl.input_watchers.append(self._on_input)
         ctl.subscribers.append(self._on_event)
 
@@ -254,6 +256,7 @@ class Maintenance:
         self.ctl.service_mode = True    # opening the case is expected now
         self.results = {}
         self.last_test = None
+        self.lid_jogged = False
         self.ctl.hal.write("display", "t-")
         self.ctl.emit("service.mode", on=True, by=by, reason=reason)
 
@@ -268,6 +271,11 @@ class Maintenance:
         if stranded:
             raise MaintenanceRefused(_("cannot leave test mode: {why}").format(
                 why=homecoming.stranded_why(stranded)))
+        if self.lid_jogged and not self._lid_down():
+            # Left up, the cycle's next lift key asks an open lid to open (E99).
+            raise MaintenanceRefused(_("cannot leave test mode: {why}").format(
+                why=_("the lid is not at its lower stop (lid.lower not seen): jog lid "
+                      "down (it stops at lid.lower), then leave test mode again")))
         self._queue = []
         self.test_mode = False
         self.ctl.service_mode = False
@@ -416,7 +424,8 @@ class Maintenance:
         hal = self.ctl.hal
         hal.write("lamp.building", False)
         hal.write("lamp.ready", passed)
-        hal.write("display", f"{test.number}{'P' if passed else 'F'}")
+        if not self.ctl.estopped:       # ES stays on the display until released
+            hal.write("display", f"{test.number}{'P' if passed else 'F'}")
         if not passed:
             hal.write("buzzer", True)
             self.ctl.clock.call_later(0.5, lambda: hal.write("buzzer", False))
@@ -442,6 +451,8 @@ class Maintenance:
             self._abort(f"fault {event['code']} {event['id']}")
         elif kind == "estop":
             self._abort(N_("e-stop"))
+        elif kind == "estop.released" and self.test_mode:
+            self.ctl.hal.write("display", "t-")     # test mode still holds the table
         elif kind == "key" and self.test_mode and self.running is None:
             # Test mode on the panel: lift key 0 = next test, 1 = again, dice key = leave.
             key = event["key"]
@@ -454,7 +465,7 @@ class Maintenance:
                 again = self.last_test
                 self.ctl.clock.post(lambda: self._panel(lambda: self.test(again, "panel")))
             elif key.startswith("key.dice."):
-                self.ctl.clock.post(lambda: self.leave("panel"))
+                self.ctl.clock.post(lambda: self._panel(lambda: self.leave("panel")))
 
     def _panel(self, action: Callable[[], None]) -> None:
         try:
@@ -551,6 +562,7 @@ class Maintenance:
             raise MaintenanceRefused(_("jog {motor} refused: {why}").format(
                 motor=motor, why=in_use(exc))) from None
         self._note_moved(motor)
+        self.lid_jogged = self.lid_jogged or motor == "lid"
         jog = _Jog(motor, signal, direction, seconds, by, done,
                    started=self.ctl.clock.now())
         if motor == "lid":

@@ -24,6 +24,7 @@ import aiomqtt
 
 from firmware.agent.link import DaemonLink, LinkError
 from firmware.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, fault_view, payload, status_view
+from firmware.i18n import _
 from mjtable_core.config import Config
 
 RETRY_S = 1.0           # wait before reconnecting to the daemon or the broker
@@ -99,11 +100,12 @@ class Agent:
             try:
                 async with self._client() as mqtt:
                     self._connected_once = True
-                    self.log(f"on {self.broker} as {self.venue.username or self.table}")
+                    self.log(_("on {broker} as {user}").format(
+                        broker=self.broker, user=self.venue.username or self.table))
                     await self._session(link, mqtt)
                     return
             except aiomqtt.MqttError as exc:
-                self.log(f"broker {self.broker}: {exc}")
+                self.log(_("broker {broker}: {error}").format(broker=self.broker, error=exc))
                 if not self._connected_once:
                     # A broker without MQTT 5 refuses or ignores its CONNECT (amqtt
                     # times out): try the other version until one has worked.
@@ -154,7 +156,7 @@ class Agent:
         while True:
             message = await link.stream.get()
             if message is None:
-                raise LinkError("the daemon closed the link")
+                raise LinkError(_("the daemon closed the link"))
             if message["stream"] == "status":
                 self._status = message["status"]     # published by _heartbeat
             elif message["stream"] == "event":
@@ -256,7 +258,8 @@ class Agent:
                 envelope, dict) and isinstance(envelope.get("cmd"), dict) else None
             await mqtt.publish(self.topics.cmd_ack, payload(answer), qos=1)
             if not answer.get("accepted"):
-                self.log(f"command refused: {answer.get('why')} {answer.get('detail', '')}")
+                self.log(_("command refused: {why} {detail}").format(
+                    why=answer.get('why'), detail=answer.get('detail', '')))
                 continue
             if name == "rebirth":
                 await self._birth(link, mqtt)

@@ -26,7 +26,11 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
 
 def main(config: Config, args: argparse.Namespace) -> int:
     broker = args.broker or config.venue.broker
-    if not broker.startswith(("mqtt://", "mqtts://")):
+    if broker and not broker.startswith(("mqtt://", "mqtts://")):
+        print(_("mjtable agent: “{broker}” is not a broker address: use mqtt://host:port "
+                "or mqtts://host:port").format(broker=broker), file=sys.stderr)
+        return EXIT_CONFIG
+    if not broker:
         print(_("mjtable agent: no broker: set [venue] broker or pass --broker "
                 "mqtt://host:port"), file=sys.stderr)
         return EXIT_CONFIG

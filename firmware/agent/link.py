@@ -13,6 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from firmware.i18n import _
+from mjtable_core.oserror import said
+
 READ_LIMIT = 1 << 20
 
 
@@ -34,7 +37,8 @@ class DaemonLink:
             reader, self._writer = await asyncio.open_unix_connection(str(self.path),
                                                                       limit=READ_LIMIT)
         except OSError as exc:
-            raise LinkError(f"no daemon at {self.path}: {exc.strerror or exc}") from None
+            raise LinkError(_("no daemon at {path}: {error}").format(
+                path=self.path, error=said(exc))) from None
         self._reader_task = asyncio.get_running_loop().create_task(self._read(reader))
 
     async def close(self) -> None:
@@ -48,7 +52,7 @@ class DaemonLink:
     async def request(self, method: str, params: dict[str, Any] | None = None,
                       lang: str | None = None, timeout: float = 10.0) -> Any:
         if self._writer is None or self._writer.is_closing():
-            raise LinkError("the daemon link is closed")
+            raise LinkError(_("the link to the daemon is closed"))
         request_id = next(self._ids)
         message: dict[str, Any] = {"id": request_id, "method": method, "params": params or {}}
         if lang:
@@ -60,7 +64,8 @@ class DaemonLink:
             await self._writer.drain()
             reply = await asyncio.wait_for(future, timeout)
         except (OSError, TimeoutError) as exc:
-            raise LinkError(f"{method}: no answer from the daemon ({exc!r})") from None
+            raise LinkError(_("{method}: no answer from the daemon ({error})").format(
+                method=method, error=repr(exc))) from None
         finally:
             self._waiting.pop(request_id, None)
         if not reply.get("ok"):
@@ -84,5 +89,5 @@ class DaemonLink:
         finally:
             for future in self._waiting.values():
                 if not future.done():
-                    future.set_exception(LinkError("the daemon closed the link"))
+                    future.set_exception(LinkError(_("the daemon closed the link")))
             self.stream.put_nowait(None)        # tells the session the daemon is gone

@@ -76,10 +76,20 @@ def _derive(token: str, salt: bytes, entry: dict[str, Any]) -> bytes:
     return _argon2(token, salt, int(entry["m"]), int(entry["t"]), int(entry["p"]))
 
 
+# Scripts that may share a name without one letter passing for another (Unicode's
+# "highly restrictive" level): Latin with the East Asian scripts, as in Li张.
+EAST_ASIAN = frozenset({"LATIN", "CJK", "HIRAGANA", "KATAKANA", "HANGUL", "BOPOMOFO"})
+
+
 def technician_name(name: str) -> str:
-    """A name as stored and looked up: composed (NFC), so 张师傅 typed on any keyboard
-    is one name."""
-    return unicodedata.normalize("NFC", name or "")
+    """A name as stored and looked up: compatibility-composed (NFKC), so 张师傅 typed on
+    any keyboard is one name, and ｌｉ (an input method left in full width) is li."""
+    return unicodedata.normalize("NFKC", name or "")
+
+
+def scripts(name: str) -> set[str]:
+    """The scripts of a name's letters, by their Unicode names (LATIN, CYRILLIC, CJK …)."""
+    return {unicodedata.name(ch, "?").split()[0] for ch in name if ch.isalpha()}
 
 
 def check_name(name: str) -> str:
@@ -94,6 +104,13 @@ def check_name(name: str) -> str:
                            "'·', starting with a letter or digit").format(
                                name=printable(name[:MAX_NAME_CHARS * 2]),
                                most=MAX_NAME_CHARS))
+    used = scripts(name)
+    if len(used) > 1 and not used <= EAST_ASIAN:
+        # Cyrillic і in li, Greek Ζ in Zoë: another technician that reads the same.
+        raise ValueError(_("technician name “{name}” is not valid: it mixes letters of "
+                           "scripts that can look alike (such as Latin and Cyrillic); use "
+                           "one script (Latin may go with Chinese)").format(
+                               name=printable(name)))
     return name
 
 
@@ -133,7 +150,7 @@ class Technicians:
         return sorted(self._load())
 
     def known(self, name: str) -> bool:
-        return name in self._load()
+        return technician_name(name) in self._load()
 
     def _entry(self, token: str) -> dict[str, Any]:
         salt = secrets.token_bytes(SALT_BYTES)

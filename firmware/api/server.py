@@ -42,7 +42,7 @@ from firmware.api.access import (
     classify,
     needs_technician,
 )
-from firmware.api.auth import Technicians
+from firmware.api.auth import Technicians, technician_name
 from firmware.api.budget import Bucket, Budgets
 from firmware.api.clientrows import ClientRows
 from firmware.api.framing import OVERLONG, LineSplitter
@@ -562,7 +562,8 @@ class ApiServer:
             self.refusals.refused(None, None, "no credential", "login", client.peer.as_log())
             raise p.ApiError(p.UNAUTHORIZED, "login needs \"auth\": {\"name\": ..., "
                              "\"token\": ...}")
-        name, token = auth["name"], auth["token"]
+        # One name however typed (ｌｉ is li): the lockout counts what the check accepts.
+        name, token = technician_name(auth["name"]), auth["token"]
         shown = printable(name[:64])
         peer = client.peer
         known = await self._technicians(self.technicians.known, name)

@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 
+from mjtable_core.oserror import said
 from mjtable_core.printable import printable_lines
 
 from ..errors import RulesError
@@ -45,7 +46,7 @@ def score_main(argv: list[str]) -> int:
                 text = f.read()
     except (OSError, UnicodeDecodeError) as exc:
         return _fail(_("{file}: cannot read: {error}").format(
-            file=name, error=getattr(exc, "strerror", None) or exc))
+            file=name, error=said(exc) if isinstance(exc, OSError) else exc))
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -98,6 +98,8 @@ def read_declared(obj: object) -> Declared:
         raise RulesError(_("{key}: unknown key (known: {known})").format(
             key=unknown[0], known=", ".join(sorted(_KNOWN_KEYS))))
     variant = obj.get("variant")
+    if variant is None:
+        raise RulesError(_("input: missing key {key}").format(key="'variant'"))
     if variant not in VARIANTS:     # a tuple: an unhashable value is simply not a variant
         raise RulesError(_("variant: unknown {name} (known: {known})").format(
             name=_show(variant), known=", ".join(VARIANTS)))

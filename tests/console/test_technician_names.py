@@ -47,3 +47,28 @@ def test_add_technician_with_a_chinese_name_from_the_console(tmp_path: Path, cap
     assert main([*state, "console", "add-technician", "li\x07"]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "\x07" not in err
+
+
+@pytest.mark.parametrize("typed", ["ｌｉ", "𝐥𝐢", "ℓi"])
+def test_a_name_typed_in_full_width_or_styled_letters_is_the_same_name(
+        tmp_path: Path, typed: str) -> None:
+    # A Chinese input method left in full-width mode types ｌｉ for li: it logged in as
+    # nobody, and add-technician made a second technician that reads the same in the log.
+    technicians = Technicians(tmp_path / "technicians.json", CHEAP)
+    technicians.add("li", TOKEN)
+    assert technicians.verify(typed, TOKEN)
+    technicians.add(typed, TOKEN + "2")
+    assert technicians.names() == ["li"]
+
+
+@pytest.mark.parametrize("name", ["lі", "Ζoë", "pаul", "li\u0627"])
+def test_a_name_mixing_look_alike_scripts_is_refused(tmp_path: Path, name: str) -> None:
+    # Cyrillic і in a Latin name (or Greek Ζ, Cyrillic а, an Arabic letter after Latin)
+    # reads as another technician in the log and the fault card: never two such names.
+    with pytest.raises(ValueError, match="not valid"):
+        Technicians(tmp_path / "technicians.json", CHEAP).add(name, TOKEN)
+
+
+@pytest.mark.parametrize("name", ["Li张", "王.二-3", "阿卜杜拉·买买提", "Иван", "علي"])
+def test_one_script_or_latin_with_han_is_still_a_name(tmp_path: Path, name: str) -> None:
+    Technicians(tmp_path / "technicians.json", CHEAP).add(name, TOKEN)

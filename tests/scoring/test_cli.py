@@ -95,3 +95,25 @@ def test_fuzzed_fields_never_crash(tmp_path, capsys, value: dict) -> None:
     assert code in (0, 2)
     if code == 2:
         assert err.count("\n") == 1 and err.startswith("mjtable score: ")
+
+
+def _zh(monkeypatch):
+    from firmware import i18n
+    monkeypatch.setenv("MJTABLE_LANG", "zh_CN")
+    was = i18n.current()
+    return lambda: i18n.set_language(was)
+
+
+def test_a_missing_file_and_a_missing_variant_read_in_chinese(tmp_path, capsys,
+                                                              monkeypatch) -> None:
+    # The system's "No such file or directory" and Python's None on a Chinese screen.
+    from tests.console.zh_sweep import stray
+    restore = _zh(monkeypatch)
+    try:
+        assert main(["score", str(tmp_path / "none.json")]) == 2
+        missing = capsys.readouterr().err
+        code, _out, err = run(tmp_path, capsys, {})
+    finally:
+        restore()
+    assert "none.json" in missing and stray(missing) == [], missing
+    assert code == 2 and "None" not in err and "'variant'" in err, err

@@ -82,6 +82,21 @@ def test_spraying_names_does_not_evict_a_count(daemon: Daemon) -> None:
     unlock(daemon)
 
 
+def test_a_locked_name_typed_another_way_is_still_locked(daemon: Daemon) -> None:
+    """Attack: li locked out, then guesses as ｌｉ (full width) or Zoë decomposed: the
+    token check knows them as li, but the lockout counted them as unknown names."""
+    unlock(daemon)
+    failures = daemon.ctl.config.api.lockout_failures
+    with raw(daemon) as sock:
+        sock.sendall(b"".join(login_line("li", f"wrong-token-{i:04d}", i)
+                              for i in range(failures)))
+        replies(sock, failures)
+        sock.sendall(login_line("ｌｉ", TOKEN, 99))
+        (right,) = replies(sock, 1)
+    assert not right["ok"] and "locked out" in right["error"]["message"]
+    unlock(daemon)
+
+
 def test_a_flood_on_a_locked_name_writes_a_few_rows(daemon: Daemon) -> None:
     """Attack: requests for a locked-out name wrote 18.8k rows/s and rotated the whole
     history away in ~11 s. Refusals are now one row per name and window, with a count."""
