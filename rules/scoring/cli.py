@@ -51,6 +51,9 @@ def score_main(argv: list[str]) -> int:
     except json.JSONDecodeError as exc:
         return _fail(_("{file}: not JSON: {error} at line {line} column {column}").format(
             file=name, error=exc.msg, line=exc.lineno, column=exc.colno))
+    except RecursionError:      # nested past the parser: a crafted file
+        return _fail(_("{file}: not JSON: {error} at line {line} column {column}").format(
+            file=name, error=_("nested too deep"), line=1, column=1))
     try:
         answer = score_request(obj)
     except RulesError as exc:

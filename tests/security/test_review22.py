@@ -7,10 +7,15 @@ import contextlib
 import json
 import socket
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from firmware.api.budget import Budgets
+from firmware.cli import main
 from tests.console.conftest import Daemon, start_daemon
 from tests.console.conftest import raw as console_raw
 
@@ -76,3 +81,36 @@ def _count_replies(sock: socket.socket, most: int, within_s: float) -> int:
                 break
             buf += chunk
     return buf.count(b"\n")
+
+
+def test_score_on_json_nested_past_the_parser(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture) -> None:
+    """Attack: `mjtable score` was left out of the crafted-file hardening; a declared
+    win nested 100,000 deep ended in a RecursionError traceback."""
+    path = tmp_path / "win.json"
+    path.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    assert main(["score", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "nested too deep" in err
+
+
+@given(data=st.binary(max_size=300) | st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(
+        st.sampled_from(["concealed", "melds", "discarder", "last_tile", "params",
+                         "flowers", "kong", "gold", "hun", "fourth_tile", "x"]),
+        kids, max_size=4), max_leaves=12))
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_score_on_crafted_files(data: Any, tmp_path: Path,
+                                capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / "win.json"
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+    else:
+        path.write_text(json.dumps(data))
+    code = main(["score", str(path)])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert code in (0, 2) and (code == 0 or len(err.strip().splitlines()) == 1), err
