@@ -114,3 +114,31 @@ def test_score_on_crafted_files(data: Any, tmp_path: Path,
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert code in (0, 2) and (code == 0 or len(err.strip().splitlines()) == 1), err
+
+
+SCORE_LINES = st.binary(max_size=200) | st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(
+        st.sampled_from(["cycle", "commitment", "hand", "winner", "payments", "table"]),
+        kids, max_size=4), max_leaves=10).map(lambda v: json.dumps(v).encode())
+
+
+@given(lines=st.lists(SCORE_LINES, max_size=4), deal_cycle=st.sampled_from(
+    [1, [1], "1", None, True]))
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_verify_deals_on_a_crafted_scores_file(lines: list[bytes], deal_cycle: Any,
+                                               tmp_path: Path,
+                                               capsys: pytest.CaptureFixture) -> None:
+    """Attack: `verify-deals --scores` was left out of the crafted-file hardening: a score
+    line nested past the parser, a `cycle` that was a list, a `hand` without a winner
+    each ended in a traceback."""
+    records = tmp_path / "handoff.jsonl"
+    records.write_text(json.dumps({"commitment": "sha256:00", "table": {
+        "cycle": deal_cycle, "dealer_position": 0}}) + "\n")
+    scores = tmp_path / "scores.jsonl"
+    scores.write_bytes(b"\n".join(lines) + b"\n" + b"[" * 100_000 + b"\n"
+                       + b'{"cycle": 1, "commitment": "sha256:00", "hand": {}}\n')
+    main(["verify-deals", str(records), "--scores", str(scores)])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
