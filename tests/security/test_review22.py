@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 from firmware.api.budget import Budgets
 from firmware.cli import main
+from firmware.consumers import HandoffFile, drop_partial_line, quarantine_path
 from tests.console.conftest import Daemon, start_daemon
 from tests.console.conftest import raw as console_raw
 
@@ -142,3 +144,21 @@ def test_verify_deals_on_a_crafted_scores_file(lines: list[bytes], deal_cycle: A
     main(["verify-deals", str(records), "--scores", str(scores)])
     err = capsys.readouterr().err
     assert "Traceback" not in err
+
+
+def test_a_handoff_tail_nested_past_the_parser_is_cut_off_not_a_crash(
+        tmp_path: Path) -> None:
+    """Attack: an unterminated last line of 20,000 brackets in the handoff file made the
+    tail check before each append (and the search for the last commitment) raise
+    RecursionError instead of quarantining the line."""
+    path = tmp_path / "handoff.jsonl"
+    whole = json.dumps({"commitment": "sha256:aa"}) + "\n"
+    path.write_text(whole + "[" * 20_000 + "]" * 20_000 + "\n" + "[" * 20_000)
+    assert HandoffFile(path).last_commitment() == "sha256:aa"
+    fd = os.open(path, os.O_RDWR)
+    try:
+        done = drop_partial_line(fd, quarantine_path(path))
+    finally:
+        os.close(fd)
+    assert done is not None and done["bytes"] == 20_000
+    assert path.read_text().endswith("]\n")
