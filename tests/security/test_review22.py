@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -162,3 +163,28 @@ def test_a_handoff_tail_nested_past_the_parser_is_cut_off_not_a_crash(
         os.close(fd)
     assert done is not None and done["bytes"] == 20_000
     assert path.read_text().endswith("]\n")
+
+
+def test_open_log_reads_do_not_starve_a_technicians_faults(daemon: Daemon) -> None:
+    """Attack: `log` reads are one at a time over every client, each followed by a pause
+    nine times its processor time, and `faults` queued behind them: 8 connections of
+    open `log` reads over fat rows held a technician's `faults` past 40 s (8 ms idle).
+    `faults` reads only the table's own fault rows (a hundred at most) and no longer
+    waits its turn behind clients' reads."""
+    for i in range(12):
+        daemon.api.eventlog.record({"t": float(i), "kind": "bench.fat", "text": "f" * 200_000})
+    daemon.api.eventlog.flush()
+    line = json.dumps({"id": 1, "method": "log", "params": {"limit": 1000}}).encode()
+    floods = [raw(daemon) for _ in range(4)]
+    try:
+        for sock in floods:
+            sock.sendall((line + b"\n") * 16)
+        with raw(daemon) as sock:
+            sock.settimeout(3.0)
+            started = time.monotonic()
+            sock.sendall(b'{"id": 7, "method": "faults"}\n')
+            reply = replies(sock, 1)[0]
+            assert reply["ok"] and time.monotonic() - started < 3.0
+    finally:
+        for sock in floods:
+            sock.close()
