@@ -112,7 +112,7 @@ class HandoffFile:
         for line in reversed(lines):
             try:
                 record = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(record, dict) and isinstance(record.get("commitment"), str):
                 return record["commitment"]
@@ -168,7 +168,7 @@ def drop_partial_line(fd: int, quarantine: Path | None = None) -> dict[str, Any]
     tail = os.pread(fd, size - start, start)
     try:
         json.loads(tail)
-    except ValueError:
+    except (ValueError, RecursionError):    # not JSON, or nested past the parser
         if quarantine is not None:
             _keep(quarantine, start, tail)
         os.ftruncate(fd, start)

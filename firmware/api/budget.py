@@ -27,6 +27,10 @@ class Budgets:
     junk: Rate = (1.0, 32.0)
     # E-stop presses taken before anything else, per connection.
     estop_lane: Rate = (2.0, 5.0)
+    # Lines over every connection of one uid (or of TCP): while it has some left, a
+    # connection that asked little of late skips everyone's budget. Per connection
+    # alone, sixteen connections each just under their own budget went past it.
+    peer_quiet: Rate = (5.0, 20.0)
 
 
 # For tests that flood on purpose to see something else (lockouts, log rows).

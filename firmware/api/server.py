@@ -223,6 +223,13 @@ class ApiServer:
         self.budgets = budgets
         self.all_lines = Bucket(*budgets.all_lines)
         self.all_bytes = Bucket(*budgets.all_bytes)
+        self.peer_quiet: dict[str, Bucket] = {}     # by uid (or "tcp"): a few keys
+
+    def _quiet(self, peer: Peer) -> Bucket:
+        bucket = self.peer_quiet.get(peer.key)
+        if bucket is None:
+            bucket = self.peer_quiet[peer.key] = Bucket(*self.budgets.peer_quiet)
+        return bucket
 
     # -- listening ----------------------------------------------------------------
 
@@ -336,6 +343,7 @@ class ApiServer:
                     # Every line costs, empty or garbage: none is free to send.
                     client.lines.charge(1, loop.time())
                     self.all_lines.charge(1, loop.time())
+                    self._quiet(client.peer).charge(1, loop.time())
                     line_due += await self._spend(client, client.lines, self.all_lines)
                     if line is OVERLONG:
                         client.send(p.error(None, p.TOO_LONG,
@@ -424,14 +432,17 @@ class ApiServer:
 
     async def _spend(self, client: Client, own: Bucket, everyone: Bucket) -> float:
         """Wait while the client's or everyone's budget is spent; the seconds waited.
-        A client that has asked little of late (its own budget over half full) never
-        waits for everyone's: a flood from other connections does not hold it."""
+        A client that has asked little of late (its own budget over half full, and its
+        uid's over all its connections not spent) never waits for everyone's: a flood
+        from another uid does not hold it, and one uid's many connections do not pass
+        everyone's budget by each staying under its own."""
         loop = asyncio.get_running_loop()
         waited = 0.0
+        quiet = self._quiet(client.peer)
         while not client.closed:
             now = loop.time()
-            wait = own.wait_s(now) if own.spare(now) else max(own.wait_s(now),
-                                                                everyone.wait_s(now))
+            spare = own.spare(now) and not quiet.empty(now)
+            wait = own.wait_s(now) if spare else max(own.wait_s(now), everyone.wait_s(now))
             if wait <= 0:
                 break
             await asyncio.sleep(wait)
@@ -720,9 +731,10 @@ class ApiServer:
         faults = [self._fault(i, f) for i, f in enumerate(self.ctl.faults)]
         logged: list[dict[str, Any]] = []
         if self.eventlog is not None:
-            async with self.log_reads:
-                logged = await asyncio.get_running_loop().run_in_executor(
-                    None, lambda: self.eventlog.query(kind="fault", limit=100))
+            # A hundred of the table's own rows: never queued behind clients' paced
+            # `log` reads (a flood of them held a technician's `faults` for minutes).
+            logged = await asyncio.get_running_loop().run_in_executor(
+                None, lambda: self.eventlog.query(kind="fault", limit=100))
         return {"active": [f for f in faults if f["active"]], "history": faults,
                 "logged": [row for row in logged if row.get("kind") == "fault"]}
 

@@ -2,7 +2,8 @@
 
 The method is open to the socket's group: the signature is the authority, checked
 here in the daemon (firmware/signed.py), so nothing that reaches the socket can skip
-it. Every refusal is logged (event "venue.refused") and answered as refused.
+it. Every refusal is answered as refused and logged (event "venue.refused", a few per
+reason a minute, then a count: "venue.refused.repeated").
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from firmware.printable import printable
 if TYPE_CHECKING:
     from firmware.api.server import ApiServer, Client
     from firmware.ledger import Ledger
+
+REFUSED_PER_WINDOW = 3    # "venue.refused" rows of one reason a minute; then a count
 
 Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
 
@@ -46,8 +49,11 @@ def handlers(server: ApiServer) -> dict[str, Handler]:
             result = run(server, venue, cmd)
         except signed.Refused as exc:
             name = printable(str(raw.get("name", ""))[:32]) if isinstance(raw, dict) else ""
-            server.ctl.emit("venue.refused", id=shown_id, command=name, why=exc.why,
-                            detail=printable(exc.detail))
+            # Anyone in the socket's group can send envelopes: a few rows per reason a
+            # window, then a count (firmware/api/clientrows.py), never one per request.
+            server.client_rows.row("venue.refused", exc.why, per_key=REFUSED_PER_WINDOW,
+                                   id=shown_id, command=name,
+                                   why=exc.why, detail=printable(exc.detail))
             return {"id": shown_id, "accepted": False, "why": _(exc.why),
                     "detail": printable(exc.detail)}
         server.ctl.emit("venue.command", id=cmd.id, command=cmd.name, key=cmd.key)

@@ -15,8 +15,10 @@ from ..i18n import _
 def pair_scores(records: list[tuple[int, dict[str, Any] | None]],
                 score_lines: list[str]) -> tuple[list[dict[str, Any]], list[str]]:
     """Each dealt hand with its score line (or none), and the problems found."""
+    # Both files may be crafted: only the shapes the firmware writes are paired.
     deals = {r["table"]["cycle"]: r for _, r in records
-             if isinstance(r, dict) and isinstance(r.get("table"), dict)}
+             if isinstance(r, dict) and isinstance(r.get("table"), dict)
+             and _cycle(r["table"].get("cycle")) and isinstance(r.get("commitment"), str)}
     scores: dict[int, dict[str, Any]] = {}
     problems: list[str] = []
     for number, line in enumerate(score_lines, start=1):
@@ -24,14 +26,19 @@ def pair_scores(records: list[tuple[int, dict[str, Any] | None]],
             continue
         try:
             score = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):    # not JSON, or nested past the parser
             problems.append(_("scores line {line}: not JSON").format(line=number))
             continue
         cycle = score.get("cycle") if isinstance(score, dict) else None
-        deal = deals.get(cycle)
+        deal = deals.get(cycle) if _cycle(cycle) else None
         if deal is None or deal.get("commitment") != score.get("commitment"):
             problems.append(_("scores line {line}: no deal record of cycle {cycle} with its "
-                              "commitment").format(line=number, cycle=cycle))
+                              "commitment").format(line=number,
+                                                   cycle=cycle if _cycle(cycle) else "?"))
+            continue
+        if score.get("hand") is not None and not _hand(score["hand"]):
+            problems.append(_("scores line {line}: not a scored hand (winner and "
+                              "payments)").format(line=number))
             continue
         scores[cycle] = score
     hands = [{"cycle": cycle, "commitment": deal["commitment"],
@@ -39,6 +46,17 @@ def pair_scores(records: list[tuple[int, dict[str, Any] | None]],
               "score": scores.get(cycle, {}).get("hand")}
              for cycle, deal in sorted(deals.items())]
     return hands, problems
+
+
+def _cycle(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _hand(value: Any) -> bool:
+    """A scored hand as the firmware writes it: a winner (or none) and payments."""
+    return isinstance(value, dict) and (value.get("winner") is None or isinstance(
+        value.get("winner"), int | str)) and isinstance(value.get("payments"), dict) and all(
+        _cycle(v) for v in value["payments"].values())
 
 
 def hand_line(hand: dict[str, Any]) -> str:
