@@ -546,7 +546,11 @@ class ApiServer:
 
     def _check_motion(self, action: str) -> None:
         """Motion waits for test mode while a hand is in play (players' hands are on
-        the lid and their walls on the plates)."""
+        the lid and their walls on the plates). An e-stop is said first: releasing it
+        is the first thing to do either way."""
+        if self.ctl.estopped:
+            raise p.ApiError(p.REFUSED,
+                             _("the e-stop is active: release it before moving anything"))
         if not self.maintenance.test_mode and hand_in_play(self.ctl):
             raise p.ApiError(p.REFUSED, _("{action} moves a mechanism and a hand is in play "
                                "(cycle {state}): enter test mode first "
