@@ -340,11 +340,16 @@ class ApiServer:
                         await asyncio.sleep(0)
                     if line is not OVERLONG and self._estop_lane(client, line):
                         continue
+                    # Past the lane an e-stop press or release waits for its own
+                    # connection's budget only: never behind a flood from other clients.
+                    estop = line is not OVERLONG and _is_estop(line)
                     # Every line costs, empty or garbage: none is free to send.
                     client.lines.charge(1, loop.time())
                     self.all_lines.charge(1, loop.time())
-                    self._quiet(client.peer).charge(1, loop.time())
-                    line_due += await self._spend(client, client.lines, self.all_lines)
+                    if not estop:
+                        self._quiet(client.peer).charge(1, loop.time())
+                    line_due += await self._spend(client, client.lines, self.all_lines,
+                                                  estop=estop)
                     if line is OVERLONG:
                         client.send(p.error(None, p.TOO_LONG,
                                             f"request line over {p.MAX_LINE} bytes; "
@@ -430,7 +435,8 @@ class ApiServer:
         self._start(client, request)
         return True
 
-    async def _spend(self, client: Client, own: Bucket, everyone: Bucket) -> float:
+    async def _spend(self, client: Client, own: Bucket, everyone: Bucket,
+                     estop: bool = False) -> float:
         """Wait while the client's or everyone's budget is spent; the seconds waited.
         A client that has asked little of late (its own budget over half full, and its
         uid's over all its connections not spent) never waits for everyone's: a flood
@@ -441,7 +447,7 @@ class ApiServer:
         quiet = self._quiet(client.peer)
         while not client.closed:
             now = loop.time()
-            spare = own.spare(now) and not quiet.empty(now)
+            spare = estop or (own.spare(now) and not quiet.empty(now))
             wait = own.wait_s(now) if spare else max(own.wait_s(now), everyone.wait_s(now))
             if wait <= 0:
                 break
@@ -913,6 +919,16 @@ class ApiServer:
 
     async def _config(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         return _redact(dataclasses.asdict(self.ctl.config))
+
+
+def _is_estop(line: bytes) -> bool:
+    """Whether `line` is an e-stop request, a press or a release."""
+    if len(line) > 4096 or b"estop" not in line:
+        return False
+    try:
+        return p.decode_request(line)["method"] == "estop"
+    except p.ApiError:
+        return False
 
 
 def hand_in_play(ctl: Controller) -> bool:
