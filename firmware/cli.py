@@ -51,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
                      help=_("API socket (default: $RUNTIME_DIRECTORY/api.sock, "
                           "$XDG_RUNTIME_DIR/mjtable/api.sock or /run/mjtable/api.sock)"))
 
-    from firmware.agent.cli import add_parser as add_agent
+    from venue.agent.cli import add_parser as add_agent
     add_agent(sub, common)
     sim = sub.add_parser("simulate", parents=[common],
                          help=_("headless batch run on the virtual clock"))
@@ -159,7 +159,7 @@ def _main(argv: list[str]) -> int:
     if args.command == "fuzz":
         return _fuzz(config, args)
     if args.command == "agent":
-        from firmware.agent.cli import main as agent_main
+        from venue.agent.cli import main as agent_main
         return agent_main(config, args)
     return _simulate(config, args)
 

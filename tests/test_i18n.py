@@ -16,7 +16,8 @@ from firmware.faults import CATALOGUE, Fault
 from firmware.i18n import _, language, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("mjtable_core", "firmware", "hal", "simulator", "rules", "bench")   # as `make messages`
+SOURCES = ("mjtable_core", "firmware", "hal", "simulator", "rules", "venue",
+           "bench")   # as `make messages`
 PLACEHOLDER = re.compile(r"\{[^{}]*\}|%\(\w+\)[a-z]|%[a-z]")   # str.format and %-style
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from firmware import i18n
-from firmware.agent.agent import Agent
 from firmware.cli import main
 from mjtable_core.config import load_config
 from tests.console.zh_sweep import stray
+from venue.agent.agent import Agent
 
 
 @pytest.fixture

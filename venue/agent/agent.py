@@ -22,10 +22,10 @@ from urllib.parse import urlsplit
 
 import aiomqtt
 
-from firmware.agent.link import DaemonLink, LinkError
-from firmware.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, fault_view, payload, status_view
 from firmware.i18n import _
 from mjtable_core.config import Config
+from venue.agent.link import DaemonLink, LinkError
+from venue.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, fault_view, payload, status_view
 
 RETRY_S = 1.0           # wait before reconnecting to the daemon or the broker
 LEDGER_POLL_S = 5.0     # look for records even without a hand event (missed events)

@@ -35,7 +35,7 @@ def main(config: Config, args: argparse.Namespace) -> int:
                 "mqtt://host:port"), file=sys.stderr)
         return EXIT_CONFIG
     try:
-        from firmware.agent.agent import Agent
+        from venue.agent.agent import Agent
     except ModuleNotFoundError as exc:
         print(_("mjtable agent: needs the venue extra ({module} is missing): "
                 "pip install 'mjtable[venue]'").format(module=exc.name), file=sys.stderr)
