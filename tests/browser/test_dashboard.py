@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import paho.mqtt.client as mqtt
 import pytest
 
-from tests.desk.server import DeskThread
+from bench.desk_thread import DeskThread
 
 
 def status(table: str, **fields: object) -> bytes:
