@@ -17,7 +17,7 @@ from aiohttp import web
 from firmware.i18n import N_, _
 from venue.desk.fleet import STATES
 from venue.desk.keys import FLEET, NAV
-from venue.desk.page import page, render, words_block
+from venue.desk.page import escaped, page, render, words_block
 
 PING_S = 15.0       # a comment this often: the page knows a silent stream is dead
 STATE_WORDS = {"idle": N_("idle"), "playing": N_("playing"), "booked": N_("booked"),
@@ -52,12 +52,14 @@ async def dashboard(request: web.Request, lang: str) -> web.Response:
     legend = "".join(
         f'<li class="s-{state}"><span class="dot"></span>{escape(_(STATE_WORDS[state]))} '
         f'<b data-count="{state}">0</b></li>' for state in STATES)
+    w = escaped(connecting=_("connecting…"), tables=_("Tables"),
+                noscript=_("The live grid needs JavaScript; the tables as JSON: "))
     tiles = _json(snapshot(request.app)).replace("</", "<\\/")
     body = (
         f'<div class="bar"><ul class="legend">{legend}</ul>'
-        f'<span id="live" class="live" role="status">{escape(_("connecting…"))}</span></div>'
-        f'<section id="grid" class="grid" aria-label="{escape(_("Tables"))}"></section>'
-        f'<noscript>{escape(_("The live grid needs JavaScript; the tables as JSON: "))}'
+        f'<span id="live" class="live" role="status">{w["connecting"]}</span></div>'
+        f'<section id="grid" class="grid" aria-label="{w["tables"]}"></section>'
+        f'<noscript>{w["noscript"]}'
         '<a href="/api/tables">/api/tables</a></noscript>'
         f'<script type="application/json" id="snapshot">{tiles}</script>'
         f"{words_block(words)}")
