@@ -29,6 +29,11 @@ def setup(app: web.Application) -> None:
     app.router.add_get("/events", events)
     app.router.add_get("/api/tables", tables)
     app[NAV].append(("/", N_("Tables")))
+    app.on_shutdown.append(_end_streams)
+
+
+async def _end_streams(app: web.Application) -> None:
+    app[FLEET].close_watches()
 
 
 def snapshot(app: web.Application) -> dict[str, Any]:
@@ -45,7 +50,7 @@ async def dashboard(request: web.Request, lang: str) -> web.Response:
     words = {"states": {state: _(word) for state, word in STATE_WORDS.items()},
              "hands": _("{n} hands"), "hours": _("{h} h"),
              "age_s": _("{n} s"), "age_min": _("{n} min"), "age_h": _("{n} h {m} min"),
-             "booking": _("booking {id}"), "more_faults": _("+{n}"),
+             "more_faults": _("+{n}"),
              "open_console": _("open the console of table {table}"),
              "no_console": _("table {table}: no console address"),
              "live": _("live"), "reconnecting": _("reconnecting…")}
@@ -83,6 +88,8 @@ async def events(request: web.Request) -> web.StreamResponse:
             f"retry: 1000\nevent: tiles\ndata: {_json(snapshot(request.app))}\n\n".encode())
         while True:
             changed = await watch.changed(PING_S)
+            if watch.closed:
+                break
             if not changed:
                 await response.write(b"event: ping\ndata:\n\n")
                 continue

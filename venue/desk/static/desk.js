@@ -65,7 +65,7 @@
       entry.state = t.state;
     }
     let state = words.states[t.state] || t.state;
-    if (t.booking) state += " · " + say(words.booking, {id: t.booking});
+    if (t.booking) state += " · " + t.booking;
     set(parts.state, state);
     entry.since = t.fault ? t.fault_since : null;
     let fault = t.fault || "";
