@@ -81,9 +81,9 @@ async def events(request: web.Request) -> web.StreamResponse:
     response = web.StreamResponse(headers={
         "Content-Type": "text/event-stream", "Cache-Control": "no-store",
         "X-Accel-Buffering": "no"})
-    await response.prepare(request)
     watch = fleet.watch()
     try:
+        await response.prepare(request)
         await response.write(
             f"retry: 1000\nevent: tiles\ndata: {_json(snapshot(request.app))}\n\n".encode())
         while True:
