@@ -16,9 +16,11 @@ import pytest
 from bench.browser import launch, leaves_loopback, why_no_browser
 
 
-@pytest.fixture(scope="session")
+# Package scope: Playwright's sync driver keeps an event loop running in this thread
+# while it lives, and tests elsewhere need asyncio.run.
+@pytest.fixture(scope="package")
 def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One headless Chromium for the session, on an empty profile directory."""
+    """One headless Chromium for the browser tests, on an empty profile directory."""
     reason = why_no_browser()
     if reason:
         pytest.skip(reason)
