@@ -55,7 +55,7 @@ class EmbeddedBroker:
 
 class DemoTable:
     def __init__(self, table: str, url: str, seed: int, lang: str = "en",
-                 hand_s: tuple[float, float] = (40.0, 90.0)) -> None:
+                 hand_s: tuple[float, float] = (40.0, 150.0)) -> None:
         self.table = table
         self.url = url
         self.topics = Topics(table)
@@ -96,22 +96,27 @@ class DemoTable:
                  "model": "demo", "variant": "mcr", "console_url": None}), qos=1, retain=True)
             await client.publish(self.topics.avail, ONLINE, qos=1, retain=True)
             await self._faults(client, [])
-            await self._usage(client)
+            await self._earlier_today(client)
             await self._status(client)
+            # Each table starts somewhere else in its day, so the grid is not in step.
+            start = self.rng.random()
+            if start < 0.08:
+                await self._away(client)
+            elif start < 0.2:
+                await self._fault(client)
+            elif start < 0.6:
+                await self._hand(client, self.rng.uniform(5, self.hand_s[1]))
             while True:
                 await self._between(client)
                 await self._hand(client)
                 if self.rng.random() < 0.12:
                     await self._fault(client)
                 if self.rng.random() < 0.04:
-                    # Off the network for a while: the broker says offline for us.
-                    await client.publish(self.topics.avail, OFFLINE, qos=1, retain=True)
-                    await asyncio.sleep(self.rng.uniform(20, 60))
-                    await client.publish(self.topics.avail, ONLINE, qos=1, retain=True)
+                    await self._away(client)
         finally:
+            # Not suppress(CancelledError): that would swallow our own cancellation too.
             commands.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await commands
+            await asyncio.gather(commands, return_exceptions=True)
 
     async def _between(self, client: aiomqtt.Client) -> None:
         if self.rng.random() < 0.3 and self.booked_until < time.time():
@@ -119,27 +124,48 @@ class DemoTable:
             self.booked_until = time.time() + self.rng.uniform(60, 300)
             self.status["gate"] = {"open": True, "booking_id": self.booking}
             await self._status(client)
-        await asyncio.sleep(self.rng.uniform(5, 25))
+        await asyncio.sleep(self.rng.uniform(5, 40))
 
-    async def _hand(self, client: aiomqtt.Client) -> None:
-        start = time.time()
-        self.status.update(state="playing", hand_in_play=True, display="88")
-        await self._status(client)
-        await asyncio.sleep(self.rng.uniform(*self.hand_s))
-        end = time.time()
+    async def _away(self, client: aiomqtt.Client) -> None:
+        """Off the network for a while: what the broker's last will says for a table."""
+        await client.publish(self.topics.avail, OFFLINE, qos=1, retain=True)
+        await asyncio.sleep(self.rng.uniform(20, 60))
+        await client.publish(self.topics.avail, ONLINE, qos=1, retain=True)
+
+    async def _earlier_today(self, client: aiomqtt.Client) -> None:
+        """A few hands played before the demo started (since midnight), so hands today
+        and the usage page have something to show."""
+        now = time.time()
+        midnight = time.mktime((*time.localtime(now)[:3], 0, 0, 0, 0, 0, -1))
+        for back in range(self.rng.randrange(0, 9), 0, -1):
+            start = now - back * 900 - self.rng.uniform(0, 300)
+            if start > midnight:
+                await self._record(client, start, start + self.rng.uniform(420, 720))
+        await self._usage(client)
+
+    async def _record(self, client: aiomqtt.Client, start: float, end: float) -> None:
         self.seq += 1
         self.hands += 1
         self.play_s += end - start
-        self.status.update(state="idle", hand_in_play=False, hand=self.hands, display="--")
-        if self.booked_until < end:
-            self.status.pop("gate", None)
-            self.booking = None
-        await self._status(client)
+        self.status["hand"] = self.hands
         await client.publish(self.topics.event_hand, payload(
             {"table": self.table, "boot": 1, "seq": self.seq, "cycle": self.hands,
              "start": round(start, 3), "end": round(end, 3),
              "duration_s": round(end - start, 1), "booking_id": self.booking,
              "variant": "mcr", "ended": "played"}), qos=1)
+
+    async def _hand(self, client: aiomqtt.Client, length_s: float | None = None) -> None:
+        start = time.time()
+        self.status.update(state="playing", hand_in_play=True, display="88")
+        await self._status(client)
+        await asyncio.sleep(length_s or self.rng.uniform(*self.hand_s))
+        end = time.time()
+        await self._record(client, start, end)
+        self.status.update(state="idle", hand_in_play=False, display="--")
+        if self.booked_until < end:
+            self.status.pop("gate", None)
+            self.booking = None
+        await self._status(client)
         await self._usage(client)
 
     async def _fault(self, client: aiomqtt.Client) -> None:

@@ -59,11 +59,6 @@ class Desk:
             self.broker = await EmbeddedBroker(free_port()).start()
             url = self.broker.url
             self.key = self.key or Ed25519PrivateKey.generate()
-        if self.demo:
-            from venue.desk.demo import DemoTable, table_names
-            lang = self.config.desk.language or current()
-            self._tasks += [asyncio.create_task(DemoTable(name, url, seed, lang).run())
-                            for seed, name in enumerate(table_names(self.demo))]
         if self.with_link:
             self.link = BrokerLink(self.config.broker, self.fleet, self.store, self.key,
                                    url=url)
@@ -81,6 +76,20 @@ class Desk:
         say(_("mjtable venue: broker {url}").format(url=url))
         if self.link is not None:
             self._tasks.append(asyncio.create_task(self.link.run()))
+        if self.demo:
+            self._tasks.append(asyncio.create_task(self._demo_tables(url)))
+
+    async def _demo_tables(self, url: str) -> None:
+        """The made-up tables, once the venue listens: their first records are not
+        re-sent as a real agent's would be."""
+        from venue.desk.demo import DemoTable, table_names
+
+        if self.link is not None:
+            await self.link.connected.wait()
+        lang = self.config.desk.language or current()
+        tables = [DemoTable(name, url, seed, lang) for seed, name in
+                  enumerate(table_names(self.demo or 0))]
+        await asyncio.gather(*(table.run() for table in tables))
 
     def stop(self) -> None:
         self._stop.set()
