@@ -14,7 +14,11 @@ import asyncio
 import contextlib
 import json
 import random
+import secrets
+import tempfile
 import time
+import warnings
+from pathlib import Path
 from typing import Any
 
 import aiomqtt
@@ -26,12 +30,27 @@ from venue.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, payload
 DEMO_FAULTS = ("lid.not_rising", "lid.not_lowering", "lid.sensor_conflict")
 
 
-class EmbeddedBroker:
-    """amqtt in this process, anonymous, on 127.0.0.1: for the demo and the tests."""
+# The demo's broker users: anyone may watch as demo/demo and publish nothing; the
+# venue and the made-up tables get passwords of their own, made at start.
+WATCHER = ("demo", "demo")
+PUBLISH = {"venue": ["mjt/v1/+/cmd"], "tables": ["mjt/v1/#"], "demo": []}
+SUBSCRIBE = {"venue": ["mjt/v1/#"], "tables": ["mjt/v1/+/cmd"], "demo": ["mjt/v1/#"]}
 
-    def __init__(self, port: int) -> None:
+
+def demo_accounts() -> dict[str, str]:
+    return {"venue": secrets.token_urlsafe(12), "tables": secrets.token_urlsafe(12),
+            WATCHER[0]: WATCHER[1]}
+
+
+class EmbeddedBroker:
+    """amqtt in this process on 127.0.0.1: for the demo and the tests. Anonymous
+    without `accounts`; with them, those users only, each allowed the topics above."""
+
+    def __init__(self, port: int, accounts: dict[str, str] | None = None) -> None:
         self.port = port
+        self.accounts = accounts
         self._broker: Any = None
+        self._directory: tempfile.TemporaryDirectory[str] | None = None
 
     @property
     def url(self) -> str:
@@ -40,24 +59,49 @@ class EmbeddedBroker:
     async def start(self) -> EmbeddedBroker:
         from amqtt.broker import Broker
 
+        plugins: dict[str, Any] = {"amqtt.plugins.authentication.AnonymousAuthPlugin":
+                                   {"allow_anonymous": self.accounts is None}}
+        if self.accounts is not None:
+            plugins["amqtt.plugins.authentication.FileAuthPlugin"] = {
+                "password_file": self._password_file(self.accounts)}
+            plugins["amqtt.plugins.topic_checking.TopicAccessControlListPlugin"] = {
+                "publish_acl": PUBLISH, "acl": SUBSCRIBE}
         self._broker = Broker({
             "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{self.port}"}},
-            "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin":
-                        {"allow_anonymous": True}}})
-        await self._broker.start()
+            "plugins": plugins})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)     # amqtt's "acl" name
+            await self._broker.start()
         return self
+
+    def _password_file(self, accounts: dict[str, str]) -> str:
+        from pwdlib import PasswordHash
+        from pwdlib.hashers.argon2 import Argon2Hasher
+
+        # Light parameters: random passwords on loopback, and amqtt checks each table's
+        # login inside the event loop the dashboard shares (the defaults take seconds).
+        hasher = PasswordHash((Argon2Hasher(time_cost=1, memory_cost=1024, parallelism=1),))
+        self._directory = tempfile.TemporaryDirectory(prefix="mjtable-demo-")
+        path = Path(self._directory.name) / "passwd"
+        path.write_text("".join(f"{user}:{hasher.hash(password)}\n"
+                                for user, password in accounts.items()), encoding="utf-8")
+        return str(path)
 
     async def stop(self) -> None:
         if self._broker is not None:
             with contextlib.suppress(Exception):
                 await self._broker.shutdown()
+        if self._directory is not None:
+            self._directory.cleanup()
 
 
 class DemoTable:
     def __init__(self, table: str, url: str, seed: int, lang: str = "en",
-                 hand_s: tuple[float, float] = (40.0, 150.0)) -> None:
+                 hand_s: tuple[float, float] = (40.0, 150.0),
+                 login: tuple[str, str] | None = None) -> None:
         self.table = table
         self.url = url
+        self.login = login
         self.topics = Topics(table)
         self.rng = random.Random(seed)
         self.lang = lang
@@ -79,6 +123,8 @@ class DemoTable:
             try:
                 async with aiomqtt.Client(
                         host, int(port), identifier=f"demo-{self.table}",
+                        username=self.login[0] if self.login else None,
+                        password=self.login[1] if self.login else None,
                         protocol=aiomqtt.ProtocolVersion.V311,
                         will=aiomqtt.Will(self.topics.avail, OFFLINE, qos=1, retain=True)
                         ) as client:
