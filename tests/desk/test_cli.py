@@ -97,7 +97,12 @@ def test_the_demo_prints_its_addresses_first_and_shows_its_tables(tmp_path):
         assert watched(port, None) == -1                    # no anonymous users
     finally:
         proc.send_signal(signal.SIGINT)
-        code = proc.wait(10)
+        try:
+            code = proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()             # never left running after the test
+            proc.wait(10)
+            raise
     assert code == 0
 
 
