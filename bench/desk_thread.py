@@ -69,6 +69,28 @@ class DeskThread:
         self.loop.call_soon_threadsafe(inside)
         return done.result(10)
 
+    def session(self, name: str = "staff-test") -> tuple[str, str]:
+        """A staff session opened straight in the desk (its cookie value, its CSRF
+        token): for tests of the pages behind the login."""
+        from venue.desk.login import SESSIONS, STAFF
+
+        assert self.desk is not None and self.desk.app is not None
+        app = self.desk.app
+        if name not in self.call(app[STAFF].names):
+            self.call(app[STAFF].add, name, "a-test-password-" + name)
+        session_id, session = self.call(app[SESSIONS].open, name)
+        return session_id, session.csrf
+
+    def login(self, page: Any, name: str = "staff-test") -> str:
+        """Log a Playwright page in (its context gets the session cookie); the CSRF
+        token."""
+        from venue.desk.sessions import COOKIE
+
+        session_id, csrf = self.session(name)
+        page.context.add_cookies([{"name": COOKIE, "value": session_id, "url": self.url,
+                                   "httpOnly": True, "sameSite": "Strict"}])
+        return csrf
+
     def feed(self, topic: str, payload: bytes) -> None:
         self.call(self.fleet.feed, topic, payload)
 

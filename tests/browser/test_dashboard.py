@@ -40,6 +40,7 @@ def test_the_dashboard_paints_every_table_and_follows_a_status_change(desk, brow
         desk.feed(f"mjt/v1/{table}/avail", b"online")
         desk.feed(f"mjt/v1/{table}/status", status(table))
     page = browser.page
+    desk.login(page)
     page.goto(desk.url)
     tiles = page.locator("#grid .tile")
     assert tiles.count() == 12

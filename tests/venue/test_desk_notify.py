@@ -144,7 +144,7 @@ def test_a_notification_server_that_fails_is_logged(loopback_only) -> None:
 @pytest.mark.parametrize("url", ["http://example.com/hook", "slack://x/y/z", "nonsense"])
 def test_a_url_apprise_should_not_use_is_a_config_error(url: str) -> None:
     from mjtable_core.schema import ConfigError
-    from venue.desk.sections import load_desk
+    from venue.desk.config import parse
 
-    with pytest.raises(ConfigError, match=r"\[notify\] urls: .*wecombot://"):
-        load_desk({"notify": {"urls": [url]}}, "venue.toml")
+    with pytest.raises(ConfigError, match=r"venue.toml: \[notify\] urls: .*wecombot://"):
+        parse({"notify": {"urls": [url]}}, "venue.toml")

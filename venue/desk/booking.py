@@ -13,20 +13,30 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
+from collections import OrderedDict
 from typing import Any
 
 from aiohttp import web
-from venue.desk.signer import Signer
 
 from firmware.i18n import N_, _, language
-from venue.desk.login import by_integrators, integrator_of, page_language, remote, staff_of
+from venue.desk.keys import CONFIG, FLEET, LINK
+from venue.desk.link import NotConnected
+from venue.desk.login import (
+    OFFICE,
+    by_integrators,
+    integrator_of,
+    page_language,
+    remote,
+    staff_of,
+)
 from venue.desk.office import Office
 from venue.desk.sections import BookingSection
-from venue.desk.wire import ROOT, NotConnected
 
 TABLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")    # never '/', '+' or '#'
 BOOKING = re.compile(r"^[\w.:-]{1,64}$")
 MAX_REASON_CHARS = 200
+EARLY_ACKS = 256        # acks heard before their command's sender asked for them
 
 
 class Acks:
@@ -34,17 +44,28 @@ class Acks:
 
     def __init__(self) -> None:
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        # The table may answer before the publish returns (its ack races the PUBACK).
+        self.early: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     def expect(self, cmd_id: str) -> asyncio.Future[dict[str, Any]]:
-        future = asyncio.get_running_loop().create_future()
-        self.waiting[cmd_id] = future
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        early = self.early.pop(cmd_id, None)
+        if early is not None:
+            future.set_result(early)
+        else:
+            self.waiting[cmd_id] = future
         return future
 
-    def heard(self, ack: Any) -> None:
+    def heard(self, table: str, ack: Any) -> None:
         if not isinstance(ack, dict):
             return
-        future = self.waiting.pop(str(ack.get("id")), None)
-        if future is not None and not future.done():
+        cmd_id = str(ack.get("id"))
+        future = self.waiting.pop(cmd_id, None)
+        if future is None:
+            self.early[cmd_id] = ack
+            while len(self.early) > EARLY_ACKS:
+                self.early.popitem(last=False)
+        elif not future.done():
             future.set_result(ack)
 
     def forget(self, cmd_id: str) -> None:
@@ -56,10 +77,10 @@ class BadRequest(Exception):
 
 
 class Booking:
-    def __init__(self, signer: Signer, publish: Any, acks: Acks, office: Office,
+    def __init__(self, link: Any, fleet: Any, acks: Acks, office: Office,
                  section: BookingSection) -> None:
-        self.signer = signer
-        self.publish = publish          # async (topic, payload bytes) -> None
+        self.link = link                # venue.desk.link.BrokerLink: signs and publishes
+        self.fleet = fleet
         self.acks = acks
         self.office = office
         self.section = section
@@ -78,7 +99,7 @@ class Booking:
 
     def _enable_args(self, body: dict[str, Any]) -> dict[str, Any]:
         for_s = body.get("for_s")
-        if isinstance(for_s, str):
+        if isinstance(for_s, str):          # from a form
             try:
                 for_s = float(for_s)
             except ValueError:
@@ -112,24 +133,25 @@ class Booking:
             args = self._enable_args(body) if name == "enable" else self._disable_args(body)
         except BadRequest as bad:
             self.office.log("booking.bad_request", who=who, remote=remote(request),
-                           table=table[:64], command=name, why=str(bad))
+                            table=table[:64], command=name, why=str(bad))
             with language(lang):
                 text = _(str(bad)).format(most=self.section.max_for_s)
             return web.json_response({"error": text}, status=400)
-        envelope = self.signer.command(table, name, args)
-        cmd_id = envelope["cmd"]["id"]
-        future = self.acks.expect(cmd_id)
         try:
-            await self.publish(f"{ROOT}/{table}/cmd", json.dumps(envelope).encode())
-        except NotConnected:
-            self.acks.forget(cmd_id)
+            if self.link is None:
+                raise NotConnected("no broker link")
+            envelope = await self.link.command(table, name, args,
+                                               valid_s=self.section.command_valid_s)
+        except (NotConnected, RuntimeError) as exc:
             self.office.log("booking.unsent", who=who, remote=remote(request), table=table,
-                           command=name, id=cmd_id)
+                            command=name, error=str(exc))
             with language(lang):
                 text = _("the venue's broker is not reachable: nothing was sent")
             return web.json_response({"error": text}, status=503)
+        cmd_id = envelope["cmd"]["id"]
+        future = self.acks.expect(cmd_id)
         self.office.log("booking.sent", who=who, remote=remote(request), by=by, table=table,
-                       command=name, id=cmd_id, **args)
+                        command=name, id=cmd_id, **args)
         try:
             ack = await asyncio.wait_for(future, self.section.ack_wait_s)
         except TimeoutError:
@@ -137,13 +159,22 @@ class Booking:
             # Sent, unanswered: the table is off or away. The command expires by itself.
             return web.json_response({"id": cmd_id, "table": table, "sent": True,
                                       "ack": None}, status=202)
+        accepted = bool(ack.get("accepted"))
         self.office.log("booking.acked", who=who, table=table, command=name, id=cmd_id,
-                       accepted=bool(ack.get("accepted")), why=ack.get("why"))
+                        accepted=accepted, why=ack.get("why"))
+        if accepted and name == "enable":
+            self.fleet.book(table, args["booking_id"], time.time() + args["for_s"])
+        elif accepted:
+            self.fleet.book(table, None, None)
         answer = {"id": cmd_id, "table": table, "sent": True, "ack": ack}
-        return web.json_response(answer, status=200 if ack.get("accepted") else 409)
+        return web.json_response(answer, status=200 if accepted else 409)
 
 
-def setup(app: web.Application, booking: Booking) -> None:
+def setup(app: web.Application) -> None:
+    acks = Acks()
+    app[FLEET].on_ack.append(acks.heard)
+    booking = Booking(app[LINK], app[FLEET], acks, app[OFFICE], app[CONFIG].section("booking"))
+
     @by_integrators
     async def enable(request: web.Request) -> web.Response:
         return await booking.handle(request, "enable")

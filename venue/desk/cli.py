@@ -42,6 +42,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
+    from venue.desk import admin
+
+    if admin.wanted(argv):
+        return admin.main(argv)         # staff and integrators' accounts
     args = parser().parse_args(argv)
     try:
         from venue.desk import config as desk_config

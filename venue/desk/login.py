@@ -17,24 +17,24 @@ from typing import Any
 
 from aiohttp import web
 
-from firmware.i18n import N_, _, language, normalize
+from firmware.i18n import N_, _, language
+from venue.desk import lang as page_lang
 from venue.desk.integrators import Integrators
+from venue.desk.keys import CONFIG, STORE
 from venue.desk.office import Office
 from venue.desk.sessions import COOKIE, CSRF_FIELD, CSRF_HEADER, Session, Sessions
-from venue.desk.staff import LOCKED, LoginRefused, Staff
+from venue.desk.staff import LOCKED, Cost, LoginRefused, Staff
 
 LOGIN_PATH = "/login"
 LOGOUT_PATH = "/logout"
 LOGIN_COOKIE = "mjt_login"      # the login form's own CSRF token (double submit)
-LANG_COOKIE = "lang"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-STAFF = web.AppKey("desk.staff", Staff)
-SESSIONS = web.AppKey("desk.sessions", Sessions)
-INTEGRATORS = web.AppKey("desk.integrators", Integrators)
-STORE = web.AppKey("desk.store", Store)
-SECURE = web.AppKey("desk.secure_cookie", bool)
+OFFICE = web.AppKey("office", Office)
+STAFF = web.AppKey("staff", Staff)
+SESSIONS = web.AppKey("sessions", Sessions)
+INTEGRATORS = web.AppKey("integrators", Integrators)
 
 
 def by_integrators(handler: Handler) -> Handler:
@@ -44,15 +44,8 @@ def by_integrators(handler: Handler) -> Handler:
 
 
 def page_language(request: web.Request) -> str:
-    """The reader's language: the `lang` cookie, else Accept-Language, else English."""
-    chosen = normalize(request.cookies.get(LANG_COOKIE))
-    if chosen:
-        return chosen
-    for item in request.headers.get("Accept-Language", "").split(","):
-        found = normalize(item.split(";")[0].strip())
-        if found:
-            return found
-    return "en"
+    """The reader's language, as every page of the venue chooses it."""
+    return page_lang.pick(request, request.app[CONFIG].desk.language)
 
 
 def remote(request: web.Request) -> str | None:
@@ -71,7 +64,7 @@ def integrator_of(request: web.Request) -> str | None:
 def _refuse(request: web.Request, status: int, kind: str, message: str,
             who: str | None = None, **detail: Any) -> web.StreamResponse:
     if kind:
-        request.app[STORE].log(kind, who=who, remote=remote(request), path=request.path,
+        request.app[OFFICE].log(kind, who=who, remote=remote(request), path=request.path,
                                method=request.method, **detail)
     with language(page_language(request)):
         text = _(message)
@@ -178,7 +171,7 @@ def _login_page(request: web.Request, error: str = "", name: str = "",
     response = web.Response(text=text, content_type="text/html", status=status)
     response.headers["Cache-Control"] = "no-store"
     response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="Strict",
-                        path=LOGIN_PATH, secure=request.app[SECURE])
+                        path=LOGIN_PATH, secure=request.app[STAFF].section.secure_cookie)
     return response
 
 
@@ -191,9 +184,9 @@ async def login(request: web.Request) -> web.StreamResponse:
     name, password = str(form.get("name", ""))[:128], str(form.get("password", ""))
     request["next"] = str(form.get("next", "/"))
     token, expected = form.get(CSRF_FIELD), request.cookies.get(LOGIN_COOKIE)
-    store = request.app[STORE]
+    office = request.app[OFFICE]
     if not (isinstance(token, str) and expected and secrets.compare_digest(token, expected)):
-        store.log("csrf.refused", who=name or None, remote=remote(request), path=LOGIN_PATH,
+        office.log("csrf.refused", who=name or None, remote=remote(request), path=LOGIN_PATH,
                   method="POST", given=token is not None)
         return _login_page(request, N_("missing or wrong CSRF token: reload the page"), name,
                            status=403)
@@ -202,15 +195,15 @@ async def login(request: web.Request) -> web.StreamResponse:
         # argon2id takes tens of milliseconds: a worker thread, not the event loop.
         name = await asyncio.to_thread(staff.verify, name, password)
     except LoginRefused as refused:
-        store.log("staff.refused", who=name, remote=remote(request),
+        office.log("staff.refused", who=name, remote=remote(request),
                   why="locked" if refused.why == LOCKED else "wrong")
         return _login_page(request, refused.why, name, status=401)
     session_id, _session = request.app[SESSIONS].open(name)
-    store.log("staff.login", who=name, remote=remote(request))
+    office.log("staff.login", who=name, remote=remote(request))
     response = web.HTTPSeeOther(_safe_next(request["next"]))
     section = staff.section
     response.set_cookie(COOKIE, session_id, httponly=True, samesite="Strict", path="/",
-                        secure=request.app[SECURE], max_age=int(section.session_max_s))
+                        secure=section.secure_cookie, max_age=int(section.session_max_s))
     response.del_cookie(LOGIN_COOKIE, path=LOGIN_PATH)
     raise response
 
@@ -218,7 +211,7 @@ async def login(request: web.Request) -> web.StreamResponse:
 async def logout(request: web.Request) -> web.StreamResponse:
     request.app[SESSIONS].close(request.cookies.get(COOKIE))
     session = staff_of(request)
-    request.app[STORE].log("staff.logout", who=session.name if session else None,
+    request.app[OFFICE].log("staff.logout", who=session.name if session else None,
                            remote=remote(request))
     response = web.HTTPSeeOther(LOGIN_PATH)
     response.del_cookie(COOKIE, path="/")
@@ -233,12 +226,19 @@ async def whoami(request: web.Request) -> web.Response:
                              headers={"Cache-Control": "no-store"})
 
 
-def setup(app: web.Application, office: Office, staff: Staff, sessions: Sessions,
-          integrators: Integrators) -> None:
-    """Put the desk behind staff login (call before the app starts)."""
-    app[STORE], app[STAFF], app[SESSIONS] = store, staff, sessions
-    app[INTEGRATORS] = integrators
-    app[SECURE] = staff.section.secure_cookie
+def offices(db: Any, config: Any) -> tuple[Office, Staff, Sessions, Integrators]:
+    """The back office on the venue's database (the app, and the command line)."""
+    section = config.section("staff")
+    office = Office(db)
+    cost = Cost(memory_kib=section.argon2_memory_kib, passes=section.argon2_passes)
+    return (office, Staff(office, section, cost), Sessions(office, section),
+            Integrators(office))
+
+
+def setup(app: web.Application) -> None:
+    """Put every page and API of the desk behind staff login (the first part set up)."""
+    app[OFFICE], app[STAFF], app[SESSIONS], app[INTEGRATORS] = offices(
+        app[STORE].db, app[CONFIG])
     app.middlewares.append(guard)
     app.router.add_get(LOGIN_PATH, login_form)
     app.router.add_post(LOGIN_PATH, login)

@@ -1,18 +1,15 @@
-"""The venue's own config sections for staff, the booking API and notifications.
+"""The venue config's sections for staff, the booking API and notifications.
 
-Read with the one schema mechanism (mjtable_core/schema.py): a typo or a value out of
-range stops with the file, section, key and what is allowed. The venue's config
-(`venue.toml`) holds them beside the dashboard's own sections (docs/venue.md).
+Read with the one schema mechanism (mjtable_core/schema.py, venue/desk/config.py): a
+typo or a value out of range stops with the file, section, key and what is allowed.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 from firmware.i18n import _
-from mjtable_core.schema import Invalid, load_section, option
+from mjtable_core.schema import Invalid, option
 
 # Apprise's schemes a venue uses (WeCom, DingTalk, Feishu, Bark, mail, a JSON webhook).
 NOTIFY_SCHEMES = ("wecombot", "dingtalk", "feishu", "bark", "mailto", "mailtos", "json",
@@ -32,6 +29,9 @@ class StaffSection:
                                   doc="a session expires this long after login, used or not")
     secure_cookie: bool = option(False, doc="mark the session cookie Secure (set true "
                                             "when the dashboard is served over HTTPS)")
+    argon2_memory_kib: int = option(19456, minval=64, maxval=1 << 21,
+                                    doc="argon2id memory per password check (OWASP: 19 MiB)")
+    argon2_passes: int = option(2, minval=1, maxval=20, doc="argon2id passes")
 
     def check(self) -> None:
         if self.session_idle_s > self.session_max_s:
@@ -40,23 +40,14 @@ class StaffSection:
 
 @dataclass(frozen=True, kw_only=True)
 class BookingSection:
-    """The booking API and the venue's signing key."""
+    """The booking API (signed with [broker] key_file)."""
 
-    key_file: str = option("signing.key", doc="the venue's Ed25519 private key (PEM, mode "
-                                              "0600), relative to the state directory; "
-                                              "made at first start")
-    key_id: str = option("venue-1", doc="the key id the tables know this key by "
-                                        "([venue] keys in each table's config)")
     command_valid_s: float = option(60.0, minval=5.0, maxval=86400.0,
                                     doc="a signed command expires this long after issue")
     max_for_s: float = option(86400.0, minval=60.0, maxval=7 * 86400.0,
                               doc="the longest booking `enable` may ask for")
     ack_wait_s: float = option(5.0, minval=0.5, maxval=60.0,
                                doc="how long the API waits for the table's cmd/ack")
-
-    def check(self) -> None:
-        if not self.key_id or "/" in self.key_id:
-            raise Invalid("key_id", _("must be a non-empty name without '/'"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,6 +68,8 @@ class NotifySection:
                            doc="language of the notifications; empty = the venue's")
     send_timeout_s: float = option(10.0, minval=1.0, maxval=120.0,
                                    doc="give up on one notification after this long")
+    dashboard_url: str = option("", doc="the dashboard's address as staff phones reach it, "
+                                        "told in each page; empty = not told")
 
     def check(self) -> None:
         for key, urls in (("urls", self.urls), ("escalate_urls", self.escalate_urls)):
@@ -85,20 +78,3 @@ class NotifySection:
                 if scheme not in NOTIFY_SCHEMES:
                     raise Invalid(key, _("{url}: use one of {schemes}").format(
                         url=repr(url[:60]), schemes=", ".join(f"{s}://" for s in NOTIFY_SCHEMES)))
-
-
-@dataclass(frozen=True, kw_only=True)
-class DeskSections:
-    """The three sections together, as the venue's config holds them."""
-
-    staff: StaffSection = dataclasses.field(default_factory=StaffSection)
-    booking: BookingSection = dataclasses.field(default_factory=BookingSection)
-    notify: NotifySection = dataclasses.field(default_factory=NotifySection)
-
-
-def load_desk(raw: dict[str, Any], file: str) -> DeskSections:
-    """[staff], [booking] and [notify] of a parsed venue config (missing = defaults)."""
-    return DeskSections(
-        staff=load_section(StaffSection, raw.get("staff", {}), file, "staff"),
-        booking=load_section(BookingSection, raw.get("booking", {}), file, "booking"),
-        notify=load_section(NotifySection, raw.get("notify", {}), file, "notify"))
