@@ -12,11 +12,12 @@ from aiohttp import web
 
 
 class WebhookStub:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
+        """`port` 0: any free one (known once started)."""
         self.received: list[tuple[float, dict[str, Any]]] = []   # wall time, body
-        self.arrived = asyncio.Event()
+        self.arrived: asyncio.Event | None = None
         self._runner: web.AppRunner | None = None
-        self.port = 0
+        self.port = port
 
     async def _hook(self, request: web.Request) -> web.Response:
         try:
@@ -24,15 +25,17 @@ class WebhookStub:
         except ValueError:
             body = {"raw": await request.text()}
         self.received.append((time.time(), body))
-        self.arrived.set()
+        if self.arrived is not None:
+            self.arrived.set()
         return web.json_response({"ok": True})
 
     async def start(self) -> WebhookStub:
+        self.arrived = asyncio.Event()      # of the loop it runs in
         app = web.Application()
         app.router.add_post("/hook", self._hook)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()
         self.port = self._runner.addresses[0][1]
         return self
@@ -44,6 +47,7 @@ class WebhookStub:
 
     async def wait(self, count: int, timeout: float) -> list[dict[str, Any]]:
         deadline = time.monotonic() + timeout
+        assert self.arrived is not None
         while len(self.received) < count and time.monotonic() < deadline:
             self.arrived.clear()
             try:

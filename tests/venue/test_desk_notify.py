@@ -96,7 +96,7 @@ def test_without_debounce_the_page_goes_at_once(loopback_only) -> None:
         notify, *_rest = notifier(stub, debounce_s=0.0)
         notify.fault("t7", FAULT)
         (body,) = await settle(notify, stub, 1)
-        assert body["title"] == "Table t7: fault E12"
+        assert body["title"] == "Table t7: fault E12 (#1)"
         assert FAULT["summary"] in body["message"]
     run(test)
 

@@ -28,11 +28,13 @@ def words(page: Page, dashboard_url: str = "") -> tuple[str, str]:
     table, code = incident["table_id"], incident["code"] or "?"
     summary = incident["summary"] or ""
     opened = time.strftime("%H:%M:%S", time.localtime(incident["opened"]))
+    number = incident["id"]      # the incident's number on the dashboard's page
     if page.kind == ESCALATED:
-        title = _("Still not acknowledged: table {table}, fault {code}").format(
-            table=table, code=code)
+        title = _("Still not acknowledged: table {table}, fault {code} (#{number})").format(
+            table=table, code=code, number=number)
     else:
-        title = _("Table {table}: fault {code}").format(table=table, code=code)
+        title = _("Table {table}: fault {code} (#{number})").format(
+            table=table, code=code, number=number)
     lines = [summary, _("Since {time}.").format(time=opened)]
     if dashboard_url:
         lines.append(_("Acknowledge on the dashboard: {url}").format(url=dashboard_url))
@@ -52,6 +54,13 @@ def send_apprise(urls: list[str], title: str, body: str, timeout_s: float) -> bo
             server.socket_read_timeout = timeout_s
             server.socket_connect_timeout = timeout_s
     return bool(sender.notify(body=body, title=title))
+
+
+def _load_apprise() -> None:
+    with contextlib.suppress(ImportError):
+        import apprise
+
+        apprise.Apprise().add("json://127.0.0.1/warm-up")     # loads the plugins
 
 
 class Notifier:
@@ -114,6 +123,9 @@ class Notifier:
 
     async def run(self) -> None:
         """Until cancelled: page each incident when it is due."""
+        # Apprise takes a second or more to import on a small box: before the first
+        # fault, not in its page's way.
+        await asyncio.to_thread(_load_apprise)
         while True:
             self.page_due()
             due = self.incidents.next_due()
