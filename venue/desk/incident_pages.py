@@ -48,12 +48,13 @@ async def incidents_page(request: web.Request, lang: str) -> web.Response:
     assert session is not None
     csrf = escape(session.csrf)
     rows = []
+    acknowledge_word = escape(_("Acknowledge"))
     for incident in request.app[NOTIFIER].incidents.listed():
         ack = ""
         if incident["acked"] is None:
             ack = (f'<form method="post" action="/api/incidents/{incident["id"]}/ack">'
                    f'<input type="hidden" name="{CSRF_FIELD}" value="{csrf}">'
-                   f'<button type="submit">{escape(_("Acknowledge"))}</button></form>')
+                   f'<button type="submit">{acknowledge_word}</button></form>')
         rows.append(
             f'<tr data-incident="{incident["id"]}"><td>{escape(incident["table_id"])}</td>'
             f'<td>{escape(incident["code"] or "")}</td>'
@@ -62,15 +63,17 @@ async def incidents_page(request: web.Request, lang: str) -> web.Response:
             f"<td>{ack}</td></tr>")
     heads = "".join(f"<th>{escape(_(h))}</th>" for h in (
         N_("Table"), N_("Code"), N_("Fault"), N_("Since"), N_("State"), ""))
-    empty = f'<p>{escape(_("No incidents."))}</p>' if not rows else ""
-    body = (f'<h2>{escape(_("Incidents"))}</h2>{empty}'
+    title = _("Incidents")
+    none = _("No incidents.")
+    log_out = _("Log out {name}").format(name=session.name)
+    empty = f"<p>{escape(none)}</p>" if not rows else ""
+    body = (f"<h2>{escape(title)}</h2>{empty}"
             f'<table class="incidents"><thead><tr>{heads}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>'
             f'<form method="post" action="{LOGOUT_PATH}">'
             f'<input type="hidden" name="{CSRF_FIELD}" value="{csrf}">'
-            f'<button type="submit">{escape(_("Log out {name}").format(name=session.name))}'
-            f"</button></form>")
-    return render(request, _("Incidents"), body, lang)
+            f'<button type="submit">{escape(log_out)}</button></form>')
+    return render(request, title, body, lang)
 
 
 async def incidents_api(request: web.Request) -> web.Response:
