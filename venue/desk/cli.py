@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import signal
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from firmware.cli_types import positive_int
@@ -38,6 +39,9 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", type=positive_int, metavar="N",
                         help=_("an embedded broker and N made-up tables: see it all "
                                "without a table"))
+    parser.add_argument("--new-key", metavar="FILE",
+                        help=_("write a new venue signing key to FILE and print the line "
+                               "the tables' [venue] keys need"))
     return parser
 
 
@@ -47,6 +51,8 @@ def main(argv: list[str]) -> int:
     if admin.wanted(argv):
         return admin.main(argv)         # staff and integrators' accounts
     args = parser().parse_args(argv)
+    if args.new_key:
+        return _new_key(Path(args.new_key))
     try:
         from venue.desk import config as desk_config
         config = desk_config.load(args.config)
@@ -73,6 +79,21 @@ def main(argv: list[str]) -> int:
         print(f"mjtable venue: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     return asyncio.run(_run(desk))
+
+
+def _new_key(path: Path) -> int:
+    from venue.desk.link import new_key
+
+    try:
+        public = new_key(path)
+    except OSError as exc:
+        print(_("mjtable venue: cannot write {path}: {error}").format(
+            path=path, error=exc.strerror or exc), file=sys.stderr)
+        return EXIT_CONFIG
+    print(_("# venue.toml, [broker]: key_file = \"{path}\"; each table's config, "
+            "[venue]:").format(path=path))
+    print(f'keys = {{ "venue-1" = "{public}" }}')
+    return 0
 
 
 def _missing(exc: ModuleNotFoundError) -> int:

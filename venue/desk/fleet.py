@@ -214,6 +214,11 @@ class Fleet:
         self._watchers.append(watch)
         return watch
 
+    def close_watches(self) -> None:
+        """The venue stops: every page's stream ends now, not at a timeout."""
+        for watch in list(self._watchers):
+            watch.close()
+
     # -- inside -------------------------------------------------------------------
 
     def _roll(self, entry: Table) -> None:
@@ -252,6 +257,7 @@ class Watch:
         self.fleet = fleet
         self.dirty: set[str] = set()
         self.wake = asyncio.Event()
+        self.closed = False
 
     def mark(self, table: str) -> None:
         self.dirty.add(table)
@@ -268,5 +274,8 @@ class Watch:
         return sorted(tables, key=natural)
 
     def close(self) -> None:
+        """Ends the watch; a page waiting in `changed` wakes up at once."""
+        self.closed = True
+        self.wake.set()
         if self in self.fleet._watchers:
             self.fleet._watchers.remove(self)

@@ -25,9 +25,10 @@ from venue.desk.store import FILE_NAME, Store, day_of
 class Desk:
     def __init__(self, config: DeskConfig, demo: int | None = None,
                  state_dir: str | None = None, embedded: bool = False,
-                 store: Store | None = None) -> None:
+                 store: Store | None = None, link: bool = True) -> None:
         """`demo`: that many made-up tables on an embedded broker; `embedded`: the
-        embedded broker alone (tests, benches)."""
+        embedded broker alone (tests, benches); `link` False: no broker at all (pages
+        fed by hand, in tests)."""
         self.config = config
         self.demo = demo
         self.embedded = embedded or bool(demo)
@@ -40,6 +41,7 @@ class Desk:
         for table, (hands, play_s) in self.store.today(day_of(self.fleet.now())).items():
             self.fleet.set_today(table, hands, play_s)
         self.broker: Any = None
+        self.with_link = link
         self.link: BrokerLink | None = None
         self.runner: web.AppRunner | None = None
         self.app: web.Application | None = None
@@ -63,7 +65,9 @@ class Desk:
             lang = self.config.desk.language or current()
             self._tasks += [asyncio.create_task(DemoTable(name, url, seed, lang).run())
                             for seed, name in enumerate(table_names(self.demo))]
-        self.link = BrokerLink(self.config.broker, self.fleet, self.store, self.key, url=url)
+        if self.with_link:
+            self.link = BrokerLink(self.config.broker, self.fleet, self.store, self.key,
+                                   url=url)
         app = self.app = make_app(self.config, self.fleet, self.store, self.link)
         self.runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
         await self.runner.setup()
@@ -77,7 +81,8 @@ class Desk:
         self.broker_url = url
         say(_("mjtable venue: broker {url}").format(url=url))
         staff_hint(app, say, demo=bool(self.demo))
-        self._tasks.append(asyncio.create_task(self.link.run()))
+        if self.link is not None:
+            self._tasks.append(asyncio.create_task(self.link.run()))
 
     def stop(self) -> None:
         self._stop.set()

@@ -1,0 +1,69 @@
+"""`mjtable venue` from the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from firmware.cli import main
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--listen", "nowhere"], "[desk] listen"),
+    (["--broker", "http://x"], "[broker] url"),
+    (["--demo", "501"], "at most 500"),
+])
+def test_bad_arguments_are_one_clear_line(capsys, args, words):
+    assert main(["venue", *args]) == 2
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_bad_config_file_is_one_clear_line(tmp_path, capsys):
+    bad = tmp_path / "venue.toml"
+    bad.write_text("[desk]\nlisen = '1'\n")
+    assert main(["venue", "--config", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "venue.toml: [desk] lisen: unknown option" in err and len(err.splitlines()) == 1
+
+
+def test_a_bad_key_file_is_one_clear_line(tmp_path, capsys):
+    key = tmp_path / "venue.key"
+    key.write_text("not a key")
+    config = tmp_path / "venue.toml"
+    config.write_text(f"[broker]\nkey_file = '{key}'\n")
+    assert main(["venue", "--config", str(config), "--state-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "not a base64 Ed25519 private key" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_demo_prints_its_addresses_first_and_shows_its_tables(tmp_path):
+    env = {**os.environ, "MJTABLE_LANG": "en"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "firmware.cli", "venue", "--demo", "4", "--listen",
+         "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        first, second = proc.stdout.readline(), proc.stdout.readline()
+        assert first.startswith("mjtable venue: dashboard http://127.0.0.1:")
+        assert second.startswith("mjtable venue: broker mqtt://127.0.0.1:")
+        url = first.split()[-1]
+        deadline = time.monotonic() + 10
+        while True:
+            with urllib.request.urlopen(url + "api/tables", timeout=5) as response:
+                tiles = json.load(response)["tiles"]
+            if len(tiles) == 4 and all(t["state"] != "offline" for t in tiles):
+                break
+            assert time.monotonic() < deadline, tiles
+            time.sleep(0.1)
+        assert [t["id"] for t in tiles] == ["t01", "t02", "t03", "t04"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(10)
+    assert code == 0
