@@ -67,7 +67,7 @@ def test_an_unknown_name_locks_like_a_real_one(desk) -> None:
                                             ("a b", "long-enough-pw"), ("lі", "long-enough-pw")])
 def test_bad_names_and_passwords_are_refused_with_a_reason(desk, name, password) -> None:
     _office, staff, _sessions, _wall = desk
-    with pytest.raises(ValueError, match="name|password"):
+    with pytest.raises(ValueError, match=r"name|password"):
         staff.add(name, password)
 
 

@@ -17,7 +17,6 @@ from bench.desk_thread import DeskThread
 from bench.venue_brokers import free_port
 from bench.venue_tables import wait_for
 from bench.webhook_stub import WebhookStub
-from tests.venue.loopback import loopback_only  # noqa: F401  (a fixture)
 from venue.desk.sessions import COOKIE, CSRF_HEADER
 
 FAULT = {"table": "t4", "code": "E21", "id": "plate.stuck", "where": "side.2.plate",

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from bench.webhook_stub import WebhookStub
-from tests.venue.loopback import loopback_only  # noqa: F401  (a fixture)
 from venue.desk.incidents import Incidents
 from venue.desk.notify import Notifier
 from venue.desk.office import Office

@@ -1,4 +1,4 @@
-"""Tests of the venue's notifications: no connection may leave 127.0.0.1."""
+"""The venue tests' fixtures: `loopback_only`, no connection may leave 127.0.0.1."""
 
 from __future__ import annotations
 
