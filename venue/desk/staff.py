@@ -17,6 +17,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from firmware.api.auth import check_name
 from firmware.i18n import N_, _
+from firmware.printable import printable
 from venue.desk.office import Office
 from venue.desk.sections import StaffSection
 
@@ -50,6 +51,17 @@ class LoginRefused(Exception):
         self.why = why
 
 
+def check_staff_name(name: str) -> str:
+    """A name as stored: the technicians' rules (firmware/api/auth.py), said of staff."""
+    try:
+        return check_name(name)
+    except ValueError:
+        raise ValueError(_("staff name “{name}” is not valid: use 1–32 letters of one "
+                           "script (Latin may go with Chinese, as 王姐 or li), digits, '.', "
+                           "'_', '-' or '·', starting with a letter or digit").format(
+                               name=printable(name[:64]))) from None
+
+
 def check_password(password: str) -> str:
     if not MIN_PASSWORD_CHARS <= len(password) <= MAX_PASSWORD_CHARS:
         raise ValueError(_("the password must be {least} to {most} characters long").format(
@@ -68,7 +80,7 @@ class Staff:
 
     def add(self, name: str, password: str) -> str:
         """Add or reset a staff account; ValueError says what is wrong with the input."""
-        name = check_name(name)
+        name = check_staff_name(name)
         check_password(password)
         self.office.db.execute(
             "INSERT INTO staff (name, hash, created) VALUES (?, ?, ?) ON CONFLICT(name) "
