@@ -136,3 +136,16 @@ def test_a_watcher_gets_each_changed_table_once(fleet):
     watch = asyncio.run(watching())
     send(fleet, "t1", "avail", b"online")
     assert not watch.dirty
+
+
+def test_the_tables_answer_to_enable_shows_its_booking(fleet, clock):
+    send(fleet, "t1", "cmd/ack", {"id": "c1", "accepted": True, "result": {
+        "enforced": True, "open": True, "left_s": 3600.0, "booking_id": "B-9",
+        "reason": None}})
+    assert (fleet.tile("t1")["state"], fleet.tile("t1")["booking"]) == ("booked", "B-9")
+    send(fleet, "t1", "cmd/ack", {"id": "c2", "accepted": False, "why": "bad signature"})
+    assert fleet.tile("t1")["state"] == "booked"
+    send(fleet, "t1", "cmd/ack", {"id": "c3", "accepted": True, "result": {
+        "enforced": True, "open": False, "left_s": None, "booking_id": "B-9",
+        "reason": "closing time"}})
+    assert fleet.tile("t1")["state"] == "idle"

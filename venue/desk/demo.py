@@ -166,6 +166,7 @@ class DemoTable:
                 name, args = cmd["name"], cmd.get("args") or {}
             except (TypeError, ValueError, KeyError):
                 continue
+            result: dict[str, Any] = {}
             if name == "usage_ack":
                 self.acked = max(self.acked, int(args.get("seq", 0)))
                 await self._usage(client)
@@ -178,8 +179,13 @@ class DemoTable:
                 self.booked_until = 0.0
                 self.status.pop("gate", None)
                 await self._status(client)
+            if name in ("enable", "disable"):
+                # As the daemon answers (firmware/gate.py's status).
+                left = max(0.0, self.booked_until - time.time())
+                result = {"enforced": True, "open": left > 0, "left_s": round(left, 1),
+                          "booking_id": self.booking, "reason": args.get("reason")}
             await client.publish(self.topics.cmd_ack, payload(
-                {"id": cmd.get("id"), "accepted": True, "result": {}}), qos=1)
+                {"id": cmd.get("id"), "accepted": True, "result": result}), qos=1)
 
     async def _status(self, client: aiomqtt.Client) -> None:
         await client.publish(self.topics.status, payload(

@@ -112,6 +112,7 @@ class Fleet:
                 callback(table, value)
             return
         elif leaf == "cmd/ack":
+            self._gate_answer(table, value)
             for callback in self.on_ack:
                 callback(table, value)
             return
@@ -144,6 +145,20 @@ class Fleet:
             entry.fault_since = min(float(wall), self.now())
             if entry.faults:
                 self._touch(table)
+
+    def _gate_answer(self, table: str, ack: dict[str, Any]) -> None:
+        # An accepted enable or disable answers with the table's gate (firmware/gate.py):
+        # whoever sent it, the tile shows the booking the table itself holds.
+        gate = ack.get("result")
+        if not ack.get("accepted") or not isinstance(gate, dict) or "open" not in gate:
+            return
+        left = gate.get("left_s")
+        if gate.get("open") and isinstance(left, int | float):
+            booking = gate.get("booking_id")
+            self.book(table, booking if isinstance(booking, str) else None,
+                      self.now() + float(left))
+        else:
+            self.book(table, None, None)
 
     # -- told by the venue's own parts ------------------------------------------
 
