@@ -118,3 +118,22 @@ def test_an_api_key_is_stored_hashed_and_stops_working_when_revoked(desk) -> Non
     assert integrators.check(key) is None
     with pytest.raises(ValueError, match="integrator name"):
         integrators.issue("../etc")
+
+
+def test_a_sweep_keeps_a_live_lockout_and_forgets_spent_ones(desk) -> None:
+    office, staff, sessions, wall = desk
+    staff.add("li", "counter-password-1")
+    for name, tries in (("li", 3), ("zoe", 1)):
+        for _attempt in range(tries):
+            with pytest.raises(LoginRefused):
+                staff.verify(name, "guess-guess-guess")
+    sid, _session = sessions.open("li")
+    staff.sweep()
+    sessions.sweep()
+    assert staff.locked("li")
+    assert [r[0] for r in office.db.execute("SELECT name FROM lockout")] == ["li"]
+    wall.now += 3601
+    staff.sweep()
+    sessions.sweep()
+    assert office.all("SELECT * FROM lockout") == []
+    assert office.all("SELECT * FROM sessions") == []

@@ -10,9 +10,10 @@ key, a missing or wrong CSRF token, a locked-out name, an expired session.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -28,6 +29,7 @@ from venue.desk.staff import LOCKED, Cost, LoginRefused, Staff
 LOGIN_PATH = "/login"
 LOGOUT_PATH = "/logout"
 LOGIN_COOKIE = "mjt_login"      # the login form's own CSRF token (double submit)
+SWEEP_S = 600.0
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -235,11 +237,26 @@ def offices(db: Any, config: Any) -> tuple[Office, Staff, Sessions, Integrators]
             Integrators(office))
 
 
+async def _sweeping(app: web.Application) -> AsyncIterator[None]:
+    """Sessions past their time and spent lockouts go, now and then."""
+    async def sweep() -> None:
+        while True:
+            app[SESSIONS].sweep()
+            app[STAFF].sweep()
+            await asyncio.sleep(SWEEP_S)
+    task = asyncio.get_running_loop().create_task(sweep())
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
 def setup(app: web.Application) -> None:
     """Put every page and API of the desk behind staff login (the first part set up)."""
     app[OFFICE], app[STAFF], app[SESSIONS], app[INTEGRATORS] = offices(
         app[STORE].db, app[CONFIG])
     app.middlewares.append(guard)
+    app.cleanup_ctx.append(_sweeping)
     app.router.add_get(LOGIN_PATH, login_form)
     app.router.add_post(LOGIN_PATH, login)
     app.router.add_post(LOGOUT_PATH, logout)

@@ -129,6 +129,11 @@ class Staff:
                                   (self.hasher.hash(password), name))
         return name
 
+    def sweep(self) -> None:
+        """Forget spent lockouts and counts of wrong passwords that never locked (the
+        table of names tried cannot grow for ever)."""
+        self.office.db.execute("DELETE FROM lockout WHERE locked_until < ?", (self.wall(),))
+
     def _failed(self, name: str) -> None:
         row = self.office.db.execute("SELECT failures, locked_until FROM lockout WHERE name = ?",
                                     (name,)).fetchone()
