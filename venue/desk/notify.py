@@ -56,11 +56,11 @@ def send_apprise(urls: list[str], title: str, body: str, timeout_s: float) -> bo
     return bool(sender.notify(body=body, title=title))
 
 
-def _load_apprise() -> None:
-    with contextlib.suppress(ImportError):
-        import apprise
+def _unusable(urls: list[str]) -> list[str]:
+    """Loads Apprise and its plugins; the URLs it cannot use (a typo in a token)."""
+    import apprise
 
-        apprise.Apprise().add("json://127.0.0.1/warm-up")     # loads the plugins
+    return [url for url in urls if not apprise.Apprise().add(url)]
 
 
 class Notifier:
@@ -125,7 +125,11 @@ class Notifier:
         """Until cancelled: page each incident when it is due."""
         # Apprise takes a second or more to import on a small box: before the first
         # fault, not in its page's way.
-        await asyncio.to_thread(_load_apprise)
+        for url in await asyncio.to_thread(
+                _unusable, [*self.section.urls, *self.section.escalate_urls]):
+            # The scheme is known (the config checked it), the rest is not: the
+            # token's length, a missing device key. Said once, at start.
+            self.office.log("notify.bad_url", url=url.split("://")[0] + "://…")
         while True:
             self.page_due()
             due = self.incidents.next_due()
