@@ -125,8 +125,14 @@ class Notifier:
         """Until cancelled: page each incident when it is due."""
         # Apprise takes a second or more to import on a small box: before the first
         # fault, not in its page's way.
-        for url in await asyncio.to_thread(
-                _unusable, [*self.section.urls, *self.section.escalate_urls]):
+        try:
+            unusable = await asyncio.to_thread(
+                _unusable, [*self.section.urls, *self.section.escalate_urls])
+        except ImportError:
+            unusable = []
+            self.office.log("notify.unavailable",
+                            why="apprise is missing: pip install 'mjtable[venue]'")
+        for url in unusable:
             # The scheme is known (the config checked it), the rest is not: the
             # token's length, a missing device key. Said once, at start.
             self.office.log("notify.bad_url", url=url.split("://")[0] + "://…")
