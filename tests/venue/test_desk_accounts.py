@@ -127,7 +127,7 @@ def test_a_sweep_keeps_a_live_lockout_and_forgets_spent_ones(desk) -> None:
         for _attempt in range(tries):
             with pytest.raises(LoginRefused):
                 staff.verify(name, "guess-guess-guess")
-    sid, _session = sessions.open("li")
+    sessions.open("li")
     staff.sweep()
     sessions.sweep()
     assert staff.locked("li")

@@ -109,6 +109,10 @@ def test_a_post_without_the_csrf_token_is_refused_and_logged() -> None:
         rows = logged(app, "csrf.refused")
         assert [(r["who"], r["detail"]["given"]) for r in rows] == [("li", False),
                                                                     ("li", True)]
+        elsewhere = await client.post("/api/tables/t1/enable", json=body, headers={
+            CSRF_HEADER: session["csrf"], "Origin": "http://evil.example"})
+        assert elsewhere.status == 403
+        assert logged(app, "csrf.refused")[-1]["detail"]["origin"] == "http://evil.example"
         good = await client.post("/api/tables/t1/enable", json=body,
                                  headers={CSRF_HEADER: session["csrf"]})
         assert good.status == 200 and (await good.json())["ack"]["accepted"] is True

@@ -15,6 +15,7 @@ import html
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from aiohttp import web
 
@@ -90,6 +91,15 @@ def _safe_next(target: str | None) -> str:
     return target
 
 
+def same_origin(request: web.Request) -> bool:
+    """A browser says where a POST comes from: another site's page is refused even
+    with a token (belt and braces; a request without Origin is judged by its token)."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc == request.host
+
+
 @web.middleware
 async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     if request.path == LOGIN_PATH:
@@ -119,6 +129,9 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
             return _refuse(request, 401, "", N_("log in first"))
         return _refuse(request, 401, "session.refused", N_("log in first"))
     if request.method not in SAFE_METHODS:
+        if not same_origin(request):
+            return _refuse(request, 403, "csrf.refused", N_("missing or wrong CSRF token"),
+                           who=session.name, origin=request.headers.get("Origin", "")[:100])
         token = request.headers.get(CSRF_HEADER)
         if token is None and request.content_type in (
                 "application/x-www-form-urlencoded", "multipart/form-data"):

@@ -107,8 +107,7 @@ class Notifier:
             urls = list(self.section.escalate_urls)
         incident = page.incident["id"]
         if not urls:
-            self.office.log("incident.unsent", incident=incident, why="no [notify] urls")
-            return
+            return          # nobody to page: the incident is on the dashboard only
         with language(self.lang):
             title, body = words(page, self.dashboard_url)
         try:
