@@ -174,3 +174,15 @@ def test_parts_add_their_own_routes():
         async with TestClient(TestServer(app)) as client:
             return (await client.get("/hello")).status, (await client.get("/")).status
     assert asyncio.run(run()) == (200, 404)
+
+
+def test_a_table_naming_itself_like_markup_cannot_break_the_page():
+    fleet = fleet_of(1)
+    evil = "<!--<script>"        # a topic level holds no "/"
+    fleet.feed(f"mjt/v1/{evil}/avail", b"online")
+    fleet.feed("mjt/v1/t1/faults", json.dumps(
+        {"active": [{"code": "E20", "summary": "<!--<script>x</script>"}]}).encode())
+    _status, html, _ = with_client(fleet, get("/"))
+    block = re.search(r'id="snapshot">(.*?)</script>', html).group(1)
+    assert "<" not in block
+    assert {t["id"] for t in json.loads(block)["tiles"]} == {"t1", evil}

@@ -67,3 +67,11 @@ def test_the_demo_prints_its_addresses_first_and_shows_its_tables(tmp_path):
         proc.send_signal(signal.SIGINT)
         code = proc.wait(10)
     assert code == 0
+
+
+def test_a_state_directory_it_cannot_write_is_one_clear_line(tmp_path, capsys):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    assert main(["venue", "--state-dir", str(blocked / "state")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot keep records in" in err and len(err.strip().splitlines()) == 1

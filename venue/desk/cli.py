@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,8 +76,13 @@ def main(argv: list[str]) -> int:
         return _missing(exc)
     try:
         desk = Desk(config, demo=args.demo, state_dir=args.state_dir)
-    except ValueError as exc:
+    except ValueError as exc:        # the key file
         print(f"mjtable venue: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except (OSError, sqlite3.Error) as exc:     # the state directory or its store
+        print(_("mjtable venue: cannot keep records in {path}: {error}").format(
+            path=args.state_dir or config.desk.state_dir or _("the state directory"),
+            error=getattr(exc, "strerror", None) or exc), file=sys.stderr)
         return EXIT_CONFIG
     return asyncio.run(_run(desk))
 

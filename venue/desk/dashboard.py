@@ -17,7 +17,7 @@ from aiohttp import web
 from firmware.i18n import N_, _
 from venue.desk.fleet import STATES
 from venue.desk.keys import FLEET, NAV
-from venue.desk.page import escaped, page, render, words_block
+from venue.desk.page import escaped, page, render, script_json, words_block
 
 PING_S = 15.0       # a comment this often: the page knows a silent stream is dead
 STATE_WORDS = {"idle": N_("idle"), "playing": N_("playing"), "booked": N_("booked"),
@@ -59,7 +59,7 @@ async def dashboard(request: web.Request, lang: str) -> web.Response:
         f'<b data-count="{state}">0</b></li>' for state in STATES)
     w = escaped(connecting=_("connecting…"), tables=_("Tables"),
                 noscript=_("The live grid needs JavaScript; the tables as JSON: "))
-    tiles = _json(snapshot(request.app)).replace("</", "<\\/")
+    tiles = script_json(snapshot(request.app))
     body = (
         f'<div class="bar"><ul class="legend">{legend}</ul>'
         f'<span id="live" class="live" role="status">{w["connecting"]}</span></div>'

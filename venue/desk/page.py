@@ -26,10 +26,15 @@ def escaped(**texts: str) -> dict[str, str]:
     return {key: escape(text) for key, text in texts.items()}
 
 
+def script_json(value: Any) -> str:
+    """JSON to put inside a <script> block: no "<" at all, so nothing a table names
+    itself ("</script>", "<!--") can end the block or change how it is read."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace(
+        "<", "\\u003c")
+
+
 def words_block(words: dict[str, Any]) -> str:
-    # "</" cannot end the script block from inside the JSON.
-    text = json.dumps(words, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-    return f'<script type="application/json" id="words">{text}</script>'
+    return f'<script type="application/json" id="words">{script_json(words)}</script>'
 
 
 def render(request: web.Request, title: str, body: str, lang: str, head: str = "",
