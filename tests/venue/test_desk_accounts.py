@@ -137,3 +137,17 @@ def test_a_sweep_keeps_a_live_lockout_and_forgets_spent_ones(desk) -> None:
     sessions.sweep()
     assert office.all("SELECT * FROM lockout") == []
     assert office.all("SELECT * FROM sessions") == []
+
+
+def test_the_office_does_not_wait_for_the_disk_at_every_log_row(tmp_path) -> None:
+    # A flood of forged keys must not fsync per refusal on the venue's event loop;
+    # the hand records keep theirs.
+    from venue.desk.office import own_connection
+    from venue.desk.store import Store
+
+    store = Store(tmp_path / "venue.sqlite")
+    office = Office(own_connection(store.db), echo=False)
+    office.log("integrator.refused", remote="192.168.1.50")
+    assert office.db.execute("PRAGMA synchronous").fetchone()[0] == 1     # NORMAL
+    assert store.db.execute("PRAGMA synchronous").fetchone()[0] == 2      # FULL
+    assert store.db.execute("SELECT kind FROM log").fetchall() == [("integrator.refused",)]

@@ -23,7 +23,7 @@ from firmware.i18n import N_, _, language
 from venue.desk import lang as page_lang
 from venue.desk.integrators import Integrators
 from venue.desk.keys import CONFIG, STORE
-from venue.desk.office import Office
+from venue.desk.office import Office, own_connection
 from venue.desk.sessions import COOKIE, CSRF_FIELD, CSRF_HEADER, Session, Sessions
 from venue.desk.staff import LOCKED, Cost, LoginRefused, Staff
 
@@ -244,7 +244,7 @@ async def whoami(request: web.Request) -> web.Response:
 def offices(db: Any, config: Any) -> tuple[Office, Staff, Sessions, Integrators]:
     """The back office on the venue's database (the app, and the command line)."""
     section = config.section("staff")
-    office = Office(db)
+    office = Office(own_connection(db))
     cost = Cost(memory_kib=section.argon2_memory_kib, passes=section.argon2_passes)
     return (office, Staff(office, section, cost), Sessions(office, section),
             Integrators(office))

@@ -37,6 +37,22 @@ CREATE TABLE IF NOT EXISTS log (
 LOG_MAX_ROWS = 100_000      # the oldest rows go first
 
 
+def own_connection(db: sqlite3.Connection) -> sqlite3.Connection:
+    """The office's connection to the venue's file: its own, with synchronous=NORMAL.
+
+    The hand records want every commit on the disk (FULL); a log row does not, and an
+    fsync per refusal (9 ms on a busy box) would let a flood of forged keys stall the
+    event loop. In WAL mode NORMAL loses at most the last rows in a power cut, never
+    the file. A database in memory (tests, the demo) is shared as it is."""
+    row = db.execute("PRAGMA database_list").fetchone()
+    path = row[2] if row else ""
+    if not path:
+        return db
+    own = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=5.0)
+    own.execute("PRAGMA synchronous=NORMAL")
+    return own
+
+
 class Office:
     def __init__(self, db: sqlite3.Connection | None = None,
                  wall: Callable[[], float] = time.time, echo: bool = True) -> None:
