@@ -34,7 +34,8 @@ def post(url: str, body: dict[str, Any], key: str) -> tuple[int, dict[str, Any]]
         return error.code, json.loads(error.read())
 
 
-def test_enable_from_the_booking_api_opens_the_gate_of_a_real_table(tmp_path: Path) -> None:
+def test_enable_from_the_booking_api_opens_the_gate_of_a_real_table(tmp_path: Path,
+                                                                   loopback_only) -> None:
     broker = Mosquitto(tmp_path / "broker", ["t1"]).start()
     key = VenueKey()
     key_file = tmp_path / "venue.key"
