@@ -144,3 +144,15 @@ def test_screenshots_of_the_dashboard_in_both_languages(desk, browser, lang):
     page.screenshot(path=str(shot))
     assert shot.stat().st_size > 10_000
     assert time.time() - shot.stat().st_mtime < 60
+
+
+def test_on_a_phone_the_grid_fits_the_screen(desk, browser):
+    online(desk, [f"t{n}" for n in range(1, 31)])
+    page = browser.page
+    page.set_viewport_size({"width": 360, "height": 740})
+    desk.login(page)
+    page.goto(desk.url)
+    assert page.locator("#grid .tile").count() == 30
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 360
+    box = page.locator(".tile").first.bounding_box()
+    assert box["height"] >= 44 and box["width"] >= 44      # a finger's target

@@ -10,9 +10,37 @@ import sys
 import time
 import urllib.request
 
+import paho.mqtt.client as mqtt
 import pytest
 
 from firmware.cli import main
+
+
+def watched(port: int, login: tuple[str, str] | None) -> int:
+    """How many `avail` messages a watcher gets at once; -1 when refused."""
+    got: list[str] = []
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"watch-{login}")
+    if login:
+        client.username_pw_set(*login)
+    client.on_message = lambda c, u, m: got.append(m.topic)
+    connected: list[object] = []
+    client.on_connect = lambda c, u, f, code, p: connected.append(code)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    try:
+        deadline = time.monotonic() + 5
+        while not connected and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if not connected or connected[0].is_failure:
+            return -1
+        client.subscribe("mjt/v1/+/avail")
+        # A watcher publishes nothing: the broker drops it.
+        client.publish("mjt/v1/t01/avail", b"offline", qos=1, retain=True)
+        time.sleep(0.3)
+        return len(got)
+    finally:
+        client.loop_stop()
+        client.disconnect()
 
 
 @pytest.mark.parametrize(("args", "words"), [
@@ -81,6 +109,10 @@ def test_the_demo_prints_its_addresses_first_and_shows_its_tables(tmp_path):
             assert time.monotonic() < deadline, tiles
             time.sleep(0.1)
         assert [t["id"] for t in tiles] == ["t01", "t02", "t03", "t04"]
+        assert "(watch as demo, password demo: read only)" in second
+        port = int(second.split()[3].rsplit(":", 1)[1])
+        assert watched(port, ("demo", "demo")) >= 4         # every table's retained avail
+        assert watched(port, None) == -1                    # no anonymous users
     finally:
         proc.send_signal(signal.SIGINT)
         code = proc.wait(10)

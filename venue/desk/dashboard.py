@@ -48,7 +48,7 @@ def _json(value: Any) -> str:
 @page
 async def dashboard(request: web.Request, lang: str) -> web.Response:
     words = {"states": {state: _(word) for state, word in STATE_WORDS.items()},
-             "hands": _("{n} hands"), "hours": _("{h} h"),
+             "hands": _("hands {n}"), "hours": _("{h} h"),
              "age_s": _("{n} s"), "age_min": _("{n} min"), "age_h": _("{n} h {m} min"),
              "more_faults": _("+{n}"),
              "open_console": _("open the console of table {table}"),

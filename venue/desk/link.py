@@ -93,14 +93,18 @@ class BrokerLink:
         self._stopping.set()
 
     async def run(self) -> None:
+        said = ""       # the last error told: a broker down for an hour is one line
         while not self._stopping.is_set():
             try:
                 async with self._connect() as client:
                     self._client = client
+                    said = ""
                     self.log(_("on {broker}").format(broker=self.url))
                     await self._session(client)
             except aiomqtt.MqttError as exc:
-                self.log(_("broker {broker}: {error}").format(broker=self.url, error=exc))
+                if str(exc) != said:
+                    said = str(exc)
+                    self.log(_("broker {broker}: {error}").format(broker=self.url, error=exc))
             finally:
                 self._client = None
                 self.connected.clear()

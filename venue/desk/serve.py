@@ -16,7 +16,7 @@ from aiohttp import web
 from firmware import statedir
 from firmware.i18n import _, current
 from venue.desk.app import make_app
-from venue.desk.config import DeskConfig
+from venue.desk.config import DeskConfig, override
 from venue.desk.fleet import Fleet
 from venue.desk.link import BrokerLink, load_key
 from venue.desk.store import FILE_NAME, Store, day_of
@@ -55,16 +55,15 @@ class Desk:
         if self.embedded:
             from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-            from venue.desk.demo import EmbeddedBroker
+            from venue.desk.demo import EmbeddedBroker, demo_accounts
             quiet_broker_logs()
-            self.broker = await EmbeddedBroker(free_port()).start()
+            accounts = demo_accounts() if self.demo else None
+            self.broker = await EmbeddedBroker(free_port(), accounts).start()
             url = self.broker.url
             self.key = self.key or Ed25519PrivateKey.generate()
-        if self.demo:
-            from venue.desk.demo import DemoTable, table_names
-            lang = self.config.desk.language or current()
-            self._tasks += [asyncio.create_task(DemoTable(name, url, seed, lang).run())
-                            for seed, name in enumerate(table_names(self.demo))]
+            if accounts is not None:
+                self.config = override(self.config, "broker", username="venue",
+                                       password=accounts["venue"])
         if self.with_link:
             self.link = BrokerLink(self.config.broker, self.fleet, self.store, self.key,
                                    url=url)
@@ -79,10 +78,30 @@ class Desk:
         self.url = f"http://{shown}:{bound[1]}/"
         say(_("mjtable venue: dashboard {url}").format(url=self.url))
         self.broker_url = url
-        say(_("mjtable venue: broker {url}").format(url=url))
+        if self.demo:
+            from venue.desk.demo import WATCHER
+            say(_("mjtable venue: broker {url} (watch as {user}, password {password}: "
+                  "read only)").format(url=url, user=WATCHER[0], password=WATCHER[1]))
+        else:
+            say(_("mjtable venue: broker {url}").format(url=url))
         staff_hint(app, say, demo=bool(self.demo))
         if self.link is not None:
             self._tasks.append(asyncio.create_task(self.link.run()))
+        if self.demo:
+            self._tasks.append(asyncio.create_task(self._demo_tables(url)))
+
+    async def _demo_tables(self, url: str) -> None:
+        """The made-up tables, once the venue listens: their first records are not
+        re-sent as a real agent's would be."""
+        from venue.desk.demo import DemoTable, table_names
+
+        if self.link is not None:
+            await self.link.connected.wait()
+        lang = self.config.desk.language or current()
+        login = ("tables", self.broker.accounts["tables"])
+        tables = [DemoTable(name, url, seed, lang, login=login) for seed, name in
+                  enumerate(table_names(self.demo or 0))]
+        await asyncio.gather(*(table.run() for table in tables))
 
     def stop(self) -> None:
         self._stop.set()

@@ -102,9 +102,9 @@ async def usage_page(request: web.Request, lang: str) -> web.Response:
     hours = sum(r["play_s"] for r in rows) / 3600
     w = escaped(empty=_("no hands in these days"), first=_("from"), last=_("to"),
                 show=_("Show"), per_day=_("CSV per table and day"),
-                every_hand=_("CSV of every hand"), day=_("day"), table=_("Table"),
-                hands=_("hands"), hours=_("hours played"), bookings=_("bookings"),
-                total=_("total"))
+                every_hand=_("CSV of every hand"), day=_("Day"), table=_("Table"),
+                hands=_("Hands"), hours=_("Hours played"), bookings=_("Bookings"),
+                total=_("Total"))
     empty = f'<tr><td colspan=5>{w["empty"]}</td></tr>'
     body = (
         f"{problem}<form class=range method=get action=/usage>"
