@@ -5,6 +5,7 @@ Each refusal is checked twice: what the caller gets, and the row in the desk's l
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -17,6 +18,7 @@ from tests.venue.watch import VenueKey
 from venue.desk.app import make_app
 from venue.desk.config import parse
 from venue.desk.fleet import Fleet
+from venue.desk.keys import FLEET
 from venue.desk.login import INTEGRATORS, OFFICE, STAFF
 from venue.desk.sessions import COOKIE, CSRF_HEADER
 
@@ -211,3 +213,18 @@ def test_a_table_refusing_the_command_is_said_to_the_caller() -> None:
         assert answer.status == 409
         assert (await answer.json())["ack"]["why"] == "bad arguments"
     run(test, accept=False)
+
+
+def test_the_incidents_page_speaks_the_readers_language() -> None:
+    async def test(client: TestClient, app: Any) -> None:
+        await login(client)
+        app[FLEET].feed("mjt/v1/t9/event/fault", json.dumps(
+            {"code": "E11", "id": "lid.not_lowering", "where": "motor.lid",
+             "active": True}).encode())
+        page = await client.get("/incidents", headers={"Accept-Language": "zh-CN,zh"})
+        text = await page.text()
+        assert page.status == 200 and "故障单" in text and "确认" in text and "t9" in text
+        english = await (await client.get("/incidents",
+                                          headers={"Accept-Language": "en"})).text()
+        assert "Acknowledge" in english and "Log out li" in english
+    run(test)
