@@ -175,6 +175,7 @@ def measure(tables: int, loads: int, updates: int, broker: str,
             time.sleep(0.05)
         fleet.heartbeat()
         context = launch(driver, work / "profile")
+        desk.login(context)         # the pages are behind the staff login
         # Watched, not intercepted: interception would add a round trip through this
         # process to every request the page makes, and that is not the page's time.
         outside: list[str] = []

@@ -72,6 +72,44 @@ class DeskThread:
         self.loop.call_soon_threadsafe(inside)
         return done.result(10)
 
+    def session(self, name: str = "staff-test") -> tuple[str, str]:
+        """A staff session opened straight in the desk (its cookie value, its CSRF
+        token): for tests of the pages behind the login."""
+        from venue.desk.login import SESSIONS, STAFF
+
+        assert self.desk is not None and self.desk.app is not None
+        app = self.desk.app
+        if name not in self.call(app[STAFF].names):
+            self.call(app[STAFF].add, name, "a-test-password-" + name)
+        session_id, session = self.call(app[SESSIONS].open, name)
+        return session_id, session.csrf
+
+    def login(self, page: Any, name: str = "staff-test") -> str:
+        """Log a Playwright page or browser context in (the context gets the session
+        cookie); the CSRF token. The pages are all behind the staff login."""
+        from venue.desk.sessions import COOKIE
+
+        session_id, csrf = self.session(name)
+        self.cookie = session_id
+        context = page if hasattr(page, "add_cookies") else page.context
+        context.add_cookies([{"name": COOKIE, "value": session_id, "url": self.url,
+                              "httpOnly": True, "sameSite": "Strict"}])
+        return csrf
+
+    def adopt(self, session_id: str, name: str = "staff-test") -> None:
+        """Take another desk's session as this one's (a venue restarted on its file)."""
+        import hashlib
+        import time as clock
+
+        from venue.desk.login import OFFICE
+
+        assert self.desk is not None and self.desk.app is not None
+        now = clock.time()
+        self.call(self.desk.app[OFFICE].db.execute,
+                  "INSERT INTO sessions (id_hash, name, csrf, created, used) "
+                  "VALUES (?, ?, ?, ?, ?)",
+                  (hashlib.sha256(session_id.encode()).hexdigest(), name, "csrf", now, now))
+
     def feed(self, topic: str, payload: bytes) -> None:
         self.call(self.fleet.feed, topic, payload)
 

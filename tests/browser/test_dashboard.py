@@ -48,6 +48,7 @@ def publisher(url: str) -> mqtt.Client:
 def test_the_dashboard_paints_every_table_and_follows_a_status_change(desk, browser):
     online(desk, [f"t{n}" for n in range(1, 13)])
     page = browser.page
+    desk.login(page)
     page.goto(desk.url)
     tiles = page.locator("#grid .tile")
     assert tiles.count() == 12
@@ -79,6 +80,7 @@ def test_a_click_on_a_tile_opens_that_tables_console(desk, browser):
     online(desk, ["t1", "t2"])
     desk.feed("mjt/v1/t2/info", json.dumps({"console_url": console}).encode())
     page = browser.page
+    desk.login(page)
     page.goto(desk.url)
     assert page.locator('.tile[data-table="t1"]').get_attribute("href") is None
     with page.expect_popup() as opened:
@@ -94,11 +96,13 @@ def test_the_page_reconnects_by_itself_when_the_venue_comes_back(browser):
     port = int(first.url.rsplit(":", 1)[1].strip("/"))
     online(first, ["t1"])
     page = browser.page
+    first.login(page)
     page.goto(first.url)
     page.locator("#live.on").wait_for(timeout=5000)
     first.stop()
     page.locator("#live.off").wait_for(timeout=5000)
     again = DeskThread({"desk": {"listen": f"127.0.0.1:{port}"}}, broker=False).start()
+    again.adopt(first.cookie)      # the same staff session (the venue's file kept it)
     try:
         online(again, ["t1", "t2"])
         page.locator('.tile[data-table="t2"]').wait_for(timeout=8000)
@@ -129,6 +133,7 @@ def test_screenshots_of_the_dashboard_in_both_languages(desk, browser, lang):
     varied(desk)
     page = browser.page
     page.set_viewport_size({"width": 1100, "height": 560})
+    desk.login(page)
     page.goto(f"{desk.url}?lang={lang}")       # as the owner picks it
     page.locator("#live.on").wait_for(timeout=5000)
     assert page.locator("#grid .tile").count() == 12
@@ -145,6 +150,7 @@ def test_on_a_phone_the_grid_fits_the_screen(desk, browser):
     online(desk, [f"t{n}" for n in range(1, 31)])
     page = browser.page
     page.set_viewport_size({"width": 360, "height": 740})
+    desk.login(page)
     page.goto(desk.url)
     assert page.locator("#grid .tile").count() == 30
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 360

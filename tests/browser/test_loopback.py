@@ -18,6 +18,7 @@ def test_a_request_beyond_loopback_is_stopped_and_reported(browser):
     desk = DeskThread(broker=False).start()
     try:
         page = browser.page
+        desk.login(page)
         page.goto(desk.url)
         assert browser.outside == []            # the dashboard itself asks nothing outside
         page.evaluate("fetch('http://192.0.2.7/beacon').catch(() => null)")

@@ -37,8 +37,17 @@ def with_client(fleet: Fleet, test: Callable[[TestClient], Awaitable[Any]],
     async def run() -> Any:
         app = make_app(parse(raw or {}, "test.toml"), fleet, store)
         async with TestClient(TestServer(app)) as client:
+            log_in(app, client)         # every page is behind the staff login
             return await test(client)
     return asyncio.run(run())
+
+
+def log_in(app: Any, client: TestClient) -> None:
+    from venue.desk.login import SESSIONS
+    from venue.desk.sessions import COOKIE
+
+    session_id, _session = app[SESSIONS].open("staff-test")
+    client.session.cookie_jar.update_cookies({COOKIE: session_id})
 
 
 def get(path: str, **headers: str) -> Callable[[TestClient], Awaitable[tuple[int, str, Any]]]:

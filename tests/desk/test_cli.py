@@ -72,6 +72,21 @@ def test_a_bad_key_file_is_one_clear_line(tmp_path, capsys):
     assert "not a base64 Ed25519 private key" in err and len(err.strip().splitlines()) == 1
 
 
+def logged_in(url: str, name: str, password: str) -> urllib.request.OpenerDirector:
+    """A client with cookies, through the login form as a browser goes."""
+    import http.cookiejar
+    import re
+    import urllib.parse
+
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    with opener.open(url + "login", timeout=5) as page:
+        token = re.search(r'name="csrf" value="([^"]+)"', page.read().decode()).group(1)
+    form = urllib.parse.urlencode({"name": name, "password": password, "csrf": token})
+    opener.open(url + "login", data=form.encode(), timeout=10).close()
+    return opener
+
+
 def test_the_demo_prints_its_addresses_first_and_shows_its_tables(tmp_path):
     env = {**os.environ, "MJTABLE_LANG": "en"}
     proc = subprocess.Popen(
@@ -81,10 +96,13 @@ def test_the_demo_prints_its_addresses_first_and_shows_its_tables(tmp_path):
         first, second = proc.stdout.readline(), proc.stdout.readline()
         assert first.startswith("mjtable venue: dashboard http://127.0.0.1:")
         assert second.startswith("mjtable venue: broker mqtt://127.0.0.1:")
+        third = proc.stdout.readline()
+        assert third.startswith("mjtable venue: log in as demo, password ")
         url = first.split()[-1]
+        browser = logged_in(url, "demo", third.split()[-1])
         deadline = time.monotonic() + 10
         while True:
-            with urllib.request.urlopen(url + "api/tables", timeout=5) as response:
+            with browser.open(url + "api/tables", timeout=5) as response:
                 tiles = json.load(response)["tiles"]
             if len(tiles) == 4 and all(t["state"] != "offline" for t in tiles):
                 break

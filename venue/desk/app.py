@@ -17,8 +17,11 @@ from venue.desk.store import Store
 
 # Each module's setup(app) adds its routes, in this order.
 PARTS = (
+    "venue.desk.login",         # first: every part after it is behind staff login
     "venue.desk.dashboard",
     "venue.desk.usage",
+    "venue.desk.booking",
+    "venue.desk.incident_pages",
 )
 
 STATIC = resources.files("venue.desk") / "static"

@@ -47,6 +47,10 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
+    from venue.desk import admin
+
+    if admin.wanted(argv):
+        return admin.main(argv)         # staff and integrators' accounts
     args = parser().parse_args(argv)
     if args.new_key:
         return _new_key(Path(args.new_key))

@@ -12,6 +12,7 @@ from typing import Any
 
 from firmware.i18n import _
 from mjtable_core.schema import Invalid, load_section, option, read_toml
+from venue.desk.sections import BookingSection, NotifySection, StaffSection
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,9 @@ class BrokerSection:
                           .format(broker=self.url))
 
 
-SECTIONS: dict[str, type] = {"desk": DeskSection, "broker": BrokerSection}
+SECTIONS: dict[str, type] = {"desk": DeskSection, "broker": BrokerSection,
+                             "staff": StaffSection, "booking": BookingSection,
+                             "notify": NotifySection}
 
 
 @dataclass(frozen=True)

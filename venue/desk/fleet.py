@@ -69,6 +69,8 @@ class Fleet:
         self.on_hand: list[Callable[[str, dict[str, Any]], None]] = []
         self.on_fault: list[Callable[[str, dict[str, Any]], None]] = []
         self.on_ack: list[Callable[[str, dict[str, Any]], None]] = []
+        # (table, active faults) for every retained `faults` list: incidents clear.
+        self.on_faults: list[Callable[[str, list[dict[str, Any]]], None]] = []
 
     # -- fed by the broker --------------------------------------------------------
 
@@ -94,6 +96,8 @@ class Fleet:
             self.table(table).status = value
         elif leaf == "faults":
             self._faults(table, value)
+            for callback in self.on_faults:
+                callback(table, self.table(table).faults)
         elif leaf == "info":
             self.table(table).info = value
         elif leaf == "usage":

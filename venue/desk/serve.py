@@ -44,6 +44,7 @@ class Desk:
         self.with_link = link
         self.link: BrokerLink | None = None
         self.runner: web.AppRunner | None = None
+        self.app: web.Application | None = None
         self.url = ""
         self.broker_url = ""
         self._tasks: list[asyncio.Task[Any]] = []
@@ -66,7 +67,7 @@ class Desk:
         if self.with_link:
             self.link = BrokerLink(self.config.broker, self.fleet, self.store, self.key,
                                    url=url)
-        app = make_app(self.config, self.fleet, self.store, self.link)
+        app = self.app = make_app(self.config, self.fleet, self.store, self.link)
         self.runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
         await self.runner.setup()
         host, port = self.config.desk.address()
@@ -83,6 +84,7 @@ class Desk:
                   "read only)").format(url=url, user=WATCHER[0], password=WATCHER[1]))
         else:
             say(_("mjtable venue: broker {url}").format(url=url))
+        staff_hint(app, say, demo=bool(self.demo))
         if self.link is not None:
             self._tasks.append(asyncio.create_task(self.link.run()))
         if self.demo:
@@ -119,6 +121,24 @@ class Desk:
             await self.broker.stop()
         with contextlib.suppress(Exception):
             self.store.close()
+
+
+def staff_hint(app: web.Application, say: Callable[[str], None], demo: bool) -> None:
+    """The demo's login, printed; or how to make the first staff account."""
+    import secrets
+
+    from venue.desk.login import STAFF
+
+    staff = app.get(STAFF)
+    if staff is None:
+        return
+    if demo:
+        password = secrets.token_urlsafe(9)
+        staff.add("demo", password)
+        say(_("mjtable venue: log in as demo, password {password}").format(
+            password=password))
+    elif not staff.names():
+        say(_("mjtable venue: no staff account yet: mjtable venue staff add NAME"))
 
 
 def default_store(explicit: str | None, configured: str) -> Path:

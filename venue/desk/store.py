@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 import sqlite3
 import time
@@ -24,6 +25,8 @@ FIELDS = ("table", "boot", "seq", "cycle", "start", "end", "duration_s", "bookin
 class Store:
     def __init__(self, path: Path | str = ":memory:") -> None:
         self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        if str(path) != ":memory:":
+            os.chmod(path, 0o600)       # staff password hashes live here too (office.py)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.execute(

@@ -121,7 +121,15 @@
     source.onerror = () => {
       status(false);
       // The browser retries by itself unless the server refused: then we do.
-      if (source.readyState === EventSource.CLOSED) setTimeout(connect, 2000);
+      if (source.readyState !== EventSource.CLOSED) return;
+      // Refused: a staff session that expired goes back to the login page.
+      fetch("/api/session").then((answer) => {
+        if (answer.status === 401) {
+          location.href = "/login?next=" + encodeURIComponent(location.pathname);
+        } else {
+          setTimeout(connect, 2000);
+        }
+      }, () => setTimeout(connect, 2000));
     };
   }
 
