@@ -8,7 +8,9 @@ The tests skip, with the reason, only where Chromium cannot start at all.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -70,3 +72,17 @@ def browser(chromium: Any) -> Iterator[Guarded]:
         page.close()
         chromium.unroute("**/*", guard)
     assert not outside, f"requests left loopback: {outside}"
+
+
+DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where a test writes its screenshots: docs/img/ when MJTABLE_SCREENSHOTS=1 (to
+    refresh the pictures docs/venue.md shows), else a temporary folder, so a test run
+    never changes the tracked files."""
+    if os.environ.get("MJTABLE_SCREENSHOTS") == "1":
+        DOCS_IMG.mkdir(parents=True, exist_ok=True)
+        return DOCS_IMG
+    return tmp_path

@@ -6,14 +6,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
 
 from bench.desk_thread import DeskThread
-
-DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 
 def status(table: str, **fields: object) -> bytes:
@@ -129,7 +126,7 @@ def varied(desk: DeskThread) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh_CN"])
-def test_screenshots_of_the_dashboard_in_both_languages(desk, browser, lang):
+def test_screenshots_of_the_dashboard_in_both_languages(desk, browser, lang, shots):
     varied(desk)
     page = browser.page
     page.set_viewport_size({"width": 1100, "height": 560})
@@ -139,8 +136,7 @@ def test_screenshots_of_the_dashboard_in_both_languages(desk, browser, lang):
     assert page.locator("#grid .tile").count() == 12
     word = "故障" if lang == "zh_CN" else "fault"
     assert page.locator('.tile[data-table="t07"] .state').inner_text() == word
-    DOCS_IMG.mkdir(parents=True, exist_ok=True)
-    shot = DOCS_IMG / f"venue-dashboard-{lang}.png"
+    shot = shots / f"venue-dashboard-{lang}.png"
     page.screenshot(path=str(shot))
     assert shot.stat().st_size > 10_000
     assert time.time() - shot.stat().st_mtime < 60
