@@ -49,9 +49,11 @@ class Mosquitto:
         subprocess.run(["mosquitto_passwd", "-U", str(passwords)], check=True,
                        capture_output=True)
         (directory / "acl").write_text(
-            f"user {VENUE_USER}\ntopic readwrite mjt/v1/#\n\n"
+            f"user {VENUE_USER}\ntopic readwrite mjt/v1/#\ntopic read homeassistant/#\n\n"
             f"{acl}\n"
-            "pattern write mjt/v1/%u/#\npattern read mjt/v1/%u/cmd\n")
+            "pattern write mjt/v1/%u/#\npattern read mjt/v1/%u/cmd\n"
+            # Home Assistant discovery (docs/venue.md): each table under its own node id.
+            "pattern write homeassistant/+/%u/#\n")
         self.conf = directory / "mosquitto.conf"
         self.conf.write_text(
             # Started as root it would switch to the user "mosquitto": stay ourselves.

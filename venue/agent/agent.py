@@ -24,6 +24,7 @@ import aiomqtt
 
 from firmware.i18n import _
 from mjtable_core.config import Config
+from venue.agent import homeassistant
 from venue.agent.link import DaemonLink, LinkError
 from venue.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, fault_view, payload, status_view
 
@@ -146,10 +147,24 @@ class Agent:
                  "console_url": self.venue.console_url or None,
                  "protocol": info.get("protocol")}
         await mqtt.publish(self.topics.info, payload(birth), qos=1, retain=True)
+        if self.venue.ha_discovery:
+            await self._discovery(mqtt, birth)
         await mqtt.publish(self.topics.avail, ONLINE, qos=1, retain=True)
         await self._publish_faults(link, mqtt)
         await self._publish_usage(link, mqtt)
         await self._publish_status(mqtt, force=True)
+
+    async def _discovery(self, mqtt: aiomqtt.Client, birth: dict[str, Any]) -> None:
+        """Home Assistant's retained configs: the table as a device of sensors."""
+        if not homeassistant.usable(self.table):
+            self.log(_("no Home Assistant discovery: the table id “{table}” may only have "
+                       "letters, digits, _ and -").format(table=self.table))
+            return
+        device = homeassistant.device(self.table, birth["model"], birth["firmware"],
+                                      birth["console_url"])
+        for topic, config in homeassistant.configs(self.topics, self.table,
+                                                   self.venue.ha_prefix, device, self.lang):
+            await mqtt.publish(topic, payload(config), qos=1, retain=True)
 
     async def _follow(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
         """The daemon's stream: faults at once, status on change (rate-limited)."""
