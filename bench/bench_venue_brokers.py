@@ -138,13 +138,15 @@ async def _share(port: int, auth: bool, numbers: list[int], ready: Any, go: Any,
     ready.put(len(numbers))
     await asyncio.get_running_loop().run_in_executor(None, go.wait)
     stop_at[0] = time.monotonic() + seconds
+    cpu = time.process_time()
     started.set()
     await asyncio.sleep(seconds + 1.5)
+    cpu = time.process_time() - cpu
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     return {"sent": counts["sent"], "lag_p99_ms": _quantile(lags, 0.99),
-            "lag_max_ms": _quantile(lags, 1.0)}
+            "lag_max_ms": _quantile(lags, 1.0), "cpu_s": cpu}
 
 
 def _generator(port: int, auth: bool, numbers: list[int], ready: Any, go: Any,
@@ -169,14 +171,23 @@ async def _subscribe(port: int, auth: bool, ready: Any, done: Any) -> dict[str, 
     ready.put(0)
     loop = asyncio.get_running_loop()
     finished = loop.run_in_executor(None, done.wait)
+    cpu = time.process_time()
     while not finished.done():
         due = time.monotonic() + 0.01
         await asyncio.sleep(0.01)
         lags.append((time.monotonic() - due) * 1000)
+    cpu = time.process_time() - cpu
+    # What is still in flight (a broker behind): until nothing came for 2 s.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        seen = len(latencies)
+        await asyncio.sleep(2.0)
+        if len(latencies) == seen:
+            break
     await venue.close()
     return {"received": len(latencies), "p50_ms": _quantile(latencies, 0.5),
             "p99_ms": _quantile(latencies, 0.99), "max_ms": _quantile(latencies, 1.0),
-            "sub_lag_p99_ms": _quantile(lags, 0.99)}
+            "sub_lag_p99_ms": _quantile(lags, 0.99), "sub_cpu_s": cpu}
 
 
 def _subscriber(port: int, auth: bool, ready: Any, done: Any, out: Any,
@@ -190,8 +201,13 @@ def _subscriber(port: int, auth: bool, ready: Any, done: Any, out: Any,
         out.put({"failed": f"{type(exc).__name__}: {exc}"})
 
 
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _step(port: int, auth: bool, tables: int, seconds: float, procs: int,
-          favoured: bool) -> dict[str, Any]:
+          favoured: bool, broker_pid: int) -> dict[str, Any]:
     context = multiprocessing.get_context("spawn")
     ready, go, done = context.Queue(), context.Event(), context.Event()
     sub_out, gen_out = context.Queue(), context.Queue()
@@ -199,6 +215,7 @@ def _step(port: int, auth: bool, tables: int, seconds: float, procs: int,
                                                                  favoured))
     subscriber.start()
     ready.get(timeout=60)
+    broker_cpu = _cpu_s(broker_pid)
     procs = max(1, min(procs, tables))
     shares = [list(range(tables))[i::procs] for i in range(procs)]
     start = time.monotonic()
@@ -212,8 +229,11 @@ def _step(port: int, auth: bool, tables: int, seconds: float, procs: int,
         for _ in generators:
             ready.get(timeout=300)
         connect_s = time.monotonic() - start
+        broker_cpu, traffic_at = _cpu_s(broker_pid), time.monotonic()
         go.set()
         shares_done = [gen_out.get(timeout=seconds + 120) for _ in generators]
+        broker_cpu = _cpu_s(broker_pid) - broker_cpu
+        traffic_s = time.monotonic() - traffic_at
         time.sleep(1.0)                     # the last messages in flight
         done.set()
         received = sub_out.get(timeout=60)
@@ -226,10 +246,15 @@ def _step(port: int, auth: bool, tables: int, seconds: float, procs: int,
     failed = [s["failed"] for s in [*shares_done, received] if "failed" in s]
     if failed:
         return {"tables": tables, "failed": failed[0]}
+    sub_cpu_s = received.pop("sub_cpu_s")
     return {"tables": tables, "procs": procs, "connect_s": round(connect_s, 2),
             "sent": sum(s["sent"] for s in shares_done), **received,
             "gen_lag_p99_ms": max(s["lag_p99_ms"] or 0 for s in shares_done),
             "gen_lag_max_ms": max(s["lag_max_ms"] or 0 for s in shares_done),
+            # Share of one core over the traffic: who works hardest.
+            "broker_cpu_percent": round(100 * broker_cpu / traffic_s, 1),
+            "gen_cpu_percent": round(100 * sum(s["cpu_s"] for s in shares_done) / traffic_s, 1),
+            "sub_cpu_percent": round(100 * sub_cpu_s / traffic_s, 1),
             "load_1min": round(os.getloadavg()[0], 1)}
 
 
@@ -244,7 +269,8 @@ def _one(name: str, size: int, seconds: float, procs: int, nodelay: bool,
         if favoured:
             children.favour(broker.proc.pid)   # type: ignore[union-attr]
         try:
-            return _step(broker.port, name == "mosquitto", size, seconds, procs, favoured)
+            return _step(broker.port, name == "mosquitto", size, seconds, procs, favoured,
+                         broker.proc.pid)   # type: ignore[union-attr]
         except Exception as exc:  # a broker that falls over is a figure too
             return {"tables": size, "failed": f"{type(exc).__name__}: {exc}"}
         finally:
@@ -269,6 +295,7 @@ def measure(sizes: list[int], seconds: float, brokers: list[str], procs: int = 4
             step: dict[str, Any] = {"tables": size, "runs": len(tries),
                                     "failed": len(tries) - len(good)}
             for key in ("p50_ms", "p99_ms", "max_ms", "gen_lag_p99_ms", "sub_lag_p99_ms",
+                        "broker_cpu_percent", "gen_cpu_percent", "sub_cpu_percent",
                         "load_1min"):
                 values = [t[key] for t in good if t.get(key) is not None]
                 step[key] = round(statistics.median(values), 2) if values else None
