@@ -44,6 +44,18 @@ def start_agent(daemon: Daemon) -> subprocess.Popen[bytes]:
         env={**os.environ, "MJTABLE_LANG": "en"})
 
 
+def stop_agent(agent: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, and SIGKILL if it is not gone in 10 s: the test's broker and daemon are
+    stopped after it whatever happens (a loaded machine can be that slow)."""
+    if agent.poll() is None:
+        agent.terminate()
+        try:
+            agent.wait(10)
+        except subprocess.TimeoutExpired:
+            agent.kill()
+            agent.wait(5)
+
+
 @pytest.fixture
 def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Daemon, VenueKey, Watcher]]:
     broker = Mosquitto(tmp_path / "broker", ["t1", "t2"]).start()
@@ -61,9 +73,7 @@ def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Daemon, VenueKey, Watcher
     try:
         yield broker, daemon, key, watcher
     finally:
-        if agent.poll() is None:
-            agent.terminate()
-            agent.wait(10)
+        stop_agent(agent)
         watcher.close()
         daemon.stop()
         broker.stop()
@@ -135,9 +145,10 @@ def test_a_table_cannot_publish_under_another_tables_topics(venue) -> None:
         time.sleep(0.5)
         assert b'{"state": "forged"}' not in watcher.on("mjt/v1/t1/status")
         assert watcher.on("mjt/v1/t1/cmd") == []
+        wait_for(lambda: watcher.on("mjt/v1/t1/avail")[-1:] == [b"online"], 20, "online")
         ha = Watcher(broker.port, VENUE_USER, VENUE_PASSWORD, topic="homeassistant/#")
         try:
-            wait_for(lambda: ha.on("homeassistant/sensor/t1/state/config"), 5, "t1's config")
+            wait_for(lambda: ha.on("homeassistant/sensor/t1/state/config"), 10, "t1's config")
             time.sleep(0.3)
             assert b'{"name": "forged"}' not in ha.on("homeassistant/sensor/t1/state/config")
         finally:

@@ -32,6 +32,7 @@ RETRY_S = 1.0           # wait before reconnecting to the daemon or the broker
 LEDGER_POLL_S = 5.0     # look for records even without a hand event (missed events)
 RESEND_S = 120.0        # unacknowledged this long, acknowledgements stalled: send again
 FAULTS_EVERY_S = 0.5    # the retained fault list is re-read at most this often
+STOP_PUBLISH_S = 2.0    # the last `offline`, waited for at most this long
 
 
 def broker_address(url: str) -> tuple[str, int, bool]:
@@ -133,8 +134,10 @@ class Agent:
                     raise task.exception()      # type: ignore[misc]
             # The daemon is gone or we stop: say so before the connection closes (a
             # clean disconnect sends no last will).
+            # A broker slow to acknowledge must not hold a stopping agent for long.
             with contextlib.suppress(aiomqtt.MqttError):
-                await mqtt.publish(self.topics.avail, OFFLINE, qos=1, retain=True)
+                await mqtt.publish(self.topics.avail, OFFLINE, qos=1, retain=True,
+                                   timeout=STOP_PUBLISH_S)
         finally:
             for task in [*tasks, stop]:
                 task.cancel()
