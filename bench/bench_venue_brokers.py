@@ -13,12 +13,17 @@ client, bench/mqtt_wire.py), the subscriber has its own, and each reports how la
 its loop ran (`gen_lag_p99_ms`: a table's second that began late; `sub_lag_p99_ms`:
 a 10 ms ticker in the subscriber). A step whose generator lag is near its latency
 measured the generator, not the broker. Everything shares the machine with the
-broker: the load average is printed with each step. `--favoured` runs the broker,
-generators and subscriber at nice -10 (needs root): closer to a venue's own broker
-machine when other work loads this one.
+broker: the load average is printed with each step.
+
+A machine shared with other jobs: Linux shares the CPU between sessions first
+(autogroup), so a nice value only orders processes inside one session, and on a
+loaded machine every process of the bench waits its session's turn (the lags above
+grow together with the latency). `--own-machine` runs the whole bench in a session of
+its own whose autogroup is niced to -20 (root): the broker, generators and subscriber
+then get the CPU as on a venue's own broker machine.
 
     python -m bench.bench_venue_brokers [--sizes 100,250,500,1000] [--seconds 15]
-                                        [--procs 4] [--nodelay] [--brokers mosquitto]
+                                        [--procs 4] [--runs 3] [--own-machine] [--nodelay]
     python -m bench.bench_venue_brokers --record bench/venue_traffic.json
 """
 
@@ -30,7 +35,9 @@ import json
 import multiprocessing
 import os
 import random
+import shlex
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -150,9 +157,8 @@ async def _share(port: int, auth: bool, numbers: list[int], ready: Any, go: Any,
 
 
 def _generator(port: int, auth: bool, numbers: list[int], ready: Any, go: Any,
-               seconds: float, out: Any, favoured: bool) -> None:
-    if favoured:
-        children.favour(os.getpid())
+               seconds: float, out: Any, nice: int | None) -> None:
+    _renice(os.getpid(), nice)
     try:
         out.put(asyncio.run(_share(port, auth, numbers, ready, go, seconds)))
     except Exception as exc:  # the broker refusing or falling over is a figure
@@ -191,14 +197,18 @@ async def _subscribe(port: int, auth: bool, ready: Any, done: Any) -> dict[str, 
 
 
 def _subscriber(port: int, auth: bool, ready: Any, done: Any, out: Any,
-                favoured: bool) -> None:
-    if favoured:
-        children.favour(os.getpid())
+                nice: int | None) -> None:
+    _renice(os.getpid(), nice)
     try:
         out.put(asyncio.run(_subscribe(port, auth, ready, done)))
     except Exception as exc:
         ready.put(0)
         out.put({"failed": f"{type(exc).__name__}: {exc}"})
+
+
+def _renice(pid: int, nice: int | None) -> None:
+    if nice is not None:
+        os.setpriority(os.PRIO_PROCESS, pid, nice)
 
 
 def _cpu_s(pid: int) -> float:
@@ -207,12 +217,12 @@ def _cpu_s(pid: int) -> float:
 
 
 def _step(port: int, auth: bool, tables: int, seconds: float, procs: int,
-          favoured: bool, broker_pid: int) -> dict[str, Any]:
+          nice: int | None, broker_pid: int) -> dict[str, Any]:
     context = multiprocessing.get_context("spawn")
     ready, go, done = context.Queue(), context.Event(), context.Event()
     sub_out, gen_out = context.Queue(), context.Queue()
     subscriber = context.Process(target=_subscriber, args=(port, auth, ready, done, sub_out,
-                                                                 favoured))
+                                                                 nice))
     subscriber.start()
     ready.get(timeout=60)
     broker_cpu = _cpu_s(broker_pid)
@@ -221,7 +231,7 @@ def _step(port: int, auth: bool, tables: int, seconds: float, procs: int,
     start = time.monotonic()
     generators = [context.Process(target=_generator,
                                   args=(port, auth, share, ready, go, seconds, gen_out,
-                                        favoured))
+                                        nice))
                   for share in shares]
     for proc in generators:
         proc.start()
@@ -260,16 +270,15 @@ def _step(port: int, auth: bool, tables: int, seconds: float, procs: int,
 
 
 def _one(name: str, size: int, seconds: float, procs: int, nodelay: bool,
-         favoured: bool) -> dict[str, Any]:
+         nice: int | None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as directory:
         broker = (Mosquitto(Path(directory), [_name(n) for n in range(size)],
                             extra="set_tcp_nodelay true\n" if nodelay else "")
                   if name == "mosquitto" else Amqtt(Path(directory)))
         broker.start()
-        if favoured:
-            children.favour(broker.proc.pid)   # type: ignore[union-attr]
+        _renice(broker.proc.pid, nice)   # type: ignore[union-attr]
         try:
-            return _step(broker.port, name == "mosquitto", size, seconds, procs, favoured,
+            return _step(broker.port, name == "mosquitto", size, seconds, procs, nice,
                          broker.proc.pid)   # type: ignore[union-attr]
         except Exception as exc:  # a broker that falls over is a figure too
             return {"tables": size, "failed": f"{type(exc).__name__}: {exc}"}
@@ -278,7 +287,7 @@ def _one(name: str, size: int, seconds: float, procs: int, nodelay: bool,
 
 
 def measure(sizes: list[int], seconds: float, brokers: list[str], procs: int = 4,
-            runs: int = 1, nodelay: bool = False, favoured: bool = False) -> dict[str, Any]:
+            runs: int = 1, nodelay: bool = False, nice: int | None = None) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     for name in brokers:
         missing = mosquitto_missing() if name == "mosquitto" else amqtt_missing()
@@ -289,7 +298,7 @@ def measure(sizes: list[int], seconds: float, brokers: list[str], procs: int = 4
         for size in sizes:
             tries = []
             for _ in range(runs):
-                tries.append(_one(name, size, seconds, procs, nodelay, favoured))
+                tries.append(_one(name, size, seconds, procs, nodelay, nice))
                 print(json.dumps({name: tries[-1]}), file=sys.stderr, flush=True)
             good = [t for t in tries if not t.get("failed")]
             step: dict[str, Any] = {"tables": size, "runs": len(tries),
@@ -310,7 +319,8 @@ def measure(sizes: list[int], seconds: float, brokers: list[str], procs: int = 4
         under = [s["tables"] for s in steps if not past(s)]
         figures[name] = {"steps": steps, "knee_tables": knee,
                          "max_tables_p99_under_100ms": max(under) if under else None}
-    figures.update(procs=procs, nodelay=nodelay, favoured=favoured)
+    figures.update(procs=procs, nodelay=nodelay, nice=nice,
+                   load_1min_now=round(os.getloadavg()[0], 1))
     return figures
 
 
@@ -369,19 +379,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=1, help="runs per size (medians)")
     parser.add_argument("--nodelay", action="store_true",
                         help="Mosquitto with set_tcp_nodelay true (no Nagle delay)")
-    parser.add_argument("--favoured", action="store_true",
-                        help="broker, generators and subscriber at nice -10 (root): the "
-                             "venue's own machine, not one shared with other work")
+    parser.add_argument("--nice", type=int, default=None,
+                        help="broker, generators and subscriber at this nice (below 0 needs "
+                             "root): the venue's own machine, not one shared with other work")
+    parser.add_argument("--own-machine", action="store_true",
+                        help="run in a session of its own, its autogroup at nice -20 (root)")
     parser.add_argument("--record", metavar="PATH",
                         help="record a real agent's traffic for the replay, then exit")
     args = parser.parse_args(argv)
+    if args.own_machine:
+        rest = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--own-machine"]
+        command = " ".join(shlex.quote(a) for a in [sys.executable, "-m",
+                                                   "bench.bench_venue_brokers", *rest])
+        return subprocess.run(["setsid", "-w", "sh", "-c",
+                               f"echo -20 > /proc/self/autogroup && exec {command}"],
+                              check=False).returncode
     children.install()
     if args.record:
         print(json.dumps(record(Path(args.record), args.seconds)))
         return 0
     sizes = [int(s) for s in args.sizes.split(",")]
     print(json.dumps(measure(sizes, args.seconds, args.brokers.split(","), args.procs,
-                             args.runs, args.nodelay, args.favoured), indent=1))
+                             args.runs, args.nodelay, args.nice), indent=1))
     return 0
 
 
