@@ -35,9 +35,7 @@ import json
 import multiprocessing
 import os
 import random
-import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,6 +51,7 @@ from bench.venue_brokers import (
     Mosquitto,
     amqtt_missing,
     mosquitto_missing,
+    own_machine,
     table_password,
 )
 
@@ -388,12 +387,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="record a real agent's traffic for the replay, then exit")
     args = parser.parse_args(argv)
     if args.own_machine:
-        rest = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--own-machine"]
-        command = " ".join(shlex.quote(a) for a in [sys.executable, "-m",
-                                                   "bench.bench_venue_brokers", *rest])
-        return subprocess.run(["setsid", "-w", "sh", "-c",
-                               f"echo -20 > /proc/self/autogroup && exec {command}"],
-                              check=False).returncode
+        return own_machine("bench.bench_venue_brokers", [
+            a for a in (sys.argv[1:] if argv is None else argv) if a != "--own-machine"])
     children.install()
     if args.record:
         print(json.dumps(record(Path(args.record), args.seconds)))

@@ -12,6 +12,7 @@ load average, and the agents' RSS and CPU.
 
     python -m bench.bench_venue_faults [--tables 2] [--seconds 60] [--speed 20]
                                        [--broker mosquitto|amqtt] [--runs 3]
+                                       [--own-machine]
 """
 
 from __future__ import annotations
@@ -34,7 +35,14 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from bench import children
-from bench.venue_brokers import VENUE_PASSWORD, VENUE_USER, Amqtt, Mosquitto, table_password
+from bench.venue_brokers import (
+    VENUE_PASSWORD,
+    VENUE_USER,
+    Amqtt,
+    Mosquitto,
+    own_machine,
+    table_password,
+)
 from bench.venue_tables import ROOT, Daemon, call, wait_for
 
 TECHNICIAN, TOKEN = "li", "bench-token-0123"
@@ -212,7 +220,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed", type=float, default=20.0)
     parser.add_argument("--broker", choices=("mosquitto", "amqtt"), default="mosquitto")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--own-machine", action="store_true",
+                        help="run in a session of its own, its autogroup at nice -20 (root): "
+                             "as on a table's own computer, not one shared with other jobs")
     args = parser.parse_args(argv)
+    if args.own_machine:
+        return own_machine("bench.bench_venue_faults", [
+            a for a in (sys.argv[1:] if argv is None else argv) if a != "--own-machine"])
     children.install()
     runs = []
     for _ in range(args.runs):
