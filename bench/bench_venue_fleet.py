@@ -267,9 +267,14 @@ def measure(tables: int, hands: int, speed: float, broker_name: str = "mosquitto
             # amqtt forgets everything at its restart: the agents re-send after RESEND_S.
             wait_for(all_in, 60 if broker_name == "mosquitto" else 180,
                      "every record at the venue")
-        fault_rows = call(pairs[0].daemon.socket, "log", {"kind": "fault", "limit": 5000})
-        wall_of = {round(r["t"], 3): r["wall"] for r in fault_rows["rows"]
-                   if r.get("kind") == "fault"}
+        # Log reads are paced by the daemon: a long one on a loaded machine may time out,
+        # and the other figures still stand.
+        wall_of: dict[float, float] = {}
+        with contextlib.suppress(OSError, AssertionError, ValueError):
+            fault_rows = call(pairs[0].daemon.socket, "log", {"kind": "fault", "limit": 2000},
+                              timeout=120)
+            wall_of = {round(r["t"], 3): r["wall"] for r in fault_rows["rows"]
+                       if r.get("kind") == "fault"}
     finally:
         for pair in pairs:
             pair.stop()
