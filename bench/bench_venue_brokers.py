@@ -363,8 +363,11 @@ def record(path: Path, seconds: float) -> dict[str, Any]:
             payload.pop("table", None)
             payload.pop("wall", None)
             kept.append({**message, "payload": payload})
-    path.write_text(json.dumps({"recorded_with": "mjtable run --speed 20 + mjtable agent",
-                                "messages": kept}, indent=0) + "\n", encoding="utf-8")
+    # One message a line: a diff of a new recording reads.
+    rows = ",\n".join("  " + json.dumps(m, separators=(",", ":"), ensure_ascii=False)
+                      for m in kept)
+    path.write_text('{"recorded_with": "mjtable run --speed 20 + mjtable agent",\n'
+                    f' "messages": [\n{rows}\n ]}}\n', encoding="utf-8")
     return {"recorded": len(kept), "path": str(path)}
 
 
