@@ -220,6 +220,9 @@ class VenueSection:
                                   doc="a signed command may be valid at most this long")
     gate: bool = option(False, doc="booking gate: a table not enabled finishes its hand, "
                                    "then starts no new build")
+    ha_discovery: bool = option(False, doc="publish Home Assistant MQTT discovery configs "
+                                           "(read-only sensors) for this table")
+    ha_prefix: str = option("homeassistant", doc="Home Assistant's discovery prefix")
 
     def check(self) -> None:
         """Every key must be a 32-byte Ed25519 public key in base64."""
@@ -231,6 +234,11 @@ class VenueSection:
             if len(raw) != 32:
                 raise Invalid("keys", _("{key}: not a base64 Ed25519 public key "
                                         "(32 bytes)").format(key=key_id))
+        if not self.ha_prefix or any(c in self.ha_prefix for c in "+#\0") or (
+                self.ha_prefix.strip("/") != self.ha_prefix):
+            raise Invalid("ha_prefix", _("{prefix}: a topic prefix without wildcards or "
+                                         "leading and trailing slashes").format(
+                                             prefix=self.ha_prefix))
         if self.broker and not self.broker.startswith(("mqtt://", "mqtts://")):
             raise Invalid("broker", _("{broker}: use mqtt://host:port or "
                                       "mqtts://host:port").format(broker=self.broker))

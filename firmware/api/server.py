@@ -124,6 +124,15 @@ class Client:
     def send_line(self, line: bytes) -> bool:
         if self.closed:
             return False
+        transport = self.writer.transport
+        if self.queue.empty() and not transport.is_closing() and (
+                transport.get_write_buffer_size() == 0):
+            # Nothing waits before it and the kernel took all the rest: out now, not
+            # after the loop's turn. A fault's event must not wait for the journal's
+            # fsync in the emit that raised it, nor for the rest of a batch of timers.
+            # A client that stops reading fills the kernel's buffer, then the queue.
+            self.writer.write(line)
+            return True
         try:
             self.queue.put_nowait(line)
         except asyncio.QueueFull:
@@ -695,6 +704,8 @@ class ApiServer:
                 "tiles_counted": sum(s.counted for s in ctl.sides),
                 "clients": len(self.clients),
             },
+            # The booking gate (firmware/gate.py), None before the venue is attached.
+            "gate": self.venue.gate.picture() if self.venue is not None else None,
         })
         if with_signals:
             status["signals"] = {

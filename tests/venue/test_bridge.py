@@ -13,7 +13,7 @@ import pytest
 
 from bench.venue_brokers import Mosquitto, mosquitto_missing, table_password
 from bench.venue_tables import Daemon, wait_for
-from tests.venue.test_agent_mosquitto import start_agent
+from tests.venue.test_agent_mosquitto import start_agent, stop_agent
 
 pytestmark = pytest.mark.skipif(mosquitto_missing() is not None,
                                 reason=mosquitto_missing() or "")
@@ -71,8 +71,7 @@ def test_hand_records_cross_the_bridge_exactly_once(tmp_path: Path) -> None:
                  60, "every hand at the chain")
     finally:
         if agent is not None:
-            agent.terminate()
-            agent.wait(10)
+            stop_agent(agent)
         billing.close()
         daemon.stop()
         venue.stop()
