@@ -69,6 +69,7 @@ class PhoneConsole:
         app = web.Application(middlewares=[self._gate], client_max_size=MAX_BODY)
         app.router.add_get("/", self._page)
         app.router.add_get("/static/{name}", self._static)
+        app.router.add_get("/favicon.ico", lambda _r: _no_icon())
         app.router.add_get("/api/view", self._view)
         for path, handler in (("/api/lang", self._lang), ("/api/login", self._login),
                               ("/api/logout", self._logout), ("/api/diagnose", self._diagnose),
@@ -356,6 +357,10 @@ class PhoneConsole:
             return _daemon_refused(exc)
         finally:
             await link.close()
+
+
+async def _no_icon() -> web.Response:
+    return web.Response(status=204)
 
 
 async def _body(request: web.Request) -> dict[str, Any]:

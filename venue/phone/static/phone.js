@@ -10,6 +10,7 @@
   const W = boot.words;
   let csrf = boot.csrf;
   let technician = boot.technician;
+  let hold = null;          // the jog being held: {button, number, timer, down}
   const $ = (id) => document.getElementById(id);
 
   function say(text) { $("message").textContent = text || ""; }
@@ -163,7 +164,6 @@
   });
 
   // -- hold-to-run jog ----------------------------------------------------------------
-  let hold = null;          // {button, number, timer, down}
   function jogButtons() {
     const motor = boot.motors.find((m) => m.motor === $("motor").value);
     $("jog-buttons").replaceChildren(...motor.directions.map((direction) => {

@@ -1,0 +1,104 @@
+"""A table for the phone console's browser tests: a simulated daemon at real speed
+(the daemon's hold cap is table time), the phone console in its own thread and
+loop, and a watcher of the daemon's signals and events on its API socket."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mjtable_core.config import load_config
+from tests.console.conftest import TOKEN, Daemon, start_daemon
+from venue.phone.server import PhoneConsole
+
+__all__ = ["TOKEN", "PhoneRig", "Watcher"]
+
+
+class Watcher:
+    """The daemon's `signals` and `events` streams, each message with its arrival time."""
+
+    def __init__(self, path: Path) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(str(path))
+        self.sock.sendall(b'{"id": 1, "method": "subscribe", "params": '
+                          b'{"streams": ["signals", "events"]}}\n')
+        self.seen: list[tuple[float, dict[str, Any]]] = []
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        buf = b""
+        while True:
+            try:
+                chunk = self.sock.recv(65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            now = time.monotonic()
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            with self.lock:
+                self.seen += [(now, json.loads(line)) for line in lines if line]
+
+    def signal_at(self, name: str, value: Any, after: float) -> float | None:
+        """When `name` was first seen at `value` after `after` (monotonic), or None."""
+        with self.lock:
+            for t, message in self.seen:
+                if t >= after and message.get("stream") == "signals" and name in message.get(
+                        "signals", {}) and message["signals"][name] == value:
+                    return t
+        return None
+
+    def events(self, kind: str, after: float = 0.0) -> list[dict[str, Any]]:
+        with self.lock:
+            return [m["event"] for t, m in self.seen if t >= after
+                    and m.get("stream") == "event" and m["event"].get("kind") == kind]
+
+    def wait(self, found: Callable[[], Any], timeout: float = 5.0) -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = found()
+            if value:
+                return value
+            time.sleep(0.01)
+        raise AssertionError("not seen in time")
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class PhoneRig:
+    def __init__(self, state: Path) -> None:
+        self.daemon: Daemon
+        self.daemon, self._stop_daemon = start_daemon(state, speed=1.0)
+        self.watcher = Watcher(self.daemon.socket)
+        self.loop = asyncio.new_event_loop()
+        self.console = PhoneConsole(load_config(), self.daemon.socket, "127.0.0.1:0")
+        started = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(self.loop)
+            self.loop.run_until_complete(self.console.start())
+            started.set()
+            self.loop.run_forever()
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        assert started.wait(10), "the phone console did not start"
+        host, port = self.console.address or ("127.0.0.1", 0)
+        self.url = f"http://{host}:{port}/"
+
+    def close(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.console.close(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.watcher.close()
+        self._stop_daemon()
