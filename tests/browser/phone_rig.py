@@ -62,13 +62,16 @@ class Watcher:
             return [m["event"] for t, m in self.seen if t >= after
                     and m.get("stream") == "event" and m["event"].get("kind") == kind]
 
-    def wait(self, found: Callable[[], Any], timeout: float = 5.0) -> Any:
+    def wait(self, found: Callable[[], Any], timeout: float = 5.0,
+             idle: Callable[[], Any] | None = None) -> Any:
+        """Poll `found`; `idle` between polls (a page's wait_for_timeout: Playwright's
+        sync API serves the pages' routed requests only while a call is in it)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             value = found()
             if value:
                 return value
-            time.sleep(0.01)
+            (idle or (lambda: time.sleep(0.01)))()
         raise AssertionError("not seen in time")
 
     def close(self) -> None:
