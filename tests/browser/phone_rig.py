@@ -15,7 +15,7 @@ from typing import Any
 
 from mjtable_core.config import load_config
 from tests.console.conftest import TOKEN, Daemon, start_daemon
-from venue.phone.server import PhoneConsole
+from venue.agent.phone.server import PhoneConsole
 
 __all__ = ["TOKEN", "PhoneRig", "Watcher"]
 

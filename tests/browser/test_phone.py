@@ -208,7 +208,7 @@ class Elsewhere(BaseHTTPRequestHandler):
 
     target = ""
 
-    def do_GET(self) -> None:   # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         jog = self.target + "api/jog/start"
         body = f"""<!doctype html><title>elsewhere</title>
 <iframe name="sink"></iframe>

@@ -45,7 +45,7 @@ def main(config: Config, args: argparse.Namespace) -> int:
         print(_("mjtable agent: needs the venue extra ({module} is missing): "
                 "pip install 'mjtable[venue]'").format(module=exc.name), file=sys.stderr)
         return EXIT_CONFIG
-    listen = config.venue.phone_listen if args.phone is None else args.phone
+    listen = config.venue.agent.phone_listen if args.phone is None else args.phone
     if listen:
         try:
             check_phone_listen(listen)
@@ -76,7 +76,7 @@ async def _phone(config: Config, socket: Path, listen: str, log: Any) -> Any:
     if not listen:
         return None
     try:
-        from venue.phone.server import PhoneConsole
+        from venue.agent.phone.server import PhoneConsole
     except ModuleNotFoundError as exc:
         log(_("no phone console: {module} is missing (pip install 'mjtable[venue]')").format(
             module=exc.name))

@@ -22,9 +22,9 @@ from firmware.diagnosis import SYMPTOMS
 from firmware.i18n import _, language
 from mjtable_core.config import Config
 from venue.agent.link import DaemonLink, LinkError
-from venue.phone import guard, words
-from venue.phone.page import render
-from venue.phone.sessions import Session, Sessions, TooMany
+from venue.agent.phone import guard, words
+from venue.agent.phone.page import render
+from venue.agent.phone.sessions import Session, Sessions, TooMany
 
 STATIC = Path(__file__).resolve().parent / "static"
 SESSION_COOKIE = "mjt_s"
@@ -52,8 +52,8 @@ class PhoneConsole:
     def __init__(self, config: Config, socket: Path, listen: str | None = None) -> None:
         self.config = config
         self.socket = socket
-        self.listen = config.venue.phone_listen if listen is None else listen
-        self.networks = guard.networks(config.venue.phone_networks)
+        self.listen = config.venue.agent.phone_listen if listen is None else listen
+        self.networks = guard.networks(config.venue.agent.phone_networks)
         self.default_lang = config.venue.language or config.display.language or "en"
         self.sessions = Sessions(socket)
         self.status: dict[str, Any] | None = None

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from firmware.i18n import _, language
-from venue.phone.words import page_words
+from venue.agent.phone.words import page_words
 
 # Each language by its own name: a reader who cannot read this page finds theirs.
 LANGUAGE_NAMES = {"en": "English", "zh_CN": "中文"}
