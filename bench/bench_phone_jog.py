@@ -111,8 +111,10 @@ def main(argv: list[str] | None = None) -> int:
             event, sampled, why = [], [], set()
             for _ in range(args.kills):
                 before = renderers()
+                context = browser.new_context()     # its own renderer, killed alone
                 page = ready(context, rig)
                 mine = renderers() - before
+                assert mine, "no renderer of its own for the tab"
                 pressed = press(page, rig)
                 page.wait_for_timeout(200)
                 killed = time.monotonic()
@@ -123,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
                 sampled.append(s)
                 why.add(stopped)
                 with contextlib.suppress(Exception):    # a dead tab closes with an error
-                    page.close()
+                    context.close()
             report["killed_tab"] = {"event": figures(event), "signals": figures(sampled),
                                     "stopped": sorted(why)}
             browser.close()

@@ -155,17 +155,34 @@ def test_login_test_mode_and_hold_to_jog_release_stops_the_motor(browser, rig) -
     page.locator("#jog-state", has_text="stopped").wait_for(timeout=5000)
 
 
+def _parent(pid: int) -> int:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0
+    return int(stat.rpartition(")")[2].split()[1])
+
+
 def renderers() -> set[int]:
-    """Chromium's renderer processes (a zygote child's command line is one string)."""
+    """Chromium's renderer processes started by this process (never another's), by
+    their command line (a zygote child's is one string)."""
     found = set()
+    me = os.getpid()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 line = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
             except OSError:
                 continue
-            if b"chromium" in line and b"--type=renderer" in line:
-                found.add(int(entry.name))
+            if b"chromium" not in line or b"--type=renderer" not in line:
+                continue
+            pid = ancestor = int(entry.name)
+            for _ in range(12):
+                ancestor = _parent(ancestor)
+                if ancestor in (0, 1, me):
+                    break
+            if ancestor == me:
+                found.add(pid)
     return found
 
 

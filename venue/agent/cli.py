@@ -45,7 +45,7 @@ def main(config: Config, args: argparse.Namespace) -> int:
         print(_("mjtable agent: needs the venue extra ({module} is missing): "
                 "pip install 'mjtable[venue]'").format(module=exc.name), file=sys.stderr)
         return EXIT_CONFIG
-    listen = config.venue.agent.phone_listen if args.phone is None else args.phone
+    listen = config.venue.phone_listen if args.phone is None else args.phone
     if listen:
         try:
             check_phone_listen(listen)

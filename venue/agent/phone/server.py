@@ -52,8 +52,8 @@ class PhoneConsole:
     def __init__(self, config: Config, socket: Path, listen: str | None = None) -> None:
         self.config = config
         self.socket = socket
-        self.listen = config.venue.agent.phone_listen if listen is None else listen
-        self.networks = guard.networks(config.venue.agent.phone_networks)
+        self.listen = config.venue.phone_listen if listen is None else listen
+        self.networks = guard.networks(config.venue.phone_networks)
         self.default_lang = config.venue.language or config.display.language or "en"
         self.sessions = Sessions(socket)
         self.status: dict[str, Any] | None = None
