@@ -6,7 +6,8 @@ daemon at real speed: release → motor off, and a killed tab → motor off.
 Two clocks of "off": the daemon's `service.jog` event (sent as the motor is
 switched off) and its `signals` stream (sampled every 0.1 s, so up to 0.1 s later).
 No request is intercepted here, unlike in the tests: this is the page as a phone
-runs it.
+runs it. The table (daemon and console) runs in a child process, as on a table it runs
+apart from the browser; only the watcher of the daemon's streams is here.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.maintenance import HOLD_S
-from tests.browser.phone_rig import TOKEN, PhoneRig
+from tests.browser.phone_rig import TOKEN, PhoneRig, Watcher
 from tests.browser.test_phone import PHONE, renderers
 
 CHROMIUM = "/usr/bin/chromium"
@@ -36,7 +37,7 @@ def figures(values: list[float]) -> dict[str, float]:
             "p95_ms": round(p95 * 1000, 1), "max_ms": round(ordered[-1] * 1000, 1)}
 
 
-def ready(context: Any, rig: PhoneRig) -> Any:
+def ready(context: Any, rig: Any) -> Any:
     page = context.new_page()
     page.set_viewport_size(PHONE)
     page.goto(rig.url)
@@ -46,10 +47,9 @@ def ready(context: Any, rig: PhoneRig) -> Any:
         page.fill("#token", TOKEN)
         page.click("#login button[type=submit]")
         page.locator("#tools").wait_for(state="visible")
-    service = rig.daemon.api.maintenance
-    if not rig.daemon.call(lambda: service.test_mode):
+    if not rig.daemon.call(None):
         page.click("#tm-on")
-        while not rig.daemon.call(lambda: service.test_mode):
+        while not rig.daemon.call(None):
             if page.locator("#tm-force").is_visible():
                 page.click("#tm-force")
             page.wait_for_timeout(50)
@@ -61,7 +61,7 @@ def ready(context: Any, rig: PhoneRig) -> Any:
     return page
 
 
-def press(page: Any, rig: PhoneRig) -> float:
+def press(page: Any, rig: Any) -> float:
     pressed = time.monotonic()
     page.mouse.down()
     rig.watcher.wait(lambda: rig.watcher.signal_at("motor.dice", True, pressed),
@@ -69,13 +69,54 @@ def press(page: Any, rig: PhoneRig) -> float:
     return pressed
 
 
-def off_times(rig: PhoneRig, pressed: float, since: float) -> tuple[float, float, str]:
+def off_times(rig: Any, pressed: float, since: float) -> tuple[float, float, str]:
     ended = rig.watcher.wait(lambda: rig.watcher.events("service.jog", pressed), 10)
     signal_off = rig.watcher.wait(
         lambda: rig.watcher.signal_at("motor.dice", False, since), 10)
     event_at = next(t for t, m in rig.watcher.seen if t >= pressed and m.get("stream") ==
                     "event" and m["event"].get("kind") == "service.jog")
     return event_at - since, signal_off - since, ended[0]["stopped"]
+
+
+class Table:
+    """A PhoneRig in a child process; here its URL, a watcher and a way to log out."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self.pipe, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child,), daemon=True)
+        self.process.start()
+        self.url, socket = self.pipe.recv()
+        self.watcher = Watcher(Path(socket))
+        self.daemon = self          # what ready() asks: is test mode on?
+
+    def call(self, _fn: Any) -> bool:
+        self.pipe.send("test_mode")
+        return bool(self.pipe.recv())
+
+    def log_everyone_out(self) -> None:
+        self.pipe.send("logout")
+        self.pipe.recv()
+
+    def close(self) -> None:
+        self.pipe.send("stop")
+        self.process.join(30)
+        self.watcher.close()
+
+
+def _serve(pipe: Any) -> None:
+    rig = PhoneRig(Path(tempfile.mkdtemp(prefix="phone-bench-")))
+    pipe.send((rig.url, str(rig.daemon.socket)))
+    service = rig.daemon.api.maintenance
+    while (asked := pipe.recv()) != "stop":
+        if asked == "test_mode":
+            pipe.send(rig.daemon.call(lambda: service.test_mode))
+        else:
+            rig.log_everyone_out()
+            pipe.send(True)
+    rig.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    rig = PhoneRig(Path(tempfile.mkdtemp(prefix="phone-bench-")))
+    rig: Any = Table()
     report: dict[str, Any] = {"hold_cap_s": HOLD_S}
     try:
         with sync_playwright() as driver:
@@ -110,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             page.close()
             event, sampled, why = [], [], set()
             for _ in range(args.kills):
+                rig.log_everyone_out()
                 before = renderers()
                 context = browser.new_context()     # its own renderer, killed alone
                 page = ready(context, rig)

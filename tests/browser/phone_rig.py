@@ -99,6 +99,11 @@ class PhoneRig:
         host, port = self.console.address or ("127.0.0.1", 0)
         self.url = f"http://{host}:{port}/"
 
+    def log_everyone_out(self) -> None:
+        """As each technician would (a killed tab's session otherwise waits out its
+        idle time, and a table takes four at once)."""
+        asyncio.run_coroutine_threadsafe(self.console.sessions.close(), self.loop).result(10)
+
     def close(self) -> None:
         asyncio.run_coroutine_threadsafe(self.console.close(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
