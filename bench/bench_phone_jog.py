@@ -18,13 +18,11 @@ import json
 import os
 import signal
 import statistics
-import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 from firmware.maintenance import HOLD_S
-from tests.browser.phone_rig import TOKEN, PhoneRig, Watcher
+from tests.browser.phone_rig import TOKEN, TableProcess
 from tests.browser.test_phone import PHONE, renderers
 
 CHROMIUM = "/usr/bin/chromium"
@@ -47,9 +45,9 @@ def ready(context: Any, rig: Any) -> Any:
         page.fill("#token", TOKEN)
         page.click("#login button[type=submit]")
         page.locator("#tools").wait_for(state="visible")
-    if not rig.daemon.call(None):
+    if not rig.test_mode():
         page.click("#tm-on")
-        while not rig.daemon.call(None):
+        while not rig.test_mode():
             if page.locator("#tm-force").is_visible():
                 page.click("#tm-force")
             page.wait_for_timeout(50)
@@ -78,47 +76,6 @@ def off_times(rig: Any, pressed: float, since: float) -> tuple[float, float, str
     return event_at - since, signal_off - since, ended[0]["stopped"]
 
 
-class Table:
-    """A PhoneRig in a child process; here its URL, a watcher and a way to log out."""
-
-    def __init__(self) -> None:
-        import multiprocessing
-
-        context = multiprocessing.get_context("spawn")
-        self.pipe, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child,), daemon=True)
-        self.process.start()
-        self.url, socket = self.pipe.recv()
-        self.watcher = Watcher(Path(socket))
-        self.daemon = self          # what ready() asks: is test mode on?
-
-    def call(self, _fn: Any) -> bool:
-        self.pipe.send("test_mode")
-        return bool(self.pipe.recv())
-
-    def log_everyone_out(self) -> None:
-        self.pipe.send("logout")
-        self.pipe.recv()
-
-    def close(self) -> None:
-        self.pipe.send("stop")
-        self.process.join(30)
-        self.watcher.close()
-
-
-def _serve(pipe: Any) -> None:
-    rig = PhoneRig(Path(tempfile.mkdtemp(prefix="phone-bench-")))
-    pipe.send((rig.url, str(rig.daemon.socket)))
-    service = rig.daemon.api.maintenance
-    while (asked := pipe.recv()) != "stop":
-        if asked == "test_mode":
-            pipe.send(rig.daemon.call(lambda: service.test_mode))
-        else:
-            rig.log_everyone_out()
-            pipe.send(True)
-    rig.close()
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--presses", type=int, default=20)
@@ -126,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    rig: Any = Table()
+    rig: Any = TableProcess()
     report: dict[str, Any] = {"hold_cap_s": HOLD_S}
     try:
         with sync_playwright() as driver:
@@ -152,11 +109,10 @@ def main(argv: list[str] | None = None) -> int:
             event, sampled, why = [], [], set()
             for _ in range(args.kills):
                 rig.log_everyone_out()
-                before = renderers()
-                context = browser.new_context()     # its own renderer, killed alone
+                context = browser.new_context()     # the only page: its renderers die
                 page = ready(context, rig)
-                mine = renderers() - before
-                assert mine, "no renderer of its own for the tab"
+                mine = renderers()
+                assert mine, "no renderer to kill"
                 pressed = press(page, rig)
                 page.wait_for_timeout(200)
                 killed = time.monotonic()

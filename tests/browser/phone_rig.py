@@ -5,6 +5,7 @@ loop, and a watcher of the daemon's signals and events on its API socket."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import threading
@@ -17,7 +18,7 @@ from mjtable_core.config import load_config
 from tests.console.conftest import TOKEN, Daemon, start_daemon
 from venue.agent.phone.server import PhoneConsole
 
-__all__ = ["TOKEN", "PhoneRig", "Watcher"]
+__all__ = ["TOKEN", "PhoneRig", "TableProcess", "Watcher"]
 
 
 class Watcher:
@@ -81,7 +82,7 @@ class Watcher:
 class PhoneRig:
     def __init__(self, state: Path) -> None:
         self.daemon: Daemon
-        self.daemon, self._stop_daemon = start_daemon(state, speed=1.0)
+        self.daemon, self._stop_daemon = start_daemon(state, speed=1.0, players=False)
         self.watcher = Watcher(self.daemon.socket)
         self.loop = asyncio.new_event_loop()
         self.console = PhoneConsole(load_config(), self.daemon.socket, "127.0.0.1:0")
@@ -110,3 +111,66 @@ class PhoneRig:
         self.thread.join(10)
         self.watcher.close()
         self._stop_daemon()
+
+
+class TableProcess:
+    """A PhoneRig in a child process, as on a table the daemon and the agent run apart
+    from the browser (in one process with Playwright's driver, a loaded machine
+    starves the daemon's loop of its turns). Here: its URL and a watcher."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self.pipe, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child,), daemon=True)
+        self.process.start()
+        if not self.pipe.poll(60):
+            self.process.kill()
+            raise RuntimeError("the table did not start")
+        self.url, socket = self.pipe.recv()
+        self.watcher = Watcher(Path(socket))
+
+    def _ask(self, *what: Any) -> Any:
+        self.pipe.send(what)
+        return self.pipe.recv()
+
+    def test_mode(self) -> bool:
+        return bool(self._ask("test_mode"))
+
+    def fault(self, fault_id: str, where: str) -> None:
+        self._ask("fault", fault_id, where)
+
+    def log_everyone_out(self) -> None:
+        self._ask("logout")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.pipe.send(("stop",))
+        self.process.join(30)
+        if self.process.is_alive():
+            self.process.kill()
+        self.watcher.close()
+
+
+def _serve(pipe: Any) -> None:
+    import tempfile
+
+    rig = PhoneRig(Path(tempfile.mkdtemp(prefix="phone-table-")))
+    pipe.send((rig.url, str(rig.daemon.socket)))
+    ctl = rig.daemon.ctl
+    service = rig.daemon.api.maintenance
+    try:
+        while (asked := pipe.recv())[0] != "stop":
+            if asked[0] == "test_mode":
+                pipe.send(rig.daemon.call(lambda: service.test_mode))
+            elif asked[0] == "fault":
+                rig.daemon.call(lambda: ctl.fault(asked[1], asked[2], None, {}))
+                pipe.send(True)
+            else:
+                rig.log_everyone_out()
+                pipe.send(True)
+    except EOFError:
+        pass
+    finally:
+        rig.close()

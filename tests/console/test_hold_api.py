@@ -16,7 +16,8 @@ from tests.console.conftest import TOKEN, Daemon, raw, replies, start_daemon
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     # Real speed: the hold's 0.5 s cap is table time.
-    running, stop = start_daemon(tmp_path_factory.mktemp("state"), speed=1.0)
+    running, stop = start_daemon(tmp_path_factory.mktemp("state"), speed=1.0,
+                                  players=False)
     try:
         yield running
     finally:

@@ -23,6 +23,8 @@ from venue.agent.link import DaemonLink, LinkError
 MAX_VISITORS = 256          # read-only sessions kept; the oldest is forgotten first
 MAX_TECHNICIANS = 4         # technician sessions at once (each holds a daemon connection)
 IDLE_S = 300.0              # a technician's page silent this long: logged out
+SILENT_S = 30.0             # ...and this long, when a new login needs its place (an
+                            # open page asks every 0.7 s: this one's tab is gone)
 LONGEST_S = 900.0           # the daemon's own session length (firmware/api/server.py)
 
 
@@ -78,8 +80,12 @@ class Sessions:
     async def login(self, old: Session, name: str, token: str) -> Session:
         """A new session (new id and token: a cookie seen before login opens nothing)
         with its own daemon connection, logged in there; LinkError if refused."""
-        if sum(1 for s in self._by_id.values() if s.technician is not None) >= MAX_TECHNICIANS:
-            raise TooMany
+        logged = [s for s in self._by_id.values() if s.technician is not None]
+        if len(logged) >= MAX_TECHNICIANS:
+            quietest = min(logged, key=lambda s: s.seen)
+            if time.monotonic() - quietest.seen < SILENT_S:
+                raise TooMany
+            await self.logout(quietest)
         link = DaemonLink(self.socket)
         await link.open()
         try:
