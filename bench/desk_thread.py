@@ -16,13 +16,15 @@ from venue.desk.store import Store
 
 class DeskThread:
     def __init__(self, raw: dict[str, Any] | None = None, broker_url: str | None = None,
-                 store: Store | None = None) -> None:
+                 store: Store | None = None, broker: bool = True) -> None:
+        """`broker` False: no broker and no link (tests fed through `feed`)."""
         raw = {**(raw or {})}
         raw["desk"] = {"listen": "127.0.0.1:0", **raw.get("desk", {})}
         if broker_url:
             raw["broker"] = {**raw.get("broker", {}), "url": broker_url}
         self.config = parse(raw, "test.toml")
-        self.embedded = broker_url is None
+        self.embedded = broker_url is None and broker
+        self.with_link = broker
         self.store = store or Store()
         self.loop = asyncio.new_event_loop()
         self.desk: Desk | None = None
@@ -33,7 +35,8 @@ class DeskThread:
         self._thread.start()
 
         async def up() -> Desk:
-            desk = Desk(self.config, embedded=self.embedded, store=self.store)
+            desk = Desk(self.config, embedded=self.embedded, store=self.store,
+                        link=self.with_link)
             await desk.start(self.lines.append)
             return desk
         self.desk = self.run(up())
@@ -79,6 +82,15 @@ class DeskThread:
     def stop(self) -> None:
         if self.desk is not None:
             self.run(self.desk.close())
+        self.run(_cancel_the_rest())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(10)
         self.loop.close()
+
+
+async def _cancel_the_rest() -> None:
+    """Whatever the app left (a page's stream) ends before the loop closes."""
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)

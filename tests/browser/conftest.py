@@ -8,40 +8,19 @@ The tests skip, with the reason, only where Chromium cannot start at all.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
-CHROMIUM = Path(os.environ.get("MJTABLE_CHROMIUM", "/usr/bin/chromium"))
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run",
-        "--disable-dev-shm-usage"]
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-LOCAL_SCHEMES = {"data", "blob", "about"}
+from bench.browser import launch, leaves_loopback, why_no_browser
 
 
-def why_no_browser() -> str | None:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ModuleNotFoundError:
-        return "Python playwright is not installed (pip install -e '.[dev]')"
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} is missing (Debian: apt-get install chromium)"
-    return None
-
-
-def leaves_loopback(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme not in LOCAL_SCHEMES and parts.hostname not in LOOPBACK
-
-
-@pytest.fixture(scope="session")
+# Package scope: Playwright's sync driver keeps an event loop running in this thread
+# while it lives, and tests elsewhere need asyncio.run.
+@pytest.fixture(scope="package")
 def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One headless Chromium for the session, on an empty profile directory."""
+    """One headless Chromium for the browser tests, on an empty profile directory."""
     reason = why_no_browser()
     if reason:
         pytest.skip(reason)
@@ -49,9 +28,7 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
     driver = sync_playwright().start()
     try:
-        context = driver.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=str(CHROMIUM),
-            headless=True, args=ARGS, locale="en-US")
+        context = launch(driver, tmp_path_factory.mktemp("chromium-profile"), locale="en-US")
     except Error as exc:
         driver.stop()
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+import sqlite3
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from firmware.cli_types import positive_int
@@ -38,11 +40,16 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", type=positive_int, metavar="N",
                         help=_("an embedded broker and N made-up tables: see it all "
                                "without a table"))
+    parser.add_argument("--new-key", metavar="FILE",
+                        help=_("write a new venue signing key to FILE and print the line "
+                               "the tables' [venue] keys need"))
     return parser
 
 
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
+    if args.new_key:
+        return _new_key(Path(args.new_key))
     try:
         from venue.desk import config as desk_config
         config = desk_config.load(args.config)
@@ -65,10 +72,30 @@ def main(argv: list[str]) -> int:
         return _missing(exc)
     try:
         desk = Desk(config, demo=args.demo, state_dir=args.state_dir)
-    except ValueError as exc:
+    except ValueError as exc:        # the key file
         print(f"mjtable venue: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    except (OSError, sqlite3.Error) as exc:     # the state directory or its store
+        print(_("mjtable venue: cannot keep records in {path}: {error}").format(
+            path=args.state_dir or config.desk.state_dir or _("the state directory"),
+            error=getattr(exc, "strerror", None) or exc), file=sys.stderr)
+        return EXIT_CONFIG
     return asyncio.run(_run(desk))
+
+
+def _new_key(path: Path) -> int:
+    from venue.desk.link import new_key
+
+    try:
+        public = new_key(path)
+    except OSError as exc:
+        print(_("mjtable venue: cannot write {path}: {error}").format(
+            path=path, error=exc.strerror or exc), file=sys.stderr)
+        return EXIT_CONFIG
+    print(_("# venue.toml, [broker]: key_file = \"{path}\"; each table's config, "
+            "[venue]:").format(path=path))
+    print(f'keys = {{ "venue-1" = "{public}" }}')
+    return 0
 
 
 def _missing(exc: ModuleNotFoundError) -> int:

@@ -14,7 +14,11 @@ import asyncio
 import contextlib
 import json
 import random
+import secrets
+import tempfile
 import time
+import warnings
+from pathlib import Path
 from typing import Any
 
 import aiomqtt
@@ -26,12 +30,27 @@ from venue.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, payload
 DEMO_FAULTS = ("lid.not_rising", "lid.not_lowering", "lid.sensor_conflict")
 
 
-class EmbeddedBroker:
-    """amqtt in this process, anonymous, on 127.0.0.1: for the demo and the tests."""
+# The demo's broker users: anyone may watch as demo/demo and publish nothing; the
+# venue and the made-up tables get passwords of their own, made at start.
+WATCHER = ("demo", "demo")
+PUBLISH = {"venue": ["mjt/v1/+/cmd"], "tables": ["mjt/v1/#"], "demo": []}
+SUBSCRIBE = {"venue": ["mjt/v1/#"], "tables": ["mjt/v1/+/cmd"], "demo": ["mjt/v1/#"]}
 
-    def __init__(self, port: int) -> None:
+
+def demo_accounts() -> dict[str, str]:
+    return {"venue": secrets.token_urlsafe(12), "tables": secrets.token_urlsafe(12),
+            WATCHER[0]: WATCHER[1]}
+
+
+class EmbeddedBroker:
+    """amqtt in this process on 127.0.0.1: for the demo and the tests. Anonymous
+    without `accounts`; with them, those users only, each allowed the topics above."""
+
+    def __init__(self, port: int, accounts: dict[str, str] | None = None) -> None:
         self.port = port
+        self.accounts = accounts
         self._broker: Any = None
+        self._directory: tempfile.TemporaryDirectory[str] | None = None
 
     @property
     def url(self) -> str:
@@ -40,24 +59,49 @@ class EmbeddedBroker:
     async def start(self) -> EmbeddedBroker:
         from amqtt.broker import Broker
 
+        plugins: dict[str, Any] = {"amqtt.plugins.authentication.AnonymousAuthPlugin":
+                                   {"allow_anonymous": self.accounts is None}}
+        if self.accounts is not None:
+            plugins["amqtt.plugins.authentication.FileAuthPlugin"] = {
+                "password_file": self._password_file(self.accounts)}
+            plugins["amqtt.plugins.topic_checking.TopicAccessControlListPlugin"] = {
+                "publish_acl": PUBLISH, "acl": SUBSCRIBE}
         self._broker = Broker({
             "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{self.port}"}},
-            "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin":
-                        {"allow_anonymous": True}}})
-        await self._broker.start()
+            "plugins": plugins})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)     # amqtt's "acl" name
+            await self._broker.start()
         return self
+
+    def _password_file(self, accounts: dict[str, str]) -> str:
+        from pwdlib import PasswordHash
+        from pwdlib.hashers.argon2 import Argon2Hasher
+
+        # Light parameters: random passwords on loopback, and amqtt checks each table's
+        # login inside the event loop the dashboard shares (the defaults take seconds).
+        hasher = PasswordHash((Argon2Hasher(time_cost=1, memory_cost=1024, parallelism=1),))
+        self._directory = tempfile.TemporaryDirectory(prefix="mjtable-demo-")
+        path = Path(self._directory.name) / "passwd"
+        path.write_text("".join(f"{user}:{hasher.hash(password)}\n"
+                                for user, password in accounts.items()), encoding="utf-8")
+        return str(path)
 
     async def stop(self) -> None:
         if self._broker is not None:
             with contextlib.suppress(Exception):
                 await self._broker.shutdown()
+        if self._directory is not None:
+            self._directory.cleanup()
 
 
 class DemoTable:
     def __init__(self, table: str, url: str, seed: int, lang: str = "en",
-                 hand_s: tuple[float, float] = (40.0, 90.0)) -> None:
+                 hand_s: tuple[float, float] = (40.0, 150.0),
+                 login: tuple[str, str] | None = None) -> None:
         self.table = table
         self.url = url
+        self.login = login
         self.topics = Topics(table)
         self.rng = random.Random(seed)
         self.lang = lang
@@ -79,6 +123,8 @@ class DemoTable:
             try:
                 async with aiomqtt.Client(
                         host, int(port), identifier=f"demo-{self.table}",
+                        username=self.login[0] if self.login else None,
+                        password=self.login[1] if self.login else None,
                         protocol=aiomqtt.ProtocolVersion.V311,
                         will=aiomqtt.Will(self.topics.avail, OFFLINE, qos=1, retain=True)
                         ) as client:
@@ -96,22 +142,27 @@ class DemoTable:
                  "model": "demo", "variant": "mcr", "console_url": None}), qos=1, retain=True)
             await client.publish(self.topics.avail, ONLINE, qos=1, retain=True)
             await self._faults(client, [])
-            await self._usage(client)
+            await self._earlier_today(client)
             await self._status(client)
+            # Each table starts somewhere else in its day, so the grid is not in step.
+            start = self.rng.random()
+            if start < 0.08:
+                await self._away(client)
+            elif start < 0.2:
+                await self._fault(client)
+            elif start < 0.6:
+                await self._hand(client, self.rng.uniform(5, self.hand_s[1]))
             while True:
                 await self._between(client)
                 await self._hand(client)
                 if self.rng.random() < 0.12:
                     await self._fault(client)
                 if self.rng.random() < 0.04:
-                    # Off the network for a while: the broker says offline for us.
-                    await client.publish(self.topics.avail, OFFLINE, qos=1, retain=True)
-                    await asyncio.sleep(self.rng.uniform(20, 60))
-                    await client.publish(self.topics.avail, ONLINE, qos=1, retain=True)
+                    await self._away(client)
         finally:
+            # Not suppress(CancelledError): that would swallow our own cancellation too.
             commands.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await commands
+            await asyncio.gather(commands, return_exceptions=True)
 
     async def _between(self, client: aiomqtt.Client) -> None:
         if self.rng.random() < 0.3 and self.booked_until < time.time():
@@ -119,27 +170,48 @@ class DemoTable:
             self.booked_until = time.time() + self.rng.uniform(60, 300)
             self.status["gate"] = {"open": True, "booking_id": self.booking}
             await self._status(client)
-        await asyncio.sleep(self.rng.uniform(5, 25))
+        await asyncio.sleep(self.rng.uniform(5, 40))
 
-    async def _hand(self, client: aiomqtt.Client) -> None:
-        start = time.time()
-        self.status.update(state="playing", hand_in_play=True, display="88")
-        await self._status(client)
-        await asyncio.sleep(self.rng.uniform(*self.hand_s))
-        end = time.time()
+    async def _away(self, client: aiomqtt.Client) -> None:
+        """Off the network for a while: what the broker's last will says for a table."""
+        await client.publish(self.topics.avail, OFFLINE, qos=1, retain=True)
+        await asyncio.sleep(self.rng.uniform(20, 60))
+        await client.publish(self.topics.avail, ONLINE, qos=1, retain=True)
+
+    async def _earlier_today(self, client: aiomqtt.Client) -> None:
+        """A few hands played before the demo started (since midnight), so hands today
+        and the usage page have something to show."""
+        now = time.time()
+        midnight = time.mktime((*time.localtime(now)[:3], 0, 0, 0, 0, 0, -1))
+        for back in range(self.rng.randrange(0, 9), 0, -1):
+            start = now - back * 900 - self.rng.uniform(0, 300)
+            if start > midnight:
+                await self._record(client, start, start + self.rng.uniform(420, 720))
+        await self._usage(client)
+
+    async def _record(self, client: aiomqtt.Client, start: float, end: float) -> None:
         self.seq += 1
         self.hands += 1
         self.play_s += end - start
-        self.status.update(state="idle", hand_in_play=False, hand=self.hands, display="--")
-        if self.booked_until < end:
-            self.status.pop("gate", None)
-            self.booking = None
-        await self._status(client)
+        self.status["hand"] = self.hands
         await client.publish(self.topics.event_hand, payload(
             {"table": self.table, "boot": 1, "seq": self.seq, "cycle": self.hands,
              "start": round(start, 3), "end": round(end, 3),
              "duration_s": round(end - start, 1), "booking_id": self.booking,
              "variant": "mcr", "ended": "played"}), qos=1)
+
+    async def _hand(self, client: aiomqtt.Client, length_s: float | None = None) -> None:
+        start = time.time()
+        self.status.update(state="playing", hand_in_play=True, display="88")
+        await self._status(client)
+        await asyncio.sleep(length_s or self.rng.uniform(*self.hand_s))
+        end = time.time()
+        await self._record(client, start, end)
+        self.status.update(state="idle", hand_in_play=False, display="--")
+        if self.booked_until < end:
+            self.status.pop("gate", None)
+            self.booking = None
+        await self._status(client)
         await self._usage(client)
 
     async def _fault(self, client: aiomqtt.Client) -> None:
@@ -166,6 +238,7 @@ class DemoTable:
                 name, args = cmd["name"], cmd.get("args") or {}
             except (TypeError, ValueError, KeyError):
                 continue
+            result: dict[str, Any] = {}
             if name == "usage_ack":
                 self.acked = max(self.acked, int(args.get("seq", 0)))
                 await self._usage(client)
@@ -178,8 +251,13 @@ class DemoTable:
                 self.booked_until = 0.0
                 self.status.pop("gate", None)
                 await self._status(client)
+            if name in ("enable", "disable"):
+                # As the daemon answers (firmware/gate.py's status).
+                left = max(0.0, self.booked_until - time.time())
+                result = {"enforced": True, "open": left > 0, "left_s": round(left, 1),
+                          "booking_id": self.booking, "reason": args.get("reason")}
             await client.publish(self.topics.cmd_ack, payload(
-                {"id": cmd.get("id"), "accepted": True, "result": {}}), qos=1)
+                {"id": cmd.get("id"), "accepted": True, "result": result}), qos=1)
 
     async def _status(self, client: aiomqtt.Client) -> None:
         await client.publish(self.topics.status, payload(

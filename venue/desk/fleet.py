@@ -108,6 +108,7 @@ class Fleet:
                 callback(table, value)
             return
         elif leaf == "cmd/ack":
+            self._gate_answer(table, value)
             for callback in self.on_ack:
                 callback(table, value)
             return
@@ -140,6 +141,20 @@ class Fleet:
             entry.fault_since = min(float(wall), self.now())
             if entry.faults:
                 self._touch(table)
+
+    def _gate_answer(self, table: str, ack: dict[str, Any]) -> None:
+        # An accepted enable or disable answers with the table's gate (firmware/gate.py):
+        # whoever sent it, the tile shows the booking the table itself holds.
+        gate = ack.get("result")
+        if not ack.get("accepted") or not isinstance(gate, dict) or "open" not in gate:
+            return
+        left = gate.get("left_s")
+        if gate.get("open") and isinstance(left, int | float):
+            booking = gate.get("booking_id")
+            self.book(table, booking if isinstance(booking, str) else None,
+                      self.now() + float(left))
+        else:
+            self.book(table, None, None)
 
     # -- told by the venue's own parts ------------------------------------------
 
@@ -210,6 +225,11 @@ class Fleet:
         self._watchers.append(watch)
         return watch
 
+    def close_watches(self) -> None:
+        """The venue stops: every page's stream ends now, not at a timeout."""
+        for watch in list(self._watchers):
+            watch.close()
+
     # -- inside -------------------------------------------------------------------
 
     def _roll(self, entry: Table) -> None:
@@ -248,6 +268,7 @@ class Watch:
         self.fleet = fleet
         self.dirty: set[str] = set()
         self.wake = asyncio.Event()
+        self.closed = False
 
     def mark(self, table: str) -> None:
         self.dirty.add(table)
@@ -264,5 +285,8 @@ class Watch:
         return sorted(tables, key=natural)
 
     def close(self) -> None:
+        """Ends the watch; a page waiting in `changed` wakes up at once."""
+        self.closed = True
+        self.wake.set()
         if self in self.fleet._watchers:
             self.fleet._watchers.remove(self)

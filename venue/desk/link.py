@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import os
 import ssl
 import sys
 import time
@@ -52,6 +53,25 @@ def load_key(path: str) -> Ed25519PrivateKey | None:
                          .format(path=path, error=exc)) from None
 
 
+def new_key(path: Path) -> str:
+    """A new private key written to `path` (owner-only, never over an existing file);
+    its public half in base64, as the tables' `[venue] keys` take it."""
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+        PublicFormat,
+    )
+
+    key = Ed25519PrivateKey.generate()
+    raw = key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(base64.b64encode(raw).decode() + "\n")
+    return base64.b64encode(key.public_key().public_bytes(Encoding.Raw,
+                                                          PublicFormat.Raw)).decode()
+
+
 class BrokerLink:
     def __init__(self, broker: BrokerSection, fleet: Fleet, store: Store,
                  key: Ed25519PrivateKey | None = None,
@@ -73,15 +93,18 @@ class BrokerLink:
         self._stopping.set()
 
     async def run(self) -> None:
+        said = ""       # the last error told: a broker down for an hour is one line
         while not self._stopping.is_set():
             try:
                 async with self._connect() as client:
                     self._client = client
-                    self.connected.set()
+                    said = ""
                     self.log(_("on {broker}").format(broker=self.url))
                     await self._session(client)
             except aiomqtt.MqttError as exc:
-                self.log(_("broker {broker}: {error}").format(broker=self.url, error=exc))
+                if str(exc) != said:
+                    said = str(exc)
+                    self.log(_("broker {broker}: {error}").format(broker=self.url, error=exc))
             finally:
                 self._client = None
                 self.connected.clear()
@@ -102,6 +125,7 @@ class BrokerLink:
     async def _session(self, client: aiomqtt.Client) -> None:
         for topic in SUBSCRIPTIONS:
             await client.subscribe(topic, qos=1)
+        self.connected.set()
         acks = asyncio.create_task(self._acks(client))
         stop = asyncio.create_task(self._stopping.wait())
         feed = asyncio.create_task(self._feed(client))

@@ -20,10 +20,21 @@ from venue.desk.keys import CONFIG, NAV
 LANGUAGE_NAMES = {"en": "English", "zh_CN": "中文"}
 
 
+def escaped(**texts: str) -> dict[str, str]:
+    """Translated words, escaped for HTML: call `_()` here, outside the f-strings
+    (the message extractor does not look inside them)."""
+    return {key: escape(text) for key, text in texts.items()}
+
+
+def script_json(value: Any) -> str:
+    """JSON to put inside a <script> block: no "<" at all, so nothing a table names
+    itself ("</script>", "<!--") can end the block or change how it is read."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace(
+        "<", "\\u003c")
+
+
 def words_block(words: dict[str, Any]) -> str:
-    # "</" cannot end the script block from inside the JSON.
-    text = json.dumps(words, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-    return f'<script type="application/json" id="words">{text}</script>'
+    return f'<script type="application/json" id="words">{script_json(words)}</script>'
 
 
 def render(request: web.Request, title: str, body: str, lang: str, head: str = "",
@@ -37,6 +48,7 @@ def render(request: web.Request, title: str, body: str, lang: str, head: str = "
         f'<a href="?lang={code}" lang="{page_lang.html_lang(code)}"'
         f'{" aria-current=true" if code == lang else ""}>{LANGUAGE_NAMES[code]}</a>'
         for code in LANGUAGES)
+    w = escaped(title=_("mjtable venue"), language=_("Language"))
     tags = "".join(f'<script src="/static/{escape(name)}" defer></script>' for name in scripts)
     html = (
         f'<!doctype html><html lang="{page_lang.html_lang(lang)}"><head><meta charset="utf-8">'
@@ -45,8 +57,8 @@ def render(request: web.Request, title: str, body: str, lang: str, head: str = "
         '<link rel="stylesheet" href="/static/desk.css">'
         '<link rel="icon" href="data:,">'
         f"{head}{tags}</head><body>"
-        f'<header><h1>{escape(_("mjtable venue"))}</h1><nav>{nav}</nav>'
-        f'<span class="langs" aria-label="{escape(_("Language"))}">{switch}</span></header>'
+        f'<header><h1>{w["title"]}</h1><nav>{nav}</nav>'
+        f'<span class="langs" aria-label="{w["language"]}">{switch}</span></header>'
         f"<main>{body}</main></body></html>")
     return web.Response(text=html, content_type="text/html", charset="utf-8",
                         headers={"Cache-Control": "no-store",

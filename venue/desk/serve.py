@@ -16,7 +16,7 @@ from aiohttp import web
 from firmware import statedir
 from firmware.i18n import _, current
 from venue.desk.app import make_app
-from venue.desk.config import DeskConfig
+from venue.desk.config import DeskConfig, override
 from venue.desk.fleet import Fleet
 from venue.desk.link import BrokerLink, load_key
 from venue.desk.store import FILE_NAME, Store, day_of
@@ -25,9 +25,10 @@ from venue.desk.store import FILE_NAME, Store, day_of
 class Desk:
     def __init__(self, config: DeskConfig, demo: int | None = None,
                  state_dir: str | None = None, embedded: bool = False,
-                 store: Store | None = None) -> None:
+                 store: Store | None = None, link: bool = True) -> None:
         """`demo`: that many made-up tables on an embedded broker; `embedded`: the
-        embedded broker alone (tests, benches)."""
+        embedded broker alone (tests, benches); `link` False: no broker at all (pages
+        fed by hand, in tests)."""
         self.config = config
         self.demo = demo
         self.embedded = embedded or bool(demo)
@@ -40,6 +41,7 @@ class Desk:
         for table, (hands, play_s) in self.store.today(day_of(self.fleet.now())).items():
             self.fleet.set_today(table, hands, play_s)
         self.broker: Any = None
+        self.with_link = link
         self.link: BrokerLink | None = None
         self.runner: web.AppRunner | None = None
         self.url = ""
@@ -52,17 +54,18 @@ class Desk:
         if self.embedded:
             from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-            from venue.desk.demo import EmbeddedBroker
+            from venue.desk.demo import EmbeddedBroker, demo_accounts
             quiet_broker_logs()
-            self.broker = await EmbeddedBroker(free_port()).start()
+            accounts = demo_accounts() if self.demo else None
+            self.broker = await EmbeddedBroker(free_port(), accounts).start()
             url = self.broker.url
             self.key = self.key or Ed25519PrivateKey.generate()
-        if self.demo:
-            from venue.desk.demo import DemoTable, table_names
-            lang = self.config.desk.language or current()
-            self._tasks += [asyncio.create_task(DemoTable(name, url, seed, lang).run())
-                            for seed, name in enumerate(table_names(self.demo))]
-        self.link = BrokerLink(self.config.broker, self.fleet, self.store, self.key, url=url)
+            if accounts is not None:
+                self.config = override(self.config, "broker", username="venue",
+                                       password=accounts["venue"])
+        if self.with_link:
+            self.link = BrokerLink(self.config.broker, self.fleet, self.store, self.key,
+                                   url=url)
         app = make_app(self.config, self.fleet, self.store, self.link)
         self.runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=1.0)
         await self.runner.setup()
@@ -74,8 +77,29 @@ class Desk:
         self.url = f"http://{shown}:{bound[1]}/"
         say(_("mjtable venue: dashboard {url}").format(url=self.url))
         self.broker_url = url
-        say(_("mjtable venue: broker {url}").format(url=url))
-        self._tasks.append(asyncio.create_task(self.link.run()))
+        if self.demo:
+            from venue.desk.demo import WATCHER
+            say(_("mjtable venue: broker {url} (watch as {user}, password {password}: "
+                  "read only)").format(url=url, user=WATCHER[0], password=WATCHER[1]))
+        else:
+            say(_("mjtable venue: broker {url}").format(url=url))
+        if self.link is not None:
+            self._tasks.append(asyncio.create_task(self.link.run()))
+        if self.demo:
+            self._tasks.append(asyncio.create_task(self._demo_tables(url)))
+
+    async def _demo_tables(self, url: str) -> None:
+        """The made-up tables, once the venue listens: their first records are not
+        re-sent as a real agent's would be."""
+        from venue.desk.demo import DemoTable, table_names
+
+        if self.link is not None:
+            await self.link.connected.wait()
+        lang = self.config.desk.language or current()
+        login = ("tables", self.broker.accounts["tables"])
+        tables = [DemoTable(name, url, seed, lang, login=login) for seed, name in
+                  enumerate(table_names(self.demo or 0))]
+        await asyncio.gather(*(table.run() for table in tables))
 
     def stop(self) -> None:
         self._stop.set()

@@ -102,7 +102,7 @@ def usage_csv(rows: list[dict[str, Any]]) -> str:
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(["day", "table", "hands", "play_s", "play_h", "bookings"])
     for row in rows:
-        writer.writerow([row["day"], row["table"], row["hands"], f"{row['play_s']:.1f}",
+        writer.writerow([row["day"], _cell(row["table"]), row["hands"], f"{row['play_s']:.1f}",
                          f"{row['play_s'] / 3600:.3f}", row["bookings"]])
     return out.getvalue()
 

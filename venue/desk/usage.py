@@ -11,7 +11,7 @@ from aiohttp import web
 
 from firmware.i18n import N_, _
 from venue.desk.keys import NAV, STORE
-from venue.desk.page import page, render
+from venue.desk.page import escaped, page, render
 from venue.desk.store import day_of, records_csv, usage_csv
 
 MAX_DAYS = 366
@@ -100,19 +100,24 @@ async def usage_page(request: web.Request, lang: str) -> web.Response:
         f"<td class=n>{r['bookings']}</td></tr>" for r in rows)
     hands = sum(r["hands"] for r in rows)
     hours = sum(r["play_s"] for r in rows) / 3600
-    empty = f'<tr><td colspan=5>{escape(_("no hands in these days"))}</td></tr>'
+    w = escaped(empty=_("no hands in these days"), first=_("from"), last=_("to"),
+                show=_("Show"), per_day=_("CSV per table and day"),
+                every_hand=_("CSV of every hand"), day=_("Day"), table=_("Table"),
+                hands=_("Hands"), hours=_("Hours played"), bookings=_("Bookings"),
+                total=_("Total"))
+    empty = f'<tr><td colspan=5>{w["empty"]}</td></tr>'
     body = (
         f"{problem}<form class=range method=get action=/usage>"
-        f'<label>{escape(_("from"))} <input type=date name=from value="{first}"></label> '
-        f'<label>{escape(_("to"))} <input type=date name=to value="{last}"></label> '
-        f'<button>{escape(_("Show"))}</button></form>'
+        f'<label>{w["first"]} <input type=date name=from value="{first}"></label> '
+        f'<label>{w["last"]} <input type=date name=to value="{last}"></label> '
+        f'<button>{w["show"]}</button></form>'
         f'<p class=files><a href="/api/usage.csv?{query}" download>'
-        f'{escape(_("CSV per table and day"))}</a> · '
-        f'<a href="/api/records.csv?{query}" download>{escape(_("CSV of every hand"))}</a></p>'
-        f'<table class=usage><thead><tr><th>{escape(_("day"))}</th>'
-        f'<th>{escape(_("table"))}</th><th>{escape(_("hands"))}</th>'
-        f'<th>{escape(_("hours played"))}</th><th>{escape(_("bookings"))}</th></tr></thead>'
+        f'{w["per_day"]}</a> · '
+        f'<a href="/api/records.csv?{query}" download>{w["every_hand"]}</a></p>'
+        f'<table class=usage><thead><tr><th>{w["day"]}</th>'
+        f'<th>{w["table"]}</th><th>{w["hands"]}</th>'
+        f'<th>{w["hours"]}</th><th>{w["bookings"]}</th></tr></thead>'
         f"<tbody>{cells or empty}</tbody>"
-        f'<tfoot><tr><th colspan=2>{escape(_("total"))}</th><td class=n>{hands}</td>'
+        f'<tfoot><tr><th colspan=2>{w["total"]}</th><td class=n>{hands}</td>'
         f"<td class=n>{hours:.2f}</td><td></td></tr></tfoot></table>")
     return render(request, _("Usage"), body, lang)

@@ -13,7 +13,9 @@
   let heard = Date.now();
 
   const say = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => values[key] ?? "");
-  const natural = (a, b) => a.localeCompare(b, undefined, {numeric: true});
+  const natural = new Intl.Collator(undefined, {numeric: true}).compare;
+  const countCells = {};
+  for (const cell of document.querySelectorAll("[data-count]")) countCells[cell.dataset.count] = cell;
 
   function age(since) {
     const s = Math.max(0, Math.round(Date.now() / 1000 + offset - since));
@@ -33,10 +35,14 @@
     }
     parts.name.textContent = id;
     const entry = {el, parts, state: null, since: null};
-    // In table order: a table heard for the first time finds its place.
+    // In table order: a table heard for the first time finds its place (the
+    // snapshot comes in order, so mostly at the end).
     let before = null;
-    for (const other of grid.children) {
-      if (natural(id, other.dataset.table) < 0) { before = other; break; }
+    const last = grid.lastElementChild;
+    if (last && natural(id, last.dataset.table) < 0) {
+      for (const other of grid.children) {
+        if (natural(id, other.dataset.table) < 0) { before = other; break; }
+      }
     }
     grid.insertBefore(el, before);
     tiles.set(id, entry);
@@ -46,7 +52,7 @@
   function count(state, step) {
     if (!state) return;
     counts[state] = (counts[state] || 0) + step;
-    const cell = document.querySelector(`[data-count="${state}"]`);
+    const cell = countCells[state];
     if (cell) cell.textContent = counts[state];
   }
 
@@ -65,7 +71,7 @@
       entry.state = t.state;
     }
     let state = words.states[t.state] || t.state;
-    if (t.booking) state += " · " + say(words.booking, {id: t.booking});
+    if (t.booking) state += " · " + t.booking;
     set(parts.state, state);
     entry.since = t.fault ? t.fault_since : null;
     let fault = t.fault || "";
