@@ -34,6 +34,11 @@ if TYPE_CHECKING:
     from firmware.controller import Controller
 
 MAX_JOG_S = 5.0
+# Hold-to-run (the phone console): the motor runs while the technician's page keeps
+# saying "still held"; silent for HOLD_S (a page killed, a link lost) it stops here,
+# whatever the page and the agent do. One press runs at most MAX_HOLD_S.
+HOLD_S = 0.5
+MAX_HOLD_S = 30.0
 SETTLE_S = 0.2          # motor off between two moves of one test
 FREE_RUN_S = 2.0        # motors without a sensor run this long in their test
 HOLES_OPEN = ("hole_open", "top_up_open")
@@ -177,6 +182,8 @@ class _Jog:
     timer: Timer | None = None
     stop_at: str | None = None
     started: float = 0.0
+    hold: int | None = None             # a hold-to-run jog's number
+    deadman: Timer | None = None        # stops a hold not kept within HOLD_S
 
 
 class Maintenance:
@@ -190,6 +197,7 @@ class Maintenance:
         self._run: _Run | None = None
         self._jog: _Jog | None = None
         self._queue: list[str] = []
+        self._holds = 0
         # Tile movers run while a set was part built: its counts no longer hold.
         self.moved_tiles: set[str] = set()
         # The lid jogged in this test mode: it must be back at its lower stop to leave.
@@ -538,8 +546,9 @@ class Maintenance:
         return bool(self.ctl.hal.read("lid.lower"))
 
     def jog(self, motor: str, direction: str, seconds: float, by: str,
-            done: Done | None = None) -> dict[str, Any]:
-        """Run one motor for `seconds` (the lid stops at its limit sensor)."""
+            done: Done | None = None, hold: bool = False) -> dict[str, Any]:
+        """Run one motor for `seconds` (the lid stops at its limit sensor); with `hold`,
+        only while `keep` comes at least every HOLD_S (`seconds` then caps the press)."""
         motors = jog_motors(self.ctl.geometry)
         signal = motors.get(motor)
         if signal is None:
@@ -550,9 +559,10 @@ class Maintenance:
             moves = (_("{motor} moves up or down, not “{direction}”") if motor == "lid"
                      else _("{motor} turns only fwd, not “{direction}”"))
             raise MaintenanceRefused(moves.format(motor=motor, direction=direction))
-        if not 0 < seconds <= MAX_JOG_S:
+        most = MAX_HOLD_S if hold else MAX_JOG_S
+        if not 0 < seconds <= most:
             raise MaintenanceRefused(_("jog time must be above 0 and at most {most:g} s, "
-                                   "got {seconds:g}").format(most=MAX_JOG_S, seconds=seconds))
+                                   "got {seconds:g}").format(most=most, seconds=seconds))
         why = self.interlock(motor, direction)
         if why is not None:
             raise MaintenanceRefused(_("jog {motor} refused: {why}").format(motor=motor, why=why))
@@ -573,16 +583,45 @@ class Maintenance:
         self._jog = jog
         self.ctl.hal.write(signal, value, holder=JOG)
         jog.timer = self.ctl.clock.call_later(seconds, lambda: self._end_jog(jog, "time up"))
-        started = {"motor": motor, "signal": signal, "direction": direction,
-                   "seconds": seconds, "by": by}
+        started: dict[str, Any] = {"motor": motor, "signal": signal, "direction": direction,
+                                   "seconds": seconds, "by": by}
+        if hold:
+            self._holds += 1
+            jog.hold = started["hold"] = self._holds
+            started["hold_s"] = HOLD_S
+            self._arm(jog)
         self.ctl.emit("service.jog.started", **started)
         return started
+
+    def _arm(self, jog: _Jog) -> None:
+        if jog.deadman is not None:
+            jog.deadman.cancel()
+        jog.deadman = self.ctl.clock.call_later(HOLD_S, lambda: self._end_jog(jog, "hold lost"))
+
+    def keep(self, hold: int, by: str) -> dict[str, Any]:
+        """The technician still holds the button: run HOLD_S more. A hold that has
+        stopped (released, lost, time up, a fault) never starts again from here."""
+        jog = self._jog
+        if jog is None or jog.hold is None or jog.hold != hold or jog.by != by:
+            raise MaintenanceRefused(_("the jog has stopped; press and hold again"))
+        self._arm(jog)
+        return {"hold": hold, "motor": jog.motor, "running": True}
+
+    def stop_jog(self, hold: int | None, by: str | None) -> dict[str, Any]:
+        """Stop the jog now (any jog without a number: the safe direction)."""
+        jog = self._jog
+        if jog is None or (hold is not None and jog.hold != hold):
+            return {"stopped": None}
+        self._end_jog(jog, "released")
+        return {"stopped": jog.motor, "by": by}
 
     def _end_jog(self, jog: _Jog, why: str) -> None:
         off: Value = LID_OFF if jog.motor == "lid" else False
         self.ctl.hal.write(jog.signal, off)
         if jog.timer is not None:
             jog.timer.cancel()
+        if jog.deadman is not None:
+            jog.deadman.cancel()
         if self._jog is not jog:
             return
         self._jog = None

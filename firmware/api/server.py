@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from firmware import i18n, words
+from firmware.api import hold, usage, venue
 from firmware.api import protocol as p
-from firmware.api import usage, venue
 from firmware.api.access import (
     CLASSES,
     MOTION,
@@ -209,13 +209,15 @@ class ApiServer:
         self._dirty: set[str] = set()       # inputs that changed since the last sample
         self._status_text = ""
         self._status_due = False            # an event happened: status may have changed
+        self.closing: list[Callable[[Client], None]] = []   # told when a connection ends
         self.handlers: dict[str, Handler] = {
             "info": self._info, "status": self._status, "subscribe": self._subscribe,
             "faults": self._faults, "diagnose": self._diagnose, "test": self._test,
             "testmode": self._testmode, "jog": self._jog, "clear": self._clear,
             "estop": self._estop, "walls": self._walls, "log": self._log,
             "config": self._config, "login": self._login, "logout": self._logout,
-            "score": self._score, **usage.handlers(self), **venue.handlers(self)}
+            "score": self._score, **usage.handlers(self), **venue.handlers(self),
+            **hold.handlers(self)}
         self.ledger: Ledger | None = None      # the usage ledger, when the daemon has one
         self.venue: venue.Venue | None = None  # signed commands and the booking gate
         check_classified(self.handlers)     # default deny: no class, no daemon
@@ -382,6 +384,8 @@ class ApiServer:
             pass
         finally:
             self.clients.discard(client)
+            for closing in self.closing:
+                closing(client)     # a hold-to-run jog of this connection stops now
             if not client.closed:
                 # Let queued replies go out, then close.
                 with contextlib.suppress(asyncio.QueueFull):
