@@ -533,6 +533,11 @@ class Maintenance:
                 return _("the cycle is raising the walls")
             if not self.test_mode and ctl.cycle.state in ("play", "dealing", "rolling"):
                 return _("the walls are in play on the plates; enter test mode first")
+            if homecoming.plate_test_refused(ctl, motor) is not None:
+                # Short of a whole turn it is left off home under them, and its way
+                # home lifts them all the same.
+                return _("its track holds stacks of the next set, and a turn would lift "
+                         "them onto the table (the next hand would be built wrong)")
         elif part == "dice" and (ctl.dice.state == "spinning" or ctl.cycle.state == "rolling"):
             return _("the dice are rolling")
         return None

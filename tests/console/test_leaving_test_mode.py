@@ -49,32 +49,29 @@ def test_tests_without_a_part_built_set_resume_without_a_hold() -> None:
     assert ctl.refeed_hold is None and ctl.build.state == "staged"
 
 
-def test_a_plate_jogged_off_home_under_a_staged_set_is_named_with_the_way_home() -> None:
-    # jog plate.1 fwd 1 in test mode, then test-mode off: an E31 "debris in the rails"
-    # that a clear raised again at once. Now test mode stays on and says how.
+def test_a_plate_jog_under_a_staged_set_is_refused_and_the_next_hand_is_right() -> None:
+    # jog plate.1 fwd 1 in test mode left the plate off home under the staged wall
+    # (the way home, one more turn, lifts that wall); fwd 5, a whole turn, lifted it at
+    # once: either way the next hand was built over it (E51). Refused, with why.
     bench, service, events = table(3)
     ctl = bench.controller
     service.power_on()
     bench.players.start()
     run_until(bench, lambda: ctl.cycle.state == "play" and ctl.build.state == "staged", 400)
     service.enter("li")
-    done: list[dict] = []
-    service.jog("plate.1", "fwd", 1.0, "li", done.append)
-    run_until(bench, lambda: bool(done), 10)
-    with pytest.raises(MaintenanceRefused, match=r"plate\.1 is off home.*`test plate\.1`"):
-        service.leave("li")
-    assert service.test_mode and not [e for e in events if e["kind"] == "fault"]
-    service.test("plate.1", "li")           # the way home it named
-    run_until(bench, lambda: service.running is None, 30)
+    for seconds in (1.0, 5.0):
+        with pytest.raises(MaintenanceRefused, match=r"jog plate\.1 refused: its track holds "
+                           r"stacks of the next set"):
+            service.jog("plate.1", "fwd", seconds, "li")
+    assert bench.hal.read("side.1.plate_home") and not ctl.hal.read("motor.side.1.plate")
     service.leave("li")
-    bench.clock.run_until(bench.clock.now() + 30)
-    assert not service.test_mode and bench.hal.read("side.1.plate_home")
-    assert "plate.stuck" not in [e["id"] for e in events if e["kind"] == "fault"]
+    next_hands_are_right(bench, events, playing=True)
 
 
-def next_hands_are_right(bench, events, hands: int = 2) -> None:
+def next_hands_are_right(bench, events, hands: int = 2, playing: bool = False) -> None:
     """The players play on: `hands` more hands dealt, no fault raised meanwhile."""
-    bench.players.start()
+    if not playing:
+        bench.players.start()
     start, played = len(events), bench.players.hands_played
     bench.clock.run_until(bench.clock.now() + 1500, until=lambda: bench.players.hands_played
                           >= played + hands or any(e["kind"] == "fault" for e in events[start:]))
@@ -183,8 +180,9 @@ def test_a_lid_jogged_up_is_named_with_the_way_down_before_leaving_test_mode() -
 
 
 def test_a_dice_key_that_cannot_leave_test_mode_says_why_on_the_panel() -> None:
-    # A plate jogged off home, then the panel's dice key (leave test mode): the refusal
-    # escaped the loop as an exception instead of a service.refused event.
+    # Test mode that cannot be left (here the lid jogged up), then the panel's dice key
+    # (leave test mode): the refusal escaped the loop as an exception instead of a
+    # service.refused event.
     bench, service, events = table(3)
     ctl = bench.controller
     service.power_on()
@@ -192,12 +190,12 @@ def test_a_dice_key_that_cannot_leave_test_mode_says_why_on_the_panel() -> None:
     run_until(bench, lambda: ctl.cycle.state == "play" and ctl.build.state == "staged", 400)
     service.enter("li")
     done: list[dict] = []
-    service.jog("plate.1", "fwd", 1.0, "li", done.append)
+    service.jog("lid", "up", 5.0, "li", done.append)
     run_until(bench, lambda: bool(done), 10)
     bench.table.press("key.dice.0")
     bench.clock.run_until(bench.clock.now() + 5)
     refused = [e for e in events if e["kind"] == "service.refused"]
-    assert service.test_mode and refused and "plate.1 is off home" in refused[-1]["reason"]
+    assert service.test_mode and refused and "jog lid down" in refused[-1]["reason"]
     assert not [e for e in events if e["kind"] == "fault"]
 
 
