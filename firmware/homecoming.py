@@ -16,7 +16,8 @@ And one a self-test must not do: turn a plate at home whose track may hold stack
 turn lifts the next set's wall onto the table (onto the hand in play, if one stands
 there), and no refeed puts it back: the hole is shut in test mode, and the next hand
 is built over it (E51). Such a plate is not tested (nor jogged: short of a whole turn
-it is left off home under them); `test all` says so and runs the rest. Every raise turns the plates under watch, so a plate that sticks is still found.
+it is left off home under them); `test all` says so and runs the rest. Every raise
+turns the plates under watch, so a plate that sticks is still found.
 """
 
 from __future__ import annotations
