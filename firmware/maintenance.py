@@ -384,9 +384,11 @@ class Maintenance:
         def missed() -> None:
             waited = round(self.ctl.clock.now() - step_started, 3)
             self._finish(run, passed=False,
-                         detail=_("{step}: {sensor} not seen {wanted} within {seconds} s").format(
-                             step=step.what, sensor=sensor, wanted=wanted,
-                             seconds=f"{step.within_s:g}"), fault_id=step.fault_id,
+                         detail=_("{step}: {sensor} did not turn {wanted} within {seconds} "
+                                  "s").format(step=step.what, sensor=sensor,
+                                              wanted=_("on") if wanted else _("off"),
+                                              seconds=f"{step.within_s:g}"),
+                         fault_id=step.fault_id,
                          evidence={"sensor": sensor, "expected": wanted,
                                    "waited_s": waited, "step": step.what})
 

@@ -70,6 +70,9 @@ def test_a_lid_that_does_not_move_fails_with_motors_off_and_a_diagnosis() -> Non
     assert "run the lid motor test" in result["diagnosis"]["remedy"]
     assert bench.hal.read("motor.lid") == "off" and bench.table.motors_off()
     assert bench.hal.read("display") == "1F"
+    # What was not seen, in words: the detail said "lid.upper not seen True".
+    assert "lid.upper did not turn on within" in result["detail"]
+    assert "True" not in result["detail"]
 
 
 def test_tests_and_test_mode_are_refused_while_the_table_is_busy() -> None:
