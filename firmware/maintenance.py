@@ -47,6 +47,7 @@ CYCLE_MOVING = ("opening", "closing", "raising", "rolling", "top_up_opening",
 
 Done = Callable[[dict[str, Any]], None]
 SERVICE, JOG = "test mode", "jog"     # holders of mechanisms, as the owner names them
+SKIPPED = "-"       # a test's result when it was not run (P passed, F failed)
 
 
 class MaintenanceRefused(Exception):
@@ -346,6 +347,10 @@ class Maintenance:
                 name=test.name, why=_("the lid is not at its lower stop (lid.lower not "
                                       "seen): hands may be in the hole; lower the lid "
                                       "with a lift key or jog lid down first")))
+        skipped = homecoming.plate_test_refused(self.ctl, test.name)
+        if skipped is not None:
+            self._skip(test, by, done, skipped)
+            return
         try:
             self.ctl.owner.acquire(SERVICE, [test.name], f"test {test.name}")
         except Busy as exc:
@@ -387,9 +392,11 @@ class Maintenance:
         def missed() -> None:
             waited = round(self.ctl.clock.now() - step_started, 3)
             self._finish(run, passed=False,
-                         detail=_("{step}: {sensor} not seen {wanted} within {seconds} s").format(
-                             step=step.what, sensor=sensor, wanted=wanted,
-                             seconds=f"{step.within_s:g}"), fault_id=step.fault_id,
+                         detail=_("{step}: {sensor} did not turn {wanted} within {seconds} "
+                                  "s").format(step=step.what, sensor=sensor,
+                                              wanted=_("on") if wanted else _("off"),
+                                              seconds=f"{step.within_s:g}"),
+                         fault_id=step.fault_id,
                          evidence={"sensor": sensor, "expected": wanted,
                                    "waited_s": waited, "step": step.what})
 
@@ -440,10 +447,28 @@ class Maintenance:
         self.ctl.emit("service.test", **result)
         if run.done is not None:
             run.done(result)
+        self._next_queued(run.by, run.done)
+
+    def _skip(self, test: MechanismTest, by: str | None, done: Done | None,
+              why: str) -> None:
+        """A test that must not run now: said like a result (`n-` on the display, the
+        reason for the console), and `test all` goes on with the rest."""
+        result: dict[str, Any] = {
+            "test": test.name, "number": test.number, "label": test.label,
+            "result": SKIPPED, "detail": why, "by": by, "took_s": 0.0, "seen": []}
+        self.results[test.name] = result
+        self.last_test = test.name      # the panel's next lift key steps past it
+        if not self.ctl.estopped:
+            self.ctl.hal.write("display", f"{test.number}{SKIPPED}")
+        self.ctl.emit("service.test", **result)
+        if done is not None:
+            done(result)
+        self._next_queued(by, done)
+
+    def _next_queued(self, by: str | None, done: Done | None) -> None:
         if self._queue and self.test_mode and not self.ctl.estopped:
             nxt = tests_by_name(self.ctl.geometry)[self._queue.pop(0)]
-            self.ctl.clock.post(lambda: self._panel(lambda: self._start(nxt, run.by,
-                                                                        run.done)))
+            self.ctl.clock.post(lambda: self._panel(lambda: self._start(nxt, by, done)))
 
     def _abort(self, why: str) -> None:
         self._queue = []
@@ -518,6 +543,11 @@ class Maintenance:
                 return _("the cycle is raising the walls")
             if not self.test_mode and ctl.cycle.state in ("play", "dealing", "rolling"):
                 return _("the walls are in play on the plates; enter test mode first")
+            if homecoming.plate_test_refused(ctl, motor) is not None:
+                # Short of a whole turn it is left off home under them, and its way
+                # home lifts them all the same.
+                return _("its track holds stacks of the next set, and a turn would lift "
+                         "them onto the table (the next hand would be built wrong)")
         elif part == "dice" and (ctl.dice.state == "spinning" or ctl.cycle.state == "rolling"):
             return _("the dice are rolling")
         return None
