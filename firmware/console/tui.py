@@ -273,7 +273,7 @@ class ConsoleApp(App[int]):
     #login { width: 50; height: auto; border: thick $accent; background: $panel; }
     Login { align: center middle; }
     #scoreform { width: 78; max-height: 100%; border: thick $accent; background: $panel; }
-    ScoreForm { align: center middle; }
+    ScoreForm { align: center middle; background: $background; }
     /* Narrow screens: one of picture and signals at a time, the bottom kept short. */
     .narrow #signals { width: 1fr; display: none; }
     .narrow.show-signals #signals { display: block; }

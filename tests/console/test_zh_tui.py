@@ -27,7 +27,7 @@ from tests.test_diagnosis import table_in_play
 
 # Key names (the footer draws Ctrl-E as ^e) are keys, not words; the signals pane
 # lists the HAL's signal names, ids like those the one-shot commands print.
-KEYS = {"Ctrl-E", "Esc", "f2", "f3"}
+KEYS = {"Ctrl-E", "Esc", "f2", "f3", "f4", "f5"}
 SIGNALS = set(load_config().signals())
 FOOTER_KEY = re.compile(r"\^[a-z]\b")
 # An event line in the events pane: its time, then its kind, the record's id as the
@@ -155,6 +155,9 @@ def test_every_tui_screen_and_reply_speaks_chinese(tmp_path: Path) -> None:
         ("jog with a bad number", typed("jog lid up 几秒")),
         ("the login dialog", pressed("ctrl+l")),
         ("login cancelled", pressed("escape")),
+        ("the score form", pressed("f4")),
+        ("a mistyped score", pressed("enter", "enter", "enter", "enter", "enter", "enter")),
+        ("the score form closed", pressed("escape")),
         ("logged in", logged_in),
         ("status", typed("status")),
         ("faults", typed("faults")),
