@@ -96,6 +96,12 @@ class TableScore:
                 seat not in self.ctl.geometry.sides):
             raise ScoreRefused(_("seat: a position 0-3 of the hand just ended"))
         cycle, dealer = record["table"]["cycle"], record["table"]["dealer_position"]
+        if cycle != self.ctl.cycle.number:
+            # The engine refused the walls of the hand just played (handoff.refused): the
+            # last record is an earlier hand's, with its own dealer and winds.
+            raise ScoreRefused(_("the hand of cycle {cycle} has no deal record (its walls "
+                                 "were refused): it cannot be scored").format(
+                cycle=self.ctl.cycle.number))
         # Checked before a finished game gives way to a new one: the hand that ended the
         # game is not booked again as the first of the next.
         if self.session is not None and self.session.hands and (

@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+import rules
 from firmware.api.server import hand_in_play
 from firmware.scoring import ScoreRefused
 from rules.scoring.session import DEALER_RULES
@@ -210,4 +211,26 @@ def test_a_fault_during_play_does_not_open_the_hand_to_scoring(config) -> None:
     assert ctl.cycle.state == "fault"
     with pytest.raises(ScoreRefused, match="a hand is in play"):
         ctl.scoring.score(0, {"draw": True}, hand_in_play(ctl))
+    assert ctl.scoring.session is None
+
+
+def test_a_hand_without_a_deal_record_is_not_scored_as_the_one_before(
+        config, monkeypatch) -> None:
+    # The engine refused the second hand's walls (a misread tile, say): the hand is played
+    # with no deal record. Its result must not be booked on the first hand's record, with
+    # that hand's dealer and seat winds.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    deal = rules.deal
+
+    def refuse_the_second(walls, throws, variant, dealer, **kw):
+        if kw["table"]["cycle"] == 2:
+            raise rules.RulesError("a tile misread")
+        return deal(walls, throws, variant, dealer, **kw)
+    monkeypatch.setattr(rules, "deal", refuse_the_second)
+    _until(bench, lambda: ctl.cycle.number == 2 and ctl.cycle.state in ENDED)
+    assert ctl.handoff.records[-1]["table"]["cycle"] == 1
+    with pytest.raises(ScoreRefused, match="cycle 2 has no deal record"):
+        ctl.scoring.score(1, {"draw": True}, hand_in_play(ctl))
     assert ctl.scoring.session is None
