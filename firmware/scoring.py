@@ -77,9 +77,19 @@ class TableScore:
 
     def next_dealer(self) -> int | None:
         """The position that deals the next hand, when a scored hand has named it."""
-        if self.session is None or self.session.finished or not self.session.hands:
+        current = self._current()
+        if current is None or not current.hands:
             return None
-        return self.session.dealer
+        return current.dealer
+
+    def _current(self) -> Session | None:
+        """The game in progress at this table: not one that is over, nor one of another
+        variant (the journal's game from before a change of `[rules] variant`)."""
+        session = self.session
+        if session is None or session.finished or (
+                session.variant != self.ctl.config.rules.variant):
+            return None
+        return session
 
     # -- a hand's result --------------------------------------------------------------
 
@@ -109,7 +119,7 @@ class TableScore:
             raise ScoreRefused(_("the hand of cycle {cycle} is already scored").format(
                 cycle=cycle))
         # A copy: the session changes only once the hand's line is on disk.
-        if self.session is None or self.session.finished:
+        if self._current() is None:
             session = Session(self.ctl.config.rules.variant, first_dealer=dealer)
         else:
             session = Session.from_dict(self.session.as_dict())

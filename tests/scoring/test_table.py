@@ -234,3 +234,21 @@ def test_a_hand_without_a_deal_record_is_not_scored_as_the_one_before(
     with pytest.raises(ScoreRefused, match="cycle 2 has no deal record"):
         ctl.scoring.score(1, {"draw": True}, hand_in_play(ctl))
     assert ctl.scoring.session is None
+
+
+def test_a_game_of_another_variant_gives_way_to_the_tables_variant(config) -> None:
+    # The operator changed [rules] variant and restarted mid-game: the journal brings back
+    # a Tianjin game while the table now deals MCR. Scoring by the old game's variant
+    # asked every win for a 混 the table never turned: no hand could be scored.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    ctl.scoring.restore({"variant": "tianjin", "first_dealer": 1, "dealer": 2, "prevalent": 1,
+                         "scores": [4, -4, 0, 0], "hands": [{"hand": 1, "cycle": -1}]})
+    assert ctl.scoring.next_dealer() is None     # not the old game's dealer on the lamps
+    win = {"concealed": "W1 W1 W1 B2 B3 B4 J1 J1 J1 F2".split(), "win_tile": "F2",
+           "melds": [{"type": "chow", "tiles": ["T1", "T2", "T3"], "claimed": "T2",
+                      "from": "left"}], "self_drawn": True}
+    answer = ctl.scoring.score(0, {"win": win}, hand_in_play(ctl))
+    assert answer["booked"] and ctl.scoring.session.variant == "mcr"
+    assert len(ctl.scoring.session.hands) == 1 and sum(ctl.scoring.session.scores) == 0
