@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from rules.errors import RulesError
 from rules.scoring import read_declared, score_declared
-from rules.scoring.declared import WIND_LETTERS
+from rules.scoring.declared import WIND_LETTERS, Declared
 from rules.scoring.session import Session
 
 from .i18n import _
@@ -176,13 +176,25 @@ class TableScore:
                     key=key, tile=wild["indicator"]))
             filled[key] = wild["indicator"]
         try:
-            answer = score_declared(read_declared(filled)).as_dict()
+            checked = read_declared(filled)
+            _dealt_flowers(checked, self.ctl.handoff.variant.flowers)
+            answer = score_declared(checked).as_dict()
         except RulesError as exc:
             raise ScoreRefused(str(exc)) from None
         if answer["win"] and not answer["payments"]:
             raise ScoreRefused(_("discarder: name who discarded the winning tile (left, "
                                  "across, right)"))
         return wind, answer["payments"], answer
+
+
+def _dealt_flowers(declared: Declared, codes: tuple[str, ...]) -> None:
+    """The variant's flowers, and only those this table deals: a venue may play without
+    them (`[rules.overrides] flowers = []`), and a flower never dealt scores nothing."""
+    if declared.flowers and not codes:
+        raise ScoreRefused(_("flowers: this table deals no flowers"))
+    for code in declared.flower_tiles:
+        if code not in codes:
+            raise ScoreRefused(_("flowers: this table does not deal {code}").format(code=code))
 
 
 def _wind(rounds: int) -> str:

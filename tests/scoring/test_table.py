@@ -19,6 +19,10 @@ from tests.conftest import quick
 from .hands import random_win
 
 ENDED = ("opening", "hole_open", "closing")
+# The example of docs/scoring.md, self-drawn: a win of 8 points or more.
+EXAMPLE = {"concealed": ["W1", "W1", "W1", "B2", "B3", "B4", "J1", "J1", "J1", "F2"],
+           "melds": [{"type": "chow", "tiles": ["T1", "T2", "T3"], "claimed": "T2",
+                      "from": "left"}], "win_tile": "F2", "self_drawn": True}
 
 
 def _table(config, variant: str = "mcr", tmp_path=None):
@@ -246,9 +250,23 @@ def test_a_game_of_another_variant_gives_way_to_the_tables_variant(config) -> No
     ctl.scoring.restore({"variant": "tianjin", "first_dealer": 1, "dealer": 2, "prevalent": 1,
                          "scores": [4, -4, 0, 0], "hands": [{"hand": 1, "cycle": -1}]})
     assert ctl.scoring.next_dealer() is None     # not the old game's dealer on the lamps
-    win = {"concealed": "W1 W1 W1 B2 B3 B4 J1 J1 J1 F2".split(), "win_tile": "F2",
-           "melds": [{"type": "chow", "tiles": ["T1", "T2", "T3"], "claimed": "T2",
-                      "from": "left"}], "self_drawn": True}
+    win = EXAMPLE
     answer = ctl.scoring.score(0, {"win": win}, hand_in_play(ctl))
     assert answer["booked"] and ctl.scoring.session.variant == "mcr"
     assert len(ctl.scoring.session.hands) == 1 and sum(ctl.scoring.session.scores) == 0
+
+
+def test_flowers_are_refused_where_the_table_deals_none(config) -> None:
+    # A venue plays MCR without flowers ([rules.overrides] flowers = [], 136 tiles): a
+    # winner claiming flowers would add points for tiles the table never dealt.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    ctl.handoff.variant = dataclasses.replace(ctl.handoff.variant, tiles=136, flowers=(),
+                                              replacement="none")
+    win = EXAMPLE
+    for flowers in (3, ["H1", "H5"]):
+        with pytest.raises(ScoreRefused, match="flowers: this table deals no flowers"):
+            ctl.scoring.score(0, {"win": {**win, "flowers": flowers}}, hand_in_play(ctl))
+    answer = ctl.scoring.score(0, {"win": {**win, "flowers": 0}}, hand_in_play(ctl))
+    assert answer["booked"]
