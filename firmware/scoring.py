@@ -25,6 +25,7 @@ from rules.scoring.declared import WIND_LETTERS, Declared
 from rules.scoring.session import Session
 
 from .i18n import _
+from .recovery import plan
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -96,7 +97,7 @@ class TableScore:
     def score(self, seat: int, result: dict[str, Any], in_play: bool) -> dict[str, Any]:
         """Score the hand just ended for the player at `seat`: `result` is {"draw": true}
         or {"win": <declared win without variant and winds>}."""
-        if in_play:
+        if in_play or self._homing_onto_a_hand():
             raise ScoreRefused(_("a hand is in play: score a hand after it ends, while the "
                                  "lid is open"))
         record = self._last_hand()
@@ -146,6 +147,15 @@ class TableScore:
         self.ctl.save_journal()
         return {"answer": answer, "booked": True, "hand": booked,
                 "scores": list(session.scores), "next_dealer": self.next_dealer()}
+
+    def _homing_onto_a_hand(self) -> bool:
+        """Homing with a set on the table (a boot, say, after a cut mid-hand): homing ends
+        in play, and the journal does not say whether that hand had ended."""
+        cycle = self.ctl.cycle
+        state = cycle.state
+        if state == "fault":
+            state = plan(self.ctl).get("cycle", state)
+        return state == "homing" and cycle.set_in_play is not None
 
     def _result(self, seat: int, result: dict[str, Any], record: dict[str, Any],
                 session: Session) -> tuple[str | None, dict[str, int], dict | None]:

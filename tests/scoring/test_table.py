@@ -12,8 +12,11 @@ import pytest
 import rules
 from firmware.api.server import hand_in_play
 from firmware.scoring import ScoreRefused
+from mjtable_core.config import load_config
 from rules.scoring.session import DEALER_RULES
+from simulator.harness import Harness
 from simulator.run import assemble
+from simulator.scenario import parse_scenario
 from tests.conftest import quick
 
 from .hands import random_win
@@ -270,3 +273,20 @@ def test_flowers_are_refused_where_the_table_deals_none(config) -> None:
             ctl.scoring.score(0, {"win": {**win, "flowers": flowers}}, hand_in_play(ctl))
     answer = ctl.scoring.score(0, {"win": {**win, "flowers": 0}}, hand_in_play(ctl))
     assert answer["booked"]
+
+
+def test_a_hand_cut_off_by_the_power_is_not_scored_while_the_table_homes() -> None:
+    # The power failed mid-hand. Back on, the table homes and then the hand goes on: a
+    # win declared while it homed was booked for a hand the players were still playing.
+    raw = {"seed": 7, "cycles": 2, "fault": [{"kind": "power_cut", "where": "power",
+                                              "cycle": 1, "phase": "play", "duration_s": 5.0}]}
+    harness = Harness(quick(load_config(None), 60.0), parse_scenario(raw, "<test>"))
+    harness.boot()
+    harness.players.start()
+    first = harness.ctl
+    harness.clock.run_until(4000.0, until=lambda: harness.ctl is not first)
+    ctl = harness.ctl
+    assert ctl.cycle.state == "homing" and ctl.cycle.set_in_play is not None
+    with pytest.raises(ScoreRefused, match="a hand is in play"):
+        ctl.scoring.score(1, {"draw": True}, hand_in_play(ctl))
+    assert ctl.scoring.session is None
