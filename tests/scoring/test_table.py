@@ -290,3 +290,19 @@ def test_a_hand_cut_off_by_the_power_is_not_scored_while_the_table_homes() -> No
     with pytest.raises(ScoreRefused, match="a hand is in play"):
         ctl.scoring.score(1, {"draw": True}, hand_in_play(ctl))
     assert ctl.scoring.session is None
+
+
+@pytest.mark.parametrize("hand", [
+    {"winner": 0, "payments": {"0": 1000}},                # points out of nowhere
+    {"winner": 0, "payments": {"0": 40, "1": -8}},
+    {"winner": None, "payments": {"2": 16, "3": -16}},     # a drawn hand pays nothing
+])
+def test_a_score_line_whose_payments_cannot_be_is_reported(hand: dict) -> None:
+    # An edited scores file: every hand the table books pays between its players.
+    from rules.scoring.beside import pair_scores
+
+    records = [(1, {"table": {"cycle": 1, "dealer_position": 0}, "commitment": "c1"})]
+    line = json.dumps({"cycle": 1, "commitment": "c1", "hand": hand})
+    hands, problems = pair_scores(records, [line])
+    assert problems == ["scores line 1: not a scored hand (winner and payments)"]
+    assert hands[0]["score"] is None
