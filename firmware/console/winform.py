@@ -86,6 +86,9 @@ def meld(text: str, number: int) -> dict[str, Any]:
             where=where))
     if kind != "chow" and len(codes) == 1:
         codes *= size           # "pung F3" is F3 F3 F3
+    if source is None and kind != "kong":
+        raise ValueError(_("{where}: say whom it was taken from (left, across, right); "
+                           "only a kong can be concealed").format(where=where))
     out: dict[str, Any] = {"type": kind, "tiles": codes, "from": source}
     if source is not None:
         if kind == "chow" and len(starred) != 1:

@@ -58,6 +58,9 @@ def test_a_mistyped_form_says_what_is_wrong(change: dict, problem: str) -> None:
     ({"win_tile": "W\u0661"}, "is not a tile"),          # an Arabic-Indic one
     ({"flowers": "\u0663"}, "flowers"),                  # an Arabic-Indic three
     ({"flowers": "H9"}, "H9 is not a tile"),
+    # Only a kong is concealed: a chow or pung names whom it was taken from.
+    ({"melds": "chow T1 *T2 T3"}, "meld 1: say whom"),
+    ({"melds": "pung F3"}, "meld 1: say whom"),
 ])
 def test_a_form_the_table_cannot_take_is_named_not_sent(change: dict, problem: str) -> None:
     with pytest.raises(ValueError, match=problem):
