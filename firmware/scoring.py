@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from rules.errors import RulesError
 from rules.scoring import read_declared, score_declared
-from rules.scoring.declared import WIND_LETTERS
+from rules.scoring.declared import WIND_LETTERS, Declared
 from rules.scoring.session import Session
 
 from .i18n import _
+from .recovery import plan
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -77,16 +78,26 @@ class TableScore:
 
     def next_dealer(self) -> int | None:
         """The position that deals the next hand, when a scored hand has named it."""
-        if self.session is None or self.session.finished or not self.session.hands:
+        current = self._current()
+        if current is None or not current.hands:
             return None
-        return self.session.dealer
+        return current.dealer
+
+    def _current(self) -> Session | None:
+        """The game in progress at this table: not one that is over, nor one of another
+        variant (the journal's game from before a change of `[rules] variant`)."""
+        session = self.session
+        if session is None or session.finished or (
+                session.variant != self.ctl.config.rules.variant):
+            return None
+        return session
 
     # -- a hand's result --------------------------------------------------------------
 
     def score(self, seat: int, result: dict[str, Any], in_play: bool) -> dict[str, Any]:
         """Score the hand just ended for the player at `seat`: `result` is {"draw": true}
         or {"win": <declared win without variant and winds>}."""
-        if in_play:
+        if in_play or self._homing_onto_a_hand():
             raise ScoreRefused(_("a hand is in play: score a hand after it ends, while the "
                                  "lid is open"))
         record = self._last_hand()
@@ -96,6 +107,12 @@ class TableScore:
                 seat not in self.ctl.geometry.sides):
             raise ScoreRefused(_("seat: a position 0-3 of the hand just ended"))
         cycle, dealer = record["table"]["cycle"], record["table"]["dealer_position"]
+        if cycle != self.ctl.cycle.number:
+            # The engine refused the walls of the hand just played (handoff.refused): the
+            # last record is an earlier hand's, with its own dealer and winds.
+            raise ScoreRefused(_("the hand of cycle {cycle} has no deal record (its walls "
+                                 "were refused): it cannot be scored").format(
+                cycle=self.ctl.cycle.number))
         # Checked before a finished game gives way to a new one: the hand that ended the
         # game is not booked again as the first of the next.
         if self.session is not None and self.session.hands and (
@@ -103,7 +120,7 @@ class TableScore:
             raise ScoreRefused(_("the hand of cycle {cycle} is already scored").format(
                 cycle=cycle))
         # A copy: the session changes only once the hand's line is on disk.
-        if self.session is None or self.session.finished:
+        if self._current() is None:
             session = Session(self.ctl.config.rules.variant, first_dealer=dealer)
         else:
             session = Session.from_dict(self.session.as_dict())
@@ -130,6 +147,15 @@ class TableScore:
         self.ctl.save_journal()
         return {"answer": answer, "booked": True, "hand": booked,
                 "scores": list(session.scores), "next_dealer": self.next_dealer()}
+
+    def _homing_onto_a_hand(self) -> bool:
+        """Homing with a set on the table (a boot, say, after a cut mid-hand): homing ends
+        in play, and the journal does not say whether that hand had ended."""
+        cycle = self.ctl.cycle
+        state = cycle.state
+        if state == "fault":
+            state = plan(self.ctl).get("cycle", state)
+        return state == "homing" and cycle.set_in_play is not None
 
     def _result(self, seat: int, result: dict[str, Any], record: dict[str, Any],
                 session: Session) -> tuple[str | None, dict[str, int], dict | None]:
@@ -160,13 +186,25 @@ class TableScore:
                     key=key, tile=wild["indicator"]))
             filled[key] = wild["indicator"]
         try:
-            answer = score_declared(read_declared(filled)).as_dict()
+            checked = read_declared(filled)
+            _dealt_flowers(checked, self.ctl.handoff.variant.flowers)
+            answer = score_declared(checked).as_dict()
         except RulesError as exc:
             raise ScoreRefused(str(exc)) from None
         if answer["win"] and not answer["payments"]:
             raise ScoreRefused(_("discarder: name who discarded the winning tile (left, "
                                  "across, right)"))
         return wind, answer["payments"], answer
+
+
+def _dealt_flowers(declared: Declared, codes: tuple[str, ...]) -> None:
+    """The variant's flowers, and only those this table deals: a venue may play without
+    them (`[rules.overrides] flowers = []`), and a flower never dealt scores nothing."""
+    if declared.flowers and not codes:
+        raise ScoreRefused(_("flowers: this table deals no flowers"))
+    for code in declared.flower_tiles:
+        if code not in codes:
+            raise ScoreRefused(_("flowers: this table does not deal {code}").format(code=code))
 
 
 def _wind(rounds: int) -> str:

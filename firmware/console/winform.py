@@ -9,17 +9,26 @@ kong from nobody is concealed). The rules engine checks the rest (firmware/scori
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from firmware.i18n import _
+from rules.tiles import FLOWERS, HONOURS, SUITED
 
 SOURCES = ("left", "across", "right")
 MELD_TYPES = ("chow", "pung", "kong")
 # The players' own words for the same, so a Chinese table can type them too.
 WORDS = {"吃": "chow", "碰": "pung", "杠": "kong", "上家": "left", "对家": "across",
          "下家": "right"}
-_PACKED = re.compile(r"([WBTFJHwbtfjh])(\d+)")
+# ASCII digits only: \d would take "W١" or "W²" for a tile the daemon then refuses.
+_PACKED = re.compile(r"([WBTFJHwbtfjh])([0-9]+)")
+CODES = frozenset(SUITED + HONOURS + FLOWERS)
+
+
+def _plain(text: str) -> str:
+    """Full-width letters, digits and punctuation (a Chinese input method's) as ASCII."""
+    return unicodedata.normalize("NFKC", text)
 
 
 @dataclass
@@ -42,7 +51,7 @@ class WinForm:
 def tiles(text: str, where: str) -> list[str]:
     """Tile codes from spaced or packed text ("W111 B2" → W1 W1 W1 B2)."""
     out: list[str] = []
-    for word in text.replace(",", " ").split():
+    for word in _plain(text).replace(",", " ").split():
         star = word.startswith("*")
         packed = word.lstrip("*")
         parts = _PACKED.findall(packed)
@@ -50,6 +59,10 @@ def tiles(text: str, where: str) -> list[str]:
             raise ValueError(_("{where}: {word} is not a tile (W1-W9, B1-B9, T1-T9, F1-F4, "
                                "J1-J3)").format(where=where, word=word))
         codes = [suit.upper() + digit for suit, digits in parts for digit in digits]
+        for code in codes:
+            if code not in CODES:
+                raise ValueError(_("{where}: {word} is not a tile (W1-W9, B1-B9, T1-T9, "
+                                   "F1-F4, J1-J3)").format(where=where, word=code))
         if star:
             codes[0] = "*" + codes[0]
         out += codes
@@ -58,7 +71,7 @@ def tiles(text: str, where: str) -> list[str]:
 
 def meld(text: str, number: int) -> dict[str, Any]:
     """One meld: "chow T1 *T2 T3 left", "pung F3 across", "kong J3" (concealed)."""
-    words = [WORDS.get(w, w.lower()) for w in text.split()]
+    words = [WORDS.get(w, w.lower()) for w in _plain(text).split()]
     where = _("meld {n}").format(n=number)
     if not words or words[0] not in MELD_TYPES:
         raise ValueError(_("{where}: start with chow, pung or kong").format(where=where))
@@ -68,8 +81,14 @@ def meld(text: str, number: int) -> dict[str, Any]:
     starred = [c[1:] for c in codes if c.startswith("*")]
     codes = [c.lstrip("*") for c in codes]
     size = 4 if kind == "kong" else 3
+    if not codes:
+        raise ValueError(_("{where}: name its tiles, e.g. pung F3 across").format(
+            where=where))
     if kind != "chow" and len(codes) == 1:
         codes *= size           # "pung F3" is F3 F3 F3
+    if source is None and kind != "kong":
+        raise ValueError(_("{where}: say whom it was taken from (left, across, right); "
+                           "only a kong can be concealed").format(where=where))
     out: dict[str, Any] = {"type": kind, "tiles": codes, "from": source}
     if source is not None:
         if kind == "chow" and len(starred) != 1:
@@ -81,9 +100,10 @@ def meld(text: str, number: int) -> dict[str, Any]:
 
 def request(form: WinForm) -> dict[str, Any]:
     """The API's `score` params for what the form holds; ValueError says what is wrong."""
-    if form.seat.strip() not in ("0", "1", "2", "3"):
+    seat_text = _plain(form.seat).strip()
+    if seat_text not in ("0", "1", "2", "3"):
         raise ValueError(_("seat: the position 0-3 of the player who won"))
-    seat = int(form.seat)
+    seat = int(seat_text)
     if form.draw:
         return {"seat": seat, "draw": True}
     concealed = tiles(form.concealed, _("concealed tiles"))
@@ -91,12 +111,13 @@ def request(form: WinForm) -> dict[str, Any]:
     if len(won) != 1:
         raise ValueError(_("winning tile: give exactly one tile"))
     melds = [meld(part, n) for n, part in enumerate(
-        (p for p in form.melds.replace("；", ";").split(";") if p.strip()), 1)]
+        (p for p in _plain(form.melds).split(";") if p.strip()), 1)]
     win: dict[str, Any] = {
         "concealed": concealed, "melds": melds, "win_tile": won[0],
         "self_drawn": form.self_drawn, "fourth_tile": form.fourth_tile, "kong": form.kong,
         "last_tile": form.last_tile, "flowers": _flowers(form.flowers)}
-    discarder = WORDS.get(form.discarder.strip(), form.discarder.strip().lower())
+    said = _plain(form.discarder).strip()
+    discarder = WORDS.get(said, said.lower())
     if discarder:
         if discarder not in SOURCES:
             raise ValueError(_("discarder: left, across or right"))
@@ -105,10 +126,10 @@ def request(form: WinForm) -> dict[str, Any]:
 
 
 def _flowers(text: str) -> int | list[str]:
-    text = text.strip()
+    text = _plain(text).strip()
     if not text:
         return 0
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         return int(text)
     # The variants with flower tiles name them (H1-H8).
     return tiles(text, _("flowers"))

@@ -53,10 +53,14 @@ def _cycle(value: Any) -> bool:
 
 
 def _hand(value: Any) -> bool:
-    """A scored hand as the firmware writes it: a winner (or none) and payments."""
-    return isinstance(value, dict) and (value.get("winner") is None or isinstance(
-        value.get("winner"), int | str)) and isinstance(value.get("payments"), dict) and all(
-        _cycle(v) for v in value["payments"].values())
+    """A scored hand as the firmware writes it: a winner (or none) and payments, which
+    pass between the players (they sum to zero) and only when someone won."""
+    if not (isinstance(value, dict) and (value.get("winner") is None or isinstance(
+            value.get("winner"), int | str)) and isinstance(value.get("payments"), dict)):
+        return False
+    paid = list(value["payments"].values())
+    return all(_cycle(v) for v in paid) and sum(paid) == 0 and (
+        value.get("winner") is not None or not any(paid))
 
 
 def hand_line(hand: dict[str, Any]) -> str:

@@ -46,6 +46,35 @@ def test_a_mistyped_form_says_what_is_wrong(change: dict, problem: str) -> None:
         winform.request(winform.WinForm(**{**WIN, **change}))
 
 
+@pytest.mark.parametrize(("change", "problem"), [
+    # A meld with a source and no tile crashed the console (IndexError).
+    ({"melds": "pung across"}, "meld 1"),
+    ({"melds": "kong left"}, "meld 1"),
+    ({"melds": "pung"}, "meld 1"),
+    # Codes outside the set were sent to the daemon, the form saying nothing.
+    ({"concealed": "W1234567890 B234"}, "W0 is not a tile"),
+    ({"concealed": "W111 B234 J4 F2"}, "J4 is not a tile"),
+    ({"win_tile": "F5"}, "F5 is not a tile"),
+    ({"win_tile": "W\u0661"}, "is not a tile"),          # an Arabic-Indic one
+    ({"flowers": "\u0663"}, "flowers"),                  # an Arabic-Indic three
+    ({"flowers": "H9"}, "H9 is not a tile"),
+    # Only a kong is concealed: a chow or pung names whom it was taken from.
+    ({"melds": "chow T1 *T2 T3"}, "meld 1: say whom"),
+    ({"melds": "pung F3"}, "meld 1: say whom"),
+])
+def test_a_form_the_table_cannot_take_is_named_not_sent(change: dict, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        winform.request(winform.WinForm(**{**WIN, **change}))
+
+
+def test_full_width_characters_from_a_chinese_keyboard_read_as_typed() -> None:
+    # A Chinese input method in full-width mode types Ｗ１ and ，: the same tiles.
+    typed = {"concealed": "Ｗ１１１，Ｂ２３４　Ｊ１１１ Ｆ２", "win_tile": "Ｆ２", "flowers": "２"}
+    wide = winform.request(winform.WinForm(**{**WIN, **typed}))
+    plain = winform.request(winform.WinForm(**{**WIN, "flowers": "2"}))
+    assert wide == plain
+
+
 def _ended(harness: Harness) -> Harness:
     ctl = harness.ctl
     harness.clock.run_until(harness.clock.now() + 4000.0,

@@ -9,15 +9,23 @@ import random
 
 import pytest
 
+import rules
 from firmware.api.server import hand_in_play
 from firmware.scoring import ScoreRefused
+from mjtable_core.config import load_config
 from rules.scoring.session import DEALER_RULES
+from simulator.harness import Harness
 from simulator.run import assemble
+from simulator.scenario import parse_scenario
 from tests.conftest import quick
 
 from .hands import random_win
 
 ENDED = ("opening", "hole_open", "closing")
+# The example of docs/scoring.md, self-drawn: a win of 8 points or more.
+EXAMPLE = {"concealed": ["W1", "W1", "W1", "B2", "B3", "B4", "J1", "J1", "J1", "F2"],
+           "melds": [{"type": "chow", "tiles": ["T1", "T2", "T3"], "claimed": "T2",
+                      "from": "left"}], "win_tile": "F2", "self_drawn": True}
 
 
 def _table(config, variant: str = "mcr", tmp_path=None):
@@ -211,3 +219,90 @@ def test_a_fault_during_play_does_not_open_the_hand_to_scoring(config) -> None:
     with pytest.raises(ScoreRefused, match="a hand is in play"):
         ctl.scoring.score(0, {"draw": True}, hand_in_play(ctl))
     assert ctl.scoring.session is None
+
+
+def test_a_hand_without_a_deal_record_is_not_scored_as_the_one_before(
+        config, monkeypatch) -> None:
+    # The engine refused the second hand's walls (a misread tile, say): the hand is played
+    # with no deal record. Its result must not be booked on the first hand's record, with
+    # that hand's dealer and seat winds.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    deal = rules.deal
+
+    def refuse_the_second(walls, throws, variant, dealer, **kw):
+        if kw["table"]["cycle"] == 2:
+            raise rules.RulesError("a tile misread")
+        return deal(walls, throws, variant, dealer, **kw)
+    monkeypatch.setattr(rules, "deal", refuse_the_second)
+    _until(bench, lambda: ctl.cycle.number == 2 and ctl.cycle.state in ENDED)
+    assert ctl.handoff.records[-1]["table"]["cycle"] == 1
+    with pytest.raises(ScoreRefused, match="cycle 2 has no deal record"):
+        ctl.scoring.score(1, {"draw": True}, hand_in_play(ctl))
+    assert ctl.scoring.session is None
+
+
+def test_a_game_of_another_variant_gives_way_to_the_tables_variant(config) -> None:
+    # The operator changed [rules] variant and restarted mid-game: the journal brings back
+    # a Tianjin game while the table now deals MCR. Scoring by the old game's variant
+    # asked every win for a 混 the table never turned: no hand could be scored.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    ctl.scoring.restore({"variant": "tianjin", "first_dealer": 1, "dealer": 2, "prevalent": 1,
+                         "scores": [4, -4, 0, 0], "hands": [{"hand": 1, "cycle": -1}]})
+    assert ctl.scoring.next_dealer() is None     # not the old game's dealer on the lamps
+    win = EXAMPLE
+    answer = ctl.scoring.score(0, {"win": win}, hand_in_play(ctl))
+    assert answer["booked"] and ctl.scoring.session.variant == "mcr"
+    assert len(ctl.scoring.session.hands) == 1 and sum(ctl.scoring.session.scores) == 0
+
+
+def test_flowers_are_refused_where_the_table_deals_none(config) -> None:
+    # A venue plays MCR without flowers ([rules.overrides] flowers = [], 136 tiles): a
+    # winner claiming flowers would add points for tiles the table never dealt.
+    bench = _table(config)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    ctl.handoff.variant = dataclasses.replace(ctl.handoff.variant, tiles=136, flowers=(),
+                                              replacement="none")
+    win = EXAMPLE
+    for flowers in (3, ["H1", "H5"]):
+        with pytest.raises(ScoreRefused, match="flowers: this table deals no flowers"):
+            ctl.scoring.score(0, {"win": {**win, "flowers": flowers}}, hand_in_play(ctl))
+    answer = ctl.scoring.score(0, {"win": {**win, "flowers": 0}}, hand_in_play(ctl))
+    assert answer["booked"]
+
+
+def test_a_hand_cut_off_by_the_power_is_not_scored_while_the_table_homes() -> None:
+    # The power failed mid-hand. Back on, the table homes and then the hand goes on: a
+    # win declared while it homed was booked for a hand the players were still playing.
+    raw = {"seed": 7, "cycles": 2, "fault": [{"kind": "power_cut", "where": "power",
+                                              "cycle": 1, "phase": "play", "duration_s": 5.0}]}
+    harness = Harness(quick(load_config(None), 60.0), parse_scenario(raw, "<test>"))
+    harness.boot()
+    harness.players.start()
+    first = harness.ctl
+    harness.clock.run_until(4000.0, until=lambda: harness.ctl is not first)
+    ctl = harness.ctl
+    assert ctl.cycle.state == "homing" and ctl.cycle.set_in_play is not None
+    with pytest.raises(ScoreRefused, match="a hand is in play"):
+        ctl.scoring.score(1, {"draw": True}, hand_in_play(ctl))
+    assert ctl.scoring.session is None
+
+
+@pytest.mark.parametrize("hand", [
+    {"winner": 0, "payments": {"0": 1000}},                # points out of nowhere
+    {"winner": 0, "payments": {"0": 40, "1": -8}},
+    {"winner": None, "payments": {"2": 16, "3": -16}},     # a drawn hand pays nothing
+])
+def test_a_score_line_whose_payments_cannot_be_is_reported(hand: dict) -> None:
+    # An edited scores file: every hand the table books pays between its players.
+    from rules.scoring.beside import pair_scores
+
+    records = [(1, {"table": {"cycle": 1, "dealer_position": 0}, "commitment": "c1"})]
+    line = json.dumps({"cycle": 1, "commitment": "c1", "hand": hand})
+    hands, problems = pair_scores(records, [line])
+    assert problems == ["scores line 1: not a scored hand (winner and payments)"]
+    assert hands[0]["score"] is None
