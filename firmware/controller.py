@@ -54,6 +54,11 @@ JOURNALED_STATUS = ("cycle", "set_in_play", "set_building")
 # Fault history kept in memory and journal: every active fault, and this many recent
 # others; `fault_counts` keeps how often each fault was raised since power-on.
 FAULT_HISTORY = 100
+# One cause (a fault kind at one place) raises at most this many faults per hour of
+# table time; past it, its last fault comes back with its count and rate: a cause that
+# keeps returning after each clear is one entry a technician reads, not a list.
+CAUSE_FAULTS_PER_HOUR = 3
+HOUR_S = 3600.0
 # A build that was not complete at a stop: its stacks are not trusted after a restart.
 NOT_INCOMPLETE = (None, "idle", "staged")
 
@@ -432,6 +437,18 @@ class Controller:
             self.emit("fault.repeated", id=fault_id, code=same.code, where=where,
                       repeats=same.repeats, per_minute=same.per_minute())
             return same
+        again = self._capped(fault_id, where, side)
+        if again is not None:
+            # The same cause again within the hour, past its cap: its last fault comes
+            # back, through the shutdown path like any other.
+            again.repeated(self.clock.now(), evidence)
+            again.active = True
+            if kind.severity == ERROR:
+                self._shut_down(kind.scope, again)
+            again.diagnosis_extra = self._diagnose(again)
+            self.fault_counts[fault_id] += 1
+            self.emit("fault", **again.as_dict(), reopened=True, repeats=again.repeats)
+            return again
         fault = Fault(fault_id, where, side, self.cycle.number, self.clock.now(), evidence,
                       active=kind.severity != INFO)
         if kind.severity == ERROR:
@@ -440,6 +457,15 @@ class Controller:
         fault.diagnosis_extra = self._diagnose(fault)
         self.emit("fault", **fault.as_dict())
         return fault
+
+    def _capped(self, fault_id: str, where: str, side: int | None) -> Fault | None:
+        """The last fault of this cause when it raised its hourly cap already."""
+        if CATALOGUE[fault_id].severity == INFO:
+            return None
+        since = self.clock.now() - HOUR_S
+        recent = [f for f in self.faults if (f.id, f.where, f.side) == (fault_id, where, side)
+                  and f.sim_time_s > since]
+        return recent[-1] if len(recent) >= CAUSE_FAULTS_PER_HOUR else None
 
     def _diagnose(self, fault: Fault) -> dict[str, Any] | None:
         """What the evidence adds to the catalogue: the suspects ranked, a recurring

@@ -252,7 +252,8 @@ class Harness:
     def _on_fault(self, event: dict[str, Any]) -> None:
         fault = {k: event[k] for k in ("id", "code", "where", "cycle", "sim_time_s",
                                        "evidence", "diagnosis")}
-        self.faults.append(fault)
+        if not event.get("reopened"):
+            self.faults.append(fault)      # raised; a fault come back is not raised again
         copies = sum(1 for f in self.ctl.faults
                      if f.active and (f.id, f.where) == (event["id"], event["where"]))
         self.max_active_copies = max(self.max_active_copies, copies)
