@@ -92,15 +92,22 @@ def rank(fault: Fault, ctl: Controller) -> dict[str, Any] | None:
         "certain": len(suspects) == 1}
     if test is not None and len(suspects) > 1:
         # A build fault has no side: its test is about the side its suspects name.
+        # The test is about the first suspect at a side (a build fault has none, and
+        # an extra tile may come from another side's count).
         extra["test"] = test
-        extra["test_side"] = side or next(
-            (p.split(".")[-2] for p in parts if p.startswith("motor.side.")), "")
+        extra["test_side"] = next((s for s in map(_side_in, parts) if s), side)
         if self_test is not None:
             extra["self_test"] = self_test.replace("{side}", extra["test_side"])
     return extra
 
 
 Ranked = tuple[list[Suspect], str | None, str | None]
+
+
+def _side_in(part: str) -> str | None:
+    """The side a part is at (`motor.side.2.conveyor`, `side.2.count`), if any."""
+    words = part.split(".")
+    return next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "side"), None)
 
 
 def _head(fault: Fault, ctl: Controller) -> Ranked:
@@ -242,6 +249,15 @@ def _extra(fault: Fault, ctl: Controller) -> Ranked:
     glitches = ctl.sides[fault.side].glitches if fault.side is not None else 0
     if glitches:
         return [COUNT, FOREIGN], test, None
+    # A ghost count at another side finished it a tile early: the tile it never took
+    # turned up here.
+    ghosts = sorted((s for s in ctl.sides if s.ghosts and s.side != fault.side),
+                    key=lambda s: -s.ghosts)
+    if ghosts:
+        return ([_at(COUNT, str(ghosts[0].side)), FOREIGN],
+                N_("count the tiles in the wall of side {side}: if one is missing, its count "
+                   "sensor counted a tile that was not there: clean or replace it; if the "
+                   "wall is whole, remove the foreign tiles"), None)
     return [FOREIGN, COUNT], test, None
 
 
