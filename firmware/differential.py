@@ -253,6 +253,8 @@ def _extra(fault: Fault, ctl: Controller) -> Ranked:
     # turned up here.
     ghosts = sorted((s for s in ctl.sides if s.ghosts and s.side != fault.side),
                     key=lambda s: -s.ghosts)
+    if not ghosts and fault.side is None:
+        return [FOREIGN], None, None    # the walls counted by tile: too many of one
     if ghosts:
         return ([_at(COUNT, str(ghosts[0].side)), FOREIGN],
                 N_("count the tiles in the wall of side {side}: if one is missing, its count "
