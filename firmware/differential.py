@@ -206,14 +206,26 @@ def _missing(fault: Fault, ctl: Controller) -> Ranked:
                    "the conveyor motor or its fuse; if it moves and tiles reach the head, "
                    "clean the count sensor of side {side}"),
                 f"conveyor.{n}")
+    # The head's reader saw tiles the count missed: that side's count sensor.
+    unseen = [str(s.side) for s in ctl.sides
+              if s.has_reader and s.unseen_reads > 0 and str(s.side) in short]
+    if unseen:
+        return [*(_at(COUNT, n) for n in unseen), TABLE], None, None
+    # A few short: tiles left on the table first; a count sensor gone dark or a
+    # conveyor stopped looks the same from the counts alone.
     suspects = [TABLE]
     for n, count in sorted(short.items()):
         if count > 3 or count >= per_side:
             suspects += [_at(CONVEYOR, n), _at(COUNT, n)]
+        else:
+            suspects += [_at(COUNT, n), _at(CONVEYOR, n)]
     if len(short) == len(sides):
         suspects += [DISC, RING]
     return (suspects, N_("look for tiles left on the table and top up; if none are "
-                         "missing, run the disc and conveyor self-tests"), None)
+                         "missing, run the conveyor self-test of each short side and watch "
+                         "its head: tiles that reach it without being counted mean its "
+                         "count sensor (clean or replace it); a belt that does not move, "
+                         "its conveyor"), None)
 
 
 def _at(suspect: Suspect, side: str) -> Suspect:
