@@ -583,7 +583,8 @@ class Controller:
             table[f"side.{n}.count"] = lambda v, s=side: s.on_count_edge(bool(v))
             table[f"side.{n}.head_home"] = lambda v, s=side: s.on_home_edge(bool(v))
             table[f"side.{n}.full"] = lambda v, s=side: self.build.on_belt(s, bool(v))
-            table[f"side.{n}.plate_home"] = lambda v, p=self.plates[n]: p.on_sensor(bool(v))
+            table[f"side.{n}.plate_home"] = lambda v, p=self.plates[n]: self._plate_home(
+                p, bool(v))
             table[f"side.{n}.tile_id"] = side.on_reader
             table[f"key.dice.{n}"] = lambda v, n=n: v and self._dice_key(n)
         for n in (0, 1):
@@ -597,6 +598,13 @@ class Controller:
         self.fault("tile.face_up", f"side.{side.side}.head", side.side,
                    {"sensor": f"side.{side.side}.face_up", "tile_index": index,
                     "wall_slot": slot, "set": self.build.set_name})
+
+    def _plate_home(self, plate: Plate, home: bool) -> None:
+        plate.on_sensor(home)
+        if home and self.cycle.state == "homing":
+            # It may be the last cam awaited: a glitch that hid it at the last check
+            # leaves no other edge to end the homing.
+            self.clock.post(self.cycle.check_homed)
 
     def _case_opened(self) -> None:
         # The tamper flag latches: a technician must inspect and clear it.
