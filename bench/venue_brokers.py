@@ -4,6 +4,7 @@ generated config (never the system one), with per-table ACLs and no anonymous us
 from __future__ import annotations
 
 import getpass
+import shlex
 import shutil
 import socket
 import subprocess
@@ -16,6 +17,16 @@ from pathlib import Path
 from bench import children
 
 VENUE_USER, VENUE_PASSWORD = "venue", "venue-secret"
+
+
+def own_machine(module: str, argv: list[str]) -> int:
+    """Run `python -m module argv` in a session of its own whose autogroup is niced to
+    -20 (root): Linux shares the CPU between sessions before nice values count, so on a
+    machine loaded by other jobs this is the way to measure as on a venue's own one."""
+    command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", module, *argv])
+    return subprocess.run(["setsid", "-w", "sh", "-c",
+                           f"echo -20 > /proc/self/autogroup && exec {command}"],
+                          check=False).returncode
 
 
 def free_port() -> int:
@@ -49,9 +60,11 @@ class Mosquitto:
         subprocess.run(["mosquitto_passwd", "-U", str(passwords)], check=True,
                        capture_output=True)
         (directory / "acl").write_text(
-            f"user {VENUE_USER}\ntopic readwrite mjt/v1/#\n\n"
+            f"user {VENUE_USER}\ntopic readwrite mjt/v1/#\ntopic read homeassistant/#\n\n"
             f"{acl}\n"
-            "pattern write mjt/v1/%u/#\npattern read mjt/v1/%u/cmd\n")
+            "pattern write mjt/v1/%u/#\npattern read mjt/v1/%u/cmd\n"
+            # Home Assistant discovery (docs/venue.md): each table under its own node id.
+            "pattern write homeassistant/+/%u/#\n")
         self.conf = directory / "mosquitto.conf"
         self.conf.write_text(
             # Started as root it would switch to the user "mosquitto": stay ourselves.

@@ -92,6 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("score", help=_("check and score a declared win (JSON, docs/scoring.md)"),
                    add_help=False)
     sub.add_parser("bench", help=_("benchmarks (JSON figures)"), add_help=False)
+    sub.add_parser("venue", help=_("the venue's box: every table on one screen "
+                                   "(docs/venue.md)"), add_help=False)
     sub.add_parser("verify-deals", help=_("check a handoff file: every reveal against its "
                                           "commitment, and the chain (docs/rules.md)"),
                    add_help=False)
@@ -188,6 +190,9 @@ def _passthrough(argv: list[str]) -> int | None:
             from rules.cli import deal_main
             _hint_stdin(rest)
             return deal_main(rest)
+        if word == "venue":
+            from venue.desk.cli import main as venue_main
+            return venue_main(rest)
         if word == "audit":
             from simulator.audit_cli import main as audit_main
             return audit_main(rest)

@@ -24,7 +24,8 @@ DISPLAY = (
     ("rF", N_("refeed: empty belts, heads and tracks onto the disc, then clear with "
               "--refed")),
     ("ES", N_("e-stop: every motor off until a technician releases it")),
-    ("t-", N_("test mode; t3 while test 3 runs, then 3P (passed) or 3F (failed)")),
+    ("t-", N_("test mode; t3 while test 3 runs, then 3P (passed), 3F (failed) or 3- (not "
+              "tested now)")),
     ("c1a2b", N_("c and four hex digits: the start of the next hand's commitment")),
     ("3-5", N_("the dice faces of the last throw")),
 )

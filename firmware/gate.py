@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from firmware.i18n import N_
+from firmware.i18n import N_, _
 from mjtable_core.clock import Clock
 
 NOT_ENABLED = N_("not enabled by the venue")
@@ -63,6 +63,15 @@ class BookingGate:
         booking, reason = saved.get("booking_id"), saved.get("reason")
         self.booking_id = booking if isinstance(booking, str) else None
         self.reason = reason if isinstance(reason, str) else None
+
+    def picture(self) -> dict[str, Any]:
+        """The gate in the status picture: `until_t` on the table's clock (the status's
+        `t` tells the seconds left), so the picture changes only when the gate does."""
+        why = self.closed_why()
+        return {"enforced": self.enforced, "open": self._open(),
+                "until_t": None if self.until is None else round(self.until, 3),
+                "booking_id": self.booking_id, "reason": self.reason,
+                "held": _(why) if why else None}
 
     def status(self) -> dict[str, Any]:
         left = None if self.until is None else max(0.0, self.until - self.clock.now())

@@ -11,6 +11,13 @@ Two of them leave the table unable to go on by itself:
 - a plate left off home while its track may hold stacks: turning it round would lift
   them onto the table, so the table cannot bring it home. It is named, with the way
   home, before test mode is left (never an E31 that a clear raises again at once).
+
+And one a self-test must not do: turn a plate at home whose track may hold stacks. Its
+turn lifts the next set's wall onto the table (onto the hand in play, if one stands
+there), and no refeed puts it back: the hole is shut in test mode, and the next hand
+is built over it (E51). Such a plate is not tested (nor jogged: short of a whole turn
+it is left off home under them); `test all` says so and runs the rest. Every raise
+turns the plates under watch, so a plate that sticks is still found.
 """
 
 from __future__ import annotations
@@ -67,3 +74,25 @@ def stranded_why(plates: list[str]) -> str:
 
 REFEED_NOTE = N_("the tests moved tiles of the set being built: empty belts, heads and "
                  "tracks onto the disc, then clear the refeed hold with --refed")
+
+
+def _nothing_stacked(ctl: Controller) -> bool:
+    """A build just begun and stopped before its first tile was counted (test mode at
+    power-on): its tracks hold nothing yet."""
+    return (ctl.refeed_hold is None and build_incomplete(ctl)
+            and all(side.counted == 0 for side in ctl.sides))
+
+
+def plate_test_refused(ctl: Controller, name: str) -> str | None:
+    """Why the self-test `name` may not turn its plate now, or None (not a plate, its
+    track is empty, or it is off home and the test is its way home)."""
+    part, _sep, side = name.partition(".")
+    if part != "plate":
+        return None
+    plate = ctl.plates[int(side)]
+    if plate.settled_off_home() or ctl.plate_turn_refused() is None or _nothing_stacked(ctl):
+        return None
+    return _("{plate} not tested: its track holds stacks of the next set, and one turn "
+             "would lift them onto the table (the next hand would be built wrong). Every "
+             "raise turns it under watch (E31 names a plate that sticks); test it when its "
+             "track is empty, as in a raise stopped by E31").format(plate=name)

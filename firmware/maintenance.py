@@ -34,6 +34,11 @@ if TYPE_CHECKING:
     from firmware.controller import Controller
 
 MAX_JOG_S = 5.0
+# Hold-to-run (the phone console): the motor runs while the technician's page keeps
+# saying "still held"; silent for HOLD_S (a page killed, a link lost) it stops here,
+# whatever the page and the agent do. One press runs at most MAX_HOLD_S.
+HOLD_S = 0.5
+MAX_HOLD_S = 30.0
 SETTLE_S = 0.2          # motor off between two moves of one test
 FREE_RUN_S = 2.0        # motors without a sensor run this long in their test
 HOLES_OPEN = ("hole_open", "top_up_open")
@@ -42,6 +47,7 @@ CYCLE_MOVING = ("opening", "closing", "raising", "rolling", "top_up_opening",
 
 Done = Callable[[dict[str, Any]], None]
 SERVICE, JOG = "test mode", "jog"     # holders of mechanisms, as the owner names them
+SKIPPED = "-"       # a test's result when it was not run (P passed, F failed)
 
 
 class MaintenanceRefused(Exception):
@@ -177,6 +183,8 @@ class _Jog:
     timer: Timer | None = None
     stop_at: str | None = None
     started: float = 0.0
+    hold: int | None = None             # a hold-to-run jog's number
+    deadman: Timer | None = None        # stops a hold not kept within HOLD_S
 
 
 class Maintenance:
@@ -190,6 +198,7 @@ class Maintenance:
         self._run: _Run | None = None
         self._jog: _Jog | None = None
         self._queue: list[str] = []
+        self._holds = 0
         # Tile movers run while a set was part built: its counts no longer hold.
         self.moved_tiles: set[str] = set()
         # The lid jogged in this test mode: it must be back at its lower stop to leave.
@@ -338,6 +347,10 @@ class Maintenance:
                 name=test.name, why=_("the lid is not at its lower stop (lid.lower not "
                                       "seen): hands may be in the hole; lower the lid "
                                       "with a lift key or jog lid down first")))
+        skipped = homecoming.plate_test_refused(self.ctl, test.name)
+        if skipped is not None:
+            self._skip(test, by, done, skipped)
+            return
         try:
             self.ctl.owner.acquire(SERVICE, [test.name], f"test {test.name}")
         except Busy as exc:
@@ -379,9 +392,11 @@ class Maintenance:
         def missed() -> None:
             waited = round(self.ctl.clock.now() - step_started, 3)
             self._finish(run, passed=False,
-                         detail=_("{step}: {sensor} not seen {wanted} within {seconds} s").format(
-                             step=step.what, sensor=sensor, wanted=wanted,
-                             seconds=f"{step.within_s:g}"), fault_id=step.fault_id,
+                         detail=_("{step}: {sensor} did not turn {wanted} within {seconds} "
+                                  "s").format(step=step.what, sensor=sensor,
+                                              wanted=_("on") if wanted else _("off"),
+                                              seconds=f"{step.within_s:g}"),
+                         fault_id=step.fault_id,
                          evidence={"sensor": sensor, "expected": wanted,
                                    "waited_s": waited, "step": step.what})
 
@@ -432,10 +447,28 @@ class Maintenance:
         self.ctl.emit("service.test", **result)
         if run.done is not None:
             run.done(result)
+        self._next_queued(run.by, run.done)
+
+    def _skip(self, test: MechanismTest, by: str | None, done: Done | None,
+              why: str) -> None:
+        """A test that must not run now: said like a result (`n-` on the display, the
+        reason for the console), and `test all` goes on with the rest."""
+        result: dict[str, Any] = {
+            "test": test.name, "number": test.number, "label": test.label,
+            "result": SKIPPED, "detail": why, "by": by, "took_s": 0.0, "seen": []}
+        self.results[test.name] = result
+        self.last_test = test.name      # the panel's next lift key steps past it
+        if not self.ctl.estopped:
+            self.ctl.hal.write("display", f"{test.number}{SKIPPED}")
+        self.ctl.emit("service.test", **result)
+        if done is not None:
+            done(result)
+        self._next_queued(by, done)
+
+    def _next_queued(self, by: str | None, done: Done | None) -> None:
         if self._queue and self.test_mode and not self.ctl.estopped:
             nxt = tests_by_name(self.ctl.geometry)[self._queue.pop(0)]
-            self.ctl.clock.post(lambda: self._panel(lambda: self._start(nxt, run.by,
-                                                                        run.done)))
+            self.ctl.clock.post(lambda: self._panel(lambda: self._start(nxt, by, done)))
 
     def _abort(self, why: str) -> None:
         self._queue = []
@@ -510,6 +543,11 @@ class Maintenance:
                 return _("the cycle is raising the walls")
             if not self.test_mode and ctl.cycle.state in ("play", "dealing", "rolling"):
                 return _("the walls are in play on the plates; enter test mode first")
+            if homecoming.plate_test_refused(ctl, motor) is not None:
+                # Short of a whole turn it is left off home under them, and its way
+                # home lifts them all the same.
+                return _("its track holds stacks of the next set, and a turn would lift "
+                         "them onto the table (the next hand would be built wrong)")
         elif part == "dice" and (ctl.dice.state == "spinning" or ctl.cycle.state == "rolling"):
             return _("the dice are rolling")
         return None
@@ -538,8 +576,9 @@ class Maintenance:
         return bool(self.ctl.hal.read("lid.lower"))
 
     def jog(self, motor: str, direction: str, seconds: float, by: str,
-            done: Done | None = None) -> dict[str, Any]:
-        """Run one motor for `seconds` (the lid stops at its limit sensor)."""
+            done: Done | None = None, hold: bool = False) -> dict[str, Any]:
+        """Run one motor for `seconds` (the lid stops at its limit sensor); with `hold`,
+        only while `keep` comes at least every HOLD_S (`seconds` then caps the press)."""
         motors = jog_motors(self.ctl.geometry)
         signal = motors.get(motor)
         if signal is None:
@@ -550,9 +589,10 @@ class Maintenance:
             moves = (_("{motor} moves up or down, not “{direction}”") if motor == "lid"
                      else _("{motor} turns only fwd, not “{direction}”"))
             raise MaintenanceRefused(moves.format(motor=motor, direction=direction))
-        if not 0 < seconds <= MAX_JOG_S:
+        most = MAX_HOLD_S if hold else MAX_JOG_S
+        if not 0 < seconds <= most:
             raise MaintenanceRefused(_("jog time must be above 0 and at most {most:g} s, "
-                                   "got {seconds:g}").format(most=MAX_JOG_S, seconds=seconds))
+                                   "got {seconds:g}").format(most=most, seconds=seconds))
         why = self.interlock(motor, direction)
         if why is not None:
             raise MaintenanceRefused(_("jog {motor} refused: {why}").format(motor=motor, why=why))
@@ -573,16 +613,45 @@ class Maintenance:
         self._jog = jog
         self.ctl.hal.write(signal, value, holder=JOG)
         jog.timer = self.ctl.clock.call_later(seconds, lambda: self._end_jog(jog, "time up"))
-        started = {"motor": motor, "signal": signal, "direction": direction,
-                   "seconds": seconds, "by": by}
+        started: dict[str, Any] = {"motor": motor, "signal": signal, "direction": direction,
+                                   "seconds": seconds, "by": by}
+        if hold:
+            self._holds += 1
+            jog.hold = started["hold"] = self._holds
+            started["hold_s"] = HOLD_S
+            self._arm(jog)
         self.ctl.emit("service.jog.started", **started)
         return started
+
+    def _arm(self, jog: _Jog) -> None:
+        if jog.deadman is not None:
+            jog.deadman.cancel()
+        jog.deadman = self.ctl.clock.call_later(HOLD_S, lambda: self._end_jog(jog, "hold lost"))
+
+    def keep(self, hold: int, by: str) -> dict[str, Any]:
+        """The technician still holds the button: run HOLD_S more. A hold that has
+        stopped (released, lost, time up, a fault) never starts again from here."""
+        jog = self._jog
+        if jog is None or jog.hold is None or jog.hold != hold or jog.by != by:
+            raise MaintenanceRefused(_("the jog has stopped; press and hold again"))
+        self._arm(jog)
+        return {"hold": hold, "motor": jog.motor, "running": True}
+
+    def stop_jog(self, hold: int | None, by: str | None) -> dict[str, Any]:
+        """Stop the jog now (any jog without a number: the safe direction)."""
+        jog = self._jog
+        if jog is None or (hold is not None and jog.hold != hold):
+            return {"stopped": None}
+        self._end_jog(jog, "released")
+        return {"stopped": jog.motor, "by": by}
 
     def _end_jog(self, jog: _Jog, why: str) -> None:
         off: Value = LID_OFF if jog.motor == "lid" else False
         self.ctl.hal.write(jog.signal, off)
         if jog.timer is not None:
             jog.timer.cancel()
+        if jog.deadman is not None:
+            jog.deadman.cancel()
         if self._jog is not jog:
             return
         self._jog = None

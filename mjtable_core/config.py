@@ -220,6 +220,18 @@ class VenueSection:
                                   doc="a signed command may be valid at most this long")
     gate: bool = option(False, doc="booking gate: a table not enabled finishes its hand, "
                                    "then starts no new build")
+    ha_discovery: bool = option(False, doc="publish Home Assistant MQTT discovery configs "
+                                           "(read-only sensors) for this table")
+    ha_prefix: str = option("homeassistant", doc="Home Assistant's discovery prefix")
+    # The phone console (docs/venue.md, "The phone console"): never outside the venue.
+    phone_listen: str = option("127.0.0.1:8470", doc="host:port the agent serves the phone "
+                               "console on: this table's LAN address (loopback by default); "
+                               "empty = off; never a public address")
+    phone_networks: str = option(
+        "127.0.0.0/8, ::1/128, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7",
+        choices=NETWORKS, shown="networks such as \"192.168.1.0/24, ::1/128\"",
+        doc="addresses that may open the phone console (even its read-only views); "
+            "others are refused")
 
     def check(self) -> None:
         """Every key must be a 32-byte Ed25519 public key in base64."""
@@ -231,9 +243,35 @@ class VenueSection:
             if len(raw) != 32:
                 raise Invalid("keys", _("{key}: not a base64 Ed25519 public key "
                                         "(32 bytes)").format(key=key_id))
+        if not self.ha_prefix or any(c in self.ha_prefix for c in "+#\0") or (
+                self.ha_prefix.strip("/") != self.ha_prefix):
+            raise Invalid("ha_prefix", _("{prefix}: a topic prefix without wildcards or "
+                                         "leading and trailing slashes").format(
+                                             prefix=self.ha_prefix))
+        if self.phone_listen:
+            check_phone_listen(self.phone_listen)
         if self.broker and not self.broker.startswith(("mqtt://", "mqtts://")):
             raise Invalid("broker", _("{broker}: use mqtt://host:port or "
                                       "mqtts://host:port").format(broker=self.broker))
+
+
+def check_phone_listen(text: str) -> None:
+    """host:port of the phone console: an IP literal on the venue's side only."""
+    host, _sep, port = text.rpartition(":")
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+        number = int(port)
+    except ValueError:
+        raise Invalid("phone_listen", _("{listen}: use an address and port such as "
+                                        "192.168.1.31:8470").format(listen=text)) from None
+    if not 0 < number < 65536:
+        raise Invalid("phone_listen", _("{listen}: the port must be 1–65535").format(
+            listen=text))
+    if address.is_global or address.is_multicast or address.is_unspecified:
+        raise Invalid("phone_listen", _("{listen}: the phone console is for the venue's "
+                                        "own network: use this table's LAN address "
+                                        "(private, such as 192.168.x.x) or "
+                                        "127.0.0.1").format(listen=text))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -152,3 +152,10 @@ def test_python_m_inside_a_source_checkout(installed: Path, tmp_path: Path) -> N
     where, found, examples = probe.stdout.split()
     assert where.startswith(str(checkout))       # the checkout's own, as on the Pi
     assert found == "True" and int(examples) > 0
+
+
+def test_the_dashboards_assets_are_in_the_package(installed: Path) -> None:
+    # `mjtable venue` serves its page from the package: no build step, no CDN.
+    (site,) = (installed.parent / "lib").glob("python3*/site-packages")
+    static = site / "venue" / "desk" / "static"
+    assert {p.name for p in static.iterdir()} >= {"desk.js", "desk.css"}

@@ -63,7 +63,7 @@ def test_api_view_tui_and_journal_agree(harness: Harness, moment: str,
     # The API is the picture plus only what is the API's own.
     assert {k: api[k] for k in picture_now} == picture_now
     assert set(api) - set(picture_now) == {"service", "commitment", "hand_in_play",
-                                           "counters", "signals"}
+                                           "counters", "signals", "gate"}
     # The live view draws the snapshot of that same picture the TUI draws from the API.
     view = snapshot(ctl)
     assert view == snap_from_status(api)

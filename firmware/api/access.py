@@ -30,6 +30,9 @@ CLASSES: dict[str, str] = {
     "command": OPEN,
     "clear": TECHNICIAN, "testmode": TECHNICIAN,
     "test": MOTION, "jog": MOTION,
+    # Hold-to-run (firmware/api/hold.py): starting moves a motor; a keep is checked
+    # against the session that started it; a stop is the safe direction.
+    "jog_hold": MOTION, "jog_keep": OPEN, "jog_stop": OPEN,
 }
 
 

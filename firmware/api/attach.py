@@ -14,6 +14,7 @@ from firmware.api.venue import Venue
 from firmware.controller import Controller
 from firmware.eventlog import EventLog
 from firmware.gate import BookingGate
+from firmware.identify import Identify
 from firmware.ledger import FILE_NAME as LEDGER_NAME
 from firmware.ledger import Ledger
 from firmware.maintenance import Maintenance
@@ -105,4 +106,4 @@ def _venue(ctl: Controller, state: Path, ledger: Ledger,
     ledger.kept["gate"] = gate.snapshot
     ledger.booking = gate.booking
     ctl.gate_closed = gate.closed_why
-    return Venue(verifier, gate, ledger)
+    return Venue(verifier, gate, ledger, Identify(ctl.clock, ctl.hal))

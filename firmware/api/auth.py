@@ -21,6 +21,7 @@ from typing import Any
 
 from argon2.low_level import Type, hash_secret_raw
 
+from firmware.api.lookalike import skeleton
 from firmware.i18n import _
 from firmware.printable import printable
 
@@ -159,10 +160,18 @@ class Technicians:
                 "hash": _argon2(token, salt, cost["m"], cost["t"], cost["p"]).hex()}
 
     def add(self, name: str, token: str) -> None:
-        """Add or replace `name` with a new token (only its salted hash is kept)."""
+        """Add or replace `name` with a new token (only its salted hash is kept); a new
+        name that reads as another technician's (`ai`, `аі`) is refused."""
         name = check_name(name)
         check_token(token)
         table = self._load()
+        if name not in table:
+            alike = [other for other in table if skeleton(other) == skeleton(name)]
+            if alike:
+                raise ValueError(_("technician name “{name}” reads the same as “{other}”, "
+                                   "who is already a technician: choose a name that reads "
+                                   "differently").format(name=printable(name),
+                                                         other=printable(alike[0])))
         table[name] = self._entry(token)
         self._save(table)
 

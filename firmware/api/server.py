@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from firmware import i18n, words
+from firmware.api import hold, usage, venue
 from firmware.api import protocol as p
-from firmware.api import usage, venue
 from firmware.api.access import (
     CLASSES,
     MOTION,
@@ -124,6 +124,15 @@ class Client:
     def send_line(self, line: bytes) -> bool:
         if self.closed:
             return False
+        transport = self.writer.transport
+        if self.queue.empty() and not transport.is_closing() and (
+                transport.get_write_buffer_size() == 0):
+            # Nothing waits before it and the kernel took all the rest: out now, not
+            # after the loop's turn. A fault's event must not wait for the journal's
+            # fsync in the emit that raised it, nor for the rest of a batch of timers.
+            # A client that stops reading fills the kernel's buffer, then the queue.
+            self.writer.write(line)
+            return True
         try:
             self.queue.put_nowait(line)
         except asyncio.QueueFull:
@@ -200,13 +209,15 @@ class ApiServer:
         self._dirty: set[str] = set()       # inputs that changed since the last sample
         self._status_text = ""
         self._status_due = False            # an event happened: status may have changed
+        self.closing: list[Callable[[Client], None]] = []   # told when a connection ends
         self.handlers: dict[str, Handler] = {
             "info": self._info, "status": self._status, "subscribe": self._subscribe,
             "faults": self._faults, "diagnose": self._diagnose, "test": self._test,
             "testmode": self._testmode, "jog": self._jog, "clear": self._clear,
             "estop": self._estop, "walls": self._walls, "log": self._log,
             "config": self._config, "login": self._login, "logout": self._logout,
-            "score": self._score, **usage.handlers(self), **venue.handlers(self)}
+            "score": self._score, **usage.handlers(self), **venue.handlers(self),
+            **hold.handlers(self)}
         self.ledger: Ledger | None = None      # the usage ledger, when the daemon has one
         self.venue: venue.Venue | None = None  # signed commands and the booking gate
         check_classified(self.handlers)     # default deny: no class, no daemon
@@ -373,6 +384,8 @@ class ApiServer:
             pass
         finally:
             self.clients.discard(client)
+            for closing in self.closing:
+                closing(client)     # a hold-to-run jog of this connection stops now
             if not client.closed:
                 # Let queued replies go out, then close.
                 with contextlib.suppress(asyncio.QueueFull):
@@ -695,6 +708,8 @@ class ApiServer:
                 "tiles_counted": sum(s.counted for s in ctl.sides),
                 "clients": len(self.clients),
             },
+            # The booking gate (firmware/gate.py), None before the venue is attached.
+            "gate": self.venue.gate.picture() if self.venue is not None else None,
         })
         if with_signals:
             status["signals"] = {

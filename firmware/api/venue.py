@@ -15,6 +15,7 @@ from firmware import signed
 from firmware.api import protocol as p
 from firmware.gate import BookingGate
 from firmware.i18n import _
+from firmware.identify import IDENTIFY_S, Identify
 from firmware.printable import printable
 
 if TYPE_CHECKING:
@@ -30,10 +31,11 @@ class Venue:
     """What the daemon holds for the venue: the verifier, the gate, the ledger."""
 
     def __init__(self, verifier: signed.Verifier, gate: BookingGate,
-                 ledger: Ledger | None) -> None:
+                 ledger: Ledger | None, identify: Identify | None = None) -> None:
         self.verifier = verifier
         self.gate = gate
         self.ledger = ledger
+        self.identify = identify
 
 
 def handlers(server: ApiServer) -> dict[str, Handler]:
@@ -94,5 +96,9 @@ def run(server: ApiServer, venue: Venue, cmd: signed.Command) -> Any:
         if not ctl.estopped:
             ctl.estop(f"venue ({cmd.key})")
         return {"estopped": True}
-    # identify and rebirth: the agent acts on them once the daemon has checked them.
+    if cmd.name == "identify" and venue.identify is not None:
+        # Staff look for the table blinking "Id"; nothing moves.
+        venue.identify.start()
+        return {"blinking_s": IDENTIFY_S}
+    # rebirth: the agent acts on it once the daemon has checked it.
     return {}

@@ -20,13 +20,22 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Header, Input, Label, RichLog, Static
+from textual.widgets import (
+    Checkbox,
+    DataTable,
+    Footer,
+    Header,
+    Input,
+    Label,
+    RichLog,
+    Static,
+)
 
 from firmware import i18n
 from firmware.api import protocol as p
-from firmware.console import render
+from firmware.console import render, winform
 from firmware.diagnosis import SYMPTOMS
 from firmware.i18n import N_, _
 from firmware.printable import printable
@@ -179,6 +188,47 @@ class Login(ModalScreen[tuple[str, str] | None]):
         self.dismiss(None)
 
 
+class ScoreForm(ModalScreen[dict[str, Any] | None]):
+    """The hand just ended, as its winner declares it (or a draw): the API's `score`."""
+
+    FIELDS = (("seat", N_("seat of the winner, 0-3")),
+              ("concealed", N_("concealed tiles, e.g. W111 B234 J111 F2")),
+              ("melds", N_("melds, e.g. chow T1 *T2 T3 left; pung F3 across; kong J3")),
+              ("win_tile", N_("winning tile, e.g. F2")),
+              ("discarder", N_("who discarded it: left, across, right (empty if self-drawn)")),
+              ("flowers", N_("flowers: a number, or the flower tiles")))
+    FLAGS = (("self_drawn", N_("self-drawn")), ("fourth_tile", N_("last of its kind")),
+             ("kong", N_("robbing a kong / on a kong's draw")),
+             ("last_tile", N_("last tile of the wall")), ("draw", N_("a drawn hand")))
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="scoreform"):
+            yield Label(_("Score the hand just ended (Enter on the last field to send, "
+                          "Esc to cancel)"))
+            for name, hint in self.FIELDS:
+                yield Input(placeholder=_(hint), id=name)
+            for name, text in self.FLAGS:
+                yield Checkbox(_(text), id=name)
+            yield Label("", id="problem")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        names = [name for name, _hint in self.FIELDS]
+        here = names.index(event.input.id or "seat")
+        if here + 1 < len(names) and not self.query_one("#draw", Checkbox).value:
+            self.query_one("#" + names[here + 1], Input).focus()
+            return
+        form = winform.WinForm(
+            **{name: self.query_one("#" + name, Input).value for name in names},
+            **{name: self.query_one("#" + name, Checkbox).value for name, _t in self.FLAGS})
+        try:
+            self.dismiss(winform.request(form))
+        except ValueError as exc:
+            self.query_one("#problem", Label).update(Text(str(exc), style="bold red"))
+
+    def key_escape(self) -> None:
+        self.dismiss(None)
+
+
 class TablePicture(Static):
     """The table from above, its side walls folded to the height it is given."""
 
@@ -222,6 +272,8 @@ class ConsoleApp(App[int]):
     .disconnected #banner { display: block; }
     #login { width: 50; height: auto; border: thick $accent; background: $panel; }
     Login { align: center middle; }
+    #scoreform { width: 78; max-height: 100%; border: thick $accent; background: $panel; }
+    ScoreForm { align: center middle; }
     /* Narrow screens: one of picture and signals at a time, the bottom kept short. */
     .narrow #signals { width: 1fr; display: none; }
     .narrow.show-signals #signals { display: block; }
@@ -242,6 +294,7 @@ class ConsoleApp(App[int]):
         Binding("ctrl+l", "login", N_("login")),
         Binding("f2", "swap", N_("picture/signals")),
         Binding("f3", "events", N_("faults/events")),
+        Binding("f4", "score", N_("score")),
         # The test that tells a fault's suspects apart, one key away (firmware/differential.py).
         Binding("f5", "self_test", N_("named self-test")),
     ]
@@ -507,6 +560,31 @@ class ConsoleApp(App[int]):
             return
         self._begin_reply()
         self.run_worker(self.run_command(f"test {named}"))
+
+    def action_score(self) -> None:
+        self.push_screen(ScoreForm(), self._score_entered)
+
+    def _score_entered(self, params: dict[str, Any] | None) -> None:
+        if params is not None:
+            self._reveal_events()
+            self._begin_reply()
+            self.run_worker(self._send_score(params))
+
+    async def _send_score(self, params: dict[str, Any]) -> None:
+        """A player's action: open to anyone at the table, refused while a hand is in play."""
+        if self.api is None:
+            self._say(_("not connected to a table daemon"), "red")
+            return
+        reply = await self.api.call("score", params,
+                                    self.credential if self.tcp is not None else None)
+        if not reply.get("ok"):
+            self._say(_("{verb} refused: {message}").format(
+                verb="score", message=reply["error"]["message"]), "bold red")
+            return
+        lines = winform.result_lines(reply["result"])
+        self._say(lines[0], "bold green" if reply["result"].get("booked") else "bold yellow")
+        for line in lines[1:]:
+            self._say(line)
 
     def action_estop(self) -> None:
         self.run_worker(self.run_command("estop"))

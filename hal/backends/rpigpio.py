@@ -10,11 +10,18 @@ own thread: they only read the line and post the new value into the loop with
 
 The 7-segment `display` is a no-op here: digits need a driver chip (TM1637, MAX7219)
 with its own protocol, not a GPIO line. The last text is kept for `read`.
+
+One daemon per chip: before a line is set up the backend takes an exclusive `flock` on
+the device node its library drives (/dev/gpiomem, or the Pi 5's gpiochip), as the
+ioboard backend does on its serial device. A second daemon on the same board, whatever
+its state directory or socket, stops with one line instead of driving the same pins.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 import random
 from collections.abc import Mapping
 from pathlib import Path
@@ -45,10 +52,44 @@ def board_model(paths: tuple[Path, ...] = MODEL_FILES) -> str:
     return "not a Raspberry Pi"
 
 
+def on_lgpio(model: str) -> bool:
+    """A Pi 5 (or CM5): RPi.GPIO cannot drive its RP1 chip; rpi-lgpio does."""
+    return "Raspberry Pi 5" in model or "Compute Module 5" in model
+
+
+def gpio_device(model: str) -> Path:
+    """The device node the GPIO library drives on this board: rpi-lgpio opens the
+    gpiochip RPI_LGPIO_CHIP names (0 unless set), RPi.GPIO maps /dev/gpiomem (or
+    /dev/mem, as root, where that is missing)."""
+    if on_lgpio(model):
+        return Path(f"/dev/gpiochip{os.environ.get('RPI_LGPIO_CHIP', '0')}")
+    gpiomem = Path("/dev/gpiomem")
+    return gpiomem if gpiomem.exists() else Path("/dev/mem")
+
+
+def lock_device(device: Path) -> int:
+    """Hold `device` exclusively (a flock, dropped by the kernel however the process
+    ends) or raise a HalError in one line; returns the descriptor to close."""
+    try:
+        fd = os.open(device, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError as exc:
+        raise HalError(_("cannot open the board's GPIO device {device} ({error}); check "
+                         "that this user is in group gpio").format(
+                             device=device, error=exc.strerror or exc)) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise HalError(_("the GPIO of this board ({device}) is held by another program, "
+                         "most likely another table daemon: stop that one first").format(
+                             device=device)) from None
+    return fd
+
+
 def import_gpio(model: str | None = None) -> Any:
     """The RPi.GPIO module, or a HalError that says what to install or configure."""
     model = model or board_model()
-    extra = "pi5" if "Raspberry Pi 5" in model else "pi"
+    extra = "pi5" if on_lgpio(model) else "pi"
     library = "rpi-lgpio" if extra == "pi5" else "RPi.GPIO"
     fix = _("install it with: pip install 'mjtable[{extra}]'; or, to run without table "
             "hardware, set [hal] backend = \"sim\" in the config").format(extra=extra)
@@ -106,9 +147,10 @@ class RpiGpioHal:
 
     def __init__(self, pins: PinMap, signals: Mapping[str, Signal], clock: Clock,
                  source: str = "<config>", gpio: Any | None = None,
-                 model: str | None = None) -> None:
-        """`pins` is the `[pins]` section of config file `source`; `gpio` and `model`
-        stand in for the library and /proc/device-tree/model."""
+                 model: str | None = None, device: Path | None = None) -> None:
+        """`pins` is the `[pins]` section of config file `source`; `gpio`, `model` and
+        `device` stand in for the library, /proc/device-tree/model and the device node
+        it drives (with a stand-in library and no `device`, nothing is locked)."""
         self.clock = clock
         self.signals: dict[str, Signal] = dict(signals)
         try:
@@ -127,13 +169,22 @@ class RpiGpioHal:
                 "\"sim\"").format(model=self.model))
         _check_board(self.model, self.pins)
         self.gpio = gpio if gpio is not None else import_gpio(self.model)
+        if device is None and gpio is None:
+            device = gpio_device(self.model)
+        # Before any line is touched: a second daemon must not drive the same pins.
+        self._device_fd = lock_device(device) if device is not None else None
         self.values: dict[str, Value] = {
             s.name: s.rest_value for s in self.signals.values()}
         self._listener: Listener | None = None
         self._closed = False
         # Armed stops end in the GPIO library's callback thread, not a loop turn later.
         self.stops = PinStops(clock, self.signals, self._drive, self.read)
-        self._setup()
+        try:
+            self._setup()
+        except BaseException:
+            if self._device_fd is not None:
+                os.close(self._device_fd)
+            raise
 
     # -- lines ------------------------------------------------------------------------
 
@@ -246,6 +297,9 @@ class RpiGpioHal:
         self._closed = True
         with contextlib.suppress(Exception):
             self.gpio.cleanup()
+        if self._device_fd is not None:
+            os.close(self._device_fd)       # the next daemon may take the chip
+            self._device_fd = None
 
 
 def open_backend(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal:

@@ -46,8 +46,8 @@ class Daemon:
         return self.api.eventlog.query(kind=kind, limit=1000)
 
 
-def start_daemon(state: Path, seed: int = 3,
-                 budgets: bool = False) -> tuple[Daemon, Callable[[], None]]:
+def start_daemon(state: Path, seed: int = 3, budgets: bool = False, speed: float = SPEED,
+                 players: bool = True) -> tuple[Daemon, Callable[[], None]]:
     """A daemon on the simulator in a thread; without `budgets` clients may send as
     fast as they like (most tests flood on purpose to see something else)."""
     Technicians(state / "technicians.json").add("li", TOKEN)
@@ -61,14 +61,15 @@ def start_daemon(state: Path, seed: int = 3,
         config = dataclasses.replace(
             base, hal=dataclasses.replace(base.hal, backend="sim"),
             api=dataclasses.replace(base.api, lockout_failures=3, lockout_s=LOCKOUT_S))
-        clock = RealClock(loop, SPEED)
+        clock = RealClock(loop, speed)
         opened = open_hal(config, clock, seed)
         ctl = Controller(config, opened.hal, clock)
         api = await attach_api(ctl, state_dir=state, socket_path=socket)
         if not budgets:
             api.server.set_budgets(UNLIMITED)
         api.maintenance.power_on()
-        opened.start_world()
+        if players:     # without them the table builds and waits, ready, lid down
+            opened.start_world()
         stop = asyncio.Event()
         box.update(daemon=Daemon(socket, state, loop, ctl, api), stop=stop)
         ready.set()

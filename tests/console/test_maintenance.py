@@ -42,9 +42,12 @@ def test_both_lift_keys_at_power_on_enter_test_mode_and_keys_step_tests() -> Non
 
 
 def test_every_mechanism_passes_on_a_healthy_table_with_motors_off_after() -> None:
+    # From power-on with both lift keys held: no set on the tracks, so the plates turn
+    # too (under a staged set they are skipped: tests/console/test_leaving_test_mode.py).
     bench, service, _ = table()
+    bench.table.values["key.lift.0"] = bench.table.values["key.lift.1"] = True
     service.power_on()
-    run_until(bench, lambda: bench.controller.build.state == "staged")
+    bench.table.values["key.lift.0"] = bench.table.values["key.lift.1"] = False
     results: list[dict] = []
     service.test("all", "li", results.append)
     run_until(bench, lambda: len(results) == len(mechanism_tests()), 120)
@@ -67,6 +70,9 @@ def test_a_lid_that_does_not_move_fails_with_motors_off_and_a_diagnosis() -> Non
     assert "run the lid motor test" in result["diagnosis"]["remedy"]
     assert bench.hal.read("motor.lid") == "off" and bench.table.motors_off()
     assert bench.hal.read("display") == "1F"
+    # What was not seen, in words: the detail said "lid.upper not seen True".
+    assert "lid.upper did not turn on within" in result["detail"]
+    assert "True" not in result["detail"]
 
 
 def test_tests_and_test_mode_are_refused_while_the_table_is_busy() -> None:
@@ -144,6 +150,6 @@ def test_with_the_lid_jogged_up_in_test_mode_nothing_under_it_moves() -> None:
     assert bench.hal.read("motor.disc") is False
     service.test("lid", "li")                       # the lid test ends at its lower stop
     run_until(bench, lambda: service.running is None, 20)
-    service.test("plate.2", "li")
+    service.test("disc", "li")
     run_until(bench, lambda: service.running is None, 20)
-    assert service.results["plate.2"]["result"] == "P"
+    assert service.results["disc"]["result"] == "P"

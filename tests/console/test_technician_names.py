@@ -72,3 +72,31 @@ def test_a_name_mixing_look_alike_scripts_is_refused(tmp_path: Path, name: str) 
 @pytest.mark.parametrize("name", ["Li张", "王.二-3", "阿卜杜拉·买买提", "Иван", "علي"])
 def test_one_script_or_latin_with_han_is_still_a_name(tmp_path: Path, name: str) -> None:
     Technicians(tmp_path / "technicians.json", CHEAP).add(name, TOKEN)
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("ai", "аі"),           # Latin, then all Cyrillic: one script each, the same to read
+    ("Al", "AI"),           # a small L and a capital i
+    ("corn", "com"),        # rn and m
+    ("KEN", "ΚΕΝ")])        # Greek capitals for Latin ones
+def test_a_name_that_reads_as_an_existing_technician_is_refused(
+        tmp_path: Path, first: str, second: str, capsys, monkeypatch) -> None:
+    # `ai` and `аі` were two technicians: in the event log one signed for the other.
+    technicians = Technicians(tmp_path / "technicians.json", CHEAP)
+    technicians.add(first, TOKEN)
+    with pytest.raises(ValueError, match=f"reads the same as “{first}”"):
+        technicians.add(second, TOKEN)
+    assert technicians.names() == [first]
+    technicians.add(first, TOKEN + "2")          # a new token for the same name is fine
+    # From the console: one line, exit 2.
+    monkeypatch.setattr(sys, "stdin", io.StringIO(TOKEN + "\n"))
+    assert main(["--state-dir", str(tmp_path), "console", "add-technician", second]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "reads the same" in err
+
+
+def test_names_that_read_differently_are_still_two_technicians(tmp_path: Path) -> None:
+    technicians = Technicians(tmp_path / "technicians.json", CHEAP)
+    for name in ("li", "lin", "张师傅", "张师", "wang", "王"):
+        technicians.add(name, TOKEN)
+    assert len(technicians.names()) == 6

@@ -17,7 +17,7 @@ s ms KB KiB MB MiB GB Hz mm V
 console run simulate fuzz deal audit bench verify-deals faults info status log export-log
 verify-log diagnose test test-mode jog clear estop walls config tui add-technician
 remove-technician technicians on off all lid disc ring dice fwd up down plate head conveyor
-check release json mqtt mqtts
+check release json mqtt mqtts help force
 agent score usage command
 li zhang wang
 E W I N c p Lines

@@ -221,3 +221,45 @@ def test_the_lid_never_drives_both_directions(pi_config, fake_gpio):
         hal.write("motor.lid", command)
     assert (fake_gpio.HIGH, fake_gpio.HIGH) not in levels
     assert levels[-1] == (fake_gpio.LOW, fake_gpio.LOW)
+
+
+def test_a_second_daemon_on_the_same_chip_is_refused_before_touching_a_line(
+        pi_config, fake_gpio, tmp_path):
+    """One daemon per table: the GPIO device is held (flock) by the backend that opened
+    it, as the ioboard's serial device is; the next one may take it once it is closed."""
+    chip = tmp_path / "gpiomem"          # stands in for /dev/gpiomem
+    chip.touch()
+    clock = RealClock(asyncio.new_event_loop())
+    first = RpiGpioHal.from_config(pi_config, clock, gpio=fake_gpio, model=RIG, device=chip)
+    other = FakeGPIO()
+    with pytest.raises(HalError) as err:
+        RpiGpioHal.from_config(pi_config, clock, gpio=other, model=RIG, device=chip)
+    message = str(err.value)
+    assert "\n" not in message and str(chip) in message
+    assert "held by another program" in message and "stop that one first" in message
+    assert other.direction == {} and other.mode is None     # no line touched
+    first.close()
+    RpiGpioHal.from_config(pi_config, clock, gpio=FakeGPIO(), model=RIG, device=chip).close()
+
+
+@pytest.mark.parametrize(("model", "chip", "device"), [
+    ("Raspberry Pi 5 Model B Rev 1.0", None, "/dev/gpiochip0"),
+    ("Raspberry Pi 5 Model B Rev 1.0", "4", "/dev/gpiochip4"),
+    ("Raspberry Pi Compute Module 5 Rev 1.0", None, "/dev/gpiochip0")])
+def test_the_device_locked_is_the_one_the_library_drives(monkeypatch, model, chip, device):
+    from hal.backends.rpigpio import gpio_device
+
+    if chip is None:
+        monkeypatch.delenv("RPI_LGPIO_CHIP", raising=False)
+    else:
+        monkeypatch.setenv("RPI_LGPIO_CHIP", chip)
+    assert str(gpio_device(model)) == device
+    assert str(gpio_device("Raspberry Pi 4 Model B Rev 1.4")) in ("/dev/gpiomem", "/dev/mem")
+
+
+def test_a_gpio_device_that_cannot_be_opened_is_one_line(pi_config, fake_gpio, tmp_path):
+    with pytest.raises(HalError) as err:
+        RpiGpioHal.from_config(pi_config, RealClock(asyncio.new_event_loop()), gpio=fake_gpio,
+                               model=RIG, device=tmp_path / "gpiomem")
+    assert "\n" not in str(err.value) and "group gpio" in str(err.value)
+    assert fake_gpio.direction == {}

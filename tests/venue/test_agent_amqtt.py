@@ -9,7 +9,7 @@ import pytest
 
 from bench.venue_brokers import Amqtt, amqtt_missing
 from bench.venue_tables import Daemon, wait_for
-from tests.venue.test_agent_mosquitto import start_agent
+from tests.venue.test_agent_mosquitto import start_agent, stop_agent
 from tests.venue.watch import VenueKey, Watcher
 
 pytestmark = pytest.mark.skipif(amqtt_missing() is not None, reason=amqtt_missing() or "")
@@ -36,8 +36,7 @@ def test_the_agent_works_on_amqtt(tmp_path: Path) -> None:
         assert [a["accepted"] for a in acks] == [True, False]
     finally:
         if agent is not None:
-            agent.terminate()
-            agent.wait(10)
+            stop_agent(agent)
         watcher.close()
         daemon.stop()
         broker.stop()

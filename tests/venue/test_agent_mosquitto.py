@@ -22,6 +22,7 @@ from bench.venue_brokers import (
     table_password,
 )
 from bench.venue_tables import ROOT, Daemon, wait_for
+from tests.venue.test_homeassistant import check_home_assistant
 from tests.venue.watch import VenueKey, Watcher
 
 pytestmark = pytest.mark.skipif(mosquitto_missing() is not None,
@@ -31,7 +32,7 @@ KEEPALIVE_S = 5
 
 def venue_section(broker: Mosquitto, table: str, key: VenueKey) -> str:
     return (f'\n[venue]\nbroker = "{broker.url}"\npassword = "{table_password(table)}"\n'
-            f"keepalive_s = {KEEPALIVE_S}\nstatus_every_s = 0.2\n"
+            f"keepalive_s = {KEEPALIVE_S}\nstatus_every_s = 0.2\nha_discovery = true\n"
             f'keys = {{ "{key.key_id}" = "{key.public_b64}" }}\n')
 
 
@@ -41,6 +42,18 @@ def start_agent(daemon: Daemon) -> subprocess.Popen[bytes]:
          "--socket", str(daemon.socket)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
         env={**os.environ, "MJTABLE_LANG": "en"})
+
+
+def stop_agent(agent: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, and SIGKILL if it is not gone in 10 s: the test's broker and daemon are
+    stopped after it whatever happens (a loaded machine can be that slow)."""
+    if agent.poll() is None:
+        agent.terminate()
+        try:
+            agent.wait(10)
+        except subprocess.TimeoutExpired:
+            agent.kill()
+            agent.wait(5)
 
 
 @pytest.fixture
@@ -60,17 +73,16 @@ def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Daemon, VenueKey, Watcher
     try:
         yield broker, daemon, key, watcher
     finally:
-        if agent.poll() is None:
-            agent.terminate()
-            agent.wait(10)
+        stop_agent(agent)
         watcher.close()
         daemon.stop()
         broker.stop()
 
 
 def test_the_agent_publishes_birth_status_and_every_hand_once(venue) -> None:
-    _broker, _daemon, _key, watcher = venue
+    broker, _daemon, _key, watcher = venue
     wait_for(lambda: watcher.on("mjt/v1/t1/avail")[-1:] == [b"online"], 20, "online")
+    check_home_assistant(broker, watcher)
     info = wait_for(lambda: watcher.json_on("mjt/v1/t1/info"), 5, "the birth")[-1]
     assert info["table"] == "t1" and info["schema"] == "mjtable.venue/1"
     wait_for(lambda: watcher.json_on("mjt/v1/t1/status"), 5, "a status")
@@ -127,10 +139,20 @@ def test_a_table_cannot_publish_under_another_tables_topics(venue) -> None:
         intruder.publish("mjt/v1/t1/status", b'{"state": "forged"}')
         intruder.publish("mjt/v1/t1/cmd", json.dumps(key.command("t1", "estop")).encode())
         intruder.publish("mjt/v1/t2/status", b'{"state": "mine"}')
+        # Nor pass itself off as this table in the venue's Home Assistant.
+        intruder.publish("homeassistant/sensor/t1/state/config", b'{"name": "forged"}')
         wait_for(lambda: watcher.on("mjt/v1/t2/status"), 5, "t2's own status")
         time.sleep(0.5)
         assert b'{"state": "forged"}' not in watcher.on("mjt/v1/t1/status")
         assert watcher.on("mjt/v1/t1/cmd") == []
+        wait_for(lambda: watcher.on("mjt/v1/t1/avail")[-1:] == [b"online"], 20, "online")
+        ha = Watcher(broker.port, VENUE_USER, VENUE_PASSWORD, topic="homeassistant/#")
+        try:
+            wait_for(lambda: ha.on("homeassistant/sensor/t1/state/config"), 10, "t1's config")
+            time.sleep(0.3)
+            assert b'{"name": "forged"}' not in ha.on("homeassistant/sensor/t1/state/config")
+        finally:
+            ha.close()
     finally:
         intruder.close()
 

@@ -24,8 +24,15 @@ def test_enable_bills_the_booking_disable_holds_and_estop_stops(tmp_path: Path) 
                         20, "the build held at power-on")
         assert "not enabled" in str(held[0])
         assert daemon.usage()["records"] == []
+        gate = call(daemon.socket, "status")["gate"]
+        assert (gate["open"], gate["held"]) == (False, "not enabled by the venue")
         answer = send("enable", {"for_s": 3600, "booking_id": "B-7"})
         assert answer["accepted"] and answer["result"]["open"]
+        status = call(daemon.socket, "status")
+        assert status["gate"]["open"] and status["gate"]["booking_id"] == "B-7"
+        assert status["gate"]["until_t"] - status["t"] > 3500
+        identify = send("identify")
+        assert identify["accepted"] and identify["result"] == {"blinking_s": 5.0}
         records = wait_for(lambda: daemon.usage()["records"], 60, "a hand")
         assert records[0]["booking_id"] == "B-7"
         assert send("disable", {"reason": "closing time"})["accepted"]
@@ -33,6 +40,7 @@ def test_enable_bills_the_booking_disable_holds_and_estop_stops(tmp_path: Path) 
                  "the gate holding the table")
         status = call(daemon.socket, "status")
         assert status["display"] == "En"
+        assert status["gate"]["reason"] == "closing time" and not status["gate"]["open"]
         acked = send("usage_ack", {"seq": records[0]["seq"]})
         assert acked["result"] == {"acked": records[0]["seq"]}
         assert daemon.usage()["totals"]["acked"] == records[0]["seq"]

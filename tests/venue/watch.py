@@ -17,7 +17,8 @@ from firmware.signed import sign
 
 
 class Watcher:
-    def __init__(self, port: int, user: str, password: str, topic: str = "mjt/v1/#") -> None:
+    def __init__(self, port: int, user: str, password: str,
+                 topic: str | list[tuple[str, int]] = "mjt/v1/#") -> None:
         self.messages: list[tuple[str, bytes, bool, float]] = []
         self.lock = threading.Lock()
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
@@ -36,6 +37,12 @@ class Watcher:
     def on(self, topic: str) -> list[bytes]:
         with self.lock:
             return [p for t, p, _, _ in self.messages if t == topic]
+
+    def retained(self, prefix: str) -> dict[str, bytes]:
+        """The retained payloads the broker gave on subscribing, by topic."""
+        with self.lock:
+            return {t: p for t, p, retain, _ in self.messages
+                    if retain and t.startswith(prefix)}
 
     def json_on(self, topic: str) -> list[Any]:
         return [json.loads(p) for p in self.on(topic)]

@@ -24,6 +24,7 @@ import aiomqtt
 
 from firmware.i18n import _
 from mjtable_core.config import Config
+from venue.agent import homeassistant
 from venue.agent.link import DaemonLink, LinkError
 from venue.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, fault_view, payload, status_view
 
@@ -31,6 +32,7 @@ RETRY_S = 1.0           # wait before reconnecting to the daemon or the broker
 LEDGER_POLL_S = 5.0     # look for records even without a hand event (missed events)
 RESEND_S = 120.0        # unacknowledged this long, acknowledgements stalled: send again
 FAULTS_EVERY_S = 0.5    # the retained fault list is re-read at most this often
+STOP_PUBLISH_S = 2.0    # the last `offline`, waited for at most this long
 
 
 def broker_address(url: str) -> tuple[str, int, bool]:
@@ -132,8 +134,10 @@ class Agent:
                     raise task.exception()      # type: ignore[misc]
             # The daemon is gone or we stop: say so before the connection closes (a
             # clean disconnect sends no last will).
+            # A broker slow to acknowledge must not hold a stopping agent for long.
             with contextlib.suppress(aiomqtt.MqttError):
-                await mqtt.publish(self.topics.avail, OFFLINE, qos=1, retain=True)
+                await mqtt.publish(self.topics.avail, OFFLINE, qos=1, retain=True,
+                                   timeout=STOP_PUBLISH_S)
         finally:
             for task in [*tasks, stop]:
                 task.cancel()
@@ -146,10 +150,24 @@ class Agent:
                  "console_url": self.venue.console_url or None,
                  "protocol": info.get("protocol")}
         await mqtt.publish(self.topics.info, payload(birth), qos=1, retain=True)
+        if self.venue.ha_discovery:
+            await self._discovery(mqtt, birth)
         await mqtt.publish(self.topics.avail, ONLINE, qos=1, retain=True)
         await self._publish_faults(link, mqtt)
         await self._publish_usage(link, mqtt)
         await self._publish_status(mqtt, force=True)
+
+    async def _discovery(self, mqtt: aiomqtt.Client, birth: dict[str, Any]) -> None:
+        """Home Assistant's retained configs: the table as a device of sensors."""
+        if not homeassistant.usable(self.table):
+            self.log(_("no Home Assistant discovery: the table id “{table}” may only have "
+                       "letters, digits, _ and -").format(table=self.table))
+            return
+        device = homeassistant.device(self.table, birth["model"], birth["firmware"],
+                                      birth["console_url"])
+        for topic, config in homeassistant.configs(self.topics, self.table,
+                                                   self.venue.ha_prefix, device, self.lang):
+            await mqtt.publish(topic, payload(config), qos=1, retain=True)
 
     async def _follow(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
         """The daemon's stream: faults at once, status on change (rate-limited)."""

@@ -7,10 +7,12 @@ import asyncio
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from firmware import statedir
 from firmware.i18n import _
-from mjtable_core.config import Config
+from mjtable_core.config import Config, check_phone_listen
+from mjtable_core.schema import Invalid
 
 EXIT_CONFIG = 2
 
@@ -22,6 +24,9 @@ def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser)
                        help=_("the daemon's API socket (default under the runtime directory)"))
     agent.add_argument("--broker", metavar="URL",
                        help=_("mqtt://host:port or mqtts://host:port (default: [venue] broker)"))
+    agent.add_argument("--phone", metavar="HOST:PORT",
+                       help=_("serve the phone console here, on the venue's network (default: "
+                              "[venue] phone_listen; \"\" = off)"))
 
 
 def main(config: Config, args: argparse.Namespace) -> int:
@@ -40,6 +45,13 @@ def main(config: Config, args: argparse.Namespace) -> int:
         print(_("mjtable agent: needs the venue extra ({module} is missing): "
                 "pip install 'mjtable[venue]'").format(module=exc.name), file=sys.stderr)
         return EXIT_CONFIG
+    listen = config.venue.phone_listen if args.phone is None else args.phone
+    if listen:
+        try:
+            check_phone_listen(listen)
+        except Invalid as exc:
+            print(f"mjtable agent: --phone {exc}", file=sys.stderr)
+            return EXIT_CONFIG
     socket = Path(args.socket) if args.socket else statedir.default_socket()
     agent = Agent(config, socket, broker)
 
@@ -47,7 +59,33 @@ def main(config: Config, args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, agent.stop)
-        await agent.run()
+        phone = await _phone(config, socket, listen, agent.log)
+        try:
+            await agent.run()
+        finally:
+            if phone is not None:
+                await phone.close()
 
     asyncio.run(run())
     return 0
+
+
+async def _phone(config: Config, socket: Path, listen: str, log: Any) -> Any:
+    """The phone console beside the agent; a console that cannot start is said, and
+    the agent goes on (the table plays on without it)."""
+    if not listen:
+        return None
+    try:
+        from venue.agent.phone.server import PhoneConsole
+    except ModuleNotFoundError as exc:
+        log(_("no phone console: {module} is missing (pip install 'mjtable[venue]')").format(
+            module=exc.name))
+        return None
+    phone = PhoneConsole(config, socket, listen)
+    try:
+        await phone.start()
+    except OSError as exc:
+        log(_("no phone console on {listen}: {error}").format(listen=listen, error=exc))
+        return None
+    log(_("phone console on http://{listen}/").format(listen=listen))
+    return phone

@@ -20,7 +20,11 @@ READ_LIMIT = 1 << 20
 
 
 class LinkError(Exception):
-    """The daemon is gone, or refused a request."""
+    """The daemon is gone, or refused a request (`error`: its code and message)."""
+
+    def __init__(self, message: str, error: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.error = error or {}
 
 
 class DaemonLink:
@@ -50,13 +54,16 @@ class DaemonLink:
                 await self._reader_task
 
     async def request(self, method: str, params: dict[str, Any] | None = None,
-                      lang: str | None = None, timeout: float = 10.0) -> Any:
+                      lang: str | None = None, timeout: float = 10.0,
+                      auth: dict[str, str] | None = None) -> Any:
         if self._writer is None or self._writer.is_closing():
             raise LinkError(_("the link to the daemon is closed"))
         request_id = next(self._ids)
         message: dict[str, Any] = {"id": request_id, "method": method, "params": params or {}}
         if lang:
             message["lang"] = lang
+        if auth is not None:
+            message["auth"] = auth      # only with "login": it opens this link's session
         future = asyncio.get_running_loop().create_future()
         self._waiting[request_id] = future
         try:
@@ -69,7 +76,8 @@ class DaemonLink:
         finally:
             self._waiting.pop(request_id, None)
         if not reply.get("ok"):
-            raise LinkError(f"{method}: {reply.get('error')}")
+            error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+            raise LinkError(f"{method}: {reply.get('error')}", error)
         return reply.get("result")
 
     async def _read(self, reader: asyncio.StreamReader) -> None:

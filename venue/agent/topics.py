@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 ROOT = "mjt/v1"
@@ -36,7 +37,22 @@ def status_view(status: dict[str, Any]) -> dict[str, Any]:
             "estopped": status.get("estopped"), "held_by": status.get("held_by"),
             "faults_active": (status.get("counters") or {}).get("faults_active"),
             "display": status.get("display"), "lamps": status.get("lamps"),
-            "test_mode": (status.get("service") or {}).get("test_mode")}
+            "test_mode": (status.get("service") or {}).get("test_mode"),
+            "gate": gate_view(status)}
+
+
+def gate_view(status: dict[str, Any]) -> dict[str, Any] | None:
+    """The booking gate, with the minutes left (rounded up) rather than seconds: the
+    status is published on change, and a countdown in seconds would change every time."""
+    gate = status.get("gate")
+    if not isinstance(gate, dict):
+        return None
+    until, now = gate.get("until_t"), status.get("t")
+    left = (max(0, math.ceil((until - now) / 60)) if isinstance(until, int | float)
+            and isinstance(now, int | float) else None)
+    return {"enforced": gate.get("enforced"), "open": gate.get("open"),
+            "booking_id": gate.get("booking_id"), "reason": gate.get("reason"),
+            "held": gate.get("held"), "left_min": left}
 
 
 def fault_view(fault: dict[str, Any]) -> dict[str, Any]:

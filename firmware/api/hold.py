@@ -1,0 +1,75 @@
+"""Hold-to-run jog over the API: the phone console's jog button.
+
+`jog_hold` starts a jog that runs only while the same connection keeps sending
+`jog_keep` (at least every maintenance.HOLD_S); silence, `jog_stop`, or the
+connection closing stops the motor. The cap is the daemon's own: a page or an agent
+that dies mid-press cannot keep a motor running.
+
+`jog_keep` is open by class so that ten keeps a second do not each log a technician
+action; it is refused unless this connection's session started the hold.
+`jog_stop` is open like the e-stop: stopping is the safe direction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from firmware.api import protocol as p
+from firmware.i18n import _
+from firmware.maintenance import MAX_HOLD_S, MaintenanceRefused, NoSuchMechanism
+
+if TYPE_CHECKING:
+    from firmware.api.server import ApiServer, Client
+
+Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
+
+
+def handlers(server: ApiServer) -> dict[str, Handler]:
+    held: dict[int, int] = {}       # id(client) -> the hold it started
+
+    def number(params: dict[str, Any]) -> int | None:
+        hold = params.get("hold")
+        if hold is None:
+            return None
+        if not isinstance(hold, int) or isinstance(hold, bool):
+            raise p.ApiError(p.BAD_REQUEST, "\"hold\" must be the number jog_hold gave")
+        return hold
+
+    async def jog_hold(client: Client, params: dict[str, Any], who: str | None) -> Any:
+        motor, direction = params.get("motor"), params.get("direction")
+        if not isinstance(motor, str) or not isinstance(direction, str):
+            raise p.ApiError(p.BAD_REQUEST, "jog_hold needs \"motor\" and \"direction\"")
+        try:
+            started = server.maintenance.jog(motor, direction, MAX_HOLD_S, who or "?",
+                                             hold=True)
+        except NoSuchMechanism as exc:
+            raise p.ApiError(p.NOT_FOUND, str(exc)) from None
+        except MaintenanceRefused as exc:
+            raise p.ApiError(p.REFUSED, str(exc)) from None
+        held[id(client)] = started["hold"]
+        return started
+
+    async def jog_keep(client: Client, params: dict[str, Any], _who: str | None) -> Any:
+        hold = number(params)
+        session = (client.technician if server.ctl.clock.now() < client.session_until
+                   else None)
+        if hold is None or session is None or held.get(id(client)) != hold:
+            raise p.ApiError(p.REFUSED, _("the jog has stopped; press and hold again"))
+        try:
+            return server.maintenance.keep(hold, session)
+        except MaintenanceRefused as exc:
+            raise p.ApiError(p.REFUSED, str(exc)) from None
+
+    async def jog_stop(client: Client, params: dict[str, Any], who: str | None) -> Any:
+        hold = number(params)
+        held.pop(id(client), None)
+        return server.maintenance.stop_jog(hold, who or client.technician)
+
+    def closed(client: Client) -> None:
+        hold = held.pop(id(client), None)
+        if hold is not None:
+            server.maintenance.stop_jog(hold, client.technician)
+
+    server.closing.append(closed)
+    return {"jog_hold": jog_hold, "jog_keep": jog_keep, "jog_stop": jog_stop}

@@ -1,0 +1,88 @@
+"""The venue on a real broker: hand records kept once and acknowledged with a command
+the table's own check accepts (venue/desk/link.py)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from bench.desk_thread import DeskThread
+from firmware.signed import Refused, Verifier, load_keys
+from venue.desk.link import new_key
+
+
+class Table:
+    """A table's side of the broker, as its agent speaks it (no daemon)."""
+
+    def __init__(self, url: str, table: str = "t1") -> None:
+        host, port = url.removeprefix("mqtt://").rsplit(":", 1)
+        self.table = table
+        self.commands: list[dict] = []
+        self.heard = threading.Event()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"tbl-{table}")
+        self.client.on_message = self._command
+        self.client.connect(host, int(port))
+        self.client.subscribe(f"mjt/v1/{table}/cmd", qos=1)
+        self.client.loop_start()
+
+    def _command(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
+        self.commands.append(json.loads(message.payload))
+        self.heard.set()
+
+    def send(self, leaf: str, value: object, retain: bool = False) -> None:
+        raw = value if isinstance(value, bytes) else json.dumps(value).encode()
+        self.client.publish(f"mjt/v1/{self.table}/{leaf}", raw, qos=1,
+                            retain=retain).wait_for_publish(5)
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def record(seq: int) -> dict:
+    now = time.time()
+    return {"table": "t1", "boot": 2, "seq": seq, "cycle": seq, "start": now - 300,
+            "end": now, "duration_s": 300.0, "booking_id": None, "variant": "mcr",
+            "ended": "played"}
+
+
+@pytest.fixture
+def venue(tmp_path: Path) -> Iterator[tuple[DeskThread, str]]:
+    public = new_key(tmp_path / "venue.key")
+    desk = DeskThread({"broker": {"key_file": str(tmp_path / "venue.key"),
+                                  "key_id": "venue-1"}}).start()
+    desk.connected()
+    try:
+        yield desk, public
+    finally:
+        desk.stop()
+
+
+def test_records_are_kept_once_and_acknowledged_up_to_the_first_gap(venue):
+    desk, public = venue
+    table = Table(desk.broker_url)
+    try:
+        table.send("avail", b"online", retain=True)
+        table.send("usage", {"hands": 5, "acked": 0}, retain=True)
+        for seq in (1, 2, 3, 2, 5):         # 2 sent twice, 4 lost on the way
+            table.send("event/hand", record(seq))
+        assert table.heard.wait(5), "no usage_ack"
+        time.sleep(0.2)
+        acks = [c for c in table.commands if c["cmd"]["name"] == "usage_ack"]
+        assert acks[-1]["cmd"]["args"] == {"seq": 3}
+        # The table's own check (firmware/signed.py) takes it.
+        verifier = Verifier("t1", load_keys({"venue-1": public}), time.time, 300.0)
+        assert verifier.check(acks[-1]).name == "usage_ack"
+        with pytest.raises(Refused):
+            verifier.check(acks[-1])            # and not twice
+        tile = desk.call(desk.fleet.tile, "t1")
+        assert tile["hands_today"] == 4
+        assert len(desk.store.records("2000-01-01", "2100-01-01")) == 4
+    finally:
+        table.close()

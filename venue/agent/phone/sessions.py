@@ -1,0 +1,141 @@
+"""The phone console's sessions: a visitor's (read-only, for its CSRF token) and a
+technician's, which owns its own connection to the daemon.
+
+A technician logs in with the daemon's own `login` on that connection: the daemon
+checks the token and counts the lockout; nothing here stores a name or a token. The
+session ends with its connection (logout, the daemon's session expiring, the daemon
+going away), and its cookie then opens nothing: a cookie replayed after logout
+finds no session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from venue.agent.link import DaemonLink, LinkError
+
+MAX_VISITORS = 256          # read-only sessions kept; the oldest is forgotten first
+MAX_TECHNICIANS = 4         # technician sessions at once (each holds a daemon connection)
+IDLE_S = 300.0              # a technician's page silent this long: logged out
+SILENT_S = 30.0             # ...and this long, when a new login needs its place (an
+                            # open page asks every 0.7 s: this one's tab is gone)
+LONGEST_S = 900.0           # the daemon's own session length (firmware/api/server.py)
+
+
+@dataclass
+class Session:
+    sid: str
+    csrf: str
+    started: float
+    seen: float
+    technician: str | None = None
+    link: DaemonLink | None = None
+    hold: int | None = None             # the hold-to-run jog this session started
+    drain: asyncio.Task[None] | None = field(default=None, repr=False)
+
+
+class TooMany(Exception):
+    pass
+
+
+class Sessions:
+    def __init__(self, socket: Path) -> None:
+        self.socket = socket
+        self._by_id: dict[str, Session] = {}
+
+    def _new(self) -> Session:
+        now = time.monotonic()
+        return Session(secrets.token_urlsafe(24), secrets.token_urlsafe(24), now, now)
+
+    def visitor(self) -> Session:
+        visitors = [s for s in self._by_id.values() if s.technician is None]
+        if len(visitors) >= MAX_VISITORS:
+            oldest = min(visitors, key=lambda s: s.seen)
+            del self._by_id[oldest.sid]
+        session = self._new()
+        self._by_id[session.sid] = session
+        return session
+
+    def get(self, sid: str | None) -> Session | None:
+        session = self._by_id.get(sid or "")
+        if session is None:
+            return None
+        if session.technician is not None and (session.link is None or self._stale(session)):
+            self._forget(session)
+            return None
+        session.seen = time.monotonic()
+        return session
+
+    def _stale(self, session: Session) -> bool:
+        now = time.monotonic()
+        return now - session.seen > IDLE_S or now - session.started > LONGEST_S or (
+            session.drain is not None and session.drain.done())
+
+    async def login(self, old: Session, name: str, token: str) -> Session:
+        """A new session (new id and token: a cookie seen before login opens nothing)
+        with its own daemon connection, logged in there; LinkError if refused."""
+        logged = [s for s in self._by_id.values() if s.technician is not None]
+        if len(logged) >= MAX_TECHNICIANS:
+            quietest = min(logged, key=lambda s: s.seen)
+            if time.monotonic() - quietest.seen < SILENT_S:
+                raise TooMany
+            await self.logout(quietest)
+        link = DaemonLink(self.socket)
+        await link.open()
+        try:
+            result = await link.request("login", auth={"name": name, "token": token})
+            # A connection that sends nothing is dropped by the daemon: take its events.
+            await link.request("subscribe", {"streams": ["events"]})
+        except LinkError:
+            await link.close()
+            raise
+        session = self._new()
+        session.technician = result["technician"]
+        session.link = link
+        session.drain = asyncio.get_running_loop().create_task(self._drain(link))
+        self._by_id.pop(old.sid, None)
+        self._by_id[session.sid] = session
+        return session
+
+    @staticmethod
+    async def _drain(link: DaemonLink) -> None:
+        while await link.stream.get() is not None:
+            pass
+
+    async def logout(self, session: Session) -> None:
+        link = session.link
+        self._forget(session)
+        if link is not None:
+            with contextlib.suppress(LinkError):
+                if session.hold is not None:
+                    await link.request("jog_stop", {"hold": session.hold}, timeout=2.0)
+                await link.request("logout", timeout=2.0)
+            await link.close()
+
+    def _forget(self, session: Session) -> None:
+        self._by_id.pop(session.sid, None)
+        if session.drain is not None:
+            session.drain.cancel()
+        if session.link is not None:
+            # Closing the connection stops its hold-to-run jog in the daemon at once.
+            asyncio.get_running_loop().create_task(session.link.close())
+
+    def sweep(self) -> None:
+        for session in list(self._by_id.values()):
+            if session.technician is not None and self._stale(session):
+                self._forget(session)
+
+    async def close(self) -> None:
+        for session in list(self._by_id.values()):
+            if session.technician is not None:
+                await self.logout(session)
+        self._by_id.clear()
+
+    def technicians(self) -> list[dict[str, Any]]:
+        return [{"technician": s.technician} for s in self._by_id.values() if s.technician]

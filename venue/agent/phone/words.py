@@ -1,0 +1,87 @@
+"""Every word the phone page shows, through the project's catalogue (zh_CN beside it).
+
+The page has no strings of its own: the server renders these in the reader's language
+and hands the script the ones it needs as JSON.
+"""
+
+from __future__ import annotations
+
+from firmware.i18n import N_, _, language
+from firmware.maintenance import jog_motors
+from mjtable_core.geometry import Geometry
+
+# Shown in the page's own markup.
+PAGE = {
+    "title": N_("table {table}: phone console"),
+    "display": N_("display"),
+    "lamps": N_("lamps"),
+    "faults": N_("active faults"),
+    "no_faults": N_("no active faults"),
+    "cause": N_("cause"),
+    "remedy": N_("remedy"),
+    "diagnosis": N_("guided diagnosis"),
+    "symptom": N_("what do you see?"),
+    "diagnose": N_("diagnose"),
+    "technician": N_("technician"),
+    "name": N_("name"),
+    "token": N_("token"),
+    "login": N_("log in"),
+    "logout": N_("log out"),
+    "testmode_on": N_("enter test mode"),
+    "testmode_force": N_("stop the build and enter test mode"),
+    "testmode_off": N_("leave test mode"),
+    "selftest": N_("self-test"),
+    "run_test": N_("run the test"),
+    "jog": N_("jog (hold to run)"),
+    "motor": N_("motor"),
+    "language": N_("language"),
+    "offline": N_("no answer from the table"),
+    "lan_only": N_("this console answers only on the venue's own network"),
+}
+# Said by the script as things happen.
+SCRIPT = {
+    "up": N_("hold: up"),
+    "down": N_("hold: down"),
+    "fwd": N_("hold: run"),
+    "running": N_("running: release to stop"),
+    "stopped": N_("stopped"),
+    "hold_lost": N_("stopped: the hold was lost"),
+    "test_mode": N_("test mode"),
+    "estopped": N_("e-stop"),
+    "logged_in": N_("logged in as {name}"),
+    "working": N_("working…"),
+    "normal": N_("normal"),
+    "not_normal": N_("not normal"),
+    "cause": N_("cause"),
+    "remedy": N_("remedy"),
+}
+LAMPS = {
+    "lamp.ready": N_("ready"),
+    "lamp.building": N_("building"),
+}
+DEALER_LAMP = N_("dealer {seat}")
+
+
+def page_words(lang: str) -> dict[str, str]:
+    with language(lang):
+        return {key: _(text) for key, text in PAGE.items()}
+
+
+def script_words(lang: str) -> dict[str, str]:
+    with language(lang):
+        return {key: _(text) for key, text in SCRIPT.items()}
+
+
+def lamp_name(name: str) -> str:
+    """A lamp's label in the current language (lamp.dealer.N: the seat's lamp)."""
+    if name in LAMPS:
+        return _(LAMPS[name])
+    if name.startswith("lamp.dealer."):
+        return _(DEALER_LAMP).format(seat=name.rpartition(".")[2])
+    return name
+
+
+def motors(geometry: Geometry) -> list[dict[str, object]]:
+    """The jog's motors and the directions each may turn."""
+    return [{"motor": m, "directions": ["up", "down"] if m == "lid" else ["fwd"]}
+            for m in jog_motors(geometry)]

@@ -1,0 +1,104 @@
+"""The grid of tables: one tile each, coloured by state, live by Server-Sent Events.
+
+The page carries the tiles as they are at load, so they paint without waiting for the
+stream; the stream (`/events`) then sends them all again (also after every reconnect)
+and each tile that changes, as soon as it changes. A page that reads slowly gets the
+newest state of each table it missed, never a backlog.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+
+from aiohttp import web
+
+from firmware.i18n import N_, _
+from venue.desk.fleet import STATES
+from venue.desk.keys import FLEET, NAV
+from venue.desk.page import escaped, page, render, script_json, words_block
+
+PING_S = 15.0       # a comment this often: the page knows a silent stream is dead
+STATE_WORDS = {"idle": N_("idle"), "playing": N_("playing"), "booked": N_("booked"),
+               "fault": N_("fault"), "offline": N_("offline")}
+
+
+def setup(app: web.Application) -> None:
+    app.router.add_get("/", dashboard)
+    app.router.add_get("/events", events)
+    app.router.add_get("/api/tables", tables)
+    app[NAV].append(("/", N_("Tables")))
+    app.on_shutdown.append(_end_streams)
+
+
+async def _end_streams(app: web.Application) -> None:
+    app[FLEET].close_watches()
+
+
+def snapshot(app: web.Application) -> dict[str, Any]:
+    fleet = app[FLEET]
+    return {"now": fleet.now(), "tiles": fleet.tiles()}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@page
+async def dashboard(request: web.Request, lang: str) -> web.Response:
+    words = {"states": {state: _(word) for state, word in STATE_WORDS.items()},
+             "hands": _("hands {n}"), "hours": _("{h} h"),
+             "age_s": _("{n} s"), "age_min": _("{n} min"), "age_h": _("{n} h {m} min"),
+             "more_faults": _("+{n}"),
+             "open_console": _("open the console of table {table}"),
+             "no_console": _("table {table}: no console address"),
+             "live": _("live"), "reconnecting": _("reconnecting…")}
+    legend = "".join(
+        f'<li class="s-{state}"><span class="dot"></span>{escape(_(STATE_WORDS[state]))} '
+        f'<b data-count="{state}">0</b></li>' for state in STATES)
+    w = escaped(connecting=_("connecting…"), tables=_("Tables"),
+                noscript=_("The live grid needs JavaScript; the tables as JSON: "))
+    tiles = script_json(snapshot(request.app))
+    body = (
+        f'<div class="bar"><ul class="legend">{legend}</ul>'
+        f'<span id="live" class="live" role="status">{w["connecting"]}</span></div>'
+        f'<section id="grid" class="grid" aria-label="{w["tables"]}"></section>'
+        f'<noscript>{w["noscript"]}'
+        '<a href="/api/tables">/api/tables</a></noscript>'
+        f'<script type="application/json" id="snapshot">{tiles}</script>'
+        f"{words_block(words)}")
+    return render(request, _("Tables"), body, lang, scripts=("desk.js",))
+
+
+async def tables(request: web.Request) -> web.Response:
+    return web.json_response(snapshot(request.app), dumps=_json)
+
+
+async def events(request: web.Request) -> web.StreamResponse:
+    """The tiles, then each change as it happens (text/event-stream)."""
+    fleet = request.app[FLEET]
+    response = web.StreamResponse(headers={
+        "Content-Type": "text/event-stream", "Cache-Control": "no-store",
+        "X-Accel-Buffering": "no"})
+    watch = fleet.watch()
+    try:
+        await response.prepare(request)
+        await response.write(
+            f"retry: 1000\nevent: tiles\ndata: {_json(snapshot(request.app))}\n\n".encode())
+        while True:
+            changed = await watch.changed(PING_S)
+            if watch.closed:
+                break
+            if not changed:
+                await response.write(b"event: ping\ndata:\n\n")
+                continue
+            now = fleet.now()
+            await response.write("".join(
+                f"event: tile\ndata: {_json({**fleet.tile(t), 'now': now})}\n\n"
+                for t in changed).encode())
+    except ConnectionResetError:
+        pass                # the page went away
+    finally:
+        watch.close()
+    return response

@@ -1,0 +1,155 @@
+"""The venue's copy of every table's hand records: each (table, boot, seq) once.
+
+The tables re-send whatever the venue has not acknowledged, so a record may arrive
+twice; the key keeps it once. What is acknowledged is the highest sequence held with
+no gap above what the table already counted as acknowledged: a record lost on the way
+is asked for again, never skipped. Usage per day and the billing CSV read from here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+FILE_NAME = "venue.sqlite"
+FIELDS = ("table", "boot", "seq", "cycle", "start", "end", "duration_s", "booking_id",
+          "variant", "ended")
+
+
+class Store:
+    def __init__(self, path: Path | str = ":memory:") -> None:
+        self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        if str(path) != ":memory:":
+            os.chmod(path, 0o600)       # staff password hashes live here too (office.py)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.execute(
+            'CREATE TABLE IF NOT EXISTS hands ("table" TEXT, boot INTEGER, seq INTEGER, '
+            'cycle INTEGER, start REAL, "end" REAL, duration_s REAL, booking_id TEXT, '
+            'variant TEXT, ended TEXT, day TEXT, received REAL, '
+            'PRIMARY KEY ("table", boot, seq))')
+        self.db.execute('CREATE INDEX IF NOT EXISTS hands_day ON hands (day, "table")')
+        self.db.execute('CREATE TABLE IF NOT EXISTS acked ("table" TEXT PRIMARY KEY, '
+                        'seq INTEGER)')
+
+    def add(self, table: str, record: dict[str, Any], now: float | None = None) -> bool:
+        """Keep `record` of `table`; False when it was held already or is malformed."""
+        try:
+            boot, seq = int(record["boot"]), int(record["seq"])
+            start = float(record["start"])
+        except (KeyError, TypeError, ValueError):
+            return False
+        if record.get("table") not in (None, table):
+            return False        # a table speaks only for itself (the broker's ACL too)
+        values = (table, boot, seq, _int(record.get("cycle")), start,
+                  _float(record.get("end")), _float(record.get("duration_s")),
+                  _text(record.get("booking_id")), _text(record.get("variant")),
+                  _text(record.get("ended")), day_of(start),
+                  time.time() if now is None else now)
+        cursor = self.db.execute(
+            "INSERT OR IGNORE INTO hands VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", values)
+        return cursor.rowcount == 1
+
+    def ackable(self, table: str, acked: int) -> int:
+        """The highest seq to acknowledge: held without a gap above `acked` (what the
+        table says the venue holds already) and above what we acknowledged before."""
+        row = self.db.execute('SELECT seq FROM acked WHERE "table"=?', (table,)).fetchone()
+        top = max(acked, row[0] if row else 0)
+        for (seq,) in self.db.execute(
+                'SELECT seq FROM hands WHERE "table"=? AND seq>? ORDER BY seq', (table, top)):
+            if seq != top + 1:
+                break
+            top = seq
+        return top
+
+    def acknowledged(self, table: str, seq: int) -> None:
+        self.db.execute('INSERT INTO acked VALUES (?,?) ON CONFLICT("table") DO UPDATE '
+                        'SET seq=max(seq, excluded.seq)', (table, seq))
+
+    def today(self, day: str) -> dict[str, tuple[int, float]]:
+        """hands and play seconds per table on `day`."""
+        return {table: (hands, play or 0.0) for table, hands, play in self.db.execute(
+            'SELECT "table", count(*), sum(duration_s) FROM hands WHERE day=? '
+            'GROUP BY "table"', (day,))}
+
+    def usage(self, first: str, last: str) -> list[dict[str, Any]]:
+        """Per day and table between two days (inclusive): hands, play seconds, bookings."""
+        rows = self.db.execute(
+            'SELECT day, "table", count(*), sum(duration_s), '
+            'count(DISTINCT booking_id) FROM hands WHERE day BETWEEN ? AND ? '
+            'GROUP BY day, "table"', (first, last)).fetchall()
+        rows.sort(key=lambda r: (r[0], natural(r[1])))
+        return [{"day": day, "table": table, "hands": hands, "play_s": round(play or 0.0, 1),
+                 "bookings": bookings} for day, table, hands, play, bookings in rows]
+
+    def records(self, first: str, last: str) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            'SELECT "table", boot, seq, cycle, start, "end", duration_s, booking_id, '
+            'variant, ended FROM hands WHERE day BETWEEN ? AND ? ORDER BY start',
+            (first, last)).fetchall()
+        return [dict(zip(FIELDS, row, strict=True)) for row in rows]
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def usage_csv(rows: list[dict[str, Any]]) -> str:
+    """Per day and table, play time in hours too: what a spreadsheet bills from."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(["day", "table", "hands", "play_s", "play_h", "bookings"])
+    for row in rows:
+        writer.writerow([row["day"], _cell(row["table"]), row["hands"], f"{row['play_s']:.1f}",
+                         f"{row['play_s'] / 3600:.3f}", row["bookings"]])
+    return out.getvalue()
+
+
+def records_csv(rows: list[dict[str, Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow([*FIELDS, "start_local", "end_local"])
+    for row in rows:
+        writer.writerow([_cell(row[f]) for f in FIELDS]
+                        + [_local(row["start"]), _local(row["end"])])
+    return out.getvalue()
+
+
+def day_of(wall: float) -> str:
+    """The venue's local day of a wall time, as the billing reads it."""
+    return time.strftime("%Y-%m-%d", time.localtime(wall))
+
+
+def _local(wall: float | None) -> str:
+    return "" if wall is None else time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(wall))
+
+
+def _cell(value: Any) -> Any:
+    # A spreadsheet runs a cell that starts with = + - @ as a formula: a booking id
+    # from a mini-program must stay text.
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return "" if value is None else value
+
+
+def natural(table: str) -> tuple[Any, ...]:
+    """t2 before t10."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", table))
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _float(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(
+        value, bool) else None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

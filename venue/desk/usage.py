@@ -1,0 +1,123 @@
+"""Usage per table and per day from the hand records the venue holds (and has
+acknowledged), and the CSV a venue bills from."""
+
+from __future__ import annotations
+
+import datetime
+import time
+from html import escape
+
+from aiohttp import web
+
+from firmware.i18n import N_, _
+from venue.desk.keys import NAV, STORE
+from venue.desk.page import escaped, page, render
+from venue.desk.store import day_of, records_csv, usage_csv
+
+MAX_DAYS = 366
+
+
+def setup(app: web.Application) -> None:
+    app.router.add_get("/usage", usage_page)
+    app.router.add_get("/api/usage", usage_json)
+    app.router.add_get("/api/usage.csv", usage_file)
+    app.router.add_get("/api/records.csv", records_file)
+    app[NAV].append(("/usage", N_("Usage")))
+
+
+class BadRange(Exception):
+    pass
+
+
+def days(request: web.Request) -> tuple[str, str]:
+    """`from` and `to` (YYYY-MM-DD, inclusive) from the query; today by default."""
+    today = day_of(time.time())
+    first = request.query.get("from") or request.query.get("day") or today
+    last = request.query.get("to") or first
+    try:
+        start, end = (datetime.date.fromisoformat(d) for d in (first, last))
+    except ValueError:
+        raise BadRange(_("dates are YYYY-MM-DD, as {today}").format(today=today)) from None
+    if end < start:
+        raise BadRange(_("“to” {last} is before “from” {first}").format(first=first,
+                                                                        last=last))
+    if (end - start).days >= MAX_DAYS:
+        raise BadRange(_("at most {n} days at a time").format(n=MAX_DAYS))
+    return start.isoformat(), end.isoformat()
+
+
+def _bad(exc: BadRange) -> web.Response:
+    return web.Response(status=400, text=str(exc) + "\n", charset="utf-8")
+
+
+async def usage_json(request: web.Request) -> web.Response:
+    try:
+        first, last = days(request)
+    except BadRange as exc:
+        return _bad(exc)
+    return web.json_response({"from": first, "to": last,
+                              "usage": request.app[STORE].usage(first, last)})
+
+
+def _attachment(text: str, name: str) -> web.Response:
+    # A BOM: spreadsheets on the venue's PC then read Chinese booking ids right.
+    return web.Response(body=("\ufeff" + text).encode(), content_type="text/csv",
+                        charset="utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+async def usage_file(request: web.Request) -> web.Response:
+    try:
+        first, last = days(request)
+    except BadRange as exc:
+        return _bad(exc)
+    return _attachment(usage_csv(request.app[STORE].usage(first, last)),
+                       f"usage-{first}-{last}.csv")
+
+
+async def records_file(request: web.Request) -> web.Response:
+    try:
+        first, last = days(request)
+    except BadRange as exc:
+        return _bad(exc)
+    return _attachment(records_csv(request.app[STORE].records(first, last)),
+                       f"hands-{first}-{last}.csv")
+
+
+@page
+async def usage_page(request: web.Request, lang: str) -> web.Response:
+    try:
+        first, last = days(request)
+        problem = ""
+    except BadRange as exc:
+        first = last = day_of(time.time())
+        problem = f'<p class="problem" role="alert">{escape(str(exc))}</p>'
+    rows = request.app[STORE].usage(first, last)
+    query = f"from={first}&amp;to={last}"
+    cells = "".join(
+        f"<tr><td>{escape(r['day'])}</td><td>{escape(r['table'])}</td>"
+        f"<td class=n>{r['hands']}</td><td class=n>{r['play_s'] / 3600:.2f}</td>"
+        f"<td class=n>{r['bookings']}</td></tr>" for r in rows)
+    hands = sum(r["hands"] for r in rows)
+    hours = sum(r["play_s"] for r in rows) / 3600
+    w = escaped(empty=_("no hands in these days"), first=_("from"), last=_("to"),
+                show=_("Show"), per_day=_("CSV per table and day"),
+                every_hand=_("CSV of every hand"), day=_("Day"), table=_("Table"),
+                hands=_("Hands"), hours=_("Hours played"), bookings=_("Bookings"),
+                total=_("Total"))
+    empty = f'<tr><td colspan=5>{w["empty"]}</td></tr>'
+    body = (
+        f"{problem}<form class=range method=get action=/usage>"
+        f'<label>{w["first"]} <input type=date name=from value="{first}"></label> '
+        f'<label>{w["last"]} <input type=date name=to value="{last}"></label> '
+        f'<button>{w["show"]}</button></form>'
+        f'<p class=files><a href="/api/usage.csv?{query}" download>'
+        f'{w["per_day"]}</a> · '
+        f'<a href="/api/records.csv?{query}" download>{w["every_hand"]}</a></p>'
+        f'<table class=usage><thead><tr><th>{w["day"]}</th>'
+        f'<th>{w["table"]}</th><th>{w["hands"]}</th>'
+        f'<th>{w["hours"]}</th><th>{w["bookings"]}</th></tr></thead>'
+        f"<tbody>{cells or empty}</tbody>"
+        f'<tfoot><tr><th colspan=2>{w["total"]}</th><td class=n>{hands}</td>'
+        f"<td class=n>{hours:.2f}</td><td></td></tr></tfoot></table>")
+    return render(request, _("Usage"), body, lang)
