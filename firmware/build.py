@@ -3,8 +3,14 @@
 Each side stops at its target; disc and ring pause while every belt of a side still
 building is full, and stop for a top-up (both lift keys). Supervised on the way:
 arrivals that stop before the set is complete (tiles missing), a full belt whose
-count sensor sees nothing (blind), and — in a short sweep after the last stack, before
-the ready lamp — any tile still reaching a head (extra tiles).
+count sensor sees nothing (blind), and — in a sweep after the last stack, before the
+ready lamp — any tile still reaching a head (extra tiles).
+
+Walls are never staged while tiles of another set or foreign tiles may be on the disc
+or in them: the sweep lasts as long as the slowest tile of the build took to come (a
+tile left on the disc takes no longer), and on a table with readers at the heads the
+walls are counted by tile before staging: more copies of a tile than a set holds hold
+the build for the operator (E51).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from transitions import EventData
 from firmware.i18n import N_
 from firmware.machine import Recoverable, attach, from_fault, recover_transitions
 from mjtable_core.clock import Timer
+from rules.tiles import set_composition
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -56,6 +63,9 @@ class Build(Recoverable):
         self.interrupted = False
         self._full_timer: Timer | None = None
         self._sweep_timer: Timer | None = None
+        # The last uninterrupted count at each side, and the longest wait between two.
+        self._last_count: dict[int, float] = {}
+        self.longest_gap = 0.0
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     @property
@@ -119,6 +129,8 @@ class Build(Recoverable):
         self.interrupted = False    # a fault or top-up paused it: its time says nothing
         self.started_at = self.ctl.clock.now()
         self.walls = []
+        self._last_count = {}
+        self.longest_gap = 0.0
         self.ctl.hal.write("lamp.building", True)
         for side in self.ctl.sides:
             side.start()
@@ -133,6 +145,7 @@ class Build(Recoverable):
             self._after_fault()
 
     def on_enter_paused_full(self, event: EventData) -> None:
+        self._last_count = {}       # a wait across a pause says nothing of the disc
         self._disc(False)
         self.ctl.watch.cancel("stall")
         if from_fault(event):
@@ -143,9 +156,11 @@ class Build(Recoverable):
 
     def on_enter_fault(self, *_: object) -> None:
         self.interrupted = True
+        self._last_count = {}
 
     def on_enter_paused_top_up(self, *_: object) -> None:
         self.interrupted = True
+        self._last_count = {}
         self._disc(False)
         for side in self.ctl.sides:
             side.feed(False)
@@ -173,7 +188,11 @@ class Build(Recoverable):
         self.finished_at = self.ctl.clock.now()
         self.stop_supervision()
         self.walls = [side.stacks() for side in self.ctl.sides]
-        sweep = self.ctl.timing.sweep_s
+        timing = self.ctl.timing
+        # As long as the slowest tile of this build took to come: a tile still on the
+        # disc would come within it (never past the stall limit).
+        sweep = timing.sweep_s if timing.sweep_s <= 0 else max(
+            timing.sweep_s, min(self.longest_gap, timing.stall_s))
         if sweep <= 0:
             self._disc(False)
             self.swept()
@@ -185,8 +204,31 @@ class Build(Recoverable):
         self._sweep_timer = self.ctl.clock.call_later(sweep, self._end_sweep)
 
     def _end_sweep(self) -> None:
-        if self.state == "sweeping":
-            self.swept()
+        if self.state != "sweeping":
+            return
+        over = self._over_a_set()
+        if over:
+            # Counted before staging: foreign tiles or tiles of the other set stand in
+            # these walls. Held for the operator, never dealt.
+            self.ctl.fault("build.extra_tiles", "build", None,
+                           {"over": over, "during": "sweeping",
+                            "why": N_("the walls hold more copies of a tile than a set "
+                                      "has: foreign tiles or tiles of the other set")})
+            return
+        self.swept()
+
+    def _over_a_set(self) -> dict[str, int]:
+        """The tiles read into the walls more often than a set holds them (tables with
+        a reader at each head; none elsewhere)."""
+        if not all(side.has_reader for side in self.ctl.sides):
+            return {}
+        held = set_composition(self.ctl.config.table.tiles)
+        read: dict[str, int] = {}
+        for side in self.ctl.sides:
+            for code in side.tiles:
+                if code is not None:
+                    read[code] = read.get(code, 0) + 1
+        return {code: n for code, n in sorted(read.items()) if n > held.get(code, 0)}
 
     def on_exit_sweeping(self, *_: object) -> None:
         if self._sweep_timer is not None:
@@ -243,6 +285,11 @@ class Build(Recoverable):
         """A tile was counted at `side`: arrivals are flowing."""
         if self.state == "building":
             self._arm_stall()
+            now = side.last_arrival if side.last_arrival is not None else self.ctl.clock.now()
+            last = self._last_count.get(side.side)
+            if last is not None:
+                self.longest_gap = max(self.longest_gap, now - last)
+            self._last_count[side.side] = now
         key = f"blind.{side.side}"
         self.ctl.watch.cancel(key)
         if self.ctl.hal.read(f"side.{side.side}.full"):

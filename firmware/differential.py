@@ -80,7 +80,7 @@ def _lid_sensor(name: str, on: bool) -> Suspect:
 def rank(fault: Fault, ctl: Controller) -> dict[str, Any] | None:
     """The ranked suspects of `fault` from its evidence, the test that tells them apart
     and its self-test; None for a fault whose catalogue causes say it all."""
-    rule = RULES.get(fault.id)
+    rule = RULES.get(fault.kind.rule or "")
     if rule is None:
         return None
     suspects, test, self_test = rule(fault, ctl)
@@ -92,15 +92,22 @@ def rank(fault: Fault, ctl: Controller) -> dict[str, Any] | None:
         "certain": len(suspects) == 1}
     if test is not None and len(suspects) > 1:
         # A build fault has no side: its test is about the side its suspects name.
+        # The test is about the first suspect at a side (a build fault has none, and
+        # an extra tile may come from another side's count).
         extra["test"] = test
-        extra["test_side"] = side or next(
-            (p.split(".")[-2] for p in parts if p.startswith("motor.side.")), "")
+        extra["test_side"] = next((s for s in map(_side_in, parts) if s), side)
         if self_test is not None:
             extra["self_test"] = self_test.replace("{side}", extra["test_side"])
     return extra
 
 
 Ranked = tuple[list[Suspect], str | None, str | None]
+
+
+def _side_in(part: str) -> str | None:
+    """The side a part is at (`motor.side.2.conveyor`, `side.2.count`), if any."""
+    words = part.split(".")
+    return next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "side"), None)
 
 
 def _head(fault: Fault, ctl: Controller) -> Ranked:
@@ -199,14 +206,26 @@ def _missing(fault: Fault, ctl: Controller) -> Ranked:
                    "the conveyor motor or its fuse; if it moves and tiles reach the head, "
                    "clean the count sensor of side {side}"),
                 f"conveyor.{n}")
+    # The head's reader saw tiles the count missed: that side's count sensor.
+    unseen = [str(s.side) for s in ctl.sides
+              if s.has_reader and s.unseen_reads > 0 and str(s.side) in short]
+    if unseen:
+        return [*(_at(COUNT, n) for n in unseen), TABLE], None, None
+    # A few short: tiles left on the table first; a count sensor gone dark or a
+    # conveyor stopped looks the same from the counts alone.
     suspects = [TABLE]
     for n, count in sorted(short.items()):
         if count > 3 or count >= per_side:
             suspects += [_at(CONVEYOR, n), _at(COUNT, n)]
+        else:
+            suspects += [_at(COUNT, n), _at(CONVEYOR, n)]
     if len(short) == len(sides):
         suspects += [DISC, RING]
     return (suspects, N_("look for tiles left on the table and top up; if none are "
-                         "missing, run the disc and conveyor self-tests"), None)
+                         "missing, run the conveyor self-test of each short side and watch "
+                         "its head: tiles that reach it without being counted mean its "
+                         "count sensor (clean or replace it); a belt that does not move, "
+                         "its conveyor"), None)
 
 
 def _at(suspect: Suspect, side: str) -> Suspect:
@@ -242,6 +261,17 @@ def _extra(fault: Fault, ctl: Controller) -> Ranked:
     glitches = ctl.sides[fault.side].glitches if fault.side is not None else 0
     if glitches:
         return [COUNT, FOREIGN], test, None
+    # A ghost count at another side finished it a tile early: the tile it never took
+    # turned up here.
+    ghosts = sorted((s for s in ctl.sides if s.ghosts and s.side != fault.side),
+                    key=lambda s: -s.ghosts)
+    if not ghosts and fault.side is None:
+        return [FOREIGN], None, None    # the walls counted by tile: too many of one
+    if ghosts:
+        return ([_at(COUNT, str(ghosts[0].side)), FOREIGN],
+                N_("count the tiles in the wall of side {side}: if one is missing, its count "
+                   "sensor counted a tile that was not there: clean or replace it; if the "
+                   "wall is whole, remove the foreign tiles"), None)
     return [FOREIGN, COUNT], test, None
 
 
@@ -277,19 +307,20 @@ def _face_up(fault: Fault, ctl: Controller) -> Ranked:
                "tile"), None)
 
 
+# The evidence rules by the name a fault kind gives (`FaultKind.rule`).
 RULES = {
-    "head.jam": _head,
-    "plate.stuck": _plate,
-    "lid.not_rising": _lid("lid.lower", "lid.upper"),
-    "lid.not_lowering": _lid("lid.upper", "lid.lower"),
-    "lid.sensor_conflict": _lid_conflict,
-    "dice.stuck": _dice,
-    "build.tiles_missing": _missing,
-    "count.blind": _blind,
-    "count.double": _double,
-    "build.extra_tiles": _extra,
-    "case.opened": _case,
-    "timing.drift": _drift,
-    "sensor.degraded": _degraded,
-    "tile.face_up": _face_up,
+    "head": _head,
+    "plate": _plate,
+    "lid.rising": _lid("lid.lower", "lid.upper"),
+    "lid.lowering": _lid("lid.upper", "lid.lower"),
+    "lid.conflict": _lid_conflict,
+    "dice": _dice,
+    "missing": _missing,
+    "blind": _blind,
+    "double": _double,
+    "extra": _extra,
+    "case": _case,
+    "drift": _drift,
+    "degraded": _degraded,
+    "face_up": _face_up,
 }

@@ -35,6 +35,16 @@ TRANSITIONS = [
 ]
 
 
+# A tile stays at the count sensor until the head takes it, a third of a turn at the
+# least: a count gone sooner than this part of a turn was no tile (a flaky sensor).
+GHOST_TURNS = 0.15
+# A home seen sooner than this part of the learned turn teaches no turn time.
+LEARN_TURNS = 0.9
+# A rejected home edge this soon (in learned turns) after the home a turn started
+# from may be the real home of which that one was a glitch.
+REANCHOR = 0.35
+
+
 class SideBuilder(Recoverable):
     def __init__(self, ctl: Controller, side: int) -> None:
         self.ctl = ctl
@@ -56,7 +66,9 @@ class SideBuilder(Recoverable):
         self.glitches = 0           # impossible home edges seen (a flaky sensor)
         self.whole_turn = False     # this turn started at home and was not interrupted
         self.turn_began = 0.0       # when this turn began (a home edge's own time if chained)
+        self.chained_at: float | None = None   # the home this turn was started from
         self.unseen_reads = 0       # tiles the reader saw since the last counted arrival
+        self.ghosts = 0             # counts this build gone before a tile could be taken
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     @property
@@ -89,7 +101,7 @@ class SideBuilder(Recoverable):
         self.feed(True)
 
     def on_exit_idle(self, *_: object) -> None:
-        self.counted = self.stacked = 0
+        self.counted = self.stacked = self.ghosts = 0
         self.tiles = []
         self.last_arrival = None
 
@@ -118,6 +130,7 @@ class SideBuilder(Recoverable):
         # A turn chained from a home edge began when the cam passed home, not when the
         # loop got to it: a late edge must not make the next home look impossibly early.
         self.turn_began = self.ctl.clock.now() if began is None else began
+        self.chained_at = self.turn_began
         home = bool(self.ctl.hal.read(f"side.{self.side}.head_home"))
         if not resumed:
             # A cam found off home finishes a part turn first: that one stacks nothing.
@@ -140,6 +153,7 @@ class SideBuilder(Recoverable):
 
     def on_count_edge(self, active: bool) -> None:
         if not active:
+            self._gone()
             return
         now = self.ctl.edge_time(self.count_sensor)
         timing = self.ctl.timing
@@ -178,6 +192,25 @@ class SideBuilder(Recoverable):
         if self.state == "feeding":     # hot path: while stacking, nothing changes state
             self.tile_arrived()
 
+    def _gone(self) -> None:
+        """The count sensor went dark: too soon after the arrival it counted, and still
+        dark a moment later (not a bounce), that count was a ghost: evidence for the
+        diagnosis of a tile that later turns up extra at another side."""
+        arrival = self.last_arrival
+        if arrival is None or self.state not in ("feeding", "stacking"):
+            return
+        now = self.ctl.edge_time(self.count_sensor)
+        if now - arrival >= GHOST_TURNS * self.ctl.supervisor.learned(self.key):
+            return
+
+        def still_dark() -> None:
+            if self.last_arrival == arrival and not self.ctl.hal.read(self.count_sensor):
+                self.ghosts += 1
+                self.ctl.emit("sensor.glitch", sensor=self.count_sensor,
+                              why=N_("a count gone before the head could take its tile"))
+
+        self.ctl.clock.call_later(2 * self.ctl.timing.count_debounce_s, still_dark)
+
     def on_home_edge(self, home: bool) -> None:
         if not home:
             self.left_home = True
@@ -191,13 +224,26 @@ class SideBuilder(Recoverable):
             return
         at = self.ctl.edge_time(f"side.{self.side}.head_home")
         elapsed = at - self.turn_began
-        if self.whole_turn and elapsed < 0.7 * self.ctl.supervisor.learned(self.key):
+        learned = self.ctl.supervisor.learned(self.key)
+        if self.whole_turn and elapsed < 0.7 * learned:
             # Home again so early is impossible (a worn motor is slower, never faster):
             # a glitch on the sensor.
             self.glitches += 1
             self.ctl.emit("sensor.glitch", sensor=f"side.{self.side}.head_home",
                           after_s=round(elapsed, 4))
+            self.ctl.supervisor.unlearned(self.key)    # a turn with a glitch times nothing
+            if self.chained_at is not None and at - self.chained_at < REANCHOR * learned:
+                # Soon after the home this turn started from (an edge it was chained
+                # from, or the sensor read at the start): either may be the glitch, so
+                # the turn counts from the later one. Counted from a glitch, the next
+                # home could be taken before the head took its tile, and the side stop
+                # one stack short.
+                self.turn_began = at
             return
+        if elapsed < LEARN_TURNS * learned:
+            # Short of a whole turn: home, or a glitch taken for it. Either way it must
+            # not teach a shorter turn (glitches taken for home would ratchet it down).
+            self.ctl.supervisor.unlearned(self.key)
         self.on_home(at)
 
     def on_home(self, at: float | None = None) -> None:

@@ -168,6 +168,12 @@ class Supervisor:
                                                      lambda: self._missed(mechanism))
         self._motions[mechanism] = motion
 
+    def unlearned(self, mechanism: str) -> None:
+        """The motion under way is timed from a doubtful start: it teaches nothing."""
+        motion = self._motions.get(mechanism)
+        if motion is not None:
+            motion.learn = False
+
     def reached(self, mechanism: str, at: float | None = None) -> None:
         """The motion's sensor was seen (`at`: when, if it was confirmed since): learn
         how long it took."""

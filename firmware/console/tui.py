@@ -295,6 +295,8 @@ class ConsoleApp(App[int]):
         Binding("f2", "swap", N_("picture/signals")),
         Binding("f3", "events", N_("faults/events")),
         Binding("f4", "score", N_("score")),
+        # The test that tells a fault's suspects apart, one key away (firmware/differential.py).
+        Binding("f5", "self_test", N_("named self-test")),
     ]
 
     def __init__(self, socket_path: Path | None, tcp: tuple[str, int] | None = None,
@@ -463,8 +465,13 @@ class ConsoleApp(App[int]):
     def _show_status(self, status: dict[str, Any]) -> None:
         self.status = status
         self.query_one("#picture", TablePicture).show(status)
-        faults = status.get("faults", [])
+        self._show_faults(status.get("faults", []))
+
+    def _show_faults(self, faults: list[dict[str, Any]]) -> None:
         lines = render.fault_lines(faults) or [_("no active faults")]
+        named = self_test_named(faults)
+        if named is not None:
+            lines.append(_("F5: run the {name} self-test").format(name=named))
         self.query_one("#faults", Static).update(
             Text("\n".join(lines), style="bold red" if faults else "green"))
 
@@ -542,6 +549,17 @@ class ConsoleApp(App[int]):
         if self._pending:
             command, self._pending = self._pending, None
             await self.run_command(command)
+
+    def action_self_test(self) -> None:
+        """Run the self-test the newest active fault names (the one that tells its
+        suspects apart); it asks for the login like any test."""
+        named = self_test_named(self.status.get("faults", []))
+        self._reveal_events()
+        if named is None:
+            self._say(_("no active fault names a self-test"), "yellow")
+            return
+        self._begin_reply()
+        self.run_worker(self.run_command(f"test {named}"))
 
     def action_score(self) -> None:
         self.push_screen(ScoreForm(), self._score_entered)
@@ -657,6 +675,15 @@ class ConsoleApp(App[int]):
     async def on_unmount(self) -> None:
         if self.api is not None:
             self.api.close()
+
+
+def self_test_named(faults: list[dict[str, Any]]) -> str | None:
+    """The self-test the newest active fault's diagnosis names, if any."""
+    for fault in reversed(faults):
+        named = (fault.get("diagnosis") or {}).get("self_test")
+        if fault.get("active", True) and named:
+            return str(named)
+    return None
 
 
 def _request(verb: str, args: list[str]) -> tuple[str, dict[str, Any]]:

@@ -88,3 +88,41 @@ def test_tui_login_checks_the_token_at_once(daemon: Daemon) -> None:
                                        for line in events.lines), pilot, 20)
             assert app.credential == ("li", TOKEN)
     asyncio.run(scenario())
+
+
+def test_f5_runs_the_self_test_the_active_fault_names(tmp_path: Path) -> None:
+    # A dead head motor and a head-home sensor stuck active look alike: the fault names
+    # the head self-test of its side, and F5 runs it (behind the login, as any test).
+    faults = [{"id": "plate.stuck", "code": "E31", "where": "side.1.plate", "cycle": 1,
+               "sim_time_s": 3.0, "active": False,
+               "diagnosis": {"summary": "s", "causes": [], "remedy": [],
+                             "self_test": "plate.1"}},
+              {"id": "head.jam", "code": "E22", "where": "side.2.head", "cycle": 1,
+               "sim_time_s": 5.0, "active": True,
+               "diagnosis": {"summary": "the stacking head did not complete its turn",
+                             "causes": ["the head motor of side 2"], "remedy": ["x"],
+                             "self_test": "head.2"}}]
+    ran: list[str] = []
+
+    async def scenario() -> None:
+        app = ConsoleApp(tmp_path / "none.sock")
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause(0.2)
+
+            async def run_command(command: str) -> None:
+                ran.append(command)
+
+            app.run_command = run_command    # type: ignore[method-assign]
+            app.status = {"faults": faults}
+            app._show_faults(faults)
+            assert "F5: run the head.2 self-test" in text_of(app.query_one("#faults", Static))
+            await pilot.press("f5")
+            await pilot.pause(0.2)
+            app.status = {"faults": faults[:1]}
+            await pilot.press("f5")
+            await pilot.pause(0.2)
+            events = app.query_one("#events", RichLog)
+            assert any("no active fault names a self-test" in str(line.text)
+                       for line in events.lines)
+    asyncio.run(scenario())
+    assert ran == ["test head.2"]
