@@ -27,6 +27,7 @@ from firmware.lid import Lid
 from firmware.motion import Motions
 from firmware.owner import Owner
 from firmware.plate import Plate
+from firmware.recorder import FlightRecorder
 from firmware.recurrence import FaceUpTracker
 from firmware.scoring import TableScore
 from firmware.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
@@ -134,6 +135,8 @@ class Controller:
             hal.on_link_fault = lambda fault_id, evidence: self.fault(
                 fault_id, "link", None, evidence)
             hal.on_link_back = lambda: relink.link_back(self)
+        # The edges and commands before each fault, logged with it (replayable).
+        self.recorder = FlightRecorder(self)
 
     # -- lifecycle --------------------------------------------------------------------
 
