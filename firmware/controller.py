@@ -428,6 +428,7 @@ class Controller:
     def fault(self, fault_id: str, where: str, side: int | None,
               evidence: dict[str, Any]) -> Fault:
         """Raise a fault. An error goes through the shutdown path before anything else."""
+        self.recorder.mark()        # what follows is the fault's doing, not its cause
         kind = CATALOGUE[fault_id]
         same = kind.severity != INFO and next(
             (f for f in self.faults if f.active and (f.id, f.where, f.side) == (

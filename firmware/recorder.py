@@ -42,12 +42,22 @@ class FlightRecorder:
         self.entries: deque[list[Any]] = deque(maxlen=MAX_ENTRIES)
         self.anchor: dict[str, Any] | None = None
         self._anchor_entry: list[Any] | None = None
+        self._appended = 0      # entries ever added (the ring forgets, this does not)
+        self._mark = 0
         self.inputs = [name for name, sig in ctl.hal.signals.items()
                        if sig.kind not in OUTPUT_KINDS]
         self._board_time = ctl.hal.capabilities.board_time
         ctl.input_watchers.append(self._on_input)
         ctl.outputs.watchers.append(self._on_output)
         ctl.subscribers.append(self._on_event)
+
+    def mark(self) -> None:
+        """A fault is being raised: entries from here on are what its stop did."""
+        self._mark = self._appended
+
+    def _add(self, entry: list[Any]) -> None:
+        self.entries.append(entry)
+        self._appended += 1
 
     def _now(self) -> float:
         return round(self.ctl.clock.now(), 6)
@@ -58,19 +68,19 @@ class FlightRecorder:
             at = self.ctl.edge_time(name)
             if at is not None:
                 entry.append(round(at, 6))
-        self.entries.append(entry)
+        self._add(entry)
 
     def _on_output(self, name: str, value: Value) -> None:
-        self.entries.append([self._now(), "o", name, value])
+        self._add([self._now(), "o", name, value])
 
     def _on_event(self, event: dict[str, Any]) -> None:
         kind = event["kind"]
         if self.ctl.cycle.state == "fault":
-            return      # parked by a fault: no start point a replay can reach
-        if kind == "build.started" or (
+            pass        # parked by a fault: no start point a replay can reach
+        elif kind == "build.started" or (
                 kind == "phase" and self.ctl.build.state in AT_REST):
             self._anchor(kind, event.get("state"))
-        elif kind == "fault" and CATALOGUE[event["id"]].severity != INFO:
+        if kind == "fault" and CATALOGUE[event["id"]].severity != INFO:
             recording = self.freeze(event)
             # After the fault's own row: the log keeps them in that order.
             self.ctl.clock.post(lambda: self.ctl.emit(RECORDING, **recording))
@@ -89,7 +99,7 @@ class FlightRecorder:
             "degraded": sorted(supervisor.degraded),
         }
         self._anchor_entry = [self.anchor["t"], "a", kind, phase]
-        self.entries.append(self._anchor_entry)
+        self._add(self._anchor_entry)
 
     def freeze(self, fault: dict[str, Any]) -> dict[str, Any]:
         """The window before `fault` (its event), bounded, as logged."""
@@ -108,6 +118,8 @@ class FlightRecorder:
             size -= len(json.dumps(entries.pop(0), separators=(",", ":"))) + 1
             anchored = False
         table = self.ctl.config.table
+        # Where the fault's stop began, counted from the end (the ring may have moved).
+        after = min(len(entries), self._appended - self._mark)
         raised = self.ctl.faults[-1] if self.ctl.faults else None
         side = raised.side if raised is not None and raised.id == fault["id"] else None
         return {"fault": {**{k: fault.get(k) for k in ("id", "code", "where", "sim_time_s",
@@ -115,4 +127,5 @@ class FlightRecorder:
                 "fault_t": now, "table": table.id, "tiles": table.tiles,
                 "board_time": self._board_time,
                 "anchor": anchor if anchored else None,
+                "stop_at": len(entries) - after,
                 "entries": entries}

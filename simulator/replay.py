@@ -66,6 +66,16 @@ def spins(entries: list[list[Any]]) -> list[float]:
     return out
 
 
+def fed_entries(recording: dict[str, Any]) -> list[list[Any]]:
+    """The recorded input edges to feed: those before the fault's stop began. The
+    edges after it (a belt sliding back once its conveyor stopped) are what the stop
+    did, not what led to the fault: the firmware makes them happen again itself."""
+    entries = recording["entries"]
+    stop = recording.get("stop_at")
+    stop = len(entries) if not isinstance(stop, int) else stop
+    return [e for e in entries[:stop] if e[1] == "i"]
+
+
 class ReplayHal(SimHal):
     """The simulated HAL whose inputs, from the anchor on, are the recording's."""
 
@@ -245,9 +255,9 @@ def replay(recording: dict[str, Any], config: Config, seed: int = 1,
         for n, value in anchor.get("inputs", {}).items():
             if n in hal.values and hal.values[n] != value:
                 clock.post(lambda n=n, v=value: fed(0.0, n, v, None))
-        for entry in recording["entries"]:
-            t, what = float(entry[0]), entry[1]
-            if what != "i" or t < t0 or entry[2] not in inputs:
+        for entry in fed_entries(recording):
+            t = float(entry[0])
+            if t < t0 or entry[2] not in inputs:
                 continue
             board = float(entry[4]) if len(entry) > 4 and entry[4] is not None else None
             clock.call_at(now + (t - t0), lambda e=entry, b=board: fed(
