@@ -180,13 +180,22 @@ def event_detail(event: dict[str, Any], skip: set[str]) -> str:
     return " ".join(parts)
 
 
+def recording_detail(row: dict[str, Any]) -> str:
+    """A flight recording in one line: whose, how long, and how to replay it."""
+    fault = row.get("fault") if isinstance(row.get("fault"), dict) else {}
+    entries = row.get("entries") if isinstance(row.get("entries"), list) else []
+    return _("{code} {id}: {n} edges and commands before it (mjtable replay {seq})").format(
+        code=fault.get("code"), id=fault.get("id"), n=len(entries), seq=row.get("seq"))
+
+
 def log_line(row: dict[str, Any]) -> str:
     """One event-log row as a line."""
     skip = {"seq", "run", "wall", "t", "cycle", "kind", "chain", "held_by"}
     wall = row.get("wall")
     when = (datetime.datetime.fromtimestamp(wall).strftime("%Y-%m-%d %H:%M:%S")
             if isinstance(wall, int | float) else "-")
-    detail = event_detail(row, skip)
+    detail = (recording_detail(row) if row.get("kind") == "flight.recording"
+              else event_detail(row, skip))
     cycle = row.get("cycle")
     hand = _("hand")
     # Names and params come from outside: never raw control characters on a terminal.
