@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from firmware import i18n, words
+from firmware.api import health, usage, venue
 from firmware.api import protocol as p
-from firmware.api import usage, venue
 from firmware.api.access import (
     CLASSES,
     MOTION,
@@ -206,7 +206,8 @@ class ApiServer:
             "testmode": self._testmode, "jog": self._jog, "clear": self._clear,
             "estop": self._estop, "walls": self._walls, "log": self._log,
             "config": self._config, "login": self._login, "logout": self._logout,
-            "score": self._score, **usage.handlers(self), **venue.handlers(self)}
+            "score": self._score, **usage.handlers(self), **venue.handlers(self),
+            **health.handlers(self)}
         self.ledger: Ledger | None = None      # the usage ledger, when the daemon has one
         self.venue: venue.Venue | None = None  # signed commands and the booking gate
         check_classified(self.handlers)     # default deny: no class, no daemon

@@ -411,3 +411,41 @@ def info_lines(result: dict[str, Any]) -> list[str]:
                      for method, level in value.items()}
         lines.append(labelled(_(INFO[key]) if key in INFO else key, plain(value)))
     return lines
+
+
+def health_lines(report: dict[str, Any], today: datetime.date) -> list[str]:
+    """The table's health: warnings first (each with its date), then the trends, the
+    run-hours and the schedule by usage."""
+    lines = [_("hands dealt: {hands}; table time: {hours} h").format(
+        hands=report.get("hands", 0), hours=report.get("table_hours", 0))]
+    warnings = report.get("warnings") or []
+    lines.append(_("maintenance warnings:") if warnings else _("maintenance warnings: none"))
+    for w in warnings:
+        measure = w.get("measure") or {}
+        where = {"side": w.get("side"), "set": measure.get("set")}
+        due = today + datetime.timedelta(days=int(w.get("due_days", 0)))
+        when = (_("today") if w.get("due_days", 0) <= 0 else
+                _("within a day") if w["due_days"] <= 1 else _("within a week"))
+        lines.append("  " + _("{job} {when} (by {date}): {part}, {why}").format(
+            job=_(w["job"]).format(**where), when=when, date=due.isoformat(),
+            part=_(w["part"]).format(**where), why=_(w["why"]).format(**measure)))
+    trends = report.get("trends") or {}
+    if trends:
+        lines.append(_("travel and build times against new:"))
+        lines += ["  " + _("{mechanism}: {percent:+d} % (new {new} s)").format(
+            mechanism=m, percent=round((t["ratio"] - 1) * 100), new=t["as_new_s"])
+            for m, t in trends.items()]
+    hours = report.get("run_hours") or {}
+    if hours:
+        lines.append(_("motor run-hours: {hours}").format(
+            hours=", ".join(f"{m.removeprefix('motor.')} {h:g}" for m, h in hours.items())))
+    lines.append(_("maintenance schedule (by hands dealt):"))
+    every = {"daily": _("daily"), "weekly": _("weekly"), "monthly": _("monthly")}
+    for job in report.get("schedule") or []:
+        state = _("DUE") if job["due"] else _("ok")
+        lines.append("  " + _("[{state}] {every} ({hands} hands) {job}: {text}; {since} "
+                              "hands since last done").format(
+            state=state, every=every.get(job["every"], job["every"]),
+            hands=job["every_hands"], job=job["job"], text=_(job["text"]),
+            since=job["since_hands"]))
+    return lines
