@@ -19,7 +19,7 @@ from firmware.causes import blind_cause
 from firmware.cycle import Cycle
 from firmware.dice import Dice
 from firmware.differential import rank
-from firmware.faults import CATALOGUE, ERROR, INFO, WARNING, Fault
+from firmware.faults import CASE_CLOSED, CATALOGUE, ERROR, INFO, REFEED, RELINK, WARNING, Fault
 from firmware.handoff import Handoff
 from firmware.i18n import N_, _
 from firmware.journal import Journal, MemoryJournal
@@ -46,12 +46,6 @@ Subscriber = Callable[[Event], None]
 # Shown while the booking gate holds the table: "En(able)".
 GATE_DISPLAY = "En"
 
-# Faults whose safe state is the build's motors only: the lid, plates and dice are not
-# involved, so players may finish the hand and top up missing tiles.
-BUILD_SCOPE = {"head.jam", "count.double", "count.blind", "build.tiles_missing",
-               "build.extra_tiles"}
-# Faults a refeed of the whole set answers (it goes in again, counted from zero).
-ANSWERED_BY_REFEED = {"build.tiles_missing", "build.extra_tiles"}
 # Events after which the journal is written.
 JOURNALED = {"build.started", "build.staged", "handoff", "fault", "resume", "refeed",
              "walls.committed", "dice.thrown", "raising", "fault.cleared"}
@@ -62,6 +56,11 @@ JOURNALED_STATUS = ("cycle", "set_in_play", "set_building")
 # Fault history kept in memory and journal: every active fault, and this many recent
 # others; `fault_counts` keeps how often each fault was raised since power-on.
 FAULT_HISTORY = 100
+# One cause (a fault kind at one place) raises at most this many faults per hour of
+# table time; past it, its last fault comes back with its count and rate: a cause that
+# keeps returning after each clear is one entry a technician reads, not a list.
+CAUSE_FAULTS_PER_HOUR = 3
+HOUR_S = 3600.0
 # A build that was not complete at a stop: its stacks are not trusted after a restart.
 NOT_INCOMPLETE = (None, "idle", "staged")
 
@@ -414,7 +413,7 @@ class Controller:
                 fault.active = True
                 self.refeed_hold = fault
                 for old in self.faults:
-                    if old.active and old.id in ANSWERED_BY_REFEED:
+                    if old.active and old.kind.answer == REFEED:
                         old.active = False
         self.save_journal(clean=False)
 
@@ -446,14 +445,35 @@ class Controller:
             self.emit("fault.repeated", id=fault_id, code=same.code, where=where,
                       repeats=same.repeats, per_minute=same.per_minute())
             return same
+        again = self._capped(fault_id, where, side)
+        if again is not None:
+            # The same cause again within the hour, past its cap: its last fault comes
+            # back, through the shutdown path like any other.
+            again.repeated(self.clock.now(), evidence)
+            again.active = True
+            if kind.severity == ERROR:
+                self._shut_down(kind.scope, again)
+            again.diagnosis_extra = self._diagnose(again)
+            self.fault_counts[fault_id] += 1
+            self.emit("fault", **again.as_dict(), reopened=True, repeats=again.repeats)
+            return again
         fault = Fault(fault_id, where, side, self.cycle.number, self.clock.now(), evidence,
                       active=kind.severity != INFO)
         if kind.severity == ERROR:
-            self._shut_down(BUILD if fault_id in BUILD_SCOPE else TABLE, fault)
+            self._shut_down(kind.scope, fault)
         self._record(fault)
         fault.diagnosis_extra = self._diagnose(fault)
         self.emit("fault", **fault.as_dict())
         return fault
+
+    def _capped(self, fault_id: str, where: str, side: int | None) -> Fault | None:
+        """The last fault of this cause when it raised its hourly cap already."""
+        if CATALOGUE[fault_id].severity == INFO:
+            return None
+        since = self.clock.now() - HOUR_S
+        recent = [f for f in self.faults if (f.id, f.where, f.side) == (fault_id, where, side)
+                  and f.sim_time_s > since]
+        return recent[-1] if len(recent) >= CAUSE_FAULTS_PER_HOUR else None
 
     def _diagnose(self, fault: Fault) -> dict[str, Any] | None:
         """What the evidence adds to the catalogue: the suspects ranked, a recurring
@@ -497,7 +517,7 @@ class Controller:
             self.halt_parked = {**parked, **self.halt_parked}
 
         def mark_untrusted() -> None:
-            if fault is not None and fault.id in recovery.UNTRUSTED_COUNT and (
+            if fault is not None and fault.kind.untrusts_count and (
                     self.build.running or self.build.state == "sweeping"):
                 self.build.untrusted = True
 
@@ -671,10 +691,11 @@ class Controller:
         open outside service mode; the board's link still lost), and for the refeed
         hold unless the operator says the set was refed (`refed`): nothing senses
         stacks left on the tracks, and a build over them mixes two sets."""
-        if fault.id == "case.opened" and self.hal.read("case_open") and not self.service_mode:
+        answer = fault.kind.answer
+        if answer == CASE_CLOSED and self.hal.read("case_open") and not self.service_mode:
             raise ClearRefused(_("case_open still reads open: close the case first, or "
                                  "enter test mode to service it"))
-        if fault.id == "link.lost" and self.hal.capabilities.link and self.hal.link_lost:
+        if answer == RELINK and self.hal.capabilities.link and self.hal.link_lost:
             # Cleared while lost, the table would sit silent: the link clears it by
             # itself once the board answers a HELLO again (firmware/relink.py).
             raise ClearRefused(_("the I/O board's link is still lost: check the cable; "
@@ -742,7 +763,7 @@ class Controller:
         they hold (the rest of the table may go on), else None."""
         active = [f for f in self.faults if f.active and f.kind.severity == ERROR]
         if TABLE not in self.shutdown.scopes or not active or self.estopped or any(
-                f.id not in BUILD_SCOPE for f in active):
+                f.kind.scope != BUILD for f in active):
             return None
         return [name for f in active for name in f.parked]
 

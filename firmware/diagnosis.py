@@ -98,16 +98,18 @@ def _take(ctl: Controller, check: Callable[..., None]) -> str | None:
     return None
 
 
-def _faults(ctl: Controller, *ids: str) -> list[dict[str, Any]]:
-    return [f.as_dict() for f in ctl.faults if f.id in ids][-5:]
+def _faults(ctl: Controller, symptom: str, family: str | None = None) -> list[dict[str, Any]]:
+    """The last faults that explain `symptom` (their kinds say which), of one family."""
+    return [f.as_dict() for f in ctl.faults if symptom in f.kind.symptoms and (
+        family is None or f.kind.family == family)][-5:]
 
 
 # -- what is known ------------------------------------------------------------------
 
 
 def _set_stays(ctl: Controller) -> Result:
-    lid = _faults(ctl, "lid.not_lowering", "lid.not_rising", "lid.sensor_conflict")
-    plates = _faults(ctl, "plate.stuck")
+    lid = _faults(ctl, "set_stays_on_table", "lid")
+    plates = _faults(ctl, "set_stays_on_table", "plate")
     evidence = {"set_in_play": ctl.cycle.set_in_play, "set_building": ctl.cycle.set_building,
                 "build": _state(ctl, ctl.build), "lid": _state(ctl, ctl.lid),
                 "lid_faults": lid, "plate_faults": plates}
@@ -124,7 +126,7 @@ def _set_stays(ctl: Controller) -> Result:
 
 
 def _tile_face_up(ctl: Controller) -> Result:
-    seen = [f for f in ctl.faults if f.id == "tile.face_up"]
+    seen = [f for f in ctl.faults if "tile_face_up" in f.kind.symptoms]
     if not seen:
         fitted = any(s.has_face_up for s in ctl.sides)
         return {"normal": True, "evidence": {"face_up_sensor": fitted},
@@ -149,7 +151,7 @@ def _walls_not_rising(ctl: Controller) -> Result:
     plates = {p.side: {"state": _state(ctl, p), "home": bool(ctl.hal.read(p.sensor)),
                        "learned_s": round(ctl.supervisor.learned(p.key), 3)}
               for p in ctl.plates}
-    stuck = [f for f in _faults(ctl, "plate.stuck") if f["active"]]
+    stuck = [f for f in _faults(ctl, "walls_not_rising") if f["active"]]
     evidence = {"plates": plates, "build": _state(ctl, ctl.build),
                 "cycle": _state(ctl, ctl.cycle), "counted": [s.counted for s in ctl.sides]}
     if stuck:
@@ -172,7 +174,7 @@ def _walls_not_rising(ctl: Controller) -> Result:
 
 
 def _lid_not_lowering(ctl: Controller) -> Result:
-    faults = _faults(ctl, "lid.not_lowering", "lid.sensor_conflict")
+    faults = _faults(ctl, "lid_not_lowering")
     evidence = {"lid": _state(ctl, ctl.lid), "lid.upper": bool(ctl.hal.read("lid.upper")),
                 "lid.lower": bool(ctl.hal.read("lid.lower")),
                 "learned_down_s": round(ctl.supervisor.learned("lid.down"), 3),
@@ -189,7 +191,7 @@ def _lid_not_lowering(ctl: Controller) -> Result:
 def _build_never_finishes(ctl: Controller) -> Result:
     target = ctl.config.tiles_per_side
     short = {s.side: target - s.counted for s in ctl.sides if s.counted < target}
-    faults = _faults(ctl, "build.tiles_missing", "count.blind", "head.jam", "build.slow")
+    faults = _faults(ctl, "build_never_finishes")
     evidence = {"build": _state(ctl, ctl.build), "counted": [s.counted for s in ctl.sides],
                 "short_sides": short, "faults": faults,
                 "elapsed_s": round(ctl.clock.now() - ctl.build.started_at, 3)
@@ -210,8 +212,7 @@ def _build_never_finishes(ctl: Controller) -> Result:
 
 
 def _wrong_tile_count(ctl: Controller) -> Result:
-    faults = _faults(ctl, "count.double", "count.blind", "build.extra_tiles",
-                     "build.tiles_missing")
+    faults = _faults(ctl, "wrong_tile_count")
     glitches = {s.side: s.glitches for s in ctl.sides if s.glitches}
     evidence = {"counted": [s.counted for s in ctl.sides],
                 "stacked": [s.stacked for s in ctl.sides],
@@ -235,7 +236,7 @@ def _wrong_tile_count(ctl: Controller) -> Result:
 
 
 def _dice_not_spinning(ctl: Controller) -> Result:
-    faults = _faults(ctl, "dice.stuck")
+    faults = _faults(ctl, "dice_not_spinning")
     evidence = {"dice": _state(ctl, ctl.dice), "faces": ctl.dice.faces, "faults": faults}
     active = [f for f in faults if f["active"]]
     if active:

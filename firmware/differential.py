@@ -80,7 +80,7 @@ def _lid_sensor(name: str, on: bool) -> Suspect:
 def rank(fault: Fault, ctl: Controller) -> dict[str, Any] | None:
     """The ranked suspects of `fault` from its evidence, the test that tells them apart
     and its self-test; None for a fault whose catalogue causes say it all."""
-    rule = RULES.get(fault.id)
+    rule = RULES.get(fault.kind.rule or "")
     if rule is None:
         return None
     suspects, test, self_test = rule(fault, ctl)
@@ -277,19 +277,20 @@ def _face_up(fault: Fault, ctl: Controller) -> Ranked:
                "tile"), None)
 
 
+# The evidence rules by the name a fault kind gives (`FaultKind.rule`).
 RULES = {
-    "head.jam": _head,
-    "plate.stuck": _plate,
-    "lid.not_rising": _lid("lid.lower", "lid.upper"),
-    "lid.not_lowering": _lid("lid.upper", "lid.lower"),
-    "lid.sensor_conflict": _lid_conflict,
-    "dice.stuck": _dice,
-    "build.tiles_missing": _missing,
-    "count.blind": _blind,
-    "count.double": _double,
-    "build.extra_tiles": _extra,
-    "case.opened": _case,
-    "timing.drift": _drift,
-    "sensor.degraded": _degraded,
-    "tile.face_up": _face_up,
+    "head": _head,
+    "plate": _plate,
+    "lid.rising": _lid("lid.lower", "lid.upper"),
+    "lid.lowering": _lid("lid.upper", "lid.lower"),
+    "lid.conflict": _lid_conflict,
+    "dice": _dice,
+    "missing": _missing,
+    "blind": _blind,
+    "double": _double,
+    "extra": _extra,
+    "case": _case,
+    "drift": _drift,
+    "degraded": _degraded,
+    "face_up": _face_up,
 }

@@ -17,31 +17,6 @@ from firmware.words import cells
 FORMATS = ("text", "md", "html")
 WIDTH = 80
 
-# What a technician calls each fault at the table, shorter than its summary.
-SHORT = {
-    "lid.not_rising": N_("lid does not rise"),
-    "lid.not_lowering": N_("lid does not lower"),
-    "lid.sensor_conflict": N_("lid sensors disagree"),
-    "head.jam": N_("head jam"),
-    "plate.stuck": N_("lift plate stuck"),
-    "count.double": N_("double count"),
-    "count.blind": N_("count sensor blind"),
-    "build.tiles_missing": N_("tiles missing"),
-    "build.extra_tiles": N_("extra tiles"),
-    "build.slow": N_("slow build"),
-    "tile.face_up": N_("tile face up"),
-    "dice.stuck": N_("dice stuck"),
-    "link.lost": N_("board link lost"),
-    "link.version": N_("board program mismatch"),
-    "timing.drift": N_("mechanism slowing"),
-    "sensor.degraded": N_("sensor failed, running on time"),
-    "power.recovered": N_("restarted after a power cut"),
-    "build.interrupted": N_("set half built at stop"),
-    "case.opened": N_("case opened"),
-    "storage.failed": N_("storage failed"),
-    "software.error": N_("firmware error"),
-}
-
 HEADINGS = (N_("code"), N_("name"), N_("meaning"), N_("likely causes"), N_("what to do"))
 
 # What else the 7-segment display shows, besides a fault's code.
@@ -57,8 +32,8 @@ DISPLAY = (
 
 def short_name(fault_id: str) -> str:
     """The short name of a fault in the current language (its id when it has none)."""
-    name = SHORT.get(fault_id)
-    return _(name) if name else fault_id
+    kind = CATALOGUE.get(fault_id)
+    return _(kind.short) if kind is not None and kind.short else fault_id
 
 
 def entries() -> list[dict[str, Any]]:

@@ -1,6 +1,13 @@
 """The fault catalogue (docs/mechanics.md, Fault catalogue) and the Fault record.
 
 Ids are stable: add, never rename. A code with `N` takes the side number.
+
+A fault's behaviour lives on its kind, here and nowhere else: what its safe state
+stops (`scope`), whether the counts of the set being built are trusted after it, what
+answers it, its short name, causes, remedies, the evidence rule that ranks its causes
+(firmware/differential.py) and the symptoms it explains (firmware/diagnosis.py). The
+firmware and the simulator's referee read these; neither keeps sets of fault ids.
+Adding a fault kind touches this file, the module that raises it and the translations.
 """
 
 from __future__ import annotations
@@ -11,6 +18,13 @@ from typing import Any
 from firmware.i18n import N_, _
 
 ERROR, WARNING, INFO = "E", "W", "I"
+# What a fault's safe state stops (the names firmware/shutdown.py uses).
+TABLE, BUILD = "table", "build"
+# What answers a fault besides a technician's clear (`FaultKind.answer`).
+CLEAR = "clear"          # a technician clears it once the cause is dealt with
+REFEED = "refeed"        # the whole set goes in again, counted from zero
+CASE_CLOSED = "case_closed"  # refused while the case switch still reads open
+RELINK = "relink"        # the board's link clears it by itself; refused while lost
 
 
 @dataclass(frozen=True)
@@ -21,6 +35,24 @@ class FaultKind:
     summary: str
     causes: tuple[str, ...]
     remedy: tuple[str, ...]
+    # What a technician calls it at the table (the fault card), shorter than `summary`.
+    short: str = ""
+    # BUILD: its safe state is the build's motors only (players may finish the hand and
+    # top up); TABLE: every output.
+    scope: str = TABLE
+    # After it the counts of the set being built cannot be trusted: built again.
+    untrusts_count: bool = False
+    answer: str = CLEAR
+    # The evidence rule in firmware/differential.py that ranks its causes (None: the
+    # catalogue's causes say it all).
+    rule: str | None = None
+    # The symptoms (firmware/diagnosis.py) whose diagnosis shows it.
+    symptoms: tuple[str, ...] = ()
+
+    @property
+    def family(self) -> str:
+        """The mechanism its id names first (`lid`, `link`, `count`...)."""
+        return self.id.partition(".")[0]
 
     def display_code(self, side: int | None) -> str:
         return self.code.replace("N", str(side if side is not None else 0))
@@ -60,7 +92,9 @@ def _side_of(part: str, side: str) -> str:
 CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
     FaultKind("lid.not_rising", "E10", ERROR, N_("the lid did not reach its upper stop"),
               (N_("something blocks the lid"), N_("lift motor or gear"), N_("upper lid sensor")),
-              (N_("clear the lid area"), N_("run the lid motor test"), N_("check lid.upper"))),
+              (N_("clear the lid area"), N_("run the lid motor test"), N_("check lid.upper")),
+              short=N_("lid does not rise"), rule="lid.rising",
+              symptoms=("set_stays_on_table",)),
     FaultKind("lid.not_lowering", "E11", ERROR, N_("the lid did not reach its lower stop"),
               (N_("tiles or an object under the lid"),
                N_("lift motor"),
@@ -68,74 +102,103 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
                N_("cable")),
               (N_("remove what is under the lid"),
                N_("run the lid motor test"),
-               N_("check lid.lower"))),
+               N_("check lid.lower")),
+              short=N_("lid does not lower"), rule="lid.lowering",
+              symptoms=("set_stays_on_table", "lid_not_lowering")),
     FaultKind("lid.sensor_conflict", "E12", ERROR, N_("both lid sensors are active at once"),
               (N_("one lid sensor is stuck active"),),
               (N_("check which sensor stays active in the signal view"),
-               N_("replace that sensor"))),
+               N_("replace that sensor")),
+              short=N_("lid sensors disagree"), rule="lid.conflict",
+              symptoms=("set_stays_on_table", "lid_not_lowering")),
     FaultKind("head.jam", "E2N", ERROR, N_("the stacking head did not complete its turn"),
               (N_("a tile jammed in the head"), N_("head gap misadjusted"), N_("stiff slider")),
-              (N_("open side {side}"), N_("remove the jammed tile"), N_("adjust the head gap"))),
+              (N_("open side {side}"), N_("remove the jammed tile"), N_("adjust the head gap")),
+              short=N_("head jam"), scope=BUILD, rule="head",
+              symptoms=("build_never_finishes",)),
     FaultKind("plate.stuck", "E3N", ERROR, N_("the wall lift plate did not complete its turn"),
               (N_("debris in the plate rails"), N_("plate home switch"), N_("rocker arm")),
               (N_("clear the rails of side {side}"),
                N_("check plate_home"),
-               N_("check the rocker arm"))),
+               N_("check the rocker arm")),
+              short=N_("lift plate stuck"), rule="plate",
+              symptoms=("set_stays_on_table", "walls_not_rising")),
     FaultKind("count.double", "E4N", ERROR, N_("two tile arrivals closer than physically possible"),
               (N_("dirty or misaligned count sensor"), N_("sensor threshold drift")),
-              (N_("clean the count sensor of side {side}"), N_("re-adjust its threshold"))),
+              (N_("clean the count sensor of side {side}"), N_("re-adjust its threshold")),
+              short=N_("double count"), scope=BUILD, untrusts_count=True, rule="double",
+              symptoms=("wrong_tile_count",)),
     FaultKind("count.blind", "E6N", ERROR, N_("the belt is full but no tile is counted"),
               (N_("count sensor dead or covered"),),
-              (N_("clean the count sensor of side {side}"), N_("replace it"))),
+              (N_("clean the count sensor of side {side}"), N_("replace it")),
+              short=N_("count sensor blind"), scope=BUILD, untrusts_count=True, rule="blind",
+              symptoms=("build_never_finishes", "wrong_tile_count")),
     FaultKind("build.tiles_missing", "E50", ERROR,
               N_("tiles stopped arriving before the set was complete"),
               (N_("a tile left on the table"),
                N_("a tile stuck on the disc"),
                N_("a tile without magnetism")),
-              (N_("look for tiles on the table and disc"), N_("top up with both lift keys"))),
+              (N_("look for tiles on the table and disc"), N_("top up with both lift keys")),
+              short=N_("tiles missing"), scope=BUILD, answer=REFEED, rule="missing",
+              symptoms=("build_never_finishes", "wrong_tile_count")),
     FaultKind("build.extra_tiles", "E51", ERROR, N_("more tiles than the set holds"),
               (N_("mixed sets"), N_("a foreign tile")),
-              (N_("remove the extra tiles"),)),
+              (N_("remove the extra tiles"),),
+              short=N_("extra tiles"), scope=BUILD, untrusts_count=True, answer=REFEED,
+              rule="extra", symptoms=("wrong_tile_count",)),
     FaultKind("build.slow", "W52", WARNING, N_("tiles arrive far slower than usual"),
               (N_("magnet ring misplaced"), N_("rubber strip loose"), N_("flip spring worn")),
-              (N_("check the magnet ring"), N_("check the rubber strip and flip spring"))),
+              (N_("check the magnet ring"), N_("check the rubber strip and flip spring")),
+              short=N_("slow build"), symptoms=("build_never_finishes",)),
     FaultKind("tile.face_up", "W60", WARNING, N_("a tile arrived face up at a head"),
               (N_("a tile with a reversed or weak magnet"),),
-              (N_("replace that tile, not the set"),)),
+              (N_("replace that tile, not the set"),),
+              short=N_("tile face up"), rule="face_up", symptoms=("tile_face_up",)),
     FaultKind("dice.stuck", "E70", ERROR, N_("the dice did not tumble"),
               (N_("jam under the dice plate"), N_("fuse"), N_("dice motor")),
-              (N_("clear the dice plate"), N_("check the fuse"), N_("run the dice test"))),
+              (N_("clear the dice plate"), N_("check the fuse"), N_("run the dice test")),
+              short=N_("dice stuck"), rule="dice", symptoms=("dice_not_spinning",)),
     FaultKind("link.lost", "E80", ERROR, N_("no frame from the I/O board within its heartbeat"),
               (N_("cable"), N_("board power")),
-              (N_("check the cable and board power"),)),
+              (N_("check the cable and board power"),),
+              # A tile that passed a counter while the link was down was never reported.
+              short=N_("board link lost"), untrusts_count=True, answer=RELINK),
     FaultKind("link.version", "E81", ERROR, N_("the I/O board speaks another protocol version"),
               (N_("board firmware out of date"),),
-              (N_("reflash the board"),)),
+              (N_("reflash the board"),),
+              short=N_("board program mismatch")),
     FaultKind("timing.drift", "W90", WARNING, N_("a mechanism is slower than it used to be"),
               (N_("wear"), N_("friction"), N_("weak supply")),
-              (N_("service the mechanism"), N_("check the supply"))),
+              (N_("service the mechanism"), N_("check the supply")),
+              short=N_("mechanism slowing"), rule="drift"),
     FaultKind("sensor.degraded", "W91", WARNING, N_("running on a timed fallback for a sensor"),
               (N_("a failed position sensor"),),
-              (N_("replace that sensor"),)),
+              (N_("replace that sensor"),),
+              short=N_("sensor failed, running on time"), rule="degraded"),
     FaultKind("power.recovered", "I92", INFO, N_("started after an unclean stop"),
               (N_("power cut or crash"),),
-              (N_("refeed the set if a build was in progress"),)),
+              (N_("refeed the set if a build was in progress"),),
+              short=N_("restarted after a power cut")),
     FaultKind("build.interrupted", "I94", INFO,
               N_("a set was half built when the table was stopped"),
               (N_("the table was switched off or restarted during a build"),),
-              (N_("refeed that set: its stacks are not trusted"),)),
+              (N_("refeed that set: its stacks are not trusted"),),
+              short=N_("set half built at stop")),
     FaultKind("software.error", "E99", ERROR,
               N_("an internal firmware error: the table stopped safe"),
               (N_("a firmware bug"),),
-              (N_("note the event log entry and report it"), N_("clear the fault to re-home"))),
+              (N_("note the event log entry and report it"), N_("clear the fault to re-home")),
+              short=N_("firmware error")),
     FaultKind("case.opened", "E93", ERROR, N_("the case was opened outside service mode"),
               (N_("tampering"), N_("service without service mode")),
-              (N_("a technician must inspect and clear"),)),
+              (N_("a technician must inspect and clear"),),
+              short=N_("case opened"), answer=CASE_CLOSED, rule="case"),
     FaultKind("storage.failed", "E96", ERROR,
               N_("could not write the journal, handoff file or event log"),
               (N_("storage full"), N_("SD card worn or read-only"),
                N_("out of file descriptors")),
-              (N_("free space or replace the SD card"), N_("then clear the fault"))),
+              (N_("free space or replace the SD card"), N_("then clear the fault")),
+              short=N_("storage failed")),
 ]}
 
 

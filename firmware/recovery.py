@@ -21,9 +21,6 @@ from firmware.shutdown import TABLE
 if TYPE_CHECKING:
     from firmware.controller import Controller
 
-# Faults after which the counts of the set being built cannot be trusted. A lost link
-# is one: a tile that passed a counter while it was down was never reported.
-UNTRUSTED_COUNT = {"count.double", "count.blind", "build.extra_tiles", "link.lost"}
 BUILDING = ("building", "paused_full", "paused_top_up", "sweeping")
 
 

@@ -21,11 +21,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from firmware.consumers import attach_consumers
-from firmware.controller import BUILD_SCOPE, ClearRefused, Controller
-from firmware.faults import CATALOGUE, ERROR, Fault
+from firmware.controller import ClearRefused, Controller
+from firmware.faults import BUILD, CATALOGUE, ERROR, Fault
 from firmware.handoff import Consumer
 from firmware.journal import MemoryJournal
-from firmware.recovery import UNTRUSTED_COUNT
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config
 from mjtable_core.geometry import Geometry
@@ -253,18 +252,20 @@ class Harness:
     def _on_fault(self, event: dict[str, Any]) -> None:
         fault = {k: event[k] for k in ("id", "code", "where", "cycle", "sim_time_s",
                                        "evidence", "diagnosis")}
-        self.faults.append(fault)
+        if not event.get("reopened"):
+            self.faults.append(fault)      # raised; a fault come back is not raised again
         copies = sum(1 for f in self.ctl.faults
                      if f.active and (f.id, f.where) == (event["id"], event["where"]))
         self.max_active_copies = max(self.max_active_copies, copies)
         if CATALOGUE[event["id"]].severity == ERROR:
             self._after_fault()
-            motors = build_motors(self.config.geometry) if event["id"] in BUILD_SCOPE else [
+            kind = CATALOGUE[event["id"]]
+            motors = build_motors(self.config.geometry) if kind.scope == BUILD else [
                 s.name for s in self.table.signals.values() if s.is_motor]
             # Judged once the stop has reached the table: over the board's link SAFE
             # crosses first; with the link lost (or broken at this instant: the stop
             # cannot cross), the board's failsafe acts in its limit.
-            link = event["id"] in ("link.lost", "link.version") or self.rig.link_broken()
+            link = kind.family == "link" or self.rig.link_broken()
             self._checks += 1
             self.clock.call_later(self.rig.link_grace_s if link else 0.0,
                                   lambda: self._motors_stopped(event["id"], motors))
@@ -482,7 +483,7 @@ class Harness:
             return
         # The operator empties the machine only when the table asks for a refeed (a
         # set it will build again from the start), never under a build that goes on.
-        untrusted = action.after_fault in UNTRUSTED_COUNT or do == "remove_extra"
+        untrusted = CATALOGUE[action.after_fault].untrusts_count or do == "remove_extra"
         refed = untrusted or (do == "refeed" and self.ctl.refeed_hold is not None)
         if refed:
             table.refeed()

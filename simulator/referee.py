@@ -30,8 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.controller import BUILD_SCOPE
-from firmware.faults import CATALOGUE, ERROR
+from firmware.faults import BUILD, CATALOGUE, ERROR
 from mjtable_core.geometry import Geometry
 from mjtable_core.signals import Value
 from simulator.table import SimTable
@@ -173,8 +172,9 @@ class Referee:
         """Called with every controller event: when to judge, never what."""
         kind = event["kind"]
         if kind == "fault" and CATALOGUE[event["id"]].severity == ERROR:
-            motors = (build_motors(self.table.geometry) if event["id"] in BUILD_SCOPE
-                      else frozenset(self.motors))
+            # What the fault's kind says its safe state stops.
+            motors = (build_motors(self.table.geometry)
+                      if CATALOGUE[event["id"]].scope == BUILD else frozenset(self.motors))
             self._stop(Stop(event["id"], motors, self.table.clock.now(),
                             str(event.get("where"))))
         elif kind in ("estop", "halted"):
@@ -201,7 +201,8 @@ class Referee:
         self._early_clears.append((fault_id, where))
 
     def _stop(self, stop: Stop) -> None:
-        link = stop.reason in ("link.lost", "link.version") or self.link_broken()
+        link = (stop.reason in CATALOGUE and CATALOGUE[stop.reason].family == "link"
+                ) or self.link_broken()
         self.pending += 1
         self.table.clock.call_later(self.link_grace_s if link else 0.0,
                                     lambda: self._stopped(stop))

@@ -62,3 +62,24 @@ def test_a_stuck_face_up_sensor_is_known_across_builds_and_gives_no_tile_verdict
     assert [s["part"] for s in shown["suspects"]] == ["side.1.face_up"]
     assert shown.get("sensor_suspect") == "side.1.face_up"
     assert not shown.get("recurring")
+
+
+def test_a_cause_raises_at_most_three_faults_an_hour_then_its_last_comes_back() -> None:
+    harness = table_in_play()
+    ctl = harness.ctl
+    cause = ("plate.stuck", "side.2.plate", 2)
+    for _n in range(6):        # raised, cleared, raised again: a wrong repair each time
+        fault = ctl.fault(*cause, {"moved": True})
+        assert ctl.hal.read("display") == "E32"
+        assert sum(f.active and (f.id, f.where, f.side) == cause for f in ctl.faults) == 1
+        ctl.clear_fault(fault, by="test")
+        harness.clock.run_until(harness.clock.now() + 60.0)
+    raised = [f for f in ctl.faults if (f.id, f.where, f.side) == cause]
+    assert len(raised) == 3
+    assert raised[-1].repeats == 4 and raised[-1].evidence["per_minute"] == 1.0
+    assert len([f for f in harness.faults if f["id"] == "plate.stuck"]) == 3
+    back = ctl.fault(*cause, {"moved": True})          # still stops safe past the cap
+    assert back is raised[-1] and back.active and "table" in ctl.shutdown.scopes
+    ctl.clear_fault(back, by="test")
+    harness.clock.run_until(harness.clock.now() + 3600.0)
+    assert ctl.fault(*cause, {"moved": True}) is not raised[-1]    # an hour on: raised

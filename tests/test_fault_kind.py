@@ -1,0 +1,101 @@
+"""A fault's behaviour lives on its kind (firmware/faults.py): no module keeps a set of
+fault ids, and a new kind is one catalogue entry plus the code that raises it."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from firmware.diagnosis import PASSIVE
+from firmware.differential import RULES
+from firmware.faultcard import entries
+from firmware.faults import (
+    BUILD,
+    CASE_CLOSED,
+    CATALOGUE,
+    CLEAR,
+    ERROR,
+    REFEED,
+    RELINK,
+    TABLE,
+    FaultKind,
+)
+from tests.test_diagnosis import run_check, table_in_play
+
+ROOT = Path(__file__).resolve().parent.parent
+# What an injected problem may raise is the simulator's own expectation, kept apart from
+# the firmware's on purpose: its scenario, fuzz and soak tables are keyed by problem.
+SIMULATOR_EXPECTATIONS = {"simulator/scenario.py", "simulator/fuzz.py", "simulator/soak.py"}
+
+
+def _code_files() -> list[str]:
+    listed = subprocess.run(["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True,
+                            text=True, check=True).stdout.split()
+    return [f for f in listed if f.split("/")[0] in (
+        "firmware", "hal", "mjtable_core", "venue", "board", "simulator")
+        and f != "firmware/faults.py" and f not in SIMULATOR_EXPECTATIONS]
+
+
+def _tables_of_ids(path: str) -> list[str]:
+    """Where `path` spells two fault ids or more side by side: a set, list, tuple or
+    dict, a call's arguments, or a chain of comparisons."""
+    found = []
+    for node in ast.walk(ast.parse((ROOT / path).read_text())):
+        items: list[ast.expr] = []
+        if isinstance(node, (ast.Set, ast.List, ast.Tuple)):
+            items = list(node.elts)
+        elif isinstance(node, ast.Dict):
+            items = [k for k in node.keys if k is not None] + list(node.values)
+        elif isinstance(node, ast.Call):
+            items = list(node.args)
+        elif isinstance(node, ast.BoolOp):
+            items = [c.comparators[0] for c in node.values if isinstance(c, ast.Compare)]
+        ids = {n.value for n in items if isinstance(n, ast.Constant) and n.value in CATALOGUE}
+        if len(ids) >= 2:
+            found.append(f"{path}:{node.lineno} {sorted(ids)}")
+    return found
+
+
+def test_no_module_keeps_a_table_of_fault_ids() -> None:
+    # Scope, untrusted counts, what answers a fault, short names, evidence rules and
+    # symptoms were sets and dicts of ids in five modules; the referee imported two.
+    assert [hit for path in _code_files() for hit in _tables_of_ids(path)] == []
+
+
+def test_the_referee_judges_from_the_kind_not_the_firmwares_sets() -> None:
+    for path in ("simulator/referee.py", "simulator/harness.py"):
+        text = (ROOT / path).read_text()
+        assert "BUILD_SCOPE" not in text and "UNTRUSTED_COUNT" not in text
+
+
+@pytest.mark.parametrize("fault_id", sorted(CATALOGUE))
+def test_every_kind_names_what_exists(fault_id: str) -> None:
+    kind = CATALOGUE[fault_id]
+    assert kind.scope in (BUILD, TABLE)
+    assert kind.answer in (CLEAR, REFEED, RELINK, CASE_CLOSED)
+    assert kind.rule is None or kind.rule in RULES
+    assert set(kind.symptoms) <= set(PASSIVE)
+    assert kind.short
+
+
+def test_a_new_fault_kind_is_one_catalogue_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A kind no module has heard of: only its entry says how the table treats it.
+    kind = FaultKind("belt.slipping", "E77", ERROR, "the belt slips under the tiles",
+                     ("a worn belt",), ("replace the belt of side {side}",),
+                     short="belt slips", scope=BUILD, untrusts_count=True, answer=REFEED,
+                     rule="double", symptoms=("wrong_tile_count",))
+    monkeypatch.setitem(CATALOGUE, kind.id, kind)
+    harness = table_in_play()
+    ctl = harness.ctl
+    fault = ctl.fault("belt.slipping", "side.2.count", 2, {})
+    assert ctl.hal.read("display") == "E77"
+    assert ctl.shutdown.scopes == {BUILD}          # its scope: the build's motors only
+    assert fault.diagnosis()["suspects"][0]["part"] == "side.2.count"   # its rule
+    assert fault.diagnosis()["remedy"] == ["replace the belt of side 2"]
+    assert "the belt slips" in run_check(harness, "wrong_tile_count")["verdict"]
+    assert any(row["name"] == "belt slips" for row in entries())
+    harness.clock.run_until(harness.clock.now() + 2.0)
+    assert harness.referee.violations == []        # judged by its scope, stopped safe
