@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from firmware import upkeep
+from firmware.faults import CATALOGUE
 from firmware.i18n import N_
 from firmware.shutdown import SAFE_STATE
 from mjtable_core.signals import Value
@@ -130,7 +131,7 @@ class Wear:
         kind = event["kind"]
         if kind == "sensor.glitch" and str(event.get("sensor", "")).endswith(".count"):
             self._retry(event["sensor"])
-        elif kind == "fault" and event["id"] in ("count.double", "count.blind"):
+        elif kind == "fault" and CATALOGUE[event["id"]].family == "count":
             self._retry(event["where"])
         elif kind == "fault" and event["id"] == "build.tiles_missing":
             short = (event.get("evidence") or {}).get("short_sides") or {}
