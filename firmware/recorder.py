@@ -47,6 +47,7 @@ class FlightRecorder:
         self.inputs = [name for name, sig in ctl.hal.signals.items()
                        if sig.kind not in OUTPUT_KINDS]
         self._board_time = ctl.hal.capabilities.board_time
+        self._clock_now = ctl.clock.now
         ctl.input_watchers.append(self._on_input)
         ctl.outputs.watchers.append(self._on_output)
         ctl.subscribers.append(self._on_event)
@@ -62,16 +63,15 @@ class FlightRecorder:
     def _now(self) -> float:
         return round(self.ctl.clock.now(), 6)
 
+    # Times are kept raw on the hot path and rounded once, when a fault freezes them.
     def _on_input(self, name: str, value: Value) -> None:
-        entry: list[Any] = [self._now(), "i", name, value]
+        entry: list[Any] = [self._clock_now(), "i", name, value]
         if self._board_time:
-            at = self.ctl.edge_time(name)
-            if at is not None:
-                entry.append(round(at, 6))
+            entry.append(self.ctl.edge_time(name))
         self._add(entry)
 
     def _on_output(self, name: str, value: Value) -> None:
-        self._add([self._now(), "o", name, value])
+        self._add([self._clock_now(), "o", name, value])
 
     def _on_event(self, event: dict[str, Any]) -> None:
         kind = event["kind"]
@@ -88,17 +88,18 @@ class FlightRecorder:
     def _anchor(self, kind: str, phase: str | None) -> None:
         ctl = self.ctl
         supervisor = ctl.supervisor
+        read = ctl.hal.read
         self.anchor = {
             "t": self._now(), "kind": kind, "phase": phase,
             "state": {"cycle": ctl.cycle.state, "build": ctl.build.state},
-            "inputs": {name: ctl.hal.read(name) for name in self.inputs},
+            "inputs": {name: read(name) for name in self.inputs},
             "timings": supervisor.export()["runs"],
             "slow": {k: list(v) for k, v in supervisor._slow.items()},
             # A sensor already under suspicion: the next miss may be the one that counts.
             "misses": dict(supervisor.misses), "suspects": sorted(supervisor.suspects),
             "degraded": sorted(supervisor.degraded),
         }
-        self._anchor_entry = [self.anchor["t"], "a", kind, phase]
+        self._anchor_entry = [ctl.clock.now(), "a", kind, phase]
         self._add(self._anchor_entry)
 
     def freeze(self, fault: dict[str, Any]) -> dict[str, Any]:
@@ -110,8 +111,10 @@ class FlightRecorder:
         # the replay's), while the ring still holds it.
         at = next((i for i, e in enumerate(self.entries) if e is self._anchor_entry), None)
         anchored = anchor is not None and at is not None and anchor["t"] >= start
-        entries = (list(self.entries)[at:] if anchored and at is not None
-                   else [e for e in self.entries if e[0] >= start])
+        kept = (list(self.entries)[at:] if anchored and at is not None
+                else [e for e in self.entries if e[0] >= start])
+        entries = [[round(e[0], 6), *e[1:4], *(round(b, 6) for b in e[4:] if b is not None)]
+                   for e in kept]
         size = len(json.dumps(entries, separators=(",", ":")))
         while entries and size > MAX_BYTES:
             # Too long to keep whole: the oldest go, and with them the start point.

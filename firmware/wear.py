@@ -91,6 +91,7 @@ class Wear:
         self.face_up: dict[str, deque[int]] = {}
         self.run_s: dict[str, float] = {}
         self._on: dict[str, float] = {}
+        self._motors = frozenset(n for n, sig in ctl.hal.signals.items() if sig.is_motor)
         self.done_at: dict[str, int] = {}       # routine job -> hands when last done
         self._build = self._blank()
         ctl.subscribers.append(self._on_event)
@@ -114,8 +115,7 @@ class Wear:
             for motor in list(self._on):
                 self._off(motor, now)
             return
-        signal = self.ctl.hal.signals.get(name)
-        if signal is None or not signal.is_motor:
+        if name not in self._motors:
             return
         if value and value != "off":
             self._on.setdefault(name, now)
