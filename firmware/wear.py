@@ -213,14 +213,20 @@ class Wear:
         days = _days_to(trend, FAIL_RATIO)
         if days is not None:
             due = max(0, min(due, int(days)))
-        kind, _sep, rest = mechanism.partition(".")
-        side = int(rest) if rest.isdigit() else None
-        part, job = PARTS.get(kind, PARTS["build"])
-        return Warning_(part, side, job, due,
+        where = self._part(mechanism)
+        job = PARTS.get(mechanism.partition(".")[0], PARTS["build"])[1]
+        return Warning_(where["part"], where["side"], job, due,
                         N_("{percent} % slower than new ({now} s, new {new} s)"),
                         {"percent": round((ratio - 1) * 100), "mechanism": mechanism,
                          "now": round(ratio * self.as_new[mechanism], 3),
                          "new": round(self.as_new[mechanism], 3), "ratio": ratio})
+
+    @staticmethod
+    def _part(mechanism: str) -> dict[str, Any]:
+        """The part a mechanism's trend is about, and its side."""
+        kind, _sep, rest = mechanism.partition(".")
+        return {"part": PARTS.get(kind, PARTS["build"])[0],
+                "side": int(rest) if rest.isdigit() else None}
 
     def report(self) -> dict[str, Any]:
         self._tick()
@@ -231,7 +237,8 @@ class Wear:
             running.setdefault(m, now - self._on[m])
         return {"hands": self.hands, "table_hours": round(self.table_s / 3600, 2),
                 "run_hours": {m: round(s / 3600, 3) for m, s in sorted(running.items())},
-                "trends": {m: {"as_new_s": round(self.as_new[m], 3), "ratio": t[-1][1]}
+                "trends": {m: {"as_new_s": round(self.as_new[m], 3), "ratio": t[-1][1],
+                               **self._part(m)}
                            for m, t in sorted(self.trends.items()) if t},
                 "warnings": [w.as_dict() for w in self.warnings()],
                 "schedule": upkeep.schedule(self.hands, self.done_at)}

@@ -71,8 +71,9 @@ def _config(path: str | None, recording: dict[str, Any]) -> Config:
         return load_config(reference_config("table-136.toml" if tiles == 136 else "table.toml"))
     config = load_config(path)
     if tiles is not None and tiles != config.table.tiles:
-        raise ConfigError(_("the recording is of a {tiles}-tile table; {path} is of {ours} "
-                            "tiles").format(tiles=tiles, path=path, ours=config.table.tiles))
+        raise RecordingError(_("the recording is of a {tiles}-tile table; {path} is of "
+                               "{ours} tiles").format(tiles=tiles, path=path,
+                                                      ours=config.table.tiles))
     return config
 
 

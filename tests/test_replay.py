@@ -69,12 +69,12 @@ def _scenario(source: str) -> Any:
     return parse_scenario(tomllib.loads(source), "<test>")
 
 
-def recorded(kind: str, config_name: str = "table.toml",
-             attach: Any = None) -> tuple[dict[str, Any], Any]:
+def recorded(kind: str, config_name: str = "table.toml", attach: Any = None,
+             rig: str = "sim") -> tuple[dict[str, Any], Any]:
     """The first recording of a `kind` fault in its scenario, and the config."""
     scenario = _scenario(RAISED_BY[kind])
     config = load_config(ROOT.parent / "config" / config_name)
-    harness = Harness(config, scenario, None)
+    harness = Harness(config, scenario, None, rig=rig)
     found: list[dict[str, Any]] = []
 
     def watch(event: dict[str, Any]) -> None:
@@ -104,6 +104,28 @@ def test_replay_raises_the_recorded_fault_again(kind: str) -> None:
     assert result.reproduced, "\n".join(result.lines[-5:])
     assert result.lines[-1].startswith("reproduced: ")
     assert kind in result.lines[-1]
+
+
+def test_the_136_tile_table_replays_on_its_own_config(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture) -> None:
+    recording, _config = recorded("head.jam", "table-136.toml")
+    assert recording["tiles"] == 136
+    saved = tmp_path / "e22.json"
+    saved.write_text(json.dumps(recording))
+    capsys.readouterr()
+    assert main(["replay", str(saved), "--quiet"]) == 0     # its size picks its config
+    assert capsys.readouterr().out.startswith("reproduced: E22 head.jam")
+    assert main(["replay", str(saved), "--config",
+                 str(ROOT.parent / "config" / "table.toml")]) == 2
+
+
+def test_through_the_io_board_the_edges_keep_the_boards_time() -> None:
+    recording, config = recorded("head.jam", rig="ioboard")
+    assert recording["board_time"]
+    edges = [e for e in recording["entries"] if e[1] == "i"]
+    assert edges and all(len(e) == 5 for e in edges)
+    result = replay(recording, config)
+    assert result.reproduced, "\n".join(result.lines[-5:])
 
 
 def test_a_recording_without_its_start_is_not_replayed() -> None:

@@ -433,7 +433,9 @@ def health_lines(report: dict[str, Any], today: datetime.date) -> list[str]:
     if trends:
         lines.append(_("travel and build times against new:"))
         lines += ["  " + _("{mechanism}: {percent:+d} % (new {new} s)").format(
-            mechanism=m, percent=round((t["ratio"] - 1) * 100), new=t["as_new_s"])
+            mechanism=_(t["part"]).format(side=t.get("side")) if "part" in t and (
+                "." not in m) else m,
+            percent=round((t["ratio"] - 1) * 100), new=t["as_new_s"])
             for m, t in trends.items()]
     hours = report.get("run_hours") or {}
     if hours:
