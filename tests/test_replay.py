@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from firmware import recorder
 from firmware.cli import main
 from firmware.eventlog import EventLog
 from firmware.faults import CATALOGUE
@@ -126,6 +127,16 @@ def test_through_the_io_board_the_edges_keep_the_boards_time() -> None:
     assert edges and all(len(e) == 5 for e in edges)
     result = replay(recording, config)
     assert result.reproduced, "\n".join(result.lines[-5:])
+
+
+def test_a_recording_is_bounded_in_bytes_and_then_says_it_cannot_replay(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(recorder, "MAX_BYTES", 1000)
+    recording, config = recorded("count.double")
+    assert len(json.dumps(recording["entries"], separators=(",", ":"))) <= 1000
+    assert recording["entries"] and recording["anchor"] is None     # its start was cut
+    result = replay(recording, config)
+    assert not result.reproduced and "cannot be replayed" in result.lines[-1]
 
 
 def test_a_recording_without_its_start_is_not_replayed() -> None:
