@@ -94,6 +94,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("bench", help=_("benchmarks (JSON figures)"), add_help=False)
     sub.add_parser("venue", help=_("the venue's box: every table on one screen "
                                    "(docs/venue.md)"), add_help=False)
+    sub.add_parser("replay", help=_("run a fault's flight recording again on the simulator"),
+                   add_help=False)
     sub.add_parser("verify-deals", help=_("check a handoff file: every reveal against its "
                                           "commitment, and the chain (docs/rules.md)"),
                    add_help=False)
@@ -203,6 +205,9 @@ def _passthrough(argv: list[str]) -> int | None:
             from firmware.deal_log import read_anchors
             from rules.cli import verify_deals_main
             return verify_deals_main(rest, read_log=read_anchors)
+        if word == "replay":
+            from simulator.replay_cli import main as replay_main
+            return replay_main(rest)
         if word == "bench":
             from bench.run import main as bench_main
             return bench_main(rest)

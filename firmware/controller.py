@@ -27,11 +27,13 @@ from firmware.lid import Lid
 from firmware.motion import Motions
 from firmware.owner import Owner
 from firmware.plate import Plate
+from firmware.recorder import FlightRecorder
 from firmware.recurrence import FaceUpTracker
 from firmware.scoring import TableScore
 from firmware.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
 from firmware.side import SideBuilder
 from firmware.supervisor import Supervisor
+from firmware.wear import Wear
 from hal.interface import Hal
 from mjtable_core.clock import Clock, Timer
 from mjtable_core.config import Config
@@ -133,6 +135,9 @@ class Controller:
             hal.on_link_fault = lambda fault_id, evidence: self.fault(
                 fault_id, "link", None, evidence)
             hal.on_link_back = lambda: relink.link_back(self)
+        # The edges and commands before each fault, logged with it (replayable).
+        self.recorder = FlightRecorder(self)
+        self.wear = Wear(self)      # trends before a part fails (journaled)
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -316,6 +321,7 @@ class Controller:
             "faults": [{**f.as_dict(), "side": f.side} for f in kept],
             "fault_counts": dict(self.fault_counts),
             "face_up": self.face_up.export(),
+            "wear": self.wear.export(),
             "commitment": self.handoff.commitment,
             # The last hand's nonce and the next hand's dice seed, in play too: a cut
             # must not lose them, or the next record reveals nothing and the chain
@@ -364,6 +370,7 @@ class Controller:
         if saved:
             self.supervisor.restore(saved.get("timings", {}))
             self.face_up.restore(saved.get("face_up", {}))
+            self.wear.restore(saved.get("wear") or {})
             self.scoring.restore(saved.get("session"))
             self.cycle.number = int(saved.get("cycle", 0))
             self.cycle.set_in_play = saved.get("set_in_play")
@@ -424,6 +431,7 @@ class Controller:
     def fault(self, fault_id: str, where: str, side: int | None,
               evidence: dict[str, Any]) -> Fault:
         """Raise a fault. An error goes through the shutdown path before anything else."""
+        self.recorder.mark()        # what follows is the fault's doing, not its cause
         kind = CATALOGUE[fault_id]
         same = kind.severity != INFO and next(
             (f for f in self.faults if f.active and (f.id, f.where, f.side) == (

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from hal.interface import Hal
 
 TABLE, BUILD = "table", "build"
+# What the recorder notes when every output is driven safe at once.
+SAFE_STATE = "safe_state"
 
 
 def build_motor(name: str) -> bool:
@@ -40,6 +42,8 @@ class LatchedOutputs:
         self.owner: Owner | None = None
         self.refused: list[tuple[str, Value]] = []
         self.on_refused: Callable[[str, Value], None] | None = None
+        # Every command that reaches the HAL, for the flight recorder (recorder.py).
+        self.watchers: list[Callable[[str, Value], None]] = []
 
     def __getattr__(self, name: str) -> Any:
         # Reads, signals, entropy, the board's stamps: the HAL's own.
@@ -56,12 +60,16 @@ class LatchedOutputs:
     def write(self, name: str, value: Value, holder: str | None = None) -> None:
         if not self._refuses(name, value, holder):
             self._hal.write(name, value)
+            for watcher in self.watchers:
+                watcher(name, value)
 
     def arm(self, spec: StopSpec, on_stopped: OnStopped, holder: str | None = None) -> bool:
         """An armed stop starts its motor: refused like a write in a latched scope."""
         if self._refuses(spec.output, spec.value, holder):
             return False
         self._hal.arm(spec, on_stopped)
+        for watcher in self.watchers:
+            watcher(spec.output, spec.value)
         return True
 
     def _refuses(self, name: str, value: Value, holder: str | None) -> bool:
@@ -78,6 +86,8 @@ class LatchedOutputs:
 
     def safe_state(self) -> None:
         self._hal.safe_state()
+        for watcher in self.watchers:
+            watcher(SAFE_STATE, True)
 
 
 class Shutdown:

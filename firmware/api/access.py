@@ -28,6 +28,8 @@ CLASSES: dict[str, str] = {
     "usage": OPEN, "usage_ack": OPEN,
     # Signed by the venue and checked in the daemon (firmware/signed.py).
     "command": OPEN,
+    # Wear and the maintenance schedule (firmware/api/health.py).
+    "health": OPEN, "maintained": TECHNICIAN,
     "clear": TECHNICIAN, "testmode": TECHNICIAN,
     "test": MOTION, "jog": MOTION,
     # Hold-to-run (firmware/api/hold.py): starting moves a motor; a keep is checked

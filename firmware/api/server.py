@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware import i18n, words
-from firmware.api import hold, usage, venue
+from firmware.api import health, hold, usage, venue
 from firmware.api import protocol as p
 from firmware.api.access import (
     CLASSES,
@@ -217,7 +217,7 @@ class ApiServer:
             "estop": self._estop, "walls": self._walls, "log": self._log,
             "config": self._config, "login": self._login, "logout": self._logout,
             "score": self._score, **usage.handlers(self), **venue.handlers(self),
-            **hold.handlers(self)}
+            **hold.handlers(self), **health.handlers(self)}
         self.ledger: Ledger | None = None      # the usage ledger, when the daemon has one
         self.venue: venue.Venue | None = None  # signed commands and the booking gate
         check_classified(self.handlers)     # default deny: no class, no daemon

@@ -136,6 +136,13 @@ def _parser() -> argparse.ArgumentParser:
     estop.add_argument("--release", action="store_true")
     walls = add("walls", _("recent handoffs (dealt walls and commitments)"))
     walls.add_argument("--limit", type=whole, default=3)
+    health = add("health", _("wear trends, maintenance warnings with their dates, and "
+                             "the maintenance schedule"))
+    health.add_argument("--done", metavar="JOB",
+                        help=_("a routine job was done (a technician): wipe, sensors, oil, …"))
+    health.add_argument("--serviced", metavar="PART",
+                        help=_("a part was serviced or replaced (a technician), e.g. head.2: "
+                               "its as-new time is learned again"))
     add("config", _("the daemon's effective config"))
     add("tui", _("the live console (Textual)"))
     tech_add = add("add-technician", _("add a technician; the token is read from stdin"))
@@ -297,6 +304,13 @@ def _remote(args: argparse.Namespace, client: ApiClient) -> int:
     elif command == "walls":
         result = client.call("walls", {"limit": args.limit})
         _out(args, result, render.walls_lines(result))
+    elif command == "health":
+        if args.done or args.serviced:
+            params = {"job": args.done} if args.done else {"part": args.serviced}
+            result = client.call("maintained", params, auth=True)
+        else:
+            result = client.call("health")
+        _out(args, result, render.health_lines(result, datetime.date.today()))
     elif command == "config":
         result = client.call("config")
         _out(args, result, json.dumps(result, indent=2, default=str))

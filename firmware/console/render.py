@@ -180,13 +180,22 @@ def event_detail(event: dict[str, Any], skip: set[str]) -> str:
     return " ".join(parts)
 
 
+def recording_detail(row: dict[str, Any]) -> str:
+    """A flight recording in one line: whose, how long, and how to replay it."""
+    fault = row.get("fault") if isinstance(row.get("fault"), dict) else {}
+    entries = row.get("entries") if isinstance(row.get("entries"), list) else []
+    return _("{code} {id}: {n} edges and commands before it (mjtable replay {seq})").format(
+        code=fault.get("code"), id=fault.get("id"), n=len(entries), seq=row.get("seq"))
+
+
 def log_line(row: dict[str, Any]) -> str:
     """One event-log row as a line."""
     skip = {"seq", "run", "wall", "t", "cycle", "kind", "chain", "held_by"}
     wall = row.get("wall")
     when = (datetime.datetime.fromtimestamp(wall).strftime("%Y-%m-%d %H:%M:%S")
             if isinstance(wall, int | float) else "-")
-    detail = event_detail(row, skip)
+    detail = (recording_detail(row) if row.get("kind") == "flight.recording"
+              else event_detail(row, skip))
     cycle = row.get("cycle")
     hand = _("hand")
     # Names and params come from outside: never raw control characters on a terminal.
@@ -401,4 +410,44 @@ def info_lines(result: dict[str, Any]) -> list[str]:
             value = {method: _(ACCESS[level]) if level in ACCESS else level
                      for method, level in value.items()}
         lines.append(labelled(_(INFO[key]) if key in INFO else key, plain(value)))
+    return lines
+
+
+def health_lines(report: dict[str, Any], today: datetime.date) -> list[str]:
+    """The table's health: warnings first (each with its date), then the trends, the
+    run-hours and the schedule by usage."""
+    lines = [_("hands dealt: {hands}; table time: {hours} h").format(
+        hands=report.get("hands", 0), hours=report.get("table_hours", 0))]
+    warnings = report.get("warnings") or []
+    lines.append(_("maintenance warnings:") if warnings else _("maintenance warnings: none"))
+    for w in warnings:
+        measure = w.get("measure") or {}
+        where = {"side": w.get("side"), "set": measure.get("set")}
+        due = today + datetime.timedelta(days=int(w.get("due_days", 0)))
+        when = (_("today") if w.get("due_days", 0) <= 0 else
+                _("within a day") if w["due_days"] <= 1 else _("within a week"))
+        lines.append("  " + _("{job} {when} (by {date}): {part}, {why}").format(
+            job=_(w["job"]).format(**where), when=when, date=due.isoformat(),
+            part=_(w["part"]).format(**where), why=_(w["why"]).format(**measure)))
+    trends = report.get("trends") or {}
+    if trends:
+        lines.append(_("travel and build times against new:"))
+        lines += ["  " + _("{mechanism}: {percent:+d} % (new {new} s)").format(
+            mechanism=_(t["part"]).format(side=t.get("side")) if "part" in t and (
+                "." not in m) else m,
+            percent=round((t["ratio"] - 1) * 100), new=t["as_new_s"])
+            for m, t in trends.items()]
+    hours = report.get("run_hours") or {}
+    if hours:
+        lines.append(_("motor run-hours: {hours}").format(
+            hours=", ".join(f"{m.removeprefix('motor.')} {h:g}" for m, h in hours.items())))
+    lines.append(_("maintenance schedule (by hands dealt):"))
+    every = {"daily": _("daily"), "weekly": _("weekly"), "monthly": _("monthly")}
+    for job in report.get("schedule") or []:
+        state = _("DUE") if job["due"] else _("ok")
+        lines.append("  " + _("[{state}] {every} ({hands} hands) {job}: {text}; {since} "
+                              "hands since last done").format(
+            state=state, every=every.get(job["every"], job["every"]),
+            hands=job["every_hands"], job=job["job"], text=_(job["text"]),
+            since=job["since_hands"]))
     return lines

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import datetime
 import itertools
 import json
 from pathlib import Path
@@ -39,6 +40,7 @@ from firmware.console import render, winform
 from firmware.diagnosis import SYMPTOMS
 from firmware.i18n import N_, _
 from firmware.printable import printable
+from firmware.recorder import RECORDING
 
 HIGHLIGHT_S = 1.0
 # A reply stays where it starts (its verdict on top) this long, while events go on.
@@ -59,7 +61,7 @@ def help_lines() -> list[str]:
             "  test " + _("MECHANISM") + "   (lid, plate.N, head.N, disc, conveyor.N, dice, all)",
             "  jog " + _("MOTOR DIR SECONDS"), "  clear " + _("FAULT"),
             "  testmode on|off", "  diagnose " + _("WHAT YOU SEE"), "  estop | release",
-            "  status | faults | walls | info | login | help",
+            "  status | faults | walls | info | health | login | help",
             _("symptoms (or say it in your words):"),
             *[f"  {name:<22} {_(text)}" for name, text in SYMPTOMS.items()]]
 
@@ -665,6 +667,8 @@ class ConsoleApp(App[int]):
             lines = render.fault_lines(result.get("faults", [])) or [_("no active faults")]
         elif verb == "info":
             lines = render.info_lines(result)
+        elif verb == "health":
+            lines = render.health_lines(result, datetime.date.today())
         elif isinstance(result, dict):
             lines = [f"{key}: {render.plain(value)}" for key, value in result.items()]
         else:
@@ -704,7 +708,7 @@ def _request(verb: str, args: list[str]) -> tuple[str, dict[str, Any]]:
         return "estop", {}
     if verb == "release" and not args:
         return "estop", {"release": True}
-    if verb in ("status", "faults", "walls", "info") and not args:
+    if verb in ("status", "faults", "walls", "info", "health") and not args:
         return verb, {}
     raise ValueError(_("not understood: {command} (help lists the commands)").format(
         command=" ".join([verb, *args])))
@@ -719,7 +723,8 @@ def _value(value: Any, changed: bool = False) -> Text:
 
 def _event_text(event: dict[str, Any]) -> Text:
     kind = event["kind"]
-    detail = render.event_detail(event, {"t", "kind"})
+    detail = (render.recording_detail(event) if kind == RECORDING
+              else render.event_detail(event, {"t", "kind"}))
     style = ("bold red" if kind in ("fault", "estop", "technician.refused")
              else "yellow" if kind.startswith(("service", "technician")) else "")
     return Text(printable(f"{event['t']:9.3f} {kind} {detail}")[:300], style=style)

@@ -53,10 +53,11 @@ def chinese(monkeypatch) -> Iterator[None]:
     i18n.set_language(was)      # main() set the process's language: the next test's own
 
 
-COMMANDS = ["run", "simulate", "fuzz", "console", "deal", "audit", "verify-deals", "faults"]
+COMMANDS = ["run", "simulate", "fuzz", "console", "deal", "audit", "verify-deals", "faults",
+            "replay"]
 CONSOLE = ["info", "status", "faults", "log", "export-log", "verify-log", "diagnose", "test",
            "test-mode", "jog", "clear", "estop", "walls", "config", "tui", "add-technician",
-           "remove-technician", "technicians"]
+           "remove-technician", "technicians", "health"]
 
 
 def test_every_command_without_a_daemon_speaks_chinese(chinese, tmp_path: Path) -> None:
@@ -106,6 +107,7 @@ def test_every_console_reply_from_a_daemon_speaks_chinese(chinese, daemon: Daemo
         [*tech, "test-mode", "off"], [*sock, "estop"], [*sock, "status"],
         [*tech, "estop", "--release"], [*tech, "estop", "--release"],
         [*sock, "log", "--limit", "80"], [*sock, "faults"], [*sock, "verify-log"],
+        [*sock, "health"], [*tech, "health", "--done", "oil"],
     ]]
     assert not english(runs), english(runs)
 

@@ -16,9 +16,10 @@ fuzhou nominal under_mixed sim ioboard rpigpio text md html
 s ms KB KiB MB MiB GB Hz mm V
 console run simulate fuzz deal audit bench verify-deals faults info status log export-log
 verify-log diagnose test test-mode jog clear estop walls config tui add-technician
-remove-technician technicians on off all lid disc ring dice fwd up down plate head conveyor
+remove-technician technicians on off all lid disc ring dice fwd up down plate head conveyor lift
 check release json mqtt mqtts help force
-agent score usage command
+agent score usage command replay health maintained
+wipe hole sensors felt channels oil tips rails
 li zhang wang
 E W I N c p Lines
 fault key phase technician login logout subscribe testmode
