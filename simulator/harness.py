@@ -41,6 +41,7 @@ from simulator.scenario import (
     Scenario,
     check_for_table,
 )
+from simulator.stalls import HostStalls
 from simulator.table import DirtySensor, build_bound
 from simulator.watchdog import StallWatchdog
 
@@ -147,6 +148,7 @@ class Harness:
         self.referee = Referee(self.table, lambda: self.ctl.cycle.number,
                                link_grace_s=self.rig.link_grace_s,
                                link_broken=self.rig.link_broken)
+        self.host_stalls = HostStalls(self.table, self.rig.host)
         self.watchdog = StallWatchdog(self.clock, self.table, self.players, lambda: self.ctl)
         self.crashed: dict[str, Any] | None = None
         self.timed_out = False
@@ -163,7 +165,7 @@ class Harness:
     # -- the controller's life -------------------------------------------------------
 
     def boot(self) -> None:
-        self._scoped = ScopedClock(self.clock)
+        self._scoped = ScopedClock(self.rig.host)
         self.ctl = Controller(self.config, self.hal, self._scoped, self.journal)
         attach_consumers(self.ctl)     # the config's rules engine and handoff file
         self.ctl.handoff.consumers.extend(self.consumers)
@@ -426,6 +428,8 @@ class Harness:
             table.jam_dice(True)
         elif kind == "power_cut":
             self.power_cut(spec)
+        elif kind == "host_stall":
+            self.host_stalls.inject(spec)
         else:
             self.rig.inject_link(spec)
 
@@ -672,6 +676,9 @@ class Harness:
                            for s, at in self._injected],
             "max_active_copies": self.max_active_copies,
             "stale_displays": self.stale_displays,
+            **({"host_stalls": self.host_stalls.report(),
+                "host_stall_missed": self.host_stalls.missed}
+               if self.host_stalls.stalls or self.host_stalls.missed else {}),
             **self.rig.report(),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "expectations_met": not found,

@@ -20,6 +20,7 @@ from hal.protocol import VERSION
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
 from simulator.backend import SimHal
+from simulator.host_clock import HostClock
 from simulator.scenario import FaultSpec
 from simulator.table import SimTable
 
@@ -35,8 +36,9 @@ class SimRig:
 
     def __init__(self, config: Config, seed: int) -> None:
         self.clock = VirtualClock()
+        self.host = HostClock(self.clock)
         self.table = SimTable(config, self.clock, seed)
-        self.hal: Any = SimHal(self.table)
+        self.hal: Any = SimHal(self.table, self.host)
 
     def connect(self) -> LinkError | None:
         return None
@@ -85,6 +87,7 @@ class IoboardRig:
                                   board_version=board_version,
                                   heartbeat_limit_s=heartbeat_limit_s)
         self.clock = self.wired.clock
+        self.host = self.wired.host
         self.table = self.wired.table
         self.board = self.wired.board
         # With the link gone, the board's own failsafe turns the motors off within this.
@@ -124,7 +127,7 @@ class IoboardRig:
 
         port = MeteredPort(open_port(self.board.url, self.config.ioboard.baud),
                            self.clock.meter)
-        self.wired.hal = IoBoardHal.from_config(self.config, self.clock, port=port)
+        self.wired.hal = IoBoardHal.from_config(self.config, self.host, port=port)
         errors: list[LinkError] = []
 
         def shake() -> None:
