@@ -147,7 +147,8 @@ class Harness:
         # The physics judged by the table itself, and a table that stops moving.
         self.referee = Referee(self.table, lambda: self.ctl.cycle.number,
                                link_grace_s=self.rig.link_grace_s,
-                               link_broken=self.rig.link_broken)
+                               link_broken=self.rig.link_broken,
+                               interlocks=self.rig.interlocks)
         self.host_stalls = HostStalls(self.table, self.rig.host)
         self.watchdog = StallWatchdog(self.clock, self.table, self.players, lambda: self.ctl)
         self.crashed: dict[str, Any] | None = None

@@ -16,6 +16,7 @@ import threading
 from typing import Any
 
 from hal.backends.ioboard import IoBoardHal, LinkError, open_port
+from hal.interlocks import Rule, interlock_rules
 from hal.protocol import VERSION
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
@@ -33,6 +34,7 @@ class SimRig:
 
     name = "sim"
     link_grace_s = 0.0       # a write reaches the table in the same call
+    interlocks: tuple[Rule, ...] = ()   # no board: the firmware's rules alone
 
     def __init__(self, config: Config, seed: int) -> None:
         self.clock = VirtualClock()
@@ -92,6 +94,8 @@ class IoboardRig:
         self.board = self.wired.board
         # With the link gone, the board's own failsafe turns the motors off within this.
         self.link_grace_s = heartbeat_limit_s
+        # The table the host declares to the board, for the referee to hold it to.
+        self.interlocks = tuple(interlock_rules(self.table.signals))
         self.error: str | None = None
 
     @property
