@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from hal.protocol import CHANNEL_OF, encode_rule
 from mjtable_core.signals import LID_UP, Kind, Signal, Value
 
-
 # One rule: `output` (at `output_value`; None: any running value) may run only while
 # `input` reads `level`.
 Rule = tuple[str, str, Value, Value]

@@ -98,6 +98,11 @@ class LinkEnd:
         self._retransmit = self._heartbeat = self._silence = None
 
     @property
+    def last_heard(self) -> float:
+        """When the last valid frame of any kind came from the other end."""
+        return self._last_heard
+
+    @property
     def pending(self) -> int:
         """Sequenced frames not yet acknowledged (sent or waiting for the window)."""
         return len(self._unacked) + len(self._waiting)
