@@ -543,23 +543,10 @@ class SimTable:
         """Seconds until `where` (`lid`, `side.N.head`, `side.N.plate`) reaches the stop
         its motion is heading for — a cam's home, the lid's far stop — or None when it
         is not on its way there (stopped, jammed, or still leaving its stop)."""
-        now = self.clock.now()
         if where == "lid":
-            lid = self.lid
-            if not lid.direction or lid._timer is None:
-                return None
-            at = lid.position + (now - lid._since) / lid.travel_s * lid.direction
-            if lid.direction > 0:
-                return (1.0 - at) * lid.travel_s if at >= 0.02 else None
-            if lid.blocked_below >= 0 or at > 0.98:
-                return None
-            return at * lid.travel_s
+            return self.lid.time_to_stop()
         parts = where.split(".")
-        cam = getattr(self.sides[int(parts[1])], parts[2])
-        if not cam.running or cam.blocked or cam._timer is None \
-                or cam._next_mark < len(cam.marks):
-            return None
-        return max(0.0, cam._timer.when - now)
+        return getattr(self.sides[int(parts[1])], parts[2]).time_to_home()
 
     # -- heads and plates ------------------------------------------------------------
 
