@@ -269,8 +269,12 @@ class Harness:
             # cannot cross), the board's failsafe acts in its limit.
             link = event["id"] in ("link.lost", "link.version") or self.rig.link_broken()
             self._checks += 1
-            self.clock.call_later(self.rig.link_grace_s if link else 0.0,
-                                  lambda: self._motors_stopped(event["id"], motors))
+            check = lambda: self._motors_stopped(event["id"], motors)  # noqa: E731
+            if link:    # once the grace's last instant is over (the board's failsafe)
+                self.clock.call_later(self.rig.link_grace_s,
+                                      lambda: self.clock.call_later(0.0, check))
+            else:
+                self.clock.call_later(0.0, check)
         self._detect(event["id"], str(event.get("where")))
         self._send_technician(event["id"], str(event.get("where")))
 

@@ -262,8 +262,14 @@ class Referee:
         self.pending += 1
         # Watched from now: a motor turning on within the grace is caught too.
         self._in_grace.append(stop)
-        self.table.clock.call_later(self.link_grace_s if link else 0.0,
-                                    lambda: self._stopped(stop))
+        clock = self.table.clock
+        if link:
+            # Judged once the grace's last instant is over: the board's failsafe may
+            # fall in that very instant (its limit from the host's last frame).
+            clock.call_later(self.link_grace_s, lambda: clock.call_later(
+                0.0, lambda: self._stopped(stop)))
+        else:
+            clock.call_later(0.0, lambda: self._stopped(stop))
 
     def _stopped(self, stop: Stop) -> None:
         self.pending -= 1

@@ -27,6 +27,7 @@ from simulator.table import SimTable
 
 # After the cable is back: a few of the host's HELLOs, for the board's WELCOME.
 RELINK_GRACE_S = 1.0
+BOARD_TICK_S = 0.001
 
 
 class SimRig:
@@ -93,7 +94,8 @@ class IoboardRig:
         self.table = self.wired.table
         self.board = self.wired.board
         # With the link gone, the board's own failsafe turns the motors off within this.
-        self.link_grace_s = heartbeat_limit_s
+        # Plus one tick of the board's clock: it counts whole milliseconds.
+        self.link_grace_s = heartbeat_limit_s + BOARD_TICK_S
         # The table the host declares to the board, for the referee to hold it to.
         self.interlocks = tuple(interlock_rules(self.table.signals))
         self.error: str | None = None

@@ -465,3 +465,16 @@ def test_nothing_runs_against_the_boards_interlock_table() -> None:
     assert rules(referee) == ["motor.interlock", "motor.interlock"]
     assert "motor.disc" in referee.violations[0]["detail"]
     assert "side.2.plate_home" in referee.violations[1]["detail"]
+
+
+def test_a_failsafe_in_the_graces_last_instant_is_in_time() -> None:
+    # The board's failsafe falls in the very instant the grace ends (its limit from the
+    # host's last frame): judged once that instant is over, not before it.
+    clock, table, referee = bench()
+    referee.link_grace_s, referee.link_broken = 0.5, lambda: True
+    table.command("motor.ring", True)
+    clock.run_until(1.0)
+    referee.on_event(fault("link.lost", "link"))
+    clock.call_at(1.5, lambda: clock.call_later(0.0, lambda: table.command("motor.ring", False)))
+    clock.run_until(2.0)
+    assert referee.violations == []
