@@ -475,6 +475,6 @@ def test_a_failsafe_in_the_graces_last_instant_is_in_time() -> None:
     table.command("motor.ring", True)
     clock.run_until(1.0)
     referee.on_event(fault("link.lost", "link"))
-    clock.call_at(1.5, lambda: clock.call_later(0.0, lambda: table.command("motor.ring", False)))
+    clock.call_at(1.5, lambda: table.command("motor.ring", False))
     clock.run_until(2.0)
     assert referee.violations == []
