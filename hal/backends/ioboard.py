@@ -457,6 +457,10 @@ class IoBoardHal:
             if signal.made_safe:
                 self.values[signal.name] = signal.safe_value
         with contextlib.suppress(Exception):
+            if self.link.up:
+                # Ahead of the SAFE, which waits its turn behind frames still being
+                # retransmitted (a command sent before the stop, late for noise).
+                self.link.send_now(Msg.SAFE_NOW)
             self.link.send(Msg.SAFE)
 
     def entropy(self) -> tuple[random.Random, str]:
