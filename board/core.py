@@ -171,8 +171,12 @@ class Board:
             self._all_off(now)
             self.fenced = False         # what comes after the SAFE is the host's now
         elif msg == SAFE_NOW:
-            self._all_off(now)
-            self.fenced = True
+            # Ahead of the SAFE numbered in it; once that SAFE is in, it says nothing.
+            if len(payload) != 1:
+                return False
+            if self.link.ahead(payload[0]):
+                self._all_off(now)
+                self.fenced = True
         elif msg == ARM:
             return self._arm(payload, now)
         elif msg == CANCEL:

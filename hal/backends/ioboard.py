@@ -139,7 +139,8 @@ class IoBoardHal:
                             on_dead=self._on_dead, retransmit_s=self.settings.retransmit_s,
                             max_retries=self.settings.max_retries,
                             heartbeat_s=self.settings.heartbeat_s,
-                            silence_s=self.settings.link_timeout_s)
+                            silence_s=self.settings.link_timeout_s,
+                            before_resend=self._fence_again)
 
     # -- connect ----------------------------------------------------------------------
 
@@ -459,9 +460,17 @@ class IoBoardHal:
         with contextlib.suppress(Exception):
             if self.link.up:
                 # Ahead of the SAFE, which waits its turn behind frames still being
-                # retransmitted (a command sent before the stop, late for noise).
-                self.link.send_now(Msg.SAFE_NOW)
+                # retransmitted (a command sent before the stop, late for noise): the
+                # board stops now and takes nothing before that SAFE as current.
+                self.link.send_now(Msg.SAFE_NOW, bytes((self.link.next_seq,)))
             self.link.send(Msg.SAFE)
+
+    def _fence_again(self) -> None:
+        """A SAFE still on its way (a noisy cable): SAFE_NOW ahead of each resend, so
+        one of them gets through and stops the table before the SAFE does."""
+        seq = self.link.pending_seq(Msg.SAFE)
+        if seq is not None:     # the board ignores it once that SAFE is in
+            self.link.send_now(Msg.SAFE_NOW, bytes((seq,)))
 
     def entropy(self) -> tuple[random.Random, str]:
         return random.SystemRandom(), "electronic"

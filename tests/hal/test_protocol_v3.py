@@ -170,7 +170,7 @@ def test_a_command_still_crossing_behind_a_stop_starts_nothing(short):
     # the SAFE: until that SAFE comes, nothing sequenced before it starts an output.
     clock, table, wire, board = _board(short)
     board._hello(encode_hello(VERSION, interlock_table(table.signals)))
-    board._on_bytes(Frame(0, Msg.SAFE_NOW, b"").encode())
+    board._on_bytes(Frame(0, Msg.SAFE_NOW, bytes((3,))).encode())     # ahead of SAFE #3
     board._on_bytes(Frame(0, Msg.ARM, encode_arm(
         5, "motor.side.1.head", True, "side.1.head_home", True, edges=1,
         max_ms=2000)).encode())
@@ -181,6 +181,9 @@ def test_a_command_still_crossing_behind_a_stop_starts_nothing(short):
     assert reports == {(5, Reason.CANCELLED)}                           # the host hears it
     board._on_bytes(Frame(3, Msg.SAFE, b"").encode())   # commands after it are current
     board._on_bytes(Frame(4, Msg.SET, encode_signal("motor.disc", True)).encode())
+    assert table.values["motor.disc"] is True
+    # Resent ahead of a SAFE the board already has (its ACK lost): it stops nothing.
+    board._on_bytes(Frame(0, Msg.SAFE_NOW, bytes((3,))).encode())
     assert table.values["motor.disc"] is True
     clock.run_until(0.1)
     board.close()
