@@ -35,6 +35,7 @@ class Cam:
         self._since = 0.0
         self._timer: Timer | None = None
         self._next_mark = 0
+        self._drawn = False       # this turn's time was drawn as the last turn ended
 
     @property
     def mid_turn(self) -> bool:
@@ -45,10 +46,13 @@ class Cam:
         if on == self.running:
             return
         if on:
-            if self.angle == 0.0:
+            if self.angle == 0.0 and not self._drawn:
                 # A new turn: real motors never take exactly the same time twice.
                 wobble = 1 + self.rng.uniform(-self.jitter, self.jitter)
                 self.turn_s = self.nominal_s * self.slow * wobble
+            # A turn drawn as the last one ended, stopped at home and started again in
+            # that instant (an armed stop, then the next tile's turn), is that turn.
+            self._drawn = False
             self.running = True
             self._since = self.clock.now()
             self._schedule()
@@ -137,6 +141,7 @@ class Cam:
             self._next_mark = 0
             wobble = 1 + self.rng.uniform(-self.jitter, self.jitter)
             self.turn_s = self.nominal_s * self.slow * wobble
+            self._drawn = True
             self.on_turn_end()
         self._schedule()
 
