@@ -64,16 +64,10 @@ TIMEOUT_FACTOR = 8.0      # head watchdog 0.45 s × 8 = 3.6 s > LINK_SLACK_S
 # up sooner than the other's silence limit turns a slow peer into a lost link.
 RETRANSMIT_S = 0.1
 MAX_RETRIES = 40
-# The emulated table's home switches stay closed for this part of a turn (the model's
-# own 0.05 and 0.04 elsewhere). A table's controller stops a cam within a millisecond
-# or two of its home edge; here the stop crosses two processes on a shared host, and
-# at --speed 5 every wall-ms of waiting for a CPU is 5 table-ms. With the model's
-# windows a plate's stop had 8 wall-ms after its confirmation, a head's 4.5: late
-# stops let cams coast past home (a plate then reads off home, the walls are "not
-# up", the next start refuses to turn it). These give 138 and 18 wall-ms; the head
-# still takes its tile at 0.3 of its turn and the plate raises its wall at 0.5.
-HEAD_HOME_WINDOW = 0.2
-PLATE_HOME_WINDOW = 0.3
+# The emulated table's home windows are the model's own (a head's 0.05 of its turn, a
+# plate's 0.04): heads and plates are armed stops, stopped by the board at the edge
+# however late the daemon runs, so the bench no longer widens them nor renices its
+# processes (it did both while the daemon stopped them from its loop).
 # Faults a healthy table on a loaded host may show besides the power cut itself.
 BENIGN = {"power.recovered", "timing.drift", "build.slow"}
 
@@ -141,12 +135,8 @@ class Board:
             [sys.executable, "-m", "simulator.ioboard_emulator", "--listen", "0",
              "--config", str(config), "--speed", str(speed), "--seed", str(seed),
              "--heartbeat-limit", str(LINK_SLACK_S), "--retransmit", str(RETRANSMIT_S),
-             "--max-retries", str(MAX_RETRIES),
-             "--head-home-window", str(HEAD_HOME_WINDOW),
-             "--plate-home-window", str(PLATE_HOME_WINDOW),
-             "--control", str(self.control)],
-            cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            favoured=True)
+             "--max-retries", str(MAX_RETRIES), "--control", str(self.control)],
+            cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert self.proc.stdout is not None
         first = self.proc.stdout.readline()
         match = re.search(r"socket://127\.0\.0\.1:\d+", first)
@@ -192,8 +182,7 @@ class Daemon:
             [*cmd, "--state-dir", str(self.state), "run", "--plain", "--config",
              str(self.config), "--socket", str(self.socket), "--speed", str(self.speed)],
             cwd=self.state, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            env={**os.environ, "MJTABLE_LANG": "en"},   # the lines below are read in English
-            favoured=True)
+            env={**os.environ, "MJTABLE_LANG": "en"})   # the lines below are read in English
         self.lines = Lines(self.proc, self.on_line)
 
     def kill(self) -> None:

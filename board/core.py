@@ -27,6 +27,7 @@ from board.wire import (
     REASON_CANCELLED,
     REASON_INTERLOCK,
     SAFE,
+    SAFE_NOW,
     SET,
     STOPPED,
     VERSION,
@@ -52,6 +53,9 @@ class Board:
         self.heartbeat_limit_ms = heartbeat_limit_ms
         self.failsafe = False
         self.failsafe_at_ms = None     # when the failsafe last tripped (board time)
+        # SAFE_NOW came ahead of its SAFE: commands sequenced before that SAFE, still
+        # crossing (a noisy cable retransmits them), are stale: none starts an output.
+        self.fenced = False
         self.interlocks = Interlocks()
         self.stops: dict = {}   # output channel -> ArmedStop
         self.decoder = Decoder()
@@ -128,6 +132,7 @@ class Board:
         # A HELLO is a new host: whatever the last one left running stops before the
         # snapshot of the inputs, so nothing changes under the new host's first look.
         self._all_off(None)
+        self.fenced = False
         host = payload[0]
         good = host == self.version and self.interlocks.load(payload[1:])
         welcome = bytearray()
@@ -156,7 +161,7 @@ class Board:
             ch = payload[0]
             if not self._output(ch, "SET"):
                 return True
-            if self.failsafe:
+            if self.failsafe or (self.fenced and payload[1:] != self.pins.outputs[ch]):
                 return True
             stop = self.stops.get(ch)
             if stop is not None:
@@ -164,6 +169,14 @@ class Board:
             self._drive(ch, payload[1:], now)
         elif msg == SAFE:
             self._all_off(now)
+            self.fenced = False         # what comes after the SAFE is the host's now
+        elif msg == SAFE_NOW:
+            # Ahead of the SAFE numbered in it; once that SAFE is in, it says nothing.
+            if len(payload) != 1:
+                return False
+            if self.link.ahead(payload[0]):
+                self._all_off(now)
+                self.fenced = True
         elif msg == ARM:
             return self._arm(payload, now)
         elif msg == CANCEL:
@@ -196,6 +209,9 @@ class Board:
             self._end(old, REASON_CANCELLED, now, drive=False)
         stop = ArmedStop(payload[0], out_ch, payload[2], payload[3], payload[4], payload[5],
                          get_u16(payload, 6), get_u16(payload, 8), get_u32(payload, 10), now)
+        if self.fenced:             # sent before the host's last SAFE: stale
+            self._stopped(stop, REASON_CANCELLED, now)
+            return True
         value = bytes((stop.value,))
         blocker = self.interlocks.forbids(out_ch, stop.value, self._safe(out_ch), self._level)
         if blocker is not None:

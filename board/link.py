@@ -122,6 +122,11 @@ class BoardLink:
 
     # -- receiving --------------------------------------------------------------------
 
+    def ahead(self, seq):
+        """Whether sequenced frame `seq` is still to come (not delivered yet): within
+        half the sequence space ahead; a frame already in is at most a window behind."""
+        return (seq - self._expected) % SEQ_MOD < SEQ_MOD // 2
+
     def on_frame(self, seq, msg, payload, now_ms):
         if not self.up:
             return

@@ -132,8 +132,8 @@ class Controller:
         # A backend with a link of its own (ioboard) reports link.lost / link.version
         # into the fault path, from inside the loop, like any other fault.
         if hal.capabilities.link:
-            hal.on_link_fault = lambda fault_id, evidence: self.fault(
-                fault_id, "link", None, evidence)
+            hal.on_link_fault = lambda fault_id, evidence: relink.link_fault(
+                self, fault_id, evidence)
             hal.on_link_back = lambda: relink.link_back(self)
         # The edges and commands before each fault, logged with it (replayable).
         self.recorder = FlightRecorder(self)

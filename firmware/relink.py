@@ -9,7 +9,7 @@ unless another error still holds it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from firmware.faults import ERROR
 
@@ -17,9 +17,24 @@ if TYPE_CHECKING:
     from firmware.controller import Controller
 
 
+def link_fault(ctl: Controller, fault_id: str, evidence: dict[str, Any]) -> None:
+    """The backend's link fault, into the fault path. A board of another protocol met
+    while the link was lost (another board on the cable, or one flashed with older
+    firmware) answers our HELLO: the link is there, its protocol is not. E81 with the
+    reflash message then replaces E80, which no cable check would mend."""
+    if fault_id == "link.version":
+        for fault in ctl.faults:
+            if fault.active and fault.id == "link.lost":
+                fault.active = False
+                ctl.emit("fault.cleared", id=fault.id, code=fault.code, where=fault.where,
+                         by="link", superseded_by="link.version")
+    ctl.fault(fault_id, "link", None, evidence)
+
+
 def link_back(ctl: Controller) -> None:
-    """The board answered a HELLO again: clear link.lost, then go on."""
-    lost = [f for f in ctl.faults if f.active and f.id == "link.lost"]
+    """The board answered a HELLO again: clear link.lost (and link.version, for a
+    board reflashed since), then go on."""
+    lost = [f for f in ctl.faults if f.active and f.id in ("link.lost", "link.version")]
     for fault in lost:
         fault.active = False
         ctl.emit("fault.cleared", id=fault.id, code=fault.code, where=fault.where, by="link")

@@ -137,11 +137,13 @@ class SideBuilder(Recoverable):
             self.turn_from_home = home
         self.left_home = not home
         self.whole_turn = home and not resumed
-        self.ctl.hal.write(self.head, True)
-        self.ctl.supervisor.expect(
-            self.key, f"side.{self.side}.head_home", "head.jam", f"side.{self.side}.head",
-            self.side, {"counted": self.counted, "stacked": self.stacked,
-                        "count_active": bool(self.ctl.hal.read(f"side.{self.side}.count"))},
+        # Stopped where the pin is, at the home edge: a late loop cannot let the cam
+        # coast past home. A chained turn starts again from home when the loop sees it.
+        self.ctl.motions.run(
+            self.key, self.head, True, f"side.{self.side}.head_home", True, "head.jam",
+            where=f"side.{self.side}.head", side=self.side,
+            evidence={"counted": self.counted, "stacked": self.stacked,
+                      "count_active": bool(self.ctl.hal.read(f"side.{self.side}.count"))},
             moved=lambda: self.left_home, timed_stop=self.on_home, learn=self.whole_turn)
 
     # -- sensor edges -----------------------------------------------------------------

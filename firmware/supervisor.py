@@ -49,6 +49,7 @@ OPPOSITE = {"lid.upper": "lid.down", "lid.lower": "lid.up"}
 # walls rising. A timer cannot see an object that later blocks the lid part open, so a
 # failed guard is never run on a timer: it stays a fault until it is replaced.
 GUARDS = frozenset({"lid.lower"})
+LINK_RECHECK_S = 0.05   # a missed stop judged again this soon while the link is in doubt
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -288,6 +289,18 @@ class Supervisor:
         motion.timed_stop()
 
     def _missed(self, mechanism: str) -> None:
+        hal = self.ctl.hal
+        if hal.capabilities.link and hal.link_in_doubt():
+            # The board has not been heard for a while: the sensor's edge may be on
+            # the cable (the board stopped the motor on it). Never a jam for a silent
+            # link: look again soon; once the link is declared lost, link.lost is the
+            # one fault and the re-home after it judges every mechanism again.
+            if hal.link_lost:
+                self._motions.pop(mechanism)
+                return
+            self._motions[mechanism].timer = self.ctl.clock.call_later(
+                LINK_RECHECK_S, lambda: self._missed(mechanism))
+            return
         motion = self._motions.pop(mechanism)
         waited = round(self.ctl.clock.now() - motion.started, 3)
         moved = motion.moved() if motion.moved is not None else False

@@ -54,7 +54,8 @@ class LinkEnd:
     def __init__(self, clock: Clock, send_bytes: Callable[[bytes], None], *,
                  on_message: OnMessage, on_dead: OnDead, retransmit_s: float,
                  max_retries: int, heartbeat_s: float, silence_s: float,
-                 heartbeat_payload: Callable[[], bytes] = lambda: b"") -> None:
+                 heartbeat_payload: Callable[[], bytes] = lambda: b"",
+                 before_resend: Callable[[], None] | None = None) -> None:
         self.clock = clock
         self._send_bytes = send_bytes
         self._on_message = on_message
@@ -64,6 +65,7 @@ class LinkEnd:
         self.heartbeat_s = heartbeat_s
         self.silence_s = silence_s
         self._heartbeat_payload = heartbeat_payload
+        self._before_resend = before_resend     # called ahead of each go-back-N burst
         self.stats = LinkStats()
         self.up = False
         self._next_seq = 0
@@ -96,6 +98,20 @@ class LinkEnd:
             if timer is not None:
                 timer.cancel()
         self._retransmit = self._heartbeat = self._silence = None
+
+    def pending_seq(self, msg: Msg) -> int | None:
+        """The number of the oldest sequenced `msg` not yet acknowledged, or None."""
+        return next((f.seq for f in (*self._unacked, *self._waiting) if f.type == msg), None)
+
+    @property
+    def next_seq(self) -> int:
+        """The number the next sequenced message will carry."""
+        return self._next_seq
+
+    @property
+    def last_heard(self) -> float:
+        """When the last valid frame of any kind came from the other end."""
+        return self._last_heard
 
     @property
     def pending(self) -> int:
@@ -138,6 +154,8 @@ class LinkEnd:
                                   "oldest_seq": oldest.seq, "oldest_type": Msg(oldest.type).name,
                                   "retries": self.max_retries})
             return
+        if self._before_resend is not None:
+            self._before_resend()
         for frame in self._unacked:       # go-back-N: everything after the gap again
             self.stats.retransmits += 1
             self.stats.frames_sent += 1

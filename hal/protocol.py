@@ -54,6 +54,8 @@ class Msg(IntEnum):
     SAFE = 0x11        # host → board, sequenced: every output to its safe value
     ARM = 0x12         # host → board, sequenced: run an output until an input stops it
     CANCEL = 0x13      # host → board, sequenced: end an armed stop, output safe
+    SAFE_NOW = 0x14    # host → board, ahead of a SAFE: every output safe at once, and no
+    #                    output started until that SAFE (commands behind it are stale)
     INPUT = 0x20       # board → host, sequenced: one input changed, and when
     STOPPED = 0x21     # board → host, sequenced: an armed stop ended, when and why
     INTERLOCK = 0x22   # board → host, sequenced: an interlock refused or tripped an output

@@ -16,6 +16,7 @@ from mjtable_core.clock import Clock
 from mjtable_core.config import Config
 from mjtable_core.i18n import _
 from mjtable_core.signals import Signal, Value
+from simulator.host_clock import HostClock
 from simulator.players import SimPlayers
 from simulator.table import SimTable
 
@@ -24,8 +25,10 @@ class SimHal:
     # An armed stop ends in the instant of the simulated edge, before the firmware hears it.
     capabilities = Capabilities(armed_stops=True)
 
-    def __init__(self, table: SimTable) -> None:
+    def __init__(self, table: SimTable, host: HostClock | None = None) -> None:
         self.table = table
+        # The host process's clock: a stalled host hears of a change when it wakes.
+        self.host = host
         self.signals: dict[str, Signal] = table.signals
         # A separate stream from the physics, so firmware draws do not shift the table.
         self._entropy = random.Random(f"mjtable-dice-{table.seed}")
@@ -41,13 +44,20 @@ class SimHal:
         return self.table.values[name]
 
     def listen(self, listener: Listener) -> None:
+        host = self.host
+
         def changed(name: str, value: Value) -> None:
             self.stops.on_input(name, value)
-            listener(name, value)
+            if host is None:
+                listener(name, value)
+            else:
+                host.deliver(lambda: listener(name, value))
         self.table.listener = changed
 
     def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
-        self.stops.arm(spec, on_stopped)
+        host = self.host
+        self.stops.arm(spec, on_stopped if host is None else
+                       lambda report: host.deliver(lambda: on_stopped(report)))
 
     def cancel(self, output: str) -> None:
         self.stops.cancel(output)

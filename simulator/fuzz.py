@@ -77,7 +77,11 @@ PLACES: dict[str, list[str]] = {
     "power_cut": ["power"],
     "link_noise": ["link"],
     "link_drop": ["link"],
+    "host_stall": ["host", "lid", *[f"side.{n}.{p}" for n in REFERENCE.sides
+                                    for p in ("head", "plate")]],
 }
+# A host stall's lengths: a GC pause, a slow fsync, past the board's link limit.
+STALLS_S = (0.05, 0.2, 1.0)
 LINK_KINDS = ("link_noise", "link_drop")
 
 
@@ -197,6 +201,9 @@ def _fault(rng: random.Random, kind: str, cycles: int,
         extra["value"] = rng.random() < 0.5
     elif kind in ("power_cut", "link_drop"):
         extra["duration_s"] = round(rng.uniform(1.0, 60.0), 1)
+    elif kind == "host_stall":
+        extra["duration_s"] = rng.choice(STALLS_S) if rng.random() < 0.7 else round(
+            rng.uniform(0.02, 2.0), 3)
     return FaultSpec(kind=kind, where=where, cycle=cycle, phase=phase, at_s=at_s, **extra)
 
 

@@ -40,6 +40,7 @@ from simulator.scenario import (
     Scenario,
     check_for_table,
 )
+from simulator.stalls import HostStalls
 from simulator.table import DirtySensor, build_bound
 from simulator.watchdog import StallWatchdog
 
@@ -145,7 +146,9 @@ class Harness:
         # The physics judged by the table itself, and a table that stops moving.
         self.referee = Referee(self.table, lambda: self.ctl.cycle.number,
                                link_grace_s=self.rig.link_grace_s,
-                               link_broken=self.rig.link_broken)
+                               link_broken=self.rig.link_broken,
+                               interlocks=self.rig.interlocks)
+        self.host_stalls = HostStalls(self.table, self.rig.host)
         self.watchdog = StallWatchdog(self.clock, self.table, self.players, lambda: self.ctl)
         self.crashed: dict[str, Any] | None = None
         self.timed_out = False
@@ -162,7 +165,7 @@ class Harness:
     # -- the controller's life -------------------------------------------------------
 
     def boot(self) -> None:
-        self._scoped = ScopedClock(self.clock)
+        self._scoped = ScopedClock(self.rig.host)
         self.ctl = Controller(self.config, self.hal, self._scoped, self.journal)
         attach_consumers(self.ctl)     # the config's rules engine and handoff file
         self.ctl.handoff.consumers.extend(self.consumers)
@@ -267,8 +270,12 @@ class Harness:
             # cannot cross), the board's failsafe acts in its limit.
             link = kind.family == "link" or self.rig.link_broken()
             self._checks += 1
-            self.clock.call_later(self.rig.link_grace_s if link else 0.0,
-                                  lambda: self._motors_stopped(event["id"], motors))
+            check = lambda: self._motors_stopped(event["id"], motors)  # noqa: E731
+            if link:    # once the grace's last instant is over (the board's failsafe)
+                self.clock.call_later(self.rig.link_grace_s,
+                                      lambda: self.clock.call_later(0.0, check))
+            else:
+                self.clock.call_later(0.0, check)
         self._detect(event["id"], str(event.get("where")))
         self._send_technician(event["id"], str(event.get("where")))
 
@@ -427,6 +434,8 @@ class Harness:
             table.jam_dice(True)
         elif kind == "power_cut":
             self.power_cut(spec)
+        elif kind == "host_stall":
+            self.host_stalls.inject(spec)
         else:
             self.rig.inject_link(spec)
 
@@ -673,6 +682,9 @@ class Harness:
                            for s, at in self._injected],
             "max_active_copies": self.max_active_copies,
             "stale_displays": self.stale_displays,
+            **({"host_stalls": self.host_stalls.report(),
+                "host_stall_missed": self.host_stalls.missed}
+               if self.host_stalls.stalls or self.host_stalls.missed else {}),
             **self.rig.report(),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
             "expectations_met": not found,

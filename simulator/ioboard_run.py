@@ -16,6 +16,7 @@ from hal.backends.ioboard import IoBoardHal, LinkError, open_port
 from hal.interface import HalError
 from hal.protocol import VERSION
 from mjtable_core.config import Config, check_link
+from simulator.host_clock import HostClock
 from simulator.ioboard_emulator import BoardPort, IoBoardEmulator, PtyPort, TcpPort
 from simulator.lockstep import LockstepClock, MeteredPort
 from simulator.table import SimTable
@@ -39,7 +40,9 @@ class IoboardWiredTable:
                                      seed=self.table.seed)
         self.board.start()
         serial_port = MeteredPort(open_port(port.url, config.ioboard.baud), self.clock.meter)
-        self.hal = IoBoardHal.from_config(config, self.clock, port=serial_port)
+        # The host's side runs on its own view of the clock, which a host_stall freezes.
+        self.host = HostClock(self.clock)
+        self.hal = IoBoardHal.from_config(config, self.host, port=serial_port)
 
     def connect(self) -> LinkError | None:
         """The host's blocking handshake, while the clock serves the board's side.

@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 from mjtable_core.clock import Clock, Timer
 
+LEAVE_STOP = 0.02     # the lid has left a stop once this far from it (its next wake-up)
+
 
 class Cam:
     def __init__(self, clock: Clock, turn_s: float,
@@ -33,6 +35,7 @@ class Cam:
         self._since = 0.0
         self._timer: Timer | None = None
         self._next_mark = 0
+        self._drawn = False       # this turn's time was drawn as the last turn ended
 
     @property
     def mid_turn(self) -> bool:
@@ -43,10 +46,13 @@ class Cam:
         if on == self.running:
             return
         if on:
-            if self.angle == 0.0:
+            if self.angle == 0.0 and not self._drawn:
                 # A new turn: real motors never take exactly the same time twice.
                 wobble = 1 + self.rng.uniform(-self.jitter, self.jitter)
                 self.turn_s = self.nominal_s * self.slow * wobble
+            # A turn drawn as the last one ended, stopped at home and started again in
+            # that instant (an armed stop, then the next tile's turn), is that turn.
+            self._drawn = False
             self.running = True
             self._since = self.clock.now()
             self._schedule()
@@ -54,6 +60,14 @@ class Cam:
             self._advance()
             self.running = False
             self._cancel()
+
+    def time_to_home(self) -> float | None:
+        """Seconds until this turn ends at home, once its last mark is behind it (None
+        before that, or stopped, or jammed)."""
+        timer = self._timer
+        if not self.running or self.blocked or timer is None or self._next_mark < len(self.marks):
+            return None
+        return max(0.0, getattr(timer, "when", self.clock.now()) - self.clock.now())
 
     def set_slow(self, factor: float) -> None:
         """A worn motor fitted or replaced: the rest of this turn goes at its speed."""
@@ -127,6 +141,7 @@ class Cam:
             self._next_mark = 0
             wobble = 1 + self.rng.uniform(-self.jitter, self.jitter)
             self.turn_s = self.nominal_s * self.slow * wobble
+            self._drawn = True
             self.on_turn_end()
         self._schedule()
 
@@ -160,6 +175,18 @@ class Travel:
             self.position = min(1.0, max(0.0, new))
             self._since = self.clock.now()
 
+    def time_to_stop(self) -> float | None:
+        """Seconds until the stop it drives towards, once it has left the other one
+        (None before that, stopped, or coming down onto an obstruction)."""
+        if not self.direction or self._timer is None:
+            return None
+        at = self.position + (self.clock.now() - self._since) / self.travel_s * self.direction
+        if self.direction > 0:
+            return (1.0 - at) * self.travel_s if at >= LEAVE_STOP else None
+        if self.blocked_below >= 0 or at > 1.0 - LEAVE_STOP:
+            return None
+        return at * self.travel_s
+
     def set_slow(self, factor: float) -> None:
         """A worn motor fitted or replaced: the rest of this travel goes at its speed."""
         self._advance()
@@ -187,7 +214,7 @@ class Travel:
         # Wake at the next point a sensor could change: leaving a stop or reaching one.
         if self.direction == 0:
             return
-        edge = 0.02
+        edge = LEAVE_STOP
         if self.direction > 0:
             targets = [edge, 1.0]
         elif self.position >= self.blocked_below:

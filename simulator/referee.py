@@ -19,6 +19,15 @@ switches and a camera would, and records every breach of an invariant as
   stopped runs before the explicit resume (that fault cleared at its place; `resume_after_fault`
   for an e-stop or a halt).
 - `motor.on_at_fault`: a motor turns on in the same instant a fault stops its scope.
+- `motor.interlock`: a motor runs, at the end of an instant, against the interlock
+  table the host declared to the I/O board (`hal/interlocks.py`) as its inputs read:
+  the board enforces it on every command and every input change, so on a rig with a
+  board this never happens, whatever the host does.
+
+Over a link a stop-fault's scope is watched from the fault's instant: a motor that
+turns on after it is caught at once (once the instant's frames have crossed), link or
+no link; only a motor already running gets the link's grace to be stopped (the SAFE,
+or the board's failsafe when the link is broken).
 
 What the firmware believes is used only for *when* to judge (a commit, a handoff, a
 fault's instant); what is judged is always the physical table.
@@ -26,17 +35,19 @@ fault's instant); what is judged is always the physical table.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.faults import BUILD, CATALOGUE, ERROR
+from hal.interlocks import Rule
 from mjtable_core.geometry import Geometry
 from mjtable_core.signals import Value
 from simulator.table import SimTable
 
 RULES = ("motor.lid_open", "wall.lid_open", "wall.not_up", "wall.onto_wall", "handoff.mismatch",
-         "build.onto_track", "motor.case_open", "motor.after_stop", "motor.on_at_fault")
+         "build.onto_track", "motor.case_open", "motor.after_stop", "motor.on_at_fault",
+         "motor.interlock")
 CASE_REACTION_S = 0.05   # one loop turn; the firmware reacts within the instant
 
 
@@ -77,6 +88,8 @@ class Referee:
     # the firmware sends then cannot cross it, and the board's failsafe stops the motors
     # within link_grace_s instead. With the link sound there is no grace.
     link_broken: Callable[[], bool] = lambda: False
+    # The board's interlock table (a rig with a board): judged at the end of each instant.
+    interlocks: Sequence[Rule] = ()
 
     def __post_init__(self) -> None:
         self.motors = [s.name for s in self.table.signals.values() if s.is_motor]
@@ -86,6 +99,11 @@ class Referee:
         self._seen: set[tuple[str, str]] = set()
         self._turned_on: dict[str, float] = {}
         self._early_clears: list[tuple[str, str | None]] = []
+        self._interlock_inputs = frozenset(rule[1] for rule in self.interlocks)
+        self._interlock_due = False
+        self._turned_late: dict[str, Stop] = {}     # judged once the instant is over
+        self._in_grace: list[Stop] = []     # stops still crossing the link
+        self._judged: set[tuple[int, str]] = set()  # (stop, motor) judged at turn-on
 
     # -- what is physically so -----------------------------------------------------
 
@@ -113,8 +131,29 @@ class Referee:
     def _on_witness(self, name: str, value: Value) -> None:
         if name == "lid.lower" or name.startswith("motor."):
             self._check_motors(name if name.startswith("motor.") else None)
+        if self.interlocks and name.startswith("motor."):
+            self._judge_interlocks()
+
+    def _judge_interlocks(self) -> None:
+        """At the end of this instant: the board reacts to a reading or a command in
+        the same instant, as its inputs and its frames arrive."""
+        if not self._interlock_due:
+            self._interlock_due = True
+            self.table.clock.call_later(0.0, self._interlocks_held)
+
+    def _interlocks_held(self) -> None:
+        self._interlock_due = False
+        values = self.table.values
+        for output, input_name, level, output_value in self.interlocks:
+            if not self.running(output) or values[input_name] == level or (
+                    output_value is not None and values[output] != output_value):
+                continue
+            self._breach("motor.interlock", f"{output} runs with {input_name} reading "
+                         f"{values[input_name]}", f"{output}<{input_name}")
 
     def _on_reading(self, name: str, value: Value) -> None:
+        if name in self._interlock_inputs:
+            self._judge_interlocks()
         # The case switch as it reads (a test opens the case by sticking it): every
         # motor must be off once the firmware has had the instant to react.
         if name == "case_open" and value:
@@ -138,12 +177,28 @@ class Referee:
         if turned is None or not self.running(turned):
             return
         self._turned_on[turned] = now
-        for stop in self.stops:
+        for stop in [*self.stops, *self._in_grace]:
             if turned in stop.motors:
-                rule = "motor.on_at_fault" if now == stop.at else "motor.after_stop"
-                self._breach(rule, f"{turned} turned on after {stop.reason} stopped it "
-                                   f"(at t={stop.at:.3f})")
+                if self.link_grace_s and turned not in self._turned_late:
+                    # Over a link: judged when the instant's frames have crossed (a SET
+                    # sent before the fault, late for noise, is followed by the SAFE).
+                    self._turned_late[turned] = stop
+                    self.table.clock.call_later(0.0, lambda: self._late_turn(turned))
+                elif not self.link_grace_s:
+                    self._turned_on_after(turned, stop, now)
                 return
+
+    def _turned_on_after(self, turned: str, stop: Stop, now: float) -> None:
+        self._judged.add((id(stop), turned))
+        rule = "motor.on_at_fault" if now == stop.at else "motor.after_stop"
+        self._breach(rule, f"{turned} turned on after {stop.reason} stopped it "
+                           f"(at t={stop.at:.3f})")
+
+    def _late_turn(self, turned: str) -> None:
+        stop = self._turned_late.pop(turned)
+        self._judged.add((id(stop), turned))
+        if self.running(turned) and (stop in self.stops or stop in self._in_grace):
+            self._turned_on_after(turned, stop, self._turned_on[turned])
 
     def _on_happening(self, what: str, n: int) -> None:
         if what == "wall.rising":
@@ -185,6 +240,7 @@ class Referee:
             # A re-home resumes after an e-stop or a halt; a fault's stop lasts until
             # that fault is cleared, whatever the firmware does before.
             self.stops = [s for s in self.stops if s.where is not None]
+            self._in_grace = [s for s in self._in_grace if s.where is not None]
         elif kind == "walls.committed":
             self._walls_up()
         elif kind == "handoff":
@@ -193,29 +249,42 @@ class Referee:
     def _resume_fault(self, fault_id: str, where: str) -> None:
         """One fault cleared: its own stop ends, not that of the same fault elsewhere
         (a head jam cleared on side 0 while side 2's is still jammed)."""
-        for stop in self.stops:
-            if stop.reason == fault_id and stop.where == where:
-                self.stops.remove(stop)
-                return
-        # Cleared before its stop reached the table (within a link's grace).
+        for stops in (self.stops, self._in_grace):
+            for stop in stops:
+                if stop.reason == fault_id and stop.where == where:
+                    stops.remove(stop)      # within the grace too: it never lands
+                    return
+        # Cleared before its stop was seen at all.
         self._early_clears.append((fault_id, where))
 
     def _stop(self, stop: Stop) -> None:
         link = (stop.reason in CATALOGUE and CATALOGUE[stop.reason].family == "link"
                 ) or self.link_broken()
         self.pending += 1
-        self.table.clock.call_later(self.link_grace_s if link else 0.0,
-                                    lambda: self._stopped(stop))
+        # Watched from now: a motor turning on within the grace is caught too.
+        self._in_grace.append(stop)
+        clock = self.table.clock
+        if link:
+            # Judged once the grace's last instant is over: the board's failsafe may
+            # fall in that very instant (its limit from the host's last frame).
+            clock.call_later(self.link_grace_s, lambda: clock.call_later(
+                0.0, lambda: self._stopped(stop)))
+        else:
+            clock.call_later(0.0, lambda: self._stopped(stop))
 
     def _stopped(self, stop: Stop) -> None:
         self.pending -= 1
+        held = [s for s in self._in_grace if s is stop]
+        if not held:
+            return          # resumed within the grace
+        self._in_grace.remove(stop)
         if (stop.reason, stop.where) in self._early_clears:
             self._early_clears.remove((stop.reason, stop.where))
             return
         self.stops.append(stop)
         for motor in sorted(stop.motors):
-            if not self.running(motor):
-                continue
+            if not self.running(motor) or (id(stop), motor) in self._judged:
+                continue    # off, or turned on under the stop: judged when it did
             if self._turned_on.get(motor) == stop.at:
                 self._breach("motor.on_at_fault", f"{motor} turned on in the instant "
                              f"{stop.reason} stopped it")
@@ -226,6 +295,7 @@ class Referee:
         """A new boot: stops latched in memory died with the old controller."""
         self.stops = []
         self._early_clears = []
+        self._in_grace = []
 
     def _walls_up(self) -> None:
         full = self.table.config.table.stacks_per_wall

@@ -16,15 +16,18 @@ import threading
 from typing import Any
 
 from hal.backends.ioboard import IoBoardHal, LinkError, open_port
+from hal.interlocks import Rule, interlock_rules
 from hal.protocol import VERSION
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
 from simulator.backend import SimHal
+from simulator.host_clock import HostClock
 from simulator.scenario import FaultSpec
 from simulator.table import SimTable
 
 # After the cable is back: a few of the host's HELLOs, for the board's WELCOME.
 RELINK_GRACE_S = 1.0
+BOARD_TICK_S = 0.001
 
 
 class SimRig:
@@ -32,11 +35,13 @@ class SimRig:
 
     name = "sim"
     link_grace_s = 0.0       # a write reaches the table in the same call
+    interlocks: tuple[Rule, ...] = ()   # no board: the firmware's rules alone
 
     def __init__(self, config: Config, seed: int) -> None:
         self.clock = VirtualClock()
+        self.host = HostClock(self.clock)
         self.table = SimTable(config, self.clock, seed)
-        self.hal: Any = SimHal(self.table)
+        self.hal: Any = SimHal(self.table, self.host)
 
     def connect(self) -> LinkError | None:
         return None
@@ -85,10 +90,14 @@ class IoboardRig:
                                   board_version=board_version,
                                   heartbeat_limit_s=heartbeat_limit_s)
         self.clock = self.wired.clock
+        self.host = self.wired.host
         self.table = self.wired.table
         self.board = self.wired.board
         # With the link gone, the board's own failsafe turns the motors off within this.
-        self.link_grace_s = heartbeat_limit_s
+        # Plus one tick of the board's clock: it counts whole milliseconds.
+        self.link_grace_s = heartbeat_limit_s + BOARD_TICK_S
+        # The table the host declares to the board, for the referee to hold it to.
+        self.interlocks = tuple(interlock_rules(self.table.signals))
         self.error: str | None = None
 
     @property
@@ -124,7 +133,7 @@ class IoboardRig:
 
         port = MeteredPort(open_port(self.board.url, self.config.ioboard.baud),
                            self.clock.meter)
-        self.wired.hal = IoBoardHal.from_config(self.config, self.clock, port=port)
+        self.wired.hal = IoBoardHal.from_config(self.config, self.host, port=port)
         errors: list[LinkError] = []
 
         def shake() -> None:

@@ -77,6 +77,9 @@ KINDS: dict[str, str] = {
     "power_cut": r"power",
     "link_noise": r"link",
     "link_drop": r"link",
+    # The host process freezes (GC, a blocked fsync, API floods): at once ("host"), or
+    # just before that mechanism's next stop, the worst instant for a loop-made stop.
+    "host_stall": rf"host|lid|{SIDE}\.(head|plate)",
 }
 # What a technician can clean: the sensors.
 SENSORS = KINDS["sensor_stuck"]
@@ -127,6 +130,8 @@ DETECTED_BY: dict[str, frozenset[str]] = {kind: frozenset(ids) for kind, ids in 
     # A link back clears link.lost by itself; a set half built meanwhile is held.
     "link_noise": ("link.lost", "build.interrupted"),
     "link_drop": ("link.lost", "build.interrupted"),
+    # A stall longer than the board's limit ends in its failsafe: a lost link.
+    "host_stall": ("link.lost", "build.interrupted"),
 }.items()}
 # Allowed values too many to list: the message names the catalogue instead.
 FAULT_ID = N_("a fault id (docs/faults.md)")
@@ -191,6 +196,9 @@ def _check_kind(spec: FaultSpec) -> None:
     if spec.kind == "motor_slow" and not 1.0 < spec.factor <= 20.0:
         raise Invalid("factor", _("{factor}: above 1 and at most 20").format(
             factor=spec.factor))
+    if spec.kind == "host_stall" and not 0 < spec.duration_s <= 60:
+        raise Invalid("duration_s", _("{duration}: above 0, at most 60").format(
+            duration=spec.duration_s))
     if spec.kind in ("power_cut", "link_drop") and not 0 < spec.duration_s <= 3600:
         raise Invalid("duration_s", _("{duration}: above 0, at most 3600").format(
             duration=spec.duration_s))

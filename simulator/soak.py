@@ -1,7 +1,8 @@
 """Random scenarios for soak runs: faults of every kind, each with its technician.
 
 `random_scenario` puts one fault every ~`every` cycles, drawn from TEMPLATES: each is
-a fault of simulator/scenario.py KINDS (not link_*) at a place and phase taken from the
+a fault of simulator/scenario.py KINDS (not link_*, nor host_stall, which raises
+nothing the soak could count as detected) at a place and phase taken from the
 tests/scenarios examples, with the technician action those examples use. Places are
 varied (side, set, tile) within what the kind allows.
 """

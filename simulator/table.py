@@ -539,6 +539,15 @@ class SimTable:
         elif self.noise.random() < self.sim.count_bounce:
             self._pulse(name, 0.001, self.noise.uniform(0.0005, 0.002))
 
+    def stop_eta(self, where: str) -> float | None:
+        """Seconds until `where` (`lid`, `side.N.head`, `side.N.plate`) reaches the stop
+        its motion is heading for — a cam's home, the lid's far stop — or None when it
+        is not on its way there (stopped, jammed, or still leaving its stop)."""
+        if where == "lid":
+            return self.lid.time_to_stop()
+        parts = where.split(".")
+        return getattr(self.sides[int(parts[1])], parts[2]).time_to_home()
+
     # -- heads and plates ------------------------------------------------------------
 
     def _head_left(self, side: SideModel) -> None:

@@ -48,6 +48,7 @@ class ScriptedHal:
     # Edges may carry a board's stamp (edge(at=...)); its "link" is what a test says.
     capabilities = Capabilities(board_time=True, link=True)
     link_lost = False
+    link_quiet = False          # the board silent: a missed stop proves nothing yet
     on_link_fault: Callable[[str, dict], None] | None = None
 
     def __init__(self, clock: VirtualClock, tile_reader: bool = True) -> None:
@@ -89,6 +90,9 @@ class ScriptedHal:
 
     def changed_at(self, name: str) -> float | None:
         return self.stamps.get(name)
+
+    def link_in_doubt(self) -> bool:
+        return self.link_lost or self.link_quiet
 
     def edge(self, name: str, value: Value, at: float | None = None) -> None:
         """Input `name` changes now; `at`: a board's stamp of when it really did."""

@@ -62,3 +62,36 @@ def test_a_sensor_the_supervisor_no_longer_believes_is_not_armed_on() -> None:
     clock.run_until(10.0)
     assert "motor.lid" not in ctl.motions.last      # run on the supervisor's timer
     assert ctl.lid.state == "open"
+
+
+def _head_home_at(table: SimTable, clock: VirtualClock, side: int) -> list[float]:
+    seen: list[float] = []
+    table.witnesses.append(lambda name, value: name == f"side.{side}.head_home" and value
+                           and seen.append(clock.now()))
+    return seen
+
+
+def test_a_deaf_loop_still_stops_a_head_at_home() -> None:
+    # Before: a head's turns chained home edge to home edge in the loop; a stalled
+    # host let the cam coast on past home (a tile taken with no count). Now the pin
+    # stops it in the instant of its home edge.
+    clock, table, ctl = _table()
+    motor = "motor.side.1.head"
+    clock.run_until(60.0, until=lambda: table.values[motor] is True)
+    assert table.values[motor] is True
+    home = _head_home_at(table, clock, 1)
+    table.listener = ctl.hal.stops.on_input         # the pins still see; the loop does not
+    clock.run_until(clock.now() + 5.0, until=lambda: bool(home))
+    clock.run_until(clock.now() + 0.001)
+    assert home and table.values[motor] is False
+    assert table.sides[1].head.angle < 0.01          # stopped at home, not past it
+    report = ctl.motions.last[motor]
+    assert report.reason is StopReason.EDGE and report.at == home[0]
+
+
+def test_a_build_stops_each_head_at_home_by_the_pin() -> None:
+    clock, table, ctl = _table()
+    clock.run_until(200.0, until=lambda: ctl.build.state in ("staged", "done", "fault"))
+    motor = "motor.side.1.head"
+    assert motor in ctl.motions.last and ctl.motions.last[motor].reason is StopReason.EDGE
+    assert table.sides[1].head.angle < 1e-9 and table.values[motor] is False

@@ -413,3 +413,68 @@ def test_a_set_pushed_in_and_laid_onto_another_sets_wall_is_caught() -> None:
     assert table.came_with[b_tiles[0].id] == "B"    # on the track, not in the push
     lay(table, 0, (a_tiles[0], a_tiles[1]))
     assert rules(referee) == ["build.onto_track"]
+
+
+def test_a_motor_turned_on_within_the_link_grace_is_caught() -> None:
+    # An adversarial run on the ioboard rig switched the disc, the ring and the
+    # conveyors on 20 ms after E32; the board's failsafe stopped them within its limit,
+    # and the referee, which armed its stop check only after the 0.5 s grace, missed it.
+    clock, table, referee = bench()
+    referee.link_grace_s, referee.link_broken = 0.5, lambda: True
+    clock.run_until(1.0)
+    referee.on_event(fault("head.jam"))
+    clock.call_later(0.02, lambda: table.command("motor.ring", True))
+    clock.call_later(0.3, lambda: table.command("motor.ring", False))
+    clock.run_until(2.0)
+    assert rules(referee) == ["motor.after_stop"]
+    assert referee.violations[0]["t"] == 1.02
+
+
+def test_a_command_late_for_noise_and_stopped_in_its_instant_is_no_breach() -> None:
+    # A SET sent before the fault crosses late (noise) and the SAFE right behind it:
+    # the motor is off again before the instant ends.
+    clock, table, referee = bench()
+    referee.link_grace_s = 0.5
+    clock.run_until(1.0)
+    referee.on_event(fault("head.jam"))
+    clock.run_until(1.05)
+    table.command("motor.ring", True)
+    table.command("motor.ring", False)
+    clock.run_until(2.0)
+    assert referee.violations == []
+
+
+def test_nothing_runs_against_the_boards_interlock_table() -> None:
+    from hal.interlocks import interlock_rules
+
+    clock = VirtualClock()
+    table = SimTable(load_config(), clock, seed=5)
+    referee = Referee(table, lambda: 1, interlocks=interlock_rules(table.signals))
+    table.command("motor.side.1.plate", True)       # lid closed: allowed
+    clock.run_until(0.1)
+    table.command("motor.side.1.plate", False)
+    assert referee.violations == []
+    table.stick("lid.lower", False)                 # as the board would read it
+    table.command("motor.disc", True)
+    clock.run_until(0.2)
+    table.command("motor.disc", False)
+    table.unstick("lid.lower")
+    table.stick("side.2.plate_home", False)
+    table.command("motor.lid", "up")
+    clock.run_until(0.3)
+    assert rules(referee) == ["motor.interlock", "motor.interlock"]
+    assert "motor.disc" in referee.violations[0]["detail"]
+    assert "side.2.plate_home" in referee.violations[1]["detail"]
+
+
+def test_a_failsafe_in_the_graces_last_instant_is_in_time() -> None:
+    # The board's failsafe falls in the very instant the grace ends (its limit from the
+    # host's last frame): judged once that instant is over, not before it.
+    clock, table, referee = bench()
+    referee.link_grace_s, referee.link_broken = 0.5, lambda: True
+    table.command("motor.ring", True)
+    clock.run_until(1.0)
+    referee.on_event(fault("link.lost", "link"))
+    clock.call_at(1.5, lambda: table.command("motor.ring", False))
+    clock.run_until(2.0)
+    assert referee.violations == []

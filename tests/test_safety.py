@@ -691,3 +691,34 @@ def test_4_a_late_home_edge_does_not_make_the_next_home_look_early(rig: Rig) -> 
     run_for(clock, 0.01)
     assert not [e for e in events_of(ctl) if e["kind"] == "sensor.glitch"]
     assert ctl.sides[0].stacked == 2 and ctl.sides[0].state != "fault"
+
+
+def test_9_a_stop_missed_while_the_board_is_silent_is_no_jam(rig: Rig) -> None:
+    # An outage while a head turned: its home edge was on the dead cable, the head's
+    # k·T ran out 1 ms before the link's timeout, and head.jam stayed after E80 had
+    # cleared itself. A missed stop proves nothing while the board is silent: the link
+    # loss is the one fault.
+    ctl, hal, clock = rig
+    homed(rig)
+    hal.edge("side.1.count", True)            # a tile: the head turns
+    hal.edge("side.1.head_home", False)
+    assert hal.values["motor.side.1.head"] is True
+    hal.link_quiet = True                     # nothing heard from the board for a while
+    run_for(clock, 3.0)                       # the head's k·T long past
+    assert [f.id for f in ctl.faults] == []
+    hal.link_lost = True                      # then the link's own timeout
+    ctl.fault("link.lost", "link", None, {"reason": "silence"})
+    run_for(clock, 3.0)
+    assert [f.id for f in ctl.faults] == ["link.lost"]
+
+
+def test_9_a_stop_missed_with_the_board_heard_is_still_a_jam(rig: Rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    hal.edge("side.1.count", True)
+    hal.edge("side.1.head_home", False)
+    hal.link_quiet = True
+    run_for(clock, 3.0)
+    hal.link_quiet = False                    # the board talks: the edge never came
+    run_for(clock, 1.0)
+    assert [f.id for f in ctl.faults] == ["head.jam"]

@@ -21,8 +21,10 @@ def test_soak_with_random_faults() -> None:
 
 
 def test_templates_cover_every_kind_but_the_link() -> None:
+    # Nor host stalls: with the stops armed at the pin a stall on the simulated HAL
+    # raises nothing, so there is nothing for the soak to see detected.
     kinds = {t.kind for t in TEMPLATES}
-    assert kinds == {k for k in KINDS if not k.startswith("link_")}
+    assert kinds == {k for k in KINDS if not k.startswith("link_") and k != "host_stall"}
 
 
 def test_random_scenarios_are_valid_and_repeatable() -> None:

@@ -127,6 +127,7 @@ class IoBoardHal:
         self._reader: threading.Thread | None = None
         self._lost = False
         self._relink: Any = None        # the timer that says HELLO again while lost
+        self._version_said = False      # link.version raised for the board answering now
         self._board_time = BoardTime()
         self._changed_at: dict[str, float] = {}
         # Declared to the board at connect; it enforces them without us (protocol 3).
@@ -138,7 +139,8 @@ class IoBoardHal:
                             on_dead=self._on_dead, retransmit_s=self.settings.retransmit_s,
                             max_retries=self.settings.max_retries,
                             heartbeat_s=self.settings.heartbeat_s,
-                            silence_s=self.settings.link_timeout_s)
+                            silence_s=self.settings.link_timeout_s,
+                            before_resend=self._fence_again)
 
     # -- connect ----------------------------------------------------------------------
 
@@ -346,16 +348,22 @@ class IoBoardHal:
             return                  # garbled or foreign: the next HELLO asks again
         if info.version != VERSION or (
                 self.interlocks and info.interlock_hash != interlock_hash(self.interlocks)):
-            # Another board on the cable now: its version is no link we can take back.
-            self._relink.cancel()
-            self._relink = None
-            if self.on_link_fault is not None:
+            # Another board on the cable now (or this one flashed with other firmware):
+            # no link we can take back. Said once; HELLO goes on, so the board
+            # reflashed answers and the link comes back by itself.
+            if not self._version_said and self.on_link_fault is not None:
+                self._version_said = True
                 self.on_link_fault("link.version", {
                     "port": self.port_name, "board_version": info.version,
-                    "host_version": VERSION})
+                    "host_version": VERSION, "message": _(
+                        "the I/O board on {port} speaks protocol {board}, this firmware "
+                        "speaks {host}; reflash the board with the matching "
+                        "firmware").format(port=self.port_name, board=info.version,
+                                           host=VERSION)})
             return
         self._relink.cancel()
         self._relink = None
+        self._version_said = False
         try:
             self._check_heartbeat(info.heartbeat_limit_s)
         except HalError as exc:
@@ -426,6 +434,12 @@ class IoBoardHal:
     def read(self, name: str) -> Value:
         return self.values[name]
 
+    def link_in_doubt(self) -> bool:
+        """Lost, or the board silent for over half the link's timeout: an edge it
+        stamped may still be on the cable, so a missing one proves nothing yet."""
+        return self._lost or (self.link.up and self.clock.now() - self.link.last_heard
+                              > self.settings.link_timeout_s / 2)
+
     @property
     def link_lost(self) -> bool:
         """The link was declared lost; it stays lost until the board answers a HELLO."""
@@ -444,7 +458,19 @@ class IoBoardHal:
             if signal.made_safe:
                 self.values[signal.name] = signal.safe_value
         with contextlib.suppress(Exception):
+            if self.link.up:
+                # Ahead of the SAFE, which waits its turn behind frames still being
+                # retransmitted (a command sent before the stop, late for noise): the
+                # board stops now and takes nothing before that SAFE as current.
+                self.link.send_now(Msg.SAFE_NOW, bytes((self.link.next_seq,)))
             self.link.send(Msg.SAFE)
+
+    def _fence_again(self) -> None:
+        """A SAFE still on its way (a noisy cable): SAFE_NOW ahead of each resend, so
+        one of them gets through and stops the table before the SAFE does."""
+        seq = self.link.pending_seq(Msg.SAFE)
+        if seq is not None:     # the board ignores it once that SAFE is in
+            self.link.send_now(Msg.SAFE_NOW, bytes((seq,)))
 
     def entropy(self) -> tuple[random.Random, str]:
         return random.SystemRandom(), "electronic"

@@ -373,3 +373,29 @@ def test_a_second_host_cannot_open_the_boards_serial_device():
         first.close()
         os.close(master)
         os.close(slave)
+
+
+class _RecordingPort(_SilentPort):
+    def __init__(self) -> None:
+        self.sent = b""
+
+    def write(self, data: bytes) -> int:
+        self.sent += data
+        return len(data)
+
+
+def test_a_stop_over_a_noisy_cable_is_fenced_until_its_safe_gets_through(short):
+    # SAFE waits its turn behind frames being retransmitted; SAFE_NOW goes ahead of it,
+    # and again ahead of every resend while the SAFE is unacknowledged (at bit-error
+    # rate 0.01 one SAFE_NOW alone was garbled as often as not).
+    clock, port = VirtualClock(), _RecordingPort()
+    hal = IoBoardHal.from_config(short, clock, port=port)
+    hal.link.start()
+    hal.write("motor.disc", True)
+    hal.safe_state()
+    clock.run_until(3 * short.ioboard.retransmit_s + 0.001)
+    sent = [f.type for f in Decoder().feed(port.sent) if f.type != Msg.HEARTBEAT]
+    assert sent[:3] == [Msg.SET, Msg.SAFE_NOW, Msg.SAFE]
+    # Once, then ahead of each of the three resends of SET and SAFE (none acknowledged).
+    assert sent[3:] == [Msg.SAFE_NOW, Msg.SET, Msg.SAFE] * 3
+    hal.link.stop()

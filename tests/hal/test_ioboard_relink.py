@@ -100,3 +100,32 @@ def test_a_host_that_boots_while_the_board_is_silent_shows_e80_and_connects_late
     assert report["cycles_completed"] == 1
     assert report["referee_violations"] == [] and report["tiles_accounted"]
     assert report["motors_safe_after_faults"] and report["motors_off_at_end"]
+
+
+def test_a_v2_board_met_during_reconnect_says_e81_and_a_reflashed_one_links_back(short):
+    # The cable comes back to a board flashed with protocol 2: it answers our HELLO
+    # with its version. That was E80 for ever, E81 beside it unseen; now E81 with the
+    # reflash message replaces E80, nothing moves, and HELLO goes on: the board
+    # reflashed to protocol 3 links back and E81 clears by itself.
+    allow = tuple(i for i, k in CATALOGUE.items())
+    scenario = Scenario(seed=short.simulator.seed, cycles=1, source="<none>",
+                        expect=Expect(allow=allow))
+    harness = Harness(short, scenario, None, rig="ioboard", rig_options={})
+    board = harness.rig.board       # type: ignore[union-attr]
+    seen: list[tuple[list[str], bool]] = []
+
+    def flashed(version: int) -> None:
+        board.board.version = version
+
+    harness.clock.call_at(0.3, lambda: (board.drop_link(1.0), flashed(2)))
+    harness.clock.call_at(1.9, lambda: seen.append((
+        [f.code for f in harness.ctl.faults if f.active], harness.table.motors_off())))
+    harness.clock.call_at(2.0, lambda: flashed(3))
+    report = harness.run()
+    assert seen == [(["E81"], True)]
+    (version,) = [f for f in report["faults"] if f["id"] == "link.version"]
+    assert "reflash the board" in version["evidence"]["message"]
+    assert not any(f.active for f in harness.ctl.faults if f.id.startswith("link."))
+    # Back, as after any outage in a build: the half-built set is held for a refeed.
+    assert [f.code for f in harness.ctl.faults if f.active] == ["I94"]
+    assert report["referee_violations"] == [] and report["motors_off_at_end"]

@@ -161,3 +161,29 @@ def test_a_board_that_did_not_take_the_interlock_table_stops_with_e81(short, mon
     assert (fault["id"], fault["code"]) == ("link.version", "E81")
     assert fault["evidence"]["board_hash"] == interlock_hash(b"")
     assert "interlock table" in report["error"] and "reflash" in report["error"]
+
+
+def test_a_command_still_crossing_behind_a_stop_starts_nothing(short):
+    # Link noise 0.001 with a head jam: an ARM sent just before the fault was garbled,
+    # retransmitted, and crossed 1 ms after head.jam; the SAFE behind it was garbled
+    # too, and the head ran 60 ms under the stop. The host now sends SAFE_NOW ahead of
+    # the SAFE: until that SAFE comes, nothing sequenced before it starts an output.
+    clock, table, wire, board = _board(short)
+    board._hello(encode_hello(VERSION, interlock_table(table.signals)))
+    board._on_bytes(Frame(0, Msg.SAFE_NOW, bytes((3,))).encode())     # ahead of SAFE #3
+    board._on_bytes(Frame(0, Msg.ARM, encode_arm(
+        5, "motor.side.1.head", True, "side.1.head_home", True, edges=1,
+        max_ms=2000)).encode())
+    board._on_bytes(Frame(1, Msg.SET, encode_signal("motor.disc", True)).encode())
+    board._on_bytes(Frame(2, Msg.SET, encode_signal("display", "E23")).encode())
+    assert table.values["motor.side.1.head"] is False and table.values["motor.disc"] is False
+    reports = {(s.stop_id, s.reason) for s in map(decode_stopped, _frames(wire, Msg.STOPPED))}
+    assert reports == {(5, Reason.CANCELLED)}                           # the host hears it
+    board._on_bytes(Frame(3, Msg.SAFE, b"").encode())   # commands after it are current
+    board._on_bytes(Frame(4, Msg.SET, encode_signal("motor.disc", True)).encode())
+    assert table.values["motor.disc"] is True
+    # Resent ahead of a SAFE the board already has (its ACK lost): it stops nothing.
+    board._on_bytes(Frame(0, Msg.SAFE_NOW, bytes((3,))).encode())
+    assert table.values["motor.disc"] is True
+    clock.run_until(0.1)
+    board.close()

@@ -1,0 +1,130 @@
+"""Host stalls at the worst instants, on the ioboard rig: the board owns the stops.
+
+    python -m bench.bench_stalls [--runs 200] [--stalls 0.05,0.2,1.0]
+                                 [--where head,plate,lid] [--rig ioboard]
+
+Each run is one hand on the 144-tile reference table with one `host_stall` 2 ms before
+a stop: a head's home (in the build), a plate's home (in the raise), the lid's upper
+or lower stop (opening, closing; runs alternate). Sides go round the runs. Per
+mechanism and stall it prints:
+
+- `off_home`: stalls after which the cam (or the lid) was not at its stop when the
+  host woke — a motor the loop would have had to stop, run past it;
+- `violations`: runs in which the referee saw any rule broken;
+- `failsafe`: of the stalls longer than the board's link limit, those that ended in the
+  board's failsafe (it tripped during the stall, every motor off when the host woke),
+  and `motion` those that did not;
+- `missed`: stalls whose stop never came (the run ended first).
+
+It also prints the board's armed-stop latency: edge to motor-off in board time, over
+every head stop of one clean hand. Figures only; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from typing import Any
+
+from firmware.faults import CATALOGUE
+from mjtable_core.config import Config, load_config, reference_config
+from mjtable_core.geometry import REFERENCE
+from simulator.harness import Harness
+from simulator.scenario import Expect, FaultSpec, Scenario
+
+PHASE = {"head": "build", "plate": "raise"}
+
+
+def _config() -> Config:
+    config = load_config(reference_config("table.toml"))
+    return config.with_play_time(2.0)
+
+
+def one(config: Config, rig: str, where: str, duration_s: float, run: int) -> dict[str, Any]:
+    sides = list(REFERENCE.sides)
+    if where == "lid":
+        place, phase = "lid", ("lid_up", "lid_down")[run % 2]
+    else:
+        place, phase = f"side.{sides[run % len(sides)]}.{where}", PHASE[where]
+    scenario = Scenario(seed=1000 + run, cycles=1, source=f"stall-{where}-{run}",
+                        faults=(FaultSpec("host_stall", place, 1, phase=phase,
+                                          duration_s=duration_s),),
+                        expect=Expect(allow=tuple(CATALOGUE)))
+    harness = Harness(config, scenario, None, rig=rig, rig_options={})
+    report = harness.run(wall_limit_s=120.0)
+    stalls = report.get("host_stalls", [])
+    board = report.get("link", {}).get("board", {})
+    limit = config.ioboard.link_timeout_s
+    out = {"off_home": sum(1 for s in stalls if s["at_stop_on_waking"] is False),
+           "violations": len(report["referee_violations"]),
+           "missed": len(report.get("host_stall_missed", [])) + (0 if stalls else 1),
+           "crashed": report["crashed"] is not None, "timed_out": report["timed_out"],
+           "long": 0, "failsafe": 0, "motion": 0}
+    for stall in stalls:
+        if stall["duration_s"] <= limit:
+            continue
+        out["long"] += 1
+        tripped = board.get("failsafe_at_s")
+        if (tripped is not None and stall["start"] <= tripped <= stall["end"]
+                and not stall["motor_on_waking"]):
+            out["failsafe"] += 1
+        else:
+            out["motion"] += 1
+    return out
+
+
+def latency(config: Config) -> dict[str, Any]:
+    """Edge to motor-off, in the table's (the board's) time, over every head and plate
+    stop of one clean hand: the board's own reaction, whatever the host does. A plate
+    stop includes its 60 ms dwell at home, counted on the board."""
+    scenario = Scenario(seed=1, cycles=1, source="latency", expect=Expect(allow=()))
+    harness = Harness(config, scenario, None, rig="ioboard", rig_options={})
+    table, clock = harness.table, harness.clock
+    edges: dict[str, float] = {}
+    gaps: dict[str, list[float]] = {"head": [], "plate": []}
+
+    def witness(name: str, value: Any) -> None:
+        parts = name.split(".")
+        if len(parts) == 3 and parts[2] in ("head_home", "plate_home") and value:
+            edges[f"motor.side.{parts[1]}.{parts[2][:-5]}"] = clock.now()
+        elif name in edges and not value:
+            gaps[name.rsplit(".", 1)[1]].append((clock.now() - edges.pop(name)) * 1000)
+        elif name in edges and value:
+            edges.pop(name)         # started again from home: a new turn
+
+    table.witnesses.append(witness)
+    harness.run(wall_limit_s=120.0)
+    return {kind: {"stops": len(ms), "median_ms": round(statistics.median(ms), 3) if ms
+                   else None, "max_ms": round(max(ms), 3) if ms else None}
+            for kind, ms in gaps.items()}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--stalls", default="0.05,0.2,1.0")
+    parser.add_argument("--where", default="head,plate,lid")
+    parser.add_argument("--rig", default="ioboard", choices=("ioboard", "sim"))
+    args = parser.parse_args(argv)
+    config = _config()
+    figures: dict[str, Any] = {"rig": args.rig, "runs_each": args.runs,
+                               "link_timeout_s": config.ioboard.link_timeout_s}
+    started = time.perf_counter()
+    for where in args.where.split(","):
+        for stall in (float(s) for s in args.stalls.split(",")):
+            total: dict[str, int] = {}
+            for run in range(args.runs):
+                for key, value in one(config, args.rig, where, stall, run).items():
+                    total[key] = total.get(key, 0) + int(value)
+            figures[f"{where}@{int(stall * 1000)}ms"] = total
+            print(json.dumps({f"{where}@{int(stall * 1000)}ms": total}), flush=True)
+    if args.rig == "ioboard":
+        figures["armed_stop_latency"] = latency(config)
+    figures["wall_s"] = round(time.perf_counter() - started, 1)
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""`host_stall`: the host process freezes at the worst instant, just before a stop.
+The board (or the simulator's edge) stops the mechanism by itself; a stall past the
+board's link limit ends in its failsafe, not in a motion."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+
+from firmware.faults import CATALOGUE
+from mjtable_core.clock import VirtualClock
+from mjtable_core.config import Config, load_config
+from simulator.fuzz import generate
+from simulator.harness import Harness
+from simulator.host_clock import HostClock
+from simulator.scenario import Expect, FaultSpec, Scenario, ScenarioError, parse_scenario
+
+from .conftest import CONFIGS, quick
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def short() -> Config:
+    return quick(load_config(CONFIGS["144"]), play_time_s=2.0)
+
+
+def _stalled(config: Config, where: str, duration_s: float, phase: str = "build",
+             rig: str = "sim", cycles: int = 2) -> tuple[Harness, dict]:
+    scenario = Scenario(seed=1, cycles=cycles, source="<stall>",
+                        faults=(FaultSpec("host_stall", where, 1, phase=phase,
+                                          duration_s=duration_s),),
+                        expect=Expect(allow=tuple(CATALOGUE)))
+    harness = Harness(config, scenario, None, rig=rig, rig_options={})
+    return harness, harness.run()
+
+
+def test_the_host_wakes_to_its_backlog_before_anything_newer() -> None:
+    clock = VirtualClock()
+    host = HostClock(clock)
+    ran: list[str] = []
+    host.call_at(0.1, lambda: ran.append("timer"))
+    clock.call_at(0.05, lambda: host.stall(0.2))
+    clock.call_at(0.14, lambda: host.post(lambda: ran.append("frame")))
+    clock.call_at(0.15, lambda: host.deliver(lambda: ran.append("edge")))
+    cancelled = host.call_at(0.2, lambda: ran.append("cancelled"))
+    clock.call_at(0.18, cancelled.cancel)
+    clock.run_until(0.2499)
+    assert ran == []                                    # nothing runs while stalled
+    clock.call_at(0.25, lambda: host.post(lambda: ran.append("newer")))
+    clock.run_until(1.0)
+    assert ran == ["timer", "frame", "edge", "newer"]
+
+
+def test_a_stall_just_before_a_head_stop_leaves_the_cam_at_home(short) -> None:
+    # Before heads were armed, the loop stopped a head's cam when it saw the home
+    # edge: a host frozen for 0.2 s let the cam run on past home (a tile taken with
+    # no count). Now the pin stops it in the instant of its edge.
+    _harness, report = _stalled(short, "side.1.head", 0.2)
+    (stall,) = report["host_stalls"]
+    assert stall["at_stop_on_waking"] and not stall["motor_on_waking"]
+    assert report["referee_violations"] == [] and report["stalls"] == []
+    assert report["cycles_completed"] == 2 and report["tiles_accounted"]
+
+
+def test_a_stall_past_the_link_limit_ends_in_the_boards_failsafe(short) -> None:
+    _harness, report = _stalled(short, "side.1.head", 1.0, rig="ioboard")
+    (stall,) = report["host_stalls"]
+    failsafe_at = report["link"]["board"]["failsafe_at_s"]
+    assert failsafe_at is not None and stall["start"] < failsafe_at < stall["end"]
+    assert stall["at_stop_on_waking"] and not stall["motor_on_waking"]
+    # One link.lost when the host wakes to the board's failsafe, not one per queued frame.
+    assert [f["id"] for f in report["faults"] if f["id"] == "link.lost"] == ["link.lost"]
+    assert report["referee_violations"] == []
+    assert report["motors_safe_after_faults"] and report["motors_off_at_end"]
+
+
+def test_a_host_stall_is_a_scenario_fault_and_a_fuzz_dimension() -> None:
+    text = """
+seed = 1
+cycles = 1
+[[fault]]
+kind = "host_stall"
+where = "side.2.plate"
+cycle = 1
+phase = "raise"
+duration_s = 0.2
+"""
+    scenario = parse_scenario(tomllib.loads(text), "stall.toml")
+    assert scenario.faults[0].duration_s == 0.2
+    with pytest.raises(ScenarioError, match="duration_s"):
+        parse_scenario(tomllib.loads(text.replace("0.2\n", "0\n")), "stall.toml")
+    with pytest.raises(ScenarioError, match="where"):
+        parse_scenario(tomllib.loads(text.replace("side.2.plate", "side.2.count")),
+                       "stall.toml")
+    kinds = {f.kind for i in range(120) for f in generate(5, i, rig="ioboard").faults}
+    assert "host_stall" in kinds
