@@ -17,7 +17,7 @@ import aiohttp
 import pytest
 
 from firmware.api.server import ApiServer
-from firmware.auth import Technicians
+from firmware.api.auth import Technicians
 from firmware.console import winform
 from firmware.maintenance import Maintenance
 from mjtable_core.config import load_config
@@ -109,7 +109,7 @@ def test_the_answer_is_in_the_players_language(short: Path) -> None:
     status, answer, _asked = post_score(ended(), short, {"seat": 2, "draw": True},
                                         lang="zh-CN")
     assert status == 200, answer
-    assert answer["lines"][0] == "荒牌（流局）"
+    assert answer["lines"][0] == "荒牌：谁也不付"
 
 
 def test_a_score_while_the_hand_is_in_play_is_refused(short: Path) -> None:
