@@ -16,8 +16,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from firmware.api.server import ApiServer
 from firmware.api.auth import Technicians
+from firmware.api.server import ApiServer
 from firmware.console import winform
 from firmware.maintenance import Maintenance
 from mjtable_core.config import load_config
