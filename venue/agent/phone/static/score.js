@@ -19,7 +19,7 @@
   const SIZES = {chow: 3, pung: 3, kong: 4};
 
   let target = null;
-  const concealed = part("concealed", S.concealed, 13);
+  const concealed = part("concealed", S.concealed, 16);   // 16: Fuzhou's hand
   const winTile = part("win_tile", S.win_tile, 1);
   const melds = [];
 
