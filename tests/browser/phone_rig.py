@@ -144,6 +144,11 @@ class TableProcess:
     def log_everyone_out(self) -> None:
         self._ask("logout")
 
+    def hand_ended(self) -> None:
+        """The lid open after a dealt hand, as the journal restores it after a power
+        cut: the players may score it (a hand played here takes minutes)."""
+        self._ask("hand_ended")
+
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.pipe.send(("stop",))
@@ -166,6 +171,11 @@ def _serve(pipe: Any) -> None:
                 pipe.send(rig.daemon.call(lambda: service.test_mode))
             elif asked[0] == "fault":
                 rig.daemon.call(lambda: ctl.fault(asked[1], asked[2], None, {}))
+                pipe.send(True)
+            elif asked[0] == "hand_ended":
+                rig.daemon.call(lambda: ctl.scoring.restore({"last_hand": {
+                    "table": {"cycle": 1, "dealer_position": 0},
+                    "commitment": "0" * 64, "wild": None}}))
                 pipe.send(True)
             else:
                 rig.log_everyone_out()

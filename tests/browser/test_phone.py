@@ -334,3 +334,36 @@ def test_screenshots_of_the_phone_console_for_the_docs(browser, rig, shots) -> N
         page.locator("#verdict li").first.wait_for(timeout=5000)
         page.screenshot(path=str(shots / f"phone-{lang}.png"), full_page=True)
         assert (shots / f"phone-{lang}.png").stat().st_size > 10_000
+
+
+def test_a_hand_tapped_in_is_scored_and_the_answer_shown_in_chinese(browser, rig) -> None:
+    """The score form: the docs' example hand, a tile per tap (one tapped wrongly and
+    tapped away), its chow, the winning tile, 自摸; the daemon's answer on the page."""
+    page = phone_page(browser, rig, "zh_CN")
+    rig.hand_ended()
+    form = page.locator("#score")
+    assert "给刚结束的这局记分" in form.inner_text()
+
+    def tap(*codes: str) -> None:
+        for code in codes:
+            form.locator(f"#sc-keys [data-tile={code}]").click()
+
+    tap("W1", "W1", "W1", "B2", "B3", "B4", "J1", "J1", "J1", "F2", "W9")
+    form.locator("#sc-concealed [data-tile=W9]").click()       # a slip, tapped away
+    page.click("#sc-add")                                       # a chow, from 上家
+    tap("T1", "T2", "T3")
+    form.locator(".meld select").nth(2).select_option("T2")
+    form.locator("[data-part=win_tile]").click()
+    tap("F2")
+    page.check("#sc-self_drawn")
+    assert form.locator("#sc-concealed [data-tile]").count() == 10
+    page.click("#sc-send")
+    answer = page.locator("#sc-answer")
+    answer.locator("p").first.wait_for(timeout=5000)
+    said = answer.inner_text()
+    assert said.startswith("和牌："), said
+    assert "下一把庄家：" in said and "付分：" in said, said
+    # A second result for the same hand: the daemon's refusal, in Chinese.
+    page.click("#sc-send")
+    page.wait_for_function("() => document.querySelector('#sc-answer.warn')")
+    assert "记分 被拒" in answer.inner_text() and "已经报过分" in answer.inner_text()

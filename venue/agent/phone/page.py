@@ -30,6 +30,7 @@ TEMPLATE = """<!doctype html>
 <section><h2>{diagnosis}</h2><label for="symptom">{symptom}</label>
 <select id="symptom"></select><button id="diagnose" type="button">{diagnose}</button>
 <div id="verdict" aria-live="polite"></div></section>
+<section id="score" aria-labelledby="score-title"></section>
 <section id="tech"><h2>{technician}</h2>
 <form id="login"><label for="name">{name}</label><input id="name" autocomplete="username"
  autocapitalize="off"><label for="token">{token}</label><input id="token" type="password"
@@ -47,6 +48,7 @@ TEMPLATE = """<!doctype html>
 </main>
 <script type="application/json" id="boot">{boot}</script>
 <script src="/static/phone.js"></script>
+<script src="/static/score.js"></script>
 </body></html>
 """
 

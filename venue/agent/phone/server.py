@@ -22,7 +22,7 @@ from firmware.diagnosis import SYMPTOMS
 from firmware.i18n import _, language
 from mjtable_core.config import Config
 from venue.agent.link import DaemonLink, LinkError
-from venue.agent.phone import guard, words
+from venue.agent.phone import guard, score, words
 from venue.agent.phone.page import render
 from venue.agent.phone.sessions import Session, Sessions, TooMany
 
@@ -76,7 +76,8 @@ class PhoneConsole:
                               ("/api/testmode", self._testmode), ("/api/test", self._test),
                               ("/api/jog/start", self._jog_start),
                               ("/api/jog/keep", self._jog_keep),
-                              ("/api/jog/stop", self._jog_stop)):
+                              ("/api/jog/stop", self._jog_stop),
+                              ("/api/score", self._score)):
             app.router.add_post(path, handler)
         return app
 
@@ -171,7 +172,8 @@ class PhoneConsole:
         html = render(lang, self.config.table.id, {
             "csrf": session.csrf, "technician": session.technician, "lang": lang,
             "words": words.script_words(lang), "symptoms": symptoms, "tests": tests,
-            "motors": words.motors(self.config.geometry)})
+            "motors": words.motors(self.config.geometry),
+            "score": words.score_words(lang), "tiles": score.faces(lang)})
         response = web.Response(text=html, content_type="text/html", charset="utf-8")
         if fresh:
             _set_session(response, session)
@@ -179,7 +181,8 @@ class PhoneConsole:
 
     async def _static(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
-        kinds = {"phone.js": "text/javascript", "phone.css": "text/css"}
+        kinds = {"phone.js": "text/javascript", "phone.css": "text/css",
+                 "score.js": "text/javascript"}
         if name not in kinds:
             raise web.HTTPNotFound()
         return web.Response(body=(STATIC / name).read_bytes(), content_type=kinds[name],
@@ -330,6 +333,32 @@ class PhoneConsole:
         hold, session.hold = session.hold, None
         return await self._daemon(request, True, "jog_stop",
                                   {} if hold is None else {"hold": hold})
+
+    async def _score(self, request: web.Request) -> web.Response:
+        """A hand's result from the players: a player's action, open to any session
+        (the daemon decides whether the hand just ended may be scored now)."""
+        body = await _body(request)
+        lang = self._language(request)
+        with language(lang):
+            try:
+                asked = score.params(body)
+            except ValueError as exc:
+                return _refused(400, str(exc), "bad_request")
+        link = DaemonLink(self.socket)
+        try:
+            await link.open()
+            result = await link.request("score", asked, lang=lang)
+        except LinkError as exc:
+            refused = exc.error.get("message") or _("no answer from the table")
+            with language(lang):
+                message = _("{verb} refused: {message}").format(verb=_("score"),
+                                                                message=refused)
+            return _refused(409 if exc.error else 503, message,
+                            exc.error.get("code") or "offline")
+        finally:
+            await link.close()
+        with language(lang):
+            return web.json_response({"lines": score.answer(result), "result": result})
 
     async def _daemon(self, request: web.Request, technician: bool | None, method: str,
                       params: dict[str, Any], timeout: float = 10.0) -> web.Response:

@@ -55,6 +55,33 @@ SCRIPT = {
     "cause": N_("cause"),
     "remedy": N_("remedy"),
 }
+# The score form (score.js): what the page labels, by the script's keys.
+SCORE = {
+    "title": N_("score the hand just ended"),
+    "seat": N_("seat of the winner, 0-3"),
+    "draw": N_("a drawn hand"),
+    "concealed": N_("concealed tiles"),
+    "melds": N_("melds"),
+    "win_tile": N_("winning tile"),
+    "discarder": N_("discarder"),
+    "flowers": N_("flowers"),
+    "self_drawn": N_("self-drawn"),
+    "fourth_tile": N_("last of its kind"),
+    "kong": N_("robbing a kong / on a kong's draw"),
+    "last_tile": N_("last tile of the wall"),
+    "chow": N_("chow"),
+    "pung": N_("pung"),
+    "kong_meld": N_("kong"),
+    "left": N_("from the left"),
+    "across": N_("from across"),
+    "right": N_("from the right"),
+    "concealed_kong": N_("concealed kong"),
+    "claimed": N_("the tile taken"),
+    "add_meld": N_("add a meld"),
+    "remove": N_("remove"),
+    "taps": N_("tap a tile to add it to the part in blue; tap a chosen tile to remove it"),
+    "send": N_("send the score"),
+}
 LAMPS = {
     "lamp.ready": N_("ready"),
     "lamp.building": N_("building"),
@@ -70,6 +97,11 @@ def page_words(lang: str) -> dict[str, str]:
 def script_words(lang: str) -> dict[str, str]:
     with language(lang):
         return {key: _(text) for key, text in SCRIPT.items()}
+
+
+def score_words(lang: str) -> dict[str, str]:
+    with language(lang):
+        return {key: _(text) for key, text in SCORE.items()}
 
 
 def lamp_name(name: str) -> str:

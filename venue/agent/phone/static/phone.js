@@ -32,6 +32,8 @@
     return data;
   }
 
+  window.mjtPost = post;     // the score form's posts carry the same CSRF token
+
   // -- what the table shows -----------------------------------------------------------
   function fill(select, items) {
     select.replaceChildren(...items.map((item) => {
