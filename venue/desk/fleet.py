@@ -59,6 +59,16 @@ class Table:
         return isinstance(gate, dict) and bool(gate.get("open"))
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def loads(raw: bytes) -> Any:
+    """A table's JSON as a browser reads it: NaN and Infinity (which Python's json
+    takes) are malformed, or one table's NaN would make every tile unreadable."""
+    return json.loads(raw, parse_constant=_not_json)
+
+
 class Fleet:
     def __init__(self, now: Callable[[], float] = time.time) -> None:
         self.now = now
@@ -85,8 +95,8 @@ class Fleet:
             self._avail(table, raw)
             return
         try:
-            value = json.loads(raw) if raw else None
-        except ValueError:
+            value = loads(raw) if raw else None
+        except (ValueError, RecursionError):     # RecursionError: nested too deep
             return
         if not isinstance(value, dict):
             if leaf in ("status", "faults", "info", "usage") and not raw:
@@ -168,8 +178,10 @@ class Fleet:
         self._roll(entry)
         start = record.get("start")
         if isinstance(start, int | float) and day_of(start) == entry.day:
+            duration = record.get("duration_s")
             entry.hands += 1
-            entry.play_s += float(record.get("duration_s") or 0.0)
+            if isinstance(duration, int | float) and not isinstance(duration, bool):
+                entry.play_s += float(duration)
             self._touch(table)
 
     def set_today(self, table: str, hands: int, play_s: float) -> None:

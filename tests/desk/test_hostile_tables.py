@@ -1,0 +1,85 @@
+"""A broken or hostile table on the broker cannot blank the grid or deafen the venue
+(venue/desk/fleet.py, store.py, link.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+from venue.desk.config import BrokerSection
+from venue.desk.fleet import Fleet
+from venue.desk.link import BrokerLink
+from venue.desk.store import Store
+
+
+def strict(value: Any) -> str:
+    """JSON as a browser's JSON.parse takes it: NaN and Infinity are not JSON."""
+    return json.dumps(value, allow_nan=False)
+
+
+def test_nan_or_infinity_from_a_table_cannot_blank_every_tile():
+    # Python's json reads NaN; the page's JSON.parse throws on it, and one table
+    # would leave the whole grid (snapshot and stream) unpainted.
+    fleet = Fleet()
+    fleet.feed("mjt/v1/t1/avail", b"online")
+    fleet.feed("mjt/v1/t1/faults", b'{"active": [{"id": "x", "code": "E1"}]}')
+    fleet.feed("mjt/v1/t1/event/fault", b'{"id": "x", "code": "E1", "wall": NaN}')
+    fleet.feed("mjt/v1/t1/status", b'{"display": Infinity, "hand_in_play": true}')
+    fleet.feed("mjt/v1/t1/event/hand", b'{"seq": 1, "boot": 1, "start": %d, '
+               b'"duration_s": -Infinity}' % int(time.time()))
+    strict(fleet.tiles())
+
+
+def test_a_record_the_store_cannot_hold_is_refused_not_raised():
+    store = Store()
+    now = time.time()
+    for bad in ({"boot": 10**30, "seq": 1, "start": now},          # beyond SQLite's INTEGER
+                {"boot": 1, "seq": 1, "start": 1e300},              # no day for that
+                {"boot": 1, "seq": 1, "start": float("inf")},
+                {"boot": float("inf"), "seq": 1, "start": now},
+                {"boot": 1, "seq": 2, "start": now, "cycle": 10**30}):
+        assert store.add("t1", bad) is False
+    assert store.add("t1", {"boot": 1, "seq": 3, "start": now}) is True
+
+
+def test_deeply_nested_json_is_ignored_like_any_malformed_message():
+    fleet = Fleet()
+    fleet.feed("mjt/v1/t1/status", b"[" * 100_000)
+    fleet.feed("mjt/v1/t1/event/hand", b'{"a":' * 100_000)
+    assert fleet.tiles() == [] or all(t["state"] == "offline" for t in fleet.tiles())
+
+
+class Message:
+    def __init__(self, topic: str, payload: bytes) -> None:
+        self.topic, self.payload = topic, payload
+
+
+class Client:
+    def __init__(self, messages: list[Message]) -> None:
+        self._messages = messages
+
+    @property
+    def messages(self) -> Any:
+        async def stream() -> Any:
+            for message in self._messages:
+                yield message
+        return stream()
+
+
+def test_one_message_that_breaks_a_part_of_the_venue_does_not_stop_the_others():
+    # Before: the exception left the broker link's task, which never came back: the
+    # venue went deaf for good, silently.
+    fleet = Fleet()
+    lines: list[str] = []
+    link = BrokerLink(BrokerSection(), fleet, Store(), log=lines.append)
+
+    def broken(table: str, fault: dict[str, Any]) -> None:
+        raise RuntimeError("a notifier's bug")
+    fleet.on_fault.append(broken)
+    client = Client([Message("mjt/v1/t1/event/fault", b'{"id": "x"}'),
+                     Message("mjt/v1/t1/avail", b"online")])
+    asyncio.run(link._feed(client))      # type: ignore[arg-type]
+    assert fleet.tile("t1")["state"] == "idle"
+    assert any("t1" in line for line in lines)
