@@ -33,8 +33,9 @@ from venue.desk.login import (
 from venue.desk.office import Office
 from venue.desk.sections import BookingSection
 
-TABLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")    # never '/', '+' or '#'
-BOOKING = re.compile(r"^[\w.:-]{1,64}$")
+# Whole strings (fullmatch: "$" alone lets a trailing newline through).
+TABLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")      # never '/', '+' or '#'
+BOOKING = re.compile(r"[\w.:-]{1,64}")
 MAX_REASON_CHARS = 200
 EARLY_ACKS = 256        # acks heard before their command's sender asked for them
 
@@ -89,7 +90,7 @@ class Booking:
         if request.content_type == "application/json":
             try:
                 body = json.loads(await request.text())
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, RecursionError):    # RecursionError: nested too deep
                 raise BadRequest(N_("the body is not JSON")) from None
         else:
             body = dict(await request.post())
@@ -108,7 +109,7 @@ class Booking:
                 not 1 <= for_s <= self.section.max_for_s:
             raise BadRequest(N_("for_s must be a number of seconds from 1 to {most:g}"))
         booking_id = body.get("booking_id")
-        if not isinstance(booking_id, str) or not BOOKING.match(booking_id):
+        if not isinstance(booking_id, str) or not BOOKING.fullmatch(booking_id):
             raise BadRequest(N_("booking_id must be 1–64 letters, digits, '.', ':', '_' "
                                 "or '-'"))
         return {"for_s": for_s, "booking_id": booking_id}
@@ -127,7 +128,7 @@ class Booking:
         by = "integrator" if integrator_of(request) else "staff"
         lang = page_language(request)
         try:
-            if not TABLE.match(table):
+            if not TABLE.fullmatch(table):
                 raise BadRequest(N_("not a table name"))
             body = await self._body(request)
             args = self._enable_args(body) if name == "enable" else self._disable_args(body)

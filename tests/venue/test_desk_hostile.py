@@ -1,0 +1,114 @@
+"""Crafted requests against the desk's login and booking API, and the incidents of a
+fault that flaps (venue/desk/login.py, staff.py, booking.py, incidents.py)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+from argon2.exceptions import VerifyMismatchError
+
+from tests.venue.test_desk_login import logged, login, run
+from venue.desk.incidents import Incidents
+from venue.desk.office import Office
+from venue.desk.sections import NotifySection, StaffSection
+from venue.desk.sessions import Sessions
+from venue.desk.staff import Cost, LoginRefused, Staff
+
+
+async def csrf(client: TestClient) -> str:
+    return (await (await client.get("/api/session")).json())["csrf"]
+
+
+def test_json_nested_too_deep_is_a_bad_request_not_a_server_error() -> None:
+    async def test(client: TestClient, app: Any) -> None:
+        await login(client)
+        answer = await client.post("/api/tables/t1/enable", data=b"[" * 100_000,
+                                   headers={"Content-Type": "application/json",
+                                            "X-CSRF-Token": await csrf(client)})
+        assert answer.status == 400
+        assert logged(app, "booking.bad_request")
+    run(test)
+
+
+def test_a_table_or_booking_id_with_a_trailing_newline_is_refused() -> None:
+    async def test(client: TestClient, app: Any) -> None:
+        await login(client)
+        token = await csrf(client)
+        for path, body in (("/api/tables/t1%0A/enable", {"for_s": 60, "booking_id": "B-1"}),
+                           ("/api/tables/t1/enable", {"for_s": 60, "booking_id": "B-1\n"})):
+            answer = await client.post(path, json=body, headers={"X-CSRF-Token": token})
+            assert answer.status == 400, path
+        assert len(logged(app, "booking.bad_request")) == 2
+    run(test)
+
+
+def slow_staff(failures: int) -> tuple[Staff, list[int]]:
+    section = StaffSection(lockout_failures=failures)
+    staff = Staff(Office(echo=False), section, Cost(memory_kib=64, passes=1))
+    staff.add("li", "counter-password-1")
+    tried: list[int] = []
+
+    class Slow:
+        """argon2id's tens of milliseconds, widened; every password wrong."""
+
+        def verify(self, stored: str, password: str) -> bool:
+            tried.append(1)
+            time.sleep(0.2)
+            raise VerifyMismatchError()
+    staff.hasher = Slow()           # type: ignore[assignment]
+    return staff, tried
+
+
+def test_guesses_sent_at_once_are_counted_before_they_are_checked() -> None:
+    # Before: every guess that started before the count reached the limit was checked
+    # (the lock was read before argon2, the count written after), so a burst of
+    # parallel logins tried many passwords for each lockout.
+    staff, tried = slow_staff(3)
+    answers: list[str] = []
+
+    def guess() -> None:
+        try:
+            staff.verify("li", "wrong-password-0")
+        except LoginRefused as refused:
+            answers.append(refused.why)
+    threads = [threading.Thread(target=guess) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(tried) <= 3
+    assert len(answers) == 8 and staff.locked("li")
+
+
+def test_a_new_password_ends_the_sessions_of_the_old_one() -> None:
+    office = Office(echo=False)
+    section = StaffSection()
+    staff = Staff(office, section, Cost(memory_kib=64, passes=1))
+    sessions = Sessions(office, section)
+    staff.add("li", "counter-password-1")
+    old, _session = sessions.open("li")
+    staff.add("li", "counter-password-2")      # the owner resets a leaked password
+    assert sessions.find(old) == (None, False)
+
+
+def test_a_fault_that_flaps_every_two_seconds_is_one_incident_and_one_page() -> None:
+    # Before: each flap was a new incident cleared before its debounce ran out, so a
+    # table faulting again and again paged nobody; with debounce 0, every flap paged.
+    for debounce in (10.0, 0.0):
+        incidents = Incidents(Office(echo=False), NotifySection(debounce_s=debounce,
+                                                                escalate_after_min=0))
+        fault = {"id": "timing.drift", "where": "lift", "code": "E31"}
+        pages = []
+        now = 1000.0
+        for _flap in range(15):             # 30 s of a fault on 1.5 s, off 0.5 s
+            incidents.active("t1", [fault], now)
+            pages += incidents.due(now)
+            now += 1.5
+            pages += incidents.due(now)
+            incidents.active("t1", [], now)
+            now += 0.5
+        assert len(pages) == 1, debounce
+        assert len(incidents.listed()) == 1, debounce
