@@ -112,3 +112,34 @@ def test_a_fault_that_flaps_every_two_seconds_is_one_incident_and_one_page() -> 
             now += 0.5
         assert len(pages) == 1, debounce
         assert len(incidents.listed()) == 1, debounce
+
+
+def test_pages_stuck_on_a_hanging_webhook_do_not_hold_up_staff_logins() -> None:
+    # Before: pages ran on asyncio's default executor, the one argon2id logins use: a
+    # burst of incidents to a hung chat server took every worker for send_timeout_s
+    # and nobody could log in to acknowledge them.
+    import asyncio
+
+    from venue.desk.notify import Notifier
+
+    async def main() -> float:
+        release = threading.Event()
+
+        def hung(urls: list[str], title: str, body: str, timeout_s: float) -> bool:
+            release.wait(5.0)
+            return False
+        office = Office(echo=False)
+        section = NotifySection(urls=["json://127.0.0.1:9/"], debounce_s=0.0)
+        notify = Notifier(Incidents(office, section), office, section, "en", send=hung)
+        for table in range(40):             # a power blip: every table faults at once
+            notify.fault(f"t{table}", {"id": "power.lost", "where": "main"})
+        notify.page_due()
+        await asyncio.sleep(0.05)
+        started = time.monotonic()
+        await asyncio.wait_for(asyncio.to_thread(lambda: None), 3.0)   # a login's turn
+        took = time.monotonic() - started
+        release.set()
+        await notify.drain()
+        assert len(notify.sent) == 40          # every page still went (and was logged)
+        return took
+    assert asyncio.run(main()) < 0.5
