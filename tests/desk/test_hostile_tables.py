@@ -83,3 +83,47 @@ def test_one_message_that_breaks_a_part_of_the_venue_does_not_stop_the_others():
     asyncio.run(link._feed(client))      # type: ignore[arg-type]
     assert fleet.tile("t1")["state"] == "idle"
     assert any("t1" in line for line in lines)
+
+
+def test_many_open_streams_build_each_changed_tile_once():
+    # Before: every stream built and encoded every changed tile for itself: 200 open
+    # dashboards and 100 tables changing each second were 20,000 tiles a second, and
+    # the venue's loop lagged by 100 ms to 1 s (bench/bench_desk_sse.py).
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from tests.desk.test_app import fleet_of, log_in
+    from venue.desk.app import make_app
+    from venue.desk.config import parse
+
+    fleet = fleet_of(5)
+    built: list[str] = []
+    tile = fleet.tile
+
+    def counted(table: str) -> dict[str, Any]:
+        built.append(table)
+        return tile(table)
+    fleet.tile = counted            # type: ignore[method-assign]
+
+    async def main() -> list[int]:
+        app = make_app(parse({}, "test.toml"), fleet)
+        async with TestClient(TestServer(app)) as client:
+            log_in(app, client)
+            streams = [await client.get("/events") for _ in range(20)]
+
+            async def until(response: Any, name: str, count: int) -> int:
+                seen = 0
+                while seen < count:
+                    line = await response.content.readline()
+                    seen += line.startswith(f"event: {name}".encode())
+                return seen
+            await asyncio.wait_for(asyncio.gather(*(until(s, "tiles", 1) for s in streams)), 5)
+            built.clear()
+            for n in range(1, 6):
+                fleet.feed(f"mjt/v1/t{n}/status", b'{"hand_in_play": true}')
+            got = await asyncio.wait_for(
+                asyncio.gather(*(until(s, "tile", 5) for s in streams)), 5)
+            for response in streams:
+                response.close()
+            return got
+    assert asyncio.run(main()) == [5] * 20
+    assert len(built) == 5

@@ -74,6 +74,10 @@ class Fleet:
         self.now = now
         self.tables: dict[str, Table] = {}
         self._watchers: list[Watch] = []
+        # Bumped at every change of a table: what was built from it before is stale.
+        self.versions: dict[str, int] = {}
+        # The stream's encoded tile per table, with the version it was built from.
+        self.encoded: dict[str, tuple[int, bytes]] = {}
         # Called with (table, record) for every `event/hand`, (table, fault) for every
         # `event/fault`, (table, ack) for every `cmd/ack`: the store, notifications.
         self.on_hand: list[Callable[[str, dict[str, Any]], None]] = []
@@ -256,6 +260,7 @@ class Fleet:
     def _touch(self, table: str) -> None:
         entry = self.table(table)
         entry.seen = True
+        self.versions[table] = self.versions.get(table, 0) + 1
         for watch in self._watchers:
             watch.mark(table)
 
@@ -290,12 +295,16 @@ class Watch:
         self.dirty.add(table)
         self.wake.set()
 
-    async def changed(self, timeout: float) -> list[str]:
-        """The tables changed since the last call (empty after `timeout` seconds)."""
+    async def changed(self, timeout: float, gather_s: float = 0.0) -> list[str]:
+        """The tables changed since the last call (empty after `timeout` seconds);
+        `gather_s`: after the first change, wait that long for more (one write for a
+        burst, not one per table)."""
         try:
             await asyncio.wait_for(self.wake.wait(), timeout)
         except TimeoutError:
             return []
+        if gather_s > 0 and not self.closed:
+            await asyncio.sleep(gather_s)
         self.wake.clear()
         tables, self.dirty = self.dirty, set()
         return sorted(tables, key=natural)
