@@ -143,3 +143,20 @@ def test_pages_stuck_on_a_hanging_webhook_do_not_hold_up_staff_logins() -> None:
         assert len(notify.sent) == 40          # every page still went (and was logged)
         return took
     assert asyncio.run(main()) < 0.5
+
+
+def test_the_page_after_login_is_never_another_site() -> None:
+    # Browsers drop tabs and newlines from a URL: "/\t/evil.example" is
+    # "//evil.example", another site. Before: it passed the check for "//".
+    import re
+
+    async def test(client: TestClient, app: Any) -> None:
+        for target in ("/\t/evil.example", "/\n/evil.example", "/ /evil.example",
+                       "//evil.example", "https://evil.example"):
+            form = await client.get("/login")
+            token = re.search(r'name="csrf" value="([^"]+)"', await form.text()).group(1)
+            answer = await client.post("/login", data={
+                "name": "li", "password": "counter-password-1", "csrf": token,
+                "next": target}, allow_redirects=False)
+            assert answer.status == 303 and answer.headers["Location"] == "/", repr(target)
+    run(test)
