@@ -160,3 +160,48 @@ def test_the_page_after_login_is_never_another_site() -> None:
                 "next": target}, allow_redirects=False)
             assert answer.status == 303 and answer.headers["Location"] == "/", repr(target)
     run(test)
+
+
+def test_only_the_table_a_command_was_for_can_answer_it() -> None:
+    # Before: the answer was matched by command id alone; a table that could read
+    # another's commands (a broker with looser ACLs) could say "accepted" for it,
+    # and the mini-program was told a table was open that never opened.
+    import asyncio
+
+    from aiohttp.test_utils import TestServer
+
+    from firmware.signed import sign
+    from tests.venue.test_desk_login import CONFIG
+    from tests.venue.watch import VenueKey
+    from venue.desk.app import make_app
+    from venue.desk.config import parse
+    from venue.desk.fleet import Fleet
+    from venue.desk.login import OFFICE, STAFF
+
+    class Impostor:
+        def __init__(self, fleet: Fleet) -> None:
+            self.fleet, self.key = fleet, VenueKey()
+
+        async def command(self, table: str, name: str, args: dict[str, Any],
+                          valid_s: float = 60.0) -> dict[str, Any]:
+            now = time.time()
+            envelope = sign(self.key.private, {"id": "c1", "table": table, "name": name,
+                                               "args": args, "key": "venue-1",
+                                               "issued": now, "expires": now + valid_s})
+            self.fleet.feed("mjt/v1/t2/cmd/ack", b'{"id": "c1", "accepted": true, '
+                            b'"result": {"open": true, "left_s": 60}}')
+            return envelope
+
+    async def main() -> int:
+        fleet = Fleet()
+        app = make_app(parse({**CONFIG, "booking": {"ack_wait_s": 0.5}}, "venue.toml"),
+                       fleet, link=Impostor(fleet))
+        app[OFFICE].echo = False
+        app[STAFF].add("li", "counter-password-1")
+        async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+            await login(client)
+            answer = await client.post("/api/tables/t1/enable",
+                                       json={"for_s": 60, "booking_id": "B-1"},
+                                       headers={"X-CSRF-Token": await csrf(client)})
+            return answer.status
+    assert asyncio.run(main()) == 202
