@@ -205,3 +205,19 @@ def test_only_the_table_a_command_was_for_can_answer_it() -> None:
                                        headers={"X-CSRF-Token": await csrf(client)})
             return answer.status
     assert asyncio.run(main()) == 202
+
+
+def test_a_state_directory_the_venue_cannot_use_is_one_line_for_staff_commands(
+        tmp_path, monkeypatch, capsys) -> None:
+    # Before: SQLite's own error (the records file is a folder, the disk is
+    # read-only, the file is not a database) came out as a traceback.
+    import io
+
+    from firmware.cli import main
+
+    (tmp_path / "venue.sqlite").write_bytes(b"not a database, " * 64)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code = main(["venue", "--state-dir", str(tmp_path), "staff", "list"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "venue.sqlite" in err, err
+
