@@ -221,3 +221,22 @@ def test_a_state_directory_the_venue_cannot_use_is_one_line_for_staff_commands(
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "venue.sqlite" in err, err
 
+
+
+def test_a_second_venue_on_the_same_records_stops_with_one_line(tmp_path, capsys) -> None:
+    # Before: both ran, on one file and one broker client id, each taking the
+    # broker session from the other every second.
+    import asyncio
+
+    from firmware.cli import main
+    from venue.desk.config import parse
+    from venue.desk.serve import Desk
+
+    first = Desk(parse({}, "venue.toml"), state_dir=str(tmp_path))
+    try:
+        code = main(["venue", "--state-dir", str(tmp_path), "--listen", "127.0.0.1:0",
+                     "--broker", "mqtt://127.0.0.1:9"])
+    finally:
+        asyncio.run(first.close())
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "already" in err, err
