@@ -42,6 +42,22 @@ def test_a_record_the_store_cannot_hold_is_refused_not_raised():
                 {"boot": 1, "seq": 2, "start": now, "cycle": 10**30}):
         assert store.add("t1", bad) is False
     assert store.add("t1", {"boot": 1, "seq": 3, "start": now}) is True
+    # A NaN where a number is optional: the hand is kept (it is billed), the NaN not.
+    assert store.add("t1", {"boot": 1, "seq": 4, "start": now,
+                            "duration_s": float("nan"), "end": float("inf")}) is True
+    strict(store.usage("0000-01-01", "9999-12-31"))
+    strict(store.records("0000-01-01", "9999-12-31"))
+
+
+def test_a_hand_record_with_a_nan_is_kept_and_counted_without_it():
+    fleet = Fleet()
+    link = BrokerLink(BrokerSection(), fleet, Store(), log=lambda line: None)
+    fleet.feed("mjt/v1/t1/avail", b"online")
+    fleet.feed("mjt/v1/t1/event/hand", b'{"seq": 1, "boot": 1, "start": %d, '
+               b'"duration_s": NaN}' % int(time.time()))
+    assert link.store.ackable("t1", 0) == 1
+    assert fleet.tile("t1")["hands_today"] == 1
+    strict(fleet.tiles())
 
 
 def test_deeply_nested_json_is_ignored_like_any_malformed_message():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -99,7 +100,10 @@ class Fleet:
             self._avail(table, raw)
             return
         try:
-            value = loads(raw) if raw else None
+            # A hand record is billing: kept even with a NaN in it (the store keeps
+            # only finite numbers), or its gap would hold every later record's ack.
+            value = (json.loads(raw) if leaf == "event/hand" else loads(raw)) if raw \
+                else None
         except (ValueError, RecursionError):     # RecursionError: nested too deep
             return
         if not isinstance(value, dict):
@@ -184,7 +188,8 @@ class Fleet:
         if isinstance(start, int | float) and day_of(start) == entry.day:
             duration = record.get("duration_s")
             entry.hands += 1
-            if isinstance(duration, int | float) and not isinstance(duration, bool):
+            if isinstance(duration, int | float) and not isinstance(duration, bool) \
+                    and math.isfinite(duration):
                 entry.play_s += float(duration)
             self._touch(table)
 

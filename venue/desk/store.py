@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import re
 import sqlite3
@@ -150,7 +151,7 @@ def _int(value: Any) -> int | None:
 
 def _float(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(
-        value, bool) else None
+        value, bool) and math.isfinite(value) else None
 
 
 def _text(value: Any) -> str | None:
