@@ -41,8 +41,7 @@ from collections import Counter
 from typing import Any
 
 from bench.report import print_report
-from firmware.controller import ANSWERED_BY_REFEED
-from firmware.faults import CATALOGUE, ERROR, INFO
+from firmware.faults import CATALOGUE, ERROR, INFO, REFEED
 from mjtable_core.config import Config, load_config
 from mjtable_core.geometry import REFERENCE
 from simulator.harness import Harness
@@ -125,7 +124,7 @@ class JudgedHarness(Harness):
         if ctl.refeed_hold is not None:
             # A set refed goes in again counted from zero: that answers a short or
             # long count, so the hold for the refeed takes the place of those faults.
-            active += [i for i in before["active"] if i in ANSWERED_BY_REFEED]
+            active += [i for i in before["active"] if CATALOGUE[i].answer == REFEED]
         missing = sorted((Counter(before["active"]) - Counter(active)).elements())
         if missing:
             cut.problems.append(f"active at the cut, gone after it: {missing}")

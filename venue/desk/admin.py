@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import sqlite3
 import sys
 
 from firmware.i18n import _
@@ -86,12 +87,15 @@ def main(argv: list[str]) -> int:
         from venue.desk.store import FILE_NAME, Store
 
         config = desk_config.load(args.config)
-        store = Store(default_store(args.state_dir, config.desk.state_dir) / FILE_NAME)
+        path = default_store(args.state_dir, config.desk.state_dir) / FILE_NAME
+        store = Store(path)
+        office, staff, _sessions, integrators = offices(store.db, config)
     except ConfigError as exc:
         return fail(_("config error: {error}").format(error=exc))
     except OSError as exc:
         return fail(str(exc))
-    office, staff, _sessions, integrators = offices(store.db, config)
+    except sqlite3.Error as exc:        # not a database, a read-only disk
+        return fail(_("cannot keep records in {path}: {error}").format(path=path, error=exc))
     office.echo = False
     needs_name = args.action not in ("list",)
     if needs_name and not args.name:

@@ -33,8 +33,9 @@ from venue.desk.login import (
 from venue.desk.office import Office
 from venue.desk.sections import BookingSection
 
-TABLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")    # never '/', '+' or '#'
-BOOKING = re.compile(r"^[\w.:-]{1,64}$")
+# Whole strings (fullmatch: "$" alone lets a trailing newline through).
+TABLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")      # never '/', '+' or '#'
+BOOKING = re.compile(r"[\w.:-]{1,64}")
 MAX_REASON_CHARS = 200
 EARLY_ACKS = 256        # acks heard before their command's sender asked for them
 
@@ -43,33 +44,35 @@ class Acks:
     """Futures of the commands waiting for their table's `cmd/ack`."""
 
     def __init__(self) -> None:
-        self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        # By (table, command id): only the table a command was for answers it (a
+        # table that could read another's commands cannot say it took them).
+        self.waiting: dict[tuple[str, str], asyncio.Future[dict[str, Any]]] = {}
         # The table may answer before the publish returns (its ack races the PUBACK).
-        self.early: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.early: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
 
-    def expect(self, cmd_id: str) -> asyncio.Future[dict[str, Any]]:
+    def expect(self, table: str, cmd_id: str) -> asyncio.Future[dict[str, Any]]:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        early = self.early.pop(cmd_id, None)
+        early = self.early.pop((table, cmd_id), None)
         if early is not None:
             future.set_result(early)
         else:
-            self.waiting[cmd_id] = future
+            self.waiting[table, cmd_id] = future
         return future
 
     def heard(self, table: str, ack: Any) -> None:
         if not isinstance(ack, dict):
             return
-        cmd_id = str(ack.get("id"))
-        future = self.waiting.pop(cmd_id, None)
+        key = (table, str(ack.get("id")))
+        future = self.waiting.pop(key, None)
         if future is None:
-            self.early[cmd_id] = ack
+            self.early[key] = ack
             while len(self.early) > EARLY_ACKS:
                 self.early.popitem(last=False)
         elif not future.done():
             future.set_result(ack)
 
-    def forget(self, cmd_id: str) -> None:
-        self.waiting.pop(cmd_id, None)
+    def forget(self, table: str, cmd_id: str) -> None:
+        self.waiting.pop((table, cmd_id), None)
 
 
 class BadRequest(Exception):
@@ -89,7 +92,7 @@ class Booking:
         if request.content_type == "application/json":
             try:
                 body = json.loads(await request.text())
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, RecursionError):    # RecursionError: nested too deep
                 raise BadRequest(N_("the body is not JSON")) from None
         else:
             body = dict(await request.post())
@@ -108,7 +111,7 @@ class Booking:
                 not 1 <= for_s <= self.section.max_for_s:
             raise BadRequest(N_("for_s must be a number of seconds from 1 to {most:g}"))
         booking_id = body.get("booking_id")
-        if not isinstance(booking_id, str) or not BOOKING.match(booking_id):
+        if not isinstance(booking_id, str) or not BOOKING.fullmatch(booking_id):
             raise BadRequest(N_("booking_id must be 1–64 letters, digits, '.', ':', '_' "
                                 "or '-'"))
         return {"for_s": for_s, "booking_id": booking_id}
@@ -127,7 +130,7 @@ class Booking:
         by = "integrator" if integrator_of(request) else "staff"
         lang = page_language(request)
         try:
-            if not TABLE.match(table):
+            if not TABLE.fullmatch(table):
                 raise BadRequest(N_("not a table name"))
             body = await self._body(request)
             args = self._enable_args(body) if name == "enable" else self._disable_args(body)
@@ -149,13 +152,13 @@ class Booking:
                 text = _("the venue's broker is not reachable: nothing was sent")
             return web.json_response({"error": text}, status=503)
         cmd_id = envelope["cmd"]["id"]
-        future = self.acks.expect(cmd_id)
+        future = self.acks.expect(table, cmd_id)
         self.office.log("booking.sent", who=who, remote=remote(request), by=by, table=table,
                         command=name, id=cmd_id, **args)
         try:
             ack = await asyncio.wait_for(future, self.section.ack_wait_s)
         except TimeoutError:
-            self.acks.forget(cmd_id)
+            self.acks.forget(table, cmd_id)
             # Sent, unanswered: the table is off or away. The command expires by itself.
             return web.json_response({"id": cmd_id, "table": table, "sent": True,
                                       "ack": None}, status=202)

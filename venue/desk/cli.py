@@ -71,11 +71,14 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         return EXIT_CONFIG
     try:
-        from venue.desk.serve import Desk
+        from venue.desk.serve import AlreadyRunning, Desk
     except ModuleNotFoundError as exc:
         return _missing(exc)
     try:
         desk = Desk(config, demo=args.demo, state_dir=args.state_dir)
+    except AlreadyRunning as exc:
+        print(f"mjtable venue: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     except ValueError as exc:        # the key file
         print(f"mjtable venue: {exc}", file=sys.stderr)
         return EXIT_CONFIG

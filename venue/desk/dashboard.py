@@ -15,11 +15,14 @@ from typing import Any
 from aiohttp import web
 
 from firmware.i18n import N_, _
-from venue.desk.fleet import STATES
+from venue.desk.fleet import STATES, Fleet
 from venue.desk.keys import FLEET, NAV
 from venue.desk.page import escaped, page, render, script_json, words_block
 
 PING_S = 15.0       # a comment this often: the page knows a silent stream is dead
+# A stream waits this long after a change for the others of a burst: 100 tables
+# changing each second are ~20 writes a second per page, not 100.
+GATHER_S = 0.05
 STATE_WORDS = {"idle": N_("idle"), "playing": N_("playing"), "booked": N_("booked"),
                "fault": N_("fault"), "offline": N_("offline")}
 
@@ -75,6 +78,17 @@ async def tables(request: web.Request) -> web.Response:
     return web.json_response(snapshot(request.app), dumps=_json)
 
 
+def encoded(fleet: Fleet, table: str) -> bytes:
+    """One tile's event, built once per change of the table however many pages
+    stream it (with the venue's clock of when it was built)."""
+    version = fleet.versions.get(table, 0)
+    hit = fleet.encoded.get(table)
+    if hit is None or hit[0] != version:
+        text = f"event: tile\ndata: {_json({**fleet.tile(table), 'now': fleet.now()})}\n\n"
+        hit = fleet.encoded[table] = (version, text.encode())
+    return hit[1]
+
+
 async def events(request: web.Request) -> web.StreamResponse:
     """The tiles, then each change as it happens (text/event-stream)."""
     fleet = request.app[FLEET]
@@ -87,16 +101,13 @@ async def events(request: web.Request) -> web.StreamResponse:
         await response.write(
             f"retry: 1000\nevent: tiles\ndata: {_json(snapshot(request.app))}\n\n".encode())
         while True:
-            changed = await watch.changed(PING_S)
+            changed = await watch.changed(PING_S, GATHER_S)
             if watch.closed:
                 break
             if not changed:
                 await response.write(b"event: ping\ndata:\n\n")
                 continue
-            now = fleet.now()
-            await response.write("".join(
-                f"event: tile\ndata: {_json({**fleet.tile(t), 'now': now})}\n\n"
-                for t in changed).encode())
+            await response.write(b"".join(encoded(fleet, t) for t in changed))
     except ConnectionResetError:
         pass                # the page went away
     finally:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -59,11 +60,25 @@ class Table:
         return isinstance(gate, dict) and bool(gate.get("open"))
 
 
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def loads(raw: bytes) -> Any:
+    """A table's JSON as a browser reads it: NaN and Infinity (which Python's json
+    takes) are malformed, or one table's NaN would make every tile unreadable."""
+    return json.loads(raw, parse_constant=_not_json)
+
+
 class Fleet:
     def __init__(self, now: Callable[[], float] = time.time) -> None:
         self.now = now
         self.tables: dict[str, Table] = {}
         self._watchers: list[Watch] = []
+        # Bumped at every change of a table: what was built from it before is stale.
+        self.versions: dict[str, int] = {}
+        # The stream's encoded tile per table, with the version it was built from.
+        self.encoded: dict[str, tuple[int, bytes]] = {}
         # Called with (table, record) for every `event/hand`, (table, fault) for every
         # `event/fault`, (table, ack) for every `cmd/ack`: the store, notifications.
         self.on_hand: list[Callable[[str, dict[str, Any]], None]] = []
@@ -85,8 +100,11 @@ class Fleet:
             self._avail(table, raw)
             return
         try:
-            value = json.loads(raw) if raw else None
-        except ValueError:
+            # A hand record is billing: kept even with a NaN in it (the store keeps
+            # only finite numbers), or its gap would hold every later record's ack.
+            value = (json.loads(raw) if leaf == "event/hand" else loads(raw)) if raw \
+                else None
+        except (ValueError, RecursionError):     # RecursionError: nested too deep
             return
         if not isinstance(value, dict):
             if leaf in ("status", "faults", "info", "usage") and not raw:
@@ -168,8 +186,11 @@ class Fleet:
         self._roll(entry)
         start = record.get("start")
         if isinstance(start, int | float) and day_of(start) == entry.day:
+            duration = record.get("duration_s")
             entry.hands += 1
-            entry.play_s += float(record.get("duration_s") or 0.0)
+            if isinstance(duration, int | float) and not isinstance(duration, bool) \
+                    and math.isfinite(duration):
+                entry.play_s += float(duration)
             self._touch(table)
 
     def set_today(self, table: str, hands: int, play_s: float) -> None:
@@ -244,6 +265,7 @@ class Fleet:
     def _touch(self, table: str) -> None:
         entry = self.table(table)
         entry.seen = True
+        self.versions[table] = self.versions.get(table, 0) + 1
         for watch in self._watchers:
             watch.mark(table)
 
@@ -278,12 +300,16 @@ class Watch:
         self.dirty.add(table)
         self.wake.set()
 
-    async def changed(self, timeout: float) -> list[str]:
-        """The tables changed since the last call (empty after `timeout` seconds)."""
+    async def changed(self, timeout: float, gather_s: float = 0.0) -> list[str]:
+        """The tables changed since the last call (empty after `timeout` seconds);
+        `gather_s`: after the first change, wait that long for more (one write for a
+        burst, not one per table)."""
         try:
             await asyncio.wait_for(self.wake.wait(), timeout)
         except TimeoutError:
             return []
+        if gather_s > 0 and not self.closed:
+            await asyncio.sleep(gather_s)
         self.wake.clear()
         tables, self.dirty = self.dirty, set()
         return sorted(tables, key=natural)

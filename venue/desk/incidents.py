@@ -2,7 +2,9 @@
 
 A fault (from `event/fault`, or a new entry in a table's retained `faults` list)
 opens an incident. It is paged only once it has lasted `debounce_s`: a fault the
-table clears sooner (gone from `faults`) pages nobody. A paged incident nobody has
+table clears sooner (gone from `faults`) pages nobody. The same fault back within
+FLAP_S of clearing reopens its incident: a flapping fault is paged once, not never
+and not at every flap. A paged incident nobody has
 acknowledged after `escalate_after_min` is paged again, to the escalation list. Only
 what the table holds active opens one: an information-level event never pages.
 
@@ -19,6 +21,7 @@ from venue.desk.office import Office
 from venue.desk.sections import NotifySection
 
 OPENED, ESCALATED = "opened", "escalated"
+FLAP_S = 60.0       # a fault back within this long of clearing continues its incident
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,17 @@ class Incidents:
                 self.db.execute("UPDATE incidents SET summary = ? WHERE id = ?",
                                 (str(fault["summary"]), row["id"]))
             return int(row["id"])
+        back = self.office.one(
+            "SELECT id FROM incidents WHERE table_id = ? AND fault_id = ? AND cleared >= ? "
+            "ORDER BY id DESC LIMIT 1", (table, key, now - max(self.section.debounce_s,
+                                                             FLAP_S)))
+        if back is not None:
+            # The same fault back soon after it cleared (a flapping sensor): the same
+            # incident goes on. Else each flap, cleared within the debounce, would page
+            # nobody however often it came; or, without debounce, page every time.
+            self.db.execute("UPDATE incidents SET cleared = NULL WHERE id = ?", (back["id"],))
+            self.office.log("incident.reopened", table=table, fault=key, incident=back["id"])
+            return int(back["id"])
         cursor = self.db.execute(
             "INSERT INTO incidents (table_id, fault_id, code, summary, opened) "
             "VALUES (?, ?, ?, ?, ?)", (table, key, str(fault.get("code") or ""),

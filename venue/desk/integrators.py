@@ -20,7 +20,7 @@ from firmware.i18n import _
 from venue.desk.office import Office
 
 PREFIX = "mjk"
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")     # fullmatch: no trailing newline
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Integrator:
 
 
 def check_integrator(name: str) -> str:
-    if not NAME.match(name or ""):
+    if not NAME.fullmatch(name or ""):
         raise ValueError(_("integrator name “{name}” is not valid: use 1–64 letters, digits, "
                            "'.', '_' or '-', starting with a letter or digit").format(
                                name=(name or "")[:80]))

@@ -87,6 +87,7 @@ class BrokerLink:
         self._client: aiomqtt.Client | None = None
         self._stopping = asyncio.Event()
         self._to_ack: set[str] = set()
+        self._complained: set[tuple[str, str]] = set()
         fleet.on_hand.append(self._on_hand)
 
     def stop(self) -> None:
@@ -144,7 +145,22 @@ class BrokerLink:
         async for message in client.messages:
             body = message.payload
             raw = body if isinstance(body, bytes) else str(body or "").encode()
-            self.fleet.feed(str(message.topic), raw)
+            topic = str(message.topic)
+            try:
+                self.fleet.feed(topic, raw)
+            except Exception as exc:
+                # One message a part of the venue cannot take (a bug, a table's
+                # garbage) must not end the link: it would never come back.
+                self._complain(topic, exc)
+
+    def _complain(self, topic: str, exc: Exception) -> None:
+        """Said once per topic and kind of error: a table repeating it floods nobody."""
+        said = (topic, type(exc).__name__)
+        if said in self._complained or len(self._complained) > 1000:
+            return
+        self._complained.add(said)
+        self.log(_("ignored a message on {topic}: {error}").format(
+            topic=topic[:120], error=repr(exc)[:200]))
 
     def _on_hand(self, table: str, record: dict[str, Any]) -> None:
         if self.store.add(table, record):

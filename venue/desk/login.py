@@ -85,8 +85,11 @@ def _quote_next(path: str) -> str:
 
 
 def _safe_next(target: str | None) -> str:
-    """Only a path on this site: never //host or a scheme (an open redirect)."""
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+    """Only a path on this site: never //host or a scheme (an open redirect). Spaces
+    and control characters are refused too: a browser drops a tab or a newline from
+    a URL, so "/<tab>/evil.example" is "//evil.example"."""
+    if not target or not target.startswith("/") or target.startswith("//") or \
+            "\\" in target or any(ch.isspace() or not ch.isprintable() for ch in target):
         return "/"
     return target
 

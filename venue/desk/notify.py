@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from firmware.i18n import _, language
@@ -20,6 +21,9 @@ from venue.desk.office import Office
 from venue.desk.sections import NotifySection
 
 TICK_S = 1.0        # look for due pages at least this often (escalations)
+# Threads of its own for pages: a hung chat server holds these, never the default
+# executor's, where staff logins check their argon2id hashes.
+PAGERS = 4
 
 
 def words(page: Page, dashboard_url: str = "") -> tuple[str, str]:
@@ -80,6 +84,7 @@ class Notifier:
         self.wake = asyncio.Event()
         self.sent: list[tuple[str, int, bool]] = []   # kind, incident, taken (for tests)
         self._sending: set[asyncio.Task[None]] = set()
+        self._pagers = ThreadPoolExecutor(PAGERS, thread_name_prefix="mjtable-page")
 
     def fault(self, table: str, fault: dict[str, Any]) -> None:
         if self.incidents.raised(table, fault, self.wall()) is not None:
@@ -111,8 +116,8 @@ class Notifier:
         with language(self.lang):
             title, body = words(page, self.dashboard_url)
         try:
-            taken = await asyncio.to_thread(self.send, urls, title, body,
-                                            self.section.send_timeout_s)
+            taken = await asyncio.get_running_loop().run_in_executor(
+                self._pagers, self.send, urls, title, body, self.section.send_timeout_s)
         except Exception as exc:    # a notification plugin's bug must not stop paging
             taken = False
             self.office.log("incident.send_failed", incident=incident, error=repr(exc)[:200])

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
+import os
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +23,8 @@ from venue.desk.fleet import Fleet
 from venue.desk.link import BrokerLink, load_key
 from venue.desk.store import FILE_NAME, Store, day_of
 
+LOCK_NAME = "venue.lock"
+
 
 class Desk:
     def __init__(self, config: DeskConfig, demo: int | None = None,
@@ -33,9 +37,13 @@ class Desk:
         self.demo = demo
         self.embedded = embedded or bool(demo)
         self.key = load_key(config.broker.key_file)     # ValueError: one clear line
-        if store is None:
-            store = Store() if demo else Store(
-                default_store(state_dir, config.desk.state_dir) / FILE_NAME)
+        self._lock: int | None = None
+        if store is None and not demo:
+            directory = default_store(state_dir, config.desk.state_dir)
+            self._lock = hold(directory / LOCK_NAME)
+            store = Store(directory / FILE_NAME)
+        elif store is None:
+            store = Store()
         self.store = store
         self.fleet = Fleet()
         for table, (hands, play_s) in self.store.today(day_of(self.fleet.now())).items():
@@ -121,6 +129,9 @@ class Desk:
             await self.broker.stop()
         with contextlib.suppress(Exception):
             self.store.close()
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
 
 def staff_hint(app: web.Application, say: Callable[[str], None], demo: bool) -> None:
@@ -139,6 +150,24 @@ def staff_hint(app: web.Application, say: Callable[[str], None], demo: bool) -> 
             password=password))
     elif not staff.names():
         say(_("mjtable venue: no staff account yet: mjtable venue staff add NAME"))
+
+
+class AlreadyRunning(Exception):
+    """Another venue process keeps its records in the same directory."""
+
+
+def hold(path: Path) -> int:
+    """An exclusive lock on `path` for the life of the process (the kernel drops it
+    when the process ends, however it ends): two venues on one directory would share
+    one file and one broker client id, each taking the broker from the other."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise AlreadyRunning(_("another mjtable venue is already running on {path}").format(
+            path=path.parent)) from None
+    return fd
 
 
 def default_store(explicit: str | None, configured: str) -> Path:

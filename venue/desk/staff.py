@@ -8,6 +8,7 @@ cost as much as real ones.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -77,6 +78,9 @@ class Staff:
         self.hasher = cost.hasher()
         self.wall = wall
         self._dummy = self.hasher.hash("not a password of anyone")
+        # Guesses being checked now, per name (logins run on worker threads).
+        self._counting = threading.Lock()
+        self._trying: dict[str, int] = {}
 
     def add(self, name: str, password: str) -> str:
         """Add or reset a staff account; ValueError says what is wrong with the input."""
@@ -87,6 +91,8 @@ class Staff:
             "DO UPDATE SET hash = excluded.hash", (name, self.hasher.hash(password),
                                                    self.wall()))
         self.office.db.execute("DELETE FROM lockout WHERE name = ?", (name,))
+        # A new password (a leaked one replaced) ends every session of the old one.
+        self.office.db.execute("DELETE FROM sessions WHERE name = ?", (name,))
         self.office.log("staff.added", who=name)
         return name
 
@@ -106,28 +112,55 @@ class Staff:
         return row is not None and row[0] > self.wall()
 
     def verify(self, name: str, password: str) -> str:
-        """The stored name, or LoginRefused. Slow (argon2id): call it off the event loop."""
+        """The stored name, or LoginRefused. Slow (argon2id): call it off the event loop.
+
+        Each guess is counted before it is checked: guesses sent at once (one per
+        worker thread) cannot all pass the lock before the first is counted, so a name
+        gets at most `lockout_failures` guesses per lockout, however they are sent."""
         try:
             name = check_name(name)
         except ValueError:
             name = name[:64]
-        if self.locked(name):
-            raise LoginRefused(LOCKED)
-        row = self.office.db.execute("SELECT hash FROM staff WHERE name = ?",
-                                    (name,)).fetchone()
+        with self._counting:
+            if self.locked(name) or self._failures(name) + self._trying.get(name, 0) \
+                    >= self.section.lockout_failures:
+                raise LoginRefused(LOCKED)
+            self._trying[name] = self._trying.get(name, 0) + 1
+        row = None
+        good = False
         try:
-            self.hasher.verify(row[0] if row else self._dummy, password[:MAX_PASSWORD_CHARS])
-            good = row is not None
-        except (VerificationError, InvalidHashError):
-            good = False
+            row = self.office.db.execute("SELECT hash FROM staff WHERE name = ?",
+                                        (name,)).fetchone()
+            try:
+                self.hasher.verify(row[0] if row else self._dummy,
+                                   password[:MAX_PASSWORD_CHARS])
+                good = row is not None
+            except (VerificationError, InvalidHashError):
+                good = False
+        finally:
+            with self._counting:
+                left = self._trying.pop(name, 1) - 1
+                if left:
+                    self._trying[name] = left
+                if good:
+                    self.office.db.execute("DELETE FROM lockout WHERE name = ?", (name,))
+                else:
+                    self._failed(name)
         if not good:
-            self._failed(name)
             raise LoginRefused(LOCKED if self.locked(name) else WRONG)
-        self.office.db.execute("DELETE FROM lockout WHERE name = ?", (name,))
+        assert row is not None
         if self.hasher.check_needs_rehash(row[0]):
             self.office.db.execute("UPDATE staff SET hash = ? WHERE name = ?",
                                   (self.hasher.hash(password), name))
         return name
+
+    def _failures(self, name: str) -> int:
+        """Wrong passwords counted against `name` (none once a lockout ran out)."""
+        row = self.office.db.execute("SELECT failures, locked_until FROM lockout WHERE name = ?",
+                                    (name,)).fetchone()
+        if row is None or (row[1] and row[1] <= self.wall()):
+            return 0
+        return int(row[0])
 
     def sweep(self) -> None:
         """Forget spent lockouts and counts of wrong passwords that never locked (the

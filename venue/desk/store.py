@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import re
 import sqlite3
@@ -43,17 +44,19 @@ class Store:
         try:
             boot, seq = int(record["boot"]), int(record["seq"])
             start = float(record["start"])
-        except (KeyError, TypeError, ValueError):
+            if record.get("table") not in (None, table):
+                return False    # a table speaks only for itself (the broker's ACL too)
+            values = (table, boot, seq, _int(record.get("cycle")), start,
+                      _float(record.get("end")), _float(record.get("duration_s")),
+                      _text(record.get("booking_id")), _text(record.get("variant")),
+                      _text(record.get("ended")), day_of(start),
+                      time.time() if now is None else now)
+            cursor = self.db.execute(
+                "INSERT OR IGNORE INTO hands VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", values)
+        except (KeyError, TypeError, ValueError, OverflowError, OSError):
+            # Malformed, or beyond what SQLite or the calendar holds (boot 10**30, a
+            # start in the year 10**292): refused, as any malformed record is.
             return False
-        if record.get("table") not in (None, table):
-            return False        # a table speaks only for itself (the broker's ACL too)
-        values = (table, boot, seq, _int(record.get("cycle")), start,
-                  _float(record.get("end")), _float(record.get("duration_s")),
-                  _text(record.get("booking_id")), _text(record.get("variant")),
-                  _text(record.get("ended")), day_of(start),
-                  time.time() if now is None else now)
-        cursor = self.db.execute(
-            "INSERT OR IGNORE INTO hands VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", values)
         return cursor.rowcount == 1
 
     def ackable(self, table: str, acked: int) -> int:
@@ -148,7 +151,7 @@ def _int(value: Any) -> int | None:
 
 def _float(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(
-        value, bool) else None
+        value, bool) and math.isfinite(value) else None
 
 
 def _text(value: Any) -> str | None:
