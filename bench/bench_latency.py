@@ -49,6 +49,7 @@ from mjtable_core.clock import RealClock
 from mjtable_core.config import Config, load_config
 from mjtable_core.geometry import REFERENCE
 from mjtable_core.signals import Value
+from rules.tiles import set_composition
 
 SIDE_COUNT = REFERENCE.side_count   # the scripted machine is the reference table
 HEAD_TURN_S = 0.1      # the shortest head turn the config allows: most edges per second
@@ -67,11 +68,14 @@ class TimedHal:
         self.signals = config.signals()
         self.values: dict[str, Value] = {
             s.name: s.rest_value for s in self.signals.values()}
+        # The heads' readers see a whole set, each tile once: a set read as 144 copies of
+        # one tile is extra tiles to the count before staging (build.extra_tiles).
+        self.faces = [code for code, n in set_composition(config.table.tiles).items()
+                      for _ in range(n)]
+        self.dealt = 0
         for n in range(SIDE_COUNT):
             self.values[f"side.{n}.head_home"] = True
             self.values[f"side.{n}.plate_home"] = True
-            if f"side.{n}.tile_id" in self.values:
-                self.values[f"side.{n}.tile_id"] = "B1"
         self.values["lid.lower"] = True
         self._heads = {f"motor.side.{n}.head": n for n in range(SIDE_COUNT)}
         self.turning = [False] * SIDE_COUNT
@@ -125,6 +129,9 @@ class TimedHal:
 
     def count(self, side: int) -> None:
         """A tile reaches the head: the count sensor sees it for a moment."""
+        if f"side.{side}.tile_id" in self.values:
+            self.edge(f"side.{side}.tile_id", self.faces[self.dealt % len(self.faces)])
+            self.dealt += 1
         self.edge(f"side.{side}.count", True)
         self.clock.call_later(COUNT_DWELL_S, partial(self.edge, f"side.{side}.count", False))
 

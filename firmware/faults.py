@@ -166,7 +166,7 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
     FaultKind("link.version", "E81", ERROR, N_("the I/O board speaks another protocol version"),
               (N_("board firmware out of date"),),
               (N_("reflash the board"),),
-              short=N_("board program mismatch")),
+              short=N_("board program mismatch"), answer=RELINK),
     FaultKind("timing.drift", "W90", WARNING, N_("a mechanism is slower than it used to be"),
               (N_("wear"), N_("friction"), N_("weak supply")),
               (N_("service the mechanism"), N_("check the supply")),

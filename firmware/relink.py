@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from firmware.faults import ERROR
+from firmware.faults import CATALOGUE, ERROR, RELINK
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -34,7 +34,7 @@ def link_fault(ctl: Controller, fault_id: str, evidence: dict[str, Any]) -> None
 def link_back(ctl: Controller) -> None:
     """The board answered a HELLO again: clear link.lost (and link.version, for a
     board reflashed since), then go on."""
-    lost = [f for f in ctl.faults if f.active and f.id in ("link.lost", "link.version")]
+    lost = [f for f in ctl.faults if f.active and CATALOGUE[f.id].answer == RELINK]
     for fault in lost:
         fault.active = False
         ctl.emit("fault.cleared", id=fault.id, code=fault.code, where=fault.where, by="link")

@@ -35,6 +35,8 @@ from simulator.table import SimTable
 HANDS_TO_ANCHOR = 4         # healthy hands the simulator may take to reach the anchor
 AFTER_FAULT_S = 5.0         # how long past the recorded fault it may come
 SAME_TIME_S = 0.05          # a command this close to the recorded one is the same
+# A recorded entry is (time, kind "i"/"o"/"a", name, value, ...): its first four fields.
+ENTRY_FIELDS = 4
 
 
 class RecordingError(ValueError):
@@ -178,8 +180,9 @@ def checked(row: dict[str, Any], source: str) -> dict[str, Any]:
     if not (isinstance(fault, dict) and isinstance(fault.get("id"), str)
             and isinstance(entries, list) and isinstance(row.get("fault_t"), (int, float))
             and (anchor is None or isinstance(anchor, dict))
-            and all(isinstance(e, list) and len(e) >= 4 and isinstance(e[0], (int, float))
-                    and e[1] in ("i", "o", "a") for e in entries)):
+            and all(isinstance(e, list) and len(e) >= ENTRY_FIELDS
+                    and isinstance(e[0], (int, float)) and e[1] in ("i", "o", "a")
+                    for e in entries)):
         raise RecordingError(_("{source}: not a flight recording").format(source=source))
     return row
 

@@ -174,7 +174,7 @@ def _serve(pipe: Any) -> None:
                 pipe.send(True)
             elif asked[0] == "hand_ended":
                 rig.daemon.call(lambda: ctl.scoring.restore({"last_hand": {
-                    "table": {"cycle": 1, "dealer_position": 0},
+                    "table": {"cycle": ctl.cycle.number, "dealer_position": 0},
                     "commitment": "0" * 64, "wild": None}}))
                 pipe.send(True)
             else:

@@ -18,7 +18,7 @@ console run simulate fuzz deal audit bench verify-deals faults info status log e
 verify-log diagnose test test-mode jog clear estop walls config tui add-technician
 remove-technician technicians on off all lid disc ring dice fwd up down plate head conveyor lift
 check release json mqtt mqtts help force
-agent score usage command replay health maintained
+agent score usage command replay health maintained venue staff integrator
 wipe hole sensors felt channels oil tips rails
 li zhang wang
 E W I N c p Lines

@@ -18,7 +18,7 @@ _CODE = re.compile(r"[WBTFJH][1-9]")
 FLAGS = ("self_drawn", "fourth_tile", "kong", "last_tile")
 # The tiles' faces as Chinese players name them; an English reader sees the codes of
 # docs/scoring.md, which are what the rules engine and `mjtable score` take.
-SUIT_FACES = {"W": "万", "B": "饼", "T": "条"}
+SUIT_FACES = dict(zip("WBT", "万饼条", strict=True))   # 万 W, 饼 B, 条 T
 HONOUR_FACES = {"F1": "东", "F2": "南", "F3": "西", "F4": "北", "J1": "中", "J2": "发",
                 "J3": "白"}
 KEYBOARD = [f"{s}{n}" for s in "WBT" for n in range(1, 10)] + list(HONOUR_FACES)
