@@ -33,6 +33,7 @@ LEDGER_POLL_S = 5.0     # look for records even without a hand event (missed eve
 RESEND_S = 120.0        # unacknowledged this long, acknowledgements stalled: send again
 FAULTS_EVERY_S = 0.5    # the retained fault list is re-read at most this often
 STOP_PUBLISH_S = 2.0    # the last `offline`, waited for at most this long
+MAX_COMMAND = 16 * 1024  # bytes of a `cmd` message; longer ones are malformed
 
 
 def broker_address(url: str) -> tuple[str, int, bool]:
@@ -267,11 +268,18 @@ class Agent:
 
     async def _commands(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
         async for message in mqtt.messages:
+            envelope = command_envelope(message.payload)
             try:
-                envelope = json.loads(bytes(message.payload))   # type: ignore[arg-type]
-            except (TypeError, ValueError):
+                answer = await link.request("command", {"envelope": envelope}, lang=self.lang)
+            except LinkError as exc:
+                if not exc.error:
+                    raise               # no answer: the daemon is gone
+                # The daemon's API refused the request itself (nested past its
+                # parser, a NaN, a lone surrogate): refused as malformed like any
+                # garbage, never the end of the session; retained on `cmd`, it would
+                # end every session after it.
                 envelope = None
-            answer = await link.request("command", {"envelope": envelope}, lang=self.lang)
+                answer = await link.request("command", {"envelope": None}, lang=self.lang)
             name = (envelope or {}).get("cmd", {}).get("name") if isinstance(
                 envelope, dict) and isinstance(envelope.get("cmd"), dict) else None
             await mqtt.publish(self.topics.cmd_ack, payload(answer), qos=1)
@@ -285,6 +293,18 @@ class Agent:
                 await self._publish_usage(link, mqtt)
             elif name in ("enable", "disable", "estop"):
                 await self._publish_status(mqtt, force=True)
+
+
+def command_envelope(body: Any) -> Any:
+    """The JSON of a `cmd` message, or None for what is not one: over MAX_COMMAND (a
+    signed command is a few hundred bytes; the daemon's lines stop at 64 KiB and one
+    over them gets no answer), not UTF-8 JSON, or nested past the parser."""
+    if not isinstance(body, bytes | bytearray) or len(body) > MAX_COMMAND:
+        return None
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _version() -> str:
