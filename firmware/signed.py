@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,6 +65,13 @@ class Command:
     expires: float
 
 
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:       # an integer past a float
+        return False
+
+
 def canonical(cmd: dict[str, Any]) -> bytes:
     return json.dumps(cmd, sort_keys=True, separators=(",", ":"),
                       ensure_ascii=False).encode()
@@ -109,7 +117,9 @@ class Verifier:
             if not isinstance(cmd.get(name), kind) or not cmd[name]:
                 raise Refused(MALFORMED, f"cmd.{name} missing")
         for name in ("issued", "expires"):
-            if not isinstance(cmd.get(name), int | float) or isinstance(cmd[name], bool):
+            # NaN passes every comparison below: a command valid forever.
+            if not isinstance(cmd.get(name), int | float) or isinstance(cmd[name], bool) \
+                    or not _finite(cmd[name]):
                 raise Refused(MALFORMED, f"cmd.{name} missing")
         args = cmd.get("args", {})
         if not isinstance(args, dict):

@@ -1,0 +1,37 @@
+"""Signed commands the venue's key signed but the table must still refuse."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from firmware import signed
+
+NOW = 1_800_000_000.0
+
+
+def _verifier() -> tuple[signed.Verifier, Ed25519PrivateKey]:
+    key = Ed25519PrivateKey.generate()
+    return signed.Verifier("t1", {"venue-1": key.public_key()}, lambda: NOW, 300.0), key
+
+
+def _cmd(n: int, **over: Any) -> dict[str, Any]:
+    return {"id": f"c{n}", "table": "t1", "name": "identify", "args": {}, "key": "venue-1",
+            "issued": NOW, "expires": NOW + 60, **over}
+
+
+@pytest.mark.parametrize("field, value", [("expires", math.nan), ("issued", math.nan),
+                                          ("expires", math.inf), ("issued", -math.inf),
+                                          ("expires", 10 ** 400)])
+def test_a_time_that_is_not_a_number_is_malformed_not_valid_forever(field: str,
+                                                                      value: float) -> None:
+    """Before, `expires: NaN` passed every comparison (NaN > x is false): a command
+    valid forever, its id kept with no expiry."""
+    verifier, key = _verifier()
+    with pytest.raises(signed.Refused) as refused:
+        verifier.check(signed.sign(key, _cmd(1, **{field: value})))
+    assert refused.value.why == signed.MALFORMED
+    assert verifier.check(signed.sign(key, _cmd(2))).name == "identify"
