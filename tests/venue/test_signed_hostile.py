@@ -35,3 +35,27 @@ def test_a_time_that_is_not_a_number_is_malformed_not_valid_forever(field: str,
         verifier.check(signed.sign(key, _cmd(1, **{field: value})))
     assert refused.value.why == signed.MALFORMED
     assert verifier.check(signed.sign(key, _cmd(2))).name == "identify"
+
+
+@pytest.mark.parametrize("booking", ["B" * 65, "B-7\x1b[2J", "B-7\u202e"])
+def test_a_booking_id_too_long_or_with_control_characters_is_refused(booking: str) -> None:
+    """Before, any string was taken: it went into every hand record of the ledger and
+    every status, with a terminal's escapes (the disable reason was already cut and
+    made printable)."""
+    from types import SimpleNamespace
+
+    from firmware.api.venue import Venue, run
+    from firmware.gate import BookingGate
+    from mjtable_core.clock import VirtualClock
+
+    verifier, key = _verifier()
+    venue = Venue(verifier, BookingGate(VirtualClock(), True), None)
+    server: Any = SimpleNamespace(ctl=SimpleNamespace(gate_opened=lambda: None))
+
+    def enable(n: int, booking_id: str) -> Any:
+        return run(server, venue, verifier.check(signed.sign(key, _cmd(
+            n, name="enable", args={"for_s": 60, "booking_id": booking_id}))))
+    with pytest.raises(signed.Refused) as refused:
+        enable(1, booking)
+    assert refused.value.why == signed.BAD_ARGS and venue.gate.booking_id is None
+    assert enable(2, "B-7:2026.12_01")["booking_id"] == "B-7:2026.12_01"
