@@ -8,7 +8,8 @@ refusal is logged and answered) for: a malformed envelope, a name not in COMMAND
 (jog, clear, test, test mode are never accepted from the network), an unknown key
 id, a bad signature, another table's command, an expired or not yet valid one, one
 valid for longer than `[venue] command_max_s`, or an id already seen. Seen ids are
-kept on disk until they expire, so a restart does not reopen a replay.
+kept on disk for a day after they expire, so neither a restart nor the clock set back
+reopens a replay.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from firmware.i18n import N_
 FILE_NAME = "commands.sqlite"
 # None of these moves a motor, except the e-stop, which only stops them.
 COMMANDS = ("enable", "disable", "identify", "rebirth", "usage_ack", "estop")
+SEEN_KEPT_S = 86400.0  # a used id is remembered this long after its command expired
 SKEW_S = 30.0       # a command issued this far in the future is still taken (clock skew)
 
 # Why a command was refused: the words a venue's operator reads in cmd/ack.
@@ -142,7 +144,9 @@ class Verifier:
             raise Refused(EXPIRED)
         if cmd["issued"] > now + SKEW_S:
             raise Refused(NOT_YET)
-        self.db.execute("DELETE FROM seen WHERE expires < ?", (now,))
+        # Kept a day past their expiry: NTP setting a fast clock back must not reopen
+        # the replay of commands already forgotten.
+        self.db.execute("DELETE FROM seen WHERE expires < ?", (now - SEEN_KEPT_S,))
         try:
             self.db.execute("INSERT INTO seen (id, expires) VALUES (?, ?)",
                             (cmd["id"], cmd["expires"]))

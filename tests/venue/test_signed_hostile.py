@@ -59,3 +59,20 @@ def test_a_booking_id_too_long_or_with_control_characters_is_refused(booking: st
         enable(1, booking)
     assert refused.value.why == signed.BAD_ARGS and venue.gate.booking_id is None
     assert enable(2, "B-7:2026.12_01")["booking_id"] == "B-7:2026.12_01"
+
+
+def test_a_replay_after_the_wall_clock_is_set_back_is_still_refused() -> None:
+    """Before, an id was forgotten as soon as its command expired: NTP setting the
+    table's clock back (it ran fast) reopened the replay of every command forgotten
+    meanwhile."""
+    key = Ed25519PrivateKey.generate()
+    now = [NOW]
+    verifier = signed.Verifier("t1", {"venue-1": key.public_key()}, lambda: now[0], 300.0)
+    first = signed.sign(key, _cmd(1))
+    verifier.check(first)
+    now[0] = NOW + 600          # expired: the next check tidies the ids
+    verifier.check(signed.sign(key, _cmd(2, issued=now[0], expires=now[0] + 60)))
+    now[0] = NOW + 10           # NTP sets the clock back
+    with pytest.raises(signed.Refused) as refused:
+        verifier.check(first)
+    assert refused.value.why == signed.REPLAYED
