@@ -16,6 +16,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from firmware.api import protocol as p
 from mjtable_core.config import load_config
 from venue.agent.agent import Agent
@@ -89,4 +91,21 @@ def test_garbage_on_cmd_is_refused_and_the_next_command_is_taken(tmp_path: Path)
     assert [a["accepted"] for a in broker.acks] == [False] * len(hostile) + [True]
     assert all(a["why"] == "malformed command" for a in broker.acks[:-1])
     assert daemon.envelopes[-1] == json.loads(GOOD)
-    assert len(lines) == len(hostile)      # one refusal line each
+    assert len(lines) == 5 and all("malformed" in line for line in lines)
+
+
+def test_a_flood_on_cmd_logs_a_few_lines_a_minute_then_a_count(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before, every refused message was a line in the agent's journal."""
+    from venue.agent import agent
+    now = [1000.0]
+    monkeypatch.setattr(agent.time, "monotonic", lambda: now[0])
+    lines: list[str] = []
+    log = agent.RefusalLog(lines.append)
+    for _ in range(50):
+        log.refused({"why": "malformed command"})
+    assert len(lines) == 5
+    now[0] += 61
+    log.refused({"why": "bad signature"})
+    assert lines[5:] == ["commands refused and not logged in the last minute: 45",
+                         "command refused: bad signature "]

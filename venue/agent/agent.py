@@ -33,6 +33,8 @@ LEDGER_POLL_S = 5.0     # look for records even without a hand event (missed eve
 RESEND_S = 120.0        # unacknowledged this long, acknowledgements stalled: send again
 FAULTS_EVERY_S = 0.5    # the retained fault list is re-read at most this often
 STOP_PUBLISH_S = 2.0    # the last `offline`, waited for at most this long
+REFUSALS_PER_WINDOW = 5  # refusal lines logged a minute; then a count
+REFUSALS_WINDOW_S = 60.0
 MAX_COMMAND = 16 * 1024  # bytes of a `cmd` message; longer ones are malformed
 
 
@@ -62,6 +64,7 @@ class Agent:
         self._stopping = asyncio.Event()
         self._connected_once = False
         self._faults_due = asyncio.Event()
+        self._refused = RefusalLog(lambda line: self.log(line)).refused
 
     def stop(self) -> None:
         self._stopping.set()
@@ -284,8 +287,7 @@ class Agent:
                 envelope, dict) and isinstance(envelope.get("cmd"), dict) else None
             await mqtt.publish(self.topics.cmd_ack, payload(answer), qos=1)
             if not answer.get("accepted"):
-                self.log(_("command refused: {why} {detail}").format(
-                    why=answer.get('why'), detail=answer.get('detail', '')))
+                self._refused(answer)
                 continue
             if name == "rebirth":
                 await self._birth(link, mqtt)
@@ -293,6 +295,31 @@ class Agent:
                 await self._publish_usage(link, mqtt)
             elif name in ("enable", "disable", "estop"):
                 await self._publish_status(mqtt, force=True)
+
+
+class RefusalLog:
+    """A few refusal lines a minute, then a count: anyone who may publish on `cmd`
+    (the table's own broker user too) must not fill the journal."""
+
+    def __init__(self, log: Any) -> None:
+        self.log = log
+        self.since = -REFUSALS_WINDOW_S
+        self.said = 0
+        self.unsaid = 0
+
+    def refused(self, answer: dict[str, Any]) -> None:
+        now = time.monotonic()
+        if now - self.since >= REFUSALS_WINDOW_S:
+            if self.unsaid:
+                self.log(_("commands refused and not logged in the last minute: "
+                           "{count}").format(count=self.unsaid))
+            self.since, self.said, self.unsaid = now, 0, 0
+        if self.said >= REFUSALS_PER_WINDOW:
+            self.unsaid += 1
+            return
+        self.said += 1
+        self.log(_("command refused: {why} {detail}").format(
+            why=answer.get("why"), detail=answer.get("detail", "")))
 
 
 def command_envelope(body: Any) -> Any:
