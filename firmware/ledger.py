@@ -84,6 +84,9 @@ class Ledger:
             self._set_meta("format", FORMAT)
             self._set_meta("table", table)
         self._mark = clock.now()         # powered seconds counted up to here
+        # The highest record read (by the agent, to send): an ack past it is cut here,
+        # so a record nobody has read is never counted as held by the venue.
+        self._read = int(self._meta("acked", 0))
         self._open: dict[str, Any] | None = self._open_row()
         self._open_mark: float | None = None   # when this boot began counting the open hand
         self._timer: Timer | None = None
@@ -212,15 +215,16 @@ class Ledger:
         rows = self.db.execute(
             "SELECT * FROM hands WHERE seq > ? AND ended IS NOT NULL ORDER BY seq LIMIT ?",
             (after, max(1, min(limit, MAX_RECORDS)))).fetchall()
+        if rows:
+            self._read = max(self._read, rows[-1][0])
         return [self._record(row) for row in rows]
 
     def acknowledge(self, seq: int) -> int:
         """The venue holds every record up to `seq`: never lowers, never past the last
-        finished record. Returns the acknowledged sequence now."""
-        last = self.db.execute("SELECT MAX(seq) FROM hands WHERE ended IS NOT NULL "
-                               ).fetchone()[0] or 0
+        record read (an ack far ahead cannot skip a hand not sent yet). Returns the
+        acknowledged sequence now."""
         with self._tx():
-            acked = max(int(self._meta("acked", 0)), min(seq, last))
+            acked = max(int(self._meta("acked", 0)), min(seq, self._read))
             self._set_meta("acked", acked)
         self._flusher.kick()
         return acked

@@ -8,7 +8,8 @@ refusal is logged and answered) for: a malformed envelope, a name not in COMMAND
 (jog, clear, test, test mode are never accepted from the network), an unknown key
 id, a bad signature, another table's command, an expired or not yet valid one, one
 valid for longer than `[venue] command_max_s`, or an id already seen. Seen ids are
-kept on disk until they expire, so a restart does not reopen a replay.
+kept on disk for a day after they expire, so neither a restart nor the clock set back
+reopens a replay.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ from firmware.i18n import N_
 FILE_NAME = "commands.sqlite"
 # None of these moves a motor, except the e-stop, which only stops them.
 COMMANDS = ("enable", "disable", "identify", "rebirth", "usage_ack", "estop")
+SEEN_KEPT_S = 86400.0  # a used id is remembered this long after its command expired
 SKEW_S = 30.0       # a command issued this far in the future is still taken (clock skew)
 
 # Why a command was refused: the words a venue's operator reads in cmd/ack.
@@ -62,6 +65,13 @@ class Command:
     key: str
     issued: float
     expires: float
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:       # an integer past a float
+        return False
 
 
 def canonical(cmd: dict[str, Any]) -> bytes:
@@ -109,7 +119,9 @@ class Verifier:
             if not isinstance(cmd.get(name), kind) or not cmd[name]:
                 raise Refused(MALFORMED, f"cmd.{name} missing")
         for name in ("issued", "expires"):
-            if not isinstance(cmd.get(name), int | float) or isinstance(cmd[name], bool):
+            # NaN passes every comparison below: a command valid forever.
+            if not isinstance(cmd.get(name), int | float) or isinstance(cmd[name], bool) \
+                    or not _finite(cmd[name]):
                 raise Refused(MALFORMED, f"cmd.{name} missing")
         args = cmd.get("args", {})
         if not isinstance(args, dict):
@@ -132,7 +144,9 @@ class Verifier:
             raise Refused(EXPIRED)
         if cmd["issued"] > now + SKEW_S:
             raise Refused(NOT_YET)
-        self.db.execute("DELETE FROM seen WHERE expires < ?", (now,))
+        # Kept a day past their expiry: NTP setting a fast clock back must not reopen
+        # the replay of commands already forgotten.
+        self.db.execute("DELETE FROM seen WHERE expires < ?", (now - SEEN_KEPT_S,))
         try:
             self.db.execute("INSERT INTO seen (id, expires) VALUES (?, ?)",
                             (cmd["id"], cmd["expires"]))

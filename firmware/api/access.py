@@ -24,8 +24,8 @@ CLASSES: dict[str, str] = {
     "diagnose": OPEN,
     # A player's action: the seats of the hand just ended enter its result.
     "score": OPEN,
-    # The usage ledger (firmware/api/usage.py): an ack only stops re-sends.
-    "usage": OPEN, "usage_ack": OPEN,
+    # The usage ledger (firmware/api/usage.py); the venue acknowledges by a signed command.
+    "usage": OPEN,
     # Signed by the venue and checked in the daemon (firmware/signed.py).
     "command": OPEN,
     # Wear and the maintenance schedule (firmware/api/health.py).

@@ -1,7 +1,8 @@
-"""The usage ledger over the API: read records after a sequence, acknowledge the highest.
+"""The usage ledger over the API: read records after a sequence.
 
-Both are open to the socket's group (the agent runs there): reading reveals no tile,
-and an acknowledgement only stops re-sends; no record is ever deleted.
+Open to the socket's group (the agent runs there): reading reveals no tile. Only the
+venue acknowledges, by a signed `usage_ack` (firmware/api/venue.py): an unsigned one
+from anyone on the socket, ahead of the agent, would keep hands from the venue's bill.
 """
 
 from __future__ import annotations
@@ -35,10 +36,4 @@ def handlers(server: ApiServer) -> dict[str, Handler]:
         book = ledger()
         return {"totals": book.totals(), "records": book.records(after, max(1, limit))}
 
-    async def usage_ack(client: Client, params: dict[str, Any], _: str | None) -> Any:
-        seq = params.get("seq")
-        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
-            raise p.ApiError(p.BAD_REQUEST, "usage_ack needs \"seq\": an integer ≥ 0")
-        return {"acked": ledger().acknowledge(seq)}
-
-    return {"usage": usage, "usage_ack": usage_ack}
+    return {"usage": usage}

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from firmware.api.server import ApiServer, Client
     from firmware.ledger import Ledger
 
+BOOKING_MAX = 64          # characters of a booking id (the venue's are 1–64)
 REFUSED_PER_WINDOW = 3    # "venue.refused" rows of one reason a minute; then a count
 
 Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
@@ -69,10 +70,15 @@ def run(server: ApiServer, venue: Venue, cmd: signed.Command) -> Any:
     args, ctl = cmd.args, server.ctl
     if cmd.name == "enable":
         for_s, booking = args.get("for_s"), args.get("booking_id")
+        # The booking id goes into every hand record and every status: short, and
+        # nothing a terminal would run.
         if not isinstance(for_s, int | float) or isinstance(for_s, bool) or not (
-                0 < for_s <= 7 * 86400) or not isinstance(booking, str | None):
+                0 < for_s <= 7 * 86400) or not isinstance(booking, str | None) or (
+                booking is not None and (len(booking) > BOOKING_MAX
+                                         or printable(booking) != booking)):
             raise signed.Refused(signed.BAD_ARGS, "enable needs for_s in (0, 604800] "
-                                 "and booking_id")
+                                 f"and booking_id (at most {BOOKING_MAX} printable "
+                                 "characters)")
         venue.gate.enable(float(for_s), booking)
         if venue.ledger is not None:
             venue.ledger.keep("gate", venue.gate.snapshot())

@@ -83,3 +83,14 @@ def test_entity_names_are_in_the_venues_language() -> None:
 def test_a_table_id_outside_home_assistants_letters_gets_no_discovery() -> None:
     assert homeassistant.usable("t-1_B") and not homeassistant.usable("桌1")
     assert not homeassistant.usable("t/1")
+
+
+def test_a_console_url_that_is_not_http_is_left_out_of_the_device() -> None:
+    """Home Assistant refuses a discovery config whose device has a configuration_url
+    that is not a web address: a careless `console_url = "t1.local:8470"` lost every
+    entity of the table. The venue's dashboard links only http(s) too."""
+    assert "configuration_url" not in homeassistant.device("t1", "m", "1", "t1.local:8470")
+    assert "configuration_url" not in homeassistant.device("t1", "m", "1",
+                                                           "javascript:alert(1)")
+    assert homeassistant.device("t1", "m", "1", "http://10.0.0.7:8470/")[
+        "configuration_url"] == "http://10.0.0.7:8470/"

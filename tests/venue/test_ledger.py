@@ -41,6 +41,7 @@ def test_acknowledge_never_lowers_and_never_passes_the_last_record(tmp_path: Pat
     ledger = _ledger(tmp_path, clock)
     for cycle in (1, 2, 3):
         _hand(ledger, clock, cycle, 10.0)
+    assert len(ledger.records()) == 3       # read (by the agent, to send them)
     assert ledger.acknowledge(2) == 2
     assert ledger.acknowledge(1) == 2
     assert ledger.acknowledge(99) == 3
@@ -131,3 +132,24 @@ def test_a_paid_session_survives_a_restart_on_the_tables_own_clock(tmp_path: Pat
     assert restored.closed_why() is not None
     again.close()
 
+
+
+def test_an_acknowledgement_never_covers_a_record_nobody_has_read(tmp_path: Path) -> None:
+    """Before, an ack far ahead was cut at the last finished record: hands finished but
+    not yet read by the agent were counted as held by the venue, and the agent, which
+    starts each session from the acknowledged sequence, never sent them."""
+    clock = VirtualClock()
+    ledger = _ledger(tmp_path, clock)
+    for cycle in (1, 2):
+        _hand(ledger, clock, cycle, 10.0)
+    assert [r["seq"] for r in ledger.records(after=0)] == [1, 2]     # the agent sends
+    _hand(ledger, clock, 3, 10.0)                                     # not read yet
+    assert ledger.acknowledge(10 ** 6) == 2
+    assert [r["seq"] for r in ledger.records(after=ledger.totals()["acked"])] == [3]
+    assert ledger.acknowledge(10 ** 6) == 3
+    ledger.close()
+    # After a restart nothing past the acknowledged sequence has been read.
+    again = _ledger(tmp_path, clock)
+    _hand(again, clock, 4, 10.0)
+    assert again.acknowledge(10 ** 6) == 3
+    again.close()

@@ -33,6 +33,9 @@ LEDGER_POLL_S = 5.0     # look for records even without a hand event (missed eve
 RESEND_S = 120.0        # unacknowledged this long, acknowledgements stalled: send again
 FAULTS_EVERY_S = 0.5    # the retained fault list is re-read at most this often
 STOP_PUBLISH_S = 2.0    # the last `offline`, waited for at most this long
+REFUSALS_PER_WINDOW = 5  # refusal lines logged a minute; then a count
+REFUSALS_WINDOW_S = 60.0
+MAX_COMMAND = 16 * 1024  # bytes of a `cmd` message; longer ones are malformed
 
 
 def broker_address(url: str) -> tuple[str, int, bool]:
@@ -61,6 +64,7 @@ class Agent:
         self._stopping = asyncio.Event()
         self._connected_once = False
         self._faults_due = asyncio.Event()
+        self._refused = RefusalLog(lambda line: self.log(line)).refused
 
     def stop(self) -> None:
         self._stopping.set()
@@ -267,17 +271,23 @@ class Agent:
 
     async def _commands(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
         async for message in mqtt.messages:
+            envelope = command_envelope(message.payload)
             try:
-                envelope = json.loads(bytes(message.payload))   # type: ignore[arg-type]
-            except (TypeError, ValueError):
+                answer = await link.request("command", {"envelope": envelope}, lang=self.lang)
+            except LinkError as exc:
+                if not exc.error:
+                    raise               # no answer: the daemon is gone
+                # The daemon's API refused the request itself (nested past its
+                # parser, a NaN, a lone surrogate): refused as malformed like any
+                # garbage, never the end of the session; retained on `cmd`, it would
+                # end every session after it.
                 envelope = None
-            answer = await link.request("command", {"envelope": envelope}, lang=self.lang)
+                answer = await link.request("command", {"envelope": None}, lang=self.lang)
             name = (envelope or {}).get("cmd", {}).get("name") if isinstance(
                 envelope, dict) and isinstance(envelope.get("cmd"), dict) else None
             await mqtt.publish(self.topics.cmd_ack, payload(answer), qos=1)
             if not answer.get("accepted"):
-                self.log(_("command refused: {why} {detail}").format(
-                    why=answer.get('why'), detail=answer.get('detail', '')))
+                self._refused(answer)
                 continue
             if name == "rebirth":
                 await self._birth(link, mqtt)
@@ -285,6 +295,43 @@ class Agent:
                 await self._publish_usage(link, mqtt)
             elif name in ("enable", "disable", "estop"):
                 await self._publish_status(mqtt, force=True)
+
+
+class RefusalLog:
+    """A few refusal lines a minute, then a count: anyone who may publish on `cmd`
+    (the table's own broker user too) must not fill the journal."""
+
+    def __init__(self, log: Any) -> None:
+        self.log = log
+        self.since = -REFUSALS_WINDOW_S
+        self.said = 0
+        self.unsaid = 0
+
+    def refused(self, answer: dict[str, Any]) -> None:
+        now = time.monotonic()
+        if now - self.since >= REFUSALS_WINDOW_S:
+            if self.unsaid:
+                self.log(_("commands refused and not logged in the last minute: "
+                           "{count}").format(count=self.unsaid))
+            self.since, self.said, self.unsaid = now, 0, 0
+        if self.said >= REFUSALS_PER_WINDOW:
+            self.unsaid += 1
+            return
+        self.said += 1
+        self.log(_("command refused: {why} {detail}").format(
+            why=answer.get("why"), detail=answer.get("detail", "")))
+
+
+def command_envelope(body: Any) -> Any:
+    """The JSON of a `cmd` message, or None for what is not one: over MAX_COMMAND (a
+    signed command is a few hundred bytes; the daemon's lines stop at 64 KiB and one
+    over them gets no answer), not UTF-8 JSON, or nested past the parser."""
+    if not isinstance(body, bytes | bytearray) or len(body) > MAX_COMMAND:
+        return None
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return None
 
 
 def _version() -> str:

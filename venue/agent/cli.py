@@ -41,9 +41,15 @@ def main(config: Config, args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     try:
         from venue.agent.agent import Agent
+        from venue.agent.topics import one_level
     except ModuleNotFoundError as exc:
         print(_("mjtable agent: needs the venue extra ({module} is missing): "
                 "pip install 'mjtable[venue]'").format(module=exc.name), file=sys.stderr)
+        return EXIT_CONFIG
+    if not one_level(config.table.id):
+        print(_("mjtable agent: [table] id “{table}” cannot name the table's topics: "
+                "it must not be empty nor hold / + or #").format(table=config.table.id),
+              file=sys.stderr)
         return EXIT_CONFIG
     listen = config.venue.phone_listen if args.phone is None else args.phone
     if listen:

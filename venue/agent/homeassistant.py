@@ -69,6 +69,8 @@ def configs(topics: Topics, table: str, prefix: str, device: dict[str, Any],
 def device(table: str, model: str, firmware: str, console_url: str | None) -> dict[str, Any]:
     found: dict[str, Any] = {"identifiers": [f"mjtable_{table}"], "name": f"mjtable {table}",
                              "manufacturer": "mjtable", "model": model, "sw_version": firmware}
-    if console_url:
+    # Home Assistant refuses the whole config for a configuration_url that is not a
+    # web address: every entity of the table would be lost.
+    if console_url and console_url.lower().startswith(("http://", "https://")):
         found["configuration_url"] = console_url
     return found

@@ -11,6 +11,12 @@ SCHEMA = "mjtable.venue/1"
 ONLINE, OFFLINE = b"online", b"offline"
 
 
+def one_level(table: str) -> bool:
+    """Whether `table` is one MQTT topic level: no `/` (another tree), no wildcard
+    (paho refuses the topic), not empty."""
+    return bool(table) and not any(c in table for c in "/+#\0")
+
+
 class Topics:
     def __init__(self, table: str) -> None:
         base = f"{ROOT}/{table}"

@@ -1,0 +1,111 @@
+"""What a broker peer publishes on a table's `cmd` topic cannot end the agent's session.
+
+Before, a payload nested past the JSON parser ended the agent with a RecursionError
+traceback, and one the daemon's API refuses as a request (nested past its 16 levels,
+a NaN, a lone surrogate, or over its 64 KiB line) ended the session, the daemon's
+link with it: retained on `cmd`, it came back on every reconnect, so the table's
+agent never stayed up. Each is now a command refused as malformed, answered on
+`cmd/ack`, and the next command is taken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from firmware.api import protocol as p
+from mjtable_core.config import load_config
+from venue.agent.agent import Agent
+from venue.agent.link import LinkError
+
+
+class Daemon:
+    """The daemon's side of `command` through its real request parser: what the agent
+    sends is checked as the API checks every line."""
+
+    def __init__(self) -> None:
+        self.envelopes: list[Any] = []
+
+    async def request(self, method: str, params: dict[str, Any] | None = None,
+                      lang: str | None = None, **_: Any) -> Any:
+        line = json.dumps({"id": 1, "method": method, "params": params or {}}).encode()
+        if len(line) > p.MAX_LINE:
+            # Answered without an id: the agent would wait for its reply in vain.
+            raise LinkError(f"{method}: no answer from the daemon (TimeoutError())")
+        try:
+            request = p.decode_request(line)
+        except p.ApiError as exc:
+            raise LinkError(f"{method}: {exc.message}",
+                            {"code": exc.code, "message": exc.message}) from None
+        envelope = request["params"]["envelope"]
+        self.envelopes.append(envelope)
+        ok = isinstance(envelope, dict) and envelope.get("sig") == "good"
+        return {"id": "", "accepted": ok} if ok else {
+            "id": "", "accepted": False, "why": "malformed command"}
+
+
+class Broker:
+    def __init__(self, payloads: list[bytes]) -> None:
+        self.payloads = payloads
+        self.acks: list[dict[str, Any]] = []
+
+    @property
+    def messages(self) -> Any:
+        async def gen() -> Any:
+            for body in self.payloads:
+                yield SimpleNamespace(payload=body, topic="mjt/v1/t1/cmd")
+        return gen()
+
+    async def publish(self, topic: str, body: bytes, **_: Any) -> None:
+        if topic.endswith("/cmd/ack"):
+            self.acks.append(json.loads(body))
+
+
+def _run(payloads: list[bytes], tmp_path: Path) -> tuple[Broker, Daemon, list[str]]:
+    lines: list[str] = []
+    agent = Agent(load_config(), tmp_path / "no.sock", "mqtt://127.0.0.1:1",
+                  log=lines.append)
+    broker, daemon = Broker(payloads), Daemon()
+    asyncio.run(asyncio.wait_for(agent._commands(daemon, broker), 10))  # type: ignore[arg-type]
+    return broker, daemon, lines
+
+
+GOOD = json.dumps({"cmd": {"name": "identify"}, "sig": "good"}).encode()
+
+
+def test_garbage_on_cmd_is_refused_and_the_next_command_is_taken(tmp_path: Path) -> None:
+    hostile = [
+        b"[" * 100_000 + b"]" * 100_000,                        # past the JSON parser
+        b'{"cmd": {"a": ' + b"[" * 20 + b"]" * 20 + b'}, "sig": "x"}',  # past the API's 16
+        b'{"cmd": {"expires": NaN}, "sig": "x"}',               # not finite
+        b'{"cmd": {"id": "\\ud800"}, "sig": "x"}',              # a lone surrogate
+        json.dumps({"cmd": {"pad": "x" * 70_000}, "sig": "x"}).encode(),   # over a line
+        b"\xff\xfe not utf-8",
+    ]
+    broker, daemon, lines = _run([*hostile, GOOD], tmp_path)
+    assert [a["accepted"] for a in broker.acks] == [False] * len(hostile) + [True]
+    assert all(a["why"] == "malformed command" for a in broker.acks[:-1])
+    assert daemon.envelopes[-1] == json.loads(GOOD)
+    assert len(lines) == 5 and all("malformed" in line for line in lines)
+
+
+def test_a_flood_on_cmd_logs_a_few_lines_a_minute_then_a_count(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before, every refused message was a line in the agent's journal."""
+    from venue.agent import agent
+    now = [1000.0]
+    monkeypatch.setattr(agent.time, "monotonic", lambda: now[0])
+    lines: list[str] = []
+    log = agent.RefusalLog(lines.append)
+    for _ in range(50):
+        log.refused({"why": "malformed command"})
+    assert len(lines) == 5
+    now[0] += 61
+    log.refused({"why": "bad signature"})
+    assert lines[5:] == ["commands refused and not logged in the last minute: 45",
+                         "command refused: bad signature "]
