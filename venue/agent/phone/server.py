@@ -395,11 +395,12 @@ async def _no_icon() -> web.Response:
 async def _body(request: web.Request) -> dict[str, Any]:
     if request.content_type == "application/x-www-form-urlencoded":
         form = await request.post()
-        return {k: (int(v) if k == "hold" and isinstance(v, str) and v.isdigit() else v)
-                for k, v in form.items()}
+        # isdigit() alone takes "²", which int() refuses: ASCII digits only.
+        return {k: (int(v) if k == "hold" and isinstance(v, str) and v.isascii()
+                    and v.isdigit() else v) for k, v in form.items()}
     try:
         body = await request.json()
-    except ValueError:
+    except (ValueError, RecursionError):     # a body nested deeper than json reads
         return {}
     return body if isinstance(body, dict) else {}
 

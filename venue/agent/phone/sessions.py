@@ -81,11 +81,10 @@ class Sessions:
         """A new session (new id and token: a cookie seen before login opens nothing)
         with its own daemon connection, logged in there; LinkError if refused."""
         logged = [s for s in self._by_id.values() if s.technician is not None]
-        if len(logged) >= MAX_TECHNICIANS:
-            quietest = min(logged, key=lambda s: s.seen)
-            if time.monotonic() - quietest.seen < SILENT_S:
-                raise TooMany
-            await self.logout(quietest)
+        quietest = min(logged, key=lambda s: s.seen) if len(logged) >= MAX_TECHNICIANS \
+            else None
+        if quietest is not None and time.monotonic() - quietest.seen < SILENT_S:
+            raise TooMany
         link = DaemonLink(self.socket)
         await link.open()
         try:
@@ -95,6 +94,10 @@ class Sessions:
         except LinkError:
             await link.close()
             raise
+        # Only a technician the daemon let in takes the quietest one's place: a wrong
+        # guess from the LAN logs nobody out.
+        if quietest is not None and quietest.sid in self._by_id:
+            await self.logout(quietest)
         session = self._new()
         session.technician = result["technician"]
         session.link = link

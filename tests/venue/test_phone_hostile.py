@@ -1,0 +1,140 @@
+"""The phone console attacked from the venue's LAN at the HTTP level: bodies a page
+never sends are a 400, never a crash; a device with no token cannot push a logged-in
+technician out of the console."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import tempfile
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from firmware.api.auth import Cost, Technicians
+from firmware.api.server import ApiServer
+from firmware.maintenance import Maintenance
+from mjtable_core.config import load_config
+from tests.test_diagnosis import table_in_play
+from venue.agent.phone import sessions
+from venue.agent.phone.server import PhoneConsole
+
+TOKEN = "li-token-0123"
+CHEAP = Cost(memory_kib=64, passes=1)
+
+
+@pytest.fixture
+def short() -> Iterator[Path]:
+    """A short folder: a Unix socket's path must fit in 108 bytes."""
+    path = Path(tempfile.mkdtemp(prefix="ph-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+Scenario = Callable[[PhoneConsole, str], Awaitable[None]]
+
+
+def against_a_table(state: Path, scenario: Scenario) -> None:
+    """`scenario(console, url)` with the console before the daemon's API on a simulated
+    table, in a thread of its own (a browser test before may hold this thread's loop)."""
+    technicians = Technicians(state / "technicians.json", CHEAP)
+    for name in ("li", "wang", "zhao", "chen", "sun"):
+        technicians.add(name, f"{name}-token-0123")
+
+    async def run() -> None:
+        ctl = table_in_play().ctl
+        server = ApiServer(ctl, Maintenance(ctl), technicians, None)
+        await server.start_unix(state / "api.sock")
+        console = PhoneConsole(load_config(), state / "api.sock", "127.0.0.1:0")
+        await console.start()
+        host, port = console.address or ("", 0)
+        try:
+            await scenario(console, f"http://{host}:{port}")
+        finally:
+            await console.close()
+            await server.close()
+
+    failed: list[BaseException] = []
+
+    def in_thread() -> None:
+        try:
+            asyncio.run(run())
+        except BaseException as exc:     # handed to the test's own thread
+            failed.append(exc)
+
+    worker = threading.Thread(target=in_thread)
+    worker.start()
+    worker.join(30)
+    if failed:
+        raise failed[0]
+
+
+async def page(http: aiohttp.ClientSession, url: str) -> str:
+    """The page's CSRF token (and its visitor cookie, kept in `http`)."""
+    async with http.get(url + "/") as reply:
+        text = await reply.text()
+    return json.loads(re.search(r'id="boot">(.*?)</script>', text, re.S)[1])["csrf"]
+
+
+def phone() -> aiohttp.ClientSession:
+    return aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True))
+
+
+def test_bodies_no_page_sends_are_refused_not_a_server_error(short: Path) -> None:
+    answers: list[tuple[int, str]] = []
+
+    async def scenario(_console: PhoneConsole, url: str) -> None:
+        async with phone() as http:
+            csrf = await page(http, url)
+            headers = {"X-CSRF-Token": csrf}
+            for path, kind, body in (
+                    ("/api/lang", "application/json", "[" * 3000),        # nested deep
+                    ("/api/jog/keep", "application/x-www-form-urlencoded",
+                     "hold=%C2%B2"),                                       # "²", a digit
+                    ("/api/score", "application/json", '{"seat": ' + "[" * 3000)):
+                async with http.post(url + path, data=body.encode(),
+                                     headers={**headers, "Content-Type": kind}) as reply:
+                    answers.append((reply.status, await reply.text()))
+
+    against_a_table(short, scenario)
+    assert [status for status, _text in answers] == [400, 401, 400], answers
+    assert all(text.startswith("{") for _status, text in answers)
+
+
+def test_a_device_without_a_token_cannot_push_a_technician_out(short: Path) -> None:
+    """Four technicians logged in (the most a table takes), their pages quiet for a
+    while (screens locked): a wrong guess from the LAN is refused and logs nobody
+    out; only a technician who logs in takes the quietest one's place."""
+    seen: list[tuple[int, list[str]]] = []
+
+    async def scenario(console: PhoneConsole, url: str) -> None:
+        phones = [phone() for _ in range(5)]
+        try:
+            for http, name in zip(phones, ("li", "wang", "zhao", "chen"), strict=False):
+                csrf = await page(http, url)
+                async with http.post(url + "/api/login", headers={"X-CSRF-Token": csrf},
+                                     json={"name": name, "token": f"{name}-token-0123"}
+                                     ) as reply:
+                    assert reply.status == 200, await reply.text()
+            for session in console.sessions._by_id.values():
+                session.seen -= sessions.SILENT_S + 1            # every screen locked
+            guesser = phones[4]
+            csrf = await page(guesser, url)
+            for name, token in (("li", "guess-0123456"), ("sun", "sun-token-0123")):
+                async with guesser.post(url + "/api/login", headers={"X-CSRF-Token": csrf},
+                                        json={"name": name, "token": token}) as reply:
+                    seen.append((reply.status, sorted(
+                        t["technician"] for t in console.sessions.technicians())))
+        finally:
+            for http in phones:
+                await http.close()
+
+    against_a_table(short, scenario)
+    four = ["chen", "li", "wang", "zhao"]
+    assert seen[0] == (403, four)                 # the wrong guess pushed nobody out
+    assert seen[1][0] == 200 and len(seen[1][1]) == 4 and "sun" in seen[1][1]
