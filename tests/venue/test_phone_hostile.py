@@ -18,6 +18,7 @@ import pytest
 
 from firmware.api.auth import Cost, Technicians
 from firmware.api.server import ApiServer
+from firmware.diagnosis import SYMPTOMS
 from firmware.maintenance import Maintenance
 from mjtable_core.config import load_config
 from tests.test_diagnosis import table_in_play
@@ -26,6 +27,7 @@ from venue.agent.phone.server import PhoneConsole
 
 TOKEN = "li-token-0123"
 CHEAP = Cost(memory_kib=64, passes=1)
+SYMPTOM = next(iter(SYMPTOMS))
 
 
 @pytest.fixture
@@ -138,3 +140,55 @@ def test_a_device_without_a_token_cannot_push_a_technician_out(short: Path) -> N
     four = ["chen", "li", "wang", "zhao"]
     assert seen[0] == (403, four)                 # the wrong guess pushed nobody out
     assert seen[1][0] == 200 and len(seen[1][1]) == 4 and "sun" in seen[1][1]
+
+
+def test_a_burst_of_open_reads_leaves_the_technicians_a_connection(short: Path) -> None:
+    """A page with no login may ask for diagnosis and post a score: forty at once from
+    one device must not take every connection the daemon allows the agent's uid
+    (then the technician's login, and every reader's request, would be refused)."""
+    answers: list[int] = []
+
+    async def scenario(_console: PhoneConsole, url: str) -> None:
+        async with phone() as http, phone() as technician:
+            csrf = await page(http, url)
+            own = await page(technician, url)
+
+            async def diagnose() -> int:
+                async with http.post(url + "/api/diagnose", headers={"X-CSRF-Token": csrf},
+                                     json={"symptom": SYMPTOM}) as reply:
+                    return reply.status
+
+            async def login() -> int:
+                async with technician.post(url + "/api/login",
+                                           headers={"X-CSRF-Token": own},
+                                           json={"name": "li", "token": TOKEN}) as reply:
+                    return reply.status
+
+            answers.extend(await asyncio.gather(*[diagnose() for _ in range(40)], login()))
+
+    against_a_table(short, scenario)
+    assert answers == [200] * 41, answers
+
+
+def test_a_burst_of_guesses_leaves_the_technician_a_connection(short: Path) -> None:
+    """Guesses posted at once each wait for the daemon's verdict on a connection of
+    their own: a burst of them must not take every connection the agent's uid has."""
+    answers: list[int] = []
+
+    async def scenario(_console: PhoneConsole, url: str) -> None:
+        async with phone() as http, phone() as technician:
+            csrf = await page(http, url)
+            own = await page(technician, url)
+
+            async def login(client: aiohttp.ClientSession, token: str, name: str) -> int:
+                async with client.post(url + "/api/login", headers={"X-CSRF-Token": token},
+                                       json={"name": name, "token": TOKEN}) as reply:
+                    return reply.status
+
+            answers.extend(await asyncio.gather(
+                *[login(http, csrf, f"guess{n}") for n in range(18)],
+                login(technician, own, "li")))
+
+    against_a_table(short, scenario)
+    assert answers[-1] == 200, answers
+    assert 503 not in answers, answers

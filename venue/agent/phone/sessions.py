@@ -26,6 +26,9 @@ IDLE_S = 300.0              # a technician's page silent this long: logged out
 SILENT_S = 30.0             # ...and this long, when a new login needs its place (an
                             # open page asks every 0.7 s: this one's tab is gone)
 LONGEST_S = 900.0           # the daemon's own session length (firmware/api/server.py)
+LOGINS = 2                  # logins waiting for the daemon's verdict at once, each on a
+                            # connection of its own: a burst of guesses queues here, not
+                            # in the few connections the daemon allows the agent's uid
 
 
 @dataclass
@@ -48,6 +51,7 @@ class Sessions:
     def __init__(self, socket: Path) -> None:
         self.socket = socket
         self._by_id: dict[str, Session] = {}
+        self._logins = asyncio.Semaphore(LOGINS)
 
     def _new(self) -> Session:
         now = time.monotonic()
@@ -85,15 +89,16 @@ class Sessions:
             else None
         if quietest is not None and time.monotonic() - quietest.seen < SILENT_S:
             raise TooMany
-        link = DaemonLink(self.socket)
-        await link.open()
-        try:
-            result = await link.request("login", auth={"name": name, "token": token})
-            # A connection that sends nothing is dropped by the daemon: take its events.
-            await link.request("subscribe", {"streams": ["events"]})
-        except LinkError:
-            await link.close()
-            raise
+        async with self._logins:
+            link = DaemonLink(self.socket)
+            await link.open()
+            try:
+                result = await link.request("login", auth={"name": name, "token": token})
+                # A connection that sends nothing is dropped by the daemon: take its events.
+                await link.request("subscribe", {"streams": ["events"]})
+            except LinkError:
+                await link.close()
+                raise
         # Only a technician the daemon let in takes the quietest one's place: a wrong
         # guess from the LAN logs nobody out.
         if quietest is not None and quietest.sid in self._by_id:
