@@ -192,3 +192,23 @@ def test_a_burst_of_guesses_leaves_the_technician_a_connection(short: Path) -> N
     against_a_table(short, scenario)
     assert answers[-1] == 200, answers
     assert 503 not in answers, answers
+
+
+def test_a_device_opening_page_after_page_ends_only_its_own_sessions(short: Path) -> None:
+    """A player's page (its score form half tapped in) keeps its session while another
+    device on the LAN loads the page hundreds of times."""
+    answers: list[int] = []
+
+    async def scenario(_console: PhoneConsole, url: str) -> None:
+        other = aiohttp.TCPConnector(local_addr=("127.0.0.2", 0))
+        async with phone() as player, aiohttp.ClientSession(connector=other) as flood:
+            csrf = await page(player, url)
+            for _ in range(sessions.MAX_VISITORS + 10):
+                async with flood.get(url + "/") as reply:   # no cookie kept: a new one
+                    await reply.read()
+            async with player.post(url + "/api/diagnose", headers={"X-CSRF-Token": csrf},
+                                   json={"symptom": SYMPTOM}) as reply:
+                answers.append(reply.status)
+
+    against_a_table(short, scenario)
+    assert answers == [200]

@@ -181,7 +181,7 @@ class PhoneConsole:
         session = self.sessions.get(request.cookies.get(SESSION_COOKIE))
         fresh = session is None
         if session is None:
-            session = self.sessions.visitor()
+            session = self.sessions.visitor(request.remote or "")
         lang = self._language(request)
         tests = await self._mechanism_tests(lang)
         with language(lang):
@@ -301,7 +301,7 @@ class PhoneConsole:
     async def _logout(self, request: web.Request) -> web.Response:
         session: Session = request["session"]
         await self.sessions.logout(session)
-        fresh = self.sessions.visitor()
+        fresh = self.sessions.visitor(request.remote or "")
         response = web.json_response({"logged_out": session.technician, "csrf": fresh.csrf})
         _set_session(response, fresh)
         return response

@@ -21,6 +21,8 @@ from typing import Any
 from venue.agent.link import DaemonLink, LinkError
 
 MAX_VISITORS = 256          # read-only sessions kept; the oldest is forgotten first
+PER_ADDRESS = 16            # ...and one address's: a device loading the page again and
+                            # again forgets its own, not the players' pages
 MAX_TECHNICIANS = 4         # technician sessions at once (each holds a daemon connection)
 IDLE_S = 300.0              # a technician's page silent this long: logged out
 SILENT_S = 30.0             # ...and this long, when a new login needs its place (an
@@ -40,6 +42,7 @@ class Session:
     technician: str | None = None
     link: DaemonLink | None = None
     hold: int | None = None             # the hold-to-run jog this session started
+    remote: str = ""                    # the address that opened it
     drain: asyncio.Task[None] | None = field(default=None, repr=False)
 
 
@@ -57,12 +60,15 @@ class Sessions:
         now = time.monotonic()
         return Session(secrets.token_urlsafe(24), secrets.token_urlsafe(24), now, now)
 
-    def visitor(self) -> Session:
+    def visitor(self, remote: str = "") -> Session:
         visitors = [s for s in self._by_id.values() if s.technician is None]
-        if len(visitors) >= MAX_VISITORS:
-            oldest = min(visitors, key=lambda s: s.seen)
+        its_own = [s for s in visitors if s.remote == remote]
+        if len(its_own) >= PER_ADDRESS or len(visitors) >= MAX_VISITORS:
+            oldest = min(its_own if len(its_own) >= PER_ADDRESS else visitors,
+                         key=lambda s: s.seen)
             del self._by_id[oldest.sid]
         session = self._new()
+        session.remote = remote
         self._by_id[session.sid] = session
         return session
 
