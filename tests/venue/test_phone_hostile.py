@@ -41,15 +41,18 @@ def short() -> Iterator[Path]:
 Scenario = Callable[[PhoneConsole, str], Awaitable[None]]
 
 
-def against_a_table(state: Path, scenario: Scenario) -> None:
+def against_a_table(state: Path, scenario: Scenario, table: list | None = None) -> None:
     """`scenario(console, url)` with the console before the daemon's API on a simulated
-    table, in a thread of its own (a browser test before may hold this thread's loop)."""
+    table (its controller put in `table`), in a thread of its own (a browser test
+    before may hold this thread's loop)."""
     technicians = Technicians(state / "technicians.json", CHEAP)
     for name in ("li", "wang", "zhao", "chen", "sun"):
         technicians.add(name, f"{name}-token-0123")
 
     async def run() -> None:
         ctl = table_in_play().ctl
+        if table is not None:
+            table.append(ctl)
         server = ApiServer(ctl, Maintenance(ctl), technicians, None)
         await server.start_unix(state / "api.sock")
         console = PhoneConsole(load_config(), state / "api.sock", "127.0.0.1:0")
@@ -212,3 +215,43 @@ def test_a_device_opening_page_after_page_ends_only_its_own_sessions(short: Path
 
     against_a_table(short, scenario)
     assert answers == [200]
+
+
+def test_a_technicians_stop_stops_only_the_jog_their_own_page_started(short: Path) -> None:
+    """Two technicians at one table: li holds the dice motor; wang's page sends a stop
+    with no jog of its own (a beacon after a post that did arrive, a crafted post).
+    li's motor runs on and li's page still keeps it; li's own release stops it."""
+    running: list[bool] = []
+
+    async def scenario(console: PhoneConsole, url: str) -> None:
+        ctl = console_table[0]
+        async with phone() as li, phone() as wang:
+            tokens = {}
+            for http, name in ((li, "li"), (wang, "wang")):
+                csrf = await page(http, url)
+                async with http.post(url + "/api/login", headers={"X-CSRF-Token": csrf},
+                                     json={"name": name, "token": f"{name}-token-0123"}
+                                     ) as reply:
+                    tokens[name] = (await reply.json())["csrf"]
+
+            async def post(http: aiohttp.ClientSession, name: str, path: str,
+                           body: dict) -> dict:
+                async with http.post(url + path, headers={"X-CSRF-Token": tokens[name]},
+                                     json=body) as reply:
+                    answer = await reply.json()
+                    assert reply.status == 200, answer
+                    return answer
+
+            await post(li, "li", "/api/testmode", {"on": True, "force": True})
+            hold = (await post(li, "li", "/api/jog/start",
+                               {"motor": "dice", "direction": "fwd"}))["hold"]
+            running.append(bool(ctl.hal.read("motor.dice")))
+            await post(wang, "wang", "/api/jog/stop", {})
+            running.append(bool(ctl.hal.read("motor.dice")))
+            await post(li, "li", "/api/jog/keep", {"hold": hold})
+            await post(li, "li", "/api/jog/stop", {"hold": hold})
+            running.append(bool(ctl.hal.read("motor.dice")))
+
+    console_table: list = []
+    against_a_table(short, scenario, console_table)
+    assert running == [True, True, False]

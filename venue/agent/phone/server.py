@@ -337,13 +337,15 @@ class PhoneConsole:
 
     async def _jog_stop(self, request: web.Request) -> web.Response:
         """Stop: from a technician's session it stops that session's hold; from a
-        visitor's page it stops nothing (the e-stop on the table stops everything)."""
+        visitor's page, or a session with no hold of its own (a second stop, a beacon
+        after a post that did arrive), it stops nothing: the daemon's `jog_stop` with
+        no number would stop another technician's jog (the e-stop on the table stops
+        everything)."""
         session: Session = request["session"]
-        if session.link is None:
+        if session.link is None or session.hold is None:
             return web.json_response({"stopped": None})
         hold, session.hold = session.hold, None
-        return await self._daemon(request, True, "jog_stop",
-                                  {} if hold is None else {"hold": hold})
+        return await self._daemon(request, True, "jog_stop", {"hold": hold})
 
     async def _score(self, request: web.Request) -> web.Response:
         """A hand's result from the players: a player's action, open to any session
