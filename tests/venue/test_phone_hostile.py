@@ -101,14 +101,32 @@ def test_bodies_no_page_sends_are_refused_not_a_server_error(short: Path) -> Non
                     ("/api/lang", "application/json", "[" * 3000),        # nested deep
                     ("/api/jog/keep", "application/x-www-form-urlencoded",
                      "hold=%C2%B2"),                                       # "²", a digit
-                    ("/api/score", "application/json", '{"seat": ' + "[" * 3000)):
+                    ("/api/score", "application/json", '{"seat": ' + "[" * 3000),
+                    ("/api/lang", "application/json", " " * 100_000)):     # too big
                 async with http.post(url + path, data=body.encode(),
                                      headers={**headers, "Content-Type": kind}) as reply:
                     answers.append((reply.status, await reply.text()))
 
     against_a_table(short, scenario)
-    assert [status for status, _text in answers] == [400, 401, 400], answers
-    assert all(text.startswith("{") for _status, text in answers)
+    assert [status for status, _text in answers] == [400, 401, 400, 413], answers
+    assert all(text.startswith("{") for _status, text in answers[:3])
+
+
+@pytest.mark.parametrize("origin", ["null", "http://127.0.0.1.evil.example",
+                                    "http://evil.example", "http://127.0.0.1:1"])
+def test_a_post_from_another_origin_is_refused_even_with_the_token(short: Path,
+                                                                   origin: str) -> None:
+    answers: list[int] = []
+
+    async def scenario(_console: PhoneConsole, url: str) -> None:
+        async with phone() as http:
+            csrf = await page(http, url)
+            async with http.post(url + "/api/diagnose", json={"symptom": SYMPTOM},
+                                 headers={"X-CSRF-Token": csrf, "Origin": origin}) as reply:
+                answers.append(reply.status)
+
+    against_a_table(short, scenario)
+    assert answers == [403]
 
 
 def test_a_device_without_a_token_cannot_push_a_technician_out(short: Path) -> None:
