@@ -273,3 +273,34 @@ def test_a_technicians_stop_stops_only_the_jog_their_own_page_started(short: Pat
     console_table: list = []
     against_a_table(short, scenario, console_table)
     assert running == [True, True, False]
+
+
+def test_logins_at_once_never_let_in_more_technicians_than_a_table_takes(
+        short: Path) -> None:
+    """Three technicians in, two more log in at the same moment: one of them is told the
+    table is full (each technician holds one of the daemon's few connections)."""
+    answers: list[int] = []
+    counted: list[int] = []
+
+    async def scenario(console: PhoneConsole, url: str) -> None:
+        phones = [phone() for _ in range(5)]
+        try:
+            tokens = [await page(http, url) for http in phones]
+
+            async def login(n: int, name: str) -> int:
+                async with phones[n].post(url + "/api/login",
+                                          headers={"X-CSRF-Token": tokens[n]},
+                                          json={"name": name, "token": f"{name}-token-0123"}
+                                          ) as reply:
+                    return reply.status
+
+            for n, name in enumerate(("li", "wang", "zhao")):
+                assert await login(n, name) == 200
+            answers.extend(sorted(await asyncio.gather(login(3, "chen"), login(4, "sun"))))
+            counted.append(len(console.sessions.technicians()))
+        finally:
+            for http in phones:
+                await http.close()
+
+    against_a_table(short, scenario)
+    assert answers == [200, 409] and counted == [sessions.MAX_TECHNICIANS]

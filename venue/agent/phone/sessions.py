@@ -90,11 +90,7 @@ class Sessions:
     async def login(self, old: Session, name: str, token: str) -> Session:
         """A new session (new id and token: a cookie seen before login opens nothing)
         with its own daemon connection, logged in there; LinkError if refused."""
-        logged = [s for s in self._by_id.values() if s.technician is not None]
-        quietest = min(logged, key=lambda s: s.seen) if len(logged) >= MAX_TECHNICIANS \
-            else None
-        if quietest is not None and time.monotonic() - quietest.seen < SILENT_S:
-            raise TooMany
+        self._place()                   # refused at once when the table is full
         async with self._logins:
             link = DaemonLink(self.socket)
             await link.open()
@@ -105,10 +101,16 @@ class Sessions:
             except LinkError:
                 await link.close()
                 raise
-        # Only a technician the daemon let in takes the quietest one's place: a wrong
-        # guess from the LAN logs nobody out.
-        if quietest is not None and quietest.sid in self._by_id:
-            await self.logout(quietest)
+        # Only a technician the daemon let in takes the quietest one's place (a wrong
+        # guess from the LAN logs nobody out), counted again now: other logins may have
+        # finished meanwhile. No await from here until the session is in.
+        try:
+            quietest = self._place()
+        except TooMany:
+            await link.close()
+            raise
+        if quietest is not None:
+            self._forget(quietest)      # its connection closes: its jog stops
         session = self._new()
         session.technician = result["technician"]
         session.link = link
@@ -116,6 +118,17 @@ class Sessions:
         self._by_id.pop(old.sid, None)
         self._by_id[session.sid] = session
         return session
+
+    def _place(self) -> Session | None:
+        """The technician to log out for a new one (the quietest, when the table is full
+        and that page has been silent SILENT_S), None when there is room; TooMany."""
+        logged = [s for s in self._by_id.values() if s.technician is not None]
+        if len(logged) < MAX_TECHNICIANS:
+            return None
+        quietest = min(logged, key=lambda s: s.seen)
+        if time.monotonic() - quietest.seen < SILENT_S:
+            raise TooMany
+        return quietest
 
     @staticmethod
     async def _drain(link: DaemonLink) -> None:
