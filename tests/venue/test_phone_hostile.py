@@ -51,9 +51,9 @@ def against_a_table(state: Path, scenario: Scenario, table: list | None = None) 
 
     async def run() -> None:
         ctl = table_in_play().ctl
-        if table is not None:
-            table.append(ctl)
         server = ApiServer(ctl, Maintenance(ctl), technicians, None)
+        if table is not None:
+            table.extend((ctl, server))
         await server.start_unix(state / "api.sock")
         console = PhoneConsole(load_config(), state / "api.sock", "127.0.0.1:0")
         await console.start()
@@ -304,3 +304,30 @@ def test_logins_at_once_never_let_in_more_technicians_than_a_table_takes(
 
     against_a_table(short, scenario)
     assert answers == [200, 409] and counted == [sessions.MAX_TECHNICIANS]
+
+
+def test_logging_in_again_from_a_logged_in_page_closes_its_old_connection(
+        short: Path) -> None:
+    """A technician's page that logs in again (as another name, or the same): the old
+    session's daemon connection is closed, not left open and logged in where nothing
+    can reach or count it (the agent's uid has only 16)."""
+    counted: list[int] = []
+
+    async def scenario(console: PhoneConsole, url: str) -> None:
+        server = table[1]
+        async with phone() as http:
+            csrf = await page(http, url)
+            await asyncio.sleep(0.05)
+            before = len(server.clients)
+            for name in ("li", "wang", "li"):
+                async with http.post(url + "/api/login", headers={"X-CSRF-Token": csrf},
+                                     json={"name": name, "token": f"{name}-token-0123"}
+                                     ) as reply:
+                    assert reply.status == 200, await reply.text()
+                    csrf = (await reply.json())["csrf"]
+            await asyncio.sleep(0.1)
+            counted.extend((before, len(server.clients)))
+
+    table: list = []
+    against_a_table(short, scenario, table)
+    assert counted[1] == counted[0] + 1, counted

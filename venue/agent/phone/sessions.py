@@ -115,7 +115,8 @@ class Sessions:
         session.technician = result["technician"]
         session.link = link
         session.drain = asyncio.get_running_loop().create_task(self._drain(link))
-        self._by_id.pop(old.sid, None)
+        # A technician's page logging in again: its old connection closes with it.
+        self._forget(old)
         self._by_id[session.sid] = session
         return session
 
