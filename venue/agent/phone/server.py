@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,10 @@ RETRY_S = 1.0
 SWEEP_S = 10.0
 FAULTS_EVERY_S = 1.0
 MAX_BODY = 4096
+# Connections to the daemon for open reads (no login) at once: the daemon allows one uid
+# 16 (firmware/api/server.py MAX_PER_PEER), shared with the agent's own link, the status
+# watch, the technicians' sessions and their logins; a burst from one page waits here.
+PASSING = 4
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
                                "img-src 'self'; connect-src 'self'; form-action 'self'; "
@@ -60,6 +65,7 @@ class PhoneConsole:
         self._faults: dict[str, tuple[float, str, list[dict[str, Any]]]] = {}
         self._tests: dict[str, list[dict[str, Any]]] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self._passing = asyncio.Semaphore(PASSING)
         self._runner: web.AppRunner | None = None
         self.address: tuple[str, int] | None = None
 
@@ -101,6 +107,17 @@ class PhoneConsole:
         await self.sessions.close()
         if self._runner is not None:
             await self._runner.cleanup()
+
+    @contextlib.asynccontextmanager
+    async def _passing_link(self) -> AsyncIterator[DaemonLink]:
+        """A connection for one open read, closed after it; at most PASSING at once."""
+        async with self._passing:
+            link = DaemonLink(self.socket)
+            try:
+                await link.open()
+                yield link
+            finally:
+                await link.close()
 
     async def _watch(self) -> None:
         """One subscription for every page: the latest status, kept here."""
@@ -164,7 +181,7 @@ class PhoneConsole:
         session = self.sessions.get(request.cookies.get(SESSION_COOKIE))
         fresh = session is None
         if session is None:
-            session = self.sessions.visitor()
+            session = self.sessions.visitor(request.remote or "")
         lang = self._language(request)
         tests = await self._mechanism_tests(lang)
         with language(lang):
@@ -194,16 +211,13 @@ class PhoneConsole:
 
     async def _mechanism_tests(self, lang: str) -> list[dict[str, Any]]:
         if lang not in self._tests:
-            link = DaemonLink(self.socket)
             try:
-                await link.open()
-                info = await link.request("info", lang=lang)
+                async with self._passing_link() as link:
+                    info = await link.request("info", lang=lang)
                 self._tests[lang] = [{"name": t["name"], "label": f"{t['number']} {t['label']}"}
                                      for t in info["tests"]]
             except LinkError:
                 return []
-            finally:
-                await link.close()
         return self._tests[lang]
 
     async def _view(self, request: web.Request) -> web.Response:
@@ -235,14 +249,11 @@ class PhoneConsole:
         cached = self._faults.get(lang)
         if cached and cached[1] == key and loop.time() - cached[0] < FAULTS_EVERY_S:
             return cached[2]
-        link = DaemonLink(self.socket)
         try:
-            await link.open()
-            found = (await link.request("faults", lang=lang))["active"]
+            async with self._passing_link() as link:
+                found = (await link.request("faults", lang=lang))["active"]
         except LinkError:
             found = active
-        finally:
-            await link.close()
         shown = [{"code": f.get("code"), "id": f.get("id"), "where": f.get("where"),
                   "summary": (f.get("diagnosis") or {}).get("summary"),
                   "cause": (f.get("diagnosis") or {}).get("causes") or [],
@@ -290,7 +301,7 @@ class PhoneConsole:
     async def _logout(self, request: web.Request) -> web.Response:
         session: Session = request["session"]
         await self.sessions.logout(session)
-        fresh = self.sessions.visitor()
+        fresh = self.sessions.visitor(request.remote or "")
         response = web.json_response({"logged_out": session.technician, "csrf": fresh.csrf})
         _set_session(response, fresh)
         return response
@@ -326,13 +337,15 @@ class PhoneConsole:
 
     async def _jog_stop(self, request: web.Request) -> web.Response:
         """Stop: from a technician's session it stops that session's hold; from a
-        visitor's page it stops nothing (the e-stop on the table stops everything)."""
+        visitor's page, or a session with no hold of its own (a second stop, a beacon
+        after a post that did arrive), it stops nothing: the daemon's `jog_stop` with
+        no number would stop another technician's jog (the e-stop on the table stops
+        everything)."""
         session: Session = request["session"]
-        if session.link is None:
+        if session.link is None or session.hold is None:
             return web.json_response({"stopped": None})
         hold, session.hold = session.hold, None
-        return await self._daemon(request, True, "jog_stop",
-                                  {} if hold is None else {"hold": hold})
+        return await self._daemon(request, True, "jog_stop", {"hold": hold})
 
     async def _score(self, request: web.Request) -> web.Response:
         """A hand's result from the players: a player's action, open to any session
@@ -344,10 +357,9 @@ class PhoneConsole:
                 asked = score.params(body)
             except ValueError as exc:
                 return _refused(400, str(exc), "bad_request")
-        link = DaemonLink(self.socket)
         try:
-            await link.open()
-            result = await link.request("score", asked, lang=lang)
+            async with self._passing_link() as link:
+                result = await link.request("score", asked, lang=lang)
         except LinkError as exc:
             refused = exc.error.get("message") or _("no answer from the table")
             with language(lang):
@@ -355,8 +367,6 @@ class PhoneConsole:
                                                                 message=refused)
             return _refused(409 if exc.error else 503, message,
                             exc.error.get("code") or "offline")
-        finally:
-            await link.close()
         with language(lang):
             return web.json_response({"lines": score.answer(result), "result": result})
 
@@ -377,15 +387,12 @@ class PhoneConsole:
                 if exc.error.get("code") == "unauthorized" or not exc.error:
                     await self.sessions.logout(session)     # the daemon's session ended
                 return _daemon_refused(exc)
-        link = DaemonLink(self.socket)
         try:
-            await link.open()
-            return web.json_response(await link.request(method, params, lang=lang,
-                                                        timeout=timeout))
+            async with self._passing_link() as link:
+                return web.json_response(await link.request(method, params, lang=lang,
+                                                            timeout=timeout))
         except LinkError as exc:
             return _daemon_refused(exc)
-        finally:
-            await link.close()
 
 
 async def _no_icon() -> web.Response:
@@ -395,11 +402,12 @@ async def _no_icon() -> web.Response:
 async def _body(request: web.Request) -> dict[str, Any]:
     if request.content_type == "application/x-www-form-urlencoded":
         form = await request.post()
-        return {k: (int(v) if k == "hold" and isinstance(v, str) and v.isdigit() else v)
-                for k, v in form.items()}
+        # isdigit() alone takes "²", which int() refuses: ASCII digits only.
+        return {k: (int(v) if k == "hold" and isinstance(v, str) and v.isascii()
+                    and v.isdigit() else v) for k, v in form.items()}
     try:
         body = await request.json()
-    except ValueError:
+    except (ValueError, RecursionError):     # a body nested deeper than json reads
         return {}
     return body if isinstance(body, dict) else {}
 

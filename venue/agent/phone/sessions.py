@@ -21,11 +21,16 @@ from typing import Any
 from venue.agent.link import DaemonLink, LinkError
 
 MAX_VISITORS = 256          # read-only sessions kept; the oldest is forgotten first
+PER_ADDRESS = 16            # ...and one address's: a device loading the page again and
+                            # again forgets its own, not the players' pages
 MAX_TECHNICIANS = 4         # technician sessions at once (each holds a daemon connection)
 IDLE_S = 300.0              # a technician's page silent this long: logged out
 SILENT_S = 30.0             # ...and this long, when a new login needs its place (an
                             # open page asks every 0.7 s: this one's tab is gone)
 LONGEST_S = 900.0           # the daemon's own session length (firmware/api/server.py)
+LOGINS = 2                  # logins waiting for the daemon's verdict at once, each on a
+                            # connection of its own: a burst of guesses queues here, not
+                            # in the few connections the daemon allows the agent's uid
 
 
 @dataclass
@@ -37,6 +42,7 @@ class Session:
     technician: str | None = None
     link: DaemonLink | None = None
     hold: int | None = None             # the hold-to-run jog this session started
+    remote: str = ""                    # the address that opened it
     drain: asyncio.Task[None] | None = field(default=None, repr=False)
 
 
@@ -48,17 +54,21 @@ class Sessions:
     def __init__(self, socket: Path) -> None:
         self.socket = socket
         self._by_id: dict[str, Session] = {}
+        self._logins = asyncio.Semaphore(LOGINS)
 
     def _new(self) -> Session:
         now = time.monotonic()
         return Session(secrets.token_urlsafe(24), secrets.token_urlsafe(24), now, now)
 
-    def visitor(self) -> Session:
+    def visitor(self, remote: str = "") -> Session:
         visitors = [s for s in self._by_id.values() if s.technician is None]
-        if len(visitors) >= MAX_VISITORS:
-            oldest = min(visitors, key=lambda s: s.seen)
+        its_own = [s for s in visitors if s.remote == remote]
+        if len(its_own) >= PER_ADDRESS or len(visitors) >= MAX_VISITORS:
+            oldest = min(its_own if len(its_own) >= PER_ADDRESS else visitors,
+                         key=lambda s: s.seen)
             del self._by_id[oldest.sid]
         session = self._new()
+        session.remote = remote
         self._by_id[session.sid] = session
         return session
 
@@ -80,28 +90,46 @@ class Sessions:
     async def login(self, old: Session, name: str, token: str) -> Session:
         """A new session (new id and token: a cookie seen before login opens nothing)
         with its own daemon connection, logged in there; LinkError if refused."""
-        logged = [s for s in self._by_id.values() if s.technician is not None]
-        if len(logged) >= MAX_TECHNICIANS:
-            quietest = min(logged, key=lambda s: s.seen)
-            if time.monotonic() - quietest.seen < SILENT_S:
-                raise TooMany
-            await self.logout(quietest)
-        link = DaemonLink(self.socket)
-        await link.open()
+        self._place()                   # refused at once when the table is full
+        async with self._logins:
+            link = DaemonLink(self.socket)
+            await link.open()
+            try:
+                result = await link.request("login", auth={"name": name, "token": token})
+                # A connection that sends nothing is dropped by the daemon: take its events.
+                await link.request("subscribe", {"streams": ["events"]})
+            except LinkError:
+                await link.close()
+                raise
+        # Only a technician the daemon let in takes the quietest one's place (a wrong
+        # guess from the LAN logs nobody out), counted again now: other logins may have
+        # finished meanwhile. No await from here until the session is in.
         try:
-            result = await link.request("login", auth={"name": name, "token": token})
-            # A connection that sends nothing is dropped by the daemon: take its events.
-            await link.request("subscribe", {"streams": ["events"]})
-        except LinkError:
+            quietest = self._place()
+        except TooMany:
             await link.close()
             raise
+        if quietest is not None:
+            self._forget(quietest)      # its connection closes: its jog stops
         session = self._new()
         session.technician = result["technician"]
         session.link = link
         session.drain = asyncio.get_running_loop().create_task(self._drain(link))
-        self._by_id.pop(old.sid, None)
+        # A technician's page logging in again: its old connection closes with it.
+        self._forget(old)
         self._by_id[session.sid] = session
         return session
+
+    def _place(self) -> Session | None:
+        """The technician to log out for a new one (the quietest, when the table is full
+        and that page has been silent SILENT_S), None when there is room; TooMany."""
+        logged = [s for s in self._by_id.values() if s.technician is not None]
+        if len(logged) < MAX_TECHNICIANS:
+            return None
+        quietest = min(logged, key=lambda s: s.seen)
+        if time.monotonic() - quietest.seen < SILENT_S:
+            raise TooMany
+        return quietest
 
     @staticmethod
     async def _drain(link: DaemonLink) -> None:
