@@ -137,3 +137,28 @@ def installed_package(folder: Path, name: str, entry_points: str, modules: dict[
     for module, source in modules.items():
         (folder / f"{module}.py").write_text(textwrap.dedent(source))
     monkeypatch.syspath_prepend(str(folder))
+
+
+# `make test` runs two pytest workers (pytest-xdist, --dist loadgroup). Tests on the
+# real clock (daemons, brokers, browsers, the board's VM, real-time power cuts) share one
+# worker, one at a time, so each meets at most one CPU-bound neighbour, as on CI's two
+# cores; the virtual-clock tests spread over both.
+REAL_TIME = ("tests/venue/", "tests/browser/", "tests/desk/", "tests/console/",
+             "tests/security/", "tests/hal/", "tests/board/", "tests/test_powercut.py",
+             "tests/test_install.py", "tests/test_cli.py", "tests/test_cli_human.py",
+             "tests/test_bench_children.py", "tests/test_bench_quick.py",
+             "tests/test_clock.py", "tests/test_journal", "tests/test_storage_faults.py",
+             "tests/test_integration.py", "tests/test_status.py")
+# Files whose module fixture is the expensive part (the fuzz batch): one worker each, so
+# the fixture is built once, not once per worker.
+ONE_WORKER = ("tests/test_fuzz.py", "tests/test_audit_sim.py")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(str(config.rootpath))
+    for item in items:
+        where = Path(str(item.path)).relative_to(root).as_posix()
+        if where.startswith(REAL_TIME):
+            item.add_marker(pytest.mark.xdist_group("real_time"))
+        elif where.startswith(ONE_WORKER):
+            item.add_marker(pytest.mark.xdist_group(where))
