@@ -75,6 +75,8 @@ class PinStops:
                  write: Callable[[str, Value], None], read: Callable[[str], Value]) -> None:
         self.clock = clock
         self.signals = signals
+        # Read at every stop for its report: the input names, listed once.
+        self._inputs = tuple(name for name, signal in signals.items() if not signal.is_output)
         self._write = write
         self._read = read
         self._lock = threading.RLock()
@@ -159,7 +161,6 @@ class PinStops:
             timer.cancel()
         if drive:
             self._write(output, self.signals[output].safe_value)
-        inputs = {name: self._read(name) for name, signal in self.signals.items()
-                  if not signal.is_output}
+        inputs = {name: self._read(name) for name in self._inputs}
         report = StopReport(spec, REASONS[reason], self.clock.now(), inputs)
         self.clock.post(lambda: on_stopped(report))
