@@ -3,9 +3,7 @@ language, and the config that keeps it inside the venue."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import threading
 from pathlib import Path
 
 import aiohttp
@@ -13,6 +11,7 @@ import pytest
 
 from mjtable_core.config import check_phone_listen, load_config
 from mjtable_core.schema import Invalid
+from tests.venue.own_loop import run_in_own_thread
 from venue.agent.phone import guard
 from venue.agent.phone.server import PhoneConsole
 
@@ -82,20 +81,7 @@ def test_an_address_outside_the_trusted_networks_sees_nothing(tmp_path: Path) ->
             await outside.close()
             await inside.close()
 
-    # In a thread of its own: a browser test before may hold this thread's loop.
-    failed: list[BaseException] = []
-
-    def in_thread() -> None:
-        try:
-            asyncio.run(run())
-        except BaseException as exc:     # handed to the test's own thread
-            failed.append(exc)
-
-    worker = threading.Thread(target=in_thread)
-    worker.start()
-    worker.join(30)
-    if failed:
-        raise failed[0]
+    run_in_own_thread(run)
 
 
 def test_the_agent_refuses_a_public_phone_address_in_one_line(capsys) -> None:

@@ -9,7 +9,6 @@ import json
 import re
 import shutil
 import tempfile
-import threading
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from firmware.diagnosis import SYMPTOMS
 from firmware.maintenance import Maintenance
 from mjtable_core.config import load_config
 from tests.test_diagnosis import table_in_play
+from tests.venue.own_loop import run_in_own_thread
 from venue.agent.phone import sessions
 from venue.agent.phone.server import PhoneConsole
 
@@ -64,19 +64,7 @@ def against_a_table(state: Path, scenario: Scenario, table: list | None = None) 
             await console.close()
             await server.close()
 
-    failed: list[BaseException] = []
-
-    def in_thread() -> None:
-        try:
-            asyncio.run(run())
-        except BaseException as exc:     # handed to the test's own thread
-            failed.append(exc)
-
-    worker = threading.Thread(target=in_thread)
-    worker.start()
-    worker.join(30)
-    if failed:
-        raise failed[0]
+    run_in_own_thread(run)
 
 
 async def page(http: aiohttp.ClientSession, url: str) -> str:
