@@ -149,8 +149,8 @@ REAL_TIME = ("tests/venue/", "tests/browser/", "tests/desk/", "tests/console/",
              "tests/test_bench_children.py", "tests/test_bench_quick.py",
              "tests/test_clock.py", "tests/test_journal", "tests/test_storage_faults.py",
              "tests/test_integration.py", "tests/test_status.py")
-# Files whose module fixture is the expensive part (the fuzz batch): one worker each, so
-# the fixture is built once, not once per worker.
+# Files whose fixture is the expensive part (the fuzz batch): one worker each, so the
+# fixture is built once, not once per worker.
 ONE_WORKER = ("tests/test_fuzz.py", "tests/test_audit_sim.py")
 
 

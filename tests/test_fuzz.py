@@ -40,7 +40,9 @@ REGRESSIONS = sorted((ROOT / "tests" / "scenarios" / "fuzz").glob("*.toml"))
 KNOWN_BROKEN: set[str] = set()
 
 
-@pytest.fixture(scope="module")
+# Session, not module: xdist may hand this worker other files' tests between these,
+# and a module fixture is then torn down and the batch (~90 s) run again.
+@pytest.fixture(scope="session")
 def batch() -> dict[str, Any]:
     # Every second scenario runs on the 136-tile table (no flowers, 17 stacks a wall).
     return fuzz(sim_runner(load_config()), CI_COUNT, CI_SEED, shrink=False,
