@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -44,6 +45,16 @@ def reason(exc: BaseException) -> str:
     if "full" in text:
         return _("the disk is full")
     return text
+
+
+def read_only(directory: Path) -> bool:
+    """Whether nothing can be written in `directory`: a file system mounted read-only
+    (what a worn SD card becomes), or a directory its user may not write."""
+    try:
+        mounted_ro = bool(os.statvfs(directory).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+    return mounted_ro or not os.access(directory, os.W_OK)
 
 
 def problem(path: Path, exc: BaseException) -> str:

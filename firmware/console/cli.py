@@ -29,7 +29,7 @@ from firmware.console.client import (
 )
 from firmware.i18n import _, resolve, set_language
 from firmware.printable import printable
-from firmware.storage import STORAGE_ERRORS, problem
+from firmware.storage import STORAGE_ERRORS, problem, read_only
 
 TOKEN_ENV = "MJTABLE_TOKEN"
 
@@ -400,8 +400,15 @@ def _export(args: argparse.Namespace) -> int:
         if young is not None:
             # The chain holds, but history went faster than any table makes it.
             ok, verdict, found = False, _("SUSPICIOUS"), young
-        print(f"{path}: {verdict}: {_human(chain_words.say(str(found)))}",
-              file=sys.stdout if ok else sys.stderr)
+        line = f"{path}: {verdict}: {_human(chain_words.say(str(found)))}"
+        if ok and read_only(path.parent):
+            # The history is sound, but the table can add nothing to it (E96 at its
+            # next start): the technician must hear both, and a script must not pass.
+            print(line + _("; but {directory} is read-only: the table cannot log a "
+                           "hand; remount it read-write or replace the SD card").format(
+                               directory=path.parent), file=sys.stderr)
+            return EXIT_USAGE
+        print(line, file=sys.stdout if ok else sys.stderr)
         return 0 if ok else EXIT_REFUSED
     filters = {k: getattr(args, k) for k in ("kind", "cycle", "run")
                if getattr(args, k) is not None}
