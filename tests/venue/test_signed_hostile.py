@@ -76,3 +76,14 @@ def test_a_replay_after_the_wall_clock_is_set_back_is_still_refused() -> None:
     with pytest.raises(signed.Refused) as refused:
         verifier.check(first)
     assert refused.value.why == signed.REPLAYED
+
+
+def test_a_used_id_is_on_the_disk_before_its_command_runs(tmp_path) -> None:
+    """With synchronous=NORMAL a used id sat in the WAL unsynced: a power cut right after
+    a command could let its replay through within the command's validity."""
+    key = Ed25519PrivateKey.generate()
+    verifier = signed.Verifier("t1", {"venue-1": key.public_key()}, lambda: NOW, 300.0,
+                               tmp_path / signed.FILE_NAME)
+    verifier.check(signed.sign(key, _cmd(1)))
+    assert verifier.db.execute("PRAGMA synchronous").fetchone() == (2,)     # FULL
+    verifier.close()
