@@ -156,6 +156,8 @@ def _elsewhere(rng: random.Random, where: str) -> str:
         return ".".join(words)
     last = words[-1]
     neighbour = _NEIGHBOURS.get(last, last)
+    if "." in neighbour:
+        return neighbour        # a whole name: the lid motor's neighbour is its sensor
     if neighbour in ("head", "plate", "conveyor") and words[0] != "motor":
         return ".".join(["motor", *words[:-1], neighbour])
     if words[0] == "motor" and neighbour != last and "side" in words:

@@ -83,6 +83,8 @@ KINDS: dict[str, str] = {
 }
 # What a technician can clean: the sensors.
 SENSORS = KINDS["sensor_stuck"]
+# What a technician can replace: a motor, a sensor, or the board's cable.
+PARTS = rf"{KINDS['motor_dead']}|{SENSORS}|link"
 
 
 def check_for_table(scenario: Scenario, tiles: int, signals: Collection[str]) -> None:
@@ -256,6 +258,10 @@ class Scenario:
                 raise Invalid("where", _("{where!r}: clean_sensor needs a sensor (a name "
                                          "matching {pattern})").format(
                     where=action.where, pattern=SENSORS), f"action #{i}")
+            if action.do == "replace_part" and not re.fullmatch(PARTS, action.where or ""):
+                raise Invalid("where", _("{where!r}: replace_part needs a part (a name "
+                                         "matching {pattern})").format(
+                    where=action.where, pattern=PARTS), f"action #{i}")
             if action.for_fault is not None and action.for_fault > len(self.faults):
                 raise Invalid("for_fault", _("{number}: there are {count} [[fault]] tables").format(
                     number=action.for_fault, count=len(self.faults)), f"action #{i}")

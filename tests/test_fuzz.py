@@ -233,3 +233,18 @@ def test_fuzzing_a_136_tile_table_writes_files_that_name_its_config(tmp_path: Pa
         assert 'config = "table-136.toml"' in Path(failure["scenario_file"]).read_text()
         named = load_scenario(failure["scenario_file"]).config
         assert named is not None and load_config(named).table.tiles == 136
+
+
+def test_every_generated_repair_names_a_part_the_table_has() -> None:
+    """fuzz --wide seed 7 #1302 crashed the harness: the lid motor's "neighbour" part was
+    drawn as "motor.lid.upper", which no table has; a scenario file naming it is refused."""
+    for index in [*range(500), 1302]:
+        scenario = generate(7, index, wide=True)
+        parse_scenario(tomllib.loads(to_toml(scenario, [])), f"wide-{index}")
+    assert any(a.where == "lid.upper" for a in generate(7, 1302, wide=True).actions)
+    bad = {"seed": 1, "cycles": 1, "fault": [{"kind": "motor_slow", "where": "motor.lid",
+                                              "cycle": 1, "phase": "build", "factor": 3.0}],
+           "action": [{"after_fault": "lid.not_rising", "do": "replace_part",
+                       "where": "motor.lid.upper"}]}
+    with pytest.raises(Exception, match="replace_part needs a part"):
+        parse_scenario(bad, "<test>")
