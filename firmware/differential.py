@@ -328,6 +328,11 @@ def _face_up(fault: Fault, ctl: Controller) -> Ranked:
 
 
 # The evidence rules by the name a fault kind gives (`FaultKind.rule`).
+def _flaky(fault: Fault, ctl: Controller) -> Ranked:
+    # The edges themselves are the evidence: the sensor they came from, nothing else.
+    return [HEAD_SENSOR_GLITCH], None, None
+
+
 RULES = {
     "head": _head,
     "plate": _plate,
@@ -343,4 +348,5 @@ RULES = {
     "drift": _drift,
     "degraded": _degraded,
     "face_up": _face_up,
+    "flaky": _flaky,
 }
