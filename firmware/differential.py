@@ -47,6 +47,8 @@ PLATE_SENSOR_ON = ("side.{side}.plate_home", N_("the plate home switch of side {
                                                 "stuck active"))
 PLATE_SENSOR_OFF = ("side.{side}.plate_home", N_("the plate home switch of side {side} "
                                                  "never closes"))
+PLATE_SENSOR_GLITCH = ("side.{side}.plate_home", N_("the plate home switch of side {side} "
+                                                    "opens while the plate is at home"))
 PLATE_JAM = ("side.{side}.plate", N_("debris in the plate rails of side {side}"))
 LID_MOTOR = ("motor.lid", N_("the lift motor, its driver or its fuse"))
 LID_BLOCKED = ("lid", N_("something blocks the lid"))
@@ -145,8 +147,26 @@ def _plate(fault: Fault, ctl: Controller) -> Ranked:
                "the switch"), "plate.{side}")
 
 
+def _interlocked(fault: Fault) -> Ranked | None:
+    """The board's interlock stopped the motor: the inputs it read as forbidding are
+    the suspects (a plate home switch that opened, the case switch), not the motion."""
+    blocked = fault.evidence.get("interlock") or {}
+    plates = [_at(PLATE_SENSOR_GLITCH, side) for side in map(_side_in, sorted(blocked))
+              if side is not None]
+    if not plates:
+        return ([CASE_SWITCH, CASE_OPENED], None, None) if "case_open" in blocked else None
+    motors = [_at(PLATE_MOTOR, part.split(".")[1]) for part, _cause in plates]
+    return ([*plates, *motors],
+            N_("watch the plate home switch of side {side} in the signal view while the "
+               "plate stands at home: if its light goes out, replace the switch; if the "
+               "plate has moved off home, run the plate self-test"), "plate.{side}")
+
+
 def _lid(left: str, toward: str) -> Any:
     def rule(fault: Fault, ctl: Controller) -> Ranked:
+        interlocked = _interlocked(fault)
+        if interlocked is not None:
+            return interlocked
         if fault.evidence.get("dropped_while"):
             return ([_lid_sensor("lid.lower", False), LID_BLOCKED, LID_MOTOR],
                      N_("run the lid self-test and watch the lower lid sensor's light in "
@@ -308,6 +328,11 @@ def _face_up(fault: Fault, ctl: Controller) -> Ranked:
 
 
 # The evidence rules by the name a fault kind gives (`FaultKind.rule`).
+def _flaky(fault: Fault, ctl: Controller) -> Ranked:
+    # The edges themselves are the evidence: the sensor they came from, nothing else.
+    return [HEAD_SENSOR_GLITCH], None, None
+
+
 RULES = {
     "head": _head,
     "plate": _plate,
@@ -323,4 +348,5 @@ RULES = {
     "drift": _drift,
     "degraded": _degraded,
     "face_up": _face_up,
+    "flaky": _flaky,
 }

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from firmware.supervisor import MIN_TRAVEL
-from hal.armed import StopReport, StopSpec
+from hal.armed import StopReason, StopReport, StopSpec
+from hal.interlocks import interlock_rules
 from mjtable_core.signals import Value
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ class Motions:
     def __init__(self, ctl: Controller) -> None:
         self.ctl = ctl
         self.last: dict[str, StopReport] = {}     # the last report of each output
+        self._outputs: dict[str, str] = {}         # the output each mechanism drives
 
     def run(self, mechanism: str, output: str, value: Value, sensor: str, level: Value,
             fault_id: str, *, where: str | None = None, side: int | None = None,
@@ -45,6 +47,7 @@ class Motions:
         ctl = self.ctl
         supervisor = ctl.supervisor
         learned = supervisor.learned(mechanism)
+        self._outputs[mechanism] = output
         if ctl.hal.capabilities.armed_stops and sensor not in supervisor.degraded:
             spec = StopSpec(output, value, sensor, level, edges=1,
                             blank_s=MIN_TRAVEL * learned if learn else 0.0,
@@ -58,3 +61,16 @@ class Motions:
 
     def _stopped(self, report: StopReport) -> None:
         self.last[report.spec.output] = report
+
+    def interlocked(self, mechanism: str, since: float) -> dict[str, Value] | None:
+        """The inputs that made the pin's interlock stop (or refuse) `mechanism`'s
+        motor since `since`, as the stop's report read them; None if no interlock did.
+        A motion the board stopped is not the part that failed: these inputs are."""
+        output = self._outputs.get(mechanism)
+        report = self.last.get(output or "")
+        if report is None or report.reason is not StopReason.INTERLOCK or report.at < since:
+            return None
+        return {name: report.inputs[name]
+                for out, name, level, value in interlock_rules(self.ctl.hal.signals)
+                if out == output and value in (None, report.spec.value)
+                and name in report.inputs and report.inputs[name] != level}

@@ -233,6 +233,11 @@ class SideBuilder(Recoverable):
             self.glitches += 1
             self.ctl.emit("sensor.glitch", sensor=f"side.{self.side}.head_home",
                           after_s=round(elapsed, 4))
+            # Filtered, the table rides through; the technician is still told. One
+            # warning per sensor: while it is active, each glitch only counts on it.
+            self.ctl.fault("sensor.flaky", f"side.{self.side}.head_home", self.side,
+                           {"sensor": f"side.{self.side}.head_home",
+                            "glitches": self.glitches, "after_s": round(elapsed, 4)})
             self.ctl.supervisor.unlearned(self.key)    # a turn with a glitch times nothing
             if self.chained_at is not None and at - self.chained_at < REANCHOR * learned:
                 # Soon after the home this turn started from (an edge it was chained

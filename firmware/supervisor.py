@@ -306,9 +306,14 @@ class Supervisor:
         moved = motion.moved() if motion.moved is not None else False
         evidence = {**motion.evidence, "sensor": motion.sensor, "waited_s": waited,
                     "learned_s": round(self.learned(mechanism), 3), "moved": moved}
-        misses = self.misses.get(motion.sensor, 0) + 1 if moved else 0
-        self.misses[motion.sensor] = misses
-        if moved and motion.sensor in OPPOSITE:
+        # The board's interlock stopped the motor: the inputs that forbade it are the
+        # evidence, not the sensor the motion waited for (no miss of it either).
+        blocked = self.ctl.motions.interlocked(mechanism, motion.started)
+        if blocked is None:
+            self.misses[motion.sensor] = self.misses.get(motion.sensor, 0) + 1 if moved else 0
+        if blocked is not None:
+            evidence["interlock"] = blocked
+        elif moved and motion.sensor in OPPOSITE:
             # Failed sensor or obstruction? The next travel back tells (_judge).
             self.suspects.add(motion.sensor)
             evidence["suspect_sensor"] = motion.sensor

@@ -560,7 +560,8 @@ class Harness:
             return False        # the power comes back: the table is judged then
         if self.rig.link_returning():
             return False        # the cable comes back: the host connects by itself
-        if self._pending or self.players.topping_up or self.ctl.cycle.state.startswith("top_up"):
+        if (self._pending or self.players.topping_up or self.players.top_up_wanted
+                or self.ctl.cycle.state.startswith("top_up")):
             return False
         return self.ctl.refeed_hold is not None or any(
             f.active and f.kind.severity == ERROR for f in self.ctl.faults)

@@ -38,6 +38,7 @@ class SimPlayers:
         self.leave_behind = 0     # injected: tiles forgotten on the table at the next push
         self.foreign = 0          # injected: tiles of another set pushed in
         self.topping_up = False
+        self.top_up_wanted = False    # asked while the dice are still to throw
         self._top_up_at = 0.0
         self._progress = 0
         table.witnesses.append(self._on_change)
@@ -60,6 +61,8 @@ class SimPlayers:
     def _to(self, phase: str) -> None:
         self.phase = phase
         self._progress += 1
+        if phase == "playing" and self.top_up_wanted:
+            self._later(self.sim.key_delay_s, self.top_up)
 
     def _on_change(self, name: str, value: Value) -> None:
         if self.in_test_mode():
@@ -138,6 +141,12 @@ class SimPlayers:
     # -- top-up: both lift keys, add the forgotten tiles, one key --------------------
 
     def top_up(self) -> None:
+        if self.phase in ("waiting_walls", "throwing"):
+            # The table tops up in play (its lift keys wait for the hand): players
+            # asked while the walls rise or the dice are due throw first, then top up.
+            self.top_up_wanted = True
+            return
+        self.top_up_wanted = False
         self.topping_up = True
         self._top_up_at = self.clock.now()
         self.table.press("key.lift.0")

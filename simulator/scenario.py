@@ -123,7 +123,7 @@ DETECTED_BY: dict[str, frozenset[str]] = {kind: frozenset(ids) for kind, ids in 
     "sensor_dirty": ("count.double", "build.tiles_missing", "build.extra_tiles",
                      *_STARVED),
     "sensor_flaky": ("lid.sensor_conflict", "lid.not_rising", "lid.not_lowering",
-                     "sensor.degraded", "head.jam", "plate.stuck", "count.double",
+                     "sensor.degraded", "sensor.flaky", "head.jam", "plate.stuck", "count.double",
                      "count.blind", "build.extra_tiles"),
     "lid_blocked": ("lid.not_lowering", "lid.not_rising"),
     "plate_blocked": ("plate.stuck",),

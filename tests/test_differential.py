@@ -81,3 +81,52 @@ def test_wide_fuzz_draws_what_it_never_drew() -> None:
     assert max(f.count for f in faults if f.kind in ("missing_tiles", "extra_tiles")) > 3
     assert _elsewhere(__import__("random").Random(1), "side.2.head_home") in (
         "side.0.head_home", "side.1.head_home", "side.3.head_home", "motor.side.2.head")
+
+
+def test_a_lid_the_boards_interlock_stopped_names_the_plate_home_switch() -> None:
+    # A flaky plate home switch of side 2 opened as the lid rose: the board stopped the
+    # lid. Its report says which input forbade it; that switch is the part, not the lid.
+    fault = Fault("lid.not_rising", "motor.lid", None, 1, 10.0,
+                  {"moved": True, "sensor": "lid.upper",
+                   "interlock": {"side.2.plate_home": False}})
+    fault.diagnosis_extra = rank(fault, None)        # type: ignore[arg-type]
+    shown = fault.diagnosis()
+    assert [s["part"] for s in shown["suspects"]] == ["side.2.plate_home",
+                                                      "motor.side.2.plate"]
+    assert shown["causes"][0] == ("the plate home switch of side 2 opens while the plate "
+                                  "is at home")
+    assert shown["test"].startswith("watch the plate home switch of side 2")
+    assert shown["self_test"] == "plate.2"
+    assert verdict("side.2.plate_home", {"diagnosis": shown}) == "first"
+    with language("zh_CN"):
+        assert "2 号口升牌板限位开关" in fault.diagnosis()["causes"][0]
+
+
+def test_the_boards_interlock_report_is_the_evidence_of_the_fault() -> None:
+    from hal.armed import StopReason, StopReport
+    from tests.test_diagnosis import table_in_play
+
+    harness = table_in_play()
+    ctl = harness.ctl
+    arm = ctl.outputs.arm
+
+    def refused(spec: Any, on_stopped: Any, holder: str | None = None) -> bool:
+        if spec.output != "motor.lid":
+            return arm(spec, on_stopped, holder)
+        # The board refuses the lid going up: a plate home switch reads open.
+        inputs = {name: harness.hal.read(name) for name in ctl.hal.signals
+                  if not ctl.hal.signals[name].is_output}
+        inputs["side.2.plate_home"] = False
+        report = StopReport(spec, StopReason.INTERLOCK, ctl.clock.now(), inputs)
+        ctl.clock.post(lambda: on_stopped(report))
+        return True
+
+    ctl.outputs.arm = refused        # type: ignore[method-assign]
+    harness.table.press("key.lift.0")       # the hand is over: open for the next set
+    harness.clock.run_until(harness.clock.now() + 60.0,
+                            until=lambda: any(f.active for f in ctl.faults))
+    fault = next(f for f in ctl.faults if f.active)
+    assert fault.id == "lid.not_rising"
+    assert fault.evidence["interlock"] == {"side.2.plate_home": False}
+    assert fault.diagnosis()["suspects"][0]["part"] == "side.2.plate_home"
+    assert not ctl.supervisor.is_suspect("lid.upper")

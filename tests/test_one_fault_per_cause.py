@@ -83,3 +83,34 @@ def test_a_cause_raises_at_most_three_faults_an_hour_then_its_last_comes_back() 
     ctl.clear_fault(back, by="test")
     harness.clock.run_until(harness.clock.now() + 3600.0)
     assert ctl.fault(*cause, {"moved": True}) is not raised[-1]    # an hour on: raised
+
+
+def test_a_flickering_head_home_sensor_is_told_once_naming_the_sensor_and_side() -> None:
+    # Filtered, the table rides through the glitches; the technician is still told:
+    # one warning for the sensor, its glitches counted on it, never a flood.
+    from firmware.i18n import language
+
+    harness = table_in_play()
+    ctl = harness.ctl
+    side = ctl.sides[2]
+    for _n in range(8):
+        side.glitches += 1
+        ctl.fault("sensor.flaky", "side.2.head_home", 2,
+                  {"sensor": "side.2.head_home", "glitches": side.glitches})
+        harness.clock.run_until(harness.clock.now() + 1.0)
+    raised = [f for f in ctl.faults if f.id == "sensor.flaky"]
+    assert len(raised) == 1 and raised[0].active
+    assert raised[0].evidence["repeats"] == 8
+    shown = raised[0].diagnosis()
+    assert shown["suspects"][0]["part"] == "side.2.head_home"
+    assert shown["causes"][0] == "the head home sensor of side 2 flickers"
+    with language("zh_CN"):
+        assert raised[0].diagnosis()["causes"][0] == "2 号口机头槽形光耦时好时坏"
+
+
+def test_a_flickering_head_home_sensor_raises_its_warning_in_a_build() -> None:
+    judged = run_one("table.toml", FaultSpec("sensor_flaky", "side.1.head_home", 1, "build",
+                                             probability=2.0), cycles=1)
+    assert judged["first_fault"] == "W95" and judged["verdict"] == "first", judged
+    assert judged["by_id"]["sensor.flaky"] == 1 and not judged["flood"], judged
+    assert judged["max_active_copies"] <= 1, judged

@@ -50,6 +50,7 @@ RAISED_BY = {
     "tile.face_up": "weak_magnet_A.toml",
     "dice.stuck": "dice_jam.toml",
     "timing.drift": "head_slow.toml",
+    "sensor.flaky": "head_home_flaky.toml",
     "case.opened": "case_opened.toml",
 }
 # The kinds no recording of sensor edges can raise again, and why (docs/faults.md).
