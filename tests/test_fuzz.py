@@ -248,3 +248,13 @@ def test_every_generated_repair_names_a_part_the_table_has() -> None:
                        "where": "motor.lid.upper"}]}
     with pytest.raises(Exception, match="replace_part needs a part"):
         parse_scenario(bad, "<test>")
+
+
+def test_a_table_without_a_reader_is_not_given_a_swap_it_cannot_see() -> None:
+    """fuzz --wide seed 12 #239 on the 136 table: 16 tiles left out and 16 foreign ones
+    pushed in leave the count right; a table with no reader deals them (docs/faults.md)."""
+    counts = {f.kind: f.count for f in generate(12, 239, tiles=136, wide=True).faults}
+    assert counts["missing_tiles"] == counts["extra_tiles"] == 16
+    counts = {f.kind: f.count for f in generate(12, 239, tiles=136, wide=True,
+                                                reader=False).faults}
+    assert (counts["missing_tiles"], counts["extra_tiles"]) == (16, 17)
