@@ -99,9 +99,9 @@ class LinkEnd:
                 timer.cancel()
         self._retransmit = self._heartbeat = self._silence = None
 
-    def pending_seq(self, msg: Msg) -> int | None:
-        """The number of the oldest sequenced `msg` not yet acknowledged, or None."""
-        return next((f.seq for f in (*self._unacked, *self._waiting) if f.type == msg), None)
+    def pending_frames(self, msg: Msg) -> list[Frame]:
+        """The sequenced `msg` frames not yet acknowledged, oldest first."""
+        return [f for f in (*self._unacked, *self._waiting) if f.type == msg]
 
     @property
     def next_seq(self) -> int:
