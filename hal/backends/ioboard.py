@@ -25,6 +25,8 @@ from hal.interface import HalError, Listener, OpenedHal
 from hal.interlocks import interlock_table
 from hal.link import LinkEnd
 from hal.protocol import (
+    CHANNEL_OF,
+    CHANNELS,
     VERSION,
     Decoder,
     Frame,
@@ -477,6 +479,8 @@ class IoBoardHal:
             self.values[name] = self.signals[name].safe_value
             self._current.pop(name, None)
         with contextlib.suppress(Exception):
+            self._disarm_pending({CHANNEL_OF[name] for name in names
+                                  if self.signals[name].is_motor})
             if self.link.up:
                 # Ahead of the SAFE, which waits its turn behind frames still being
                 # retransmitted (a command sent before the stop, late for noise): the
@@ -485,6 +489,22 @@ class IoBoardHal:
                 # before head.jam ran a conveyor on after it.
                 self.link.send_now(Msg.SAFE_NOW, bytes((self.link.next_seq,)) + payload)
             self.link.send(Msg.SAFE, payload)
+
+    def _disarm_pending(self, motors: set[int]) -> None:
+        """Frames not yet acknowledged that would start a motor of `motors` are resent
+        harmless: a SET as the safe value, an ARM as a CANCEL of it. The fence needs
+        its SAFE_NOW to get through before them, which a noisy cable (bit-error rate
+        0.01: most frames of 15 bytes garbled) does not promise; their resends from
+        here do not start it whatever gets through first."""
+        def harmless(frame: Frame) -> Frame:
+            if frame.type == Msg.SET and frame.payload and frame.payload[0] in motors:
+                name = CHANNELS[frame.payload[0]]
+                return Frame(frame.seq, Msg.SET,
+                             encode_signal(name, self.signals[name].safe_value))
+            if frame.type == Msg.ARM and len(frame.payload) > 1 and frame.payload[1] in motors:
+                return Frame(frame.seq, Msg.CANCEL, frame.payload[:1])
+            return frame
+        self.link.rewrite_pending(harmless)
 
     def _fence_again(self) -> None:
         """A SAFE still on its way (a noisy cable): SAFE_NOW ahead of each resend, so
