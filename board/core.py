@@ -124,8 +124,13 @@ class Board:
     def _on_frame(self, seq, msg, payload):
         if msg == HELLO:
             self._hello(payload)
-        else:
-            self.link.on_frame(seq, msg, payload, self._now)
+            return
+        if msg == SAFE and self.link.up and self.link.to_come(seq) and self.link.ahead(seq):
+            # A SAFE whole but ahead of a gap (a frame before it garbled): the link
+            # holds it back, but a stop needs nothing before it. Act on it as on its
+            # SAFE_NOW, which the noise may have taken: off now, fenced until it is in.
+            self._on_message(SAFE_NOW, bytes((seq,)) + payload, self._now)
+        self.link.on_frame(seq, msg, payload, self._now)
 
     def _hello(self, payload):
         if not payload:

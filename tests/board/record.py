@@ -81,6 +81,11 @@ def recording() -> str:
         _rx(826, 10, Msg.SET, encode_signal("motor.lid", LID_UP)),
         _rx(830, 11, Msg.SAFE, BUILD),
         _rx(835, 12, Msg.SET, encode_signal("motor.ring", True)),
+        "# a SAFE whole but ahead of a gap (#13 garbled) stops the ring at once; #13,",
+        "# resent, starts nothing until that SAFE is in",
+        _rx(840, 14, Msg.SAFE, encode_outputs(("motor.ring",))),
+        _rx(845, 13, Msg.SET, encode_signal("motor.ring", True)),
+        _rx(850, 14, Msg.SAFE, encode_outputs(("motor.ring",))),
         "1600 end",
     ]
     return "\n".join(lines) + "\n"

@@ -292,3 +292,27 @@ def test_a_command_a_stop_made_stale_is_resent_harmless(short):
     assert resent[1].payload == encode_signal("motor.side.2.conveyor", False)
     assert resent[2].payload == encode_signal("motor.lid", LID_UP)   # not the scope's
     hal.link.stop()
+
+
+def test_a_safe_ahead_of_a_gap_stops_at_once(short):
+    # Link noise 0.01, the link dying under a head jam: the SAFE crossed whole, but a
+    # frame before it was garbled and every SAFE_NOW too, so the board held the SAFE
+    # back and the disc ran until its failsafe, past the referee's grace. Turning off
+    # needs nothing before it: a whole SAFE ahead of a gap stops what it names now.
+    _clock, table, _wire, board = _board(short)
+    board._hello(encode_hello(VERSION, interlock_table(table.signals)))
+    board._on_bytes(Frame(0, Msg.SET, encode_signal("motor.disc", True)).encode())
+    board._on_bytes(Frame(1, Msg.SET, encode_signal("motor.lid", LID_UP)).encode())
+    assert table.values["motor.disc"] is True
+    # #2, an ARM of a head, is garbled; #3, the build's SAFE, crosses whole.
+    build = encode_outputs(("motor.disc", "motor.side.1.head"))
+    board._on_bytes(Frame(3, Msg.SAFE, build).encode())
+    assert table.values["motor.disc"] is False
+    assert table.values["motor.lid"] == LID_UP          # not named: runs on
+    board._on_bytes(Frame(2, Msg.ARM, encode_arm(
+        5, "motor.side.1.head", True, "side.1.head_home", True, edges=1)).encode())
+    assert table.values["motor.side.1.head"] is False   # stale: fenced
+    board._on_bytes(Frame(3, Msg.SAFE, build).encode())
+    board._on_bytes(Frame(4, Msg.SET, encode_signal("motor.disc", True)).encode())
+    assert table.values["motor.disc"] is True           # after the SAFE: current
+    board.close()
