@@ -39,6 +39,7 @@ import random
 import sys
 import threading
 import time
+from collections.abc import Collection
 from functools import partial
 from typing import Any
 
@@ -110,8 +111,8 @@ class TimedHal:
     def listen(self, listener: Listener) -> None:
         self.listener = listener
 
-    def safe_state(self) -> None:
-        drive_safe(self.signals, self.write)
+    def safe_state(self, outputs: Collection[str] | None = None) -> None:
+        drive_safe(self.signals, self.write, outputs)
 
     def entropy(self) -> tuple[random.Random, str]:
         return random.Random(7), "bench"

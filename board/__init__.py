@@ -1,4 +1,4 @@
-"""The I/O board's firmware (protocol 3), in Python that MicroPython also runs.
+"""The I/O board's firmware (protocol 4), in Python that MicroPython also runs.
 
 One implementation, two homes: on a Raspberry Pi Pico under MicroPython (`main.py`,
 `pins_pico.py`, `pinmap.py`) and, under CPython, as the simulator's board (its pin

@@ -54,8 +54,9 @@ class Board:
         self.failsafe = False
         self.failsafe_at_ms = None     # when the failsafe last tripped (board time)
         # SAFE_NOW came ahead of its SAFE: commands sequenced before that SAFE, still
-        # crossing (a noisy cable retransmits them), are stale: none starts an output.
-        self.fenced = False
+        # crossing (a noisy cable retransmits them), are stale: none starts an output
+        # the SAFE names. {output channel: sequence number of the SAFE that frees it}
+        self.fence: dict = {}
         self.interlocks = Interlocks()
         self.stops: dict = {}   # output channel -> ArmedStop
         self.decoder = Decoder()
@@ -123,8 +124,13 @@ class Board:
     def _on_frame(self, seq, msg, payload):
         if msg == HELLO:
             self._hello(payload)
-        else:
-            self.link.on_frame(seq, msg, payload, self._now)
+            return
+        if msg == SAFE and self.link.up and self.link.to_come(seq) and self.link.ahead(seq):
+            # A SAFE whole but ahead of a gap (a frame before it garbled): the link
+            # holds it back, but a stop needs nothing before it. Act on it as on its
+            # SAFE_NOW, which the noise may have taken: off now, fenced until it is in.
+            self._on_message(SAFE_NOW, bytes((seq,)) + payload, self._now)
+        self.link.on_frame(seq, msg, payload, self._now)
 
     def _hello(self, payload):
         if not payload:
@@ -132,7 +138,7 @@ class Board:
         # A HELLO is a new host: whatever the last one left running stops before the
         # snapshot of the inputs, so nothing changes under the new host's first look.
         self._all_off(None)
-        self.fenced = False
+        self.fence = {}
         host = payload[0]
         good = host == self.version and self.interlocks.load(payload[1:])
         welcome = bytearray()
@@ -161,22 +167,31 @@ class Board:
             ch = payload[0]
             if not self._output(ch, "SET"):
                 return True
-            if self.failsafe or (self.fenced and payload[1:] != self.pins.outputs[ch]):
+            if self.failsafe or (ch in self.fence and payload[1:] != self.pins.outputs[ch]):
                 return True
             stop = self.stops.get(ch)
             if stop is not None:
                 self._end(stop, REASON_CANCELLED, now, drive=False)
             self._drive(ch, payload[1:], now)
         elif msg == SAFE:
-            self._all_off(now)
-            self.fenced = False         # what comes after the SAFE is the host's now
+            # The outputs it names (none named: every output) off; what comes after
+            # this SAFE is the host's now: its fences are lifted.
+            self._all_off(now, payload)
+            for ch in list(self.fence):
+                if not self.link.ahead(self.fence[ch]):
+                    del self.fence[ch]
         elif msg == SAFE_NOW:
-            # Ahead of the SAFE numbered in it; once that SAFE is in, it says nothing.
-            if len(payload) != 1:
+            # Ahead of the SAFE numbered in it, naming the same outputs; once that SAFE
+            # is in, it says nothing.
+            if not payload:
                 return False
-            if self.link.ahead(payload[0]):
-                self._all_off(now)
-                self.fenced = True
+            seq = payload[0]
+            if self.link.ahead(seq):
+                for ch in self._all_off(now, payload[1:]):
+                    old = self.fence.get(ch)
+                    # Held until the later of two SAFEs still to come.
+                    if old is None or self.link.to_come(seq) > self.link.to_come(old):
+                        self.fence[ch] = seq
         elif msg == ARM:
             return self._arm(payload, now)
         elif msg == CANCEL:
@@ -209,7 +224,7 @@ class Board:
             self._end(old, REASON_CANCELLED, now, drive=False)
         stop = ArmedStop(payload[0], out_ch, payload[2], payload[3], payload[4], payload[5],
                          get_u16(payload, 6), get_u16(payload, 8), get_u32(payload, 10), now)
-        if self.fenced:             # sent before the host's last SAFE: stale
+        if out_ch in self.fence:    # sent before the host's last SAFE: stale
             self._stopped(stop, REASON_CANCELLED, now)
             return True
         value = bytes((stop.value,))
@@ -297,15 +312,23 @@ class Board:
                 out.append(value[0])
         self.link.send(STOPPED, bytes(out), now)
 
-    def _all_off(self, now):
-        """Every output to its safe value; an armed stop ends as cancelled."""
+    def _all_off(self, now, channels=b""):
+        """The outputs `channels` names (empty: every output) to their safe values; an
+        armed stop on one ends as cancelled. Returns the output channels it stopped."""
+        if channels:
+            outs = [ch for ch in channels if ch in self.pins.outputs]
+        else:
+            outs = list(self.pins.outputs)
         for stop in list(self.stops.values()):
+            if stop.out_ch not in outs:
+                continue
             if now is None:
                 del self.stops[stop.out_ch]
             else:
                 self._end(stop, REASON_CANCELLED, now, drive=False)
-        for ch in self.pins.outputs:
+        for ch in outs:
             self.pins.write(ch, self.pins.outputs[ch])
+        return outs
 
     # -- the failsafe -----------------------------------------------------------------
 

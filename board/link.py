@@ -127,6 +127,10 @@ class BoardLink:
         half the sequence space ahead; a frame already in is at most a window behind."""
         return (seq - self._expected) % SEQ_MOD < SEQ_MOD // 2
 
+    def to_come(self, seq):
+        """How far ahead sequenced frame `seq` is (0: the next to be delivered)."""
+        return (seq - self._expected) % SEQ_MOD
+
     def on_frame(self, seq, msg, payload, now_ms):
         if not self.up:
             return

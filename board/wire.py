@@ -1,9 +1,9 @@
-# The board's end of docs/protocol.md, version 3: frames, CRC and message numbers.
+# The board's end of docs/protocol.md, version 4: frames, CRC and message numbers.
 #
 # MicroPython has no binascii.crc_hqx, so the CRC is table-driven here; the host's
 # hal/protocol.py computes the same CRC-16/CCITT-FALSE (check value 0x29B1).
 
-VERSION = 3
+VERSION = 4
 FLAG = 0x7E
 ESC = 0x7D
 HEADER = 3

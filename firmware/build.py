@@ -84,11 +84,12 @@ class Build(Recoverable):
         self.ctl.hal.write("motor.ring", on)
 
     def motors_off(self) -> None:
-        """The build's safe state: disc, ring, every conveyor and head off."""
-        self._disc(False)
+        """The build's safe state: disc, ring, every conveyor and head off, as one
+        stop the backend fences (a command still crossing a noisy link starts none)."""
+        motors = ["motor.disc", "motor.ring"]
         for side in self.ctl.sides:
-            self.ctl.hal.write(side.conveyor, False)
-            self.ctl.hal.write(side.head, False)
+            motors += [side.conveyor, side.head]
+        self.ctl.hal.safe_state(motors)
 
     def stop_supervision(self) -> None:
         watch = self.ctl.watch

@@ -11,7 +11,7 @@ technician's jog or self-test is how a latched table is looked at.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from hal.armed import OnStopped, StopSpec
@@ -84,10 +84,15 @@ class LatchedOutputs:
             return True
         return False
 
-    def safe_state(self) -> None:
-        self._hal.safe_state()
+    def safe_state(self, outputs: Collection[str] | None = None) -> None:
+        """Every output safe, or a scope's `outputs` only (noted write by write)."""
+        self._hal.safe_state(outputs)
         for watcher in self.watchers:
-            watcher(SAFE_STATE, True)
+            if outputs is None:
+                watcher(SAFE_STATE, True)
+            else:
+                for name in outputs:
+                    watcher(name, self._hal.signals[name].safe_value)
 
 
 class Shutdown:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -29,8 +29,10 @@ class Outputs(Protocol):
         """Drive an output signal (motor, lamp, buzzer, display)."""
         ...
 
-    def safe_state(self) -> None:
-        """Every motor off, buzzer off. Idempotent; must not raise."""
+    def safe_state(self, outputs: Collection[str] | None = None) -> None:
+        """Every motor off, buzzer off; or only `outputs` (a scope's stop: the build's
+        motors). Either way nothing sent before it may start what it stops (a board
+        behind a noisy link fences it). Idempotent; must not raise."""
         ...
 
 
@@ -81,14 +83,15 @@ class Hal(Outputs, Inputs, ArmedStops, Protocol):
         ...
 
 
-def drive_safe(signals: Mapping[str, Signal], write: Callable[[str, Value], None]) -> None:
-    """Every motor and the buzzer to its safe level through `write`: the one
-    `safe_state` of a backend that writes signal by signal. A write that fails does
-    not keep the others from being made safe, and nothing is raised."""
-    for signal in signals.values():
-        if signal.made_safe:
-            with contextlib.suppress(Exception):
-                write(signal.name, signal.safe_value)
+def drive_safe(signals: Mapping[str, Signal], write: Callable[[str, Value], None],
+               outputs: Collection[str] | None = None) -> None:
+    """Every motor and the buzzer (or only `outputs`) to its safe level through
+    `write`: the one `safe_state` of a backend that writes signal by signal. A write
+    that fails does not keep the others from being made safe, and nothing is raised."""
+    names = [s.name for s in signals.values() if s.made_safe] if outputs is None else outputs
+    for name in names:
+        with contextlib.suppress(Exception):
+            write(name, signals[name].safe_value)
 
 
 @dataclass

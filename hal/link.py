@@ -99,9 +99,17 @@ class LinkEnd:
                 timer.cancel()
         self._retransmit = self._heartbeat = self._silence = None
 
-    def pending_seq(self, msg: Msg) -> int | None:
-        """The number of the oldest sequenced `msg` not yet acknowledged, or None."""
-        return next((f.seq for f in (*self._unacked, *self._waiting) if f.type == msg), None)
+    def rewrite_pending(self, rewrite: Callable[[Frame], Frame]) -> None:
+        """Put `rewrite(frame)` in place of every frame not yet acknowledged, same
+        number: what is resent from now on. The other end never delivered these (a
+        copy it has is a duplicate it drops), so a command a stop made stale can be
+        turned harmless before it is resent."""
+        self._unacked = deque(rewrite(f) for f in self._unacked)
+        self._waiting = deque(rewrite(f) for f in self._waiting)
+
+    def pending_frames(self, msg: Msg) -> list[Frame]:
+        """The sequenced `msg` frames not yet acknowledged, oldest first."""
+        return [f for f in (*self._unacked, *self._waiting) if f.type == msg]
 
     @property
     def next_seq(self) -> int:

@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import binascii
 import struct
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 
 from mjtable_core.geometry import REFERENCE
 from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP, Kind, Value, catalogue
 
-VERSION = 3          # 2: INPUT carries the board's time; 3: armed stops, interlocks
+VERSION = 4          # 2: INPUT carries the board's time; 3: armed stops, interlocks;
+#                      4: SAFE and SAFE_NOW name the outputs they stop (a scope's stop)
 FLAG = 0x7E         # starts and ends every frame
 ESC = 0x7D          # the next byte is xor 0x20
 HEADER = 3          # LEN SEQ TYPE
@@ -51,11 +52,12 @@ class Msg(IntEnum):
     ACK = 0x03         # either way: the next sequence number the sender expects
     HEARTBEAT = 0x04   # either way: "I am alive"; board adds its failsafe flag
     SET = 0x10         # host → board, sequenced: drive one output channel
-    SAFE = 0x11        # host → board, sequenced: every output to its safe value
+    SAFE = 0x11        # host → board, sequenced: the outputs named (none: every output)
+    #                    to their safe values
     ARM = 0x12         # host → board, sequenced: run an output until an input stops it
     CANCEL = 0x13      # host → board, sequenced: end an armed stop, output safe
-    SAFE_NOW = 0x14    # host → board, ahead of a SAFE: every output safe at once, and no
-    #                    output started until that SAFE (commands behind it are stale)
+    SAFE_NOW = 0x14    # host → board, ahead of a SAFE: the outputs it names safe at once,
+    #                    none of them started until that SAFE (commands behind it are stale)
     INPUT = 0x20       # board → host, sequenced: one input changed, and when
     STOPPED = 0x21     # board → host, sequenced: an armed stop ended, when and why
     INTERLOCK = 0x22   # board → host, sequenced: an interlock refused or tripped an output
@@ -213,6 +215,12 @@ def channel_name(channel: int) -> str:
     if not 0 <= channel < len(CHANNELS):
         raise ProtocolError(f"unknown channel {channel}")
     return CHANNELS[channel]
+
+
+def encode_outputs(names: Iterable[str]) -> bytes:
+    """Payload of SAFE (and the tail of SAFE_NOW): the channels a scope's stop turns
+    off; empty says every output."""
+    return bytes(CHANNEL_OF[name] for name in names)
 
 
 def encode_signal(name: str, value: Value) -> bytes:

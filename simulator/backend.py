@@ -9,6 +9,7 @@ the same loop, and the random source is the simulation's seed instead of the OS 
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 
 from hal.armed import Capabilities, OnStopped, PinStops, StopSpec
 from hal.interface import Listener, OpenedHal, drive_safe
@@ -66,7 +67,10 @@ class SimHal:
     def changed_at(self, name: str) -> float | None:
         return None
 
-    def safe_state(self) -> None:
+    def safe_state(self, outputs: Collection[str] | None = None) -> None:
+        if outputs is not None:     # a scope's stop: its outputs, as writes
+            drive_safe(self.signals, self.write, outputs)
+            return
         self.stops.cancel_all()
         drive_safe(self.signals, self.table.command)
 

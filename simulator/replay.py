@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,9 +113,10 @@ class ReplayHal(SimHal):
         self._note(spec.output, spec.value)
         super().arm(spec, on_stopped)
 
-    def safe_state(self) -> None:
-        self._note(SAFE_STATE, True)
-        super().safe_state()
+    def safe_state(self, outputs: Collection[str] | None = None) -> None:
+        if outputs is None:         # a scope's stop is noted write by write
+            self._note(SAFE_STATE, True)
+        super().safe_state(outputs)
 
     def listen(self, listener: Listener) -> None:
         def changed(name: str, value: Value) -> None:

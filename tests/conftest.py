@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 
 import pytest
@@ -76,9 +76,9 @@ class ScriptedHal:
     def listen(self, listener: Listener) -> None:
         self.listener = listener
 
-    def safe_state(self) -> None:
-        self.safe_calls += 1
-        drive_safe(self.signals, self.write)
+    def safe_state(self, outputs: Collection[str] | None = None) -> None:
+        self.safe_calls += outputs is None
+        drive_safe(self.signals, self.write, outputs)
 
     def entropy(self) -> tuple[random.Random, str]:
         return random.Random(7), "simulated"

@@ -16,7 +16,7 @@ import random
 import socket
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from hal.armed import REASONS, Capabilities, OnStopped, StopReport, StopSpec
@@ -25,6 +25,8 @@ from hal.interface import HalError, Listener, OpenedHal
 from hal.interlocks import interlock_table
 from hal.link import LinkEnd
 from hal.protocol import (
+    CHANNEL_OF,
+    CHANNELS,
     VERSION,
     Decoder,
     Frame,
@@ -41,6 +43,7 @@ from hal.protocol import (
     decode_welcome,
     encode_arm,
     encode_hello,
+    encode_outputs,
     encode_signal,
     interlock_hash,
 )
@@ -134,6 +137,9 @@ class IoBoardHal:
         self.interlocks = interlock_table(self.signals)
         self.trips: list[Trip] = []
         self._armed: dict[int, tuple[StopSpec, OnStopped]] = {}
+        # The arming each output runs under now: a STOPPED for an older one (late
+        # behind the next arm's frame, or a SET since) says nothing of the output.
+        self._current: dict[str, int] = {}
         self._next_stop_id = 0
         self.link = LinkEnd(clock, self._send_bytes, on_message=self._on_message,
                             on_dead=self._on_dead, retransmit_s=self.settings.retransmit_s,
@@ -320,6 +326,7 @@ class IoBoardHal:
         self._lost = True
         self.link.stop()
         self._armed.clear()         # the board's failsafe stopped them; nothing will report
+        self._current.clear()
         for signal in self.signals.values():
             if signal.is_output:
                 self.values[signal.name] = signal.safe_value
@@ -380,6 +387,7 @@ class IoBoardHal:
             if name in self.values:
                 self.values[name] = value
         # The board's HELLO turned every output off: so do our copies of them.
+        self._current.clear()
         for signal in self.signals.values():
             if signal.is_output:
                 self.values[signal.name] = signal.safe_value
@@ -390,7 +398,10 @@ class IoBoardHal:
 
     def _stopped(self, stopped: Stopped) -> None:
         """The board stopped an armed motion: when (its stamp on our clock) and why."""
-        self.values[stopped.output] = self.signals[stopped.output].safe_value
+        if self._current.get(stopped.output) == stopped.stop_id:
+            # Only the arming the output runs under: one re-armed since runs on.
+            del self._current[stopped.output]
+            self.values[stopped.output] = self.signals[stopped.output].safe_value
         armed = self._armed.pop(stopped.stop_id, None)
         if armed is None:
             return
@@ -412,6 +423,7 @@ class IoBoardHal:
         stop_id = self._next_stop_id
         self._next_stop_id = (stop_id + 1) % 256
         self._armed[stop_id] = (spec, on_stopped)
+        self._current[spec.output] = stop_id
         self.values[spec.output] = spec.value
         self.link.send(Msg.ARM, encode_arm(
             stop_id, spec.output, spec.value, spec.input, spec.level, edges=spec.edges,
@@ -422,12 +434,14 @@ class IoBoardHal:
         for stop_id, (spec, _cb) in list(self._armed.items()):
             if spec.output == output:
                 self.link.send(Msg.CANCEL, bytes((stop_id,)))
+        self._current.pop(output, None)
         self.values[output] = self.signals[output].safe_value
 
     def write(self, name: str, value: Value) -> None:
         signal = self.signals.get(name)
         if signal is None or not signal.is_output:
             raise KeyError(f"not an output: {name}")
+        self._current.pop(name, None)   # a SET ends the board's armed stop on it
         self.values[name] = value
         self.link.send(Msg.SET, encode_signal(name, value))
 
@@ -452,25 +466,52 @@ class IoBoardHal:
     def listen(self, listener: Listener) -> None:
         self._listener = listener
 
-    def safe_state(self) -> None:
-        """Every output safe here and on the board (one SAFE message). Never raises."""
-        for signal in self.signals.values():
-            if signal.made_safe:
-                self.values[signal.name] = signal.safe_value
+    def safe_state(self, outputs: Collection[str] | None = None) -> None:
+        """Every output safe here and on the board (one SAFE message), or only
+        `outputs` (a scope's stop: a SAFE naming them), fenced alike. Never raises."""
+        if outputs is None:
+            names = [s.name for s in self.signals.values() if s.made_safe]
+            payload = b""           # every output
+        else:
+            names = [name for name in outputs if self.signals[name].is_output]
+            payload = encode_outputs(names)
+        for name in names:
+            self.values[name] = self.signals[name].safe_value
+            self._current.pop(name, None)
         with contextlib.suppress(Exception):
+            self._disarm_pending({CHANNEL_OF[name] for name in names
+                                  if self.signals[name].is_motor})
             if self.link.up:
                 # Ahead of the SAFE, which waits its turn behind frames still being
                 # retransmitted (a command sent before the stop, late for noise): the
-                # board stops now and takes nothing before that SAFE as current.
-                self.link.send_now(Msg.SAFE_NOW, bytes((self.link.next_seq,)))
-            self.link.send(Msg.SAFE)
+                # board stops now and takes nothing before that SAFE as current. A
+                # scope's stop is fenced the same way: a SET of the build's sent just
+                # before head.jam ran a conveyor on after it.
+                self.link.send_now(Msg.SAFE_NOW, bytes((self.link.next_seq,)) + payload)
+            self.link.send(Msg.SAFE, payload)
+
+    def _disarm_pending(self, motors: set[int]) -> None:
+        """Frames not yet acknowledged that would start a motor of `motors` are resent
+        harmless: a SET as the safe value, an ARM as a CANCEL of it. The fence needs
+        its SAFE_NOW to get through before them, which a noisy cable (bit-error rate
+        0.01: most frames of 15 bytes garbled) does not promise; their resends from
+        here do not start it whatever gets through first."""
+        def harmless(frame: Frame) -> Frame:
+            if frame.type == Msg.SET and frame.payload and frame.payload[0] in motors:
+                name = CHANNELS[frame.payload[0]]
+                return Frame(frame.seq, Msg.SET,
+                             encode_signal(name, self.signals[name].safe_value))
+            if frame.type == Msg.ARM and len(frame.payload) > 1 and frame.payload[1] in motors:
+                return Frame(frame.seq, Msg.CANCEL, frame.payload[:1])
+            return frame
+        self.link.rewrite_pending(harmless)
 
     def _fence_again(self) -> None:
         """A SAFE still on its way (a noisy cable): SAFE_NOW ahead of each resend, so
-        one of them gets through and stops the table before the SAFE does."""
-        seq = self.link.pending_seq(Msg.SAFE)
-        if seq is not None:     # the board ignores it once that SAFE is in
-            self.link.send_now(Msg.SAFE_NOW, bytes((seq,)))
+        one of them gets through and stops what it names before the SAFE does."""
+        for frame in self.link.pending_frames(Msg.SAFE):
+            # The board ignores it once that SAFE is in.
+            self.link.send_now(Msg.SAFE_NOW, bytes((frame.seq,)) + frame.payload)
 
     def entropy(self) -> tuple[random.Random, str]:
         return random.SystemRandom(), "electronic"

@@ -23,7 +23,7 @@ import contextlib
 import fcntl
 import os
 import random
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -274,10 +274,12 @@ class RpiGpioHal:
     def listen(self, listener: Listener) -> None:
         self._listener = listener
 
-    def safe_state(self) -> None:
-        """Every motor and the buzzer to their safe level. Never raises."""
-        self.stops.cancel_all()
-        drive_safe(self.signals, self.write)
+    def safe_state(self, outputs: Collection[str] | None = None) -> None:
+        """Every motor and the buzzer (or only `outputs`) to their safe level; a pin
+        has no stale command to fence. Never raises."""
+        if outputs is None:
+            self.stops.cancel_all()
+        drive_safe(self.signals, self.write, outputs)
 
     def all_outputs_off(self) -> None:
         """Every output, lamps included, at its inactive level (shutdown, failsafe)."""

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from hal.protocol import (
     LID_UP,
+    VERSION,
     Frame,
     Msg,
     encode_ack,
     encode_arm,
     encode_hello,
+    encode_outputs,
     encode_rule,
     encode_signal,
 )
@@ -20,6 +22,8 @@ from hal.protocol import (
 TABLE = (encode_rule("motor.disc", "case_open", False)
          + encode_rule("motor.side.0.plate", "lid.lower", True)
          + encode_rule("motor.lid", "side.0.plate_home", True, output_value=LID_UP))
+
+BUILD = encode_outputs(("motor.side.0.conveyor", "motor.ring"))
 
 
 def _rx(at: int, seq: int, msg: Msg, payload: bytes = b"") -> str:
@@ -29,11 +33,12 @@ def _rx(at: int, seq: int, msg: Msg, payload: bytes = b"") -> str:
 def recording() -> str:
     """A session: handshake, a head stopped on its home edge, a plate held on home
     for its dwell through a bounce, an interlock trip, a motion that runs out of
-    time, a refused SET, then silence until the failsafe."""
+    time, a refused SET, a build's stop fenced ahead of its SAFE, then silence until
+    the failsafe."""
     lines = [
         "# handshake: the version alone, then with the interlock table",
         _rx(0, 0, Msg.HELLO, encode_hello()),
-        _rx(1, 0, Msg.HELLO, encode_hello(3, TABLE)),
+        _rx(1, 0, Msg.HELLO, encode_hello(VERSION, TABLE)),
         _rx(2, 0, Msg.SET, encode_signal("motor.disc", True)),
         "# a head turn: home edge ends it, edges within 5 ms of the start do not count",
         _rx(3, 1, Msg.ARM, encode_arm(7, "motor.side.0.head", True, "side.0.head_home",
@@ -68,6 +73,19 @@ def recording() -> str:
         "# a SET naming an input is refused; then the host falls silent",
         _rx(700, 7, Msg.SET, encode_signal("lid.upper", True)),
         _rx(810, 0, Msg.ACK, encode_ack(16)),
+        "# a build's stop: SAFE_NOW names the conveyor and the ring ahead of SAFE #11;",
+        "# the ring's SET sent before it and late (a resend) starts nothing, the lid's does",
+        _rx(815, 8, Msg.SET, encode_signal("motor.side.0.conveyor", True)),
+        _rx(820, 0, Msg.SAFE_NOW, bytes((11,)) + BUILD),
+        _rx(825, 9, Msg.SET, encode_signal("motor.ring", True)),
+        _rx(826, 10, Msg.SET, encode_signal("motor.lid", LID_UP)),
+        _rx(830, 11, Msg.SAFE, BUILD),
+        _rx(835, 12, Msg.SET, encode_signal("motor.ring", True)),
+        "# a SAFE whole but ahead of a gap (#13 garbled) stops the ring at once; #13,",
+        "# resent, starts nothing until that SAFE is in",
+        _rx(840, 14, Msg.SAFE, encode_outputs(("motor.ring",))),
+        _rx(845, 13, Msg.SET, encode_signal("motor.ring", True)),
+        _rx(850, 14, Msg.SAFE, encode_outputs(("motor.ring",))),
         "1600 end",
     ]
     return "\n".join(lines) + "\n"

@@ -121,6 +121,15 @@ def test_the_board_stops_on_its_own_and_says_when_and_why() -> None:
         (True, "motor.side.0.plate", "lid.lower"), (True, "motor.disc", "case_open"),
         (False, "motor.disc", "case_open")}
     assert "540 pin 19 00" in transcript and "560 pin 1 00" in transcript
+    # A build's stop: the conveyor off at its SAFE_NOW; the ring's late SET starts
+    # nothing until the SAFE is in (835), the lid's, not named, runs at once (826).
+    pins = [line for line in transcript if " pin " in line]
+    assert pins[pins.index("815 pin 17 01"):pins.index("835 pin 2 01") + 2] == [
+        "815 pin 17 01", "820 pin 17 00", "826 pin 0 01", "835 pin 2 01",
+        # A SAFE ahead of a gap stops the ring at once; the late SET behind it does
+        # not start it again (the next pin change is the failsafe's).
+        "840 pin 2 00"]
+    assert not [line for line in pins if line.startswith("845 ")]
     assert transcript[-1] == "stopped 3 failsafe 1"
 
 

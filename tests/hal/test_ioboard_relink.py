@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from firmware.faults import CATALOGUE, ERROR
+from hal.protocol import VERSION
 from mjtable_core.config import Config, load_config
 from simulator.harness import Harness
 from simulator.run import simulate_ioboard
@@ -102,11 +103,11 @@ def test_a_host_that_boots_while_the_board_is_silent_shows_e80_and_connects_late
     assert report["motors_safe_after_faults"] and report["motors_off_at_end"]
 
 
-def test_a_v2_board_met_during_reconnect_says_e81_and_a_reflashed_one_links_back(short):
-    # The cable comes back to a board flashed with protocol 2: it answers our HELLO
+def test_an_older_board_met_during_reconnect_says_e81_and_a_reflashed_one_links_back(short):
+    # The cable comes back to a board flashed with the protocol before ours: it answers our HELLO
     # with its version. That was E80 for ever, E81 beside it unseen; now E81 with the
     # reflash message replaces E80, nothing moves, and HELLO goes on: the board
-    # reflashed to protocol 3 links back and E81 clears by itself.
+    # reflashed to our protocol links back and E81 clears by itself.
     allow = tuple(i for i, k in CATALOGUE.items())
     scenario = Scenario(seed=short.simulator.seed, cycles=1, source="<none>",
                         expect=Expect(allow=allow))
@@ -117,10 +118,10 @@ def test_a_v2_board_met_during_reconnect_says_e81_and_a_reflashed_one_links_back
     def flashed(version: int) -> None:
         board.board.version = version
 
-    harness.clock.call_at(0.3, lambda: (board.drop_link(1.0), flashed(2)))
+    harness.clock.call_at(0.3, lambda: (board.drop_link(1.0), flashed(VERSION - 1)))
     harness.clock.call_at(1.9, lambda: seen.append((
         [f.code for f in harness.ctl.faults if f.active], harness.table.motors_off())))
-    harness.clock.call_at(2.0, lambda: flashed(3))
+    harness.clock.call_at(2.0, lambda: flashed(VERSION))
     report = harness.run()
     assert seen == [(["E81"], True)]
     (version,) = [f for f in report["faults"] if f["id"] == "link.version"]

@@ -7,8 +7,12 @@ import pytest
 
 import hal.backends.ioboard
 import hal.protocol
+from firmware.controller import Controller
+from hal.armed import StopReason, StopReport, StopSpec
+from hal.backends.ioboard import IoBoardHal
 from hal.interlocks import interlock_table
 from hal.protocol import (
+    CHANNELS,
     VERSION,
     Decoder,
     Frame,
@@ -19,6 +23,7 @@ from hal.protocol import (
     decode_welcome,
     encode_arm,
     encode_hello,
+    encode_outputs,
     encode_signal,
     interlock_hash,
 )
@@ -30,6 +35,7 @@ from simulator.run import simulate_ioboard
 from simulator.table import SimTable
 
 from ..conftest import CONFIGS, quick
+from .test_ioboard import _RecordingPort
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -66,38 +72,38 @@ def _frames(wire: _Wire, msg: Msg) -> list[bytes]:
     return [f.payload for f in Decoder().feed(wire.sent) if f.type == msg]
 
 
-def test_a_v3_host_meeting_a_v2_board_stops_with_e81_and_the_reflash_message(short):
-    assert VERSION == 3
-    report = simulate_ioboard(short, 1, board_version=2)
+def test_a_v4_host_meeting_a_v3_board_stops_with_e81_and_the_reflash_message(short):
+    assert VERSION == 4
+    report = simulate_ioboard(short, 1, board_version=3)
     assert not report["completed"] and report["cycles_completed"] == 0
     (fault,) = report["faults"]
     assert (fault["id"], fault["code"]) == ("link.version", "E81")
-    assert fault["evidence"]["board_version"] == 2
+    assert fault["evidence"]["board_version"] == 3
     assert "reflash the board" in report["error"]
     assert report["motors_off_at_end"]
 
 
-def test_a_v2_host_meeting_a_v3_board_stops_with_e81_and_the_reflash_message(
+def test_a_v3_host_meeting_a_v4_board_stops_with_e81_and_the_reflash_message(
         short, monkeypatch):
-    # The host as protocol 2 was: it says 2 and reads WELCOME's version first.
-    monkeypatch.setattr(hal.backends.ioboard, "VERSION", 2)
-    monkeypatch.setattr(hal.protocol, "VERSION", 2)
+    # The host as protocol 3 was: it says 3 and reads WELCOME's version first.
+    monkeypatch.setattr(hal.backends.ioboard, "VERSION", 3)
+    monkeypatch.setattr(hal.protocol, "VERSION", 3)
     report = simulate_ioboard(short, 1)
     assert not report["completed"] and report["cycles_completed"] == 0
     (fault,) = report["faults"]
     assert (fault["id"], fault["code"]) == ("link.version", "E81")
-    assert fault["evidence"] == {"port": fault["evidence"]["port"], "board_version": 3,
-                                 "host_version": 2}
+    assert fault["evidence"] == {"port": fault["evidence"]["port"], "board_version": 4,
+                                 "host_version": 3}
     assert "reflash the board" in report["error"]
 
 
 def test_a_board_greeted_in_another_version_moves_nothing(short):
     clock, table, wire, board = _board(short)
-    board._hello(encode_hello(2))
+    board._hello(encode_hello(3))
     board._on_bytes(Frame(0, Msg.SET, encode_signal("motor.disc", True)).encode())
     clock.run_until(1.0)
     (welcome,) = _frames(wire, Msg.WELCOME)
-    assert welcome[0] == 3
+    assert welcome[0] == 4
     assert table.values["motor.disc"] is False
     assert not _frames(wire, Msg.ACK)           # its link never started
     board.close()
@@ -186,4 +192,127 @@ def test_a_command_still_crossing_behind_a_stop_starts_nothing(short):
     board._on_bytes(Frame(0, Msg.SAFE_NOW, bytes((3,))).encode())
     assert table.values["motor.disc"] is True
     clock.run_until(0.1)
+    board.close()
+
+
+def test_a_build_stop_fences_only_the_outputs_it_names(short):
+    # Link noise 0.01 with a head jam: the build's stop went out as SETs (no fence), a
+    # conveyor's SET sent just before head.jam was resent after it and ran the
+    # conveyor on. A scope's stop now names its outputs in SAFE_NOW and SAFE.
+    _clock, table, _wire, board = _board(short)
+    board._hello(encode_hello(VERSION, interlock_table(table.signals)))
+    board._on_bytes(Frame(0, Msg.SET, encode_signal("motor.disc", True)).encode())
+    build = encode_outputs(("motor.disc", "motor.side.1.conveyor"))
+    board._on_bytes(Frame(0, Msg.SAFE_NOW, bytes((4,)) + build).encode())  # ahead of #4
+    assert table.values["motor.disc"] is False
+    board._on_bytes(Frame(1, Msg.SET, encode_signal("motor.side.1.conveyor", True)).encode())
+    board._on_bytes(Frame(2, Msg.ARM, encode_arm(
+        5, "motor.side.1.plate", True, "side.1.plate_home", True, edges=1,
+        max_ms=4000)).encode())
+    board._on_bytes(Frame(3, Msg.SET, encode_signal("motor.disc", True)).encode())
+    # What it names starts no more; the plate, outside the build, turns.
+    assert table.values["motor.side.1.conveyor"] is False
+    assert table.values["motor.disc"] is False
+    assert table.values["motor.side.1.plate"] is True
+    board._on_bytes(Frame(4, Msg.SAFE, build).encode())
+    assert table.values["motor.side.1.plate"] is True
+    board._on_bytes(Frame(5, Msg.SET, encode_signal("motor.disc", True)).encode())
+    assert table.values["motor.disc"] is True
+    board.close()
+
+
+def test_a_build_fault_on_the_board_goes_out_fenced(short):
+    # The controller's build-scoped stop (head.jam) reaches the board as SAFE_NOW and
+    # SAFE naming the build's motors, not as SETs a stale frame could overtake.
+    clock, port = VirtualClock(), _RecordingPort()
+    hal = IoBoardHal.from_config(short, clock, port=port)
+    hal.link.start()
+    ctl = Controller(short, hal, clock)
+    hal.write("motor.side.0.conveyor", True)
+    port.sent = b""
+    ctl.fault("head.jam", "side.0.head", 0, {})
+    frames = [f for f in Decoder().feed(port.sent) if f.type != Msg.HEARTBEAT]
+    fence = next(f for f in frames if f.type == Msg.SAFE_NOW)
+    safe = next(f for f in frames if f.type == Msg.SAFE)
+    build = {"motor.disc", "motor.ring"} | {
+        f"motor.side.{n}.{part}" for n in range(4) for part in ("conveyor", "head")}
+    assert {CHANNELS[ch] for ch in fence.payload[1:]} == build
+    assert fence.payload[0] == safe.seq and safe.payload == fence.payload[1:]
+    assert frames.index(fence) < frames.index(safe)
+    assert hal.read("motor.side.0.conveyor") is False
+    hal.link.stop()
+
+
+def test_a_late_stopped_for_an_earlier_arming_leaves_the_new_motion_running(short):
+    # The board stops a head at home and says so: INPUT (home), then STOPPED. The host
+    # heard the home edge and armed the next tile's turn before STOPPED arrived, which
+    # marked the head off while it turned: the next arming's own STOPPED ends it.
+    clock, port = VirtualClock(), _RecordingPort()
+    hal = IoBoardHal.from_config(short, clock, port=port)
+    hal.link.start()
+    reports: list[StopReport] = []
+    turn = StopSpec("motor.side.0.head", True, "side.0.head_home", True, edges=1, max_s=1.0)
+    hal.arm(turn, reports.append)
+    hal.arm(turn, reports.append)       # the next tile's turn: stop 1
+
+    def stopped(seq: int, stop_id: int) -> None:
+        payload = bytes((stop_id, Reason.EDGE)) + (100 * seq).to_bytes(4, "big") + bytes((
+            CHANNELS.index("motor.side.0.head"), CHANNELS.index("side.0.head_home"), 1, 1))
+        hal._on_frame(Frame(seq, Msg.STOPPED, payload))
+
+    stopped(0, 0)
+    assert [r.reason for r in reports] == [StopReason.EDGE]
+    assert hal.read("motor.side.0.head") is True        # still turning, on stop 1
+    stopped(1, 1)
+    assert hal.read("motor.side.0.head") is False
+    assert len(reports) == 2
+    hal.link.stop()
+
+
+def test_a_command_a_stop_made_stale_is_resent_harmless(short):
+    # The fence holds only if SAFE_NOW gets through before the stale frame, and at
+    # bit-error rate 0.01 most frames of its size are garbled: a head still ran on
+    # after head.jam in 1 run of 90. A stale start waiting for its resend now goes
+    # out as its stop instead (same number: the board never took the first one).
+    clock, port = VirtualClock(), _RecordingPort()
+    hal = IoBoardHal.from_config(short, clock, port=port)
+    hal.link.start()
+    hal.arm(StopSpec("motor.side.2.head", True, "side.2.head_home", True, edges=1),
+            lambda report: None)
+    hal.write("motor.side.2.conveyor", True)
+    hal.write("motor.lid", LID_UP)
+    hal.safe_state(["motor.side.2.head", "motor.side.2.conveyor"])
+    port.sent = b""
+    clock.run_until(short.ioboard.retransmit_s + 0.001)   # one go-back-N resend
+    resent = [f for f in Decoder().feed(port.sent) if f.type not in (
+        Msg.HEARTBEAT, Msg.SAFE_NOW)]
+    assert [(f.seq, f.type) for f in resent] == [
+        (0, Msg.CANCEL), (1, Msg.SET), (2, Msg.SET), (3, Msg.SAFE)]
+    assert resent[0].payload == b"\x00"                  # the ARM's stop id
+    assert resent[1].payload == encode_signal("motor.side.2.conveyor", False)
+    assert resent[2].payload == encode_signal("motor.lid", LID_UP)   # not the scope's
+    hal.link.stop()
+
+
+def test_a_safe_ahead_of_a_gap_stops_at_once(short):
+    # Link noise 0.01, the link dying under a head jam: the SAFE crossed whole, but a
+    # frame before it was garbled and every SAFE_NOW too, so the board held the SAFE
+    # back and the disc ran until its failsafe, past the referee's grace. Turning off
+    # needs nothing before it: a whole SAFE ahead of a gap stops what it names now.
+    _clock, table, _wire, board = _board(short)
+    board._hello(encode_hello(VERSION, interlock_table(table.signals)))
+    board._on_bytes(Frame(0, Msg.SET, encode_signal("motor.disc", True)).encode())
+    board._on_bytes(Frame(1, Msg.SET, encode_signal("motor.lid", LID_UP)).encode())
+    assert table.values["motor.disc"] is True
+    # #2, an ARM of a head, is garbled; #3, the build's SAFE, crosses whole.
+    build = encode_outputs(("motor.disc", "motor.side.1.head"))
+    board._on_bytes(Frame(3, Msg.SAFE, build).encode())
+    assert table.values["motor.disc"] is False
+    assert table.values["motor.lid"] == LID_UP          # not named: runs on
+    board._on_bytes(Frame(2, Msg.ARM, encode_arm(
+        5, "motor.side.1.head", True, "side.1.head_home", True, edges=1)).encode())
+    assert table.values["motor.side.1.head"] is False   # stale: fenced
+    board._on_bytes(Frame(3, Msg.SAFE, build).encode())
+    board._on_bytes(Frame(4, Msg.SET, encode_signal("motor.disc", True)).encode())
+    assert table.values["motor.disc"] is True           # after the SAFE: current
     board.close()
