@@ -154,6 +154,9 @@ REAL_TIME = ("tests/venue/", "tests/browser/", "tests/desk/", "tests/console/",
 ONE_WORKER = ("tests/test_fuzz.py", "tests/test_audit_sim.py")
 
 
+# tryfirst: xdist's own hook reads the groups to name each test's worker; after it, a
+# group added here would be ignored (it was: every real-time test ran on either worker).
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     root = Path(str(config.rootpath))
     for item in items:
