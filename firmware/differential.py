@@ -213,6 +213,14 @@ def _missing(fault: Fault, ctl: Controller) -> Ranked:
     missing = int(fault.evidence.get("missing") or 0)
     per_side = ctl.config.tiles_per_side
     heavy = [n for n, count in short.items() if count > 3]
+    if fault.evidence.get("arriving") and len(short) >= 2:
+        # Out of time while tiles still came (within the stall limit) at several sides:
+        # the feed that serves them all turns slowly; tiles left on the table would
+        # have stopped the arrivals (the stall limit) instead.
+        return ([DISC, RING, *(_at(CONVEYOR, n) for n in sorted(short)), TABLE],
+                N_("run the disc self-test: the disc and the magnet ring must both turn "
+                   "at full speed; if they do, run the conveyor self-test of each short "
+                   "side"), "disc")
     # Several sides short by more than a few tiles left on the table: the feed that
     # serves them all (a slow disc leaves most sides short, a dead one every side).
     if len(heavy) >= 2 or (short and len(short) == len(sides) and missing >= 2 * len(sides)):
