@@ -221,6 +221,15 @@ def _missing(fault: Fault, ctl: Controller) -> Ranked:
                 N_("run the disc self-test: the disc and the magnet ring must both turn "
                    "at full speed; if they do, run the conveyor self-test of each short "
                    "side"), "disc")
+    if fault.evidence.get("arriving") and short:
+        # Out of time with one side short, tiles still coming: that side's belt or the
+        # disc feeding every side slowly (the others just made it) look the same.
+        n = next(iter(short))
+        return ([_at(CONVEYOR, n), DISC, RING, _at(COUNT, n)],
+                N_("run the conveyor self-test of side {side}: a belt that moves slowly "
+                   "is its motor; if it runs at full speed, run the disc self-test: the "
+                   "disc and the magnet ring must both turn at full speed; if they do, "
+                   "clean the count sensor of side {side}"), f"conveyor.{n}")
     # Several sides short by more than a few tiles left on the table: the feed that
     # serves them all (a slow disc leaves most sides short, a dead one every side).
     if len(heavy) >= 2 or (short and len(short) == len(sides) and missing >= 2 * len(sides)):
