@@ -207,6 +207,10 @@ def _dice(fault: Fault, ctl: Controller) -> Ranked:
     return [DICE_MOTOR, DICE_SENSOR, DICE_JAM], test, "dice"
 
 
+# The most tiles players leave on the table by mistake: a hand.
+HAND = 14
+
+
 def _missing(fault: Fault, ctl: Controller) -> Ranked:
     short: dict[str, int] = fault.evidence.get("short_sides") or {}
     sides = [str(n) for n in ctl.geometry.sides]
@@ -230,18 +234,40 @@ def _missing(fault: Fault, ctl: Controller) -> Ranked:
                    "is its motor; if it runs at full speed, run the disc self-test: the "
                    "disc and the magnet ring must both turn at full speed; if they do, "
                    "clean the count sensor of side {side}"), f"conveyor.{n}")
+    # No more missing than a player's hand: tiles left on the table look the same as a
+    # belt or a disc that stopped late in the build, and cost no trip to check first.
+    left = missing <= HAND
     # Several sides short by more than a few tiles left on the table: the feed that
     # serves them all (a slow disc leaves most sides short, a dead one every side).
     if len(heavy) >= 2 or (short and len(short) == len(sides) and missing >= 2 * len(sides)):
+        if left:
+            return ([TABLE, DISC, RING],
+                    N_("look for tiles left on the table and top up; if none are missing, "
+                       "run the disc self-test: the disc and the magnet ring must both "
+                       "turn"), "disc")
         return ([DISC, RING, TABLE],
                 N_("run the disc self-test: the disc and the magnet ring must both turn; "
                    "if they do, look for tiles left on the table"), "disc")
     if len(heavy) == 1:
         n = heavy[0]
-        return ([_at(CONVEYOR, n), _at(COUNT, n), TABLE],
+        # Other sides short too: the disc may have stopped while this side was last.
+        feed = [DISC, RING] if len(short) > 1 else []
+        parts = [_at(CONVEYOR, n), _at(COUNT, n), *feed]
+        if left:
+            return ([TABLE, *parts],
+                    N_("look for tiles left on the table and top up; if none are missing, "
+                       "run the conveyor self-test of side {side}: if the belt does not "
+                       "move, the conveyor motor or its fuse; if it moves and tiles reach "
+                       "the head, clean the count sensor of side {side}; if the belt is "
+                       "fine, run the disc self-test"), f"conveyor.{n}")
+        return ([*parts, TABLE],
                 N_("run the conveyor self-test of side {side}: if the belt does not move, "
                    "the conveyor motor or its fuse; if it moves and tiles reach the head, "
-                   "clean the count sensor of side {side}"),
+                   "clean the count sensor of side {side}") if not feed else
+                N_("run the conveyor self-test of side {side}: if the belt does not move, "
+                   "the conveyor motor or its fuse; if it moves and tiles reach the head, "
+                   "clean the count sensor of side {side}; if the belt is fine, run the "
+                   "disc self-test"),
                 f"conveyor.{n}")
     # The head's reader saw tiles the count missed: that side's count sensor.
     unseen = [str(s.side) for s in ctl.sides
