@@ -85,7 +85,9 @@ def rank(fault: Fault, ctl: Controller) -> dict[str, Any] | None:
     rule = RULES.get(fault.kind.rule or "")
     if rule is None:
         return None
-    suspects, test, self_test = rule(fault, ctl)
+    # The board's interlock stopped the motor: the input it read is the evidence,
+    # whatever the motion was (a plate stopped by a lower lid stop that went out).
+    suspects, test, self_test = _interlocked(fault) or rule(fault, ctl)
     side = "" if fault.side is None else str(fault.side)
     parts = [part.replace("{side}", side) for part, _cause in suspects]
     extra: dict[str, Any] = {
@@ -153,6 +155,11 @@ def _interlocked(fault: Fault) -> Ranked | None:
     blocked = fault.evidence.get("interlock") or {}
     plates = [_at(PLATE_SENSOR_GLITCH, side) for side in map(_side_in, sorted(blocked))
               if side is not None]
+    if not plates and "lid.lower" in blocked:
+        return ([_lid_sensor("lid.lower", False), LID_BLOCKED, LID_MOTOR],
+                N_("run the lid self-test and watch the lower lid sensor's light in "
+                   "the signal view: if it goes out while the lid stays down, replace "
+                   "the sensor"), "lid")
     if not plates:
         return ([CASE_SWITCH, CASE_OPENED], None, None) if "case_open" in blocked else None
     motors = [_at(PLATE_MOTOR, part.split(".")[1]) for part, _cause in plates]
