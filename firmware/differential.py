@@ -306,6 +306,14 @@ def _at(suspect: Suspect, side: str) -> Suspect:
 
 def _blind(fault: Fault, ctl: Controller) -> Ranked:
     side = ctl.sides[fault.side] if fault.side is not None else None
+    count = f"side.{fault.side}.count"
+    if side is not None and count in ctl.hal.signals and ctl.hal.read(count):
+        # The count sensor still lit with nothing counted: stuck lit, or a tile
+        # standing in front of it (the head's odd turns behind it are its effect).
+        return ([COUNT, BELT_JAM],
+                N_("look at the count sensor of side {side}: if a tile stands in front "
+                   "of it, clear the belt; if not and its light stays on, clean or "
+                   "replace it"), "conveyor.{side}")
     if fault.evidence.get("head_home_glitches"):
         # The head's home sensor glitched this build: the head lost its turn, so the
         # belt filled behind it.
