@@ -256,9 +256,15 @@ def replay(recording: dict[str, Any], config: Config, seed: int = 1,
         hal.playing = True
         hal.rng.spins = spins(recording["entries"])
         now, t0 = clock.now(), float(anchor["t"])
+        # An input that already differed at the anchor (a sensor stuck before it) is
+        # the level the firmware finds there, not an edge: on the table its edge came
+        # earlier, where the firmware took it for what it was then; fed now it would be
+        # taken for a tile or a home arriving after the start.
         for n, value in anchor.get("inputs", {}).items():
             if n in hal.values and hal.values[n] != value:
-                clock.post(lambda n=n, v=value: fed(0.0, n, v, None))
+                hal.values[n] = value
+                line(_("+{t:8.3f} s  {signal} is {value} from the start").format(
+                    t=0.0, signal=n, value=_word(value)))
         for entry in fed_entries(recording):
             t = float(entry[0])
             if t < t0 or entry[2] not in inputs:
