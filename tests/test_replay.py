@@ -72,9 +72,10 @@ def _scenario(source: str) -> Any:
 
 
 def recorded(kind: str, config_name: str = "table.toml", attach: Any = None,
-             rig: str = "sim") -> tuple[dict[str, Any], Any]:
-    """The first recording of a `kind` fault in its scenario, and the config."""
-    scenario = _scenario(RAISED_BY[kind])
+             rig: str = "sim", source: str | None = None) -> tuple[dict[str, Any], Any]:
+    """The first recording of a `kind` fault in its scenario (or `source`), and the
+    config."""
+    scenario = _scenario(RAISED_BY[kind] if source is None else source)
     config = load_config(ROOT.parent / "config" / config_name)
     harness = Harness(config, scenario, None, rig=rig)
     found: list[dict[str, Any]] = []
@@ -119,6 +120,20 @@ def test_the_136_tile_table_replays_on_its_own_config(tmp_path: Path,
     assert capsys.readouterr().out.startswith("reproduced: E22 head.jam")
     assert main(["replay", str(saved), "--config",
                  str(ROOT.parent / "config" / "table.toml")]) == 2
+
+
+@pytest.mark.parametrize("config_name", ["table-136.toml", "table.toml"])
+def test_a_count_sensor_stuck_lit_before_the_start_is_lit_from_it(config_name: str) -> None:
+    """Lit since the raise, before the build started: the replay starts with it lit,
+    as the firmware found it, and no tile is counted for it (E61, not E21 head.jam)."""
+    recording, config = recorded("count.blind", config_name,
+                                 source="review/replay_count_stuck_136.toml")
+    assert recording["tiles"] == config.table.tiles
+    assert recording["anchor"]["inputs"]["side.1.count"] is True
+    result = replay(recording, config)
+    assert "+   0.000 s  side.1.count is on from the start" in result.lines
+    assert not any("head.jam" in line for line in result.lines)
+    assert result.lines[-1].startswith("reproduced: E61 count.blind at side.1.count")
 
 
 def test_through_the_io_board_the_edges_keep_the_boards_time() -> None:
