@@ -22,7 +22,7 @@ from typing import Any
 
 from firmware.consumers import attach_consumers
 from firmware.controller import ClearRefused, Controller
-from firmware.faults import BUILD, CATALOGUE, ERROR, Fault
+from firmware.faults import BUILD, CATALOGUE, ERROR, RELINK, Fault
 from firmware.handoff import Consumer
 from firmware.journal import MemoryJournal
 from mjtable_core.clock import Clock
@@ -492,13 +492,24 @@ class Harness:
             return
         # The operator empties the machine only when the table asks for a refeed (a
         # set it will build again from the start), never under a build that goes on.
-        untrusted = CATALOGUE[action.after_fault].untrusts_count or do == "remove_extra"
+        untrusted = self._count_lost(action.after_fault) or do == "remove_extra"
         refed = untrusted or (do == "refeed" and self.ctl.refeed_hold is not None)
         if refed:
             table.refeed()
         # Only an operator who refed says so: any other action leaves the hold on. A
         # technician who mended one side clears that side's fault, not another's.
         self._clear(action.after_fault, refed=do == "refeed", side=self._side_of(action))
+
+    def _count_lost(self, fault_id: str) -> bool:
+        """Whether the table asks for the set inside to be emptied after `fault_id`. A
+        lost link answers itself: only a set that was being built is held for a refeed
+        (firmware/relink.py); a staged set stays on its tracks, to be raised, and an
+        operator who emptied them unasked would leave the table raising empty plates."""
+        kind = CATALOGUE[fault_id]
+        if kind.answer == RELINK:
+            return kind.untrusts_count and (
+                self.ctl.build.untrusted or self.ctl.refeed_hold is not None)
+        return kind.untrusts_count
 
     def _when_powered(self, job: Callable[[], None]) -> None:
         """Do `job` once the power is back (still pending for `halted` meanwhile)."""
