@@ -105,7 +105,8 @@ class Build(Recoverable):
         timing = self.ctl.timing
         self.ctl.watch.expect("build", timing.build_fault_s, "build.tiles_missing", "build",
                               lambda: {"limit_s": timing.build_fault_s,
-                                       "why": N_("build too long"), **self._shortfall()})
+                                       "why": N_("build too long"), "arriving": True,
+                                       **self._shortfall()})
         self._arm_stall()
 
     def _arm_stall(self) -> None:

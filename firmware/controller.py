@@ -22,6 +22,7 @@ from firmware.differential import rank
 from firmware.faults import CASE_CLOSED, CATALOGUE, ERROR, INFO, REFEED, RELINK, WARNING, Fault
 from firmware.handoff import Handoff
 from firmware.i18n import N_, _
+from firmware.identify import SHOWN as IDENTIFY_SHOWN
 from firmware.journal import Journal, MemoryJournal
 from firmware.lid import Lid
 from firmware.motion import Motions
@@ -736,7 +737,8 @@ class Controller:
     def _show_after_clear(self, fault: Fault) -> None:
         """The display never shows a cleared fault: the most severe active error (the
         newest of them), else what the table shows without one."""
-        if self.hal.read("display") != fault.code or any(
+        # Over identify's "Id" too: its blink would put the cleared code back.
+        if self.hal.read("display") not in (fault.code, IDENTIFY_SHOWN) or any(
                 f.active and f.code == fault.code for f in self.faults):
             return
         held = [f for f in self.faults if f.active and f.kind.severity == ERROR]

@@ -224,7 +224,7 @@ class Cycle(Recoverable):
         for plate in self.ctl.plates:
             plate.turn()
 
-    def finish_raising(self) -> None:
+    def finish_raising(self, *_: object) -> None:
         """After a fault: turn again every plate that had not come home. A plate found
         off home is already coming round (recovery.py); one at home turns once more.
         Never with the lid off its lower stop: it would lift a wall into the open hole

@@ -85,7 +85,9 @@ def rank(fault: Fault, ctl: Controller) -> dict[str, Any] | None:
     rule = RULES.get(fault.kind.rule or "")
     if rule is None:
         return None
-    suspects, test, self_test = rule(fault, ctl)
+    # The board's interlock stopped the motor: the input it read is the evidence,
+    # whatever the motion was (a plate stopped by a lower lid stop that went out).
+    suspects, test, self_test = _interlocked(fault) or rule(fault, ctl)
     side = "" if fault.side is None else str(fault.side)
     parts = [part.replace("{side}", side) for part, _cause in suspects]
     extra: dict[str, Any] = {
@@ -153,6 +155,11 @@ def _interlocked(fault: Fault) -> Ranked | None:
     blocked = fault.evidence.get("interlock") or {}
     plates = [_at(PLATE_SENSOR_GLITCH, side) for side in map(_side_in, sorted(blocked))
               if side is not None]
+    if not plates and "lid.lower" in blocked:
+        return ([_lid_sensor("lid.lower", False), LID_BLOCKED, LID_MOTOR],
+                N_("run the lid self-test and watch the lower lid sensor's light in "
+                   "the signal view: if it goes out while the lid stays down, replace "
+                   "the sensor"), "lid")
     if not plates:
         return ([CASE_SWITCH, CASE_OPENED], None, None) if "case_open" in blocked else None
     motors = [_at(PLATE_MOTOR, part.split(".")[1]) for part, _cause in plates]
@@ -207,24 +214,67 @@ def _dice(fault: Fault, ctl: Controller) -> Ranked:
     return [DICE_MOTOR, DICE_SENSOR, DICE_JAM], test, "dice"
 
 
+# The most tiles players leave on the table by mistake: a hand.
+HAND = 14
+
+
 def _missing(fault: Fault, ctl: Controller) -> Ranked:
     short: dict[str, int] = fault.evidence.get("short_sides") or {}
     sides = [str(n) for n in ctl.geometry.sides]
     missing = int(fault.evidence.get("missing") or 0)
     per_side = ctl.config.tiles_per_side
     heavy = [n for n, count in short.items() if count > 3]
+    if fault.evidence.get("arriving") and len(short) >= 2:
+        # Out of time while tiles still came (within the stall limit) at several sides:
+        # the feed that serves them all turns slowly; tiles left on the table would
+        # have stopped the arrivals (the stall limit) instead.
+        return ([DISC, RING, *(_at(CONVEYOR, n) for n in sorted(short)), TABLE],
+                N_("run the disc self-test: the disc and the magnet ring must both turn "
+                   "at full speed; if they do, run the conveyor self-test of each short "
+                   "side"), "disc")
+    if fault.evidence.get("arriving") and short:
+        # Out of time with one side short, tiles still coming: that side's belt or the
+        # disc feeding every side slowly (the others just made it) look the same.
+        n = next(iter(short))
+        return ([_at(CONVEYOR, n), DISC, RING, _at(COUNT, n)],
+                N_("run the conveyor self-test of side {side}: a belt that moves slowly "
+                   "is its motor; if it runs at full speed, run the disc self-test: the "
+                   "disc and the magnet ring must both turn at full speed; if they do, "
+                   "clean the count sensor of side {side}"), f"conveyor.{n}")
+    # No more missing than a player's hand: tiles left on the table look the same as a
+    # belt or a disc that stopped late in the build, and cost no trip to check first.
+    left = missing <= HAND
     # Several sides short by more than a few tiles left on the table: the feed that
     # serves them all (a slow disc leaves most sides short, a dead one every side).
     if len(heavy) >= 2 or (short and len(short) == len(sides) and missing >= 2 * len(sides)):
+        if left:
+            return ([TABLE, DISC, RING],
+                    N_("look for tiles left on the table and top up; if none are missing, "
+                       "run the disc self-test: the disc and the magnet ring must both "
+                       "turn"), "disc")
         return ([DISC, RING, TABLE],
                 N_("run the disc self-test: the disc and the magnet ring must both turn; "
                    "if they do, look for tiles left on the table"), "disc")
     if len(heavy) == 1:
         n = heavy[0]
-        return ([_at(CONVEYOR, n), _at(COUNT, n), TABLE],
+        # Other sides short too: the disc may have stopped while this side was last.
+        feed = [DISC, RING] if len(short) > 1 else []
+        parts = [_at(CONVEYOR, n), _at(COUNT, n), *feed]
+        if left:
+            return ([TABLE, *parts],
+                    N_("look for tiles left on the table and top up; if none are missing, "
+                       "run the conveyor self-test of side {side}: if the belt does not "
+                       "move, the conveyor motor or its fuse; if it moves and tiles reach "
+                       "the head, clean the count sensor of side {side}; if the belt is "
+                       "fine, run the disc self-test"), f"conveyor.{n}")
+        return ([*parts, TABLE],
                 N_("run the conveyor self-test of side {side}: if the belt does not move, "
                    "the conveyor motor or its fuse; if it moves and tiles reach the head, "
-                   "clean the count sensor of side {side}"),
+                   "clean the count sensor of side {side}") if not feed else
+                N_("run the conveyor self-test of side {side}: if the belt does not move, "
+                   "the conveyor motor or its fuse; if it moves and tiles reach the head, "
+                   "clean the count sensor of side {side}; if the belt is fine, run the "
+                   "disc self-test"),
                 f"conveyor.{n}")
     # The head's reader saw tiles the count missed: that side's count sensor.
     unseen = [str(s.side) for s in ctl.sides
@@ -256,6 +306,14 @@ def _at(suspect: Suspect, side: str) -> Suspect:
 
 def _blind(fault: Fault, ctl: Controller) -> Ranked:
     side = ctl.sides[fault.side] if fault.side is not None else None
+    count = f"side.{fault.side}.count"
+    if side is not None and count in ctl.hal.signals and ctl.hal.read(count):
+        # The count sensor still lit with nothing counted: stuck lit, or a tile
+        # standing in front of it (the head's odd turns behind it are its effect).
+        return ([COUNT, BELT_JAM],
+                N_("look at the count sensor of side {side}: if a tile stands in front "
+                   "of it, clear the belt; if not and its light stays on, clean or "
+                   "replace it"), "conveyor.{side}")
     if fault.evidence.get("head_home_glitches"):
         # The head's home sensor glitched this build: the head lost its turn, so the
         # belt filled behind it.

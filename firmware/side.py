@@ -8,6 +8,7 @@ arrivals closer than the physical minimum gap are one tile counted twice.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
@@ -44,6 +45,10 @@ LEARN_TURNS = 0.9
 # A rejected home edge this soon (in learned turns) after the home a turn started
 # from may be the real home of which that one was a glitch.
 REANCHOR = 0.35
+# A head-home sensor is told flaky (W95) at this many impossible edges within
+# FLAKY_WINDOW_S of table time: one alone is noise (or a host too late to time it).
+FLAKY_GLITCHES = 3
+FLAKY_WINDOW_S = 60.0
 
 
 class SideBuilder(Recoverable):
@@ -65,6 +70,7 @@ class SideBuilder(Recoverable):
         self.left_home = False    # the cam was seen leaving home this turn
         self.turn_from_home = True  # this turn began at home: its end stacks a tile
         self.glitches = 0           # impossible home edges seen (a flaky sensor)
+        self.glitch_times: deque[float] = deque(maxlen=FLAKY_GLITCHES)
         self.whole_turn = False     # this turn started at home and was not interrupted
         self.turn_began = 0.0       # when this turn began (a home edge's own time if chained)
         self.chained_at: float | None = None   # the home this turn was started from
@@ -238,11 +244,15 @@ class SideBuilder(Recoverable):
             self.glitches += 1
             self.ctl.emit("sensor.glitch", sensor=f"side.{self.side}.head_home",
                           after_s=round(elapsed, 4))
-            # Filtered, the table rides through; the technician is still told. One
-            # warning per sensor: while it is active, each glitch only counts on it.
-            self.ctl.fault("sensor.flaky", f"side.{self.side}.head_home", self.side,
-                           {"sensor": f"side.{self.side}.head_home",
-                            "glitches": self.glitches, "after_s": round(elapsed, 4)})
+            # Filtered, the table rides through; the technician is still told once
+            # they repeat. One warning per sensor: while it is active, each glitch
+            # only counts on it.
+            self.glitch_times.append(at)
+            if len(self.glitch_times) == FLAKY_GLITCHES and \
+                    at - self.glitch_times[0] <= FLAKY_WINDOW_S:
+                self.ctl.fault("sensor.flaky", f"side.{self.side}.head_home", self.side,
+                               {"sensor": f"side.{self.side}.head_home",
+                                "glitches": self.glitches, "after_s": round(elapsed, 4)})
             self.ctl.supervisor.unlearned(self.key)    # a turn with a glitch times nothing
             if self.chained_at is not None and at - self.chained_at < REANCHOR * learned:
                 # Soon after the home this turn started from (an edge it was chained
