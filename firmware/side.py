@@ -15,6 +15,7 @@ from transitions import EventData
 
 from firmware.i18n import N_
 from firmware.machine import Recoverable, attach, from_fault, recover_transitions
+from firmware.supervisor import CONFIRM_S
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -75,6 +76,8 @@ class SideBuilder(Recoverable):
         self.chained_at: float | None = None   # the home this turn was started from
         self.unseen_reads = 0       # tiles the reader saw since the last counted arrival
         self.ghosts = 0             # counts this build gone before a tile could be taken
+        self.home_opened = 0        # home edges that opened: a stopped cam's never do
+        self.confirming: object | None = None   # the side's last home, until it has held
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     @property
@@ -136,6 +139,7 @@ class SideBuilder(Recoverable):
         # A turn chained from a home edge began when the cam passed home, not when the
         # loop got to it: a late edge must not make the next home look impossibly early.
         self.turn_began = self.ctl.clock.now() if began is None else began
+        self.confirming = None
         self.chained_at = self.turn_began
         home = bool(self.ctl.hal.read(f"side.{self.side}.head_home"))
         if not resumed:
@@ -222,13 +226,14 @@ class SideBuilder(Recoverable):
     def on_home_edge(self, home: bool) -> None:
         if not home:
             self.left_home = True
+            self.home_opened += 1
             if self.state == "idle" and not self.ctl.hal.read(self.head):
                 # The cam coasted past home after it was stopped (a slow stop over the
                 # board's link). Bring it round now: homing waits for it, and the next
                 # build would take its first turn for a part turn that stacks nothing.
                 self.rehome()
             return
-        if self.ctl.supervisor.elapsed(self.key) is None:
+        if self.ctl.supervisor.elapsed(self.key) is None or self.confirming is not None:
             return
         at = self.ctl.edge_time(f"side.{self.side}.head_home")
         elapsed = at - self.turn_began
@@ -271,6 +276,35 @@ class SideBuilder(Recoverable):
             self.ctl.hal.write(self.head, False)
             self.ctl.cycle.check_homed()
             return
+        if at is not None and self.turn_from_home and self.stacked + 1 >= self.target:
+            self._confirm_last(at)
+            return
+        self._counted_home(at)
+
+    def _confirm_last(self, at: float) -> None:
+        """The side's last home counts once it has held CONFIRM_S, the motor off: a
+        glitch the pin stopped the cam at opens again within it (a stopped cam cannot
+        leave home), and that turn, short of its tile, is not the side's last stack."""
+        self.ctl.hal.write(self.head, False)
+        token = self.confirming = object()
+        opened = self.home_opened
+
+        def held() -> None:
+            if self.confirming is not token or self.state != "stacking":
+                return
+            self.confirming = None
+            sensor = f"side.{self.side}.head_home"
+            if self.home_opened == opened and self.ctl.hal.read(sensor):
+                self._counted_home(at)
+                return
+            self.glitches += 1
+            self.ctl.emit("sensor.glitch", sensor=sensor,
+                          why=N_("a cam stopped at home that left it with its motor off"))
+            self._turn(resumed=True)     # finish the turn: it stacks its tile at home
+
+        self.ctl.clock.call_later(CONFIRM_S, held)
+
+    def _counted_home(self, at: float | None) -> None:
         if self.turn_from_home:
             self.stacked += 1
         if self.tiles_waiting():

@@ -78,12 +78,35 @@ def test_side_stacks_each_tile_and_stops_at_target(rig) -> None:
         run_for(clock, 0.4)
         hal.edge("side.1.head_home", True)
         assert hal.values["motor.side.1.head"] is False
+    run_for(clock, 0.1)      # the side's last home counts once it has held
     assert side.state == "full"
     assert hal.values["motor.side.1.conveyor"] is False
     assert side.counted == side.stacked == 36
     # First tile of a pair is the bottom, the second the top.
     assert side.stacks()[0] == ["W2", "W1"]
     assert len(side.stacks()) == 18
+
+
+def test_a_last_home_that_opens_with_the_motor_off_was_a_glitch(rig) -> None:
+    ctl, hal, clock = rig
+    homed(rig)
+    side = ctl.sides[1]
+    side.target = 1
+    hal.edge("side.1.count", True)
+    hal.edge("side.1.head_home", False)
+    run_for(clock, 0.4)
+    hal.edge("side.1.head_home", True)       # the cam stops here: home, or a glitch
+    assert hal.values["motor.side.1.head"] is False
+    run_for(clock, 0.02)
+    hal.edge("side.1.head_home", False)      # a stopped cam cannot leave home
+    run_for(clock, 0.1)
+    assert side.state == "stacking" and side.stacked == 0
+    assert hal.values["motor.side.1.head"] is True      # the turn runs on to its tile
+    run_for(clock, 0.3)
+    hal.edge("side.1.head_home", True)
+    run_for(clock, 0.1)
+    assert side.state == "full" and side.stacked == 1
+    assert hal.values["motor.side.1.head"] is False
 
 
 def test_head_keeps_turning_while_tiles_wait(rig) -> None:
