@@ -118,7 +118,7 @@ def measure(tables: int, seconds: float, speed: float, verbose: bool = False,
             daemon = Daemon(directory, name, speed=speed, extra=extra)
             text = daemon.config.read_text()
             text = re.sub(r"(?m)^drift_margin\s*=.*$", "drift_margin = 0.05", text)
-            text = re.sub(r"(?m)^timing_jitter\s*=.*$", "timing_jitter = 0.3", text)
+            text = re.sub(r"(?m)^timing_jitter\s*=.*$", "timing_jitter = 0.15", text)
             daemon.config.write_text(text)
             daemons.append(daemon)
         stub = WebhookStub(free_port())

@@ -305,7 +305,10 @@ class SimulatorSection:
     key_delay_s: float = option(1.5, minval=0.0, maxval=60.0, doc="players' reaction time")
     dealer_keeps: float = option(0.3, minval=0.0, maxval=1.0,
                                  doc="chance the dealer keeps the deal for the next hand")
-    timing_jitter: float = option(0.03, minval=0.0, maxval=0.3,
+    # At most ±20 %: the firmware takes a head home sooner than 0.7 of its learned turn
+    # for a glitch (a motor is never that much faster), and at ±30 % a healthy fast turn
+    # was rejected as one, until a head.jam stopped the table.
+    timing_jitter: float = option(0.03, minval=0.0, maxval=0.2,
                                   doc="each motion differs from nominal by up to ± this")
     count_bounce: float = option(0.05, minval=0.0, maxval=1.0,
                                  doc="chance a count edge bounces (a 1–3 ms glitch)")

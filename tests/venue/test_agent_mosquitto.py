@@ -60,13 +60,11 @@ def stop_agent(agent: subprocess.Popen[bytes]) -> None:
 def venue(tmp_path: Path) -> Iterator[tuple[Mosquitto, Daemon, VenueKey, Watcher]]:
     broker = Mosquitto(tmp_path / "broker", ["t1", "t2"]).start()
     key = VenueKey()
-    # ×10, not ×40: at ×40 a host stalled 12 ms by a busy neighbour is half a table
-    # second, enough for a head.jam that stops the table before its second hand (CI).
-    daemon = Daemon(tmp_path, "t1", speed=10.0)
+    daemon = Daemon(tmp_path, "t1", speed=20.0)
     # A tight drift margin on a jittery machine: timing.drift warnings, i.e. faults.
     text = daemon.config.read_text() + venue_section(broker, "t1", key)
     text = re.sub(r"(?m)^drift_margin\s*=.*$", "drift_margin = 0.05", text)
-    text = re.sub(r"(?m)^timing_jitter\s*=.*$", "timing_jitter = 0.3", text)
+    text = re.sub(r"(?m)^timing_jitter\s*=.*$", "timing_jitter = 0.15", text)
     daemon.config.write_text(text)
     watcher = Watcher(broker.port, VENUE_USER, VENUE_PASSWORD)
     daemon.start()
