@@ -3,16 +3,13 @@ date, and the schedule, on a headless install too; a job marked done starts agai
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 from collections import deque
 from pathlib import Path
 
-from firmware.console.tui import ConsoleApp
-
 from .conftest import Daemon
 from .test_headless import _console
-from .test_tui_screens import SimConsole, harness, screen_text, settle, shows  # noqa: F401
+from .test_tui_screens import harness, reply_screen  # noqa: F401
 
 
 def test_console_health_without_rich_or_textual(daemon: Daemon, tmp_path: Path) -> None:
@@ -37,12 +34,5 @@ def test_console_health_without_rich_or_textual(daemon: Daemon, tmp_path: Path) 
 def test_health_in_the_tui(harness, tmp_path: Path) -> None:  # noqa: F811
     harness.ctl.wear.retries[1] = deque([4, 0], maxlen=12)
 
-    async def scenario() -> str:
-        app: ConsoleApp = SimConsole(harness, tmp_path)
-        async with app.run_test(size=(160, 50)) as pilot:
-            await settle(pilot, lambda: app._connected)
-            await pilot.press(*"health", "enter")
-            await settle(pilot, shows(app, "maintenance schedule"))
-            return screen_text(app)
-    text = asyncio.run(scenario())
+    text = reply_screen(harness, tmp_path, "health", "maintenance schedule", (160, 50))
     assert "clean the count sensor of side 1 within a week" in text

@@ -114,6 +114,19 @@ def shows(app: ConsoleApp, *texts: str) -> Any:
     return lambda: all(text in screen_text(app) for text in texts)
 
 
+def reply_screen(harness: Harness, tmp_path: Path, command: str, shown: str,
+                 size: tuple[int, int]) -> str:
+    """The screen as text once `command`, typed at the prompt, shows `shown`."""
+    async def scenario() -> str:
+        app = SimConsole(harness, tmp_path)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot, lambda: app._connected)
+            await pilot.press(*command, "enter")
+            await settle(pilot, shows(app, shown))
+            return screen_text(app)
+    return asyncio.run(scenario())
+
+
 # -- what the screen does ------------------------------------------------------------
 
 
@@ -267,27 +280,14 @@ def test_screen_after_ctrl_e(snap_compare, harness: Harness, tmp_path: Path, lan
 
 def test_replies_wrap_at_120x40_instead_of_being_cut(harness: Harness, tmp_path: Path) -> None:
     # The events pane is narrower than 78 columns at 120x40: its lines were cut.
-    async def scenario() -> str:
-        app = SimConsole(harness, tmp_path)
-        async with app.run_test(size=(120, 40)) as pilot:
-            await settle(pilot, lambda: app._connected)
-            await pilot.press(*"help", "enter")
-            await settle(pilot, shows(app, "set_stays_on_table"))
-            return screen_text(app)
-    text = asyncio.run(scenario())
+    text = reply_screen(harness, tmp_path, "help", "set_stays_on_table", (120, 40))
     assert "one set of tiles always stays" in text and "on the table" in text
     assert "conveyor.N, dice, all)" in text
 
 
 def test_diagnose_alone_shows_the_symptom_list_at_80x24(harness: Harness,
                                                         tmp_path: Path) -> None:
-    async def scenario() -> str:
-        app = SimConsole(harness, tmp_path)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot, lambda: app._connected)
-            await pilot.press(*"diagnose", "enter")
-            await settle(pilot, shows(app, "symptoms (or say it in your words):"))
-            return screen_text(app)
-    text = asyncio.run(scenario())
+    text = reply_screen(harness, tmp_path, "diagnose", "symptoms (or say it in your words):",
+                        (80, 24))
     for name in SYMPTOMS:
         assert name in text, text
