@@ -8,6 +8,20 @@ from firmware.maintenance import MaintenanceRefused, mechanism_tests
 from tests.console.test_maintenance import run_until, table
 
 
+def staged(seed: int = 5, in_play: bool = False) -> tuple:
+    """A table powered on with its next set staged (`in_play`: a hand in play too)."""
+    bench, service, events = table(seed)
+    ctl = bench.controller
+    service.power_on()
+    if in_play:
+        bench.players.start()
+        run_until(bench, lambda: ctl.cycle.state == "play" and ctl.build.state == "staged",
+                  400)
+    else:
+        run_until(bench, lambda: ctl.build.state == "staged")
+    return bench, service, events
+
+
 def test_tests_that_move_tiles_mid_build_hold_the_set_for_a_refeed_not_e51() -> None:
     # test-mode on --force mid-build, the belts and heads tested, test-mode off: the
     # set's counts no longer match what lies in belts and heads. Resumed from them,
@@ -39,10 +53,8 @@ def test_tests_that_move_tiles_mid_build_hold_the_set_for_a_refeed_not_e51() -> 
 
 
 def test_tests_without_a_part_built_set_resume_without_a_hold() -> None:
-    bench, service, _ = table()
+    bench, service, _ = staged()
     ctl = bench.controller
-    service.power_on()
-    run_until(bench, lambda: ctl.build.state == "staged")
     service.test("conveyor.1", "li")
     run_until(bench, lambda: service.running is None, 30)
     service.leave("li")
@@ -53,11 +65,8 @@ def test_a_plate_jog_under_a_staged_set_is_refused_and_the_next_hand_is_right() 
     # jog plate.1 fwd 1 in test mode left the plate off home under the staged wall
     # (the way home, one more turn, lifts that wall); fwd 5, a whole turn, lifted it at
     # once: either way the next hand was built over it (E51). Refused, with why.
-    bench, service, events = table(3)
+    bench, service, events = staged(3, in_play=True)
     ctl = bench.controller
-    service.power_on()
-    bench.players.start()
-    run_until(bench, lambda: ctl.cycle.state == "play" and ctl.build.state == "staged", 400)
     service.enter("li")
     for seconds in (1.0, 5.0):
         with pytest.raises(MaintenanceRefused, match=r"jog plate\.1 refused: its track holds "
@@ -84,10 +93,8 @@ def test_a_plate_test_under_a_staged_set_leaves_the_next_hand_right() -> None:
     # off. One turn lifted side 1's staged wall onto the table; the next hand raised
     # E51 build.extra_tiles (counts 36/36) instead of being dealt. The plate is not
     # turned now: the result says why and when it can be tested.
-    bench, service, events = table(3)
+    bench, service, events = staged(3)
     ctl = bench.controller
-    service.power_on()
-    run_until(bench, lambda: ctl.build.state == "staged")
     results: list[dict] = []
     service.test("plate.1", "li", results.append)
     run_until(bench, lambda: service.running is None, 30)
@@ -101,10 +108,7 @@ def test_a_plate_test_under_a_staged_set_leaves_the_next_hand_right() -> None:
 
 
 def test_test_all_under_a_staged_set_skips_the_plates_and_runs_the_rest() -> None:
-    bench, service, events = table(3)
-    ctl = bench.controller
-    service.power_on()
-    run_until(bench, lambda: ctl.build.state == "staged")
+    bench, service, events = staged(3)
     results: list[dict] = []
     service.test("all", "li", results.append)
     run_until(bench, lambda: len(results) == len(mechanism_tests()), 120)
@@ -134,11 +138,8 @@ def test_an_e_stop_released_inside_test_mode_shows_test_mode_and_the_next_hand_i
         ) -> None:
     # E-stop in the middle of a self-test, released: the display went blank while test
     # mode still held the table (t- is how the panel says so); then test-mode off.
-    bench, service, events = table(2)
+    bench, service, events = staged(2, in_play=True)
     ctl = bench.controller
-    service.power_on()
-    bench.players.start()
-    run_until(bench, lambda: ctl.cycle.state == "play" and ctl.build.state == "staged", 400)
     service.enter("li")
     service.test("dice", "li")
     ctl.estop("li")
@@ -157,11 +158,7 @@ def test_an_e_stop_released_inside_test_mode_shows_test_mode_and_the_next_hand_i
 def test_a_lid_jogged_up_is_named_with_the_way_down_before_leaving_test_mode() -> None:
     # jog lid up in test mode, test-mode off: the next lift key raised E99
     # software.error (the lid machine asked to open a lid already open).
-    bench, service, events = table(5)
-    ctl = bench.controller
-    service.power_on()
-    bench.players.start()
-    run_until(bench, lambda: ctl.cycle.state == "play" and ctl.build.state == "staged", 400)
+    bench, service, events = staged(5, in_play=True)
     service.enter("li")
     done: list[dict] = []
     service.jog("lid", "up", 5.0, "li", done.append)
@@ -183,11 +180,7 @@ def test_a_dice_key_that_cannot_leave_test_mode_says_why_on_the_panel() -> None:
     # Test mode that cannot be left (here the lid jogged up), then the panel's dice key
     # (leave test mode): the refusal escaped the loop as an exception instead of a
     # service.refused event.
-    bench, service, events = table(3)
-    ctl = bench.controller
-    service.power_on()
-    bench.players.start()
-    run_until(bench, lambda: ctl.cycle.state == "play" and ctl.build.state == "staged", 400)
+    bench, service, events = staged(3, in_play=True)
     service.enter("li")
     done: list[dict] = []
     service.jog("lid", "up", 5.0, "li", done.append)
@@ -203,10 +196,7 @@ def test_a_lid_self_test_while_a_set_is_staged_leaves_the_next_hand_right() -> N
     # `test lid` on a table at rest with the next set staged, test-mode off: the
     # simulated players took the test's lid rise for the hole opening and pushed the
     # raised walls into the hole during the next build (E51 build.extra_tiles).
-    bench, service, events = table(3)
-    ctl = bench.controller
-    service.power_on()
-    run_until(bench, lambda: ctl.build.state == "staged")
+    bench, service, events = staged(3)
     service.test("lid", "li")
     run_until(bench, lambda: service.running is None, 30)
     service.leave("li")
