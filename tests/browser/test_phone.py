@@ -95,7 +95,7 @@ def log_in(page: Any) -> str:
 
 def enter_test_mode(page: Any, rig: TableProcess) -> None:
     page.click("#tm-on")
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while not rig.test_mode():
         assert time.monotonic() < deadline, page.locator("#message").inner_text()
         if page.locator("#tm-force").is_visible():     # a set was being built
