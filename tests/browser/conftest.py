@@ -74,6 +74,10 @@ def browser(chromium: Any) -> Iterator[Guarded]:
     assert not outside, f"requests left loopback: {outside}"
 
 
+# How long a page may take to show what a test waits for: a wait ends as soon as it
+# shows, and beside a second `make test` Chromium can take several seconds to paint.
+WAIT_MS = 30_000
+
 DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 
 

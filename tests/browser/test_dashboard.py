@@ -11,6 +11,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from bench.desk_thread import DeskThread
+from tests.browser.conftest import WAIT_MS
 
 
 def status(table: str, **fields: object) -> bytes:
@@ -52,20 +53,20 @@ def test_the_dashboard_paints_every_table_and_follows_a_status_change(desk, brow
     assert tiles.nth(0).get_attribute("data-table") == "t1"
     assert tiles.nth(11).get_attribute("data-table") == "t12"     # t12 after t2, not t1
     assert page.locator("[data-count=idle]").inner_text() == "12"
-    page.locator("#live.on").wait_for(timeout=5000)
+    page.locator("#live.on").wait_for(timeout=WAIT_MS)
     # Through the broker, as a table's agent says it.
     client = publisher(desk.broker_url)
     try:
         client.publish("mjt/v1/t7/status", status("t7", hand_in_play=True, state="playing"),
                        qos=1, retain=True).wait_for_publish(5)
-        page.locator('.tile[data-table="t7"].s-playing').wait_for(timeout=5000)
+        page.locator('.tile[data-table="t7"].s-playing').wait_for(timeout=WAIT_MS)
         assert page.locator('.tile[data-table="t7"] .state').inner_text() == "playing"
         assert page.locator("[data-count=playing]").inner_text() == "1"
         client.publish("mjt/v1/t3/faults", json.dumps(
             {"active": [{"code": "E20", "summary": "head jam"}]}).encode(), qos=1,
             retain=True).wait_for_publish(5)
         fault = page.locator('.tile[data-table="t3"].s-fault .fault')
-        fault.wait_for(timeout=5000)
+        fault.wait_for(timeout=WAIT_MS)
         assert fault.inner_text().startswith("E20 · ")
     finally:
         client.loop_stop()
@@ -95,15 +96,15 @@ def test_the_page_reconnects_by_itself_when_the_venue_comes_back(browser):
     page = browser.page
     first.login(page)
     page.goto(first.url)
-    page.locator("#live.on").wait_for(timeout=5000)
+    page.locator("#live.on").wait_for(timeout=WAIT_MS)
     first.stop()
-    page.locator("#live.off").wait_for(timeout=5000)
+    page.locator("#live.off").wait_for(timeout=WAIT_MS)
     again = DeskThread({"desk": {"listen": f"127.0.0.1:{port}"}}, broker=False).start()
     again.adopt(first.cookie)      # the same staff session (the venue's file kept it)
     try:
         online(again, ["t1", "t2"])
-        page.locator('.tile[data-table="t2"]').wait_for(timeout=8000)
-        page.locator("#live.on").wait_for(timeout=5000)
+        page.locator('.tile[data-table="t2"]').wait_for(timeout=WAIT_MS)
+        page.locator("#live.on").wait_for(timeout=WAIT_MS)
     finally:
         again.stop()
 
@@ -132,7 +133,7 @@ def test_screenshots_of_the_dashboard_in_both_languages(desk, browser, lang, sho
     page.set_viewport_size({"width": 1100, "height": 560})
     desk.login(page)
     page.goto(f"{desk.url}?lang={lang}")       # as the owner picks it
-    page.locator("#live.on").wait_for(timeout=5000)
+    page.locator("#live.on").wait_for(timeout=WAIT_MS)
     assert page.locator("#grid .tile").count() == 12
     word = "故障" if lang == "zh_CN" else "fault"
     assert page.locator('.tile[data-table="t07"] .state').inner_text() == word

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from firmware.maintenance import HOLD_S
-from tests.browser.conftest import Guarded, leaves_loopback
+from tests.browser.conftest import WAIT_MS, Guarded, leaves_loopback
 from tests.browser.phone_rig import TOKEN, TableProcess
 
 PHONE = {"width": 390, "height": 844}
@@ -74,11 +74,11 @@ def phone_page(browser: Any, rig: TableProcess, lang: str = "en") -> Any:
     page = browser.page
     page.set_viewport_size(PHONE)
     page.goto(rig.url)
-    page.locator("#lamps li").first.wait_for(timeout=5000)
+    page.locator("#lamps li").first.wait_for(timeout=WAIT_MS)
     if page.locator("html").get_attribute("lang") != lang.replace("_", "-"):
         with page.expect_navigation():
             page.click(f"[data-lang={lang}]")
-        page.locator("#lamps li").first.wait_for(timeout=5000)
+        page.locator("#lamps li").first.wait_for(timeout=WAIT_MS)
     return page
 
 
@@ -89,7 +89,7 @@ def log_in(page: Any) -> str:
     with page.expect_response("**/api/login") as reply:
         page.click("#login button[type=submit]")
     assert reply.value.status == 200
-    page.locator("#tools").wait_for(state="visible", timeout=5000)
+    page.locator("#tools").wait_for(state="visible", timeout=WAIT_MS)
     return reply.value.json()["csrf"]
 
 
@@ -102,7 +102,7 @@ def enter_test_mode(page: Any, rig: TableProcess) -> None:
             with contextlib.suppress(Exception):    # gone as the view refreshed
                 page.click("#tm-force", timeout=1000)
         page.wait_for_timeout(50)
-    page.locator("#state", has_text="test mode").wait_for(timeout=5000)
+    page.locator("#state", has_text="test mode").wait_for(timeout=WAIT_MS)
 
 
 def press_jog(page: Any, rig: TableProcess, motor: str = "dice") -> float:
@@ -183,7 +183,7 @@ def test_login_test_mode_hold_to_jog_and_a_self_test(browser, rig) -> None:
     (ended,) = rig.watcher.wait(lambda: rig.watcher.events("service.jog", pressed))
     assert ended["stopped"] == "released" and ended["by"] == "li"
     assert off - released < HOLD_S      # the release stopped it, not the cap
-    page.locator("#jog-state", has_text="stopped").wait_for(timeout=5000)
+    page.locator("#jog-state", has_text="stopped").wait_for(timeout=WAIT_MS)
     # A self-test from the phone: the dice's, its result as the display says it.
     page.select_option("#mechanism", "dice")
     page.click("#run-test")
@@ -305,7 +305,7 @@ def test_no_motion_without_a_login(browser, rig) -> None:
     try:
         attacker = page.context.new_page()
         attacker.goto(f"http://127.0.0.1:{other.server_address[1]}/")
-        attacker.wait_for_function("document.title !== 'elsewhere'", timeout=5000)
+        attacker.wait_for_function("document.title !== 'elsewhere'", timeout=WAIT_MS)
         attacker.wait_for_timeout(500)
         attacker.close()
     finally:
@@ -314,7 +314,7 @@ def test_no_motion_without_a_login(browser, rig) -> None:
     cookie = session_cookie(browser)
     assert post(rig, "/api/jog/keep", {"hold": 0}, cookie, csrf) != 401   # still good
     page.click("#logout")
-    page.locator("#login").wait_for(state="visible", timeout=5000)
+    page.locator("#login").wait_for(state="visible", timeout=WAIT_MS)
     assert post(rig, "/api/jog/start", {"motor": "dice", "direction": "fwd"},
                 cookie, csrf) == 401
     assert rig.watcher.events("service.jog.started", started) == []
@@ -327,11 +327,11 @@ def test_screenshots_of_the_phone_console_for_the_docs(browser, rig, shots) -> N
     rig.fault("dice.stuck", "dice")
     for lang, code in (("en", "E70"), ("zh_CN", "E70")):
         page = phone_page(browser, rig, lang)
-        page.locator(".fault h3", has_text=code).wait_for(timeout=5000)
+        page.locator(".fault h3", has_text=code).wait_for(timeout=WAIT_MS)
         assert page.locator(".fault li").count() >= 2       # cause and remedy
         page.select_option("#symptom", "dice_not_spinning")
         page.click("#diagnose")
-        page.locator("#verdict li").first.wait_for(timeout=5000)
+        page.locator("#verdict li").first.wait_for(timeout=WAIT_MS)
         page.screenshot(path=str(shots / f"phone-{lang}.png"), full_page=True)
         assert (shots / f"phone-{lang}.png").stat().st_size > 10_000
 
@@ -359,7 +359,7 @@ def test_a_hand_tapped_in_is_scored_and_the_answer_shown_in_chinese(browser, rig
     assert form.locator("#sc-concealed [data-tile]").count() == 10
     page.click("#sc-send")
     answer = page.locator("#sc-answer")
-    answer.locator("p").first.wait_for(timeout=5000)
+    answer.locator("p").first.wait_for(timeout=WAIT_MS)
     said = answer.inner_text()
     assert said.startswith("和牌："), said
     assert "下一把庄家：" in said and "付分：" in said, said
