@@ -96,7 +96,7 @@ class PhoneRig:
 
         self.thread = threading.Thread(target=run, daemon=True)
         self.thread.start()
-        assert started.wait(10), "the phone console did not start"
+        assert started.wait(60), "the phone console did not start"
         host, port = self.console.address or ("127.0.0.1", 0)
         self.url = f"http://{host}:{port}/"
 

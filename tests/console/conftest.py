@@ -79,7 +79,7 @@ def start_daemon(state: Path, seed: int = 3, budgets: bool = False, speed: float
 
     thread = threading.Thread(target=lambda: asyncio.run(main()), daemon=True)
     thread.start()
-    assert ready.wait(20), "the daemon did not start"
+    assert ready.wait(60), "the daemon did not start"
     daemon = box["daemon"]
 
     def stop() -> None:
