@@ -27,10 +27,20 @@ def interrupt(args: list[str], wait_for: str, stdin=None,
     leader = follower = None
     if stderr_tty:
         leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "firmware.cli", *args], cwd=ROOT, env=ENV,
-                            stdin=stdin if stdin is not None else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE,
-                            stderr=follower if follower is not None else subprocess.PIPE)
+    # A shell's background job (`make test &`, a script) ignores SIGINT, and an ignored
+    # signal stays ignored across exec: the command would never see the Ctrl-C. Any
+    # handler here is reset to the default in the child, as at a terminal.
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "firmware.cli", *args], cwd=ROOT,
+                                env=ENV, stdin=stdin if stdin is not None else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE,
+                                stderr=follower if follower is not None else subprocess.PIPE)
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     source = leader if leader is not None else proc.stderr.fileno()
     said = b""
     try:
