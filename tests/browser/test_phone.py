@@ -168,6 +168,33 @@ def test_the_page_fits_a_phone_in_both_languages_under_100_kb(browser, rig) -> N
     phone_page(browser, rig, "en")
 
 
+def test_a_view_asked_for_before_the_login_does_not_log_the_page_out(browser, rig) -> None:
+    """The page polls the table's view; one asked for before the login that arrives
+    after it (a slow phone link, a loaded host) says nobody is logged in. It must not
+    hide the tools the login just showed (it did: the login form came back)."""
+    page = phone_page(browser, rig)
+    held: list[tuple[Any, Any]] = []
+
+    def hold_one(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append((route, route.fetch()))     # answered now: nobody logged in
+
+    page.route("**/api/view", hold_one)
+    deadline = time.monotonic() + 30
+    while not held:
+        assert time.monotonic() < deadline, "the page asked for no view"
+        page.wait_for_timeout(50)
+    log_in(page)
+    route, stale = held[0]
+    route.fulfill(response=stale)
+    page.wait_for_timeout(500)
+    page.unroute("**/api/view")
+    assert page.locator("#tools").is_visible()
+    assert page.locator("#login").is_hidden()
+
+
 def test_login_test_mode_hold_to_jog_and_a_self_test(browser, rig) -> None:
     page = phone_page(browser, rig)
     log_in(page)

@@ -10,6 +10,9 @@
   const W = boot.words;
   let csrf = boot.csrf;
   let technician = boot.technician;
+  // Bumped at each login and logout: a view asked for before it cannot say who is logged
+  // in (on a slow link it arrives after the login and would log the page out again).
+  let sessionEpoch = 0;
   let hold = null;          // the jog being held: {button, number, timer, down}
   const $ = (id) => document.getElementById(id);
 
@@ -54,7 +57,7 @@
     return ul;
   }
 
-  function show(view) {
+  function show(view, current) {
     $("offline").hidden = !!view.online;
     if (!view.online) return;
     $("display").textContent = view.display || "--";
@@ -80,14 +83,15 @@
       div.append(h, label(W.cause), list(fault.cause), label(W.remedy), list(fault.remedy));
       return div;
     }));
-    if (!view.technician && technician) showLoggedOut();
+    if (current && !view.technician && technician) showLoggedOut();
   }
   function label(text) { const b = document.createElement("strong"); b.textContent = text; return b; }
 
   async function refresh() {
+    const asked = sessionEpoch;
     try {
       const response = await fetch("/api/view", {credentials: "same-origin"});
-      show(await response.json());
+      show(await response.json(), asked === sessionEpoch);
     } catch (e) {
       $("offline").hidden = false;
     }
@@ -116,13 +120,13 @@
 
   // -- technician ---------------------------------------------------------------------
   function showLoggedIn(name) {
-    technician = name;
+    technician = name; sessionEpoch += 1;
     $("login").hidden = true; $("tools").hidden = false;
     $("who").textContent = W.logged_in.replace("{name}", name);
   }
   function showLoggedOut() {
     stopHold(null);
-    technician = null;
+    technician = null; sessionEpoch += 1;
     $("login").hidden = false; $("tools").hidden = true;
   }
   if (technician) showLoggedIn(technician); else showLoggedOut();
