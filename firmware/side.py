@@ -19,6 +19,7 @@ from firmware.supervisor import CONFIRM_S
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
+    from mjtable_core.clock import Timer
 
 STATES = ["idle", "feeding", "stacking", "full", "fault"]
 INITIAL = "idle"
@@ -77,7 +78,7 @@ class SideBuilder(Recoverable):
         self.unseen_reads = 0       # tiles the reader saw since the last counted arrival
         self.ghosts = 0             # counts this build gone before a tile could be taken
         self.home_opened = 0        # home edges that opened: a stopped cam's never do
-        self.confirming: object | None = None   # the side's last home, until it has held
+        self.confirming: Timer | None = None    # the side's last home, until it has held
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
     @property
@@ -139,7 +140,9 @@ class SideBuilder(Recoverable):
         # A turn chained from a home edge began when the cam passed home, not when the
         # loop got to it: a late edge must not make the next home look impossibly early.
         self.turn_began = self.ctl.clock.now() if began is None else began
-        self.confirming = None
+        if self.confirming is not None:     # a new turn: that home was not the last
+            self.confirming.cancel()
+            self.confirming = None
         self.chained_at = self.turn_began
         home = bool(self.ctl.hal.read(f"side.{self.side}.head_home"))
         if not resumed:
@@ -286,12 +289,11 @@ class SideBuilder(Recoverable):
         glitch the pin stopped the cam at opens again within it (a stopped cam cannot
         leave home), and that turn, short of its tile, is not the side's last stack."""
         self.ctl.hal.write(self.head, False)
-        token = self.confirming = object()
         opened = self.home_opened
 
         def held() -> None:
-            if self.confirming is not token or self.state != "stacking":
-                return
+            if self.state != "stacking":
+                return      # a fault ended the build; the next build's first turn clears it
             self.confirming = None
             sensor = f"side.{self.side}.head_home"
             if self.home_opened == opened and self.ctl.hal.read(sensor):
@@ -302,7 +304,7 @@ class SideBuilder(Recoverable):
                           why=N_("a cam stopped at home that left it with its motor off"))
             self._turn(resumed=True)     # finish the turn: it stacks its tile at home
 
-        self.ctl.clock.call_later(CONFIRM_S, held)
+        self.confirming = self.ctl.clock.call_later(CONFIRM_S, held)
 
     def _counted_home(self, at: float | None) -> None:
         if self.turn_from_home:
