@@ -19,15 +19,13 @@ import time
 from collections import Counter
 from typing import Any
 
+from bench.bench_stalls import WALL_LIMIT_S
 from firmware.faults import CATALOGUE
 from mjtable_core.config import load_config, reference_config
 from mjtable_core.geometry import REFERENCE
 from simulator.harness import Harness
 from simulator.scenario import Expect, FaultSpec, Scenario
 
-# Only a hang is cut short: a run is on the lockstep clock, and on a machine busy with
-# other work one hand can take minutes of wall time without being wrong.
-WALL_LIMIT_S = 900.0
 # (kind, where with {n} for the side, phase, value)
 STOP_FAULTS = (("tile_jam", "side.{n}.head", "build", False),
                ("plate_blocked", "side.{n}.plate", "raise", False),
