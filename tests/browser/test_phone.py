@@ -174,22 +174,28 @@ def test_a_view_asked_for_before_the_login_does_not_log_the_page_out(browser, ri
     hide the tools the login just showed (it did: the login form came back)."""
     page = phone_page(browser, rig)
     held: list[tuple[Any, Any]] = []
+    asked = [0]
 
     def hold_one(route: Any) -> None:
+        asked[0] += 1
         if held:
             route.continue_()
         else:
             held.append((route, route.fetch()))     # answered now: nobody logged in
 
+    def wait_for_views(count: int) -> None:
+        deadline = time.monotonic() + 30
+        while asked[0] < count:
+            assert time.monotonic() < deadline, "the page asked for no view"
+            page.wait_for_timeout(50)
+
     page.route("**/api/view", hold_one)
-    deadline = time.monotonic() + 30
-    while not held:
-        assert time.monotonic() < deadline, "the page asked for no view"
-        page.wait_for_timeout(50)
+    wait_for_views(1)
     log_in(page)
     route, stale = held[0]
     route.fulfill(response=stale)
-    page.wait_for_timeout(500)
+    # The next poll comes a poll period after the stale view was answered: shown by then.
+    wait_for_views(asked[0] + 1)
     page.unroute("**/api/view")
     assert page.locator("#tools").is_visible()
     assert page.locator("#login").is_hidden()
