@@ -38,6 +38,10 @@ OFFICE = web.AppKey("office", Office)
 STAFF = web.AppKey("staff", Staff)
 SESSIONS = web.AppKey("sessions", Sessions)
 INTEGRATORS = web.AppKey("integrators", Integrators)
+# What the guard and the login form leave on a request for the handler after them.
+STAFF_SESSION = web.RequestKey("staff", Session)
+INTEGRATOR = web.RequestKey("integrator", str)
+NEXT_PAGE = web.RequestKey("next", str)
 
 
 def by_integrators(handler: Handler) -> Handler:
@@ -57,11 +61,11 @@ def remote(request: web.Request) -> str | None:
 
 def staff_of(request: web.Request) -> Session | None:
     """The staff session of a request the guard let through (None: an integrator)."""
-    return request.get("staff")
+    return request.get(STAFF_SESSION)
 
 
 def integrator_of(request: web.Request) -> str | None:
-    return request.get("integrator")
+    return request.get(INTEGRATOR)
 
 
 def _refuse(request: web.Request, status: int, kind: str, message: str,
@@ -120,7 +124,7 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
             # The key id only, never the secret, in the log.
             return _refuse(request, 401, "integrator.refused", N_("unknown or revoked API key"),
                            key_id=key.split("_")[1][:16] if key.count("_") >= 2 else None)
-        request["integrator"] = found.name
+        request[INTEGRATOR] = found.name
         return await handler(request)
     session, expired = request.app[SESSIONS].find(request.cookies.get(COOKIE))
     if session is None:
@@ -142,7 +146,7 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
         if not session.csrf_ok(token if isinstance(token, str) else None):
             return _refuse(request, 403, "csrf.refused", N_("missing or wrong CSRF token"),
                            who=session.name, given=token is not None)
-    request["staff"] = session
+    request[STAFF_SESSION] = session
     return await handler(request)
 
 
@@ -183,7 +187,7 @@ def _login_page(request: web.Request, error: str = "", name: str = "",
             lang=lang.replace("_", "-"), title=html.escape(_("Venue staff login")),
             action=LOGIN_PATH, error=html.escape(_(error)) if error else "",
             csrf=html.escape(token),
-            next=html.escape(_safe_next(request.query.get("next") or request.get("next"))),
+            next=html.escape(_safe_next(request.query.get("next") or request.get(NEXT_PAGE))),
             name_label=html.escape(_("Name")), password_label=html.escape(_("Password")),
             name=html.escape(name), submit=html.escape(_("Log in")))
     response = web.Response(text=text, content_type="text/html", status=status)
@@ -200,7 +204,7 @@ async def login_form(request: web.Request) -> web.Response:
 async def login(request: web.Request) -> web.StreamResponse:
     form = await request.post()
     name, password = str(form.get("name", ""))[:128], str(form.get("password", ""))
-    request["next"] = str(form.get("next", "/"))
+    request[NEXT_PAGE] = str(form.get("next", "/"))
     token, expected = form.get(CSRF_FIELD), request.cookies.get(LOGIN_COOKIE)
     office = request.app[OFFICE]
     if not (isinstance(token, str) and expected and secrets.compare_digest(token, expected)):
@@ -218,7 +222,7 @@ async def login(request: web.Request) -> web.StreamResponse:
         return _login_page(request, refused.why, name, status=401)
     session_id, _session = request.app[SESSIONS].open(name)
     office.log("staff.login", who=name, remote=remote(request))
-    response = web.HTTPSeeOther(_safe_next(request["next"]))
+    response = web.HTTPSeeOther(_safe_next(request[NEXT_PAGE]))
     section = staff.section
     response.set_cookie(COOKIE, session_id, httponly=True, samesite="Strict", path="/",
                         secure=section.secure_cookie, max_age=int(section.session_max_s))

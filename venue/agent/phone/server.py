@@ -38,6 +38,8 @@ MAX_BODY = 4096
 # 16 (firmware/api/server.py MAX_PER_PEER), shared with the agent's own link, the status
 # watch, the technicians' sessions and their logins; a burst from one page waits here.
 PASSING = 4
+# The technician's session a checked POST carries to its handler.
+SESSION = web.RequestKey("session", Session)
 HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
                                "img-src 'self'; connect-src 'self'; form-action 'self'; "
@@ -75,7 +77,7 @@ class PhoneConsole:
         app = web.Application(middlewares=[self._gate], client_max_size=MAX_BODY)
         app.router.add_get("/", self._page)
         app.router.add_get("/static/{name}", self._static)
-        app.router.add_get("/favicon.ico", lambda _r: _no_icon())
+        app.router.add_get("/favicon.ico", _no_icon)
         app.router.add_get("/api/view", self._view)
         for path, handler in (("/api/lang", self._lang), ("/api/login", self._login),
                               ("/api/logout", self._logout), ("/api/diagnose", self._diagnose),
@@ -172,7 +174,7 @@ class PhoneConsole:
             given = (await request.post()).get("csrf")     # a closing page's beacon
         if not guard.csrf_ok(session.csrf, given if isinstance(given, str) else None):
             return _refused(403, "missing or wrong CSRF token")
-        request["session"] = session
+        request[SESSION] = session
         return None
 
     # -- pages -------------------------------------------------------------------------
@@ -285,7 +287,7 @@ class PhoneConsole:
         name, token = body.get("name"), body.get("token")
         if not isinstance(name, str) or not isinstance(token, str) or not name or not token:
             return _refused(400, _("a name and a token, please"))
-        session: Session = request["session"]
+        session: Session = request[SESSION]
         with language(self._language(request)):
             try:
                 new = await self.sessions.login(session, name[:64], token[:1024])
@@ -299,7 +301,7 @@ class PhoneConsole:
         return response
 
     async def _logout(self, request: web.Request) -> web.Response:
-        session: Session = request["session"]
+        session: Session = request[SESSION]
         await self.sessions.logout(session)
         fresh = self.sessions.visitor(request.remote or "")
         response = web.json_response({"logged_out": session.technician, "csrf": fresh.csrf})
@@ -328,7 +330,7 @@ class PhoneConsole:
         response = await self._daemon(request, True, "jog_hold",
                                       {"motor": motor, "direction": direction})
         if response.status == 200:
-            request["session"].hold = json.loads(response.text or "{}").get("hold")
+            request[SESSION].hold = json.loads(response.text or "{}").get("hold")
         return response
 
     async def _jog_keep(self, request: web.Request) -> web.Response:
@@ -341,7 +343,7 @@ class PhoneConsole:
         after a post that did arrive), it stops nothing: the daemon's `jog_stop` with
         no number would stop another technician's jog (the e-stop on the table stops
         everything)."""
-        session: Session = request["session"]
+        session: Session = request[SESSION]
         if session.link is None or session.hold is None:
             return web.json_response({"stopped": None})
         hold, session.hold = session.hold, None
@@ -374,7 +376,7 @@ class PhoneConsole:
                       params: dict[str, Any], timeout: float = 10.0) -> web.Response:
         """One request to the daemon: on the session's own connection for a technician's
         action (`technician`), on a passing one for an open read."""
-        session: Session = request["session"]
+        session: Session = request[SESSION]
         lang = self._language(request)
         if technician:
             link = session.link
@@ -395,7 +397,7 @@ class PhoneConsole:
             return _daemon_refused(exc)
 
 
-async def _no_icon() -> web.Response:
+async def _no_icon(_request: web.Request) -> web.Response:
     return web.Response(status=204)
 
 
