@@ -287,7 +287,7 @@ class PhoneConsole:
         name, token = body.get("name"), body.get("token")
         if not isinstance(name, str) or not isinstance(token, str) or not name or not token:
             return _refused(400, _("a name and a token, please"))
-        session: Session = request[SESSION]
+        session = request[SESSION]
         with language(self._language(request)):
             try:
                 new = await self.sessions.login(session, name[:64], token[:1024])
@@ -301,7 +301,7 @@ class PhoneConsole:
         return response
 
     async def _logout(self, request: web.Request) -> web.Response:
-        session: Session = request[SESSION]
+        session = request[SESSION]
         await self.sessions.logout(session)
         fresh = self.sessions.visitor(request.remote or "")
         response = web.json_response({"logged_out": session.technician, "csrf": fresh.csrf})
@@ -343,7 +343,7 @@ class PhoneConsole:
         after a post that did arrive), it stops nothing: the daemon's `jog_stop` with
         no number would stop another technician's jog (the e-stop on the table stops
         everything)."""
-        session: Session = request[SESSION]
+        session = request[SESSION]
         if session.link is None or session.hold is None:
             return web.json_response({"stopped": None})
         hold, session.hold = session.hold, None
@@ -376,7 +376,7 @@ class PhoneConsole:
                       params: dict[str, Any], timeout: float = 10.0) -> web.Response:
         """One request to the daemon: on the session's own connection for a technician's
         action (`technician`), on a passing one for an open read."""
-        session: Session = request[SESSION]
+        session = request[SESSION]
         lang = self._language(request)
         if technician:
             link = session.link
