@@ -136,6 +136,8 @@ class Controller:
             hal.on_link_fault = lambda fault_id, evidence: relink.link_fault(
                 self, fault_id, evidence)
             hal.on_link_back = lambda: relink.link_back(self)
+            # A silence carried on from the board's record: no fault, only the log.
+            hal.on_link_resumed = lambda evidence: self.emit("link.resumed", **evidence)
         # The edges and commands before each fault, logged with it (replayable).
         self.recorder = FlightRecorder(self)
         self.wear = Wear(self)      # trends before a part fails (journaled)

@@ -79,6 +79,10 @@ class IoboardSection:
                               doc="a frame still unacknowledged after this many: link.lost")
     connect_timeout_s: float = option(3.0, minval=0.1, maxval=60.0,
                                       doc="wait this long for the board's handshake")
+    resume_within_s: float = option(2.0, minval=0.0, maxval=30.0,
+                                    doc="a board gone silent that answers RESUME within "
+                                        "this carries on from its record (0: never); "
+                                        "later, link.lost")
 
 
 @dataclass(frozen=True, kw_only=True)

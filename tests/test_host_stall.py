@@ -70,8 +70,11 @@ def test_a_stall_past_the_link_limit_ends_in_the_boards_failsafe(short) -> None:
     failsafe_at = report["link"]["board"]["failsafe_at_s"]
     assert failsafe_at is not None and stall["start"] < failsafe_at < stall["end"]
     assert stall["at_stop_on_waking"] and not stall["motor_on_waking"]
-    # One link.lost when the host wakes to the board's failsafe, not one per queued frame.
-    assert [f["id"] for f in report["faults"] if f["id"] == "link.lost"] == ["link.lost"]
+    # The host wakes to the board's failsafe, says RESUME and carries on from the
+    # board's record: no link.lost, both hands dealt (protocol 5).
+    assert not [f["id"] for f in report["faults"] if f["id"] == "link.lost"]
+    assert report["link"]["host"]["resumes"] == 1
+    assert report["cycles_completed"] == 2 and report["tiles_accounted"]
     assert report["referee_violations"] == []
     assert report["motors_safe_after_faults"] and report["motors_off_at_end"]
 
