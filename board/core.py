@@ -59,7 +59,9 @@ def _boot_token(pins):
     token = getattr(pins, "boot_token", None)
     if token is not None:
         return token() & 0xFFFF
-    import os           # MicroPython's rp2 port draws these from its ring oscillator
+    # MicroPython's rp2 port draws these from its ring oscillator.
+    import os
+
     raw = os.urandom(2)
     return (raw[0] << 8) | raw[1]
 

@@ -16,7 +16,6 @@ from mjtable_core.clock import Clock
 from mjtable_core.signals import Value
 from simulator.table import SimTable
 
-
 # Each board powered up in this process gets its own session (a Pico draws one at random).
 _SESSIONS = itertools.count(0x5A00)
 
