@@ -433,13 +433,17 @@ class Board:
         self.record = unread[:RECORD_MAX]
         self.record_first = first
         self.record_overflow = len(unread) > RECORD_MAX
+        self.link.stop()
         for ch in self.pins.outputs:
-            if ch not in self.stops:
-                self.pins.write(ch, self.pins.outputs[ch])
-        # The panel says why nothing moves, where the host cannot say it any more.
-        for ch in self.pins.outputs:
+            value = self.pins.outputs[ch]
             if self.pins.names.get(ch) == "display":
-                self.pins.write(ch, LINK_LOST_CODE)
+                # The panel says why nothing moves, where the host cannot say it.
+                value = LINK_LOST_CODE
+            if ch not in self.stops and self.pins.read(ch) != value:
+                self.pins.write(ch, value)
+                # In the record as what the board drove, when: the host, replaying,
+                # knows the motor was off from here (a die stops tumbling).
+                self._tell(SET, u32(now) + bytes((ch,)) + value, now)
         self.failsafe = True
         self.failsafe_at_ms = now
         self.link.send_now(HEARTBEAT, self._heartbeat_payload())

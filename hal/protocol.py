@@ -439,8 +439,9 @@ def encode_resume(session: int, interlocks: bytes = b"", version: int = VERSION)
 @dataclass(frozen=True)
 class RecordPart:
     """One RECORD: the board's session, flags, and its entries: (sequence number on
-    the silent link, type, payload) for what was (or would have been) sent, and the ids
-    of the armed stops the board still runs (the last part)."""
+    the silent link, type, payload) for what was (or would have been) sent — a SET
+    entry (`at_ms`, channel, value, as INPUT) is an output the board itself drove at
+    its hold — and the ids of the armed stops the board still runs (the last part)."""
 
     session: int
     flags: int
@@ -469,7 +470,7 @@ def decode_record(payload: bytes) -> RecordPart:
                 raise ProtocolError("RECORD: a running stop is one byte")
             running.append(data[0])
             continue
-        if msg not in (Msg.INPUT, Msg.STOPPED, Msg.INTERLOCK):
+        if msg not in (Msg.INPUT, Msg.STOPPED, Msg.INTERLOCK, Msg.SET):
             raise ProtocolError(f"RECORD holds a message of type {msg:#04x}")
         entries.append((seq, msg, data))
         seq = (seq + 1) % SEQ_MOD

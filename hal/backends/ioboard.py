@@ -133,6 +133,7 @@ class IoBoardHal:
         # every output and armed stop is kept, nothing reported yet.
         self._resuming: dict[str, Any] | None = None
         self._record: list[tuple[int, int, bytes]] = []
+        self._held: dict[str, Value] = {}   # outputs the board held off: what we meant
         self.resumes = 0                    # silences carried on from the record
         self.board_failsafe = False
         self.heartbeat_limit_s: float | None = None
@@ -485,16 +486,28 @@ class IoBoardHal:
         record, self._record = self._record, []
         expected = resuming["expected"]
         replayed = 0
+        self._held = {}
         for seq, msg, data in record:
             if (seq - expected) % 256 >= 128:
                 continue            # read before we went silent
             replayed += 1
-            self._on_message(msg, data)
+            if msg == Msg.SET:
+                self._held_off(data)
+            else:
+                self._on_message(msg, data)
         self._carry_on(set(part.running))
         self.resumes += 1
         if self.on_link_resumed is not None:
             self.on_link_resumed({"reason": resuming["reason"], "replayed": replayed,
                                   "silent_s": round(self.clock.now() - resuming["since"], 3)})
+
+    def _held_off(self, data: bytes) -> None:
+        """An output the board drove itself at its hold (off; the display E80): so it
+        reads from there on in the replay; what we meant it to be is driven again."""
+        name, value, _stamp = decode_input(data)
+        if name in self.values and self.signals[name].is_output:
+            self._held.setdefault(name, self.values[name])
+            self.values[name] = value
 
     def _carry_on(self, running: set[int]) -> None:
         """After the record: what we drive and the board stopped while we were silent
@@ -513,6 +526,8 @@ class IoBoardHal:
             elif spec.confirm_s > 0:
                 spec = replace(spec, edges=0)          # at its stop: only the dwell left
             self.arm(spec, on_stopped)
+        held, self._held = self._held, {}
+        self.values.update(held)
         for signal in self.signals.values():
             name = signal.name
             if (signal.is_output and name not in self._current
@@ -565,6 +580,7 @@ class IoBoardHal:
         if signal is None or not signal.is_output:
             raise KeyError(f"not an output: {name}")
         self._current.pop(name, None)   # a SET ends the board's armed stop on it
+        self._held.pop(name, None)      # decided again since the board's hold
         self.values[name] = value
         self.link.send(Msg.SET, encode_signal(name, value))
 

@@ -144,8 +144,9 @@ def test_the_board_stops_on_its_own_and_says_when_and_why() -> None:
     assert "1350 pin 0 00" in transcript
     (record,) = {decode_record(p) for _at, m, p in _frames(transcript) if m == Msg.RECORD}
     assert record.session == 0x1234 and record.last and not record.running
-    ((_seq, msg, payload),) = record.entries
-    assert msg == Msg.INPUT and decode_input(payload) == ("case_open", False, 1450)
+    (held, case) = [(msg, decode_input(payload)) for _seq, msg, payload in record.entries]
+    assert held == (Msg.SET, ("motor.lid", "off", 1350))     # what the hold drove
+    assert case == (Msg.INPUT, ("case_open", False, 1450))
     assert transcript[-1] == "stopped 3 failsafe 0"
 
 
