@@ -6,7 +6,9 @@ first only when the evidence singles it out:
 
 - a cam (head, plate) that never left home: its motor, driver or fuse — or its home
   sensor stuck active, which looks the same; one that left and never came back: a jam
-  first (a stopped or slow motor, a home sensor that never lights, after it);
+  first (a stopped or slow motor, a home sensor that never lights, after it); a plate
+  found off home while it rested, its motor off and nothing commanded: its home
+  switch gone open, not the motor;
 - a lid that never left its stop: the lift motor, or the sensor of the stop it rests
   on stuck active; one that left and never arrived: an obstruction or the far sensor;
 - every side starving at once: the disc or the ring; one side starving while the
@@ -41,6 +43,8 @@ HEAD_SENSOR_OFF = ("side.{side}.head_home", N_("the head home sensor of side {si
 HEAD_SENSOR_GLITCH = ("side.{side}.head_home", N_("the head home sensor of side {side} "
                                                    "flickers"))
 HEAD_JAM = ("side.{side}.head", N_("a tile jammed in the head of side {side}"))
+HEAD_SENSOR_DARK = ("side.{side}.head_home", N_("the head home sensor of side {side} gone "
+                                                "dark while the head rested"))
 PLATE_MOTOR = ("motor.side.{side}.plate", N_("the plate motor of side {side}, its driver "
                                             "or its fuse"))
 PLATE_SENSOR_ON = ("side.{side}.plate_home", N_("the plate home switch of side {side} "
@@ -50,6 +54,12 @@ PLATE_SENSOR_OFF = ("side.{side}.plate_home", N_("the plate home switch of side 
 PLATE_SENSOR_GLITCH = ("side.{side}.plate_home", N_("the plate home switch of side {side} "
                                                     "opens while the plate is at home"))
 PLATE_JAM = ("side.{side}.plate", N_("debris in the plate rails of side {side}"))
+PLATE_SENSOR_DARK = ("side.{side}.plate_home", N_("the plate home switch of side {side} "
+                                                  "gone open (dark) while the plate rests"))
+PLATE_PUSHED = ("side.{side}.plate", N_("the plate of side {side} pushed off home by hand "
+                                        "or by a knock"))
+LID_LOWER_DARK = ("lid.lower", N_("the lower lid sensor gone dark while the lid rested "
+                                  "down"))
 LID_MOTOR = ("motor.lid", N_("the lift motor, its driver or its fuse"))
 LID_BLOCKED = ("lid", N_("something blocks the lid"))
 DISC = ("motor.disc", N_("the disc motor, its belt or its fuse"))
@@ -115,6 +125,13 @@ def _side_in(part: str) -> str | None:
 
 
 def _head(fault: Fault, ctl: Controller) -> Ranked:
+    if fault.evidence.get("home_dark_at_rest"):
+        # Home went dark with the head's motor off, and never lit again: a cam at rest
+        # does not leave home by itself. The sensor first, described as it failed.
+        return ([HEAD_SENSOR_DARK, HEAD_JAM, HEAD_MOTOR],
+                N_("turn the cam of side {side} by hand to home and watch the head home "
+                   "sensor's light in the signal view: if it stays off, replace the "
+                   "sensor; if it lights, look for a jammed tile"), "head.{side}")
     counted = int(fault.evidence.get("counted") or 0)
     if counted and counted > ctl.config.tiles_per_side:
         # More tiles counted than the side holds: the count sensor counted ghosts, and
@@ -137,7 +154,16 @@ def _head(fault: Fault, ctl: Controller) -> Ranked:
 
 
 def _plate(fault: Fault, ctl: Controller) -> Ranked:
-    if not fault.evidence.get("moved"):
+    evidence = fault.evidence
+    if evidence.get("found_off_home") and not evidence.get("motor_on"):
+        # Off home while it rested, its motor off and nothing commanded: a motor cannot
+        # take a plate off home unpowered. The switch went open first; the plate
+        # pushed by hand looks the same from here.
+        return ([PLATE_SENSOR_DARK, PLATE_PUSHED],
+                N_("look at the plate of side {side}: if it stands at home, replace its "
+                   "home switch (it has gone open); if it is off home, run the plate "
+                   "self-test"), "plate.{side}")
+    if not evidence.get("moved"):
         return ([PLATE_MOTOR, PLATE_SENSOR_ON],
                 N_("run the plate self-test of side {side}: if the plate rises and falls, "
                    "replace the plate home switch; if it does not, check the fuse, the "
@@ -175,7 +201,8 @@ def _lid(left: str, toward: str) -> Any:
         if interlocked is not None:
             return interlocked
         if fault.evidence.get("dropped_while"):
-            return ([_lid_sensor("lid.lower", False), LID_BLOCKED, LID_MOTOR],
+            # The lower stop went dark while the lid rested on it, its motor off.
+            return ([LID_LOWER_DARK, LID_BLOCKED, LID_MOTOR],
                      N_("run the lid self-test and watch the lower lid sensor's light in "
                         "the signal view: if it goes out while the lid stays down, replace "
                         "the sensor"), "lid")

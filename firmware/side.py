@@ -78,6 +78,9 @@ class SideBuilder(Recoverable):
         self.unseen_reads = 0       # tiles the reader saw since the last counted arrival
         self.ghosts = 0             # counts this build gone before a tile could be taken
         self.home_opened = 0        # home edges that opened: a stopped cam's never do
+        # The home sensor went dark with the head's motor off, and has not lit since:
+        # a cam at rest does not leave home by itself.
+        self.dark_at_rest = False
         self.confirming: Timer | None = None    # the side's last home, until it has held
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
@@ -156,7 +159,8 @@ class SideBuilder(Recoverable):
             self.key, self.head, True, f"side.{self.side}.head_home", True, "head.jam",
             where=f"side.{self.side}.head", side=self.side,
             evidence={"counted": self.counted, "stacked": self.stacked,
-                      "count_active": bool(self.ctl.hal.read(f"side.{self.side}.count"))},
+                      "count_active": bool(self.ctl.hal.read(f"side.{self.side}.count")),
+                      "home_dark_at_rest": self.dark_at_rest},
             moved=lambda: self.left_home, timed_stop=self.on_home, learn=self.whole_turn)
 
     # -- sensor edges -----------------------------------------------------------------
@@ -230,12 +234,14 @@ class SideBuilder(Recoverable):
         if not home:
             self.left_home = True
             self.home_opened += 1
+            self.dark_at_rest = not self.ctl.hal.read(self.head)
             if self.state == "idle" and not self.ctl.hal.read(self.head):
                 # The cam coasted past home after it was stopped (a slow stop over the
                 # board's link). Bring it round now: homing waits for it, and the next
                 # build would take its first turn for a part turn that stacks nothing.
                 self.rehome()
             return
+        self.dark_at_rest = False
         if self.ctl.supervisor.elapsed(self.key) is None or self.confirming is not None:
             return
         at = self.ctl.edge_time(f"side.{self.side}.head_home")
