@@ -134,6 +134,7 @@ class IoBoardHal:
         self._resuming: dict[str, Any] | None = None
         self._record: list[tuple[int, int, bytes]] = []
         self._held: dict[str, Value] = {}   # outputs the board held off: what we meant
+        self._welcome_info: Welcome | None = None   # the board's answer to RESUME
         self.resumes = 0                    # silences carried on from the record
         self.board_failsafe = False
         self.heartbeat_limit_s: float | None = None
@@ -379,8 +380,8 @@ class IoBoardHal:
         """RESUME not answered in time (or its record proves nothing): the link is lost
         as before, and the board is asked with HELLO from now on."""
         resuming = self._resuming
-        if resuming is None:
-            return
+        if resuming is None or self._stop.is_set():
+            return                  # not resuming, or this host is gone (power cut)
         self._resuming = None
         self._record = []
         self._resume_limit.cancel()
@@ -438,7 +439,7 @@ class IoBoardHal:
         self.board_failsafe = False
         if self._resuming is not None:
             # Our picture stays as it was: the record, first on the link, moves it on.
-            self._resuming["welcome"] = info
+            self._welcome_info = info
             self._lost = False
             self.link.start()
             return
@@ -469,7 +470,8 @@ class IoBoardHal:
         if part.flags & (RECORD_FRESH | RECORD_OVERFLOW) or part.session != self.session:
             why = "board restarted" if part.flags & RECORD_FRESH else "record overflowed"
             self.session = part.session
-            info = resuming["welcome"]
+            info = self._welcome_info
+            assert info is not None     # RECORD comes after the WELCOME that set it
             self._give_up(why)
             # The board answered as to a HELLO: take its inputs, then back as after
             # any lost link (a set being built is held for a refeed).
