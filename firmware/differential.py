@@ -363,13 +363,16 @@ def _blind(fault: Fault, ctl: Controller) -> Ranked:
 def _extra(fault: Fault, ctl: Controller) -> Ranked:
     test = N_("count the tiles at side {side}: if the wall holds the right number, clean "
               "the count sensor of side {side}; if not, remove the foreign tiles")
-    glitches = ctl.sides[fault.side].glitches if fault.side is not None else 0
-    if glitches:
+    here = ctl.sides[fault.side] if fault.side is not None else None
+    if here is not None and (here.glitches or here.ghost_counts()):
+        # Counted against itself: this side's own sensor counted a tile that was not
+        # there (a count gone too soon for a tile), finished a tile short, and its
+        # own leftover came back to it.
         return [COUNT, FOREIGN], test, None
     # A ghost count at another side finished it a tile early: the tile it never took
     # turned up here.
-    ghosts = sorted((s for s in ctl.sides if s.ghosts and s.side != fault.side),
-                    key=lambda s: -s.ghosts)
+    ghosts = sorted((s for s in ctl.sides if s.ghost_counts() and s.side != fault.side),
+                    key=lambda s: -s.ghost_counts())
     if not ghosts and fault.side is None:
         return [FOREIGN], None, None    # the walls counted by tile: too many of one
     if ghosts:
@@ -413,8 +416,14 @@ def _face_up(fault: Fault, ctl: Controller) -> Ranked:
 
 
 # The evidence rules by the name a fault kind gives (`FaultKind.rule`).
+COUNT_FLICKER = ("side.{side}.count", N_("the count sensor of side {side} flickers (dirty, "
+                                         "loose or failing)"))
+
+
 def _flaky(fault: Fault, ctl: Controller) -> Ranked:
     # The edges themselves are the evidence: the sensor they came from, nothing else.
+    if str(fault.evidence.get("sensor", "")).endswith(".count"):
+        return [COUNT_FLICKER], None, None
     return [HEAD_SENSOR_GLITCH], None, None
 
 
