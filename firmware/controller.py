@@ -34,6 +34,7 @@ from firmware.scoring import TableScore
 from firmware.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
 from firmware.side import SideBuilder
 from firmware.supervisor import Supervisor
+from firmware.silent import SilentSensors
 from firmware.wear import Wear
 from hal.interface import Hal
 from mjtable_core.clock import Clock, Timer
@@ -141,6 +142,7 @@ class Controller:
         # The edges and commands before each fault, logged with it (replayable).
         self.recorder = FlightRecorder(self)
         self.wear = Wear(self)      # trends before a part fails (journaled)
+        self.silent = SilentSensors(self)   # sensors a build must light, never lit
 
     # -- lifecycle --------------------------------------------------------------------
 

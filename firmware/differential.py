@@ -420,6 +420,18 @@ COUNT_FLICKER = ("side.{side}.count", N_("the count sensor of side {side} flicke
                                          "loose or failing)"))
 
 
+FULL_DARK = ("side.{side}.full", N_("the belt-full sensor of side {side} dead or covered "
+                                   "(never lights)"))
+COUNT_DARK = ("side.{side}.count", N_("the count sensor of side {side} dead or covered "
+                                     "(never lights)"))
+
+
+def _silent(fault: Fault, ctl: Controller) -> Ranked:
+    # The one sensor not seen lit is the evidence.
+    full = str(fault.evidence.get("sensor", "")).endswith(".full")
+    return [FULL_DARK if full else COUNT_DARK], None, None
+
+
 def _flaky(fault: Fault, ctl: Controller) -> Ranked:
     # The edges themselves are the evidence: the sensor they came from, nothing else.
     if str(fault.evidence.get("sensor", "")).endswith(".count"):
@@ -438,6 +450,7 @@ RULES = {
     "blind": _blind,
     "double": _double,
     "extra": _extra,
+    "silent": _silent,
     "case": _case,
     "drift": _drift,
     "degraded": _degraded,

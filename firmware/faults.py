@@ -175,6 +175,12 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
               (N_("a failed position sensor"),),
               (N_("replace that sensor"),),
               short=N_("sensor failed, running on time"), rule="degraded"),
+    FaultKind("sensor.silent", "W97", WARNING,
+              N_("a sensor every build should light was never seen lit"),
+              (N_("a sensor failed dark (dead, unplugged or covered)"),),
+              (N_("watch the sensor named in the signal view during a build; clean it, "
+                  "check its plug and cable, then replace it"),),
+              short=N_("sensor never lights"), rule="silent"),
     FaultKind("sensor.flaky", "W95", WARNING,
               N_("impossible edges from a sensor, filtered out"),
               (N_("a dirty, loose or failing sensor"),),
