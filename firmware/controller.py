@@ -33,8 +33,8 @@ from firmware.recurrence import FaceUpTracker
 from firmware.scoring import TableScore
 from firmware.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
 from firmware.side import SideBuilder
-from firmware.supervisor import Supervisor
 from firmware.silent import SilentSensors
+from firmware.supervisor import Supervisor
 from firmware.wear import Wear
 from hal.interface import Hal
 from mjtable_core.clock import Clock, Timer
