@@ -364,7 +364,8 @@ def _extra(fault: Fault, ctl: Controller) -> Ranked:
     test = N_("count the tiles at side {side}: if the wall holds the right number, clean "
               "the count sensor of side {side}; if not, remove the foreign tiles")
     here = ctl.sides[fault.side] if fault.side is not None else None
-    if here is not None and (here.glitches or here.ghost_counts()):
+    short_pulse = fault.evidence.get("count_lit") is False
+    if here is not None and (here.glitches or here.ghost_counts() or short_pulse):
         # Counted against itself: this side's own sensor counted a tile that was not
         # there (a count gone too soon for a tile), finished a tile short, and its
         # own leftover came back to it.

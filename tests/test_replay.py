@@ -62,6 +62,7 @@ NOT_REPLAYABLE = {
     "build.interrupted": "a note raised at start-up from the journal",
     "software.error": "a firmware bug: the simulator has none to raise on purpose",
     "storage.failed": "raised by a failing disk, not by the table",
+    "sensor.silent": "raised from 20 builds of history, longer than a flight recording",
 }
 
 
