@@ -14,26 +14,26 @@ from transitions import EventData
 from transitions.core import MachineError
 
 from firmware import recovery, relink, words
-from firmware.build import Build
 from firmware.causes import blind_cause
-from firmware.cycle import Cycle
-from firmware.dice import Dice
 from firmware.differential import rank
 from firmware.faults import CASE_CLOSED, CATALOGUE, ERROR, INFO, REFEED, RELINK, WARNING, Fault
 from firmware.handoff import Handoff
 from firmware.i18n import N_, _
 from firmware.identify import SHOWN as IDENTIFY_SHOWN
 from firmware.journal import Journal, MemoryJournal
-from firmware.lid import Lid
-from firmware.motion import Motions
-from firmware.owner import Owner
-from firmware.plate import Plate
+from firmware.machines.build import Build
+from firmware.machines.cycle import Cycle
+from firmware.machines.dice import Dice
+from firmware.machines.lid import Lid
+from firmware.machines.motion import Motions
+from firmware.machines.owner import Owner
+from firmware.machines.plate import Plate
+from firmware.machines.side import SideBuilder
+from firmware.machines.supervisor import Supervisor
 from firmware.recorder import FlightRecorder
 from firmware.recurrence import FaceUpTracker
 from firmware.scoring import TableScore
 from firmware.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
-from firmware.side import SideBuilder
-from firmware.supervisor import Supervisor
 from firmware.wear import Wear
 from hal.interface import Hal
 from mjtable_core.clock import Clock, Timer

@@ -83,7 +83,7 @@ MOVES = {"lid_check": ["lid"], "dice_check": ["dice"]}
 
 def _take(ctl: Controller, check: Callable[..., None]) -> str | None:
     """Hold the check's mechanism for it, or say who has it."""
-    from firmware.owner import Busy
+    from firmware.machines.owner import Busy
     from firmware.why import in_use
 
     mechanisms = MOVES[check.__name__]

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from firmware.i18n import N_
-from firmware.supervisor import MIN_TRAVEL
+from firmware.machines.supervisor import MIN_TRAVEL
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

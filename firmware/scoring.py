@@ -19,13 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from firmware.i18n import _
+from firmware.recovery import plan
 from rules.errors import RulesError
 from rules.scoring import read_declared, score_declared
 from rules.scoring.declared import WIND_LETTERS, Declared
 from rules.scoring.session import Session
-
-from .i18n import _
-from .recovery import plan
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

@@ -18,7 +18,7 @@ from hal.armed import OnStopped, StopSpec
 from mjtable_core.signals import Value
 
 if TYPE_CHECKING:
-    from firmware.owner import Owner
+    from firmware.machines.owner import Owner
     from hal.interface import Hal
 
 TABLE, BUILD = "table", "build"

@@ -330,7 +330,7 @@ def test_the_daemons_log_says_a_faults_why_in_chinese() -> None:
 
 
 def test_a_mechanism_in_use_is_refused_in_chinese(rig) -> None:
-    from firmware.owner import Busy
+    from firmware.machines.owner import Busy
     from firmware.why import in_use
 
     ctl, _hal, _clock = rig

@@ -1,4 +1,4 @@
-"""firmware/motion.py: a motion a sensor ends is armed on the backend, which stops it
+"""firmware/machines/motion.py: a motion a sensor ends is armed on the backend, which stops it
 where the pin is; the supervisor stays the second line."""
 
 from __future__ import annotations

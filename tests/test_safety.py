@@ -11,7 +11,7 @@ import pytest
 from firmware.controller import FAULT_HISTORY, ClearRefused, Controller
 from firmware.diagnosis import diagnose
 from firmware.journal import MemoryJournal
-from firmware.maintenance import Maintenance, MaintenanceRefused
+from firmware.machines.maintenance import Maintenance, MaintenanceRefused
 from mjtable_core.clock import VirtualClock
 from simulator.harness import ScopedClock
 from tests.conftest import ScriptedHal, events_of, run_for

@@ -7,7 +7,7 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from firmware.i18n import language
-from firmware.maintenance import Maintenance
+from firmware.machines.maintenance import Maintenance
 from firmware.view import screen, snapshot
 from tests.test_diagnosis import table_in_play
 

@@ -17,7 +17,7 @@ from firmware.gate import BookingGate
 from firmware.identify import Identify
 from firmware.ledger import FILE_NAME as LEDGER_NAME
 from firmware.ledger import Ledger
-from firmware.maintenance import Maintenance
+from firmware.machines.maintenance import Maintenance
 from firmware.signed import FILE_NAME as COMMANDS_NAME
 from firmware.signed import Verifier, load_keys
 

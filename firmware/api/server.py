@@ -57,7 +57,12 @@ from firmware.faults import Fault
 from firmware.handoff import public_event, public_record
 from firmware.i18n import N_, _
 from firmware.ledger import Ledger
-from firmware.maintenance import Maintenance, MaintenanceRefused, NoSuchMechanism, mechanism_tests
+from firmware.machines.maintenance import (
+    Maintenance,
+    MaintenanceRefused,
+    NoSuchMechanism,
+    mechanism_tests,
+)
 from firmware.printable import clean, printable
 from firmware.recovery import plan
 from firmware.scoring import ScoreRefused

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.maintenance import Maintenance, MaintenanceRefused, mechanism_tests
+from firmware.machines.maintenance import Maintenance, MaintenanceRefused, mechanism_tests
 from mjtable_core.config import load_config
 from simulator.run import WiredTable, assemble
 

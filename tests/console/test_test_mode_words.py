@@ -6,7 +6,7 @@ from __future__ import annotations
 from firmware.console import render
 from firmware.diagnosis import diagnose
 from firmware.i18n import language
-from firmware.maintenance import mechanism_tests
+from firmware.machines.maintenance import mechanism_tests
 from firmware.view import log_line
 from tests.console.test_maintenance import run_until, table
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from firmware.controller import Controller
-from firmware.maintenance import Maintenance, MaintenanceRefused
+from firmware.machines.maintenance import Maintenance, MaintenanceRefused
 from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of, run_for
 from tests.steps import fill_all, homed, lift_to_raising, open_hole, press_lift

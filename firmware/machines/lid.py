@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from firmware.machine import attach
-from firmware.supervisor import CONFIRM_S
+from firmware.machines.machine import attach
+from firmware.machines.supervisor import CONFIRM_S
 from mjtable_core.clock import Timer
 from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from transitions import EventData
 
 from firmware.i18n import N_
-from firmware.machine import Recoverable, attach, from_fault, recover_transitions
-from firmware.supervisor import CONFIRM_S
+from firmware.machines.machine import Recoverable, attach, from_fault, recover_transitions
+from firmware.machines.supervisor import CONFIRM_S
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

@@ -20,10 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from firmware import homecoming
 from firmware.faults import CATALOGUE, ERROR
 from firmware.i18n import N_, _
-from firmware.owner import Busy, mechanism_of
+from firmware.machines import homecoming
+from firmware.machines.owner import Busy, mechanism_of
 from firmware.why import in_use
 from firmware.words import TEST_MODE
 from mjtable_core.clock import Timer

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from firmware.i18n import N_
-from firmware.watch import Watch
+from firmware.machines.watch import Watch
 from mjtable_core.clock import Timer
 
 TIMED_STOP_MARGIN = 1.1

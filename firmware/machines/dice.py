@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from transitions import EventData
 
 from firmware.i18n import N_
-from firmware.machine import attach
+from firmware.machines.machine import attach
 from mjtable_core.clock import Timer
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
-from firmware.machine import Recoverable, attach, from_fault, recover_transitions
+from firmware.machines.machine import Recoverable, attach, from_fault, recover_transitions
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

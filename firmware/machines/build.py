@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 from transitions import EventData
 
 from firmware.i18n import N_
-from firmware.machine import Recoverable, attach, from_fault, recover_transitions
+from firmware.machines.machine import Recoverable, attach, from_fault, recover_transitions
 from mjtable_core.clock import Timer
 from rules.tiles import set_composition
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
-    from firmware.side import SideBuilder
+    from firmware.machines.side import SideBuilder
 
 STATES = ["idle", "building", "paused_full", "paused_top_up", "sweeping", "staged", "fault"]
 INITIAL = "idle"

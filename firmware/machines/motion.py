@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from firmware.supervisor import MIN_TRAVEL
+from firmware.machines.supervisor import MIN_TRAVEL
 from hal.armed import StopReason, StopReport, StopSpec
 from hal.interlocks import interlock_rules
 from mjtable_core.signals import Value
