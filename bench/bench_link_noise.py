@@ -20,7 +20,7 @@ from collections import Counter
 from typing import Any
 
 from bench.bench_stalls import WALL_LIMIT_S
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.config import load_config, reference_config
 from mjtable_core.geometry import REFERENCE
 from simulator.harness import Harness

@@ -41,7 +41,7 @@ from collections import Counter
 from typing import Any
 
 from bench.report import print_report
-from firmware.faults import CATALOGUE, ERROR, INFO, REFEED
+from firmware.faults.kinds import CATALOGUE, ERROR, INFO, REFEED
 from mjtable_core.config import Config, load_config
 from mjtable_core.geometry import REFERENCE
 from simulator.harness import Harness

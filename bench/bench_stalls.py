@@ -28,7 +28,7 @@ import statistics
 import time
 from typing import Any
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.config import Config, load_config, reference_config
 from mjtable_core.geometry import REFERENCE
 from simulator.harness import Harness

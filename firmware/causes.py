@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
-    from firmware.faults import Fault
+    from firmware.faults.kinds import Fault
 
 
 def blind_cause(fault: Fault, ctl: Controller) -> dict[str, Any] | None:

@@ -13,10 +13,21 @@ from typing import Any
 from transitions import EventData
 from transitions.core import MachineError
 
-from firmware import recovery, relink, words
+from firmware import words
 from firmware.causes import blind_cause
 from firmware.differential import rank
-from firmware.faults import CASE_CLOSED, CATALOGUE, ERROR, INFO, REFEED, RELINK, WARNING, Fault
+from firmware.faults import recovery, relink
+from firmware.faults.kinds import (
+    CASE_CLOSED,
+    CATALOGUE,
+    ERROR,
+    INFO,
+    REFEED,
+    RELINK,
+    WARNING,
+    Fault,
+)
+from firmware.faults.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
 from firmware.handoff import Handoff
 from firmware.i18n import N_, _
 from firmware.identify import SHOWN as IDENTIFY_SHOWN
@@ -33,7 +44,6 @@ from firmware.machines.supervisor import Supervisor
 from firmware.recorder import FlightRecorder
 from firmware.recurrence import FaceUpTracker
 from firmware.scoring import TableScore
-from firmware.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
 from firmware.wear import Wear
 from hal.interface import Hal
 from mjtable_core.clock import Clock, Timer
@@ -507,7 +517,7 @@ class Controller:
         supervision and timer of the scope stopped and its machines parked.
 
         What each parked machine was doing is kept with the fault (or the halt) that
-        parked it, and only for the machines it parked (firmware/recovery.py)."""
+        parked it, and only for the machines it parked (firmware/faults/recovery.py)."""
         table = scope == TABLE
         machines = self._machines() if table else (
             () if self.build.state == "staged" else (self.build, *self.sides))
@@ -706,7 +716,7 @@ class Controller:
                                  "enter test mode to service it"))
         if answer == RELINK and self.hal.capabilities.link and self.hal.link_lost:
             # Cleared while lost, the table would sit silent: the link clears it by
-            # itself once the board answers a HELLO again (firmware/relink.py).
+            # itself once the board answers a HELLO again (firmware/faults/relink.py).
             raise ClearRefused(_("the I/O board's link is still lost: check the cable; "
                                  "the table connects again by itself"))
         if fault is self.refeed_hold and not refed:
@@ -759,7 +769,7 @@ class Controller:
     def resume_after_fault(self) -> None:
         """Go on after a halt: every mechanism re-reads its sensors and the interrupted
         motion is issued again through the machines' declared resume transitions
-        (firmware/recovery.py). A set whose counts cannot be trusted is built again
+        (firmware/faults/recovery.py). A set whose counts cannot be trusted is built again
         from the start, never resumed (docs/mechanics.md, step 10)."""
         self.emit("resume_after_fault")
         held = self._build_held()

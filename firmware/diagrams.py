@@ -29,7 +29,7 @@ RULES = [
     "back to the state it was in, named by the caller: `recovering_to`).",
     "",
     "- **One shutdown path.** `fail` is only fired by the controller's shutdown path",
-    "  (`firmware/shutdown.py`): the safe outputs of the scope are driven first and",
+    "  (`firmware/faults/shutdown.py`): the safe outputs of the scope are driven first and",
     "  latched, so no entry or exit callback, timer or hook can start a motor of that",
     "  scope again; only then are the machines parked. What follows homing runs as the",
     "  `homed` transition's `after`, never on leaving `homing` (a fault leaves it too).",

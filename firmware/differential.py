@@ -28,7 +28,7 @@ from firmware.machines.supervisor import MIN_TRAVEL
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
-    from firmware.faults import Fault
+    from firmware.faults.kinds import Fault
 
 Suspect = tuple[str, str]      # (part, cause msgid with {side})
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from firmware.faults import CATALOGUE, FaultKind
+from firmware.faults.kinds import CATALOGUE, FaultKind
 from firmware.i18n import N_, _, join
 from firmware.words import cells
 

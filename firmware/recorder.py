@@ -20,7 +20,7 @@ import json
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from firmware.faults import CATALOGUE, INFO
+from firmware.faults.kinds import CATALOGUE, INFO
 from mjtable_core.signals import OUTPUT_KINDS, Value
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from firmware.i18n import _
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
-    from firmware.faults import Fault
+    from firmware.faults.kinds import Fault
 
 RECURS_AFTER = 2    # builds of the same set
 KEEP_BUILDS = 40

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from firmware.faults.recovery import plan
 from firmware.i18n import _
-from firmware.recovery import plan
 from rules.errors import RulesError
 from rules.scoring import read_declared, score_declared
 from rules.scoring.declared import WIND_LETTERS, Declared

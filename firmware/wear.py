@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from firmware import upkeep
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
+from firmware.faults.shutdown import SAFE_STATE
 from firmware.i18n import N_
-from firmware.shutdown import SAFE_STATE
 from mjtable_core.signals import Value
 
 if TYPE_CHECKING:

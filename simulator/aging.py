@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from firmware.faults import CATALOGUE, ERROR
+from firmware.faults.kinds import CATALOGUE, ERROR
 from mjtable_core.clock import Clock, Timer
 from mjtable_core.config import Config
 from simulator.harness import Harness

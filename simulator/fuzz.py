@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.config import Config, reference_config
 from mjtable_core.geometry import REFERENCE
 from simulator.diagnosis_judge import failed as judged_failures

@@ -22,7 +22,7 @@ from typing import Any
 
 from firmware.consumers import attach_consumers
 from firmware.controller import ClearRefused, Controller
-from firmware.faults import BUILD, CATALOGUE, ERROR, RELINK, Fault
+from firmware.faults.kinds import BUILD, CATALOGUE, ERROR, RELINK, Fault
 from firmware.handoff import Consumer
 from firmware.journal import MemoryJournal
 from mjtable_core.clock import Clock
@@ -503,7 +503,7 @@ class Harness:
     def _count_lost(self, fault_id: str) -> bool:
         """Whether the table asks for the set inside to be emptied after `fault_id`. A
         lost link answers itself: only a set that was being built is held for a refeed
-        (firmware/relink.py); a staged set stays on its tracks, to be raised, and an
+        (firmware/faults/relink.py); a staged set stays on its tracks, to be raised, and an
         operator who emptied them unasked would leave the table raising empty plates."""
         kind = CATALOGUE[fault_id]
         if kind.answer == RELINK:

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.faults import BUILD, CATALOGUE, ERROR
+from firmware.faults.kinds import BUILD, CATALOGUE, ERROR
 from hal.interlocks import Rule
 from mjtable_core.geometry import Geometry
 from mjtable_core.signals import Value

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from firmware.controller import Controller
+from firmware.faults.shutdown import SAFE_STATE
 from firmware.i18n import _
 from firmware.recorder import RECORDING
-from firmware.shutdown import SAFE_STATE
 from hal.armed import Capabilities, OnStopped, PinStops, StopSpec
 from hal.interface import Listener
 from mjtable_core.clock import VirtualClock

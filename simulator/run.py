@@ -15,7 +15,7 @@ from typing import Any
 
 from firmware.consumers import attach_consumers
 from firmware.controller import Controller
-from firmware.faults import CATALOGUE, ERROR
+from firmware.faults.kinds import CATALOGUE, ERROR
 from firmware.handoff import Consumer
 from hal.protocol import VERSION
 from mjtable_core.clock import VirtualClock

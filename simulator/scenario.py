@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.config import reference_config
 from mjtable_core.geometry import REFERENCE
 from mjtable_core.i18n import N_, _

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from firmware.controller import Controller
-from firmware.faults import ERROR
+from firmware.faults.kinds import ERROR
 from mjtable_core.clock import Clock
 from mjtable_core.signals import Value
 from simulator.players import SimPlayers

@@ -18,7 +18,7 @@ def test_every_machine_has_a_fault_state_and_no_auto_transitions() -> None:
 
 
 def test_every_fault_id_is_documented() -> None:
-    from firmware.faults import CATALOGUE
+    from firmware.faults.kinds import CATALOGUE
 
     text = (ROOT / "docs" / "faults.md").read_text(encoding="utf-8")
     for fault_id, kind in CATALOGUE.items():

@@ -12,7 +12,7 @@ import pytest
 
 from bench.bench_diagnosis import run_one
 from firmware.differential import rank
-from firmware.faults import Fault
+from firmware.faults.kinds import Fault
 from firmware.i18n import language
 from simulator.diagnosis_judge import ranked_parts, verdict
 from simulator.fuzz import _elsewhere, generate

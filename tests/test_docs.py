@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.signals import catalogue
 from rules.request import OPTIONAL, REQUIRED
 

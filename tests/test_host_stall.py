@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config
 from simulator.fuzz import generate

@@ -12,7 +12,7 @@ from babel.messages.pofile import read_po
 from rich.cells import cell_len
 
 from firmware import faultcard, i18n
-from firmware.faults import CATALOGUE, Fault
+from firmware.faults.kinds import CATALOGUE, Fault
 from firmware.i18n import _, language, resolve
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ import pytest
 
 from firmware import i18n
 from firmware.console import render
-from firmware.faults import Fault
+from firmware.faults.kinds import Fault
 from firmware.i18n import language
 from hal.backends import open_hal
 from hal.backends.ioboard import LinkError, open_port

@@ -46,7 +46,7 @@ def test_the_sample_deal_input_deals_and_prints_no_python_lists(capsys, monkeypa
 
 def test_every_fault_has_its_own_display_code_on_every_side() -> None:
     # count.double and count.blind shared E4N: `clear E42` could not tell them apart.
-    from firmware.faults import CATALOGUE
+    from firmware.faults.kinds import CATALOGUE
 
     shown = [kind.display_code(side) for kind in CATALOGUE.values() for side in range(4)
              if "N" in kind.code or side == 0]

@@ -13,7 +13,7 @@ import pytest
 from firmware import recorder
 from firmware.cli import main
 from firmware.eventlog import EventLog
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from firmware.recorder import MAX_BYTES, RECORDING
 from mjtable_core.config import load_config
 from simulator.harness import Harness

@@ -53,7 +53,8 @@ from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
 from firmware.controller import ClearRefused, Controller
 from firmware.diagnosis import diagnose
 from firmware.eventlog import EventLog
-from firmware.faults import Fault
+from firmware.faults.kinds import Fault
+from firmware.faults.recovery import plan
 from firmware.handoff import public_event, public_record
 from firmware.i18n import N_, _
 from firmware.ledger import Ledger
@@ -64,7 +65,6 @@ from firmware.machines.maintenance import (
     mechanism_tests,
 )
 from firmware.printable import clean, printable
-from firmware.recovery import plan
 from firmware.scoring import ScoreRefused
 from firmware.storage import STORAGE_ERRORS, problem
 from firmware.why import IDLE, SLOW_LINE, STOPPED_READING

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from firmware import recovery
+from firmware.faults import recovery
 from firmware.i18n import N_, _
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from firmware.faults import CATALOGUE, ERROR
+from firmware.faults.kinds import CATALOGUE, ERROR
 from firmware.i18n import N_, _
 from firmware.machines import homecoming
 from firmware.machines.owner import Busy, mechanism_of

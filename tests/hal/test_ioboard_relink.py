@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from firmware.faults import CATALOGUE, ERROR
+from firmware.faults.kinds import CATALOGUE, ERROR
 from hal.protocol import VERSION
 from mjtable_core.config import Config, load_config
 from simulator.harness import Harness

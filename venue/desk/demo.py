@@ -23,7 +23,7 @@ from typing import Any
 
 import aiomqtt
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from firmware.i18n import language
 from venue.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, payload
 

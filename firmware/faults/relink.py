@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from firmware.faults import CATALOGUE, ERROR, RELINK
+from firmware.faults.kinds import CATALOGUE, ERROR, RELINK
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

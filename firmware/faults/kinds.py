@@ -18,7 +18,7 @@ from typing import Any
 from firmware.i18n import N_, _
 
 ERROR, WARNING, INFO = "E", "W", "I"
-# What a fault's safe state stops (the names firmware/shutdown.py uses).
+# What a fault's safe state stops (the names firmware/faults/shutdown.py uses).
 TABLE, BUILD = "table", "build"
 # What answers a fault besides a technician's clear (`FaultKind.answer`).
 CLEAR = "clear"          # a technician clears it once the cause is dealt with

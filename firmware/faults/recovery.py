@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from firmware.shutdown import TABLE
+from firmware.faults.shutdown import TABLE
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
