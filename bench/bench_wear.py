@@ -7,7 +7,7 @@ Each run is a long soak of the reference table (hands of 30 s play) with the sta
 head of side 2 ageing (simulator/aging.py): 5 % slower each simulated week of use
 (`--week-hands` hands), compounded, until it stalls at a slowness drawn per run
 between 1.2 and 2.0 times new (the point where friction beats the motor is not known
-in advance). A run counts when the table's wear trend (firmware/wear.py) warned about
+in advance). A run counts when the table's wear trend (firmware/diagnosis/wear.py) warned about
 that head at that side before the first stop-fault. Prints each run and the figure.
 """
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from firmware import cli_words
 from firmware.cli_types import number, positive_int, speed, whole
-from firmware.faultcard import FORMATS, short_name
+from firmware.diagnosis.faultcard import FORMATS, short_name
 from firmware.i18n import LANGUAGES, _, join, language, resolve, set_language
 from hal.interface import HalError
 from mjtable_core.config import Config, check_link, load_config
@@ -170,7 +170,7 @@ def _main(argv: list[str]) -> int:
 
 def _faults(args: argparse.Namespace) -> int:
     """The code card; it needs no valid config, only the language a config may set."""
-    from firmware import faultcard
+    from firmware.diagnosis import faultcard
 
     lang = args.lang
     if lang is None:

@@ -14,8 +14,11 @@ from transitions import EventData
 from transitions.core import MachineError
 
 from firmware import words
-from firmware.causes import blind_cause
-from firmware.differential import rank
+from firmware.diagnosis.causes import blind_cause
+from firmware.diagnosis.differential import rank
+from firmware.diagnosis.recorder import FlightRecorder
+from firmware.diagnosis.recurrence import FaceUpTracker
+from firmware.diagnosis.wear import Wear
 from firmware.faults import recovery, relink
 from firmware.faults.kinds import (
     CASE_CLOSED,
@@ -41,10 +44,7 @@ from firmware.machines.owner import Owner
 from firmware.machines.plate import Plate
 from firmware.machines.side import SideBuilder
 from firmware.machines.supervisor import Supervisor
-from firmware.recorder import FlightRecorder
-from firmware.recurrence import FaceUpTracker
 from firmware.scoring import TableScore
-from firmware.wear import Wear
 from hal.interface import Hal
 from mjtable_core.clock import Clock, Timer
 from mjtable_core.config import Config

@@ -1,4 +1,4 @@
-"""Replaying a flight recording (firmware/recorder.py) against the unchanged firmware.
+"""Replaying a flight recording (firmware/diagnosis/recorder.py) against the unchanged firmware.
 
 The simulated table runs healthy from power-on until the firmware reaches the
 recording's anchor (the same event in the same cycle and build state). From then on
@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from firmware.controller import Controller
+from firmware.diagnosis.recorder import RECORDING
 from firmware.faults.shutdown import SAFE_STATE
 from firmware.i18n import _
-from firmware.recorder import RECORDING
 from hal.armed import Capabilities, OnStopped, PinStops, StopSpec
 from hal.interface import Listener
 from mjtable_core.clock import VirtualClock

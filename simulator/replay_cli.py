@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from firmware import statedir
+from firmware.diagnosis.recorder import RECORDING
 from firmware.eventlog import LogReader
 from firmware.i18n import _
-from firmware.recorder import RECORDING
 from firmware.storage import STORAGE_ERRORS, Unreadable, problem
 from mjtable_core.config import Config, load_config, reference_config
 from mjtable_core.schema import ConfigError

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bench.bench_diagnosis import run_one
-from firmware.differential import rank
+from firmware.diagnosis.differential import rank
 from firmware.faults.kinds import Fault
 from firmware.i18n import language
 from simulator.diagnosis_judge import ranked_parts, verdict

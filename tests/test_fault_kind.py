@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware.diagnosis import PASSIVE
-from firmware.differential import RULES
-from firmware.faultcard import entries
+from firmware.diagnosis.differential import RULES
+from firmware.diagnosis.faultcard import entries
+from firmware.diagnosis.guided import PASSIVE
 from firmware.faults.kinds import (
     BUILD,
     CASE_CLOSED,

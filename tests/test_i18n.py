@@ -11,7 +11,8 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.pofile import read_po
 from rich.cells import cell_len
 
-from firmware import faultcard, i18n
+from firmware import i18n
+from firmware.diagnosis import faultcard
 from firmware.faults.kinds import CATALOGUE, Fault
 from firmware.i18n import _, language, resolve
 

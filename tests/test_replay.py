@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from firmware import recorder
 from firmware.cli import main
+from firmware.diagnosis import recorder
+from firmware.diagnosis.recorder import MAX_BYTES, RECORDING
 from firmware.eventlog import EventLog
 from firmware.faults.kinds import CATALOGUE
-from firmware.recorder import MAX_BYTES, RECORDING
 from mjtable_core.config import load_config
 from simulator.harness import Harness
 from simulator.replay import replay

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from firmware.controller import FAULT_HISTORY, ClearRefused, Controller
-from firmware.diagnosis import diagnose
+from firmware.diagnosis.guided import diagnose
 from firmware.journal import MemoryJournal
 from firmware.machines.maintenance import Maintenance, MaintenanceRefused
 from mjtable_core.clock import VirtualClock

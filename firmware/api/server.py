@@ -51,7 +51,7 @@ from firmware.api.logreply import Encoded, bounded_log
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
 from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
 from firmware.controller import ClearRefused, Controller
-from firmware.diagnosis import diagnose
+from firmware.diagnosis.guided import diagnose
 from firmware.eventlog import EventLog
 from firmware.faults.kinds import Fault
 from firmware.faults.recovery import plan

@@ -37,10 +37,10 @@ from textual.widgets import (
 from firmware import i18n
 from firmware.api import protocol as p
 from firmware.console import render, winform
-from firmware.diagnosis import SYMPTOMS
+from firmware.diagnosis.guided import SYMPTOMS
+from firmware.diagnosis.recorder import RECORDING
 from firmware.i18n import N_, _
 from firmware.printable import printable
-from firmware.recorder import RECORDING
 
 HIGHLIGHT_S = 1.0
 # A reply stays where it starts (its verdict on top) this long, while events go on.
@@ -297,7 +297,8 @@ class ConsoleApp(App[int]):
         Binding("f2", "swap", N_("picture/signals")),
         Binding("f3", "events", N_("faults/events")),
         Binding("f4", "score", N_("score")),
-        # The test that tells a fault's suspects apart, one key away (firmware/differential.py).
+        # The test that tells a fault's suspects apart, one key away
+        # (firmware/diagnosis/differential.py).
         Binding("f5", "self_test", N_("named self-test")),
     ]
 

@@ -5,8 +5,9 @@ Ids are stable: add, never rename. A code with `N` takes the side number.
 A fault's behaviour lives on its kind, here and nowhere else: what its safe state
 stops (`scope`), whether the counts of the set being built are trusted after it, what
 answers it, its short name, causes, remedies, the evidence rule that ranks its causes
-(firmware/differential.py) and the symptoms it explains (firmware/diagnosis.py). The
-firmware and the simulator's referee read these; neither keeps sets of fault ids.
+(firmware/diagnosis/differential.py) and the symptoms it explains
+(firmware/diagnosis/guided.py). The firmware and the simulator's referee read these;
+neither keeps sets of fault ids.
 Adding a fault kind touches this file, the module that raises it and the translations.
 """
 
@@ -43,10 +44,10 @@ class FaultKind:
     # After it the counts of the set being built cannot be trusted: built again.
     untrusts_count: bool = False
     answer: str = CLEAR
-    # The evidence rule in firmware/differential.py that ranks its causes (None: the
+    # The evidence rule in firmware/diagnosis/differential.py that ranks its causes (None: the
     # catalogue's causes say it all).
     rule: str | None = None
-    # The symptoms (firmware/diagnosis.py) whose diagnosis shows it.
+    # The symptoms (firmware/diagnosis/guided.py) whose diagnosis shows it.
     symptoms: tuple[str, ...] = ()
 
     @property
@@ -73,7 +74,7 @@ def side_step(step: str, side: str) -> str:
 
 
 def ranked(extra: dict[str, Any], side: str) -> dict[str, Any]:
-    """The differential diagnosis (firmware/differential.py) in the current language:
+    """The differential diagnosis (firmware/diagnosis/differential.py) in the current language:
     the suspects ranked, their causes as the causes, and the test that tells them apart."""
     suspects = [{"part": s["part"], "cause": side_step(s["cause"], _side_of(s["part"], side))}
                 for s in extra["suspects"]]

@@ -222,7 +222,7 @@ def lid_opened_while_building(rig: Rig, move) -> bool:
 
 
 def test_a_diagnosis_lid_check_never_opens_the_lid_over_a_running_build(rig: Rig) -> None:
-    from firmware.diagnosis import diagnose
+    from firmware.diagnosis.guided import diagnose
     assert not lid_opened_while_building(
         rig, lambda ctl: diagnose(ctl, "lid_not_lowering", lambda _r: None))
 

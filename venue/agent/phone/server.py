@@ -19,7 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
-from firmware.diagnosis import SYMPTOMS
+from firmware.diagnosis.guided import SYMPTOMS
 from firmware.i18n import _, language
 from mjtable_core.config import Config
 from venue.agent.link import DaemonLink, LinkError

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from firmware import words
+from firmware.diagnosis.symptoms import AmbiguousSymptom, UnknownSymptom, match
 from firmware.i18n import N_, _, keep_language
-from firmware.symptoms import AmbiguousSymptom, UnknownSymptom, match
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -39,7 +39,7 @@ CHECK_LIMIT_S = 15.0
 
 def diagnose(ctl: Controller, symptom: str, done: Done | None = None) -> Result | None:
     """Diagnose `symptom`: a name in SYMPTOMS or what a technician says, in English or
-    Chinese (firmware/symptoms.py). Returns the result, or None when `done` will
+    Chinese (firmware/diagnosis/symptoms.py). Returns the result, or None when `done` will
     receive it after the checks on the machine. Raises UnknownSymptom (and its
     AmbiguousSymptom) with the candidates in the message."""
     said = symptom

@@ -11,7 +11,7 @@ Nothing here is measured anew. After each build it reads:
 - and, from every command, each motor's run-hours.
 A trend past its limit becomes a maintenance warning that names the part, its side and
 how many days are left (`due_days`, projected from the trend, at most a week); the
-console turns it into a date. The schedule of routine jobs is firmware/upkeep.py.
+console turns it into a date. The schedule of routine jobs is firmware/diagnosis/upkeep.py.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from firmware import upkeep
+from firmware.diagnosis import upkeep
 from firmware.faults.kinds import CATALOGUE
 from firmware.faults.shutdown import SAFE_STATE
 from firmware.i18n import N_
