@@ -281,7 +281,7 @@ def _status_as_other_uid(path: Path) -> bool:
 
 def fill_log(state: Path, rows: int = 10_000) -> None:
     """An event log with `rows` rows of history, as a table has after some days."""
-    from firmware.eventlog import EventLog
+    from firmware.state.eventlog import EventLog
 
     log = EventLog(state / "events.sqlite")
     for i in range(rows):

@@ -46,7 +46,7 @@ from bench import children
 from firmware import statedir
 from firmware.api.auth import Technicians
 from firmware.console.client import ApiClient, ConsoleError
-from firmware.journal import FILE_NAME as JOURNAL_NAME
+from firmware.state.journal import FILE_NAME as JOURNAL_NAME
 from mjtable_core.config import DEFAULT_CONFIG
 from mjtable_core.geometry import REFERENCE
 

@@ -34,7 +34,6 @@ from firmware.faults.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
 from firmware.handoff import Handoff
 from firmware.i18n import N_, _
 from firmware.identify import SHOWN as IDENTIFY_SHOWN
-from firmware.journal import Journal, MemoryJournal
 from firmware.machines.build import Build
 from firmware.machines.cycle import Cycle
 from firmware.machines.dice import Dice
@@ -45,6 +44,7 @@ from firmware.machines.plate import Plate
 from firmware.machines.side import SideBuilder
 from firmware.machines.supervisor import Supervisor
 from firmware.scoring import TableScore
+from firmware.state.journal import Journal, MemoryJournal
 from hal.interface import Hal
 from mjtable_core.clock import Clock, Timer
 from mjtable_core.config import Config

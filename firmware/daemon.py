@@ -19,9 +19,9 @@ from firmware import statedir
 from firmware.consumers import attach_consumers
 from firmware.controller import Controller
 from firmware.i18n import _
-from firmware.journal_flush import FlushedJournal
 from firmware.sdnotify import attach_systemd
-from firmware.storage import STORAGE_ERRORS, problem
+from firmware.state.journal_flush import FlushedJournal
+from firmware.state.storage import STORAGE_ERRORS, problem
 from firmware.tablelock import StateUnwritable, lock_table
 from firmware.view import live_view_available, log_line, screen, snapshot
 from hal.backends import open_hal
@@ -61,8 +61,8 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
     loop = asyncio.get_running_loop()
     clock = RealClock(loop, speed)
     opened = open_hal(config, clock, seed)
-    # The journal lives as long as the machine it describes (firmware/journal.py); its
-    # fsyncs run beside the loop, never in it (firmware/journal_flush.py).
+    # The journal lives as long as the machine it describes (firmware/state/journal.py); its
+    # fsyncs run beside the loop, never in it (firmware/state/journal_flush.py).
     journal = FlushedJournal(statedir.state_dir(state_dir)) if opened.persistent else None
     ctl = Controller(config, opened.hal, clock, journal)
     # [rules] engine and handoff_file; a relative handoff file goes in the state directory.

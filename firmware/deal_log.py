@@ -11,8 +11,8 @@ import re
 import sqlite3
 from pathlib import Path
 
-from firmware.eventlog import LogReader
 from firmware.i18n import _
+from firmware.state.eventlog import LogReader
 from rules.anchor import AnchorError, LogAnchors
 
 _HEAD = re.compile(r"(\d{1,18}):([0-9a-f]{64})")

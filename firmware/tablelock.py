@@ -19,7 +19,7 @@ import stat
 from pathlib import Path
 
 from firmware.i18n import _
-from firmware.storage import reason
+from firmware.state.storage import reason
 
 LOCK_NAME = "daemon.lock"
 

@@ -24,7 +24,7 @@ from firmware.consumers import attach_consumers
 from firmware.controller import ClearRefused, Controller
 from firmware.faults.kinds import BUILD, CATALOGUE, ERROR, RELINK, Fault
 from firmware.handoff import Consumer
-from firmware.journal import MemoryJournal
+from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config
 from mjtable_core.geometry import Geometry

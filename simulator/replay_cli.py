@@ -16,9 +16,9 @@ from typing import Any
 
 from firmware import statedir
 from firmware.diagnosis.recorder import RECORDING
-from firmware.eventlog import LogReader
 from firmware.i18n import _
-from firmware.storage import STORAGE_ERRORS, Unreadable, problem
+from firmware.state.eventlog import LogReader
+from firmware.state.storage import STORAGE_ERRORS, Unreadable, problem
 from mjtable_core.config import Config, load_config, reference_config
 from mjtable_core.schema import ConfigError
 from simulator.replay import RecordingError, checked, load_recording, replay

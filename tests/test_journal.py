@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from firmware.controller import Controller
-from firmware.journal import FILE_NAME, FileJournal, MemoryJournal
+from firmware.state.journal import FILE_NAME, FileJournal, MemoryJournal
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config
 from simulator.harness import ScopedClock

@@ -13,8 +13,8 @@ import pytest
 from firmware.cli import main
 from firmware.diagnosis import recorder
 from firmware.diagnosis.recorder import MAX_BYTES, RECORDING
-from firmware.eventlog import EventLog
 from firmware.faults.kinds import CATALOGUE
+from firmware.state.eventlog import EventLog
 from mjtable_core.config import load_config
 from simulator.harness import Harness
 from simulator.replay import replay

@@ -10,8 +10,8 @@ import pytest
 
 from firmware.controller import FAULT_HISTORY, ClearRefused, Controller
 from firmware.diagnosis.guided import diagnose
-from firmware.journal import MemoryJournal
 from firmware.machines.maintenance import Maintenance, MaintenanceRefused
+from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import VirtualClock
 from simulator.harness import ScopedClock
 from tests.conftest import ScriptedHal, events_of, run_for

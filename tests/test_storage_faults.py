@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from firmware.cli import main
-from firmware.eventlog import EventLog
+from firmware.state.eventlog import EventLog
 
 Mount = Callable[[str], Path]
 

@@ -52,12 +52,10 @@ from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix
 from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
 from firmware.controller import ClearRefused, Controller
 from firmware.diagnosis.guided import diagnose
-from firmware.eventlog import EventLog
 from firmware.faults.kinds import Fault
 from firmware.faults.recovery import plan
 from firmware.handoff import public_event, public_record
 from firmware.i18n import N_, _
-from firmware.ledger import Ledger
 from firmware.machines.maintenance import (
     Maintenance,
     MaintenanceRefused,
@@ -66,7 +64,9 @@ from firmware.machines.maintenance import (
 )
 from firmware.printable import clean, printable
 from firmware.scoring import ScoreRefused
-from firmware.storage import STORAGE_ERRORS, problem
+from firmware.state.eventlog import EventLog
+from firmware.state.ledger import Ledger
+from firmware.state.storage import STORAGE_ERRORS, problem
 from firmware.why import IDLE, SLOW_LINE, STOPPED_READING
 from mjtable_core.signals import Kind
 

@@ -20,7 +20,7 @@ from firmware.printable import printable
 
 if TYPE_CHECKING:
     from firmware.api.server import ApiServer, Client
-    from firmware.ledger import Ledger
+    from firmware.state.ledger import Ledger
 
 BOOKING_MAX = 64          # characters of a booking id (the venue's are 1–64)
 REFUSED_PER_WINDOW = 3    # "venue.refused" rows of one reason a minute; then a count

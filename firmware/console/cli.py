@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from firmware import chain_words, statedir
+from firmware import statedir
 from firmware.cli_types import number, whole
 from firmware.console import render
 from firmware.console.client import (
@@ -29,7 +29,8 @@ from firmware.console.client import (
 )
 from firmware.i18n import _, resolve, set_language
 from firmware.printable import printable
-from firmware.storage import STORAGE_ERRORS, problem, read_only
+from firmware.state import chain_words
+from firmware.state.storage import STORAGE_ERRORS, problem, read_only
 
 TOKEN_ENV = "MJTABLE_TOKEN"
 
@@ -385,7 +386,7 @@ def _technicians(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from firmware.eventlog import LogReader
+    from firmware.state.eventlog import LogReader
 
     path = statedir.state_dir(args.state_dir) / statedir.EVENT_LOG_NAME
     try:

@@ -9,7 +9,7 @@ import queue
 import sqlite3
 from pathlib import Path
 
-from firmware.eventlog import EventLog, LogReader
+from firmware.state.eventlog import EventLog, LogReader
 from mjtable_core.config import load_config
 from simulator.run import assemble
 

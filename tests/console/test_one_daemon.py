@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.eventlog import EventLog, LogReader
+from firmware.state.eventlog import EventLog, LogReader
 from firmware.tablelock import TableBusy, lock_table
 
 from .conftest import start_daemon

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from firmware.cli import main
-from firmware.journal import FILE_NAME as JOURNAL_NAME
-from firmware.journal import FORMAT as JOURNAL_FORMAT
+from firmware.state.journal import FILE_NAME as JOURNAL_NAME
+from firmware.state.journal import FORMAT as JOURNAL_FORMAT
 from hal.backends.ioboard import IoBoardHal
 from hal.protocol import VERSION, Decoder, Msg, decode_welcome, encode_heartbeat, encode_hello
 from mjtable_core.clock import VirtualClock

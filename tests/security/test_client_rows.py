@@ -13,7 +13,7 @@ import pytest
 from firmware.api.clientrows import TEXT_BYTES, ClientRows, bounded
 from firmware.console.cli import main
 from firmware.console.client import EXIT_USAGE, ApiClient, ConsoleError
-from firmware.eventlog import EventLog
+from firmware.state.eventlog import EventLog
 from mjtable_core.clock import VirtualClock
 from tests.console.conftest import Daemon
 

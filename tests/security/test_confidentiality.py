@@ -12,8 +12,8 @@ from typing import Any
 
 from firmware.console.client import ApiClient
 from firmware.consumers import HandoffFile
-from firmware.eventlog import EventLog
-from firmware.journal import FileJournal
+from firmware.state.eventlog import EventLog
+from firmware.state.journal import FileJournal
 from tests.console.conftest import Daemon
 
 from .conftest import raw
@@ -124,7 +124,7 @@ def test_the_daemons_journal_and_an_old_handoff_file_are_private(tmp_path: Path)
     and the deal's nonce) was written 0640, readable by the state files' group; a
     handoff file left 0644 by an older firmware stayed 0644 while the walls and hands
     of the hand in play were appended to it."""
-    from firmware.journal_flush import FlushedJournal
+    from firmware.state.journal_flush import FlushedJournal
     old_file = tmp_path / "handoff.jsonl"
     old_file.write_text('{"commitment":"sha256:' + "1" * 64 + '"}\n')
     old_file.chmod(0o644)

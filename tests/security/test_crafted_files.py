@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import rules
 from firmware.cli import main
-from firmware.eventlog import EventLog
+from firmware.state.eventlog import EventLog
 from rules.tiles import set_composition
 from tests.conftest import ROOT
 

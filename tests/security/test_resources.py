@@ -12,7 +12,7 @@ import pytest
 
 from firmware.api import server as api_server
 from firmware.console.client import ApiClient
-from firmware.journal import MemoryJournal
+from firmware.state.journal import MemoryJournal
 from mjtable_core.config import load_config
 from simulator.run import assemble
 from tests.console.conftest import Daemon

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from firmware.cli import main
-from firmware.journal import FileJournal
+from firmware.state.journal import FileJournal
 from mjtable_core.config import load_config
 from rules.chain import verify_file
 from simulator.harness import Harness

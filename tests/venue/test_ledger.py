@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware.ledger import Ledger
+from firmware.state.ledger import Ledger
 from mjtable_core.clock import VirtualClock
 
 

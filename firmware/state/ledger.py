@@ -14,7 +14,7 @@ disk; after the restart it goes on if the table came back with that hand in play
 and is otherwise closed as "interrupted" with the time counted until the last
 checkpoint.
 
-Durability, as the journal's (firmware/journal_flush.py): the loop commits to SQLite
+Durability, as the journal's (firmware/state/journal_flush.py): the loop commits to SQLite
 in WAL mode with synchronous=NORMAL, which a crash of the process at any instant
 cannot undo (the WAL is written before the commit returns), and never waits for the
 disk; a flusher thread checkpoints the WAL with synchronous=FULL, which fsyncs it and

@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from firmware.journal import FORMAT, FileJournal
+from firmware.state.journal import FORMAT, FileJournal
 
 
 class FlushedJournal(FileJournal):

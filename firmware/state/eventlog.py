@@ -41,7 +41,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from firmware.chain_words import (
+from firmware.handoff import public_event
+from firmware.i18n import _
+from firmware.state.chain_words import (
     CHAIN_CHANGED,
     CHAIN_CUT,
     CHAIN_INTACT,
@@ -50,9 +52,7 @@ from firmware.chain_words import (
     CHAIN_UNDER,
     CHAIN_YOUNG,
 )
-from firmware.handoff import public_event
-from firmware.i18n import _
-from firmware.storage import Unreadable
+from firmware.state.storage import Unreadable
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
