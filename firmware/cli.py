@@ -202,7 +202,7 @@ def _passthrough(argv: list[str]) -> int | None:
             from rules.scoring.cli import score_main
             return score_main(rest)
         if word == "verify-deals":
-            from firmware.deal_log import read_anchors
+            from firmware.hands.deal_log import read_anchors
             from rules.cli import verify_deals_main
             return verify_deals_main(rest, read_log=read_anchors)
         if word == "replay":

@@ -31,7 +31,8 @@ from firmware.faults.kinds import (
     Fault,
 )
 from firmware.faults.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
-from firmware.handoff import Handoff
+from firmware.hands.handoff import Handoff
+from firmware.hands.scoring import TableScore
 from firmware.i18n import N_, _
 from firmware.identify import SHOWN as IDENTIFY_SHOWN
 from firmware.machines.build import Build
@@ -43,7 +44,6 @@ from firmware.machines.owner import Owner
 from firmware.machines.plate import Plate
 from firmware.machines.side import SideBuilder
 from firmware.machines.supervisor import Supervisor
-from firmware.scoring import TableScore
 from firmware.state.journal import Journal, MemoryJournal
 from hal.interface import Hal
 from mjtable_core.clock import Clock, Timer

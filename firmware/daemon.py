@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from firmware import statedir
-from firmware.consumers import attach_consumers
 from firmware.controller import Controller
+from firmware.hands.consumers import attach_consumers
 from firmware.i18n import _
 from firmware.sdnotify import attach_systemd
 from firmware.state.journal_flush import FlushedJournal

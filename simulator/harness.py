@@ -20,10 +20,10 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from firmware.consumers import attach_consumers
 from firmware.controller import ClearRefused, Controller
 from firmware.faults.kinds import BUILD, CATALOGUE, ERROR, RELINK, Fault
-from firmware.handoff import Consumer
+from firmware.hands.consumers import attach_consumers
+from firmware.hands.handoff import Consumer
 from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config

@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.consumers import attach_consumers
 from firmware.controller import Controller
 from firmware.faults.kinds import CATALOGUE, ERROR
-from firmware.handoff import Consumer
+from firmware.hands.consumers import attach_consumers
+from firmware.hands.handoff import Consumer
 from hal.protocol import VERSION
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from firmware import consumers
-from firmware.consumers import HandoffFile, attach_consumers, handoff_path, installed_engines
 from firmware.controller import Controller
+from firmware.hands import consumers
+from firmware.hands.consumers import HandoffFile, attach_consumers, handoff_path, installed_engines
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config
 from mjtable_core.schema import ConfigError

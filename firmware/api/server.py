@@ -54,7 +54,8 @@ from firmware.controller import ClearRefused, Controller
 from firmware.diagnosis.guided import diagnose
 from firmware.faults.kinds import Fault
 from firmware.faults.recovery import plan
-from firmware.handoff import public_event, public_record
+from firmware.hands.handoff import public_event, public_record
+from firmware.hands.scoring import ScoreRefused
 from firmware.i18n import N_, _
 from firmware.machines.maintenance import (
     Maintenance,
@@ -63,7 +64,6 @@ from firmware.machines.maintenance import (
     mechanism_tests,
 )
 from firmware.printable import clean, printable
-from firmware.scoring import ScoreRefused
 from firmware.state.eventlog import EventLog
 from firmware.state.ledger import Ledger
 from firmware.state.storage import STORAGE_ERRORS, problem
@@ -930,7 +930,7 @@ class ApiServer:
         return result
 
     async def _score(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
-        """A player enters the result of the hand just ended (firmware/scoring.py)."""
+        """A player enters the result of the hand just ended (firmware/hands/scoring.py)."""
         try:
             return self.ctl.scoring.score(params.get("seat"), {
                 k: v for k, v in params.items() if k != "seat"}, hand_in_play(self.ctl))

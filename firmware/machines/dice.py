@@ -1,6 +1,6 @@
 """The dice unit: tumble for a random 3–5 s, never shorter than the minimum spin.
 
-Faces come from the hand's committed dice seed (firmware/handoff.py), drawn from the
+Faces come from the hand's committed dice seed (firmware/hands/handoff.py), drawn from the
 HAL's random source: the OS CSPRNG on a table, a seed only in the simulator
 (docs/mechanics.md, Cheating and tampering). The spin time is drawn here.
 """

@@ -23,7 +23,7 @@ deleted row as the anchor; the head (last row and its chain) is in `meta`, in ev
 export and in the API's `info`: whoever noted a head can tell a rewritten history.
 
 Confidentiality: a handoff row carries only the public part of its record while the
-hand is in play (firmware/handoff.py); the file is created 0640 whatever the umask.
+hand is in play (firmware/hands/handoff.py); the file is created 0640 whatever the umask.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from firmware.handoff import public_event
+from firmware.hands.handoff import public_event
 from firmware.i18n import _
 from firmware.state.chain_words import (
     CHAIN_CHANGED,

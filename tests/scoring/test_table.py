@@ -11,7 +11,7 @@ import pytest
 
 import rules
 from firmware.api.server import hand_in_play
-from firmware.scoring import ScoreRefused
+from firmware.hands.scoring import ScoreRefused
 from mjtable_core.config import load_config
 from rules.scoring.session import DEALER_RULES
 from simulator.harness import Harness

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.console.client import ApiClient
-from firmware.consumers import HandoffFile
+from firmware.hands.consumers import HandoffFile
 from firmware.state.eventlog import EventLog
 from firmware.state.journal import FileJournal
 from tests.console.conftest import Daemon
@@ -111,7 +111,7 @@ def test_state_files_are_private_whatever_the_umask(tmp_path: Path) -> None:
 
 
 def test_the_public_record_names_what_it_holds_back() -> None:
-    from firmware.handoff import public_record
+    from firmware.hands.handoff import public_record
     record = {"commitment": "sha256:x", "walls": [], "hands": {}, "dice": [1],
               "next_draw": [0, 0]}
     shown = public_record(record)

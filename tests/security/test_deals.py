@@ -145,7 +145,7 @@ def test_a_refused_handoff_leaves_a_history_that_verifies(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A hand whose walls the engine refused has no record; the next record must still
     reveal the nonce of the last recorded hand, or that hand could never be checked."""
-    import firmware.handoff as handoff_module
+    import firmware.hands.handoff as handoff_module
     path = tmp_path / "handoff.jsonl"
     config = quick(load_config(), play_time_s=1.0)
     config = dataclasses.replace(config, rules=dataclasses.replace(

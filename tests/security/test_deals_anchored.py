@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from firmware.cli import main
-from firmware.handoff import display_text
+from firmware.hands.handoff import display_text
 from firmware.state.eventlog import EventLog, LogReader
 from mjtable_core.config import load_config
 from rules.commit import PREFIX_DICE, canonical_layout

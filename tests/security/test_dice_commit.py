@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-import firmware.handoff as handoff_module
+import firmware.hands.handoff as handoff_module
 from firmware.cli import main
-from firmware.handoff import Handoff, display_text
+from firmware.hands.handoff import Handoff, display_text
 from mjtable_core.config import load_config
 from rules import dicecommit
 from rules.chain import read_records, verify_history

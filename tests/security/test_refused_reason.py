@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-import firmware.handoff as handoff_module
+import firmware.hands.handoff as handoff_module
 import rules
-from firmware.handoff import public_event
+from firmware.hands.handoff import public_event
 from mjtable_core.config import load_config
 from simulator.run import assemble
 from tests.conftest import quick

@@ -20,7 +20,7 @@ from firmware.api.budget import Budgets
 from firmware.api.clientrows import WINDOW_S
 from firmware.api.venue import REFUSED_PER_WINDOW
 from firmware.cli import main
-from firmware.consumers import HandoffFile, drop_partial_line, quarantine_path
+from firmware.hands.consumers import HandoffFile, drop_partial_line, quarantine_path
 from tests.console.conftest import Daemon, start_daemon
 from tests.console.conftest import raw as console_raw
 

@@ -221,7 +221,7 @@ def attach_consumers(ctl: Controller, state_dir: Path | None = None) -> list[Any
     if path is not None:
         handoff_file = HandoffFile(path, ctl.emit)
         consumers.append(handoff_file)
-        # Each scored hand's line goes beside the deal records (firmware/scoring.py).
+        # Each scored hand's line goes beside the deal records (firmware/hands/scoring.py).
         ctl.scoring.file = HandoffFile(path.with_name(path.stem + ".scores.jsonl"))
         if ctl.handoff.previous_commitment is None:
             # After a restart the deal chain goes on from the file's last record.
