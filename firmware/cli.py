@@ -225,8 +225,8 @@ def _hint_stdin(args: list[str]) -> None:
 
 
 def _run(config: Config, args: argparse.Namespace) -> int:
-    from firmware.daemon import run
-    from firmware.tablelock import StateUnwritable, TableBusy
+    from firmware.service.daemon import run
+    from firmware.service.tablelock import StateUnwritable, TableBusy
 
     try:
         return run(config, speed=args.speed, cycles=args.cycles, seed=args.seed,

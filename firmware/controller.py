@@ -34,7 +34,6 @@ from firmware.faults.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
 from firmware.hands.handoff import Handoff
 from firmware.hands.scoring import TableScore
 from firmware.i18n import N_, _
-from firmware.identify import SHOWN as IDENTIFY_SHOWN
 from firmware.machines.build import Build
 from firmware.machines.cycle import Cycle
 from firmware.machines.dice import Dice
@@ -44,6 +43,7 @@ from firmware.machines.owner import Owner
 from firmware.machines.plate import Plate
 from firmware.machines.side import SideBuilder
 from firmware.machines.supervisor import Supervisor
+from firmware.service.identify import SHOWN as IDENTIFY_SHOWN
 from firmware.state.journal import Journal, MemoryJournal
 from hal.interface import Hal
 from mjtable_core.clock import Clock, Timer
@@ -129,7 +129,7 @@ class Controller:
         # Input changes, for the console's self-tests; called before the machines react.
         self.input_watchers: list[Callable[[str, Value], None]] = []
         self.estopped = False
-        # The booking gate (firmware/gate.py): why no new hand may start, or None.
+        # The booking gate (firmware/service/gate.py): why no new hand may start, or None.
         self.gate_closed: Callable[[], str | None] = lambda: None
         self.journal_read = False
         self._storage_error: str | None = None     # a journal write failed: fault pending

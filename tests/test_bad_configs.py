@@ -44,12 +44,12 @@ def check_refusal(path: Path, code: int, out: str, err: str, expect: str) -> Non
 @pytest.fixture
 def no_daemon(monkeypatch: pytest.MonkeyPatch) -> None:
     """Reaching the daemon at all means the config was accepted: fail loudly."""
-    import firmware.daemon
+    import firmware.service.daemon
 
     def tripwire(*_: object, **__: object) -> int:
         raise AssertionError("the daemon started on a bad config")
 
-    monkeypatch.setattr(firmware.daemon, "run", tripwire)
+    monkeypatch.setattr(firmware.service.daemon, "run", tripwire)
 
 
 def test_the_corpus_covers_many_mistakes() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware.identify import BLINK_S, IDENTIFY_S, SHOWN, Identify
+from firmware.service.identify import BLINK_S, IDENTIFY_S, SHOWN, Identify
 from mjtable_core.config import load_config
 from simulator.harness import Harness
 from simulator.scenario import load_scenario

@@ -125,15 +125,15 @@ def test_run_from_outside_the_tree(installed: Path, tmp_path: Path) -> None:
                     reason="systemd-analyze is not installed (Debian: apt-get install systemd)")
 def test_systemd_unit_of_the_install_verifies(installed: Path, tmp_path: Path) -> None:
     unit = tmp_path / "mjtable.service"
-    made = _run(installed / "python", "-m", "firmware.systemd_unit", "--config",
+    made = _run(installed / "python", "-m", "firmware.service.systemd_unit", "--config",
                 tmp_path / "table.toml", "--output", unit, cwd=tmp_path)
     assert made.returncode == 0, made.stderr
     text = unit.read_text()
     assert f"ExecStart={installed}/mjtable run" in text
-    assert f"ExecStopPost={installed}/python -m firmware.safe_outputs" in text
+    assert f"ExecStopPost={installed}/python -m firmware.service.safe_outputs" in text
     verify = _run("systemd-analyze", "verify", unit, cwd=tmp_path, timeout=60)
     assert verify.returncode == 0, verify.stdout + verify.stderr
-    sysusers = _run(installed / "python", "-m", "firmware.systemd_unit", "--sysusers",
+    sysusers = _run(installed / "python", "-m", "firmware.service.systemd_unit", "--sysusers",
                     cwd=tmp_path)
     assert "mjtable" in sysusers.stdout
 
@@ -144,7 +144,7 @@ def test_python_m_inside_a_source_checkout(installed: Path, tmp_path: Path) -> N
     # the checkout has the package data only as its folders (config/, systemd/, …).
     checkout = tmp_path / "checkout"
     shutil.copytree(ROOT, checkout, ignore=IGNORE)
-    unit = _run(installed / "python", "-m", "firmware.systemd_unit", "--sysusers",
+    unit = _run(installed / "python", "-m", "firmware.service.systemd_unit", "--sysusers",
                 cwd=checkout)
     assert unit.returncode == 0 and "mjtable" in unit.stdout, unit.stderr
     probe = _run(installed / "python", "-c",

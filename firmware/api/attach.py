@@ -12,11 +12,11 @@ from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.api.venue import Venue
 from firmware.controller import Controller
-from firmware.gate import BookingGate
-from firmware.identify import Identify
 from firmware.machines.maintenance import Maintenance
-from firmware.signed import FILE_NAME as COMMANDS_NAME
-from firmware.signed import Verifier, load_keys
+from firmware.service.gate import BookingGate
+from firmware.service.identify import Identify
+from firmware.service.signed import FILE_NAME as COMMANDS_NAME
+from firmware.service.signed import Verifier, load_keys
 from firmware.state.eventlog import EventLog
 from firmware.state.ledger import FILE_NAME as LEDGER_NAME
 from firmware.state.ledger import Ledger

@@ -713,7 +713,7 @@ class ApiServer:
                 "tiles_counted": sum(s.counted for s in ctl.sides),
                 "clients": len(self.clients),
             },
-            # The booking gate (firmware/gate.py), None before the venue is attached.
+            # The booking gate (firmware/service/gate.py), None before the venue is attached.
             "gate": self.venue.gate.picture() if self.venue is not None else None,
         })
         if with_signals:

@@ -1,7 +1,7 @@
 """Signed commands from the venue over the API (`command`), relayed by `mjtable agent`.
 
 The method is open to the socket's group: the signature is the authority, checked
-here in the daemon (firmware/signed.py), so nothing that reaches the socket can skip
+here in the daemon (firmware/service/signed.py), so nothing that reaches the socket can skip
 it. Every refusal is answered as refused and logged (event "venue.refused", a few per
 reason a minute, then a count: "venue.refused.repeated").
 """
@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from firmware import signed
 from firmware.api import protocol as p
-from firmware.gate import BookingGate
 from firmware.i18n import _
-from firmware.identify import IDENTIFY_S, Identify
 from firmware.printable import printable
+from firmware.service import signed
+from firmware.service.gate import BookingGate
+from firmware.service.identify import IDENTIFY_S, Identify
 
 if TYPE_CHECKING:
     from firmware.api.server import ApiServer, Client

@@ -35,7 +35,7 @@ TRANSITIONS = [
      "conditions": "build_running"},
     {"trigger": "lid_opened", "source": "opening", "dest": "hole_open"},
     {"trigger": "lid_opened", "source": "top_up_opening", "dest": "top_up_open"},
-    # The booking gate (firmware/gate.py): a closed gate raises no new walls; the set
+    # The booking gate (firmware/service/gate.py): a closed gate raises no new walls; the set
     # just pushed in waits on the disc and the players' table stays as it is.
     {"trigger": "lid_closed", "source": "closing", "dest": "raising", "conditions": "gate_open"},
     {"trigger": "lid_closed", "source": "closing", "dest": "play", "after": "_gate_held"},

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from firmware.service.tablelock import TableBusy, lock_table
 from firmware.state.eventlog import EventLog, LogReader
-from firmware.tablelock import TableBusy, lock_table
 
 from .conftest import start_daemon
 

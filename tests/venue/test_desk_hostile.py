@@ -170,7 +170,7 @@ def test_only_the_table_a_command_was_for_can_answer_it() -> None:
 
     from aiohttp.test_utils import TestServer
 
-    from firmware.signed import sign
+    from firmware.service.signed import sign
     from tests.venue.test_desk_login import CONFIG
     from tests.venue.watch import VenueKey
     from venue.desk.app import make_app

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from firmware.controller import GATE_DISPLAY
-from firmware.gate import EXPIRED, NOT_ENABLED, BookingGate
+from firmware.service.gate import EXPIRED, NOT_ENABLED, BookingGate
 from mjtable_core.config import load_config
 from simulator.harness import Harness
 from simulator.scenario import parse_scenario

@@ -4,7 +4,7 @@ Nothing here can slow the table: the daemon drops a client that stops reading, a
 the agent never asks it to wait. Hand records go out from the daemon's ledger, every
 one the venue has not acknowledged, again after every reconnect; the venue keeps
 each (table, boot, seq) once. Commands from `cmd` are handed to the daemon as they
-came: the daemon checks the signature (firmware/signed.py) and the agent publishes
+came: the daemon checks the signature (firmware/service/signed.py) and the agent publishes
 its answer on `cmd/ack`.
 """
 

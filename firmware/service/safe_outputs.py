@@ -2,7 +2,7 @@
 
 systemd runs this as `ExecStopPost=` (after a clean stop, a crash or a watchdog kill
 alike), so the table is left with every motor, lamp and the buzzer off whatever
-happened to the daemon. Usage: `python -m firmware.safe_outputs [--config FILE]`.
+happened to the daemon. Usage: `python -m firmware.service.safe_outputs [--config FILE]`.
 
 - rpigpio: every output line set up at its inactive level, then released.
 - ioboard: handshake, then SAFE; should the frame be lost, the board's own heartbeat
@@ -22,7 +22,7 @@ from mjtable_core.schema import ConfigError
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m firmware.safe_outputs",
+    parser = argparse.ArgumentParser(prog="python -m firmware.service.safe_outputs",
                                      description="every output of the table off, now")
     parser.add_argument("--config", help="table config (default: the reference table.toml)")
     args = parser.parse_args(argv)

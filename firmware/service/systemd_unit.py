@@ -1,10 +1,10 @@
 """The systemd unit of this install: the packaged template with this install's paths.
 
-    sudo /opt/mjtable/.venv/bin/python -m firmware.systemd_unit \\
+    sudo /opt/mjtable/.venv/bin/python -m firmware.service.systemd_unit \\
         > /etc/systemd/system/mjtable.service
-    sudo /opt/mjtable/.venv/bin/python -m firmware.systemd_unit --sysusers \\
+    sudo /opt/mjtable/.venv/bin/python -m firmware.service.systemd_unit --sysusers \\
         > /usr/lib/sysusers.d/mjtable.conf
-    sudo /opt/mjtable/.venv/bin/python -m firmware.systemd_unit --agent \\
+    sudo /opt/mjtable/.venv/bin/python -m firmware.service.systemd_unit --agent \\
         > /etc/systemd/system/mjtable-agent.service
 
 The daemon and the safe-outputs command are named by the paths of the Python that
@@ -56,7 +56,7 @@ def sysusers() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m firmware.systemd_unit",
+    parser = argparse.ArgumentParser(prog="python -m firmware.service.systemd_unit",
                                      description="Print the systemd unit for this install.")
     parser.add_argument("--config", default=DEFAULT_CONFIG,
                         help=f"table config the service reads (default: {DEFAULT_CONFIG})")
