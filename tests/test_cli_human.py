@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from firmware.cli import main
-from firmware.view import log_line
+from firmware.console.view import log_line
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "MJTABLE_LANG": "en", "PYTHONPATH": str(ROOT)}

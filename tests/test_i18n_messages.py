@@ -317,7 +317,7 @@ def test_why_the_api_dropped_a_client_reads_in_chinese(why: str, chinese: str) -
 
 
 def test_the_daemons_log_says_a_faults_why_in_chinese() -> None:
-    from firmware.view import log_line
+    from firmware.console.view import log_line
 
     fault = Fault("sensor.degraded", "lid.upper", None, 2, 40.0, {
         "sensor": "lid.upper",

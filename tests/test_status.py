@@ -10,9 +10,9 @@ import pytest
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.console import render
+from firmware.console.view import picture, snap_from_status, snapshot
 from firmware.controller import JOURNALED_STATUS
 from firmware.machines.maintenance import Maintenance
-from firmware.view import picture, snap_from_status, snapshot
 from simulator.harness import Harness
 from tests.test_diagnosis import table_in_play
 

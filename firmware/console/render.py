@@ -9,10 +9,10 @@ import datetime
 from typing import TYPE_CHECKING, Any
 
 from firmware import words
+from firmware.console.view import lamps_plain, lamps_text, picture, picture_plain, snap_from_status
 from firmware.i18n import N_, _, join
 from firmware.machines import homecoming
 from firmware.printable import printable
-from firmware.view import lamps_plain, lamps_text, picture, picture_plain, snap_from_status
 from firmware.why import fault_why, worded
 
 if TYPE_CHECKING:   # rich comes with the console extra; the one-shot commands need none

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware import statedir
+from firmware.console.view import live_view_available, log_line, screen, snapshot
 from firmware.controller import Controller
 from firmware.hands.consumers import attach_consumers
 from firmware.i18n import _
@@ -23,7 +24,6 @@ from firmware.service.sdnotify import attach_systemd
 from firmware.service.tablelock import StateUnwritable, lock_table
 from firmware.state.journal_flush import FlushedJournal
 from firmware.state.storage import STORAGE_ERRORS, problem
-from firmware.view import live_view_available, log_line, screen, snapshot
 from hal.backends import open_hal
 from hal.backends.ioboard import LinkError
 from hal.interface import HalError
