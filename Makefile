@@ -40,7 +40,7 @@ diagrams: $(STAMP)
 POT := firmware/locale/mjtable.pot
 messages: $(STAMP)
 	$(BIN)/pybabel extract -F babel.cfg -k N_ --no-location --sort-output \
-	  --project mjtable -o $(POT) mjtable_core firmware hal simulator rules venue bench
+	  --project mjtable -o $(POT) mjtable_core firmware hal simulator rules venue bench mjtable
 	$(BIN)/pybabel update -i $(POT) -d firmware/locale -D mjtable --no-fuzzy-matching \
 	  --ignore-obsolete --no-wrap
 

@@ -69,7 +69,7 @@ class Daemon:
         Technicians(state / "technicians.json").add("li", TOKEN)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **(env or {})}
         self.proc = children.spawn(
-            [sys.executable, "-c", "from firmware.cli import main; import sys; "
+            [sys.executable, "-c", "from mjtable.cli import main; import sys; "
              "sys.exit(main())", "--state-dir", str(state), "run", "--plain",
              "--socket", str(self.socket)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,

@@ -177,7 +177,7 @@ class Daemon:
 
     def start(self) -> None:
         exe = Path(sys.executable).parent / "mjtable"
-        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "firmware.cli"]
+        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "mjtable.cli"]
         self.proc = children.spawn(
             [*cmd, "--state-dir", str(self.state), "run", "--plain", "--config",
              str(self.config), "--socket", str(self.socket), "--speed", str(self.speed)],

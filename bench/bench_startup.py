@@ -34,7 +34,7 @@ READY_TIMEOUT_S = 30.0
 def command() -> list[str]:
     """`mjtable` as installed next to this interpreter, else the same module by -m."""
     script = Path(sys.executable).parent / "mjtable"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "firmware.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "mjtable.cli"]
 
 
 def _wait_ready(sock: socket.socket, proc: subprocess.Popen[bytes]) -> None:

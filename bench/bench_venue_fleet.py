@@ -146,7 +146,7 @@ class Pair:
     def start_agent(self) -> None:
         import subprocess
         self.agent = children.spawn(
-            [sys.executable, "-m", "firmware.cli", "agent", "--config",
+            [sys.executable, "-m", "mjtable.cli", "agent", "--config",
              str(self.daemon.config), "--socket", str(self.daemon.socket)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
         self.agent_started = time.monotonic()

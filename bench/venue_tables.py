@@ -70,7 +70,7 @@ class Daemon:
     def start(self) -> Daemon:
         env = {**os.environ, "MJTABLE_LANG": "en"}
         self.proc = children.spawn(
-            [sys.executable, "-m", "firmware.cli", "--state-dir", str(self.state), "run",
+            [sys.executable, "-m", "mjtable.cli", "--state-dir", str(self.state), "run",
              "--plain", "--speed", str(self.speed), "--config", str(self.config),
              "--socket", str(self.socket)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from firmware.cli import main
+from mjtable.cli import main
 from mjtable_core.config import load_config, reference_config
 from simulator.fuzz import (
     CLASSES,

@@ -25,7 +25,7 @@ from rules.engine import BuiltinEngine
 from simulator.run import WiredTable, assemble, simulate
 from tests.conftest import CONFIGS, ROOT, ScriptedHal, installed_package, quick
 
-MJTABLE = [sys.executable, "-m", "firmware.cli"]
+MJTABLE = [sys.executable, "-m", "mjtable.cli"]
 
 
 def with_rules(config: Config, **changes: Any) -> Config:

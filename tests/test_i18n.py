@@ -17,7 +17,7 @@ from firmware.faults.kinds import CATALOGUE, Fault
 from firmware.i18n import _, language, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("mjtable_core", "firmware", "hal", "simulator", "rules", "venue",
+SOURCES = ("mjtable", "mjtable_core", "firmware", "hal", "simulator", "rules", "venue",
            "bench")   # as `make messages`
 PLACEHOLDER = re.compile(r"\{[^{}]*\}|%\(\w+\)[a-z]|%[a-z]")   # str.format and %-style
 

@@ -176,7 +176,7 @@ def test_a_broken_chain_reads_in_chinese() -> None:
 
 
 def test_verify_deals_says_the_break_in_chinese(monkeypatch, capsys) -> None:
-    from firmware.cli import main
+    from mjtable.cli import main
 
     before = i18n.current()
     monkeypatch.setenv("MJTABLE_LANG", "zh_CN")

@@ -7,7 +7,7 @@ import io
 import re
 from pathlib import Path
 
-from firmware.cli import main
+from mjtable.cli import main
 from simulator.scenario import load_scenario
 from tests.conftest import ROOT
 

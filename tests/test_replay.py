@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from firmware.cli import main
 from firmware.diagnosis import recorder
 from firmware.diagnosis.recorder import MAX_BYTES, RECORDING
 from firmware.faults.kinds import CATALOGUE
 from firmware.state.eventlog import EventLog
+from mjtable.cli import main
 from mjtable_core.config import load_config
 from simulator.harness import Harness
 from simulator.replay import replay

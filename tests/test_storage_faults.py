@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
 from firmware.state.eventlog import EventLog
+from mjtable.cli import main
 
 Mount = Callable[[str], Path]
 

@@ -7,8 +7,8 @@ import datetime
 
 import pytest
 
-from firmware.cli import main
 from firmware.console.cli import when
+from mjtable.cli import main
 
 from .conftest import Daemon
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
 from firmware.state.journal import FILE_NAME as JOURNAL_NAME
 from firmware.state.journal import FORMAT as JOURNAL_FORMAT
 from hal.backends.ioboard import IoBoardHal
 from hal.protocol import VERSION, Decoder, Msg, decode_welcome, encode_heartbeat, encode_hello
+from mjtable.cli import main
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config
 from simulator.ioboard_emulator import IoBoardEmulator
@@ -201,7 +201,7 @@ def test_run_with_a_silent_board_waits_with_e80_shown_and_keeps_asking(tmp_path)
         saved = {"clean": True, "cycle": 41, "format": JOURNAL_FORMAT}
         (state / JOURNAL_NAME).write_text(json.dumps(saved))
         daemon = subprocess.Popen(
-            [sys.executable, "-m", "firmware.cli", "--state-dir", str(state), "run",
+            [sys.executable, "-m", "mjtable.cli", "--state-dir", str(state), "run",
              "--plain", "--config", str(config), "--socket", str(tmp_path / "api.sock")],
             cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:

@@ -133,7 +133,7 @@ def test_daemon_says_ready_only_once_the_table_runs(listener, tmp_path):
     reader = threading.Thread(target=collect)
     reader.start()
     proc = subprocess.run(
-        [sys.executable, "-c", "import sys; from firmware.cli import main; "
+        [sys.executable, "-c", "import sys; from mjtable.cli import main; "
          "sys.exit(main(sys.argv[1:]))", "run", "--plain", "--speed", "200",
          "--cycles", "1", "--config", str(sim_config)],
         capture_output=True, text=True, env=env, timeout=60, cwd=root)

@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rules
-from firmware.cli import main
 from firmware.state.eventlog import EventLog
+from mjtable.cli import main
 from rules.tiles import set_composition
 from tests.conftest import ROOT
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import rules
-from firmware.cli import main
+from mjtable.cli import main
 from mjtable_core.config import load_config
 from rules.chain import read_records, verify_history
 from simulator.run import assemble

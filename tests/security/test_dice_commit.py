@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 import firmware.hands.handoff as handoff_module
-from firmware.cli import main
 from firmware.hands.handoff import Handoff, display_text
+from mjtable.cli import main
 from mjtable_core.config import load_config
 from rules import dicecommit
 from rules.chain import read_records, verify_history

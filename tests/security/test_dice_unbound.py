@@ -11,8 +11,8 @@ import pytest
 
 import firmware.hands.handoff as handoff_module
 import rules
-from firmware.cli import main
 from firmware.hands.handoff import Handoff, display_text
+from mjtable.cli import main
 from tests.security.test_dice_commit import play
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
 from firmware.state.journal import FileJournal
+from mjtable.cli import main
 from mjtable_core.config import load_config
 from rules.chain import verify_file
 from simulator.harness import Harness
