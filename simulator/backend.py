@@ -18,8 +18,8 @@ from mjtable_core.config import Config
 from mjtable_core.i18n import _
 from mjtable_core.signals import Signal, Value
 from simulator.host_clock import HostClock
-from simulator.players import SimPlayers
-from simulator.table import SimTable
+from simulator.physics.players import SimPlayers
+from simulator.physics.table import SimTable
 
 
 class SimHal:

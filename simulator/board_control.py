@@ -25,7 +25,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from simulator.table import SimTable
+from simulator.physics.table import SimTable
 
 
 def walls(table: SimTable) -> dict[str, Any]:

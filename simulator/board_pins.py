@@ -13,7 +13,7 @@ from collections.abc import Callable
 from hal.protocol import CHANNEL_OF, CHANNELS, decode_value, encode_value
 from mjtable_core.clock import Clock
 from mjtable_core.signals import Value
-from simulator.table import SimTable
+from simulator.physics.table import SimTable
 
 
 class SimPins:

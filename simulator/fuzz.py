@@ -42,8 +42,8 @@ from mjtable_core.config import Config, reference_config
 from mjtable_core.geometry import REFERENCE
 from simulator.diagnosis_judge import failed as judged_failures
 from simulator.diagnosis_judge import judge as judge_diagnosis
+from simulator.physics.tiles import set_codes
 from simulator.scenario import AFTER_FAULT, PHASES, ActionSpec, Expect, FaultSpec, Scenario
-from simulator.tiles import set_codes
 
 CLASSES = ("violations", "stalls", "crashes", "timeouts", "wrong_handoffs",
            "tiles_not_accounted", "wrong_fault", "wrong_diagnosis", "fault_flood",

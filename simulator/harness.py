@@ -29,7 +29,8 @@ from mjtable_core.clock import Clock
 from mjtable_core.config import Config
 from mjtable_core.geometry import Geometry
 from simulator import problems
-from simulator.players import SimPlayers
+from simulator.physics.players import SimPlayers
+from simulator.physics.table import DirtySensor, build_bound
 from simulator.referee import Referee
 from simulator.rigs import IoboardRig, SimRig
 from simulator.scenario import (
@@ -41,7 +42,6 @@ from simulator.scenario import (
     check_for_table,
 )
 from simulator.stalls import HostStalls
-from simulator.table import DirtySensor, build_bound
 from simulator.watchdog import StallWatchdog
 
 # Generous: a cycle is a hand of play plus the lid, raise and dice around it, and

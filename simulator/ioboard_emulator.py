@@ -35,7 +35,7 @@ from mjtable_core.clock import Clock, Timer
 from mjtable_core.signals import Value
 from simulator.board_pins import SimPins
 from simulator.lockstep import Meter
-from simulator.table import HEAD_LEAVE_HOME_AT, PLATE_LEAVE_HOME_AT, SimTable
+from simulator.physics.table import HEAD_LEAVE_HOME_AT, PLATE_LEAVE_HOME_AT, SimTable
 
 READ_TIMEOUT_S = 0.05
 
@@ -322,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
 async def _serve(args: argparse.Namespace) -> int:
     from mjtable_core.clock import RealClock
     from mjtable_core.config import load_config
-    from simulator.players import SimPlayers
+    from simulator.physics.players import SimPlayers
 
     config = load_config(args.config)
     clock = RealClock(asyncio.get_running_loop(), args.speed)

@@ -19,7 +19,7 @@ from mjtable_core.config import Config, check_link
 from simulator.host_clock import HostClock
 from simulator.ioboard_emulator import BoardPort, IoBoardEmulator, PtyPort, TcpPort
 from simulator.lockstep import LockstepClock, MeteredPort
-from simulator.table import SimTable
+from simulator.physics.table import SimTable
 
 
 class IoboardWiredTable:

@@ -43,7 +43,7 @@ from firmware.faults.kinds import BUILD, CATALOGUE, ERROR
 from hal.interlocks import Rule
 from mjtable_core.geometry import Geometry
 from mjtable_core.signals import Value
-from simulator.table import SimTable
+from simulator.physics.table import SimTable
 
 RULES = ("motor.lid_open", "wall.lid_open", "wall.not_up", "wall.onto_wall", "handoff.mismatch",
          "build.onto_track", "motor.case_open", "motor.after_stop", "motor.on_at_fault",

@@ -22,8 +22,8 @@ from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
 from simulator.backend import SimHal
 from simulator.host_clock import HostClock
+from simulator.physics.table import SimTable
 from simulator.scenario import FaultSpec
-from simulator.table import SimTable
 
 # After the cable is back: a few of the host's HELLOs, for the board's WELCOME.
 RELINK_GRACE_S = 1.0

@@ -22,9 +22,9 @@ from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
 from simulator.backend import SimHal
 from simulator.harness import Harness
-from simulator.players import SimPlayers
+from simulator.physics.players import SimPlayers
+from simulator.physics.table import SimTable
 from simulator.scenario import Expect, Scenario
-from simulator.table import SimTable
 
 
 @dataclass

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simulator.host_clock import HostClock
+from simulator.physics.table import SimTable
 from simulator.scenario import FaultSpec
-from simulator.table import SimTable
 
 LEAD_S = 0.002       # the stall begins this long before the stop's edge
 POLL_S = 0.01        # how often to look whether the mechanism is on its way to its stop

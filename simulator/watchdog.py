@@ -17,11 +17,11 @@ from firmware.controller import Controller
 from firmware.faults.kinds import ERROR
 from mjtable_core.clock import Clock
 from mjtable_core.signals import Value
-from simulator.players import SimPlayers
-from simulator.table import SimTable
+from simulator.physics.players import SimPlayers
+from simulator.physics.table import SimTable
 
 # Longer than any motion or retry, and than players take to press a key again that
-# the table ignored (twice their patience, simulator/players.py).
+# the table ignored (twice their patience, simulator/physics/players.py).
 STALL_BOUND_S = 180.0
 CHECK_EVERY_S = 10.0
 PROGRESS = frozenset({"start", "phase", "build.started", "build.staged", "raising",

@@ -55,7 +55,7 @@ def third_party(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         from mjtable_core.schema import ConfigError
         from hal.interface import OpenedHal
         from simulator.backend import SimHal
-        from simulator.table import SimTable
+        from simulator.physics.table import SimTable
 
         def open_backend(config, clock, seed):
             return OpenedHal(SimHal(SimTable(config, clock, seed)), "bench_rig", "a rig")

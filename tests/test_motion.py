@@ -9,7 +9,7 @@ from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config
 from mjtable_core.signals import LID_OFF
 from simulator.backend import SimHal
-from simulator.table import SimTable
+from simulator.physics.table import SimTable
 
 from .conftest import CONFIGS, quick
 

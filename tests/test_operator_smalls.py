@@ -63,7 +63,7 @@ def test_one_record_is_said_in_the_singular(tmp_path: Path, capsys) -> None:
 def test_ctrl_c_in_simulate_json_writes_the_partial_report(capsys, monkeypatch) -> None:
     import json
 
-    from simulator.players import SimPlayers
+    from simulator.physics.players import SimPlayers
 
     hand_over = SimPlayers._hand_over
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config, reference_config
+from simulator.physics.table import SimTable
 from simulator.referee import RULES, Referee
-from simulator.table import SimTable
 from simulator.watchdog import STALL_BOUND_S, StallWatchdog
 
 
@@ -284,7 +284,7 @@ class _Ctl:
 
 
 def test_a_stuck_table_is_a_stall_and_says_what_it_shows() -> None:
-    from simulator.players import SimPlayers
+    from simulator.physics.players import SimPlayers
 
     clock, table, _ = bench()
     players = SimPlayers(table, clock, table.config)
@@ -299,7 +299,7 @@ def test_a_stuck_table_is_a_stall_and_says_what_it_shows() -> None:
 
 
 def test_busy_players_are_not_a_stall() -> None:
-    from simulator.players import SimPlayers
+    from simulator.physics.players import SimPlayers
 
     clock, table, _ = bench()
     players = SimPlayers(table, clock, table.config)

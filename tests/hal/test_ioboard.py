@@ -21,8 +21,8 @@ from mjtable.cli import main
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config
 from simulator.ioboard_emulator import IoBoardEmulator
+from simulator.physics.table import SimTable
 from simulator.run import simulate, simulate_ioboard
-from simulator.table import SimTable
 
 from ..conftest import CONFIGS, quick
 

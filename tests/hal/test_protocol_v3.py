@@ -31,8 +31,8 @@ from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config
 from mjtable_core.signals import LID_UP
 from simulator.ioboard_emulator import IoBoardEmulator
+from simulator.physics.table import SimTable
 from simulator.run import simulate_ioboard
-from simulator.table import SimTable
 
 from ..conftest import CONFIGS, quick
 from .test_ioboard import _RecordingPort

@@ -15,7 +15,7 @@ import rules
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config
 from mjtable_core.signals import Value
-from simulator.table import SimTable
+from simulator.physics.table import SimTable
 
 PATIENCE_S = 60.0     # players try again after this long without anything happening
 # What the display shows in test mode: "t-", "t3" while test 3 runs, "3P"/"3F" after it.

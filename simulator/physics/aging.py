@@ -17,8 +17,8 @@ from firmware.faults.kinds import CATALOGUE, ERROR
 from mjtable_core.clock import Clock, Timer
 from mjtable_core.config import Config
 from simulator.harness import Harness
+from simulator.physics.table import SimTable
 from simulator.scenario import Scenario
-from simulator.table import SimTable
 
 if TYPE_CHECKING:
     from firmware.controller import Controller

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from mjtable_core.clock import Clock, Timer
 from mjtable_core.config import Config
 from mjtable_core.signals import LID_DOWN, LID_UP, Kind, Value, motors_off
-from simulator.mechanisms import Cam, Travel
-from simulator.tiles import Tile, make_sets
+from simulator.physics.mechanisms import Cam, Travel
+from simulator.physics.tiles import Tile, make_sets
 
 HEAD_TAKE_AT = 0.3
 HEAD_LEAVE_HOME_AT = 0.05
