@@ -2,7 +2,7 @@
 
 The physical table lives on in its own process: the I/O-board emulator serving the
 simulated table and players on socket://127.0.0.1:PORT, with a control socket
-(simulator/board_control.py) that tells the physical truth and does the refeed. The
+(simulator/rigs/board_control.py) that tells the physical truth and does the refeed. The
 daemon is the real `mjtable run` on the real clock (a --speed factor keeps it fast),
 with its journal and event log in a state directory.
 
@@ -132,7 +132,7 @@ class Board:
         self.control = workdir / "board.sock"
         config = bench_config(workdir / "board.toml", "socket://127.0.0.1:1", play_time_s)
         self.proc = children.spawn(
-            [sys.executable, "-m", "simulator.ioboard_emulator", "--listen", "0",
+            [sys.executable, "-m", "simulator.rigs.ioboard_emulator", "--listen", "0",
              "--config", str(config), "--speed", str(speed), "--seed", str(seed),
              "--heartbeat-limit", str(LINK_SLACK_S), "--retransmit", str(RETRANSMIT_S),
              "--max-retries", str(MAX_RETRIES), "--control", str(self.control)],

@@ -196,7 +196,7 @@ def _passthrough(argv: list[str]) -> int | None:
             from venue.desk.cli import main as venue_main
             return venue_main(rest)
         if word == "audit":
-            from simulator.audit_cli import main as audit_main
+            from simulator.harness.audit_cli import main as audit_main
             return audit_main(rest)
         if word == "score":
             from rules.scoring.cli import score_main
@@ -206,7 +206,7 @@ def _passthrough(argv: list[str]) -> int | None:
             from rules.cli import verify_deals_main
             return verify_deals_main(rest, read_log=read_anchors)
         if word == "replay":
-            from simulator.replay_cli import main as replay_main
+            from simulator.fuzz.replay_cli import main as replay_main
             return replay_main(rest)
         if word == "bench":
             from bench.run import main as bench_main
@@ -244,11 +244,11 @@ def _run(config: Config, args: argparse.Namespace) -> int:
 
 
 def _simulate(config: Config, args: argparse.Namespace) -> int:
-    from simulator.run import simulate
+    from simulator.harness.run import simulate
     from simulator.scenario import ScenarioError
 
     if args.hal == "ioboard":   # the real serial path, against the I/O-board emulator
-        from simulator.run import simulate_ioboard as simulate
+        from simulator.harness.run import simulate_ioboard as simulate
     progress = None
     if sys.stderr.isatty():
         def progress(done: int, total: int) -> None:
@@ -292,7 +292,7 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
 def _other_table(config: Config, rig: str) -> Any:
     """The runner of the other table size (144 and 136 tiles) for `fuzz --wide`."""
     from mjtable_core.config import reference_config
-    from simulator.fuzz import ConfigRunner
+    from simulator.fuzz.batch import ConfigRunner
 
     name = "table.toml" if config.table.tiles == 136 else "table-136.toml"
     return ConfigRunner(load_config(reference_config(name)), rig)
@@ -301,8 +301,8 @@ def _other_table(config: Config, rig: str) -> Any:
 def _fuzz(config: Config, args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from simulator.fuzz import CLASSES, fuzz, ioboard_runner, sim_runner
-    from simulator.problems import class_name
+    from simulator.fuzz.batch import CLASSES, fuzz, ioboard_runner, sim_runner
+    from simulator.harness.problems import class_name
 
     def progress(done: int, total: int, failed: int) -> None:
         if done % 50 == 0 or done == total:
@@ -352,7 +352,7 @@ def _scenario(args: argparse.Namespace, config: Config) -> tuple[Any, Config]:
 
 
 def _print_summary(report: dict) -> None:
-    from simulator.problems import say
+    from simulator.harness.problems import say
     # What the referee saw comes first: it outranks anything the firmware reported.
     for v in report.get("referee_violations", []):
         print(_("VIOLATION {rule} (hand {hand}, t={t} s): {detail}").format(

@@ -7,7 +7,7 @@ import pytest
 
 from firmware.diagnosis.guided import SYMPTOMS, UnknownSymptom, diagnose
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import Scenario, load_scenario
 from tests.conftest import ROOT, quick
 

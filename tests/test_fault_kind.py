@@ -28,7 +28,8 @@ from tests.test_diagnosis import run_check, table_in_play
 ROOT = Path(__file__).resolve().parent.parent
 # What an injected problem may raise is the simulator's own expectation, kept apart from
 # the firmware's on purpose: its scenario, fuzz and soak tables are keyed by problem.
-SIMULATOR_EXPECTATIONS = {"simulator/scenario.py", "simulator/fuzz.py", "simulator/soak.py"}
+SIMULATOR_EXPECTATIONS = {"simulator/scenario.py", "simulator/fuzz/batch.py",
+                          "simulator/fuzz/soak.py"}
 
 
 def _code_files() -> list[str]:
@@ -66,7 +67,7 @@ def test_no_module_keeps_a_table_of_fault_ids() -> None:
 
 
 def test_the_referee_judges_from_the_kind_not_the_firmwares_sets() -> None:
-    for path in ("simulator/referee.py", "simulator/harness.py"):
+    for path in ("simulator/harness/referee.py", "simulator/harness/runner.py"):
         text = (ROOT / path).read_text()
         assert "BUILD_SCOPE" not in text and "UNTRUSTED_COUNT" not in text
 

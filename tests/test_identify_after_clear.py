@@ -7,7 +7,7 @@ from pathlib import Path
 
 from firmware.service.identify import BLINK_S, IDENTIFY_S, SHOWN, Identify
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent

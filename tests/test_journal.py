@@ -9,8 +9,8 @@ from firmware.controller import Controller
 from firmware.state.journal import FILE_NAME, FileJournal, MemoryJournal
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config
-from simulator.harness import ScopedClock
-from simulator.run import WiredTable, assemble
+from simulator.harness.run import WiredTable, assemble
+from simulator.harness.runner import ScopedClock
 from tests.conftest import ScriptedHal, quick
 
 
@@ -101,7 +101,7 @@ def test_learned_timings_and_fault_history_survive_a_restart() -> None:
 
 def test_handoff_keeps_recent_records_only(monkeypatch) -> None:
     import firmware.hands.handoff
-    from simulator.harness import Harness
+    from simulator.harness.runner import Harness
     from simulator.scenario import Scenario
 
     monkeypatch.setattr(firmware.hands.handoff, "KEEP_RECORDS", 2)

@@ -8,8 +8,8 @@ from hal.armed import StopReason
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config
 from mjtable_core.signals import LID_OFF
-from simulator.backend import SimHal
 from simulator.physics.table import SimTable
+from simulator.rigs.backend import SimHal
 
 from .conftest import CONFIGS, quick
 

@@ -43,7 +43,7 @@ def test_a_flaky_lid_sensor_raises_no_flood() -> None:
 
 def test_a_stuck_face_up_sensor_is_known_across_builds_and_gives_no_tile_verdict() -> None:
     from mjtable_core.config import load_config
-    from simulator.harness import Harness
+    from simulator.harness.runner import Harness
     from simulator.scenario import Scenario
     from tests.conftest import quick
 

@@ -83,9 +83,9 @@ def test_ctrl_c_in_simulate_json_writes_the_partial_report(capsys, monkeypatch) 
 
 
 def test_ctrl_c_in_fuzz_says_it_was_interrupted(tmp_path: Path, capsys, monkeypatch) -> None:
-    import simulator.fuzz
+    import simulator.fuzz.batch
 
-    judge = simulator.fuzz.judge
+    judge = simulator.fuzz.batch.judge
     runs = []
 
     def interrupted_at_the_second(*args, **kwargs):
@@ -94,6 +94,6 @@ def test_ctrl_c_in_fuzz_says_it_was_interrupted(tmp_path: Path, capsys, monkeypa
             raise KeyboardInterrupt
         return judge(*args, **kwargs)
 
-    monkeypatch.setattr(simulator.fuzz, "judge", interrupted_at_the_second)
+    monkeypatch.setattr(simulator.fuzz.batch, "judge", interrupted_at_the_second)
     assert main(["fuzz", "--count", "5", "--out", str(tmp_path)]) == 130
     assert "fuzz: interrupted after 1 of 5 scenarios" in capsys.readouterr().err

@@ -13,7 +13,7 @@ from firmware.diagnosis.guided import diagnose
 from firmware.machines.maintenance import Maintenance, MaintenanceRefused
 from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import VirtualClock
-from simulator.harness import ScopedClock
+from simulator.harness.runner import ScopedClock
 from tests.conftest import ScriptedHal, events_of, run_for
 from tests.steps import (
     feed_tile,

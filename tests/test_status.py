@@ -13,7 +13,7 @@ from firmware.console import render
 from firmware.console.view import picture, snap_from_status, snapshot
 from firmware.controller import JOURNALED_STATUS
 from firmware.machines.maintenance import Maintenance
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from tests.test_diagnosis import table_in_play
 
 

@@ -7,7 +7,7 @@ fault keeps starts at the last *anchor*: a build starting, or the cycle entering
 phase while no build runs. With the anchor it keeps what the table had learned then
 (travel times) and every input's value. At a fault the window is frozen, bounded in
 seconds and bytes too, and logged as a `flight.recording` event right after the fault
-(`mjtable replay` runs it again against the simulator: simulator/replay.py).
+(`mjtable replay` runs it again against the simulator: simulator/fuzz/replay.py).
 
 Entries are short lists, to keep a recording small in the event log:
 `[t, "i", signal, value]` (an input edge; a fifth item is the board's time of it),

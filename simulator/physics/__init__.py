@@ -1,1 +1,1 @@
-"""The physical table: tiles, moving parts, their wear, the players."""
+"""The physical table: tiles, moving parts, the players."""

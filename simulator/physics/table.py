@@ -72,7 +72,7 @@ class SimTable:
                  head_home_window: float = HEAD_LEAVE_HOME_AT,
                  plate_home_window: float = PLATE_LEAVE_HOME_AT) -> None:
         """`*_home_window`: the part of a cam's turn its home switch stays closed. A
-        rig on the real clock at --speed widens them (simulator/ioboard_emulator.py):
+        rig on the real clock at --speed widens them (simulator/rigs/ioboard_emulator.py):
         there a host's round trip is table-time too, and a stop arriving after the
         window is a cam coasting past home, which a table's own controller never sees."""
         if not 0 < head_home_window < HEAD_TAKE_AT or not 0 < plate_home_window < PLATE_RAISE_AT:
@@ -94,7 +94,7 @@ class SimTable:
         # ... and what really happens, as people at the table see it.
         self.witnesses: list[Callable[[str, Value], None]] = []
         # ... and what the mechanics do with tiles (a wall rising, a stack laid), for
-        # a referee that judges physics (simulator/referee.py).
+        # a referee that judges physics (simulator/harness/referee.py).
         self.happenings: list[Callable[[str, int], None]] = []
         self.geometry = geometry = config.geometry
         self.tiles = make_sets(config.table.tiles, geometry.sets)

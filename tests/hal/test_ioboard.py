@@ -20,9 +20,9 @@ from hal.protocol import VERSION, Decoder, Msg, decode_welcome, encode_heartbeat
 from mjtable.cli import main
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config
-from simulator.ioboard_emulator import IoBoardEmulator
+from simulator.harness.run import simulate, simulate_ioboard
 from simulator.physics.table import SimTable
-from simulator.run import simulate, simulate_ioboard
+from simulator.rigs.ioboard_emulator import IoBoardEmulator
 
 from ..conftest import CONFIGS, quick
 
@@ -237,7 +237,7 @@ def test_a_heartbeat_slower_than_the_board_allows_is_refused_at_the_handshake(sh
     # The board announces a 0.15 s failsafe; our 0.1 s heartbeat leaves no room for a
     # lost beat, so the daemon would start and then lose the board moments later.
     from hal.interface import HalError
-    from simulator.ioboard_run import IoboardWiredTable
+    from simulator.rigs.ioboard_run import IoboardWiredTable
 
     bench = IoboardWiredTable(short, heartbeat_limit_s=0.15)
     with pytest.raises(HalError) as refused:
@@ -310,7 +310,7 @@ def test_a_board_in_failsafe_keeps_saying_so_until_hello(short):
 
 
 def test_the_control_door_says_where_every_tile_is(short):
-    from simulator.board_control import answer
+    from simulator.rigs.board_control import answer
 
     table = SimTable(short, VirtualClock(), seed=1)
     places = answer(table, None, {"do": "where"})["where"]

@@ -14,8 +14,8 @@ from firmware.api.server import hand_in_play
 from firmware.hands.scoring import ScoreRefused
 from mjtable_core.config import load_config
 from rules.scoring.session import DEALER_RULES
-from simulator.harness import Harness
-from simulator.run import assemble
+from simulator.harness.run import assemble
+from simulator.harness.runner import Harness
 from simulator.scenario import parse_scenario
 from tests.conftest import quick
 

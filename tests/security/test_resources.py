@@ -14,7 +14,7 @@ from firmware.api import server as api_server
 from firmware.console.client import ApiClient
 from firmware.state.journal import MemoryJournal
 from mjtable_core.config import load_config
-from simulator.run import assemble
+from simulator.harness.run import assemble
 from tests.console.conftest import Daemon
 
 from .conftest import raw

@@ -2,7 +2,7 @@
 a flood of API clients), now or just before a mechanism's next stop.
 
 Just before a stop is the worst instant for a stop made by the host: the edge comes
-while nobody listens. The table and the board go on (simulator/host_clock.py); what
+while nobody listens. The table and the board go on (simulator/rigs/host_clock.py); what
 the figures need is recorded per stall: where, when, and what the board did.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from simulator.host_clock import HostClock
 from simulator.physics.table import SimTable
+from simulator.rigs.host_clock import HostClock
 from simulator.scenario import FaultSpec
 
 LEAD_S = 0.002       # the stall begins this long before the stop's edge

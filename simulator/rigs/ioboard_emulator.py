@@ -11,7 +11,7 @@ Link faults (docs/mechanics.md) are injected here: `noise` (probability that a b
 flipped, both directions) and `drop_link(duration_s)` (nothing crosses the cable).
 
 Run it on its own for `mjtable run` with `[hal] backend = "ioboard"`:
-`python -m simulator.ioboard_emulator --listen 7700` (or `--pty`).
+`python -m simulator.rigs.ioboard_emulator --listen 7700` (or `--pty`).
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from hal.backends.ioboard import GIL_SWITCH_S
 from hal.protocol import VERSION, Frame, Msg
 from mjtable_core.clock import Clock, Timer
 from mjtable_core.signals import Value
-from simulator.board_pins import SimPins
-from simulator.lockstep import Meter
 from simulator.physics.table import HEAD_LEAVE_HOME_AT, PLATE_LEAVE_HOME_AT, SimTable
+from simulator.rigs.board_pins import SimPins
+from simulator.rigs.lockstep import Meter
 
 READ_TIMEOUT_S = 0.05
 
@@ -292,7 +292,7 @@ class IoBoardEmulator:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m simulator.ioboard_emulator",
+        prog="python -m simulator.rigs.ioboard_emulator",
         description="Emulated I/O board with a simulated table and players behind it.")
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--listen", type=int, metavar="PORT",
@@ -314,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
                         metavar="FRACTION", help="the same for a wall lift plate")
     parser.add_argument("--control", metavar="PATH",
                         help="Unix socket for test harnesses: physical walls, refeed "
-                             "(simulator/board_control.py)")
+                             "(simulator/rigs/board_control.py)")
     args = parser.parse_args(argv)
     return asyncio.run(_serve(args))
 
@@ -335,7 +335,7 @@ async def _serve(args: argparse.Namespace) -> int:
     board.start()
     control = None
     if args.control:
-        from simulator.board_control import serve
+        from simulator.rigs.board_control import serve
 
         control = await serve(args.control, table, board)
     print(f"I/O board emulator on {board.url} (set [ioboard] port to this)", flush=True)

@@ -1,6 +1,6 @@
 """A side door into the emulated table, for test harnesses: the physical truth.
 
-The I/O-board emulator process (`python -m simulator.ioboard_emulator --control PATH`)
+The I/O-board emulator process (`python -m simulator.rigs.ioboard_emulator --control PATH`)
 serves this on a Unix socket. One JSON object per line in, one per line out:
 
 - `{"do": "walls"}` → the walls standing on the table: per side a list of stacks, each

@@ -28,9 +28,9 @@ from hal.interface import Listener
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
 from mjtable_core.signals import OUTPUT_KINDS, Value
-from simulator.backend import SimHal
 from simulator.physics.players import SimPlayers
 from simulator.physics.table import SimTable
+from simulator.rigs.backend import SimHal
 
 HANDS_TO_ANCHOR = 4         # healthy hands the simulator may take to reach the anchor
 AFTER_FAULT_S = 5.0         # how long past the recorded fault it may come

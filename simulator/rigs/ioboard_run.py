@@ -1,6 +1,6 @@
 """`mjtable simulate --hal ioboard`: the unchanged firmware through the real serial path.
 
-The rig behind `simulate_ioboard()` (simulator/run.py): the same harness (rig
+The rig behind `simulate_ioboard()` (simulator/harness/run.py): the same harness (rig
 "ioboard"), but the firmware drives the table through the ioboard backend, pyserial,
 a pty (or a 127.0.0.1 socket) and the board emulator. Time is a `LockstepClock`:
 virtual, advancing only while the link is idle, so a run is as fast as the frames can
@@ -16,10 +16,10 @@ from hal.backends.ioboard import IoBoardHal, LinkError, open_port
 from hal.interface import HalError
 from hal.protocol import VERSION
 from mjtable_core.config import Config, check_link
-from simulator.host_clock import HostClock
-from simulator.ioboard_emulator import BoardPort, IoBoardEmulator, PtyPort, TcpPort
-from simulator.lockstep import LockstepClock, MeteredPort
 from simulator.physics.table import SimTable
+from simulator.rigs.host_clock import HostClock
+from simulator.rigs.ioboard_emulator import BoardPort, IoBoardEmulator, PtyPort, TcpPort
+from simulator.rigs.lockstep import LockstepClock, MeteredPort
 
 
 class IoboardWiredTable:

@@ -28,11 +28,13 @@ from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config
 from mjtable_core.geometry import Geometry
-from simulator import problems
+from simulator.harness import problems
+from simulator.harness.referee import Referee
+from simulator.harness.watchdog import StallWatchdog
 from simulator.physics.players import SimPlayers
 from simulator.physics.table import DirtySensor, build_bound
-from simulator.referee import Referee
-from simulator.rigs import IoboardRig, SimRig
+from simulator.rigs.rig import IoboardRig, SimRig
+from simulator.rigs.stalls import HostStalls
 from simulator.scenario import (
     AFTER_FAULT,
     DETECTED_BY,
@@ -41,8 +43,6 @@ from simulator.scenario import (
     Scenario,
     check_for_table,
 )
-from simulator.stalls import HostStalls
-from simulator.watchdog import StallWatchdog
 
 # Generous: a cycle is a hand of play plus the lid, raise and dice around it, and
 # time for a technician to fix what a scenario breaks.
@@ -125,7 +125,7 @@ class Harness:
         self.bounds: list[float] = []
         self.problems: list[str] = []
         self.detections: list[dict[str, Any]] = []
-        # What a technician sees (simulator/diagnosis_judge.py): copies of one fault
+        # What a technician sees (simulator/harness/diagnosis_judge.py): copies of one fault
         # active at once, and a display still showing a fault once it is cleared.
         self.max_active_copies = 0
         self.stale_displays: list[str] = []

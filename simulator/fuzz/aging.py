@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.faults.kinds import CATALOGUE, ERROR
 from mjtable_core.clock import Clock, Timer
 from mjtable_core.config import Config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.physics.table import SimTable
 from simulator.scenario import Scenario
 

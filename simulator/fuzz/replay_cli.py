@@ -21,7 +21,7 @@ from firmware.state.eventlog import LogReader
 from firmware.state.storage import STORAGE_ERRORS, Unreadable, problem
 from mjtable_core.config import Config, load_config, reference_config
 from mjtable_core.schema import ConfigError
-from simulator.replay import RecordingError, checked, load_recording, replay
+from simulator.fuzz.replay import RecordingError, checked, load_recording, replay
 
 EXIT_REPRODUCED, EXIT_NOT_REPRODUCED, EXIT_BAD_INPUT = 0, 1, 2
 SAME_FAULT_S = 0.001        # the fault's row time is rounded to the millisecond

@@ -1,6 +1,6 @@
 """Headless runs of the unchanged firmware against the simulated table.
 
-`simulate()` runs the harness (simulator/harness.py) on the virtual clock as fast as
+`simulate()` runs the harness (simulator/harness/runner.py) on the virtual clock as fast as
 the CPU allows and returns the report that `mjtable simulate` prints;
 `simulate_ioboard()` runs the same harness through the real serial path
 (`mjtable simulate --hal ioboard`). `assemble()` wires a table without running it.
@@ -20,10 +20,10 @@ from firmware.hands.handoff import Consumer
 from hal.protocol import VERSION
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
-from simulator.backend import SimHal
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.physics.players import SimPlayers
 from simulator.physics.table import SimTable
+from simulator.rigs.backend import SimHal
 from simulator.scenario import Expect, Scenario
 
 
@@ -75,7 +75,7 @@ def simulate_ioboard(config: Config, cycles: int, seed: int | None = None,
                      heartbeat_limit_s: float = 0.5,
                      scenario: Scenario | None = None) -> dict[str, Any]:
     """Run `cycles` hands (or a scenario's) through the emulated board: the harness's
-    report (simulator/harness.py), on the ioboard rig, with the link's figures.
+    report (simulator/harness/runner.py), on the ioboard rig, with the link's figures.
 
     `link_drop` = (at_s, duration_s) cuts the cable at that time for a while;
     `link_noise` flips each bit with that probability from the start. Warnings are

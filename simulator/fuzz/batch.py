@@ -4,8 +4,8 @@ Each run draws 1–3 faults of any kind at any valid place, phase or time (power
 included, also during another fault or while a technician works), and for each the
 right technician action, a wrong one or none. A run fails in one or more classes:
 
-- `violations`: the referee saw a physical invariant broken (simulator/referee.py);
-- `stalls`: the table stopped making progress (simulator/watchdog.py);
+- `violations`: the referee saw a physical invariant broken (simulator/harness/referee.py);
+- `stalls`: the table stopped making progress (simulator/harness/watchdog.py);
 - `crashes`: the firmware or the model raised an exception;
 - `timeouts`: the run took longer than its wall-time limit;
 - `wrong_handoffs`: walls handed off that do not stand on the table;
@@ -13,7 +13,7 @@ right technician action, a wrong one or none. A run fails in one or more classes
 - `wrong_fault`: a fault the scenario says must be raised (a head jam injected
   during a build, say) was not raised, or not at the injected side;
 - `wrong_diagnosis`, `fault_flood`, `stale_display`: what a technician sees, for a
-  lone motor or sensor fault (simulator/diagnosis_judge.py): the broken part not named
+  lone motor or sensor fault (simulator/harness/diagnosis_judge.py): the broken part not named
   among the ranked causes (first, or with the test that tells them apart); more than 3
   faults an hour from it, or two active copies of one fault; a display still showing
   a fault once it is cleared.
@@ -40,8 +40,8 @@ from typing import Any
 from firmware.faults.kinds import CATALOGUE
 from mjtable_core.config import Config, reference_config
 from mjtable_core.geometry import REFERENCE
-from simulator.diagnosis_judge import failed as judged_failures
-from simulator.diagnosis_judge import judge as judge_diagnosis
+from simulator.harness.diagnosis_judge import failed as judged_failures
+from simulator.harness.diagnosis_judge import judge as judge_diagnosis
 from simulator.physics.tiles import set_codes
 from simulator.scenario import AFTER_FAULT, PHASES, ActionSpec, Expect, FaultSpec, Scenario
 
@@ -325,7 +325,7 @@ class ConfigRunner:
         self.rig = rig
 
     def __call__(self, scenario: Scenario, wall_limit_s: float) -> dict[str, Any]:
-        from simulator.harness import Harness
+        from simulator.harness.runner import Harness
 
         return Harness(self.config, scenario, rig=self.rig).run(wall_limit_s=wall_limit_s)
 

@@ -71,7 +71,7 @@ def simulate_records(config: Config, hands: int, seed: int | None = None,
                      progress: Callable[[int, int], None] | None = None,
                      ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Run `hands` simulated hands on `config` as given; (records, simulate's report)."""
-    from simulator.run import simulate
+    from simulator.harness.run import simulate
 
     records: list[dict[str, Any]] = []
     report = simulate(config, hands, seed, progress=progress, consumers=[records.append])

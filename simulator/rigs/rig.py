@@ -1,8 +1,8 @@
-"""The two rigs a scenario runs on, behind one harness (simulator/harness.py).
+"""The two rigs a scenario runs on, behind one harness (simulator/harness/runner.py).
 
 - `SimRig`: the simulated HAL in-process, on a `VirtualClock`.
 - `IoboardRig`: the ioboard backend, pyserial, a pty (or socket) and the I/O-board
-  emulator, on the lockstep clock (simulator/ioboard_run.py `IoboardWiredTable`).
+  emulator, on the lockstep clock (simulator/rigs/ioboard_run.py `IoboardWiredTable`).
 
 The harness asks a rig for its clock, table and HAL, to connect, to die and boot
 again at a power cut, and to break or mend the link; everything else (injection,
@@ -20,9 +20,9 @@ from hal.interlocks import Rule, interlock_rules
 from hal.protocol import VERSION
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
-from simulator.backend import SimHal
-from simulator.host_clock import HostClock
 from simulator.physics.table import SimTable
+from simulator.rigs.backend import SimHal
+from simulator.rigs.host_clock import HostClock
 from simulator.scenario import FaultSpec
 
 # After the cable is back: a few of the host's HELLOs, for the board's WELCOME.
@@ -83,7 +83,7 @@ class IoboardRig:
     def __init__(self, config: Config, seed: int, *, transport: str = "pty",
                  link_noise: float = 0.0, board_version: int = VERSION,
                  heartbeat_limit_s: float = 0.5) -> None:
-        from simulator.ioboard_run import IoboardWiredTable
+        from simulator.rigs.ioboard_run import IoboardWiredTable
 
         self.config = config
         self.wired = IoboardWiredTable(config, seed, transport=transport, link_noise=link_noise,
@@ -129,7 +129,7 @@ class IoboardRig:
 
     def host_boots(self) -> LinkError | None:
         """Power is back: a new host opens the port and shakes hands again (HELLO)."""
-        from simulator.lockstep import MeteredPort
+        from simulator.rigs.lockstep import MeteredPort
 
         port = MeteredPort(open_port(self.board.url, self.config.ioboard.baud),
                            self.clock.meter)

@@ -17,9 +17,9 @@ from mjtable_core.clock import Clock
 from mjtable_core.config import Config
 from mjtable_core.i18n import _
 from mjtable_core.signals import Signal, Value
-from simulator.host_clock import HostClock
 from simulator.physics.players import SimPlayers
 from simulator.physics.table import SimTable
+from simulator.rigs.host_clock import HostClock
 
 
 class SimHal:
