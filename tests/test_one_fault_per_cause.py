@@ -57,7 +57,7 @@ def test_a_stuck_face_up_sensor_is_known_across_builds_and_gives_no_tile_verdict
     # A later build's first face-up at that side: the sensor, never "replace that tile".
     later = Fault("tile.face_up", "side.1.head", 1, ctl.cycle.number + 5, 0.0,
                   {"set": "A", "wall_slot": [1, 0, 0], "tile_index": 0})
-    later.diagnosis_extra = ctl._diagnose(later)
+    later.diagnosis_extra = ctl.fault_path.diagnose(later)
     shown = later.diagnosis()
     assert [s["part"] for s in shown["suspects"]] == ["side.1.face_up"]
     assert shown.get("sensor_suspect") == "side.1.face_up"

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.controller import FAULT_HISTORY, ClearRefused, Controller
+from firmware.controller import Controller
 from firmware.diagnosis.guided import diagnose
+from firmware.faults.clearing import ClearRefused
+from firmware.faults.path import FAULT_HISTORY
 from firmware.machines.maintenance import Maintenance, MaintenanceRefused
 from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import VirtualClock

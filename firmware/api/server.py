@@ -50,8 +50,9 @@ from firmware.api.lockout import Lockout
 from firmware.api.logreply import Encoded, bounded_log
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
 from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
-from firmware.controller import ClearRefused, Controller
+from firmware.controller import Controller
 from firmware.diagnosis.guided import diagnose
+from firmware.faults.clearing import ClearRefused
 from firmware.faults.kinds import Fault
 from firmware.faults.recovery import plan
 from firmware.hands.handoff import public_event, public_record

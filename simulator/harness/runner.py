@@ -20,7 +20,8 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from firmware.controller import ClearRefused, Controller
+from firmware.controller import Controller
+from firmware.faults.clearing import ClearRefused
 from firmware.faults.kinds import BUILD, CATALOGUE, ERROR, RELINK, Fault
 from firmware.hands.consumers import attach_consumers
 from firmware.hands.handoff import Consumer

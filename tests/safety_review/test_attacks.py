@@ -235,7 +235,7 @@ def test_jog_lid_up_is_refused_over_a_running_build(rig: Rig) -> None:
 # -- bounded history -------------------------------------------------------------------
 
 def test_warnings_nobody_clears_do_not_grow_the_history(rig: Rig) -> None:
-    from firmware.controller import FAULT_HISTORY
+    from firmware.faults.path import FAULT_HISTORY
     ctl, _hal, _clock = rig
     homed(rig)
     for _ in range(1000):                            # one face-up tile a build, never fixed
