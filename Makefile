@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench diagrams messages clean
+.PHONY: run test lint bench diagrams docs messages clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -34,6 +34,10 @@ bench: $(STAMP)
 
 diagrams: $(STAMP)
 	$(BIN)/python -m firmware.diagrams docs/state-machines.md
+
+# Every generated document: the state diagrams and the fault tables (from the kinds).
+docs: diagrams
+	$(BIN)/python -m firmware.faults.tables docs
 
 # Strings a person reads: extract them, merge into the catalogues, then translate the
 # new entries in firmware/locale/*/LC_MESSAGES/mjtable.po (tests/test_i18n.py checks).
