@@ -45,7 +45,7 @@ from typing import Any
 from bench import children
 from firmware import statedir
 from firmware.api.auth import Technicians
-from firmware.console.client import ApiClient, ConsoleError
+from firmware.api.client import Client, ClientError
 from firmware.state.journal import FILE_NAME as JOURNAL_NAME
 from mjtable_core.config import DEFAULT_CONFIG
 from mjtable_core.geometry import REFERENCE
@@ -195,8 +195,8 @@ class Daemon:
         if self.proc is not None:
             children.stop(self.proc, 10.0)
 
-    def api(self, technician: tuple[str, str] | None = None) -> ApiClient:
-        return ApiClient(self.socket, timeout=5.0, technician=technician)
+    def api(self, technician: tuple[str, str] | None = None) -> Client:
+        return Client(self.socket, timeout=5.0, technician=technician)
 
 
 class Failure(Exception):
@@ -340,7 +340,7 @@ class PowerCutBench:
             try:
                 with self.daemon.api() as api:
                     last = api.call("status")
-            except ConsoleError:
+            except ClientError:
                 time.sleep(0.02)
                 continue
             values = {name: s["value"] for name, s in last["signals"].items()}
@@ -404,7 +404,7 @@ class PowerCutBench:
             self.wait_for(r"\bstart\b", 60.0)
             self.technician()
             return self.wait_for(r" handoff hand ", 400.0)
-        except (Failure, ConsoleError, OSError) as exc:
+        except (Failure, ClientError, OSError) as exc:
             self.log(f"  could not recover: {exc}")
             return ""
 
@@ -433,7 +433,7 @@ class PowerCutBench:
                     builds_cut += at["build"] in ("building", "paused_full", "paused_top_up")
                     self.log(f"{i + 1:4d} {phase:8s} ok   (+{at['delay_s']} s after "
                              f"{at['after']!r}, build {at['build']})")
-                except (Failure, ConsoleError, OSError) as exc:
+                except (Failure, ClientError, OSError) as exc:
                     failed[phase] += 1
                     failures.append({"instant": i + 1, "phase": phase, "reason": str(exc),
                                      "tiles": self._tiles()})

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from firmware.api import server as api_server
-from firmware.console.client import ApiClient
+from firmware.api.client import Client
 from firmware.state.journal import MemoryJournal
 from mjtable_core.config import load_config
 from simulator.harness.run import assemble
@@ -49,7 +49,7 @@ def test_idle_connections_cannot_starve_the_table(daemon: Daemon) -> None:
             sock.close()
     # Room again once they are gone; the table goes on.
     time.sleep(0.3)
-    with ApiClient(daemon.socket) as client:
+    with Client(daemon.socket) as client:
         assert client.call("status")["counters"]["clients"] >= 1
 
 
