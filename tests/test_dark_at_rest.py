@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import load_scenario
 
 from .conftest import CONFIGS, ROOT, quick

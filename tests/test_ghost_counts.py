@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.config import load_config
-from simulator.diagnosis_judge import judge
-from simulator.harness import Harness
+from simulator.harness.diagnosis_judge import judge
+from simulator.harness.runner import Harness
 from simulator.scenario import ActionSpec, Expect, FaultSpec, Scenario
 
 from .conftest import CONFIGS, quick

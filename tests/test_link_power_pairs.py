@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import ActionSpec, Expect, FaultSpec, Scenario
 
 from .conftest import CONFIGS, quick

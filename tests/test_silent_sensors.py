@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.faults import CATALOGUE
-from firmware.silent import SILENT_BUILDS
+from firmware.diagnosis.silent import SILENT_BUILDS
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import Expect, FaultSpec, Scenario
 
 from .conftest import CONFIGS, quick
