@@ -478,3 +478,19 @@ def test_a_failsafe_in_the_graces_last_instant_is_in_time() -> None:
     clock.call_at(1.5, lambda: table.command("motor.ring", False))
     clock.run_until(2.0)
     assert referee.violations == []
+
+
+def test_players_press_the_close_key_again_when_it_went_unheard() -> None:
+    # A top-up's closing key pressed while a fault held the table: the table, back in
+    # top_up_open, waits for one lift key with the hole open. The players used to
+    # never press it again, and a correct table looked stalled.
+    from simulator.physics.players import PATIENCE_S, SimPlayers
+
+    clock, table, _ = bench()
+    players = SimPlayers(table, clock, table.config)
+    players.phase = "playing"
+    table.physical["lid.upper"] = True
+    pressed: list[str] = []
+    table.press = pressed.append            # type: ignore[method-assign]
+    clock.run_until(2 * PATIENCE_S + 1.0)
+    assert "key.lift.0" in pressed

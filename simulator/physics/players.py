@@ -209,6 +209,10 @@ class SimPlayers:
                 self._press("key.lift.0")
             elif self.phase == "throwing" and self.pending_seat is not None:
                 self._throw(self.pending_seat)
+            elif self.phase in ("playing", "want_lift") and self.table.physical["lid.upper"]:
+                # The hole still open after a top-up: the key that closes it was
+                # pressed while a fault held the table and went unheard. Press again.
+                self._press("key.lift.0")
         self._seen = self._progress
         self.clock.call_later(PATIENCE_S, self._patience)
 
