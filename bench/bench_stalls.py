@@ -20,6 +20,7 @@ It also prints the board's armed-stop latency: edge to motor-off in board time, 
 every head stop of one clean hand. Figures only; nothing is asserted.
 
     python -m bench.bench_stalls --sweep [--stalls 0.6,1,2,3.5,5] [--cycles 3]
+                                 [--table table-136.toml]
 
 sweeps whole-host stalls (duration x phase x rig: every phase of a cycle, the sim and
 ioboard rigs), each run `--cycles` hands with the stall in the second cycle, and prints
@@ -48,8 +49,8 @@ WALL_LIMIT_S = 900.0
 PHASE = {"head": "build", "plate": "raise"}
 
 
-def _config() -> Config:
-    config = load_config(reference_config("table.toml"))
+def _config(name: str = "table.toml") -> Config:
+    config = load_config(reference_config(name))
     return config.with_play_time(2.0)
 
 
@@ -160,8 +161,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sweep", action="store_true",
                         help="whole-host stalls, duration x phase x rig (hands dealt)")
     parser.add_argument("--cycles", type=int, default=3)
+    parser.add_argument("--table", default="table.toml",
+                        help="reference config: table.toml (144 tiles) or table-136.toml")
     args = parser.parse_args(argv)
-    config = _config()
+    config = _config(args.table)
     if args.sweep:
         stalls = [float(s) for s in args.stalls.split(",")]
         started = time.perf_counter()
