@@ -81,9 +81,10 @@ _PER_SIDE = ("lamp.dealer.{n}", "key.dice.{n}", "motor.side.{n}.conveyor",
              "side.{n}.face_up", "side.{n}.tile_id")
 # Protocol 1 numbers the channels of the reference four-mouth table.
 CHANNELS: tuple[str, ...] = _GENERAL + tuple(p.format(n=n) for n in REFERENCE.sides
-                                             for p in _PER_SIDE)
+                                             for p in _PER_SIDE) + ("case_open_nc",)
 CHANNEL_OF: Mapping[str, int] = {name: i for i, name in enumerate(CHANNELS)}
-_KINDS = {s.name: s.kind for s in catalogue(tile_reader=True, face_up_sensor=True).values()}
+_KINDS = {s.name: s.kind for s in catalogue(tile_reader=True, face_up_sensor=True,
+                                            case_contacts=2).values()}
 _LID_CODES = {LID_OFF: 0, LID_UP: 1, LID_DOWN: 2}
 _LID_NAMES = {v: k for k, v in _LID_CODES.items()}
 

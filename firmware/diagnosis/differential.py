@@ -384,6 +384,22 @@ def _extra(fault: Fault, ctl: Controller) -> Ranked:
     return [FOREIGN, COUNT], test, None
 
 
+CASE_NO = ("case_open", N_("the case switch's normally-open contact stuck or its wire "
+                          "broken"))
+CASE_NC = ("case_open_nc", N_("the case switch's normally-closed contact stuck or its "
+                              "wire broken"))
+
+
+def _contacts(fault: Fault, ctl: Controller) -> Ranked:
+    # The contact that reports open while the other says closed is the one a broken
+    # wire would show (an open circuit reads open) — or the other is stuck closed.
+    first, second = ((CASE_NC, CASE_NO) if fault.evidence.get("case_open_nc")
+                     else (CASE_NO, CASE_NC))
+    return ([first, second],
+            N_("open and close the case and watch both contacts in the signal view: the "
+               "one that does not follow is the fault"), None)
+
+
 def _case(fault: Fault, ctl: Controller) -> Ranked:
     return ([CASE_OPENED, CASE_SWITCH],
             N_("close the case and look at the case switch in the signal view: if it "
@@ -453,6 +469,7 @@ RULES = {
     "extra": _extra,
     "silent": _silent,
     "case": _case,
+    "contacts": _contacts,
     "drift": _drift,
     "degraded": _degraded,
     "face_up": _face_up,

@@ -205,7 +205,7 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
               sees=("a lid stop missed, and the travel back to the other stop took its whole "
                     "learned time: running on the timed fallback")),
     FaultKind("sensor.silent", "W97", WARNING,
-              N_("a sensor every build should light was never seen lit"),
+              N_("a sensor a build should light never seen lit"),
               (N_("a sensor failed dark (dead, unplugged or covered)"),),
               (N_("watch the sensor named in the signal view during a build; clean it, "
                   "check its plug and cable, then replace it"),),
@@ -248,6 +248,14 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
               (N_("a technician must inspect and clear"),),
               short=N_("case opened"), answer=CASE_CLOSED, rule="case",
               sees="`case_open` outside service mode"),
+    FaultKind("case.contacts", "E98", ERROR,
+              N_("two contacts of the case switch disagree"),
+              (N_("one contact of the case switch failed (stuck or broken wire)"),),
+              (N_("open and close the case and watch both contacts in the signal view; "
+                  "replace the switch or its wiring"),),
+              short=N_("case contacts disagree"), rule="contacts",
+              sees="`case_open` and `case_open_nc` (a two-contact switch) read differently",
+              clears="technician clears once both contacts agree"),
     FaultKind("storage.failed", "E96", ERROR,
               N_("could not write the journal, handoff file or event log"),
               (N_("storage full"), N_("SD card worn or read-only"),
