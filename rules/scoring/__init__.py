@@ -1,26 +1,38 @@
 """Scoring a declared win under each variant (docs/scoring.md).
 
 `score_request(obj)` reads a declared win's JSON object and answers with the dict that
-`mjtable score --json` prints; malformed or impossible input raises `RulesError`.
+`mjtable score --json` prints; malformed or impossible input raises `RulesError`. Which
+scorer, which parameters and which fines a variant has is its module's in
+rules/variants/ (the registry); this module only puts them together.
 """
 
 from __future__ import annotations
 
+from ..errors import RulesError
+from ..i18n import _
+from ..variants import rules_of
 from .declared import Declared, read_declared
+from .params import read_params
+from .penalty import fined
 from .result import Result
 
 
 def score_declared(declared: Declared) -> Result:
     """The result of a checked declared win under its variant."""
-    if declared.variant in ("mcr", "jingji"):
-        from .mcr import score
-    elif declared.variant == "guangdong":
-        from .guangdong import score
-    elif declared.variant == "tianjin":
-        from .tianjin import score
+    rules = rules_of(declared.variant)
+    if rules.params is None:
+        if declared.params:
+            # The rule books fix every value here: a parameter is a mistake, never ignored.
+            raise RulesError(_("params.{name}: unknown parameter; the {variant} variant has "
+                               "none").format(name=sorted(declared.params)[0][:40],
+                                              variant=declared.variant))
+        params = None
     else:
-        from .fuzhou import score
-    return score(declared)
+        params = read_params(rules.params, declared.params)
+    result = rules.score(declared, params)
+    if not result.win and result.failed and rules.fines is not None:
+        result = fined(declared, result, rules.fines)
+    return result
 
 
 def score_request(obj: object) -> dict:

@@ -13,7 +13,7 @@ import rules
 from firmware.api.server import hand_in_play
 from firmware.scoring import ScoreRefused
 from mjtable_core.config import load_config
-from rules.scoring.session import DEALER_RULES
+from rules.variants import REGISTRY
 from simulator.harness import Harness
 from simulator.run import assemble
 from simulator.scenario import parse_scenario
@@ -75,7 +75,7 @@ def test_sixteen_hands_the_lamps_show_the_next_dealer(config) -> None:
         session = ctl.scoring.session
         assert sum(session.scores) == 0
         won = answer["hand"]["winner"]
-        rule = DEALER_RULES["mcr"]
+        rule = REGISTRY["mcr"].dealer
         stays = rule.after_draw if won is None else rule.after_win and won == dealer
         expected = dealer if stays else (dealer + 1) % 4
         if session.finished:
