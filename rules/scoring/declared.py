@@ -21,12 +21,10 @@ SOURCES = ("left", "across", "right")
 MELD_TYPES = ("chow", "pung", "kong")
 FLAGS = ("self_drawn", "fourth_tile", "kong", "last_tile")
 PLAYABLE = SUITED + HONOURS
-VARIANTS = tuple(REGISTRY)
 # Keys every variant reads; a variant's own keys (its module's `keys`) are refused in
 # the others, so a fact one rule book prices is never silently ignored by another.
 _COMMON_KEYS = {"variant", "concealed", "melds", "win_tile", *FLAGS, "flowers", "seat_wind",
                 "prevalent_wind", "discarder", "params"}
-_KNOWN_KEYS = _COMMON_KEYS.union(*(r.keys for r in REGISTRY.values()))
 KONG_ROBBED = ("added", "concealed")
 # The wall at the win (Fuzhou's tiles left): each count's most.
 _WALL_KEYS = {"tiles_left": 144, "exposed_kongs": 16, "concealed_kongs": 16,
@@ -115,14 +113,20 @@ def wild_tiles(declared: Declared) -> frozenset[str]:
     return frozenset({declared.wild})
 
 
+def known_keys() -> set[str]:
+    """Every key of a declared win: the common ones and each registered variant's own."""
+    return _COMMON_KEYS.union(*(r.keys for r in REGISTRY.values()))
+
+
 def read_declared(obj: object) -> Declared:
     """Check a declared win's JSON object and return it; RulesError on the first problem."""
     if not isinstance(obj, dict):
         raise RulesError(_("expected a JSON object, got {got}").format(got=_json_type(obj)))
-    unknown = sorted(set(obj) - _KNOWN_KEYS)
+    known = known_keys()
+    unknown = sorted(set(obj) - known)
     if unknown:
         raise RulesError(_("{key}: unknown key (known: {known})").format(
-            key=_name(unknown[0]), known=", ".join(sorted(_KNOWN_KEYS))))
+            key=_name(unknown[0]), known=", ".join(sorted(known))))
     if obj.get("variant") is None:
         raise RulesError(_("input: missing key {key}").format(key="'variant'"))
     rules = rules_of(obj["variant"])

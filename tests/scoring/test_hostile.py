@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from firmware.cli import main
-from rules.scoring.declared import _KNOWN_KEYS
+from rules.scoring.declared import known_keys
 from rules.variants import REGISTRY
 
 from .test_fuzhou import PLAIN, fz
@@ -19,7 +19,7 @@ from .test_mcr import EXAMPLE
 from .test_tianjin import tj
 
 GOOD = {"mcr": EXAMPLE, "jingji": {**EXAMPLE, "variant": "jingji"},
-        "guangdong": {"variant": "guangdong", "concealed": EXAMPLE["concealed"][:-1] + ["W9"],
+        "guangdong": {"variant": "guangdong", "concealed": [*EXAMPLE["concealed"][:-1], "W9"],
                       "melds": EXAMPLE["melds"], "win_tile": "W9", "seat_wind": "S",
                       "prevalent_wind": "E", "discarder": "left"},
         "tianjin": tj("W1 W2 W3 W4 W5 W6 T2 T3 T4 T7 T7 T7 B8", "B8"),
@@ -47,7 +47,7 @@ def one_line(code: int, out: str, err: str) -> None:
 
 def test_every_good_hand_scores(tmp_path, capsys) -> None:
     for variant, good in GOOD.items():
-        code, out, err = run(tmp_path, capsys, json.dumps(good))
+        code, _out, err = run(tmp_path, capsys, json.dumps(good))
         assert code == 0, (variant, err)
 
 
@@ -57,7 +57,7 @@ def test_every_good_hand_scores(tmp_path, capsys) -> None:
     ("fuzhou", {"base": HUGE}), ("fuzhou", {"jinque": 10 ** 30}), ("fuzhou", {"base": 0}),
 ])
 def test_a_huge_or_out_of_range_parameter(tmp_path, capsys, variant: str, params: dict) -> None:
-    code, out, err = run(tmp_path, capsys, json.dumps({**GOOD[variant], "params": params}))
+    code, _out, err = run(tmp_path, capsys, json.dumps({**GOOD[variant], "params": params}))
     assert code == 2 and err.count("\n") == 1, err
     assert f"params.{next(iter(params))}: " in err and "is not from" in err
     assert len(err) < 300
@@ -71,7 +71,7 @@ def test_a_huge_or_out_of_range_parameter(tmp_path, capsys, variant: str, params
     json.dumps({**GOOD["tianjin"], "lazhuang": {"S": 1}}).replace('"S": 1', '"S": 1, "S": 2'),
 ])
 def test_a_key_given_twice_is_refused(tmp_path, capsys, text: str) -> None:
-    code, out, err = run(tmp_path, capsys, text)
+    code, _out, err = run(tmp_path, capsys, text)
     assert code == 2 and "is given twice" in err and err.count("\n") == 1, err
 
 
@@ -85,7 +85,7 @@ def test_a_key_given_twice_is_refused(tmp_path, capsys, text: str) -> None:
 ])
 def test_newlines_controls_and_huge_numbers_shown_on_one_line(tmp_path, capsys, change: dict,
                                                               shown: str) -> None:
-    code, out, err = run(tmp_path, capsys, json.dumps({**EXAMPLE, **change},
+    code, _out, err = run(tmp_path, capsys, json.dumps({**EXAMPLE, **change},
                                                      ensure_ascii=False))
     assert code == 2 and err.count("\n") == 1 and shown in err, err
 
@@ -99,7 +99,7 @@ _json = st.recursive(_leaf, lambda inner: st.lists(inner, max_size=3) | st.dicti
     st.sampled_from(["at", "jinque", "tiles_left", "exposed_kongs", "S", "E", "W", "base",
                      "cap", "scheme", "type", "tiles", "from", "claimed", "x\ny"]),
     inner, max_size=3), max_leaves=8)
-_KEYS = sorted(_KNOWN_KEYS)
+_KEYS = sorted(known_keys())
 
 
 @settings(max_examples=300, deadline=None,
