@@ -119,7 +119,8 @@ def test_a_new_variant_is_one_module(tmp_path, monkeypatch) -> None:
     record = deal(random_walls("mcr", rng), random_throws("jingji", rng), load_variant("kansai"),
                   1, nonce="n")
     assert record["variant"] == "kansai"
-    win = {"variant": "kansai", "concealed": ["W1", "W2", "W3", "W4", "W5", "W6", "B2", "B3", "B4", "T6", "T7", "T8", "F1"],
+    concealed = "W1 W2 W3 W4 W5 W6 B2 B3 B4 T6 T7 T8 F1"
+    win = {"variant": "kansai", "concealed": concealed.split(),
            "melds": [], "win_tile": "F1", "seat_wind": "S", "prevalent_wind": "E",
            "discarder": "left"}
     assert "passed_win" in known_keys()
