@@ -125,12 +125,39 @@ class TableScore:
         else:
             session = Session.from_dict(self.session.as_dict())
         session.dealer = dealer     # the table's fact: who threw the dice
+        if isinstance(result, dict) and "win" in result and any(
+                f["cycle"] == cycle and f["declarer"] == seat for f in session.fines):
+            # "错和…即予停和…错和者陪打别人和牌后，按规定付分": no win this hand.
+            raise ScoreRefused(_("position {seat} was fined this hand and plays on without "
+                                 "winning (停和)").format(seat=seat))
         winner, payments, answer = self._result(seat, result, record, session)
         if answer is not None and not answer["win"]:
-            return {"answer": answer, "booked": False}
+            if "penalty" not in answer:
+                return {"answer": answer, "booked": False}
+            # A failed declaration the rule book fines: in the scores now, and the hand
+            # goes on ("该盘继续比赛") to be booked when it ends.
+            fine = session.fine(winner, payments, answer["penalty"], cycle=cycle)
+            self._write({"schema": SCHEMA, "cycle": cycle, "commitment": record["commitment"],
+                         "declared": result, "answer": answer, "fine": fine})
+            self.session = session
+            self.ctl.emit("hand.fined", cycle=cycle, declarer=fine["declarer"],
+                          fine=fine["fine"], payments=fine["payments"])
+            self.ctl.save_journal()
+            return {"answer": answer, "booked": False, "fine": fine,
+                    "scores": list(session.scores)}
         booked = session.record(winner, payments, cycle=cycle)
-        line = {"schema": SCHEMA, "cycle": cycle, "commitment": record["commitment"],
-                "declared": result, "answer": answer, "hand": booked}
+        self._write({"schema": SCHEMA, "cycle": cycle, "commitment": record["commitment"],
+                     "declared": result, "answer": answer, "hand": booked})
+        self.session = session
+        self.ctl.emit("hand.scored", cycle=cycle, winner=booked["winner"],
+                      payments=booked["payments"], next_dealer=session.dealer,
+                      prevalent_wind=_wind(session.prevalent))
+        self.ctl.save_journal()
+        return {"answer": answer, "booked": True, "hand": booked,
+                "scores": list(session.scores), "next_dealer": self.next_dealer()}
+
+    def _write(self, line: dict[str, Any]) -> None:
+        """The score line beside the deal records; not on disk, not booked."""
         if self.file is not None:
             try:
                 self.file(line)
@@ -140,13 +167,6 @@ class TableScore:
                                {"error": f"{type(exc).__name__}: {exc.strerror or exc}"})
                 raise ScoreRefused(_("the score could not be written: {error}").format(
                     error=exc.strerror or exc)) from None
-        self.session = session
-        self.ctl.emit("hand.scored", cycle=cycle, winner=booked["winner"],
-                      payments=booked["payments"], next_dealer=session.dealer,
-                      prevalent_wind=_wind(session.prevalent))
-        self.ctl.save_journal()
-        return {"answer": answer, "booked": True, "hand": booked,
-                "scores": list(session.scores), "next_dealer": self.next_dealer()}
 
     def _homing_onto_a_hand(self) -> bool:
         """Homing with a set on the table (a boot, say, after a cut mid-hand): homing ends

@@ -36,6 +36,8 @@ def pair_scores(records: list[tuple[int, dict[str, Any] | None]],
                               "commitment").format(line=number,
                                                    cycle=cycle if _cycle(cycle) else "?"))
             continue
+        if "fine" in score:
+            continue    # a failed declaration's fine: the hand's result is its own line
         if score.get("hand") is not None and not _hand(score["hand"]):
             problems.append(_("scores line {line}: not a scored hand (winner and "
                               "payments)").format(line=number))

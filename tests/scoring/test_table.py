@@ -306,3 +306,33 @@ def test_a_score_line_whose_payments_cannot_be_is_reported(hand: dict) -> None:
     hands, problems = pair_scores(records, [line])
     assert problems == ["scores line 1: not a scored hand (winner and payments)"]
     assert hands[0]["score"] is None
+
+
+def test_a_failed_declaration_is_fined_in_the_tallies_and_the_hand_goes_on(
+        config, tmp_path) -> None:
+    # Seed 000: "错和：和牌没有达到起和分(8分)而宣布和牌者即予停和，并罚向各家支付10分该盘继续比赛，
+    # 错和者陪打别人和牌后，按规定付分"; "诈和…罚给各家20分".
+    from rules.cli import verify_deals_main
+
+    bench = _table(config, tmp_path=tmp_path)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    wrong = {**EXAMPLE, "win_tile": "F3"}          # waiting on F2: 和错牌, fined as 错和
+    answer = ctl.scoring.score(2, {"win": wrong}, hand_in_play(ctl))
+    assert answer["booked"] is False and answer["fine"]["fine"] == "错和"
+    assert answer["scores"][2] == -30 and sorted(answer["scores"]) == [-30, 10, 10, 10]
+    # 停和: the fined player does not win this hand; another's result ends it.
+    with pytest.raises(ScoreRefused, match="停和"):
+        ctl.scoring.score(2, {"win": EXAMPLE}, hand_in_play(ctl))
+    booked = ctl.scoring.score(0, {"win": EXAMPLE}, hand_in_play(ctl))
+    assert booked["booked"] is True
+    total = booked["answer"]["total"]
+    assert booked["scores"][0] == 10 + 3 * (8 + total)
+    assert booked["scores"][2] == -30 - (8 + total)
+    saved = ctl._journal_state(False)["session"]
+    assert saved["fines"][0]["fine"] == "错和" and len(saved["hands"]) == 1
+    lines = [json.loads(line) for line in
+             (tmp_path / "deals.scores.jsonl").read_text().splitlines()]
+    assert "fine" in lines[0] and "hand" in lines[1]
+    deals, scores = tmp_path / "deals.jsonl", tmp_path / "deals.scores.jsonl"
+    assert verify_deals_main([str(deals), "--scores", str(scores)]) == 0
