@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import reprlib
 
+from .i18n import _
+
 
 class RulesError(ValueError):
     """Bad input to the rules engine.
@@ -19,7 +21,8 @@ def shown(value: object) -> str:
     newlines and controls escaped, a huge number by its size (never converted whole:
     Python refuses an int of over 4,300 digits), a nested list cut short."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 100:
-        text = f"<a number of about {int(value.bit_length() * 0.30103) + 1} digits>"
+        text = "<" + _("a number of about {digits} digits").format(
+            digits=int(value.bit_length() * 0.30103) + 1) + ">"
     elif isinstance(value, str):
         text = json.dumps(value, ensure_ascii=False)
     else:
