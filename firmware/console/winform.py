@@ -45,6 +45,7 @@ class WinForm:
     fourth_tile: bool = False
     kong: bool = False
     last_tile: bool = False
+    zuozhuang: bool = False      # Tianjin 坐庄, the players' choice this hand
     draw: bool = False
 
 
@@ -122,6 +123,9 @@ def request(form: WinForm) -> dict[str, Any]:
         if discarder not in SOURCES:
             raise ValueError(_("discarder: left, across or right"))
         win["discarder"] = discarder
+    if form.zuozhuang:
+        # Sent only when chosen: a variant without 坐庄 refuses the key.
+        win["zuozhuang"] = True
     return {"seat": seat, "win": win}
 
 

@@ -336,3 +336,30 @@ def test_a_failed_declaration_is_fined_in_the_tallies_and_the_hand_goes_on(
     assert "fine" in lines[0] and "hand" in lines[1]
     deals, scores = tmp_path / "deals.jsonl", tmp_path / "deals.scores.jsonl"
     assert verify_deals_main([str(deals), "--scores", str(scores)]) == 0
+
+
+def test_tianjin_the_dealer_sitting_is_given_at_the_table_and_recorded(tmp_path) -> None:
+    # Seed 001: "坐庄：在游戏开始后，玩家拿牌前，庄家可选择是否坐庄，如果坐庄，
+    # 庄家胡后其他三家付两倍，若闲家胡，庄家付两倍，闲家付一倍".
+    from tests.conftest import CONFIGS
+    bench = _table(load_config(CONFIGS["136"]), "tianjin", tmp_path=tmp_path)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    record = ctl.handoff.records[-1]
+    # The simulated walls are of unknown tiles: the turned 混 is as the players saw it.
+    record["wild"]["indicator"] = "B3"
+    wilds = {"B3", rules.tiles.successor("B3")}
+    for a, b, c in ("WTB", "WBT", "TWB", "TBW", "BWT", "BTW"):
+        su = {"concealed": [f"{a}1", f"{a}2", f"{a}3", f"{a}4", f"{a}5", f"{a}6", f"{b}2",
+                            f"{b}3", f"{b}4", f"{b}7", f"{b}7", f"{b}7", f"{c}8"],
+              "melds": [], "win_tile": f"{c}8", "self_drawn": True}
+        if not wilds & {*su["concealed"], su["win_tile"]}:
+            break
+    dealer = record["table"]["dealer_position"]
+    other = (dealer + 1) % 4
+    answer = ctl.scoring.score(other, {"win": {**su, "zuozhuang": True}}, hand_in_play(ctl))
+    assert answer["booked"], answer
+    paid = answer["hand"]["payments"]
+    assert paid[str(dealer)] == -4 and paid[str(other)] == 8      # 素 2; the dealer pays 4
+    line = json.loads((tmp_path / "deals.scores.jsonl").read_text().splitlines()[-1])
+    assert line["declared"]["win"]["zuozhuang"] is True
