@@ -271,6 +271,10 @@ def _check_facts(declared: Declared, obj: dict) -> None:
                                "and its discarder"))
         if any(c.seat == declared.seat_of(declared.discarder) for c in declared.also_won):
             raise RulesError(_("also_won: the discarder does not win on his own discard"))
+        if rules_of(declared.variant).wild_key != "gold" and any(
+                c.jinque for c in declared.also_won):
+            raise RulesError(_("also_won: jinque (金雀, two 金 as the pair) is Fuzhou's; the "
+                               "{variant} variant has no 金").format(variant=declared.variant))
     if declared.passed_win and not discard_win:
         # "除非玩家A有进行动牌的情况…动牌的意思在于碰、上、杠、模牌": a draw ends 漏和.
         raise RulesError(_("passed_win: a self-drawn win is a move, which ends 漏和"))

@@ -244,3 +244,31 @@ def test_mcr_several_wins_on_one_discard_the_first_in_turn() -> None:
     assert set(answer["payments"].values()) == {0}
     assert "the discarder" in refused({**EXAMPLE, "discarder": "left",
                                        "also_won": [{"at": "left"}]})
+
+
+@pytest.mark.parametrize(("h", "expected"), [
+    ({"also_won": [{"at": "right", "jinque": True}]}, "jinque (金雀, two 金 as the pair)"),
+    ({"also_won": [{"at": "right"}, {"at": "right"}]}, "also_won[1].at: right is listed twice"),
+    ({"also_won": [{"at": "up"}]}, 'also_won[0].at: "up" is not one of'),
+    ({"also_won": [{"at": "right", "who": 1}]}, "also_won[0].who: unknown key"),
+    ({"also_won": {"at": "right"}}, "also_won: expected a list"),
+    ({"discarder": None, "self_drawn": True, "also_won": [{"at": "right"}]},
+     "also_won: several wins on one discard need a discard win"),
+    ({"passed_win": True}, "passed_win: not a key of the mcr variant"),
+    ({"zuozhuang": True}, "zuozhuang: not a key of the mcr variant"),
+    ({"wall": {"tiles_left": 30}}, "wall: not a key of the mcr variant"),
+])
+def test_the_new_keys_refused_where_they_cannot_be(h: dict, expected: str) -> None:
+    from .test_mcr import EXAMPLE
+    assert expected in refused({**EXAMPLE, "discarder": "left", **h})
+
+
+@pytest.mark.parametrize(("wall", "expected"), [
+    ({}, "wall.tiles_left: missing"),
+    ({"tiles_left": 145}, "wall.tiles_left: 145 is not a count from 0 to 144"),
+    ({"tiles_left": 60, "exposed_kongs": -1}, "wall.exposed_kongs: -1 is not a count"),
+    ({"tiles_left": 60, "left": 1}, "wall.left: unknown key"),
+    ({"tiles_left": True}, "wall.tiles_left: True is not a count"),
+])
+def test_fuzhou_wall_refused(wall: dict, expected: str) -> None:
+    assert expected in refused(fz(PLAIN, "T2", 1, self_drawn=True, wall=wall))
