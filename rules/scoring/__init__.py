@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..errors import RulesError
 from ..i18n import _
 from ..variants import rules_of
-from .declared import Declared, read_declared
+from .declared import Declared, _name, read_declared
 from .params import read_params
 from .penalty import fined
 from .result import Result
@@ -24,7 +24,7 @@ def score_declared(declared: Declared) -> Result:
         if declared.params:
             # The rule books fix every value here: a parameter is a mistake, never ignored.
             raise RulesError(_("params.{name}: unknown parameter; the {variant} variant has "
-                               "none").format(name=sorted(declared.params)[0][:40],
+                               "none").format(name=_name(sorted(declared.params)[0]),
                                               variant=declared.variant))
         params = None
     else:

@@ -113,3 +113,46 @@ def test_any_value_in_any_key_of_any_variant(tmp_path, capsys, variant: str, val
     if twice is not None:
         text = text[:-1] + f', "{twice}": 0}}'
     one_line(*run(tmp_path, capsys, text))
+
+
+_FACTS = {
+    "also_won": st.lists(st.fixed_dictionaries(
+        {"at": st.sampled_from(["left", "across", "right"])},
+        optional={"jinque": st.booleans()}), max_size=2),
+    "passed_win": st.booleans(), "kong_robbed": st.sampled_from(["added", "concealed"]),
+    "zuozhuang": st.booleans(), "chan": st.booleans(), "hun_discarded": st.booleans(),
+    "lazhuang": st.dictionaries(st.sampled_from(["S", "W", "N"]), st.integers(0, 2)),
+    "qiangjin": st.booleans(),
+    "wall": st.fixed_dictionaries({"tiles_left": st.integers(0, 144)}, optional={
+        "exposed_kongs": st.integers(0, 4), "concealed_kongs": st.integers(0, 4),
+        "flower_sets": st.integers(0, 3)}),
+}
+
+
+@settings(max_examples=400, deadline=None)
+@given(variant=st.sampled_from(list(REGISTRY)), seed=st.integers(0, 2 ** 32),
+       data=st.data())
+def test_plausible_hands_with_every_fact_score_or_are_refused(variant: str, seed: int,
+                                                             data) -> None:
+    """Hands that are mostly right, with the variant's facts at random: an answer whose
+    payments sum to zero, or one RulesError line; never another exception."""
+    import random
+
+    from bench.bench_score import random_hand
+    from rules.errors import RulesError
+    from rules.scoring import score_request
+
+    hand = random_hand(variant, random.Random(seed))
+    for key in sorted(REGISTRY[variant].keys - {"hun", "gold"}):
+        if data.draw(st.booleans()):
+            hand[key] = data.draw(_FACTS[key])
+    if data.draw(st.booleans()):
+        hand["kong"] = True
+    try:
+        answer = score_request(hand)
+    except RulesError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert sum(answer["payments"].values()) == 0
+    if answer["win"]:
+        assert answer["total"] >= 0
