@@ -345,7 +345,7 @@ def record(path: Path, seconds: float) -> dict[str, Any]:
         agent = None
         try:
             daemon.start()
-            agent = children.spawn([sys.executable, "-m", "firmware.cli", "agent", "--config",
+            agent = children.spawn([sys.executable, "-m", "mjtable.cli", "agent", "--config",
                                     str(daemon.config), "--socket", str(daemon.socket)],
                                    cwd=ROOT)
             wait_for(lambda: any(m["topic"] == "status" for m in messages), 60, "a status")

@@ -9,9 +9,9 @@ import queue
 import sqlite3
 from pathlib import Path
 
-from firmware.eventlog import EventLog, LogReader
+from firmware.state.eventlog import EventLog, LogReader
 from mjtable_core.config import load_config
-from simulator.run import assemble
+from simulator.harness.run import assemble
 
 
 def test_wal_full_sync_rotation_and_queries(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from bench.desk_thread import DeskThread
-from firmware.signed import Refused, Verifier, load_keys
+from firmware.service.signed import Refused, Verifier, load_keys
 from venue.desk.link import ACK_EVERY_S, new_key
 
 
@@ -80,7 +80,7 @@ def test_records_are_kept_once_and_acknowledged_up_to_the_first_gap(venue):
         time.sleep(ACK_EVERY_S + 0.2)           # and never past the gap at 4
         last = acks_heard()[-1]
         assert last["cmd"]["args"] == {"seq": 3}
-        # The table's own check (firmware/signed.py) takes it.
+        # The table's own check (firmware/service/signed.py) takes it.
         verifier = Verifier("t1", load_keys({"venue-1": public}), time.time, 300.0)
         assert verifier.check(last).name == "usage_ack"
         with pytest.raises(Refused):

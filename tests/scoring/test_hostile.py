@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from firmware.cli import main
+from mjtable.cli import main
 from rules.scoring.declared import known_keys
 from rules.variants import REGISTRY
 
