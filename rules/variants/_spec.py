@@ -12,7 +12,7 @@ import dataclasses
 import functools
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from mjtable_core.i18n import N_
@@ -160,16 +160,12 @@ class VariantRules:
     params: type | None = None
     keys: frozenset[str] = frozenset()
     fines: Fines | None = None
-    _scorer: list[Callable[..., Any]] = field(default_factory=list, compare=False,
-                                              repr=False)
 
-    @property
+    @functools.cached_property
     def score(self) -> Callable[..., Any]:
         """The scorer function, imported on first use."""
-        if not self._scorer:
-            module, _sep, name = self.scorer.partition(":")
-            self._scorer.append(getattr(importlib.import_module(module), name))
-        return self._scorer[0]
+        module, _sep, name = self.scorer.partition(":")
+        return getattr(importlib.import_module(module), name)
 
     @property
     def wild_key(self) -> str | None:
