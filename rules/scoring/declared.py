@@ -2,8 +2,11 @@
 
 Everything a scorer trusts is checked here once: tile codes, meld shapes, the number of
 tiles, no tile beyond its copies in the set the table dealt with, flowers only where the
-variant has them, winds and flags of the right type. A bad field is a `RulesError` whose
-message starts with the path of the field (``melds[1].tiles``), never a score.
+variant has them, winds and flags of the right type, and the facts of how the hand went
+(the variants' own keys: 漏和, 坐庄, 抢金, the wall...) against the tiles and each other.
+Which keys a variant reads, its set and its wild tile are its module's in rules/variants/.
+A bad field is a `RulesError` whose message starts with the path of the field
+(``melds[1].tiles``), never a score.
 """
 
 from __future__ import annotations
@@ -131,9 +134,10 @@ def read_declared(obj: object) -> Declared:
         raise RulesError(_("input: missing key {key}").format(key="'variant'"))
     rules = rules_of(obj["variant"])
     variant = rules.name
-    for key in sorted(set(obj) - _COMMON_KEYS - rules.keys):
+    others = sorted(set(obj) - _COMMON_KEYS - rules.keys)
+    if others:
         raise RulesError(_("{key}: not a key of the {variant} variant").format(
-            key=key, variant=variant))
+            key=others[0], variant=variant))
     set_size, flower_codes = rules.deal.tiles, rules.deal.flowers
     hand_size, wild_key = rules.deal.hand_size, rules.wild_key
     concealed = _tiles(obj.get("concealed"), "concealed", flower_codes)
@@ -173,14 +177,14 @@ def read_declared(obj: object) -> Declared:
     declared = Declared(variant, tuple(concealed), tuple(melds), win_tile, flowers=flowers,
                         flower_tiles=flower_tiles, seat_wind=seat, prevalent_wind=prevalent,
                         discarder=discarder, wild=wild, params=params, **flags,
-                        **_facts(obj, seat, flags["self_drawn"]))
+                        **_facts(obj, seat))
     _check_copies(declared, set_size)
     _check_flags(declared)
-    _check_facts(declared, obj)
+    _check_facts(declared)
     return declared
 
 
-def _facts(obj: dict, seat: int, self_drawn: bool) -> dict:
+def _facts(obj: dict, seat: int) -> dict:
     """The keys of how the hand went (docs/scoring.md, "How the hand went"), read; the
     registry has already refused those the variant does not read."""
     out: dict = {}
@@ -261,7 +265,7 @@ def _count(value: object, where: str, least: int, most: int) -> int:
     return value
 
 
-def _check_facts(declared: Declared, obj: dict) -> None:
+def _check_facts(declared: Declared) -> None:
     """The new facts against each other and the tiles: a fact that cannot have happened is
     refused, never scored."""
     discard_win = not declared.self_drawn
