@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.faults.recovery import plan
 from firmware.i18n import _
 from rules.errors import RulesError
-from rules.scoring import read_declared, score_declared
+from rules.scoring import read_declared, score_declared, score_request
 from rules.scoring.declared import WIND_LETTERS, Declared
 from rules.scoring.session import Session
 
@@ -130,7 +130,7 @@ class TableScore:
             raise ScoreRefused(_("position {seat} was fined this hand and plays on without "
                                  "winning (停和)").format(seat=seat))
         winner, payments, answer = self._result(seat, result, record, session)
-        if answer is not None and not answer["win"]:
+        if answer is not None and not answer["win"] and not answer.get("drawn"):
             if "penalty" not in answer:
                 return {"answer": answer, "booked": False}
             # A failed declaration the rule book fines: in the scores now, and the hand
@@ -182,9 +182,21 @@ class TableScore:
             raise ScoreRefused(_("give either \"draw\": true or \"win\": a declared win "
                                  "(docs/scoring.md)"))
         if "draw" in result:
-            if result["draw"] is not True:
-                raise ScoreRefused(_("draw: expected true"))
-            return None, {}, None
+            if result["draw"] is True:
+                return None, {}, None
+            if not isinstance(result["draw"], dict):
+                raise ScoreRefused(_("draw: expected true, or the drawn hand's facts "
+                                     "(docs/scoring.md)"))
+            if "params" in result["draw"]:
+                raise ScoreRefused(_("params: the table scores by its variant's defaults; a "
+                                     "player does not set them"))
+            # What a rule book pays on a draw all the same (Tianjin's 铲).
+            try:
+                answer = score_request({**result["draw"], "variant": session.variant,
+                                        "draw": True})
+            except RulesError as exc:
+                raise ScoreRefused(str(exc)) from None
+            return None, answer["payments"], answer
         declared = result["win"]
         if not isinstance(declared, dict):
             raise ScoreRefused(_("win: expected a declared win (docs/scoring.md)"))

@@ -13,6 +13,7 @@ from ..i18n import _
 from ..variants import rules_of
 from ..variants.fuzhou import FuzhouParams
 from .declared import Declared, Wall
+from .drawn import Drawn, drawn_result
 from .result import Fan, Result, not_a_win
 from .shapes import arrangements, counts_of
 
@@ -67,16 +68,16 @@ def _shapes(declared: Declared) -> tuple[bool, bool, bool]:
     return bool(readings), jinque, youjin
 
 
-def reserve(declared: Declared, wall: Wall) -> int:
+def reserve(variant: str, wall: Wall) -> int:
     """Tiles left unplayed when the hand is drawn: "一般情况下最后留18张，但每当有人有一个明杠
     则多留一张，有一个暗杠则多留两张（4个一样的花也算暗杠多留两张）"; the 18 is the deal row's
     `reserve` (a venue may override it)."""
-    base = rules_of(declared.variant).deal.reserve
+    base = rules_of(variant).deal.reserve
     return base + wall.exposed_kongs + 2 * (wall.concealed_kongs + wall.flower_sets)
 
 
 def _check_wall(declared: Declared, wall: Wall) -> int:
-    left = reserve(declared, wall)
+    left = reserve(declared.variant, wall)
     held = _four_alike(declared)
     if len(held) > wall.flower_sets:
         raise RulesError(_("wall.flower_sets: the winner alone holds {n} sets of four alike "
@@ -90,6 +91,19 @@ def _check_wall(declared: Declared, wall: Wall) -> int:
         raise RulesError(_("wall.tiles_left: the last four tiles are drawn without discards "
                            "(最后一出牌不再…出牌), so no win on a discard"))
     return left
+
+
+def score_drawn(drawn: Drawn, params: FuzhouParams) -> Result:
+    """A drawn hand (和局): nobody pays; with its wall, the tiles left must be the reserve:
+    "最后可抓的4张牌…如果４人均没自摸，即为和局"."""
+    if drawn.wall is None:
+        return drawn_result(dict.fromkeys(range(4), 0))
+    left = reserve(drawn.variant, drawn.wall)
+    if drawn.wall.tiles_left != left:
+        raise RulesError(_("wall.tiles_left: a hand is drawn when only the {left} tiles left "
+                           "unplayed remain, not {got}").format(left=left,
+                                                                got=drawn.wall.tiles_left))
+    return drawn_result(dict.fromkeys(range(4), 0), reserve=left)
 
 
 def _loses_priority(declared: Declared, jinque: bool) -> bool:

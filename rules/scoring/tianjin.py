@@ -14,6 +14,7 @@ from ..errors import RulesError
 from ..i18n import _
 from ..variants.tianjin import TianjinParams
 from .declared import Declared, wild_tiles
+from .drawn import Drawn, drawn_result
 from .result import Fan, Result, not_a_win
 from .shapes import INDEX, arrangements, counts_of
 
@@ -160,17 +161,16 @@ def score(declared: Declared, params: TianjinParams) -> Result:
     return Result(True, "", fans, total, True, payments(declared, total, params))
 
 
-def doubling(declared: Declared, seat: int) -> int:
+def doubling(facts: Declared | Drawn, seat: int) -> int:
     """How many times a payment between the dealer (East) and `seat` doubles: once for
     坐庄, once for each 拉庄 of that non-dealer ("每拉一庄倍数加倍"); 1 between two others
     ("其他闲家付分不加倍")."""
-    factor = 2 if declared.zuozhuang else 1
-    return factor * 2 ** declared.lazhuang.get(seat, 0)
+    factor = 2 if facts.zuozhuang else 1
+    return factor * 2 ** facts.lazhuang.get(seat, 0)
 
 
 def payments(declared: Declared, total: int, params: TianjinParams) -> dict[int, int]:
-    """Each loser pays the total, doubled to and from the dealer; then 铲: "由庄家付给三个
-    闲家每人一个明杠的分…坐庄和拉庄都要翻番"."""
+    """Each loser pays the total, doubled to and from the dealer; then 铲."""
     winner = declared.seat_wind
     out = dict.fromkeys(range(4), 0)
     for seat in range(4):
@@ -179,9 +179,21 @@ def payments(declared: Declared, total: int, params: TianjinParams) -> dict[int,
         factor = doubling(declared, max(seat, winner)) if 0 in (seat, winner) else 1
         out[seat] -= total * factor
         out[winner] += total * factor
-    if declared.chan:
+    return add_chan(out, declared, params)
+
+
+def add_chan(out: dict[int, int], facts: Declared | Drawn,
+             params: TianjinParams) -> dict[int, int]:
+    """铲, after the hand's own payments, won or drawn: "在正常结算之后（无论是否流局），由庄家
+    付给三个闲家每人一个明杠的分…坐庄和拉庄都要翻番"."""
+    if facts.chan:
         for seat in (1, 2, 3):
-            owed = params.chan * doubling(declared, seat)
+            owed = params.chan * doubling(facts, seat)
             out[0] -= owed
             out[seat] += owed
     return out
+
+
+def score_drawn(drawn: Drawn, params: TianjinParams) -> Result:
+    """A drawn hand (流局): nobody wins; 铲 is still paid."""
+    return drawn_result(add_chan(dict.fromkeys(range(4), 0), drawn, params))

@@ -150,6 +150,8 @@ class VariantRules:
         and a declared win's `params` is refused).
     keys: declared-win keys of this variant alone (refused in the others).
     fines: what a failed declaration costs (None: the rule book fines nothing).
+    drawn: "module:function" scoring a drawn hand where the rule book pays on a draw
+        (None: nobody pays).
     """
 
     name: str
@@ -160,14 +162,24 @@ class VariantRules:
     params: type | None = None
     keys: frozenset[str] = frozenset()
     fines: Fines | None = None
+    drawn: str | None = None
 
     @functools.cached_property
     def score(self) -> Callable[..., Any]:
         """The scorer function, imported on first use."""
-        module, _sep, name = self.scorer.partition(":")
-        return getattr(importlib.import_module(module), name)
+        return _function(self.scorer)
+
+    @functools.cached_property
+    def score_drawn(self) -> Callable[..., Any] | None:
+        """The drawn hand's scorer, imported on first use; None where nobody pays."""
+        return None if self.drawn is None else _function(self.drawn)
 
     @property
     def wild_key(self) -> str | None:
         """The declared win's key for the turned wild tile (Tianjin "hun", Fuzhou "gold")."""
         return None if self.deal.wild == "none" else self.deal.wild
+
+
+def _function(where: str) -> Callable[..., Any]:
+    module, _sep, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)

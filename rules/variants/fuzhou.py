@@ -46,6 +46,7 @@ RULES = VariantRules(
     # "庄家如果胡牌，则下一把可继续连庄，否则即由庄家的下家做庄"
     dealer=DealerRule(after_win=True, after_draw=False),
     scorer="rules.scoring.fuzhou:score",
+    drawn="rules.scoring.fuzhou:score_drawn",
     params=FuzhouParams,
     keys=frozenset({"gold", "also_won", "qiangjin", "wall"}),
 )

@@ -55,6 +55,7 @@ RULES = VariantRules(
     #  当盘的庄家继续做下一盘的庄家"
     dealer=DealerRule(after_win=True, after_draw=True),
     scorer="rules.scoring.tianjin:score",
+    drawn="rules.scoring.tianjin:score_drawn",
     params=TianjinParams,
     keys=frozenset({"hun", "zuozhuang", "lazhuang", "chan", "hun_discarded"}),
 )

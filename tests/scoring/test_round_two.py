@@ -272,3 +272,38 @@ def test_the_new_keys_refused_where_they_cannot_be(h: dict, expected: str) -> No
 ])
 def test_fuzhou_wall_refused(wall: dict, expected: str) -> None:
     assert expected in refused(fz(PLAIN, "T2", 1, self_drawn=True, wall=wall))
+
+
+# -- A drawn hand that still pays ------------------------------------------------------
+
+
+def test_tianjin_chan_is_paid_on_a_drawn_hand_too() -> None:
+    # "铲…那么在正常结算之后（无论是否流局），由庄家付给三个闲家每人一个明杠的分…例：…庄家坐庄，
+    #  闲家A不拉庄，B拉庄，C拉两庄，结算时由庄家另外付A两分，付B四分，付C八分"
+    answer = scored({"variant": "tianjin", "draw": True, "chan": True, "zuozhuang": True,
+                     "lazhuang": {"W": 1, "N": 2}})
+    assert not answer["win"] and answer["drawn"] is True
+    assert answer["payments"] == {"E": -14, "S": 2, "W": 4, "N": 8}
+    assert scored({"variant": "tianjin", "draw": True})["payments"] == dict.fromkeys("ESWN", 0)
+
+
+def test_fuzhou_a_drawn_hand_leaves_the_reserve() -> None:
+    # "最后可抓的4张牌…如果４人均没自摸，即为和局";
+    # "每当有人有一个明杠则多留一张，有一个暗杠则多留两张"
+    drawn = {"variant": "fuzhou", "draw": True,
+             "wall": {"tiles_left": 21, "exposed_kongs": 1, "concealed_kongs": 1}}
+    assert scored(drawn)["reserve"] == 21
+    assert "a hand is drawn when only the 21 tiles" in refused(
+        {**drawn, "wall": {**drawn["wall"], "tiles_left": 25}})
+
+
+@pytest.mark.parametrize(("h", "expected"), [
+    ({"variant": "mcr", "draw": True, "chan": True}, "chan: not a key of a drawn mcr hand"),
+    ({"variant": "tianjin", "draw": True, "hun_discarded": True},
+     "hun_discarded: not a key of a drawn tianjin hand"),
+    ({"variant": "tianjin", "draw": 1}, "draw: expected true"),
+    ({"variant": "tianjin", "draw": True, "params": {"chan": 10 ** 9}}, "params.chan: "),
+    ({"draw": True}, "input: missing key 'variant'"),
+])
+def test_a_drawn_hand_refused(h: dict, expected: str) -> None:
+    assert expected in refused(h)

@@ -363,3 +363,22 @@ def test_tianjin_the_dealer_sitting_is_given_at_the_table_and_recorded(tmp_path)
     assert paid[str(dealer)] == -4 and paid[str(other)] == 8      # 素 2; the dealer pays 4
     line = json.loads((tmp_path / "deals.scores.jsonl").read_text().splitlines()[-1])
     assert line["declared"]["win"]["zuozhuang"] is True
+
+
+def test_tianjin_chan_on_a_drawn_hand_is_booked_and_verified(tmp_path) -> None:
+    # Seed 001: "铲…在正常结算之后（无论是否流局），由庄家付给三个闲家每人一个明杠的分".
+    from rules.cli import verify_deals_main
+    from tests.conftest import CONFIGS
+
+    bench = _table(load_config(CONFIGS["136"]), "tianjin", tmp_path=tmp_path)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    dealer = ctl.handoff.records[-1]["table"]["dealer_position"]
+    answer = ctl.scoring.score(dealer, {"draw": {"chan": True, "lazhuang": {"S": 1}}},
+                               hand_in_play(ctl))
+    assert answer["booked"] is True and answer["hand"]["winner"] is None
+    paid = answer["hand"]["payments"]
+    assert paid[str(dealer)] == -4 and paid[str((dealer + 1) % 4)] == 2
+    assert answer["next_dealer"] == dealer          # "流局，当盘的庄家继续做下一盘的庄家"
+    deals, scores = tmp_path / "deals.jsonl", tmp_path / "deals.scores.jsonl"
+    assert verify_deals_main([str(deals), "--scores", str(scores)]) == 0
