@@ -99,7 +99,7 @@ _json = st.recursive(_leaf, lambda inner: st.lists(inner, max_size=3) | st.dicti
     st.sampled_from(["at", "jinque", "tiles_left", "exposed_kongs", "S", "E", "W", "base",
                      "cap", "scheme", "type", "tiles", "from", "claimed", "x\ny"]),
     inner, max_size=3), max_leaves=8)
-_KEYS = sorted(known_keys())
+_KEYS = sorted(known_keys() | {"draw"})
 
 
 @settings(max_examples=300, deadline=None,
