@@ -3,8 +3,8 @@
 Every controller event (key presses, phases, faults, handoff commitments, technician
 actions, diagnoses) becomes one row with its controller time, the hand (cycle) it
 happened in, and the run (one per daemon start). The loop only puts events on a
-queue; a writer thread commits them in batches, so a slow SD card never delays a
-sensor edge. Queries open their own connection: WAL lets readers run beside the
+queue; the durable-writer thread (durable.py) commits them in batches, so a slow SD
+card never delays a sensor edge. Queries open their own connection: WAL lets readers run beside the
 writer.
 
 Durability: `journal_mode=WAL` with `synchronous=FULL`. In WAL mode NORMAL is already
@@ -32,17 +32,16 @@ import contextlib
 import hashlib
 import json
 import os
-import queue
 import sqlite3
-import threading
-import time
 import urllib.parse
+from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from firmware.hands.handoff import public_event
 from firmware.i18n import _
+from firmware.state import durable
 from firmware.state.chain_words import (
     CHAIN_CHANGED,
     CHAIN_CUT,
@@ -100,14 +99,6 @@ def row_chain(prev: str, id_: int, run: int, wall: float | None, t: float,
 def _pair(text: str | None) -> tuple[int, str]:
     id_, _, chain = (text or f"0:{GENESIS}").partition(":")
     return int(id_), chain
-
-
-class _Flush:
-    def __init__(self) -> None:
-        self.done = threading.Event()
-
-
-_CLOSE = object()
 
 
 def rotated_young(conn: sqlite3.Connection, meta: dict[str, str],
@@ -304,9 +295,11 @@ class EventLog(LogReader):
     """Append events from the loop (one writer thread commits them); read as LogReader."""
 
     def __init__(self, path: str | Path, *, max_rows: int = DEFAULT_MAX_ROWS,
-                 flush_s: float = 0.2, wall: Callable[[], float] | None = None) -> None:
+                 flush_s: float = 0.2, wall: Callable[[], float] | None = None,
+                 writer: durable.Durable | None = None) -> None:
         """`wall` stamps rows with a wall-clock time for people reading the log; the
-        daemon passes `time.time`. It never steers the table."""
+        daemon passes `time.time`. It never steers the table. `writer` commits the
+        rows (the process's one durable-writer thread unless a test gives another)."""
         self.path = Path(path)
         self.max_rows = max_rows
         self.flush_s = flush_s
@@ -318,7 +311,12 @@ class EventLog(LogReader):
         # once a batch went through again.
         self.on_failure: Callable[[BaseException], None] | None = None
         self.failure: BaseException | None = None
-        self._queue: queue.Queue[Any] = queue.Queue(QUEUE_LIMIT)
+        # Rows from the loop, waiting for the writer (appended by the loop only).
+        self._rows: deque[tuple[Any, ...]] = deque()
+        self._failed: list[tuple[Any, ...]] = []    # rows a failing disk refused
+        self._conn: sqlite3.Connection | None = None    # the writer's own
+        self._scheduled = False
+        self.writer = writer or durable.shared()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _private(self.path)
         with contextlib.closing(self._connect()) as conn:
@@ -346,8 +344,6 @@ class EventLog(LogReader):
             side = self.path.with_name(self.path.name + suffix)
             if side.exists():
                 os.chmod(side, 0o640)
-        self._thread = threading.Thread(target=self._writer, name="eventlog", daemon=True)
-        self._thread.start()
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
@@ -369,78 +365,56 @@ class EventLog(LogReader):
         wall = self._wall() if self._wall is not None else None
         row = (self.run, wall, float(event.get("t", 0.0)), cycle, str(event["kind"]),
                json.dumps(data, default=str, separators=(",", ":")))
-        try:
-            self._queue.put_nowait(row)
-        except queue.Full:
-            self.dropped += 1
+        if len(self._rows) >= QUEUE_LIMIT:
+            self.dropped += 1       # a stalled disk: dropped, and said in the log
+            return
+        self._rows.append(row)
+        if not self._scheduled:
+            # The batch's first row: the writer commits it and what follows in flush_s.
+            self._scheduled = True
+            self.writer.submit(self, self._drain, self.flush_s)
 
     def flush(self, timeout: float = 10.0) -> bool:
-        """Wait until everything queued so far is committed (tests, shutdown)."""
-        marker = _Flush()
-        self._queue.put(marker)
-        return marker.done.wait(timeout)
+        """Wait until everything recorded so far is committed (tests, shutdown)."""
+        return self.writer.submit(self, self._drain).wait(timeout)
 
     def close(self) -> None:
-        if self._thread.is_alive():
-            self._queue.put(_CLOSE)
-            self._thread.join(timeout=10.0)
+        self.flush()
+        self.writer.submit(self, self._disconnect).wait(10.0)
 
-    def _writer(self) -> None:
-        conn: sqlite3.Connection | None = None
-        failed: list[tuple[Any, ...]] = []    # rows a failing disk refused, tried again
+    def _disconnect(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(Exception):    # a failed disk may refuse it too
+                self._conn.close()
+        self._conn = None
+
+    def _drain(self) -> None:
+        """In the writer: commit the rows recorded so far as one batch."""
+        self._scheduled = False     # before taking the rows: a row after it schedules
+        rows, self._failed = self._failed, []
+        while self._rows:
+            rows.append(self._rows.popleft())
+        if not rows:
+            return
         try:
-            while True:
-                item = self._queue.get()
-                rows: list[tuple[Any, ...]] = failed
-                failed = []
-                markers: list[_Flush] = []
-                closing = False
-                deadline = time.monotonic() + self.flush_s
-                while True:
-                    if item is _CLOSE:
-                        closing = True
-                        break
-                    if isinstance(item, _Flush):
-                        markers.append(item)
-                        break
-                    rows.append(item)
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        break
-                    try:
-                        item = self._queue.get(timeout=remaining)
-                    except queue.Empty:
-                        break
-                if rows:
-                    try:
-                        if conn is None:
-                            conn = self._connect()
-                            rows = self._unwritten(conn, rows)
-                        if rows:
-                            self._commit(conn, rows)
-                    except Exception as exc:
-                        # Never a silent end of the log: the owner hears of it (E96 in
-                        # the daemon) and the rows wait for the next batch, which tries
-                        # again on a fresh connection.
-                        if conn is not None:
-                            with contextlib.suppress(Exception):
-                                conn.close()
-                        conn = None
-                        self.dropped += max(0, len(rows) - QUEUE_LIMIT)
-                        failed = rows[-QUEUE_LIMIT:]
-                        self.failure = exc
-                        if self.on_failure is not None:
-                            with contextlib.suppress(Exception):
-                                self.on_failure(exc)
-                    else:
-                        self.failure = None
-                for marker in markers:
-                    marker.done.set()
-                if closing:
-                    return
-        finally:
-            if conn is not None:
-                conn.close()
+            if self._conn is None:
+                self._conn = self._connect()
+                rows = self._unwritten(self._conn, rows)
+            if rows:
+                self._commit(self._conn, rows)
+        except Exception as exc:
+            # Never a silent end of the log: the owner hears of it (E96 in the daemon)
+            # and the rows wait for the next batch, which tries again on a fresh
+            # connection.
+            self._disconnect()
+            self.dropped += max(0, len(rows) - QUEUE_LIMIT)
+            self._failed = rows[-QUEUE_LIMIT:]
+            self.failure = exc
+            if self.on_failure is not None:
+                with contextlib.suppress(Exception):
+                    self.on_failure(exc)
+        else:
+            self.failure = None
 
     def _unwritten(self, conn: sqlite3.Connection,
                    rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:

@@ -11,10 +11,10 @@ Here the loop does only what a process crash must not lose: the new version is
 written to a temporary file and renamed over the old one (page cache, no wait for
 the disk). A crash of the daemon at any instant (SIGKILL, an exception, the OOM
 killer) therefore finds the journal exactly as the last save left it, written ahead
-of whatever the controller does next. A flusher thread then fsyncs the newest
-version and the directory; a cut of the machine's power finds at worst the version
-before the last flush (and `FileJournal.load` treats an unreadable file as an
-unclean stop).
+of whatever the controller does next. The durable-writer thread (durable.py) then
+fsyncs the newest version and the directory; a cut of the machine's power finds at
+worst the version before the last flush (and `FileJournal.load` treats an unreadable
+file as an unclean stop).
 """
 
 from __future__ import annotations
@@ -26,28 +26,28 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from firmware.state import durable
 from firmware.state.journal import FORMAT, FileJournal
 
 
 class FlushedJournal(FileJournal):
-    """A `FileJournal` whose fsyncs run in a thread, never in the caller's loop."""
+    """A `FileJournal` whose fsyncs run in the durable-writer thread, never in the
+    caller's loop."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, writer: durable.Durable | None = None) -> None:
         super().__init__(directory)
+        self._writer = writer or durable.shared()
         self._cond = threading.Condition()
         self._pending: list[int] = []     # fds of versions written, newest last
-        self._flushing = False
         self._closed = False
         self._error: OSError | None = None
+        self._ticket: durable.Ticket | None = None
         self.flushes = 0
-        self._thread = threading.Thread(target=self._flush_loop, name="journal-flush",
-                                        daemon=True)
-        self._thread.start()
 
     def save(self, state: dict[str, Any]) -> None:
-        """Replace the journal now; its fsync follows in the flusher thread.
+        """Replace the journal now; its fsync follows in the durable-writer thread.
 
-        Raises OSError as `FileJournal.save` does, including one the flusher met since
+        Raises OSError as `FileJournal.save` does, including one the writer met since
         the last save (a disk that fails must be seen, not hidden in a thread).
         """
         with self._cond:
@@ -76,44 +76,33 @@ class FlushedJournal(FileJournal):
                     raise error
                 return
             self._pending.append(fd)
-            self._cond.notify()
+        self._ticket = self._writer.submit(self, self._flush_pending)
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every saved version is on the disk; False if `timeout` ran out."""
-        with self._cond:
-            return self._cond.wait_for(lambda: not self._pending and not self._flushing,
-                                       timeout)
+        ticket = self._ticket
+        return ticket is None or ticket.wait(timeout)
 
     def close(self, timeout: float = 10.0) -> None:
-        """Flush what is pending and stop the thread (a clean stop's last save)."""
+        """Flush what is pending (a clean stop's last save); later saves sync at once."""
         self.flush(timeout)
         with self._cond:
             self._closed = True
-            self._cond.notify_all()
-        self._thread.join(timeout)
 
-    def _flush_loop(self) -> None:
-        while True:
-            with self._cond:
-                self._cond.wait_for(lambda: self._pending or self._closed)
-                if not self._pending:
-                    return
-                fds, self._pending = self._pending, []
-                self._flushing = True
-            try:
-                # Older versions were already replaced: only the newest needs the disk.
-                for fd in fds[:-1]:
-                    with contextlib.suppress(OSError):
-                        os.close(fd)
-                self._sync(fds[-1])
-            finally:
-                with self._cond:
-                    self._flushing = False
-                    self.flushes += 1
-                    self._cond.notify_all()
+    def _flush_pending(self) -> None:
+        with self._cond:
+            fds, self._pending = self._pending, []
+        if not fds:
+            return
+        # Older versions were already replaced: only the newest needs the disk.
+        for fd in fds[:-1]:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._sync(fds[-1])
+        self.flushes += 1
 
     def _sync(self, fd: int) -> None:
-        # The flusher must outlive a failing disk; the error goes to the next save.
+        # The writer must outlive a failing disk; the error goes to the next save.
         try:
             try:
                 os.fsync(fd)

@@ -17,9 +17,9 @@ checkpoint.
 Durability, as the journal's (firmware/state/journal_flush.py): the loop commits to SQLite
 in WAL mode with synchronous=NORMAL, which a crash of the process at any instant
 cannot undo (the WAL is written before the commit returns), and never waits for the
-disk; a flusher thread checkpoints the WAL with synchronous=FULL, which fsyncs it and
-the database, so a cut of the machine's power loses at most the commits of the last
-instants.
+disk; the durable-writer thread (durable.py) checkpoints the WAL with synchronous=FULL,
+which fsyncs it and the database, so a cut of the machine's power loses at most the
+commits of the last instants.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from firmware.state import durable
 from mjtable_core.clock import Clock, Timer
 
 if TYPE_CHECKING:
@@ -281,52 +281,39 @@ class Ledger:
 
 
 class _Flusher:
-    """Checkpoints the WAL with synchronous=FULL in a thread: the loop never waits."""
+    """Checkpoints the WAL with synchronous=FULL in the durable-writer thread
+    (durable.py): the loop never waits. Its connection lives in that thread."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, writer: durable.Durable | None = None) -> None:
         self.path = path
-        self._cond = threading.Condition()
-        self._wanted = 0
-        self._done = 0
-        self._closed = False
+        self._writer = writer or durable.shared()
+        self._db: sqlite3.Connection | None = None
+        self._ticket: durable.Ticket | None = None
         self.error: sqlite3.Error | None = None
-        self._thread = threading.Thread(target=self._run, name="ledger-flush", daemon=True)
-        self._thread.start()
 
     def kick(self) -> None:
-        with self._cond:
-            self._wanted += 1
-            self._cond.notify_all()
+        self._ticket = self._writer.submit(self, self._checkpoint)
 
     def flush(self, timeout: float | None = None) -> bool:
-        with self._cond:
-            wanted = self._wanted
-            return self._cond.wait_for(lambda: self._done >= wanted, timeout)
+        ticket = self._ticket
+        return ticket is None or ticket.wait(timeout)
 
     def close(self, timeout: float = 10.0) -> None:
         self.flush(timeout)
-        with self._cond:
-            self._closed = True
-            self._cond.notify_all()
-        self._thread.join(timeout)
+        self._writer.submit(self, self._close).wait(timeout)
 
-    def _run(self) -> None:
-        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA synchronous=FULL")
+    def _checkpoint(self) -> None:
+        if self._db is None:
+            self._db = sqlite3.connect(self.path, isolation_level=None,
+                                       check_same_thread=False)
+            self._db.execute("PRAGMA synchronous=FULL")
         try:
-            while True:
-                with self._cond:
-                    self._cond.wait_for(lambda: self._wanted > self._done or self._closed)
-                    if self._wanted <= self._done:
-                        return
-                    wanted = self._wanted
-                try:
-                    # Syncs the WAL, copies it into the database, syncs that.
-                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                except sqlite3.Error as exc:     # seen by the next flush's caller
-                    self.error = exc
-                with self._cond:
-                    self._done = wanted
-                    self._cond.notify_all()
-        finally:
-            db.close()
+            # Syncs the WAL, copies it into the database, syncs that.
+            self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        except sqlite3.Error as exc:     # seen by the next flush's caller
+            self.error = exc
+
+    def _close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

@@ -44,8 +44,12 @@ class Table:
 
 def record(seq: int) -> dict:
     now = time.time()
-    return {"table": "t1", "boot": 2, "seq": seq, "cycle": seq, "start": now - 300,
-            "end": now, "duration_s": 300.0, "booking_id": None, "variant": "mcr",
+    # Started today, even in the first minutes after midnight (a hand that started
+    # yesterday is yesterday's: the tile counts today's).
+    local = time.localtime(now)
+    start = now - min(300.0, local.tm_hour * 3600 + local.tm_min * 60 + local.tm_sec)
+    return {"table": "t1", "boot": 2, "seq": seq, "cycle": seq, "start": start,
+            "end": now, "duration_s": now - start, "booking_id": None, "variant": "mcr",
             "ended": "played"}
 
 

@@ -18,7 +18,6 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiomqtt
 
@@ -26,7 +25,16 @@ from firmware.api.client import AsyncClient, ClientError
 from firmware.i18n import _
 from mjtable_core.config import Config
 from venue.agent import homeassistant
-from venue.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, fault_view, payload, status_view
+from venue.wire import (
+    OFFLINE,
+    ONLINE,
+    SCHEMA,
+    Topics,
+    broker_address,
+    fault_view,
+    payload,
+    status_view,
+)
 
 RETRY_S = 1.0           # wait before reconnecting to the daemon or the broker
 LEDGER_POLL_S = 5.0     # look for records even without a hand event (missed events)
@@ -36,12 +44,6 @@ STOP_PUBLISH_S = 2.0    # the last `offline`, waited for at most this long
 REFUSALS_PER_WINDOW = 5  # refusal lines logged a minute; then a count
 REFUSALS_WINDOW_S = 60.0
 MAX_COMMAND = 16 * 1024  # bytes of a `cmd` message; longer ones are malformed
-
-
-def broker_address(url: str) -> tuple[str, int, bool]:
-    parts = urlsplit(url)
-    tls = parts.scheme == "mqtts"
-    return parts.hostname or "127.0.0.1", parts.port or (8883 if tls else 1883), tls
 
 
 class Agent:

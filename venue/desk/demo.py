@@ -25,7 +25,7 @@ import aiomqtt
 
 from firmware.faults.kinds import CATALOGUE
 from firmware.i18n import language
-from venue.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, payload
+from venue.wire import OFFLINE, ONLINE, SCHEMA, Topics, payload
 
 # The made-up tables' faults: the lid's (what a kind is about lives on the kind).
 DEMO_FAULTS = tuple(k.id for k in CATALOGUE.values() if k.family == "lid")

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from venue.agent.topics import ROOT
 from venue.desk.store import day_of, natural
+from venue.wire import ROOT
 
 STATES = ("idle", "playing", "booked", "fault", "offline")
 # The topics the venue reads: never `cmd` (commands are the venue's own).

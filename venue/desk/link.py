@@ -25,11 +25,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from firmware.i18n import _
 from firmware.service.signed import sign
-from venue.agent.agent import broker_address
-from venue.agent.topics import Topics, payload
 from venue.desk.config import BrokerSection
 from venue.desk.fleet import SUBSCRIPTIONS, Fleet
 from venue.desk.store import Store
+from venue.wire import Topics, broker_address, payload
 
 RETRY_S = 1.0
 ACK_EVERY_S = 0.5

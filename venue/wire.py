@@ -1,14 +1,26 @@
-"""The agent's topics and payloads: versioned, under `mjt/v1/{table}/` (docs/venue.md)."""
+"""What the table's agent and the venue's desk share on the wire: the broker's address,
+the topics and the payloads, versioned, under `mjt/v1/{table}/` (docs/venue.md).
+
+The agent and the desk never import each other: both speak this.
+"""
 
 from __future__ import annotations
 
 import json
 import math
 from typing import Any
+from urllib.parse import urlsplit
 
 ROOT = "mjt/v1"
 SCHEMA = "mjtable.venue/1"
 ONLINE, OFFLINE = b"online", b"offline"
+
+
+def broker_address(url: str) -> tuple[str, int, bool]:
+    """Host, port and whether TLS, from a broker URL (mqtt://, mqtts://)."""
+    parts = urlsplit(url)
+    tls = parts.scheme == "mqtts"
+    return parts.hostname or "127.0.0.1", parts.port or (8883 if tls else 1883), tls
 
 
 def one_level(table: str) -> bool:
