@@ -18,6 +18,7 @@ from typing import Any
 from mjtable_core.clock import Clock
 
 Callback = Callable[[], None]
+NEVER = float("-inf")      # stalled_until of a host never stalled
 
 
 class _HostTimer:
@@ -55,7 +56,7 @@ class HostClock:
         self.clock = clock
         # The rig's own: asked on every edge and timer, one call instead of two.
         self.now = clock.now    # type: ignore[method-assign]
-        self.stalled_until = float("-inf")
+        self.stalled_until = NEVER
         self.deferred = 0               # callbacks a stall put off
         # What came due while stalled, in the order it came: run first when the host
         # wakes, before anything newer (a reply to what the host sends on waking).
@@ -84,7 +85,8 @@ class HostClock:
     def run(self, timer: _HostTimer) -> None:
         """A host callback came due: run it, unless the host is stalled or still
         catching up, when it joins the backlog."""
-        if self._backlog or self._draining or self.clock.now() < self.stalled_until:
+        if self._backlog or self._draining or (self.stalled_until != NEVER
+                                               and self.clock.now() < self.stalled_until):
             self._backlog.append(timer)
             self.deferred += 1
             return
@@ -119,7 +121,8 @@ class HostClock:
         """Run `callback(*args)` now — a call into the host from the table's own
         thread of events (an input change) — or, while the host is stalled, when it
         wakes."""
-        if self._backlog or self._draining or self.clock.now() < self.stalled_until:
+        if self._backlog or self._draining or (self.stalled_until != NEVER
+                                               and self.clock.now() < self.stalled_until):
             # Put off: kept as a timer of the host's, run in its turn when it wakes.
             self.run(_HostTimer(self, lambda: callback(*args), self.clock.now()))
             return
