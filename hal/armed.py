@@ -88,7 +88,8 @@ class PinStops:
         # Each output's pending look (when it is due, board ms, and its timer).
         self._timers: dict[str, tuple[int, Timer]] = {}
         self._seen: dict[str, Value] = {}   # an edge is a change: a bounce back is not one
-        self._watched: frozenset[str] = frozenset()     # inputs an armed stop reads
+        # Inputs an armed stop reads, and how many read each.
+        self._watched: dict[str, int] = {}
 
     def _ms(self) -> int:
         return round(self.clock.now() * 1000)
@@ -101,7 +102,7 @@ class PinStops:
                              round(spec.blank_s * 1000), round(spec.confirm_s * 1000),
                              round(spec.max_s * 1000), now)
             self._armed[spec.output] = (spec, stop, on_stopped)
-            self._watched = frozenset(armed[0].input for armed in self._armed.values())
+            self._watched[spec.input] = self._watched.get(spec.input, 0) + 1
             self._seen[spec.input] = self._read(spec.input)
             if spec.edges == 0 and self._read(spec.input) == spec.level:
                 stop.reached(now, True)
@@ -164,7 +165,11 @@ class PinStops:
 
     def _end(self, output: str, reason: int, now: int, drive: bool = True) -> None:
         spec, _stop, on_stopped = self._armed.pop(output)
-        self._watched = frozenset(armed[0].input for armed in self._armed.values())
+        left = self._watched[spec.input] - 1
+        if left:
+            self._watched[spec.input] = left
+        else:
+            del self._watched[spec.input]
         pending = self._timers.pop(output, None)
         if pending is not None:
             pending[1].cancel()
