@@ -569,6 +569,9 @@ class Harness:
         """An error holds the table and nobody is on the way to fix it."""
         if self.link_dead:
             return True
+        ctl = self.ctl
+        if ctl.refeed_hold is None and not ctl.faults:
+            return False        # nothing holds it (asked after every event: said first)
         if not self.table.powered:
             return False        # the power comes back: the table is judged then
         if self.rig.link_returning():
