@@ -110,7 +110,7 @@ class HostClock:
         return timer
 
     def call_later(self, delay: float, callback: Callback) -> _HostTimer:
-        return self.call_at(self.clock.now() + max(delay, 0.0), callback)
+        return self.call_at(self.now() + (0.0 if delay < 0.0 else delay), callback)
 
     def post(self, callback: Callback) -> None:
         """Thread-safe, as the rig's clock's post is."""
