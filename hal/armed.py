@@ -96,15 +96,16 @@ class PinStops:
 
     def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
         with self._lock:
-            self.cancel(spec.output)
+            if spec.output in self._armed:     # cancel(), without taking the lock again
+                self._end(spec.output, 3, self._ms(), drive=False)
             now = self._ms()
             stop = ArmedStop(0, spec.output, spec.value, spec.input, spec.level, spec.edges,
                              round(spec.blank_s * 1000), round(spec.confirm_s * 1000),
                              round(spec.max_s * 1000), now)
             self._armed[spec.output] = (spec, stop, on_stopped)
             self._watched[spec.input] = self._watched.get(spec.input, 0) + 1
-            self._seen[spec.input] = self._read(spec.input)
-            if spec.edges == 0 and self._read(spec.input) == spec.level:
+            level = self._seen[spec.input] = self._read(spec.input)
+            if spec.edges == 0 and level == spec.level:
                 stop.reached(now, True)
             self._write(spec.output, spec.value)
             self._settle(spec.output, now)
