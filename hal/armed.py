@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
+from operator import itemgetter
 from dataclasses import dataclass
 from enum import Enum
 
@@ -83,6 +84,9 @@ class PinStops:
         # What `read` reads, where the backend keeps it in one mapping: a stop's
         # report then copies the inputs without a call for each.
         self._values = values
+        # All the inputs out of that mapping in one call (itemgetter gives a tuple for two
+        # or more names).
+        self._pick = itemgetter(*self._inputs) if len(self._inputs) > 1 else None
         self._lock = threading.RLock()
         self._armed: dict[str, tuple[StopSpec, ArmedStop, OnStopped]] = {}
         # Each output's pending look (when it is due, board ms, and its timer).
@@ -177,7 +181,9 @@ class PinStops:
         if drive:
             self._write(output, self.signals[output].safe_value)
         values = self._values
-        if values is not None:
+        if values is not None and self._pick is not None:
+            inputs = dict(zip(self._inputs, self._pick(values), strict=True))
+        elif values is not None:
             inputs = {name: values[name] for name in self._inputs}
         else:
             inputs = {name: self._read(name) for name in self._inputs}
