@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from operator import itemgetter
 from dataclasses import dataclass
 from enum import Enum
+from operator import itemgetter
 
 from board.stops import ArmedStop
 from mjtable_core.clock import Clock, Timer
