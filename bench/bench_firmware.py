@@ -36,9 +36,9 @@ from collections.abc import Callable
 from typing import Any
 
 from mjtable_core.config import load_config
-from simulator import harness as harness_module
-from simulator.fuzz import fuzz, sim_runner
-from simulator.run import simulate
+from simulator.fuzz.batch import fuzz, sim_runner
+from simulator.harness import runner as harness_module
+from simulator.harness.run import simulate
 
 # How many times longer a Raspberry Pi Zero 2 W takes for the same single-threaded
 # work than the machine the benches were calibrated on (the project's 2-core AMD EPYC
@@ -52,8 +52,8 @@ PI_ZERO2_FACTOR = 7.3
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 FIRMWARE_DIRS = ("firmware", "hal", "board", "rules", "mjtable_core")
-LOOP_FILES = ("mjtable_core/clock.py", "simulator/host_clock.py")
-LOOP_FUNCTIONS = ("ScopedClock",)   # harness.py: the controller's timers, tracked for a kill
+LOOP_FILES = ("mjtable_core/clock.py", "simulator/rigs/host_clock.py")
+LOOP_FUNCTIONS = ("ScopedClock",)   # harness/runner.py: the controller's timers, tracked for a kill
 
 
 def part(filename: str, function: str, first_line: int, scoped: set[int]) -> str | None:
@@ -61,7 +61,7 @@ def part(filename: str, function: str, first_line: int, scoped: set[int]) -> str
     standard library, charged to its callers)."""
     if filename.startswith(ROOT):
         relative = filename[len(ROOT):]
-        if relative in LOOP_FILES or (relative == "simulator/harness.py"
+        if relative in LOOP_FILES or (relative == "simulator/harness/runner.py"
                                       and first_line in scoped):
             return "loop"
         if relative.split("/")[0] in FIRMWARE_DIRS:
@@ -73,7 +73,7 @@ def part(filename: str, function: str, first_line: int, scoped: set[int]) -> str
 
 
 def _scoped_lines() -> set[int]:
-    """The first lines of ScopedClock's methods (they live in harness.py)."""
+    """The first lines of ScopedClock's methods (they live in harness/runner.py)."""
     lines: set[int] = set()
     for name in LOOP_FUNCTIONS:
         cls = getattr(harness_module, name)
