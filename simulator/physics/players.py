@@ -41,6 +41,8 @@ class SimPlayers:
         self.top_up_wanted = False    # asked while the dice are still to throw
         self._top_up_at = 0.0
         self._progress = 0
+        self._shown: object = object()      # the display last read for test mode
+        self._test_mode = False
         table.witnesses.append(self._on_change)
         self.clock.call_later(PATIENCE_S, self._patience)
 
@@ -56,7 +58,11 @@ class SimPlayers:
 
     def in_test_mode(self) -> bool:
         """The display shows test mode, as players at a real table would see."""
-        return bool(TEST_MODE_DISPLAY.fullmatch(str(self.table.values["display"] or "")))
+        shown = self.table.values["display"]
+        if shown != self._shown:    # asked on every change at the table: read anew only
+            self._shown = shown     # when the display changed
+            self._test_mode = bool(TEST_MODE_DISPLAY.fullmatch(str(shown or "")))
+        return self._test_mode
 
     def _to(self, phase: str) -> None:
         self.phase = phase

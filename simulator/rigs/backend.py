@@ -34,7 +34,7 @@ class SimHal:
         # A separate stream from the physics, so firmware draws do not shift the table.
         self._entropy = random.Random(f"mjtable-dice-{table.seed}")
         self.stops = PinStops(table.clock, self.signals, table.command,
-                              lambda name: table.values[name])
+                              lambda name: table.values[name], table.values)
         table.listener = self.stops.on_input
 
     def write(self, name: str, value: Value) -> None:
@@ -46,19 +46,20 @@ class SimHal:
 
     def listen(self, listener: Listener) -> None:
         host = self.host
+        on_input = self.stops.on_input
 
         def changed(name: str, value: Value) -> None:
-            self.stops.on_input(name, value)
+            on_input(name, value)
             if host is None:
                 listener(name, value)
             else:
-                host.deliver(lambda: listener(name, value))
+                host.deliver(listener, name, value)
         self.table.listener = changed
 
     def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
         host = self.host
         self.stops.arm(spec, on_stopped if host is None else
-                       lambda report: host.deliver(lambda: on_stopped(report)))
+                       lambda report: host.deliver(on_stopped, report))
 
     def cancel(self, output: str) -> None:
         self.stops.cancel(output)
