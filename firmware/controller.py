@@ -95,7 +95,7 @@ class Controller:
         self.estopped = False
         # The booking gate (firmware/service/gate.py): why no new hand may start, or None.
         self.gate_closed: Callable[[], str | None] = lambda: None
-        self.table_state = TableState(self, self.journal)
+        self.table_state = TableState(self)   # writes `self.journal`, which a test may swap
         self.save_journal = self.table_state.save
         self.handoff = Handoff(self)
         self.scoring = TableScore(self)     # the game's scores and the next dealer

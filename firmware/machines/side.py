@@ -62,6 +62,7 @@ class SideBuilder(Recoverable):
         self.count_sensor = f"side.{side}.count"
         self.reader = f"side.{side}.tile_id"
         self.face_up = f"side.{side}.face_up"
+        self.key = f"head.{side}"     # its head's mechanism, for the supervisor
         self.has_reader = self.reader in ctl.hal.signals
         self.has_face_up = self.face_up in ctl.hal.signals
         self.counted = 0          # tiles seen by the count sensor this build
@@ -89,10 +90,6 @@ class SideBuilder(Recoverable):
         self.dark_at_rest = False
         self.confirming: Timer | None = None    # the side's last home, until it has held
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
-
-    @property
-    def key(self) -> str:
-        return f"head.{self.side}"
 
     def status(self) -> dict[str, Any]:
         """This side's builder as the status picture shows it."""

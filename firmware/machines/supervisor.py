@@ -85,6 +85,7 @@ class Supervisor:
             self.nominal[f"plate.{n}"] = timing.plate_turn_s
             self.nominal[f"head.{n}"] = timing.head_turn_s
         self.runs: dict[str, deque[float]] = {}
+        self._means: dict[str, float] = {}      # learned(), until the runs change
         self.misses: dict[str, int] = {}
         self.degraded: set[str] = set()
         self.suspects: set[str] = set()
@@ -96,8 +97,14 @@ class Supervisor:
     # -- learned timings ----------------------------------------------------------------
 
     def learned(self, mechanism: str) -> float:
-        runs = self.runs.get(mechanism)
-        return sum(runs) / len(runs) if runs else self.nominal[mechanism]
+        # Asked several times on every turn and tile: the mean is kept until a run
+        # changes it (_record, restore).
+        mean = self._means.get(mechanism)
+        if mean is None:
+            runs = self.runs.get(mechanism)
+            mean = sum(runs) / len(runs) if runs else self.nominal[mechanism]
+            self._means[mechanism] = mean
+        return mean
 
     def slow_recurs(self, key: str, slow: bool, recur: int = SLOW_RECUR,
                     window: int = SLOW_WINDOW) -> bool:
@@ -126,6 +133,7 @@ class Supervisor:
                                 "slow_of_last": [int(sum(recent)), len(recent)]})
         runs = self.runs.setdefault(mechanism, deque(maxlen=self.window))
         runs.append(duration)
+        self._means.pop(mechanism, None)
 
     def learned_build(self) -> float | None:
         """Mean of recent whole builds, once there are a few to go by."""
@@ -134,6 +142,7 @@ class Supervisor:
 
     def record_build(self, build_s: float) -> None:
         self.runs.setdefault("build", deque(maxlen=self.window)).append(build_s)
+        self._means.pop("build", None)
 
     def export(self) -> dict[str, Any]:
         return {"runs": {m: list(r) for m, r in self.runs.items()},
@@ -143,6 +152,7 @@ class Supervisor:
         for mechanism, runs in saved.get("runs", {}).items():
             if mechanism in self.nominal or mechanism == "build":
                 self.runs[mechanism] = deque(runs, maxlen=self.window)
+        self._means.clear()
         self.degraded = (set(saved.get("degraded", [])) & set(self.ctl.hal.signals)) - GUARDS
 
     # -- motions --------------------------------------------------------------------------

@@ -137,9 +137,10 @@ class Referee:
     # -- the table's own events -----------------------------------------------------
 
     def _on_witness(self, name: str, value: Value) -> None:
-        if name == "lid.lower" or name.startswith("motor."):
-            self._check_motors(name if name.startswith("motor.") else None)
-        if self.interlocks and name.startswith("motor."):
+        motor = name.startswith("motor.")
+        if name == "lid.lower" or motor:
+            self._check_motors(name if motor else None)
+        if self.interlocks and motor:
             self._judge_interlocks()
 
     def _judge_interlocks(self) -> None:

@@ -43,8 +43,10 @@ class SimPlayers:
         self._progress = 0
         # The dice shown before the display said something else (E80 while the host
         # was silent, a fault's code): the same dice shown again is no new throw.
-        self._shown: list[int] = []
+        self._dice_shown: list[int] = []
         self._covered: list[int] | None = None
+        self._shown: object = object()      # the display last read for test mode
+        self._test_mode = False
         table.witnesses.append(self._on_change)
         self.clock.call_later(PATIENCE_S, self._patience)
 
@@ -60,7 +62,11 @@ class SimPlayers:
 
     def in_test_mode(self) -> bool:
         """The display shows test mode, as players at a real table would see."""
-        return bool(TEST_MODE_DISPLAY.fullmatch(str(self.table.values["display"] or "")))
+        shown = self.table.values["display"]
+        if shown != self._shown:    # asked on every change at the table: read anew only
+            self._shown = shown     # when the display changed
+            self._test_mode = bool(TEST_MODE_DISPLAY.fullmatch(str(shown or "")))
+        return self._test_mode
 
     def _to(self, phase: str) -> None:
         self.phase = phase
@@ -96,9 +102,9 @@ class SimPlayers:
         faces = _faces(value)
         if faces:
             self._covered = None
-            self._shown = faces
-        elif str(value or "")[:1].isalpha() and self._shown:
-            self._covered = self._shown     # a code (E80, rF) over the dice shown
+            self._dice_shown = faces
+        elif str(value or "")[:1].isalpha() and self._dice_shown:
+            self._covered = self._dice_shown    # a code (E80, rF) over the dice shown
         elif value:
             self._covered = None            # the dice spinning ("--"): a new throw
 

@@ -36,7 +36,7 @@ class SimHal:
         # A separate stream from the physics, so firmware draws do not shift the table.
         self._entropy = random.Random(f"mjtable-dice-{table.seed}")
         self.stops = PinStops(table.clock, self.signals, table.command,
-                              lambda name: table.values[name])
+                              lambda name: table.values[name], table.values)
         self._changed_at: dict[str, float] = {}
         table.listener = self.stops.on_input
 
@@ -49,6 +49,7 @@ class SimHal:
 
     def listen(self, listener: Listener) -> None:
         host = self.host
+        on_input = self.stops.on_input
 
         def heard(name: str, value: Value, at: float) -> None:
             self._changed_at[name] = at     # the stamp this edge came with
@@ -56,17 +57,17 @@ class SimHal:
 
         def changed(name: str, value: Value) -> None:
             at = self.table.clock.now()
-            self.stops.on_input(name, value)
+            on_input(name, value)
             if host is None:
                 heard(name, value, at)
             else:
-                host.deliver(lambda: heard(name, value, at))
+                host.deliver(heard, name, value, at)
         self.table.listener = changed
 
     def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
         host = self.host
         self.stops.arm(spec, on_stopped if host is None else
-                       lambda report: host.deliver(lambda: on_stopped(report)))
+                       lambda report: host.deliver(on_stopped, report))
 
     def cancel(self, output: str) -> None:
         self.stops.cancel(output)
