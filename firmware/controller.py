@@ -30,6 +30,7 @@ from firmware.owner import Owner
 from firmware.plate import Plate
 from firmware.recorder import FlightRecorder
 from firmware.recurrence import FaceUpTracker
+from firmware.repeat_rows import RepeatRows
 from firmware.scoring import TableScore
 from firmware.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
 from firmware.side import SideBuilder
@@ -92,6 +93,7 @@ class Controller:
         self.clock = clock
         self.journal = journal if journal is not None else MemoryJournal()
         self.subscribers: list[Subscriber] = []
+        self.repeat_rows = RepeatRows(clock, self.emit)
         self.faults: list[Fault] = []
         self.fault_counts: Counter[str] = Counter()
         # Where the machines stopped by a halt (not a fault) were: see recovery.py.
@@ -443,8 +445,9 @@ class Controller:
             same.repeated(self.clock.now(), evidence)
             same.diagnosis_extra = self._diagnose(same)
             self.fault_counts[fault_id] += 1
-            self.emit("fault.repeated", id=fault_id, code=same.code, where=where,
-                      repeats=same.repeats, per_minute=same.per_minute())
+            self.repeat_rows.repeated((fault_id, where, side), id=fault_id, code=same.code,
+                                      where=where, repeats=same.repeats,
+                                      per_minute=same.per_minute())
             return same
         again = self._capped(fault_id, where, side)
         if again is not None:
@@ -720,6 +723,7 @@ class Controller:
         if fault.id == "sensor.degraded":
             # Replaced or repaired: the sensor is believed again.
             self.supervisor.restore_sensor(fault.where)
+        self.repeat_rows.close((fault.id, fault.where, fault.side))
         self.emit("fault.cleared", id=fault.id, code=fault.code, where=fault.where, by=by)
         if fault is self.refeed_hold:
             # The operator has refed the set that was half built at the power cut.
