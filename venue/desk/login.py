@@ -71,8 +71,8 @@ def integrator_of(request: web.Request) -> str | None:
 def _refuse(request: web.Request, status: int, kind: str, message: str,
             who: str | None = None, **detail: Any) -> web.StreamResponse:
     if kind:
-        request.app[OFFICE].log(kind, who=who, remote=remote(request), path=request.path,
-                               method=request.method, **detail)
+        request.app[OFFICE].refused(kind, who=who, remote=remote(request), path=request.path,
+                                   method=request.method, **detail)
     with language(page_language(request)):
         text = _(message)
     wants_page = request.method in SAFE_METHODS and not request.path.startswith("/api/") \
@@ -208,8 +208,8 @@ async def login(request: web.Request) -> web.StreamResponse:
     token, expected = form.get(CSRF_FIELD), request.cookies.get(LOGIN_COOKIE)
     office = request.app[OFFICE]
     if not (isinstance(token, str) and expected and secrets.compare_digest(token, expected)):
-        office.log("csrf.refused", who=name or None, remote=remote(request), path=LOGIN_PATH,
-                  method="POST", given=token is not None)
+        office.refused("csrf.refused", who=name or None, remote=remote(request),
+                       path=LOGIN_PATH, method="POST", given=token is not None)
         return _login_page(request, N_("missing or wrong CSRF token: reload the page"), name,
                            status=403)
     staff = request.app[STAFF]
@@ -217,8 +217,8 @@ async def login(request: web.Request) -> web.StreamResponse:
         # argon2id takes tens of milliseconds: a worker thread, not the event loop.
         name = await asyncio.to_thread(staff.verify, name, password)
     except LoginRefused as refused:
-        office.log("staff.refused", who=name, remote=remote(request),
-                  why="locked" if refused.why == LOCKED else "wrong")
+        office.refused("staff.refused", who=name, remote=remote(request),
+                       why="locked" if refused.why == LOCKED else "wrong")
         return _login_page(request, refused.why, name, status=401)
     session_id, _session = request.app[SESSIONS].open(name)
     office.log("staff.login", who=name, remote=remote(request))
@@ -263,6 +263,7 @@ async def _sweeping(app: web.Application) -> AsyncIterator[None]:
         while True:
             app[SESSIONS].sweep()
             app[STAFF].sweep()
+            app[OFFICE].flush_refusals()
             await asyncio.sleep(SWEEP_S)
     task = asyncio.get_running_loop().create_task(sweep())
     yield
