@@ -47,6 +47,7 @@ from firmware.api.budget import Bucket, Budgets
 from firmware.api.clientrows import ClientRows
 from firmware.api.framing import OVERLONG, LineSplitter
 from firmware.api.lockout import Lockout
+from firmware.api.loglane import LogLane
 from firmware.api.logreply import Encoded, bounded_log
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
 from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
@@ -195,7 +196,7 @@ class ApiServer:
         self.estop_networks = _networks(ctl.config.api.tcp_estop_networks)
         # Event-log reads, one at a time over every client: each holds the GIL for
         # most of its work, and many at once starve the loop the table runs on.
-        self.log_reads = asyncio.Semaphore(1)
+        self.log_reads = LogLane()
         self.open_diagnoses = OpenDiagnoses(ctl.clock, self.client_rows.emit)
         self.clients: set[Client] = set()
         self.max_clients = connection_budget(max_clients)
@@ -394,6 +395,10 @@ class ApiServer:
                     await asyncio.wait_for(writer_task, 2.0)
             client.closed = True
             writer_task.cancel()
+            # Its replies can no longer go anywhere: requests still waiting (a pipeline
+            # of log reads, say) are dropped, never left holding a lane for others.
+            for task in list(client.tasks):
+                task.cancel()
             with contextlib.suppress(Exception):
                 writer.close()
 
@@ -917,11 +922,19 @@ class ApiServer:
             filters[key] = value
         log = self.eventlog
         await asyncio.get_running_loop().run_in_executor(None, log.flush)
-        async with self.log_reads:
+        async with self.log_reads.turn(client.peer.key):
             # Read and encoded in the thread, bounded in bytes (firmware/api/logreply.py).
-            result = await asyncio.get_running_loop().run_in_executor(
+            reading = asyncio.get_running_loop().run_in_executor(
                 None, lambda: bounded_log(log, filters))
-            await asyncio.sleep(result.cpu_s * LOG_PACE)
+            try:
+                result = await asyncio.shield(reading)
+            except asyncio.CancelledError:
+                # Its connection closed: a thread cannot be stopped, so the lane stays
+                # taken until it ends, and rests after it all the same.
+                with contextlib.suppress(Exception):
+                    self.log_reads.rest((await reading).cpu_s * LOG_PACE)
+                raise
+            self.log_reads.rest(result.cpu_s * LOG_PACE)
         return result
 
     async def _score(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
