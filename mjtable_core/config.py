@@ -188,6 +188,9 @@ class ApiSection:
                               doc="lockout length, on the controller's clock")
     log_max_rows: int = option(200_000, minval=1000, maxval=10_000_000,
                                doc="event log rows kept; the oldest are deleted first")
+    tcp_net_prefix: int = option(24, minval=8, maxval=32,
+                                 doc="TCP slots are counted per network of this prefix "
+                                     "length (IPv4; IPv6 by /64): addresses are cheap")
     tcp_estop_networks: str = option(
         "", choices=NETWORKS, shown="networks such as \"192.168.1.0/24, ::1/128\"",
         doc="over TCP, addresses here may press the e-stop without a session; empty = "
