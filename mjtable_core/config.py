@@ -205,7 +205,10 @@ class VenueSection:
                                  "`mjtable agent` has nowhere to go")
     username: str = option("", doc="this table's broker user (the ACL allows it "
                                    "mjt/v1/<username>/#); empty = [table] id")
-    password: str = option("", doc="this table's broker password")
+    password: str = option("", doc="this table's broker password (better in password_file; "
+                                   "here only in a table.toml installed 0640)")
+    password_file: str = option("", doc="file holding this table's broker password, "
+                                        "readable by the agent's user only (0600)")
     tls_ca: str = option("", doc="CA file that signed the broker's certificate (mqtts)")
     keepalive_s: int = option(30, minval=5, maxval=3600,
                               doc="MQTT keepalive: the broker says offline after 1.5 × this")
