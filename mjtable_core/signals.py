@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from functools import cached_property
 
 from mjtable_core.geometry import REFERENCE, Geometry
 
@@ -38,15 +39,17 @@ class Signal:
     kind: Kind
     doc: str
 
-    @property
+    # What follows from the kind is asked on every command and edge: worked out once
+    # per signal (cached_property keeps it in the instance, past the frozen fields).
+    @cached_property
     def is_output(self) -> bool:
         return self.kind in OUTPUT_KINDS
 
-    @property
+    @cached_property
     def is_motor(self) -> bool:
         return self.kind in (Kind.MOTOR, Kind.LID_MOTOR)
 
-    @property
+    @cached_property
     def safe_value(self) -> Value:
         """What the output is driven to in the safe state."""
         if self.kind is Kind.LID_MOTOR:

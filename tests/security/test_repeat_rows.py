@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from firmware.repeat_rows import WINDOW_S
+from firmware.faults.repeat_rows import WINDOW_S
 from tests.test_diagnosis import table_in_play
 
 
