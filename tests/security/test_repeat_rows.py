@@ -16,11 +16,11 @@ def test_a_chattering_case_switch_writes_a_row_a_window_and_the_count_survives()
     ctl.subscribers.append(lambda event: rows.append(event))
     start = harness.clock.now()
     for n in range(1000):       # 500 opens in 2 s, then the same for another window
-        ctl.on_signal("case_open", n % 2 == 0)
+        ctl.inputs.on_signal("case_open", n % 2 == 0)
         harness.clock.run_until(start + (n + 1) * 0.004)
     harness.clock.run_until(start + 2 * WINDOW_S + 5)
     for n in range(40):
-        ctl.on_signal("case_open", n % 2 == 0)
+        ctl.inputs.on_signal("case_open", n % 2 == 0)
     repeated = [r for r in rows if r["kind"] == "fault.repeated"]
     assert 2 <= len(repeated) <= 4, len(repeated)
     fault = next(f for f in ctl.faults if f.id == "case.opened" and f.active)
