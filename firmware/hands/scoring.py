@@ -2,9 +2,10 @@
 
 Players enter a hand's result (a declared win, or a drawn hand) between the lid opening
 after the hand and the next walls rising (API `score`). A failed declaration that the
-variant fines (错和, 诈和) is booked in the tallies at once and leaves the hand open. The rules engine checks the win
-against the set the table dealt - no tile beyond its copies, flowers only where the
-variant has them, the hand's own 混 or 金 - scores it, and books it in the session
+variant fines (错和, 诈和) is booked in the tallies at once and leaves the hand open.
+The rules engine checks the win against the set the table dealt - no tile beyond its
+copies, flowers only where the variant has them, the hand's own 混 or 金 - scores it,
+and books it in the session
 (rules/scoring/session.py), which names the next dealer: his lamp lights when the next
 walls rise, before the dice, and the dice wait for his key. Until a first hand is scored
 the dealer is chosen as before, by the first dice key.
@@ -26,6 +27,7 @@ from rules.errors import RulesError
 from rules.scoring import read_declared, score_declared, score_request
 from rules.scoring.declared import WIND_LETTERS, Declared
 from rules.scoring.session import Session
+from rules.variants import REGISTRY
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -125,11 +127,8 @@ class TableScore:
         else:
             session = Session.from_dict(self.session.as_dict())
         session.dealer = dealer     # the table's fact: who threw the dice
-        if isinstance(result, dict) and "win" in result and any(
-                f["cycle"] == cycle and f["declarer"] == seat for f in session.fines):
-            # "错和…即予停和…错和者陪打别人和牌后，按规定付分": no win this hand.
-            raise ScoreRefused(_("position {seat} was fined this hand and plays on without "
-                                 "winning (停和)").format(seat=seat))
+        if isinstance(result, dict) and "win" in result:
+            _check_not_stopped(session, cycle, seat, result["win"])
         winner, payments, answer = self._result(seat, result, record, session)
         if answer is not None and not answer["win"] and not answer.get("drawn"):
             if "penalty" not in answer:
@@ -227,6 +226,24 @@ class TableScore:
             raise ScoreRefused(_("discarder: name who discarded the winning tile (left, "
                                  "across, right)"))
         return wind, answer["payments"], answer
+
+
+def _check_not_stopped(session: Session, cycle: int, seat: int, declared: Any) -> None:
+    """A player fined this hand does not win it: "错和…即予停和…错和者陪打别人和牌后，按规定付分"
+    (MCR's rule book); the competition's supplement still lets him win by self-draw
+    (""诈和""错和"后允许自摸和牌"), unless the fine disqualified him (有意诈和)."""
+    fined = [f for f in session.fines if f["cycle"] == cycle and f["declarer"] == seat]
+    if not fined:
+        return
+    fines = REGISTRY[session.variant].fines
+    if fines is not None and fines.self_drawn_after and not any(
+            f["disqualified"] for f in fined):
+        if isinstance(declared, dict) and declared.get("self_drawn") is True:
+            return
+        raise ScoreRefused(_("position {seat} was fined this hand and can win it only by "
+                             "self-draw (错和、诈和后允许自摸和牌)").format(seat=seat))
+    raise ScoreRefused(_("position {seat} was fined this hand and plays on without "
+                         "winning (停和)").format(seat=seat))
 
 
 def _dealt_flowers(declared: Declared, codes: tuple[str, ...]) -> None:

@@ -382,3 +382,20 @@ def test_tianjin_chan_on_a_drawn_hand_is_booked_and_verified(tmp_path) -> None:
     assert answer["next_dealer"] == dealer          # "流局，当盘的庄家继续做下一盘的庄家"
     deals, scores = tmp_path / "deals.jsonl", tmp_path / "deals.scores.jsonl"
     assert verify_deals_main([str(deals), "--scores", str(scores)]) == 0
+
+
+def test_the_competition_lets_a_fined_player_win_by_self_draw(config, tmp_path) -> None:
+    # Seed 000, the competition's supplement (4): ""错和"者赔每家10分"诈和"赔每家20分…
+    # "诈和""错和"后允许自摸和牌": in `jingji` the fined player may still win by self-draw;
+    # a win on a discard stays refused (停和, the rule book's 第十四条).
+    bench = _table(config, "jingji", tmp_path=tmp_path)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    fined = ctl.scoring.score(2, {"win": {**EXAMPLE, "win_tile": "F3"}}, hand_in_play(ctl))
+    assert fined["fine"]["fine"] == "错和"
+    on_a_discard = {**EXAMPLE, "self_drawn": False, "discarder": "left"}
+    with pytest.raises(ScoreRefused, match="only by self-draw"):
+        ctl.scoring.score(2, {"win": on_a_discard}, hand_in_play(ctl))
+    booked = ctl.scoring.score(2, {"win": EXAMPLE}, hand_in_play(ctl))
+    assert booked["booked"] is True and booked["hand"]["winner"] == 2
+    assert booked["scores"][2] == -30 + 3 * (8 + booked["answer"]["total"])
