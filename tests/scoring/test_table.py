@@ -399,3 +399,39 @@ def test_the_competition_lets_a_fined_player_win_by_self_draw(config, tmp_path) 
     booked = ctl.scoring.score(2, {"win": EXAMPLE}, hand_in_play(ctl))
     assert booked["booked"] is True and booked["hand"]["winner"] == 2
     assert booked["scores"][2] == -30 + 3 * (8 + booked["answer"]["total"])
+
+
+def test_guangdong_several_winners_on_one_discard_are_each_booked(tmp_path) -> None:
+    # Seed 004: "允许一炮多响,如果一炮多响包括庄家在内和牌,下一轮庄家继续当庄": each winner's
+    # result is booked for the hand, and the dealer keeps the deal when he is one of them.
+    from rules.cli import verify_deals_main
+    from tests.conftest import CONFIGS
+
+    bench = _table(load_config(CONFIGS["136"]), "guangdong", tmp_path=tmp_path)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    dealer = ctl.handoff.records[-1]["table"]["dealer_position"]
+    south, west, north = ((dealer + k) % 4 for k in (1, 2, 3))
+    chows = {"concealed": ["W1", "W2", "W3", "W4", "W5", "W6", "B2", "B3", "B4", "T6", "T7",
+                           "T8", "W9"], "melds": [], "win_tile": "W9"}     # 平和: 1 番, 2
+    first = ctl.scoring.score(south, {"win": {**chows, "discarder": "right",
+                                              "also_won": [{"at": "left"}]}}, hand_in_play(ctl))
+    assert first["booked"] and first["next_dealer"] == south
+    # Only a winner the first named, on the same discard, is booked beside it.
+    with pytest.raises(ScoreRefused, match="already scored"):
+        ctl.scoring.score(north, {"win": {**chows, "discarder": "left"}}, hand_in_play(ctl))
+    with pytest.raises(ScoreRefused, match="discard of position"):
+        ctl.scoring.score(dealer, {"win": {**chows, "discarder": "right",
+                                           "also_won": [{"at": "across"}]}}, hand_in_play(ctl))
+    second = ctl.scoring.score(dealer, {"win": {**chows, "discarder": "across",
+                                                "also_won": [{"at": "right"}]}},
+                               hand_in_play(ctl))
+    assert second["booked"] and second["hand"]["winner"] == dealer
+    assert second["next_dealer"] == dealer                   # 庄家继续当庄
+    assert second["scores"][west] == -4 and second["scores"][south] == 2
+    assert second["scores"][dealer] == 2
+    with pytest.raises(ScoreRefused, match="already"):
+        ctl.scoring.score(dealer, {"win": {**chows, "discarder": "across",
+                                           "also_won": [{"at": "right"}]}}, hand_in_play(ctl))
+    deals, scores = tmp_path / "deals.jsonl", tmp_path / "deals.scores.jsonl"
+    assert verify_deals_main([str(deals), "--scores", str(scores)]) == 0
