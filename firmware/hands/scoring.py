@@ -164,6 +164,7 @@ class TableScore:
                 isinstance(result, dict) and "win" in result):
             raise ScoreRefused(_("the hand of cycle {cycle} is already scored").format(
                 cycle=cycle))
+        _check_not_stopped(self.session, cycle, seat, result["win"])
         session = Session.from_dict(self.session.as_dict())
         winner, payments, answer, declared = self._result(seat, result, record, session)
         if declared is None or answer is None or not answer["win"]:
