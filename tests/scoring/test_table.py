@@ -435,3 +435,23 @@ def test_guangdong_several_winners_on_one_discard_are_each_booked(tmp_path) -> N
                                            "also_won": [{"at": "right"}]}}, hand_in_play(ctl))
     deals, scores = tmp_path / "deals.jsonl", tmp_path / "deals.scores.jsonl"
     assert verify_deals_main([str(deals), "--scores", str(scores)]) == 0
+
+
+def test_verify_deals_shows_every_winner_of_one_discard() -> None:
+    # 一炮多响: two score lines for one hand, each a winner's; the hand shows both, and its
+    # payments are the two together.
+    from rules.scoring.beside import hand_line, pair_scores
+
+    records = [(1, {"table": {"cycle": 1, "dealer_position": 0}, "commitment": "c1"})]
+    lines = [json.dumps({"cycle": 1, "commitment": "c1", "hand": {
+        "winner": w, "payments": p, "discarder": 2, "also_won": [0]}}) for w, p in (
+            (1, {"0": 0, "1": 2, "2": -2, "3": 0}), (0, {"0": 2, "1": 0, "2": -2, "3": 0}))]
+    hands, problems = pair_scores(records, lines)
+    assert problems == []
+    score = hands[0]["score"]
+    assert score["winners"] == [1, 0] and score["payments"] == {"0": 2, "1": 2, "2": -4, "3": 0}
+    assert "positions 1, 0" in hand_line(hands[0])
+    # A hand entered again after a cut, by a winner the first did not name: the last stands.
+    again = lines[0].replace('"winner": 1', '"winner": 3')
+    hands, _ = pair_scores(records, [lines[0], again])
+    assert hands[0]["score"]["winner"] == 3 and "winners" not in hands[0]["score"]
