@@ -82,6 +82,11 @@ class Pins:
     def attach(self, board):
         self.board = board
 
+    def all_off(self):
+        """Every output to its safe value, without the board (its loop has stopped)."""
+        for ch in self.outputs:
+            self.write(ch, self.outputs[ch])
+
     # -- the board's side -------------------------------------------------------------
 
     def now_ms(self):

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from firmware import cli_words
+from firmware import board_cli, cli_words
 from firmware.cli_types import number, positive_int, speed, whole
 from firmware.faultcard import FORMATS, short_name
 from firmware.i18n import LANGUAGES, _, join, language, resolve, set_language
@@ -100,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
                                           "commitment, and the chain (docs/rules.md)"),
                    add_help=False)
 
+    board_cli.add_parser(sub)
     card = sub.add_parser("faults", parents=[common],
                           help=_("the fault-code card: code, meaning, causes, what to do"))
     card.add_argument("--lang", choices=LANGUAGES,
@@ -150,6 +151,8 @@ def _main(argv: list[str]) -> int:
         return console_main(rest, state_dir=args.state_dir)
     if rest:
         parser.error(_("unrecognized arguments: {args}").format(args=" ".join(rest)))
+    if args.command == "board":
+        return board_cli.run(args)
     if args.command == "faults":
         return _faults(args)
     try:
