@@ -182,7 +182,8 @@ os.chdir('/')
 
 def flash(port_name: str | None = None, files: list[tuple[str, bytes]] | None = None,
           open_port: Callable[[str], Any] | None = None,
-          say: Callable[[str], None] = lambda line: None, ram_disk: bool = False) -> Flashed:
+          say: Callable[[str], None] = lambda line: None, ram_disk: bool = False,
+          start: bool = True) -> Flashed:
     """Write the board's files to the Pico at `port_name` (found by USB id if None),
     verify them by hash, and reset it. Raises FlashError with the one line to show.
 
@@ -227,7 +228,9 @@ def flash(port_name: str | None = None, files: list[tuple[str, bytes]] | None = 
             raise FlashError(_("the flash did not verify: the Pico holds {landed}, "
                                "{sent} was sent; flash again").format(
                 landed=landed[:12], sent=digest[:12]))
-        if ram_disk:
+        if not start:
+            repl.port.write(b"\r\x02")                    # left at the friendly REPL
+        elif ram_disk:
             repl.port.write(b"import board.main\x04")
             repl._read_until(b"OK", repl.timeout_s)       # taken: it runs from now on
         else:

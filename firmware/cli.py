@@ -62,8 +62,9 @@ def _parser() -> argparse.ArgumentParser:
                           "docs/scenarios.md); exit 0 only when its expectations hold"))
     sim.add_argument("--seed", type=whole, help=_("simulator seed (default: from config)"))
     sim.add_argument("--json", action="store_true", help=_("print one JSON report"))
-    sim.add_argument("--hal", choices=("sim", "ioboard"), default="sim",
-                     help=_("ioboard: through the serial protocol and the I/O-board emulator"))
+    sim.add_argument("--hal", choices=("sim", "ioboard", "pico"), default="sim",
+                     help=_("ioboard: through the serial protocol and the I/O-board emulator; "
+                            "pico: the board's firmware on MicroPython on an emulated RP2040"))
 
     fuzz = sub.add_parser("fuzz", parents=[common],
                           help=_("random fault scenarios judged by the simulator's referee"))
@@ -252,6 +253,8 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
 
     if args.hal == "ioboard":   # the real serial path, against the I/O-board emulator
         from simulator.run import simulate_ioboard as simulate
+    if args.hal == "pico":      # the board's firmware on its chip (emulated)
+        from simulator.run import simulate_pico as simulate
     progress = None
     if sys.stderr.isatty():
         def progress(done: int, total: int) -> None:

@@ -31,7 +31,7 @@ from mjtable_core.geometry import Geometry
 from simulator import problems
 from simulator.players import SimPlayers
 from simulator.referee import Referee
-from simulator.rigs import IoboardRig, SimRig
+from simulator.rigs import IoboardRig, PicoRig, SimRig
 from simulator.scenario import (
     AFTER_FAULT,
     DETECTED_BY,
@@ -98,7 +98,7 @@ class Harness:
     def __init__(self, config: Config, scenario: Scenario, seed: int | None = None,
                  consumers: Sequence[Consumer] = (), rig: str = "sim",
                  rig_options: dict[str, Any] | None = None) -> None:
-        if scenario.needs_link and rig != "ioboard":
+        if scenario.needs_link and rig not in ("ioboard", "pico"):
             raise ValueError("link_noise and link_drop need the I/O board link: "
                              "run with --hal ioboard")
         if scenario.play_time_s is not None:
@@ -108,6 +108,7 @@ class Harness:
         table_seed = seed if seed is not None else scenario.seed
         self.rig: SimRig | IoboardRig = (
             IoboardRig(config, table_seed, **(rig_options or {})) if rig == "ioboard"
+            else PicoRig(config, table_seed) if rig == "pico"
             else SimRig(config, table_seed))
         self.clock = self.rig.clock
         self.table = self.rig.table

@@ -86,6 +86,7 @@ let lastFeed = null;         // chip time of the last watchdog feed
 const feeds = [];            // loop periods (ns), between watchdog feeds
 const gpioIn = new Map();    // pin -> level the table drives (kept across resets)
 let pendingReset = false;
+let idleNs = 0;              // chip time the core spent asleep (WFI/WFE)
 
 const now = () => base + sim.clock.nanos;
 
@@ -132,6 +133,7 @@ function boot() {
 }
 
 function feedRx() {
+  rxAlarm.scheduled = false;     // rp2040js leaves a fired alarm marked as scheduled
   if (!rxQueue.length) return;
   mcu.uart[0].feedByte(rxQueue.shift());
   if (rxQueue.length) rxAlarm.schedule(BYTE_NS);
@@ -181,7 +183,11 @@ function runTo(target) {
     }
     const left = target - now();
     if (core.waiting) {
-      clock.tick(Math.min(clock.nanosToNextAlarm, left));
+      // Asleep until the next alarm (none: until the target; rp2040js says 0).
+      const next = clock.nanosToNextAlarm;
+      const dt = next > 0 ? Math.min(next, left) : left;
+      idleNs += dt;
+      clock.tick(dt);
     } else {
       // A slice of instructions between looks at the queues and the target.
       for (let i = 0; i < 256 && !core.waiting; i++) {
@@ -209,7 +215,7 @@ function handle(cmd) {
     case 'cdc': for (const b of Buffer.from(cmd.hex, 'hex')) cdcQueue.push(b); break;
     case 'loop': {
       const out = feeds.splice(0);
-      return { loop_ns: out };
+      return { loop_ns: out, idle_ns: idleNs };
     }
     case 'pc': return { pc: mcu.core.PC.toString(16), t: now(), resets, cdc: cdcUp };
     case 'quit': process.exit(0);
