@@ -118,6 +118,11 @@ class PicoChip:
     def expander_inputs(self, address: int, bits: int) -> None:
         self._cmd(op="mcp", addr=address, bits=bits)
 
+    def stick_expander_bus(self) -> None:
+        """An expander holds the I2C bus (SCL low) until the chip resets: a fault to test
+        the watchdog with, as a real bus hangs after a glitch."""
+        self._cmd(op="stuck", v=1)
+
     def uart_in(self, data: bytes) -> None:
         """Bytes onto GP1 (UART0 RX), one every 10 bit times of the line."""
         self._cmd(op="rx", hex=data.hex())

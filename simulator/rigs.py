@@ -195,7 +195,7 @@ class PicoRig(IoboardRig):
 
     name = "pico"
 
-    def __init__(self, config: Config, seed: int, **_options: Any) -> None:  # noqa: D107
+    def __init__(self, config: Config, seed: int, **_options: Any) -> None:
         from simulator.pico_run import PicoWiredTable
 
         self.config = config

@@ -139,9 +139,11 @@ function feedRx() {
   if (rxQueue.length) rxAlarm.schedule(BYTE_NS);
 }
 
+let busStuck = false;        // an expander holds SCL low: no transfer ever completes
+
 function wireI2C(i2c) {
   let device = null;
-  const later = (ns, fn) => sim.clock.createAlarm(fn).schedule(ns);
+  const later = (ns, fn) => { if (!busStuck) sim.clock.createAlarm(fn).schedule(ns); };
   i2c.onStart = () => later(I2C_BIT_NS, () => i2c.completeStart());
   i2c.onConnect = (address, mode) => {
     device = expanders.get(address) || null;
@@ -169,6 +171,7 @@ function reboot() {
     e.reset();
     if (before !== 0) events.push([base, 'mcp', e.address, 0]);
   }
+  busStuck = false;           // the expanders' RESET is wired to the Pico's RUN
   events.push([base, 'reset', resets]);
   boot();
 }
@@ -208,6 +211,7 @@ function handle(cmd) {
       events.push([now(), 'in', cmd.pin, cmd.v ? 1 : 0]);
       break;
     case 'mcp': expanders.get(cmd.addr).pins = cmd.bits; break;
+    case 'stuck': busStuck = !!cmd.v; break;
     case 'rx':
       for (const b of Buffer.from(cmd.hex, 'hex')) rxQueue.push(b);
       if (!rxAlarm.scheduled) rxAlarm.schedule(BYTE_NS);
