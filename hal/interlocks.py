@@ -2,7 +2,8 @@
 
 These hold on the board itself, whatever the host does or fails to do: a stalled or
 crashed host cannot run a wall into an open hole. The firmware keeps the same rules
-(firmware/lid.py, firmware/maintenance.py); here they become a second line, at the pin.
+(firmware/machines/lid.py, firmware/machines/maintenance.py); here they become a
+second line, at the pin.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ Rule = tuple[str, str, Value, Value]
 
 
 def interlock_rules(signals: Mapping[str, Signal]) -> list[Rule]:
-    """Rules for the signals this table has: every motor off while the case is open;
+    """Rules for the signals this table has: every motor off while the case is open
+    (by either contact of a two-contact switch);
     disc, ring, conveyors and plates only with the lid at its lower stop; the lid never
     drives up while a plate is off home."""
     fitted = {name for name in signals if name in CHANNEL_OF}
@@ -27,6 +29,9 @@ def interlock_rules(signals: Mapping[str, Signal]) -> list[Rule]:
     rules: list[Rule] = []
     if "case_open" in fitted:
         rules += [(motor, "case_open", False, None) for motor in motors]
+    if "case_open_nc" in fitted:
+        # The switch's second contact: either one reporting open stops every motor.
+        rules += [(motor, "case_open_nc", False, None) for motor in motors]
     if "lid.lower" in fitted:
         rules += [(motor, "lid.lower", True, None) for motor in motors
                   if motor in ("motor.disc", "motor.ring")

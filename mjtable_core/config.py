@@ -53,6 +53,10 @@ class TableSection:
     stacks_per_wall: int = option(choices=(17, 18), doc="stacks per wall: tiles / 8")
     tile_reader: bool = option(False, doc="an RFID/camera reader at each head (side.N.tile_id)")
     face_up_sensor: bool = option(False, doc="a Hall sensor at each head (side.N.face_up)")
+    case_contacts: int = option(1, choices=(1, 2),
+                                doc="the case switch's contacts: 1 (case_open), or 2: also "
+                                    "its normally-closed contact (case_open_nc); any "
+                                    "disagreement stops the table (case.contacts)")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,6 +83,10 @@ class IoboardSection:
                               doc="a frame still unacknowledged after this many: link.lost")
     connect_timeout_s: float = option(3.0, minval=0.1, maxval=60.0,
                                       doc="wait this long for the board's handshake")
+    resume_within_s: float = option(2.0, minval=0.0, maxval=30.0,
+                                    doc="a board gone silent that answers RESUME within "
+                                        "this carries on from its record (0: never); "
+                                        "later, link.lost")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -339,7 +347,8 @@ class Config:
 
     def signals(self) -> dict[str, Signal]:
         """The signals this table has (its readers and sensors as `[table]` says)."""
-        return catalogue(self.table.tile_reader, self.table.face_up_sensor, self.geometry)
+        return catalogue(self.table.tile_reader, self.table.face_up_sensor, self.geometry,
+                         self.table.case_contacts)
 
     def with_play_time(self, play_time_s: float) -> Config:
         """The same table with the simulated players' hands this long (short hands run

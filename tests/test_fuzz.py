@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from firmware.cli import main
+from mjtable.cli import main
 from mjtable_core.config import load_config, reference_config
-from simulator.fuzz import (
+from simulator.fuzz.batch import (
     CLASSES,
     ConfigRunner,
     classify,
@@ -25,7 +25,7 @@ from simulator.fuzz import (
     sim_runner,
     to_toml,
 )
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import Scenario, load_scenario, parse_scenario
 from tests.conftest import ROOT
 
@@ -37,7 +37,11 @@ REGRESSIONS = sorted((ROOT / "tests" / "scenarios" / "fuzz").glob("*.toml"))
 # Regression scenarios the firmware still fails: each one is a defect the referee
 # found, guarded from the day it was fixed. From `mjtable fuzz --count 2000 --seed 1`
 # on the safety core, and later batches. None left: kept for the next one found.
-KNOWN_BROKEN: set[str] = set()
+KNOWN_BROKEN: set[str] = {
+    # Issue 33's fuzz found it on the firmware before it (seed 10 run 7 of the earlier
+    # draw): the build resumed with the lid at 40 % after its obstruction was cleared.
+    "lid_blocked_cleared_feed_runs_open",
+}
 
 
 # Session, not module: xdist may hand this worker other files' tests between these,
@@ -65,7 +69,9 @@ def test_batch_counts_add_up(batch: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=ISSUE_11))
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=(
+        "a pre-existing defect issue 33's fuzz found, not fixed there"
+        if p.stem == "lid_blocked_cleared_feed_runs_open" else ISSUE_11)))
     if p.stem in KNOWN_BROKEN else p for p in REGRESSIONS], ids=[p.stem for p in REGRESSIONS])
 def test_minimised_failure_is_fixed(path: Path) -> None:
     scenario = load_scenario(path)
@@ -131,9 +137,9 @@ def test_fuzz_command_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 def test_simulate_reports_what_the_referee_saw_first_and_fails(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import simulator.run
+    import simulator.harness.run
 
-    real = simulator.run.simulate
+    real = simulator.harness.run.simulate
 
     def judged(*args: Any, **kwargs: Any) -> dict[str, Any]:
         report = real(*args, **kwargs)
@@ -143,7 +149,7 @@ def test_simulate_reports_what_the_referee_saw_first_and_fails(
 
     assert main(["simulate", "--cycles", "1"]) == 0      # a clean run passes
     capsys.readouterr()
-    monkeypatch.setattr(simulator.run, "simulate", judged)
+    monkeypatch.setattr(simulator.harness.run, "simulate", judged)
     assert main(["simulate", "--cycles", "1"]) == 1
     assert capsys.readouterr().out.startswith("VIOLATION motor.lid_open (hand 1")
 

@@ -6,9 +6,9 @@ import pytest
 from rich.cells import cell_len
 from rich.console import Console
 
+from firmware.console.view import screen, snapshot
 from firmware.i18n import language
-from firmware.maintenance import Maintenance
-from firmware.view import screen, snapshot
+from firmware.machines.maintenance import Maintenance
 from tests.test_diagnosis import table_in_play
 
 

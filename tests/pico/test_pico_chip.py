@@ -16,7 +16,7 @@ import pytest
 
 from board import pinmap
 from firmware.board_flash import FlashError, RawRepl
-from simulator.pico_chip import NS, ChipMissing, PicoChip
+from simulator.rigs.pico_chip import NS, ChipMissing, PicoChip
 
 pytestmark = pytest.mark.xdist_group("pico")
 
@@ -40,7 +40,7 @@ def chip() -> Iterator[PicoChip]:
 @pytest.fixture(scope="module")
 def flashed(chip: PicoChip) -> str:
     with chip.usb_serial() as port:
-        run = subprocess.run([sys.executable, "-m", "firmware.cli", "board", "flash", "--port",
+        run = subprocess.run([sys.executable, "-m", "mjtable.cli", "board", "flash", "--port",
                               port, "--ram-disk"], capture_output=True, text=True, timeout=300,
                              env={**os.environ, "MJTABLE_LANG": "en"})
     assert run.returncode == 0, run.stdout + run.stderr

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from mjtable_core.config import load_config
-from simulator.pico_chip import NS, ChipMissing
-from simulator.pico_run import PicoWiredTable
+from simulator.rigs.pico_chip import NS, ChipMissing
+from simulator.rigs.pico_run import PicoWiredTable
 
 pytestmark = pytest.mark.xdist_group("pico")
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from firmware.cli import main
+from mjtable.cli import main
 
 from .test_mcr import EXAMPLE
 
@@ -35,7 +35,8 @@ def test_a_non_win_exits_0_and_says_why(tmp_path, capsys) -> None:
     code, out, _ = run(tmp_path, capsys, {**EXAMPLE, "win_tile": "F3"}, args=["--json"])
     assert code == 0
     answer = json.loads(out)
-    assert answer["win"] is False and answer["reason"] == "the tiles do not form a winning hand"
+    assert answer["win"] is False
+    assert answer["reason"].startswith("the tiles do not form a winning hand")
 
 
 def test_text_for_a_person(tmp_path, capsys) -> None:

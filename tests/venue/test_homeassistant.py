@@ -12,7 +12,7 @@ from bench.venue_brokers import VENUE_PASSWORD, VENUE_USER, Mosquitto
 from bench.venue_tables import wait_for
 from tests.venue.watch import Watcher
 from venue.agent import homeassistant
-from venue.agent.topics import Topics
+from venue.wire import Topics
 
 TOPICS = [("mjt/v1/#", 1), ("homeassistant/#", 1)]
 

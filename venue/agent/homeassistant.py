@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from firmware.i18n import N_, _, language
-from venue.agent.topics import OFFLINE, ONLINE, Topics
+from venue.wire import OFFLINE, ONLINE, Topics
 
 # Home Assistant's node and object ids, and one MQTT topic level of Mosquitto's ACL
 # pattern `%u`: a table id outside these letters gets no discovery.

@@ -23,9 +23,9 @@ from typing import Any
 
 import aiomqtt
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from firmware.i18n import language
-from venue.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, payload
+from venue.wire import OFFLINE, ONLINE, SCHEMA, Topics, payload
 
 # The made-up tables' faults: the lid's (what a kind is about lives on the kind).
 DEMO_FAULTS = tuple(k.id for k in CATALOGUE.values() if k.family == "lid")
@@ -253,7 +253,7 @@ class DemoTable:
                 self.status.pop("gate", None)
                 await self._status(client)
             if name in ("enable", "disable"):
-                # As the daemon answers (firmware/gate.py's status).
+                # As the daemon answers (firmware/service/gate.py's status).
                 left = max(0.0, self.booked_until - time.time())
                 result = {"enforced": True, "open": left > 0, "left_s": round(left, 1),
                           "booking_id": self.booking, "reason": args.get("reason")}

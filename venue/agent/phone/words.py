@@ -7,7 +7,7 @@ and hands the script the ones it needs as JSON.
 from __future__ import annotations
 
 from firmware.i18n import N_, _, language
-from firmware.maintenance import jog_motors
+from firmware.machines.maintenance import jog_motors
 from mjtable_core.geometry import Geometry
 
 # Shown in the page's own markup.
@@ -69,6 +69,7 @@ SCORE = {
     "fourth_tile": N_("last of its kind"),
     "kong": N_("robbing a kong / on a kong's draw"),
     "last_tile": N_("last tile of the wall"),
+    "zuozhuang": N_("the dealer sits for double (坐庄, Tianjin)"),
     "chow": N_("chow"),
     "pung": N_("pung"),
     "kong_meld": N_("kong"),
