@@ -7,8 +7,7 @@ UART0 (the host link) or on the USB serial (the REPL). Nothing moves between com
 so the chip's time is whatever the simulator says it is (nanoseconds at 125 MHz).
 
 The image and the RP2040's boot ROM are not in the repository: `rp2_dir()` finds them
-where $MJTABLE_RP2_DIR says or in ../shared/rp2 beside the checkout (docs/board.md,
-"The board on an emulated chip").
+where $MJTABLE_RP2_DIR says (docs/board.md, "The board on an emulated chip").
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent / "pico"
-ROOT = Path(__file__).resolve().parents[2]
 IMAGE = "micropython-1.27.0-rpi-pico.uf2"
 BOOTROM = "rp2040-bootrom-b1.bin"
 NS = 1_000_000_000
@@ -44,11 +42,11 @@ class ChipError(RuntimeError):
 def rp2_dir() -> Path:
     """Where MicroPython's Pico image and the boot ROM are; ChipMissing if nowhere."""
     named = os.environ.get("MJTABLE_RP2_DIR")
-    for where in ([Path(named)] if named else []) + [ROOT.parent / "shared" / "rp2"]:
-        if (where / IMAGE).exists() and (where / BOOTROM).exists():
-            return where
+    if named and (Path(named) / IMAGE).exists() and (Path(named) / BOOTROM).exists():
+        return Path(named)
     raise ChipMissing(f"MicroPython's Pico image ({IMAGE}) and the RP2040 boot ROM "
-                      f"({BOOTROM}) are not in $MJTABLE_RP2_DIR nor ../shared/rp2")
+                      f"({BOOTROM}) are not where $MJTABLE_RP2_DIR says "
+                      f"({named or 'unset'})")
 
 
 def node_ready() -> str:

@@ -1,6 +1,6 @@
 """The board firmware on MicroPython's own RP2040 image, on an emulated chip (rp2040js).
 
-The image and boot ROM come from $MJTABLE_RP2_DIR or ../shared/rp2 beside the checkout;
+The image and boot ROM come from $MJTABLE_RP2_DIR or CI's copy beside the checkout;
 without them (or without Node.js) these tests skip and say why. One chip is booted
 and flashed per session: `mjtable board flash` over its USB serial, as on a Pico.
 """
