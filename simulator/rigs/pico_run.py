@@ -2,7 +2,7 @@
 
 The third rig beside `sim` and `ioboard`. The chip (simulator/rigs/pico_chip.py) boots
 MicroPython's Pico image; `board/` goes onto it as a user puts it on a Pico
-(`mjtable board flash` over its USB serial, firmware/board_flash.py); then the chip
+(`mjtable board flash` over its USB serial, hal/board_flash.py); then the chip
 and the table run in lockstep on one clock: every `STEP_S` of table time the chip is
 moved on to the same instant (its cycles at 125 MHz), the motor lines its expanders
 latched are applied to the table, and every sensor change of the table is put on the
@@ -291,7 +291,7 @@ class PicoBoard:
 def boot_board(chip: PicoChip, say: Any = lambda line: None) -> str:
     """Flash `board/` onto the chip over its USB serial and start it; the MicroPython
     version. Raises FlashError, or RuntimeError if the board loop never starts."""
-    from firmware.board_flash import board_files, flash
+    from hal.board_flash import board_files, flash
 
     chip.run_to(chip.t_ns + NS // 4)        # booted, its USB enumerated
     with chip.usb_serial() as usb:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 
 from board import pinmap
-from firmware.board_flash import FlashError, RawRepl
+from hal.board_flash import FlashError, RawRepl
 from simulator.rigs.pico_chip import NS, ChipMissing, PicoChip
 
 pytestmark = pytest.mark.xdist_group("pico")

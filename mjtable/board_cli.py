@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from firmware.board_flash import FlashError, flash
 from firmware.i18n import _
+from hal.board_flash import FlashError, flash
 
 EXIT_FAILED = 1
 
@@ -26,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from firmware.board_flash import board_files
+    from hal.board_flash import board_files
 
     try:
         done = flash(args.port, board_files(compile_mpy=not args.source), say=print,

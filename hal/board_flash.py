@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from firmware.i18n import _
+from mjtable_core.i18n import _
 
 BOARD_DIR = Path(__file__).resolve().parents[1] / "board"
 PICO_VID = 0x2E8A                 # Raspberry Pi: the Pico's USB vendor id
