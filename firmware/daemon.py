@@ -1,7 +1,7 @@
 """`mjtable run`: the table's daemon on the real-time loop.
 
-One asyncio loop carries the clock, the HAL and the controller. SIGINT and SIGTERM
-stop it cleanly with every motor off.
+One asyncio loop carries the clock, the HAL and the controller. SIGINT, SIGTERM and
+SIGHUP (a terminal closed, an SSH session dropped) stop it cleanly with every motor off.
 """
 
 from __future__ import annotations
@@ -90,7 +90,9 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
         opened.hal.close()
         raise StateUnwritable(problem(statedir.state_dir(state_dir) / statedir.EVENT_LOG_NAME,
                                       exc)) from None
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    # SIGHUP too: a table run by hand over SSH has no other safety net when the session
+    # drops, and its default would end the process with the motors as they were.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stopped.set)
     if not live:
         print(_("mjtable: table {table} on {hal}").format(table=config.table.id,

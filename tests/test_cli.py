@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -85,8 +86,13 @@ def test_run_takes_the_state_dir_after_the_command_too(tmp_path) -> None:
     assert (state / "events.sqlite").is_file()
 
 
-def test_run_stops_cleanly_on_sigterm() -> None:
-    proc = subprocess.Popen([*MJTABLE, "run", "--plain", "--speed", "10"], cwd=ROOT,
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP],
+                         ids=["SIGTERM", "SIGINT", "SIGHUP"])
+def test_run_stops_cleanly_on_a_stop_signal(signum, tmp_path) -> None:
+    # SIGHUP is a closed terminal or a dropped SSH session: the same safe stop.
+    state = tmp_path / "state"
+    proc = subprocess.Popen([*MJTABLE, "run", "--plain", "--speed", "10", "--state-dir",
+                             str(state), "--socket", str(tmp_path / "api.sock")], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     assert proc.stdout is not None
@@ -94,10 +100,13 @@ def test_run_stops_cleanly_on_sigterm() -> None:
     for line in proc.stdout:
         if "build.started" in line or time.monotonic() > deadline:
             break
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signum)
     out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0
     assert "stop" in out and out.rstrip().endswith("every motor off")
+    with sqlite3.connect(state / "events.sqlite") as db:
+        kinds = [kind for (kind,) in db.execute("SELECT kind FROM events ORDER BY rowid")]
+    assert kinds[-1] == "stop"
 
 
 def test_simulate_a_scenario_reports_its_faults() -> None:
