@@ -36,6 +36,10 @@ STOP_PUBLISH_S = 2.0    # the last `offline`, waited for at most this long
 REFUSALS_PER_WINDOW = 5  # refusal lines logged a minute; then a count
 REFUSALS_WINDOW_S = 60.0
 MAX_COMMAND = 16 * 1024  # bytes of a `cmd` message; longer ones are malformed
+# `usage` goes out when a counted value changes (a hand, an ack, a boot); the powered
+# time alone moves every second, and is worth one retained message a minute at most.
+USAGE_TIME_EVERY_S = 60.0
+TIME_ONLY = ("powered_s",)
 
 
 def broker_address(url: str) -> tuple[str, int, bool]:
@@ -65,6 +69,8 @@ class Agent:
         self._connected_once = False
         self._faults_due = asyncio.Event()
         self._refused = RefusalLog(lambda line: self.log(line)).refused
+        self._usage_counted: dict[str, Any] | None = None
+        self._usage_at = -USAGE_TIME_EVERY_S
 
     def stop(self) -> None:
         self._stopping.set()
@@ -158,7 +164,7 @@ class Agent:
             await self._discovery(mqtt, birth)
         await mqtt.publish(self.topics.avail, ONLINE, qos=1, retain=True)
         await self._publish_faults(link, mqtt)
-        await self._publish_usage(link, mqtt)
+        await self._publish_usage(link, mqtt, force=True)
         await self._publish_status(mqtt, force=True)
 
     async def _discovery(self, mqtt: aiomqtt.Client, birth: dict[str, Any]) -> None:
@@ -238,10 +244,23 @@ class Agent:
             if await self._publish_status(mqtt, force=due):
                 last = time.monotonic()
 
-    async def _publish_usage(self, link: DaemonLink, mqtt: aiomqtt.Client) -> dict[str, Any]:
+    async def _publish_usage(self, link: DaemonLink, mqtt: aiomqtt.Client,
+                             force: bool = False) -> dict[str, Any]:
         usage = await link.request("usage", {"after": 0, "limit": 1})
-        await mqtt.publish(self.topics.usage, payload(usage["totals"]), qos=1, retain=True)
+        await self._usage_out(mqtt, usage["totals"], force)
         return usage["totals"]
+
+    async def _usage_out(self, mqtt: aiomqtt.Client, totals: dict[str, Any],
+                         force: bool = False) -> None:
+        """The retained totals when a counted value changed, or a minute after the last
+        for the powered time alone: an idle table is one message a minute, not twelve."""
+        counted = {k: v for k, v in totals.items() if k not in TIME_ONLY}
+        now = time.monotonic()
+        if not force and counted == self._usage_counted and (
+                now - self._usage_at < USAGE_TIME_EVERY_S):
+            return
+        await mqtt.publish(self.topics.usage, payload(totals), qos=1, retain=True)
+        self._usage_counted, self._usage_at = counted, now
 
     async def _records(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
         """Every finished hand the venue has not acknowledged, QoS 1, oldest first.
@@ -267,7 +286,7 @@ class Agent:
                     self.sent = record["seq"]
                 if len(usage["records"]) < 100:
                     break
-            await mqtt.publish(self.topics.usage, payload(usage["totals"]), qos=1, retain=True)
+            await self._usage_out(mqtt, usage["totals"])
 
     async def _commands(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
         async for message in mqtt.messages:
