@@ -210,6 +210,10 @@ class ApiServer:
         self._status_text = ""
         self._status_due = False            # an event happened: status may have changed
         self.closing: list[Callable[[Client], None]] = []   # told when a connection ends
+        # Wall time stamps a fault for people (its age on the venue's screens, kept
+        # across the venue's and the agent's restarts); it never steers the table.
+        self.wall: Callable[[], float] | None = None
+        self._raised_walls: dict[tuple[str, str, float], float] = {}
         self.handlers: dict[str, Handler] = {
             "info": self._info, "status": self._status, "subscribe": self._subscribe,
             "faults": self._faults, "diagnose": self._diagnose, "test": self._test,
@@ -637,6 +641,9 @@ class ApiServer:
 
     def _on_event(self, event: dict[str, Any]) -> None:
         self._status_due = True
+        if event.get("kind") == "fault" and self.wall is not None:
+            key = (str(event.get("id")), str(event.get("where")), event.get("sim_time_s"))
+            self._raised_walls.setdefault(key, round(self.wall(), 3))   # type: ignore[arg-type]
         watching = [c for c in self.clients if "events" in c.subscribed]
         if watching:
             shown = public_event(event)
@@ -720,7 +727,8 @@ class ApiServer:
         return status
 
     def _fault(self, index: int, fault: Fault) -> dict[str, Any]:
-        return {"ref": index + 1, **fault.as_dict()}
+        raised = self._raised_walls.get((fault.id, fault.where, round(fault.sim_time_s, 3)))
+        return {"ref": index + 1, **fault.as_dict(), "raised_wall": raised}
 
     # -- methods -----------------------------------------------------------------
 

@@ -202,9 +202,10 @@ class Agent:
         # The event first, as the daemon said it (its language): nothing waits for a
         # reply of the daemon before the venue hears of a fault. The retained list
         # follows, in the venue's language.
+        wall = round(time.time(), 3)
         await mqtt.publish(self.topics.event_fault, payload(
-            {"table": self.table, "t": event.get("t"), "wall": round(time.time(), 3),
-             **fault_view(event)}), qos=1)
+            {"table": self.table, "t": event.get("t"), "wall": wall,
+             **fault_view(event), "since": wall}), qos=1)
         self._faults_due.set()
 
     async def _faults(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:

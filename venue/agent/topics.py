@@ -62,9 +62,11 @@ def gate_view(status: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def fault_view(fault: dict[str, Any]) -> dict[str, Any]:
-    """A fault as the venue reads it: code, cause and remedy in the venue's language."""
+    """A fault as the venue reads it: code, cause and remedy in the venue's language,
+    and `since`, the wall time the table raised it (its age on the venue's screens)."""
     diagnosis = fault.get("diagnosis") or {}
     return {"code": fault.get("code"), "id": fault.get("id"), "where": fault.get("where"),
-            "active": fault.get("active"), "summary": diagnosis.get("summary"),
+            "active": fault.get("active"), "since": fault.get("raised_wall"),
+            "summary": diagnosis.get("summary"),
             "cause": diagnosis.get("causes"), "remedy": diagnosis.get("remedy"),
             "severity": diagnosis.get("severity")}

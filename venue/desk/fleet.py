@@ -148,8 +148,13 @@ class Fleet:
         active = value.get("active")
         entry.faults = [f for f in active if isinstance(f, dict)] if isinstance(
             active, list) else []
+        # Each fault says when the table raised it: the age survives the venue's and
+        # the agent's restarts (a retained list heard anew is not a new fault).
+        raised = [float(f["since"]) for f in entry.faults if _wall(f.get("since"))]
         if not entry.faults:
             entry.fault_since = None
+        elif raised:
+            entry.fault_since = min(min(raised), self.now())
         elif entry.fault_since is None:
             entry.fault_since = self.now()
 
@@ -268,6 +273,11 @@ class Fleet:
         self.versions[table] = self.versions.get(table, 0) + 1
         for watch in self._watchers:
             watch.mark(table)
+
+
+def _wall(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and (
+        math.isfinite(value) and value > 0)
 
 
 def _booking(entry: Table, now: float) -> str | None:
