@@ -21,7 +21,7 @@ from firmware.dice import Dice
 from firmware.differential import rank
 from firmware.faults import CASE_CLOSED, CATALOGUE, ERROR, INFO, REFEED, RELINK, WARNING, Fault
 from firmware.handoff import Handoff
-from firmware.i18n import N_, _
+from firmware.i18n import N_, _, table_language
 from firmware.identify import SHOWN as IDENTIFY_SHOWN
 from firmware.journal import Journal, MemoryJournal
 from firmware.lid import Lid
@@ -456,7 +456,9 @@ class Controller:
                 self._shut_down(kind.scope, again)
             again.diagnosis_extra = self._diagnose(again)
             self.fault_counts[fault_id] += 1
-            self.emit("fault", **again.as_dict(), reopened=True, repeats=again.repeats)
+            with table_language():      # the event is the table's, not the client's
+                shown = again.as_dict()
+            self.emit("fault", **shown, reopened=True, repeats=again.repeats)
             return again
         fault = Fault(fault_id, where, side, self.cycle.number, self.clock.now(), evidence,
                       active=kind.severity != INFO)
@@ -464,7 +466,9 @@ class Controller:
             self._shut_down(kind.scope, fault)
         self._record(fault)
         fault.diagnosis_extra = self._diagnose(fault)
-        self.emit("fault", **fault.as_dict())
+        with table_language():      # raised inside a client's request: still the table's
+            shown = fault.as_dict()
+        self.emit("fault", **shown)
         return fault
 
     def _capped(self, fault_id: str, where: str, side: int | None) -> Fault | None:

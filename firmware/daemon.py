@@ -18,7 +18,7 @@ from typing import Any
 from firmware import statedir
 from firmware.consumers import attach_consumers
 from firmware.controller import Controller
-from firmware.i18n import _
+from firmware.i18n import _, table_language
 from firmware.journal_flush import FlushedJournal
 from firmware.sdnotify import attach_systemd
 from firmware.storage import STORAGE_ERRORS, problem
@@ -73,7 +73,10 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
     def on_event(event: dict[str, Any]) -> None:
         nonlocal hands
         if not live:
-            line = log_line(event)
+            # The table's language: an event caused by a client's request (a Chinese
+            # phone entering test mode) must not put the client's words in the journal.
+            with table_language():
+                line = log_line(event)
             if line:
                 print(line, flush=True)
         if event["kind"] == "handoff":
