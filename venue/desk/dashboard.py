@@ -15,6 +15,7 @@ from typing import Any
 from aiohttp import web
 
 from firmware.i18n import N_, _
+from venue.desk.faultwords import summaries
 from venue.desk.fleet import STATES, Fleet
 from venue.desk.keys import FLEET, NAV
 from venue.desk.page import escaped, page, render, script_json, words_block
@@ -56,7 +57,10 @@ async def dashboard(request: web.Request, lang: str) -> web.Response:
              "more_faults": _("+{n}"),
              "open_console": _("open the console of table {table}"),
              "no_console": _("table {table}: no console address"),
-             "live": _("live"), "reconnecting": _("reconnecting…")}
+             "live": _("live"), "reconnecting": _("reconnecting…"),
+             # The fault's summary in the page's language (the tiles carry its id):
+             # shown on the tile, not in a tooltip a phone never shows.
+             "summaries": summaries(), "estop": _("e-stop pressed")}
     legend = "".join(
         f'<li class="s-{state}"><span class="dot"></span>{escape(_(STATE_WORDS[state]))} '
         f'<b data-count="{state}">0</b></li>' for state in STATES)

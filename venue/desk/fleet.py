@@ -230,6 +230,7 @@ class Fleet:
             "id": entry.id, "state": entry.state(now),
             "fault": oldest.get("code") if entry.faults else (
                 "E-STOP" if status.get("estopped") and entry.online else None),
+            "fault_id": oldest.get("id") if entry.faults else None,
             "fault_summary": oldest.get("summary"),
             "faults": len(entry.faults),
             "fault_since": entry.fault_since,

@@ -29,7 +29,7 @@
     el.className = "tile";
     el.dataset.table = id;
     const parts = {};
-    for (const name of ["name", "state", "fault", "today"]) {
+    for (const name of ["name", "state", "fault", "summary", "today"]) {
       parts[name] = el.appendChild(document.createElement("span"));
       parts[name].className = name;
     }
@@ -78,7 +78,11 @@
     if (t.fault && t.faults > 1) fault += " " + say(words.more_faults, {n: t.faults - 1});
     if (entry.since) fault += " · " + age(entry.since);
     set(parts.fault, fault);
-    parts.fault.title = t.fault_summary || "";
+    // What is wrong, in the page's language: from the catalogue by the fault's id, else
+    // the table's own words; on the tile itself (a phone shows no tooltips).
+    const summary = t.fault === "E-STOP" ? words.estop
+      : t.fault ? (words.summaries[t.fault_id] || t.fault_summary || "") : "";
+    set(parts.summary, summary);
     set(parts.today, say(words.hands, {n: t.hands_today}) + " · "
         + say(words.hours, {h: (t.play_s_today / 3600).toFixed(1)}));
     if (t.console) {
