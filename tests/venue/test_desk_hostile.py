@@ -194,6 +194,7 @@ def test_only_the_table_a_command_was_for_can_answer_it() -> None:
 
     async def main() -> int:
         fleet = Fleet()
+        fleet.feed("mjt/v1/t1/avail", b"online")
         app = make_app(parse({**CONFIG, "booking": {"ack_wait_s": 0.5}}, "venue.toml"),
                        fleet, link=Impostor(fleet))
         app[OFFICE].echo = False

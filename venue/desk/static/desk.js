@@ -46,7 +46,51 @@
     }
     grid.insertBefore(el, before);
     tiles.set(id, entry);
+    offer(id);
     return entry;
+  }
+
+  // The counter: open a table for a booking, or close it (the booking API).
+  const counter = document.getElementById("counter");
+  function offer(id) {
+    const select = counter && counter.elements.table;
+    if (!select || [...select.options].some((o) => o.value === id)) return;
+    const option = new Option(id, id);
+    const after = [...select.options].find((o) => natural(id, o.value) < 0);
+    select.add(option, after || null);
+  }
+  if (counter) {
+    const said = counter.querySelector(".said");
+    counter.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const command = e.submitter ? e.submitter.value : "enable";
+      const table = counter.elements.table.value;
+      const booking = counter.elements.booking_id.value.trim().replace(/\s+/g, "_");
+      if (command === "enable" && !booking) { said.textContent = words.need_booking; return; }
+      const body = command === "enable"
+        ? {for_s: Number(counter.elements.for_s.value), booking_id: booking}
+        : {reason: "counter"};
+      said.textContent = "…";
+      try {
+        const answer = await fetch(`/api/tables/${encodeURIComponent(table)}/${command}`, {
+          method: "POST", headers: {"Content-Type": "application/json",
+                                    "X-CSRF-Token": counter.dataset.csrf},
+          body: JSON.stringify(body)});
+        const reply = await answer.json();
+        if (answer.status === 200) {
+          said.textContent = say(command === "enable" ? words.opened : words.closed,
+                                 {table, booking});
+        } else if (answer.status === 202) {
+          said.textContent = say(words.no_answer, {table});
+        } else if (reply.ack) {
+          said.textContent = say(words.refused, {table, why: reply.ack.why || ""});
+        } else {
+          said.textContent = say(words.failed, {why: reply.error || answer.status});
+        }
+      } catch (err) {
+        said.textContent = say(words.failed, {why: String(err)});
+      }
+    });
   }
 
   function count(state, step) {
