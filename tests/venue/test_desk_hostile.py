@@ -125,7 +125,8 @@ def test_pages_stuck_on_a_hanging_webhook_do_not_hold_up_staff_logins() -> None:
     async def main() -> float:
         release = threading.Event()
 
-        def hung(urls: list[str], title: str, body: str, timeout_s: float) -> bool:
+        def hung(urls: list[str], title: str, body: str, timeout_s: float,
+                 notify_type: str = "info") -> bool:
             release.wait(5.0)
             return False
         office = Office(echo=False)

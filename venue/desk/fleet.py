@@ -86,6 +86,10 @@ class Fleet:
         self.on_ack: list[Callable[[str, dict[str, Any]], None]] = []
         # (table, active faults) for every retained `faults` list: incidents clear.
         self.on_faults: list[Callable[[str, list[dict[str, Any]]], None]] = []
+        # (table, status) for every `status`, (table, online) for every `avail`: the
+        # e-stop and an offline table page too.
+        self.on_status: list[Callable[[str, dict[str, Any]], None]] = []
+        self.on_avail: list[Callable[[str, bool], None]] = []
 
     # -- fed by the broker --------------------------------------------------------
 
@@ -112,6 +116,8 @@ class Fleet:
             return
         if leaf == "status":
             self.table(table).status = value
+            for callback in self.on_status:
+                callback(table, value)
         elif leaf == "faults":
             self._faults(table, value)
             for callback in self.on_faults:
@@ -142,6 +148,8 @@ class Fleet:
         entry = self.table(table)
         entry.online = raw.strip() == b"online"
         self._touch(table)
+        for callback in self.on_avail:
+            callback(table, entry.online)
 
     def _faults(self, table: str, value: dict[str, Any]) -> None:
         entry = self.table(table)

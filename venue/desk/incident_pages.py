@@ -124,6 +124,8 @@ def setup(app: web.Application) -> None:
     fleet = app[FLEET]
     fleet.on_fault.append(notifier.fault)
     fleet.on_faults.append(notifier.faults)
+    fleet.on_status.append(notifier.status)
+    fleet.on_avail.append(notifier.avail)
     app[NAV].append((PATH, N_("Incidents")))
     app.router.add_get(PATH, incidents_page)
     app.router.add_get("/api/incidents", incidents_api)
