@@ -138,3 +138,14 @@ def test_bad_scenario_exits_2_with_one_line(tmp_path) -> None:
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1
     assert result.stderr.startswith(f"mjtable: {path}: [[fault]] #1 where: 'side.9.head'")
+
+
+def test_help_names_every_command_and_says_what_run_and_agent_do() -> None:
+    # Before: `venue --help` never named staff or integrator; `run --help` and
+    # `agent --help` had no description at all.
+    venue = mjtable("venue", "--help")
+    assert "mjtable venue staff" in venue.stdout and "mjtable venue integrator" in venue.stdout
+    for command in ("run", "agent"):
+        text = mjtable(command, "--help").stdout
+        description = text.split("\n\n")[1]
+        assert not description.startswith("options:") and len(description) > 80, text
