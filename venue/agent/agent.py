@@ -25,6 +25,7 @@ import aiomqtt
 from firmware.i18n import _
 from mjtable_core.config import Config
 from venue.agent import homeassistant
+from venue.agent.brokerwords import LOGIN_RETRY_S, login_refused, refused_line
 from venue.agent.link import DaemonLink, LinkError
 from venue.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, fault_view, payload, status_view
 
@@ -67,6 +68,7 @@ class Agent:
         self._status_text = ""
         self._stopping = asyncio.Event()
         self._connected_once = False
+        self._refused_said = False
         self._faults_due = asyncio.Event()
         self._refused = RefusalLog(lambda line: self.log(line)).refused
         self._usage_counted: dict[str, Any] | None = None
@@ -108,15 +110,25 @@ class Agent:
     async def _with_broker(self, link: DaemonLink) -> None:
         subscribed = await link.request("subscribe", {"streams": ["events", "status"]})
         self._status = subscribed["status"]
+        user = self.venue.username or self.table
         while not self._stopping.is_set():
             try:
                 async with self._client() as mqtt:
                     self._connected_once = True
-                    self.log(_("on {broker} as {user}").format(
-                        broker=self.broker, user=self.venue.username or self.table))
+                    self._refused_said = False
+                    self.log(_("on {broker} as {user}").format(broker=self.broker, user=user))
                     await self._session(link, mqtt)
                     return
             except aiomqtt.MqttError as exc:
+                if login_refused(exc):
+                    # A wrong password is one line, not one a second for ever; and no
+                    # other protocol version makes it right.
+                    if not self._refused_said:
+                        self._refused_said = True
+                        self.log(refused_line(self.broker, user,
+                                              "[venue] username and password"))
+                    await self._pause(LOGIN_RETRY_S)
+                    continue
                 self.log(_("broker {broker}: {error}").format(broker=self.broker, error=exc))
                 if not self._connected_once:
                     # A broker without MQTT 5 refuses or ignores its CONNECT (amqtt

@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from firmware.i18n import _
 from firmware.signed import sign
 from venue.agent.agent import broker_address
+from venue.agent.brokerwords import login_refused, refused_line
 from venue.agent.topics import Topics, payload
 from venue.desk.config import BrokerSection
 from venue.desk.fleet import SUBSCRIPTIONS, Fleet
@@ -105,7 +106,10 @@ class BrokerLink:
             except aiomqtt.MqttError as exc:
                 if str(exc) != said:
                     said = str(exc)
-                    self.log(_("broker {broker}: {error}").format(broker=self.url, error=exc))
+                    self.log(refused_line(self.url, self.broker.username,
+                                          "[broker] username and password")
+                             if login_refused(exc) else
+                             _("broker {broker}: {error}").format(broker=self.url, error=exc))
             finally:
                 self._client = None
                 self.connected.clear()
