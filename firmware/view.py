@@ -183,7 +183,7 @@ def screen(snap: dict[str, Any], speed: float = 1.0,
     body.append(_("Ctrl-C stops the table (every motor off)"), style="dim")
     title = _("mjtable · {table} · hand {hand} · {state} · t={t}s").format(
         table=snap["table"], hand=snap["hand"],
-        state=words.state(snap["state"], held_by), t=f"{snap['t']:.0f}")
+        state=words.phase(snap["state"], held_by, snap["set_in_play"]), t=f"{snap['t']:.0f}")
     if speed != 1:
         title += f" · ×{speed:g}"
     return Panel(body, title=title, expand=False)

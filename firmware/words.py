@@ -63,6 +63,14 @@ def state(name: str | None, held_by: str | None = None) -> str:
     return _(label) if label else name
 
 
+def phase(name: str | None, held_by: str | None, set_in_play: Any) -> str:
+    """The hand cycle's state for a person: before the first hand the table is in
+    `play` with no set in play, building its first set (not "hand 0 · play")."""
+    if name == "play" and set_in_play is None and not held_by:
+        return _("building the first set")
+    return state(name, held_by)
+
+
 def lamp(name: str) -> str:
     """A lamp's name in the current language."""
     label = LAMPS.get(name)

@@ -835,9 +835,13 @@ class ApiServer:
                 self.maintenance.leave(who)
         except MaintenanceRefused as exc:
             raise p.ApiError(p.REFUSED, str(exc)) from None
-        return {"test_mode": self.maintenance.test_mode, "cycle": self.ctl.cycle.state,
-                "held_by": self.ctl.status()["held_by"],
-                "refeed_hold": self.ctl.refeed_hold is not None}
+        held_by = self.ctl.status()["held_by"]
+        cycle = self.ctl.cycle.state
+        # Halted by test mode (or the e-stop), the cycle says what holds it, not
+        # "fault": nothing is wrong with a table a technician is testing.
+        return {"test_mode": self.maintenance.test_mode,
+                "cycle": held_by if cycle == "fault" and held_by else cycle,
+                "held_by": held_by, "refeed_hold": self.ctl.refeed_hold is not None}
 
     async def _jog(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         motor, direction, seconds = (params.get(k) for k in ("motor", "direction", "seconds"))

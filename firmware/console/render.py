@@ -129,8 +129,8 @@ def _table(status: dict[str, Any]) -> tuple[dict[str, Any], list[str], list[tupl
             in_play=words.set_name(snap["set_in_play"]),
             building=words.set_name(snap["set_building"]),
             state=words.state(snap["build"], held)),
-        _("hand {hand} · {state}").format(hand=snap["hand"],
-                                          state=words.state(snap["state"], held))]
+        _("hand {hand} · {state}").format(
+            hand=snap["hand"], state=words.phase(snap["state"], held, snap["set_in_play"]))]
     return snap, lines, modes
 
 
