@@ -27,7 +27,17 @@ from mjtable_core.config import Config
 from venue.agent import homeassistant
 from venue.agent.brokerwords import LOGIN_RETRY_S, login_refused, refused_line
 from venue.agent.link import DaemonLink, LinkError
-from venue.agent.topics import OFFLINE, ONLINE, SCHEMA, Topics, fault_view, payload, status_view
+from venue.agent.topics import (
+    OFFLINE,
+    ONLINE,
+    Topics,
+    birth,
+    fault_event,
+    faults_message,
+    payload,
+    status_message,
+    status_view,
+)
 
 RETRY_S = 1.0           # wait before reconnecting to the daemon or the broker
 LEDGER_POLL_S = 5.0     # look for records even without a hand event (missed events)
@@ -167,13 +177,11 @@ class Agent:
 
     async def _birth(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
         info = await link.request("info")
-        birth = {"schema": SCHEMA, "table": self.table, "firmware": _version(),
-                 "model": self.config.table.model, "variant": self.config.rules.variant,
-                 "console_url": self.venue.console_url or None,
-                 "protocol": info.get("protocol")}
-        await mqtt.publish(self.topics.info, payload(birth), qos=1, retain=True)
+        born = birth(self.table, _version(), self.config.table.model,
+                     self.config.rules.variant, self.venue.console_url, info.get("protocol"))
+        await mqtt.publish(self.topics.info, payload(born), qos=1, retain=True)
         if self.venue.ha_discovery:
-            await self._discovery(mqtt, birth)
+            await self._discovery(mqtt, born)
         await mqtt.publish(self.topics.avail, ONLINE, qos=1, retain=True)
         await self._publish_faults(link, mqtt)
         await self._publish_usage(link, mqtt, force=True)
@@ -181,14 +189,13 @@ class Agent:
 
     async def _discovery(self, mqtt: aiomqtt.Client, birth: dict[str, Any]) -> None:
         """Home Assistant's retained configs: the table as a device of sensors."""
-        if not homeassistant.usable(self.table):
+        configs = homeassistant.discovery(self.topics, self.table, self.venue.ha_prefix,
+                                          birth, self.lang)
+        if configs is None:
             self.log(_("no Home Assistant discovery: the table id “{table}” may only have "
                        "letters, digits, _ and -").format(table=self.table))
             return
-        device = homeassistant.device(self.table, birth["model"], birth["firmware"],
-                                      birth["console_url"])
-        for topic, config in homeassistant.configs(self.topics, self.table,
-                                                   self.venue.ha_prefix, device, self.lang):
+        for topic, config in configs:
             await mqtt.publish(topic, payload(config), qos=1, retain=True)
 
     async def _follow(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
@@ -214,10 +221,8 @@ class Agent:
         # The event first, as the daemon said it (its language): nothing waits for a
         # reply of the daemon before the venue hears of a fault. The retained list
         # follows, in the venue's language.
-        wall = round(time.time(), 3)
         await mqtt.publish(self.topics.event_fault, payload(
-            {"table": self.table, "t": event.get("t"), "wall": wall,
-             **fault_view(event), "since": wall}), qos=1)
+            fault_event(self.table, event, time.time())), qos=1)
         self._faults_due.set()
 
     async def _faults(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
@@ -232,8 +237,7 @@ class Agent:
     async def _publish_faults(self, link: DaemonLink, mqtt: aiomqtt.Client) -> dict[str, Any]:
         faults = await link.request("faults", lang=self.lang)
         await mqtt.publish(self.topics.faults, payload(
-            {"table": self.table, "active": [fault_view(f) for f in faults["active"]]}),
-            qos=1, retain=True)
+            faults_message(self.table, faults["active"])), qos=1, retain=True)
         return faults
 
     async def _publish_status(self, mqtt: aiomqtt.Client, force: bool = False) -> bool:
@@ -245,7 +249,7 @@ class Agent:
             return False
         self._status_text = text
         await mqtt.publish(self.topics.status, payload(
-            {**view, "table": self.table, "wall": round(time.time(), 3)}), qos=0, retain=True)
+            status_message(self.table, self._status, time.time())), qos=0, retain=True)
         return True
 
     async def _heartbeat(self, mqtt: aiomqtt.Client) -> None:

@@ -47,6 +47,16 @@ def usable(table: str) -> bool:
     return bool(NODE_ID.match(table))
 
 
+def discovery(topics: Topics, table: str, prefix: str, birth: dict[str, Any],
+              lang: str | None) -> list[tuple[str, dict[str, Any]]] | None:
+    """Every retained config of a table from its birth message (None: the table id
+    cannot name Home Assistant's entities). The agent and the demo both publish these."""
+    if not usable(table):
+        return None
+    found = device(table, birth["model"], birth["firmware"], birth["console_url"])
+    return configs(topics, table, prefix, found, lang)
+
+
 def configs(topics: Topics, table: str, prefix: str, device: dict[str, Any],
             lang: str | None) -> list[tuple[str, dict[str, Any]]]:
     """(topic, retained config) of every entity of `table`."""
