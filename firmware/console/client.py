@@ -8,7 +8,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from firmware import i18n
+from firmware import i18n, words
 from firmware.api import protocol as p
 from firmware.i18n import _
 
@@ -115,6 +115,6 @@ class ApiClient:
         if not message.get("ok"):
             error = message.get("error", {})
             raise ConsoleError(_("{verb} refused: {message}").format(
-                verb=method, message=error.get("message") or _("no reason given")),
+                verb=words.method(method), message=error.get("message") or _("no reason given")),
                 EXIT_REFUSED, error.get("code"))
         return message.get("result")

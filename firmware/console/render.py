@@ -208,8 +208,11 @@ def test_lines(results: list[dict[str, Any]]) -> list[str]:
     """Self-test results: number, name, pass or fail, and the diagnosis of a failure."""
     lines = []
     for r in results:
+        # The test's label in the reader's language ("测试 1 中心升降上下", not "lid").
+        name = r.get("label") or r["test"]
         lines.append(_("test {number} {name} {result}  {detail} ({seconds} s)").format(
-            number=f"{r['number']:>2}", name=f"{r['test']:<11}", result=r["result"],
+            number=f"{r['number']:>2}", name=name + " " * max(0, 11 - words.cells(name)),
+            result=r["result"],
             detail=r["detail"], seconds=r["took_s"]))
         diagnosis = r.get("diagnosis")
         if diagnosis:

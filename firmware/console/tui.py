@@ -35,6 +35,7 @@ from textual.widgets import (
 )
 
 from firmware import i18n
+from firmware import words as table_words
 from firmware.api import protocol as p
 from firmware.console import render, winform
 from firmware.diagnosis import SYMPTOMS
@@ -581,7 +582,7 @@ class ConsoleApp(App[int]):
                                     self.credential if self.tcp is not None else None)
         if not reply.get("ok"):
             self._say(_("{verb} refused: {message}").format(
-                verb="score", message=reply["error"]["message"]), "bold red")
+                verb=table_words.method("score"), message=reply["error"]["message"]), "bold red")
             return
         lines = winform.result_lines(reply["result"])
         self._say(lines[0], "bold green" if reply["result"].get("booked") else "bold yellow")
@@ -638,7 +639,7 @@ class ConsoleApp(App[int]):
         reply = await self.api.call(method, params, self.credential if needs else None)
         if not reply.get("ok"):
             self._say(_("{verb} refused: {message}").format(
-                verb=verb, message=reply["error"]["message"]), "bold red")
+                verb=table_words.method(method), message=reply["error"]["message"]), "bold red")
             if reply["error"]["code"] == p.FORBIDDEN:
                 self.credential = None
             return

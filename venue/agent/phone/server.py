@@ -191,7 +191,7 @@ class PhoneConsole:
         html = render(lang, self.config.table.id, {
             "csrf": session.csrf, "technician": session.technician, "lang": lang,
             "words": words.script_words(lang), "symptoms": symptoms, "tests": tests,
-            "motors": words.motors(self.config.geometry),
+            "motors": words.motors(self.config.geometry, lang),
             "score": words.score_words(lang), "tiles": score.faces(lang)})
         response = web.Response(text=html, content_type="text/html", charset="utf-8")
         if fresh:
