@@ -73,7 +73,7 @@ class ApiClient:
             if self.technician is None:
                 raise ConsoleError(_("{method} needs a technician: pass --technician NAME "
                                      "(token in MJTABLE_TOKEN or at the prompt)")
-                                   .format(method=method), EXIT_REFUSED)
+                                   .format(method=words.method(method)), EXIT_REFUSED)
             if not self.logged_in:
                 # The token travels once, in `login`; the session covers this connection.
                 name, token = self.technician
