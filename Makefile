@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench diagrams messages clean
+.PHONY: run test lint bench diagrams docs messages clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -35,12 +35,16 @@ bench: $(STAMP)
 diagrams: $(STAMP)
 	$(BIN)/python -m firmware.diagrams docs/state-machines.md
 
+# Every generated document: the state diagrams and the fault tables (from the kinds).
+docs: diagrams
+	$(BIN)/python -m firmware.faults.tables docs
+
 # Strings a person reads: extract them, merge into the catalogues, then translate the
 # new entries in firmware/locale/*/LC_MESSAGES/mjtable.po (tests/test_i18n.py checks).
 POT := firmware/locale/mjtable.pot
 messages: $(STAMP)
 	$(BIN)/pybabel extract -F babel.cfg -k N_ --no-location --sort-output \
-	  --project mjtable -o $(POT) mjtable_core firmware hal simulator rules venue bench
+	  --project mjtable -o $(POT) mjtable_core firmware hal simulator rules venue bench mjtable
 	$(BIN)/pybabel update -i $(POT) -d firmware/locale -D mjtable --no-fuzzy-matching \
 	  --ignore-obsolete --no-wrap
 

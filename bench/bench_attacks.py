@@ -69,7 +69,7 @@ class Daemon:
         Technicians(state / "technicians.json").add("li", TOKEN)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **(env or {})}
         self.proc = children.spawn(
-            [sys.executable, "-c", "from firmware.cli import main; import sys; "
+            [sys.executable, "-c", "from mjtable.cli import main; import sys; "
              "sys.exit(main())", "--state-dir", str(state), "run", "--plain",
              "--socket", str(self.socket)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
@@ -281,7 +281,7 @@ def _status_as_other_uid(path: Path) -> bool:
 
 def fill_log(state: Path, rows: int = 10_000) -> None:
     """An event log with `rows` rows of history, as a table has after some days."""
-    from firmware.eventlog import EventLog
+    from firmware.state.eventlog import EventLog
 
     log = EventLog(state / "events.sqlite")
     for i in range(rows):

@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from mjtable_core.config import load_config
-from simulator.audit_cli import audit_simulated
+from simulator.harness.audit_cli import audit_simulated
 
 
 def batch_figures(hands: int, shuffle: str, seed: int) -> dict[str, Any]:

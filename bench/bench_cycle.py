@@ -30,7 +30,7 @@ import resource
 import statistics
 
 from mjtable_core.config import Config, load_config
-from simulator.run import simulate
+from simulator.harness.run import simulate
 
 
 def mechanical_bound_s(config: Config) -> float:

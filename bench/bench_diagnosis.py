@@ -5,7 +5,7 @@
 Every motor dead and slow (factors 2 and 5), every sensor stuck at both values and
 flaky (1 and 6 pulses a second), each alone, at every place of the reference table,
 on both table sizes: broken as the first build starts, replaced by a technician who
-reads the fault right 30 s after it. Judged by simulator/diagnosis_judge.py: the part
+reads the fault right 30 s after it. Judged by simulator/harness/diagnosis_judge.py: the part
 first-ranked (`first`), among the ranked with the test that tells them apart
 (`among`), not named (`wrong`), or never raised a fault (`undetected`); with the most
 faults one cause raised and the most active copies of one fault.
@@ -21,9 +21,9 @@ from typing import Any
 
 from mjtable_core.config import load_config, reference_config
 from mjtable_core.geometry import REFERENCE
-from simulator.diagnosis_judge import judge
-from simulator.fuzz import PLACES, right_actions
-from simulator.harness import Harness
+from simulator.fuzz.batch import PLACES, right_actions
+from simulator.harness.diagnosis_judge import judge
+from simulator.harness.runner import Harness
 from simulator.scenario import KINDS, Expect, FaultSpec, Scenario
 
 PLAY_TIME_S = 20.0

@@ -20,8 +20,8 @@ import time
 from collections import defaultdict
 
 from mjtable_core.config import load_config
-from simulator.harness import Harness
-from simulator.run import simulate
+from simulator.harness.run import simulate
+from simulator.harness.runner import Harness
 from simulator.scenario import example_scenarios, load_scenario
 
 

@@ -172,7 +172,7 @@ def presses(path: Path, count: int, timeout_s: float = 10.0) -> dict[str, Any]:
 
 def fat_log(state: Path, rows: int = 50) -> None:
     """A log as an open-diagnose flood left it on older firmware: fat rows."""
-    from firmware.eventlog import EventLog
+    from firmware.state.eventlog import EventLog
 
     log = EventLog(state / "events.sqlite")
     for i in range(rows):
@@ -200,7 +200,7 @@ ROW_FLOODS = ("failing", "rows.refused", "rows.diagnose", "rows.junk")
 
 def day_log(state: Path) -> None:
     """A day of the table's own events, the newest a minute old."""
-    from firmware.eventlog import EventLog
+    from firmware.state.eventlog import EventLog
 
     now = time.time()
     walls = iter(now - 60 - 86_000 * (1 - i / DAY_ROWS) for i in range(DAY_ROWS))

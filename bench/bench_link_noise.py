@@ -6,7 +6,7 @@ Each run is one hand on the 144-tile reference table with bits flipped on the se
 link from the build on (`link_noise`) and one stop-fault of every kind in turn (a head
 jam, a blocked plate, a blocked lid, jammed dice, dead head, plate and lid motors, a
 stuck head-home sensor, the case opened), sides going round the runs. The referee
-judges through the link's grace (simulator/referee.py) and holds the board to its
+judges through the link's grace (simulator/harness/referee.py) and holds the board to its
 interlock table. Per noise level it prints the runs with referee violations (and the
 rules), crashes and timeouts. Figures only; nothing is asserted.
 """
@@ -20,10 +20,10 @@ from collections import Counter
 from typing import Any
 
 from bench.bench_stalls import WALL_LIMIT_S
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.config import load_config, reference_config
 from mjtable_core.geometry import REFERENCE
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import Expect, FaultSpec, Scenario
 
 # (kind, where with {n} for the side, phase, value)

@@ -21,7 +21,7 @@ import statistics
 import time
 from typing import Any
 
-from firmware.maintenance import HOLD_S
+from firmware.machines.maintenance import HOLD_S
 from tests.browser.phone_rig import TOKEN, TableProcess
 from tests.browser.test_phone import PHONE, renderers
 

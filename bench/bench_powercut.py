@@ -2,7 +2,7 @@
 
 The physical table lives on in its own process: the I/O-board emulator serving the
 simulated table and players on socket://127.0.0.1:PORT, with a control socket
-(simulator/board_control.py) that tells the physical truth and does the refeed. The
+(simulator/rigs/board_control.py) that tells the physical truth and does the refeed. The
 daemon is the real `mjtable run` on the real clock (a --speed factor keeps it fast),
 with its journal and event log in a state directory.
 
@@ -45,8 +45,8 @@ from typing import Any
 from bench import children
 from firmware import statedir
 from firmware.api.auth import Technicians
-from firmware.console.client import ApiClient, ConsoleError
-from firmware.journal import FILE_NAME as JOURNAL_NAME
+from firmware.api.client import Client, ClientError
+from firmware.state.journal import FILE_NAME as JOURNAL_NAME
 from mjtable_core.config import DEFAULT_CONFIG
 from mjtable_core.geometry import REFERENCE
 
@@ -132,7 +132,7 @@ class Board:
         self.control = workdir / "board.sock"
         config = bench_config(workdir / "board.toml", "socket://127.0.0.1:1", play_time_s)
         self.proc = children.spawn(
-            [sys.executable, "-m", "simulator.ioboard_emulator", "--listen", "0",
+            [sys.executable, "-m", "simulator.rigs.ioboard_emulator", "--listen", "0",
              "--config", str(config), "--speed", str(speed), "--seed", str(seed),
              "--heartbeat-limit", str(LINK_SLACK_S), "--retransmit", str(RETRANSMIT_S),
              "--max-retries", str(MAX_RETRIES), "--control", str(self.control)],
@@ -177,7 +177,7 @@ class Daemon:
 
     def start(self) -> None:
         exe = Path(sys.executable).parent / "mjtable"
-        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "firmware.cli"]
+        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "mjtable.cli"]
         self.proc = children.spawn(
             [*cmd, "--state-dir", str(self.state), "run", "--plain", "--config",
              str(self.config), "--socket", str(self.socket), "--speed", str(self.speed)],
@@ -195,8 +195,8 @@ class Daemon:
         if self.proc is not None:
             children.stop(self.proc, 10.0)
 
-    def api(self, technician: tuple[str, str] | None = None) -> ApiClient:
-        return ApiClient(self.socket, timeout=5.0, technician=technician)
+    def api(self, technician: tuple[str, str] | None = None) -> Client:
+        return Client(self.socket, timeout=5.0, technician=technician)
 
 
 class Failure(Exception):
@@ -340,7 +340,7 @@ class PowerCutBench:
             try:
                 with self.daemon.api() as api:
                     last = api.call("status")
-            except ConsoleError:
+            except ClientError:
                 time.sleep(0.02)
                 continue
             values = {name: s["value"] for name, s in last["signals"].items()}
@@ -404,7 +404,7 @@ class PowerCutBench:
             self.wait_for(r"\bstart\b", 60.0)
             self.technician()
             return self.wait_for(r" handoff hand ", 400.0)
-        except (Failure, ConsoleError, OSError) as exc:
+        except (Failure, ClientError, OSError) as exc:
             self.log(f"  could not recover: {exc}")
             return ""
 
@@ -433,7 +433,7 @@ class PowerCutBench:
                     builds_cut += at["build"] in ("building", "paused_full", "paused_top_up")
                     self.log(f"{i + 1:4d} {phase:8s} ok   (+{at['delay_s']} s after "
                              f"{at['after']!r}, build {at['build']})")
-                except (Failure, ConsoleError, OSError) as exc:
+                except (Failure, ClientError, OSError) as exc:
                     failed[phase] += 1
                     failures.append({"instant": i + 1, "phase": phase, "reason": str(exc),
                                      "tiles": self._tiles()})

@@ -2,17 +2,17 @@
 
 The real-time bench (bench/bench_powercut.py) kills a real daemon with SIGKILL; at
 ~20 s a cut it is never run at size. Here the unchanged firmware runs against the
-simulated table on the virtual clock (simulator/harness.py: a cut silences the
+simulated table on the virtual clock (simulator/harness/runner.py: a cut silences the
 controller's timers with no clean stop and boots a new controller on the same
 journal after the cut's duration), so hundreds of cuts run a minute. `--rig ioboard`
-puts the serial link and the I/O-board emulator in between (simulator/lockstep.py).
+puts the serial link and the I/O-board emulator in between (simulator/rigs/lockstep.py).
 
 Instants, in turn:
 
 - `phase`: as one phase of the cycle begins (build, lid down, lid up, raise, dice,
   play, taken in turn);
 - `anywhere`: at a random moment of the cycle (0–60 s after its build started);
-- `fault`: a stop-fault of the soak's catalogue (simulator/soak.py) is raised, and
+- `fault`: a stop-fault of the soak's catalogue (simulator/fuzz/soak.py) is raised, and
   the power fails while it is active and its technician is on the way;
 - `technician`: the same, but the power fails in the seconds after the technician's
   repair, while the table clears the fault and goes home again.
@@ -41,10 +41,11 @@ from collections import Counter
 from typing import Any
 
 from bench.report import print_report
-from firmware.faults import CATALOGUE, ERROR, INFO, REFEED
+from firmware.faults.kinds import CATALOGUE, ERROR, INFO, REFEED
 from mjtable_core.config import Config, load_config
 from mjtable_core.geometry import REFERENCE
-from simulator.harness import Harness
+from simulator.fuzz.soak import ALLOW, TEMPLATES, Template
+from simulator.harness.runner import Harness
 from simulator.scenario import (
     AFTER_FAULT,
     PHASES,
@@ -53,7 +54,6 @@ from simulator.scenario import (
     FaultSpec,
     Scenario,
 )
-from simulator.soak import ALLOW, TEMPLATES, Template
 
 KINDS = ("phase", "anywhere", "fault", "technician")
 PLAY_TIME_S = 30.0

@@ -1,9 +1,9 @@
 """Soak: many simulated cycles with random faults and the technician fixing them.
 
-One controller lives through the whole run (simulator.harness.Harness on the virtual
+One controller lives through the whole run (simulator.harness.runner.Harness on the virtual
 clock); a random fault of simulator/scenario.py KINDS (not link_*) is injected every
 ~N cycles at a valid place and phase, with the technician action of the
-tests/scenarios examples (simulator/soak.py). Reported: faults raised and diagnosed,
+tests/scenarios examples (simulator/fuzz/soak.py). Reported: faults raised and diagnosed,
 wrong handoffs (must be 0), tiles accounted, cycles completed, wall time, and memory:
 
 - `firmware_kb`: memory the firmware holds: every object reachable from the
@@ -31,8 +31,8 @@ from typing import Any
 
 from bench.report import print_report
 from mjtable_core.config import Config, load_config
-from simulator.harness import Harness
-from simulator.soak import random_scenario
+from simulator.fuzz.soak import random_scenario
+from simulator.harness.runner import Harness
 
 PLAY_TIME_S = 60.0     # short hands: the faults, not the players' hands, are the point
 

@@ -28,10 +28,10 @@ import statistics
 import time
 from typing import Any
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.config import Config, load_config, reference_config
 from mjtable_core.geometry import REFERENCE
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import Expect, FaultSpec, Scenario
 
 # Only a hang is cut short: a run is on the lockstep clock, and on a machine busy with

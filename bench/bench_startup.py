@@ -6,7 +6,7 @@ Each run binds a Unix datagram socket, spawns `mjtable run --plain` with
 `NOTIFY_SOCKET` pointing at it (as systemd does for a `Type=notify` service, with a
 fresh state directory and API socket), and times from just before the spawn to the
 datagram carrying `READY=1`. The daemon sends READY only once the config is read, the
-HAL is open and the table has started (firmware/daemon.py), so the figure covers the
+HAL is open and the table has started (firmware/service/daemon.py), so the figure covers the
 interpreter, every import, the config, the HAL (on a machine without table hardware:
 the built-in simulator), the API socket and the controller's start. Then the daemon
 gets SIGTERM and must exit 0. The figure is the median over `runs`.
@@ -34,7 +34,7 @@ READY_TIMEOUT_S = 30.0
 def command() -> list[str]:
     """`mjtable` as installed next to this interpreter, else the same module by -m."""
     script = Path(sys.executable).parent / "mjtable"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "firmware.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "mjtable.cli"]
 
 
 def _wait_ready(sock: socket.socket, proc: subprocess.Popen[bytes]) -> None:

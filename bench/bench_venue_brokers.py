@@ -58,7 +58,7 @@ from bench.venue_brokers import (
 TRAFFIC = Path(__file__).with_name("venue_traffic.json")
 KNEE_MS = 100.0
 GIVE_UP_MS = 400.0      # a step this far past the knee ends the broker's series
-# A status as `mjtable agent` publishes it (venue/agent/topics.py), and a hand record.
+# A status as `mjtable agent` publishes it (venue/wire.py), and a hand record.
 STATUS = {"state": "play", "hand_in_play": True, "estopped": False, "faults_active": 0,
           "display": "3-5", "test_mode": False, "gate": None}
 HAND = {"boot": 3, "seq": 0, "cycle": 41, "start": 1764600000.123, "end": 1764600301.5,
@@ -345,7 +345,7 @@ def record(path: Path, seconds: float) -> dict[str, Any]:
         agent = None
         try:
             daemon.start()
-            agent = children.spawn([sys.executable, "-m", "firmware.cli", "agent", "--config",
+            agent = children.spawn([sys.executable, "-m", "mjtable.cli", "agent", "--config",
                                     str(daemon.config), "--socket", str(daemon.socket)],
                                    cwd=ROOT)
             wait_for(lambda: any(m["topic"] == "status" for m in messages), 60, "a status")

@@ -163,7 +163,7 @@ def run_once(tables: int, seconds: float, speed: float, broker_name: str) -> dic
             Technicians(daemon.state / "technicians.json").add(TECHNICIAN, TOKEN)
             daemons.append(daemon.start())
             agents.append((children.spawn(
-                [sys.executable, "-m", "firmware.cli", "agent", "--config",
+                [sys.executable, "-m", "mjtable.cli", "agent", "--config",
                  str(daemon.config), "--socket", str(daemon.socket)],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT),
                 time.monotonic()))

@@ -43,7 +43,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from bench import children
 from bench.venue_brokers import VENUE_PASSWORD, VENUE_USER, Amqtt, Mosquitto, table_password
 from bench.venue_tables import ROOT, Daemon, call, wait_for
-from firmware.signed import sign
+from firmware.service.signed import sign
 
 KEEPALIVE_S = 5
 KEY_ID = "venue-bench"
@@ -146,7 +146,7 @@ class Pair:
     def start_agent(self) -> None:
         import subprocess
         self.agent = children.spawn(
-            [sys.executable, "-m", "firmware.cli", "agent", "--config",
+            [sys.executable, "-m", "mjtable.cli", "agent", "--config",
              str(self.daemon.config), "--socket", str(self.daemon.socket)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
         self.agent_started = time.monotonic()

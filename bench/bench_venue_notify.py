@@ -44,7 +44,7 @@ def agent(daemon: Daemon) -> Any:
     import sys
 
     return children.spawn(
-        [sys.executable, "-m", "firmware.cli", "agent", "--config", str(daemon.config),
+        [sys.executable, "-m", "mjtable.cli", "agent", "--config", str(daemon.config),
          "--socket", str(daemon.socket)], stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL, cwd=ROOT)
 

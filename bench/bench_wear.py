@@ -4,10 +4,10 @@ before its first stop-fault?
     python -m bench.bench_wear [--runs 10] [--week-hands 10] [--json]
 
 Each run is a long soak of the reference table (hands of 30 s play) with the stacking
-head of side 2 ageing (simulator/aging.py): 5 % slower each simulated week of use
+head of side 2 ageing (simulator/fuzz/aging.py): 5 % slower each simulated week of use
 (`--week-hands` hands), compounded, until it stalls at a slowness drawn per run
 between 1.2 and 2.0 times new (the point where friction beats the motor is not known
-in advance). A run counts when the table's wear trend (firmware/wear.py) warned about
+in advance). A run counts when the table's wear trend (firmware/diagnosis/wear.py) warned about
 that head at that side before the first stop-fault. Prints each run and the figure.
 """
 
@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from mjtable_core.config import load_config, reference_config
-from simulator.aging import soak
+from simulator.fuzz.aging import soak
 
 PLAY_TIME_S = 30.0
 HAND_S = 58.0           # simulated seconds per hand of this config (measured)

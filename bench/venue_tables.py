@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +16,7 @@ from typing import Any
 # Children go through bench.children.spawn; the benches' mains call
 # children.install(), so a killed bench stops its brokers and daemons too.
 from bench import children
+from firmware.api.client import Client, ClientError
 from mjtable_core.config import reference_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,21 +36,11 @@ def table_config(directory: Path, table: str, play_time_s: float = 10.0,
 
 
 def call(path: Path, method: str, params: dict[str, Any] | None = None,
-         timeout: float = 15.0) -> dict[str, Any]:
-    """One request on a fresh connection; the reply's result (or an AssertionError)."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.settimeout(timeout)
-        sock.connect(str(path))
-        sock.sendall(json.dumps({"id": 1, "method": method,
-                                 "params": params or {}}).encode() + b"\n")
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = sock.recv(65536)
-            assert chunk, "the daemon closed the connection"
-            data += chunk
-    reply = json.loads(data)
-    assert reply["ok"], reply
-    return reply["result"]
+         timeout: float = 15.0) -> Any:
+    """One request on a fresh connection: the reply's result (ClientError if refused or
+    the daemon cannot be reached)."""
+    with Client(path, timeout=timeout) as client:
+        return client.call(method, params)
 
 
 class Daemon:
@@ -70,7 +59,7 @@ class Daemon:
     def start(self) -> Daemon:
         env = {**os.environ, "MJTABLE_LANG": "en"}
         self.proc = children.spawn(
-            [sys.executable, "-m", "firmware.cli", "--state-dir", str(self.state), "run",
+            [sys.executable, "-m", "mjtable.cli", "--state-dir", str(self.state), "run",
              "--plain", "--speed", str(self.speed), "--config", str(self.config),
              "--socket", str(self.socket)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
@@ -80,7 +69,7 @@ class Daemon:
     def _answers(self) -> bool:
         try:
             call(self.socket, "info", timeout=1.0)
-        except (OSError, AssertionError, ValueError):
+        except ClientError:
             return False
         return True
 

@@ -12,15 +12,15 @@ from types import ModuleType
 
 from transitions.extensions.diagrams import GraphMachine
 
-from firmware import build, cycle, dice, lid, plate, side
+from firmware.machines import build, cycle, dice, lid, plate, side
 
 MACHINES: list[tuple[str, ModuleType, str]] = [
-    ("Table cycle", cycle, "firmware/cycle.py"),
-    ("Build of one set", build, "firmware/build.py"),
-    ("Side builder (one per side)", side, "firmware/side.py"),
-    ("Lid", lid, "firmware/lid.py"),
-    ("Wall lift plate (one per side)", plate, "firmware/plate.py"),
-    ("Dice", dice, "firmware/dice.py"),
+    ("Table cycle", cycle, "firmware/machines/cycle.py"),
+    ("Build of one set", build, "firmware/machines/build.py"),
+    ("Side builder (one per side)", side, "firmware/machines/side.py"),
+    ("Lid", lid, "firmware/machines/lid.py"),
+    ("Wall lift plate (one per side)", plate, "firmware/machines/plate.py"),
+    ("Dice", dice, "firmware/machines/dice.py"),
 ]
 
 
@@ -29,7 +29,7 @@ RULES = [
     "back to the state it was in, named by the caller: `recovering_to`).",
     "",
     "- **One shutdown path.** `fail` is only fired by the controller's shutdown path",
-    "  (`firmware/shutdown.py`): the safe outputs of the scope are driven first and",
+    "  (`firmware/faults/shutdown.py`): the safe outputs of the scope are driven first and",
     "  latched, so no entry or exit callback, timer or hook can start a motor of that",
     "  scope again; only then are the machines parked. What follows homing runs as the",
     "  `homed` transition's `after`, never on leaving `homing` (a fault leaves it too).",
@@ -44,7 +44,7 @@ RULES = [
     "  raise, a deal, a raise or deal restored at boot and not yet resumed), and is",
     "  written again once a resume is done; at boot that staged set is restored and",
     "  `homed` goes on to `raising` or `dealing`.",
-    "- **One owner per mechanism** (`firmware/owner.py`): the cycle, the build, test",
+    "- **One owner per mechanism** (`firmware/machines/owner.py`): the cycle, the build, test",
     "  mode, jog and diagnosis checks ask it for the lid, plates, heads, conveyors,",
     "  disc and dice; a second user is refused with the reason. A jog also keeps",
     "  the physical interlocks: disc, ring, conveyors and plates stay still while the",

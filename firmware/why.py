@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.i18n import N_, _
 
 if TYPE_CHECKING:
-    from firmware.owner import Busy
+    from firmware.machines.owner import Busy
 
 # Why the link to the I/O board was declared lost (`reason` in link.lost's evidence:
 # the HAL stores a short fixed word, the technician reads a sentence).

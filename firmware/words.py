@@ -55,7 +55,7 @@ METHODS = {
     "usage": N_("usage"), "command": N_("command"), "health": N_("health"),
 }
 
-# The motors a technician jogs, by the jog's names (firmware/maintenance.py).
+# The motors a technician jogs, by the jog's names (firmware/machines/maintenance.py).
 MOTORS = {"lid": N_("lid"), "disc": N_("shuffle disc"), "ring": N_("magnet ring"),
           "dice": N_("dice")}
 SIDE_MOTORS = {"head": N_("stacking head of side {n}"),

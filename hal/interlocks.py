@@ -2,7 +2,8 @@
 
 These hold on the board itself, whatever the host does or fails to do: a stalled or
 crashed host cannot run a wall into an open hole. The firmware keeps the same rules
-(firmware/lid.py, firmware/maintenance.py); here they become a second line, at the pin.
+(firmware/machines/lid.py, firmware/machines/maintenance.py); here they become a
+second line, at the pin.
 """
 
 from __future__ import annotations

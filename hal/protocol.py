@@ -1,7 +1,7 @@
 """The I/O-board wire protocol: frames, CRC, messages and channel numbers.
 
 Pure data in, data out: no I/O, no clock. The host backend (`hal/backends/ioboard.py`)
-and the board emulator (`simulator/ioboard_emulator.py`) share this module, so both
+and the board emulator (`simulator/rigs/ioboard_emulator.py`) share this module, so both
 ends of the link speak exactly the same bytes. The specification is docs/protocol.md;
 keep the two in step.
 

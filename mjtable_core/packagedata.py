@@ -3,7 +3,7 @@
 pyproject.toml ships three folders of the source tree as packages of their own
 (`config/` as `mjtable_core.configs`, `systemd/` as `firmware.systemd`,
 `tests/scenarios/` as `simulator.scenarios`). An install has those packages. A source
-checkout imported as itself has only the folders: `python -m firmware.systemd_unit`
+checkout imported as itself has only the folders: `python -m firmware.service.systemd_unit`
 run in the checkout's folder (docs/raspberry-pi.md clones into /opt/mjtable) puts
 that folder first on the import path, ahead of the install.
 """

@@ -11,7 +11,7 @@ and every handoff the log saw after the file's first anchored record must be in 
 file.
 
 This module works on plain data; reading the log is the firmware's
-(firmware/deal_log.py), so the rules engine stays free of it.
+(firmware/hands/deal_log.py), so the rules engine stays free of it.
 """
 
 from __future__ import annotations

@@ -181,7 +181,7 @@ def verify_deals_main(argv: list[str],
     the records form one chain and (with --log) every commitment is the one the event
     log saw when the walls rose; 1 naming the first broken record, 2 on bad input.
 
-    `read_log` reads an event log's anchors (firmware/deal_log.py): the rules engine
+    `read_log` reads an event log's anchors (firmware/hands/deal_log.py): the rules engine
     does not read the firmware's log itself."""
     parser = argparse.ArgumentParser(
         prog="mjtable verify-deals",

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.config import reference_config
 from mjtable_core.geometry import REFERENCE
 from mjtable_core.i18n import N_, _
@@ -91,7 +91,7 @@ def check_for_table(scenario: Scenario, tiles: int, signals: Collection[str]) ->
     """The scenario fits the table it runs on: a magnet fault's tile is in its sets
     (a 136-tile table has no flowers), a sensor fault's sensor is fitted (not every
     table has face-up sensors). Raises ScenarioError naming the fault."""
-    from simulator.tiles import set_codes
+    from simulator.physics.tiles import set_codes
 
     for i, spec in enumerate(scenario.faults, start=1):
         if spec.kind.startswith("sensor_") and spec.where not in signals:
@@ -180,7 +180,7 @@ class FaultSpec:
 
 
 def _check_kind(spec: FaultSpec) -> None:
-    from simulator.tiles import set_codes
+    from simulator.physics.tiles import set_codes
 
     magnet = spec.kind in ("weak_magnet_tile", "dead_magnet_tile")
     if magnet and (spec.tile is None or spec.tile not in set_codes(REFERENCE.tiles)):

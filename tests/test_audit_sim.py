@@ -19,8 +19,8 @@ import pytest
 import rules
 from mjtable_core.config import Config, load_config
 from rules.engine import DERIVED
-from simulator.audit_cli import audit_simulated
-from simulator.run import assemble
+from simulator.harness.audit_cli import audit_simulated
+from simulator.harness.run import assemble
 from tests.conftest import CONFIGS, ROOT, quick
 
 TABLE_OF = {"mcr": "144", "jingji": "144", "fuzhou": "144", "guangdong": "136",
@@ -114,7 +114,7 @@ def test_audit_simulate_cli_json(tmp_path) -> None:
     config.write_text(CONFIGS["144"].read_text().replace(
         'variant = "mcr"', f'variant = "mcr"\nhandoff_file = "{log}"'))
     result = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "audit", "--simulate", "24", "--seed", "2",
+        [sys.executable, "-m", "mjtable.cli", "audit", "--simulate", "24", "--seed", "2",
          "--config", str(config), "--shuffle", "under_mixed", "--json"],
         capture_output=True, text=True, cwd=ROOT, timeout=120)
     report = json.loads(result.stdout)
@@ -128,13 +128,13 @@ def test_audit_simulate_cli_json(tmp_path) -> None:
 
 def test_audit_cli_refuses_a_file_and_a_simulation_together() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "audit", "h.jsonl", "--simulate", "3"],
+        [sys.executable, "-m", "mjtable.cli", "audit", "h.jsonl", "--simulate", "3"],
         capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2 and "not both" in result.stderr
 
 
 def test_audit_without_arguments_says_file_or_simulate() -> None:
-    result = subprocess.run([sys.executable, "-m", "firmware.cli", "audit"],
+    result = subprocess.run([sys.executable, "-m", "mjtable.cli", "audit"],
                             capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2
     assert "--simulate N" in result.stderr and "FILE" in result.stderr

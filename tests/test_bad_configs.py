@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware import cli
+from mjtable import cli
 from tests.conftest import ROOT
 
 CORPUS = ROOT / "tests" / "bad_configs"
@@ -44,12 +44,12 @@ def check_refusal(path: Path, code: int, out: str, err: str, expect: str) -> Non
 @pytest.fixture
 def no_daemon(monkeypatch: pytest.MonkeyPatch) -> None:
     """Reaching the daemon at all means the config was accepted: fail loudly."""
-    import firmware.daemon
+    import firmware.service.daemon
 
     def tripwire(*_: object, **__: object) -> int:
         raise AssertionError("the daemon started on a bad config")
 
-    monkeypatch.setattr(firmware.daemon, "run", tripwire)
+    monkeypatch.setattr(firmware.service.daemon, "run", tripwire)
 
 
 def test_the_corpus_covers_many_mistakes() -> None:
@@ -83,7 +83,7 @@ def test_files_without_room_for_a_comment(tmp_path: Path, content: bytes, expect
 def test_the_real_command_refuses_them() -> None:
     paths = [CORPUS / name for name in SUBPROCESS] + AT_START
     # In parallel: each start-up costs an interpreter and the firmware's imports.
-    procs = [subprocess.Popen([sys.executable, "-m", "firmware.cli", "run", "--plain",
+    procs = [subprocess.Popen([sys.executable, "-m", "mjtable.cli", "run", "--plain",
                                "--config", str(path)], cwd=ROOT, text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for path in paths]

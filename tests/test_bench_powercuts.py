@@ -15,7 +15,7 @@ def test_each_kind_of_cut_happens_and_is_judged() -> None:
 
 
 def test_a_restore_that_loses_learned_timings_is_caught(monkeypatch) -> None:
-    from firmware.supervisor import Supervisor
+    from firmware.machines.supervisor import Supervisor
 
     restore = Supervisor.restore
 

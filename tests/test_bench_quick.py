@@ -18,7 +18,7 @@ KEYS = ("speed_factor", "ms_per_hand_300s", "speed_factor_10s_hands", "ms_per_ha
 
 
 def test_quick_bench_prints_every_figure() -> None:
-    result = subprocess.run([sys.executable, "-m", "firmware.cli", "bench", "--json",
+    result = subprocess.run([sys.executable, "-m", "mjtable.cli", "bench", "--json",
                              "--quick"], capture_output=True, text=True, cwd=ROOT,
                             timeout=240)
     assert result.returncode == 0, result.stderr

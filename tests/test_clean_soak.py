@@ -13,9 +13,9 @@ import pytest
 
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config
-from simulator import rigs
-from simulator.harness import Harness
-from simulator.run import simulate
+from simulator.harness.run import simulate
+from simulator.harness.runner import Harness
+from simulator.rigs import rig as rigs
 from simulator.scenario import Scenario
 from tests.conftest import quick
 

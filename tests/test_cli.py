@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import CONFIGS, ROOT
 
-MJTABLE = [sys.executable, "-m", "firmware.cli"]
+MJTABLE = [sys.executable, "-m", "mjtable.cli"]
 
 
 @pytest.fixture(autouse=True)

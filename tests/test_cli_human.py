@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from firmware.cli import main
-from firmware.view import log_line
+from firmware.console.view import log_line
+from mjtable.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "MJTABLE_LANG": "en", "PYTHONPATH": str(ROOT)}
@@ -34,7 +34,7 @@ def interrupt(args: list[str], wait_for: str, stdin=None,
     if ignored:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "firmware.cli", *args], cwd=ROOT,
+        proc = subprocess.Popen([sys.executable, "-m", "mjtable.cli", *args], cwd=ROOT,
                                 env=ENV, stdin=stdin if stdin is not None else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE,
                                 stderr=follower if follower is not None else subprocess.PIPE)
@@ -92,7 +92,7 @@ def test_a_closed_pipe_ends_quietly() -> None:
     # As `mjtable faults | head -1`: the reader is gone before the card is written.
     code = ("import os, sys\n"
             "r, w = os.pipe(); os.close(r); os.dup2(w, 1)\n"
-            "from firmware.cli import main\n"
+            "from mjtable.cli import main\n"
             "sys.exit(main(['faults']))\n")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=ENV,
                             capture_output=True, text=True, timeout=60)

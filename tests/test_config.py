@@ -64,7 +64,7 @@ def test_cli_stops_with_exit_2_before_driving_outputs(tmp_path: Path, command: s
     path = tmp_path / "bad.toml"
     path.write_text(GOOD_TABLE + "[timing]\nhead_turn_s = 9.0\n")
     # If anything reached the HAL the run would print its start line; it must not.
-    result = subprocess.run([sys.executable, "-m", "firmware.cli", command, "--config",
+    result = subprocess.run([sys.executable, "-m", "mjtable.cli", command, "--config",
                              str(path), *(["--plain"] if command == "run" else [])],
                             capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 2

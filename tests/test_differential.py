@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from bench.bench_diagnosis import run_one
-from firmware.differential import rank
-from firmware.faults import Fault
+from firmware.diagnosis.differential import rank
+from firmware.faults.kinds import Fault
 from firmware.i18n import language
-from simulator.diagnosis_judge import ranked_parts, verdict
-from simulator.fuzz import _elsewhere, generate
+from simulator.fuzz.batch import _elsewhere, generate
+from simulator.harness.diagnosis_judge import ranked_parts, verdict
 from simulator.scenario import FaultSpec
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.signals import catalogue
 from rules.request import OPTIONAL, REQUIRED
 
@@ -86,7 +86,15 @@ def test_the_scenario_format_is_documented_under_docs() -> None:
     # every key, kind, phase and action of the checker is on docs/scenarios.md.
     import dataclasses
 
-    from simulator.scenario import ACTIONS, KINDS, PHASES, ActionSpec, Expect, FaultSpec, Scenario
+    from simulator.scenario import (
+        ACTIONS,
+        KINDS,
+        PHASES,
+        ActionSpec,
+        Expect,
+        FaultSpec,
+        Scenario,
+    )
 
     page = (ROOT / "docs" / "scenarios.md").read_text(encoding="utf-8")
     keys = {f.metadata.get("key") or f.name for cls in (Scenario, FaultSpec, ActionSpec, Expect)

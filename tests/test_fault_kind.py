@@ -1,4 +1,4 @@
-"""A fault's behaviour lives on its kind (firmware/faults.py): no module keeps a set of
+"""A fault's behaviour lives on its kind (firmware/faults/kinds.py): no module keeps a set of
 fault ids, and a new kind is one catalogue entry plus the code that raises it."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware.diagnosis import PASSIVE
-from firmware.differential import RULES
-from firmware.faultcard import entries
-from firmware.faults import (
+from firmware.diagnosis.differential import RULES
+from firmware.diagnosis.faultcard import entries
+from firmware.diagnosis.guided import PASSIVE
+from firmware.faults.kinds import (
     BUILD,
     CASE_CLOSED,
     CATALOGUE,
@@ -28,7 +28,8 @@ from tests.test_diagnosis import run_check, table_in_play
 ROOT = Path(__file__).resolve().parent.parent
 # What an injected problem may raise is the simulator's own expectation, kept apart from
 # the firmware's on purpose: its scenario, fuzz and soak tables are keyed by problem.
-SIMULATOR_EXPECTATIONS = {"simulator/scenario.py", "simulator/fuzz.py", "simulator/soak.py"}
+SIMULATOR_EXPECTATIONS = {"simulator/scenario.py", "simulator/fuzz/batch.py",
+                          "simulator/fuzz/soak.py"}
 
 
 def _code_files() -> list[str]:
@@ -36,7 +37,7 @@ def _code_files() -> list[str]:
                             text=True, check=True).stdout.split()
     return [f for f in listed if f.split("/")[0] in (
         "firmware", "hal", "mjtable_core", "venue", "board", "simulator")
-        and f != "firmware/faults.py" and f not in SIMULATOR_EXPECTATIONS]
+        and f != "firmware/faults/kinds.py" and f not in SIMULATOR_EXPECTATIONS]
 
 
 def _tables_of_ids(path: str) -> list[str]:
@@ -66,7 +67,7 @@ def test_no_module_keeps_a_table_of_fault_ids() -> None:
 
 
 def test_the_referee_judges_from_the_kind_not_the_firmwares_sets() -> None:
-    for path in ("simulator/referee.py", "simulator/harness.py"):
+    for path in ("simulator/harness/referee.py", "simulator/harness/runner.py"):
         text = (ROOT / path).read_text()
         assert "BUILD_SCOPE" not in text and "UNTRUSTED_COUNT" not in text
 

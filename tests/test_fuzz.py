@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from firmware.cli import main
+from mjtable.cli import main
 from mjtable_core.config import load_config, reference_config
-from simulator.fuzz import (
+from simulator.fuzz.batch import (
     CLASSES,
     ConfigRunner,
     classify,
@@ -25,7 +25,7 @@ from simulator.fuzz import (
     sim_runner,
     to_toml,
 )
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import Scenario, load_scenario, parse_scenario
 from tests.conftest import ROOT
 
@@ -131,9 +131,9 @@ def test_fuzz_command_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 def test_simulate_reports_what_the_referee_saw_first_and_fails(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import simulator.run
+    import simulator.harness.run
 
-    real = simulator.run.simulate
+    real = simulator.harness.run.simulate
 
     def judged(*args: Any, **kwargs: Any) -> dict[str, Any]:
         report = real(*args, **kwargs)
@@ -143,7 +143,7 @@ def test_simulate_reports_what_the_referee_saw_first_and_fails(
 
     assert main(["simulate", "--cycles", "1"]) == 0      # a clean run passes
     capsys.readouterr()
-    monkeypatch.setattr(simulator.run, "simulate", judged)
+    monkeypatch.setattr(simulator.harness.run, "simulate", judged)
     assert main(["simulate", "--cycles", "1"]) == 1
     assert capsys.readouterr().out.startswith("VIOLATION motor.lid_open (hand 1")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from firmware.controller import Controller
-from firmware.maintenance import jog_motors, mechanism_tests
+from firmware.machines.maintenance import jog_motors, mechanism_tests
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, parse_config
 from mjtable_core.geometry import MODELS, REFERENCE, Geometry, Shape

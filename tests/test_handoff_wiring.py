@@ -15,17 +15,17 @@ from typing import Any
 
 import pytest
 
-from firmware import consumers
-from firmware.consumers import HandoffFile, attach_consumers, handoff_path, installed_engines
 from firmware.controller import Controller
+from firmware.hands import consumers
+from firmware.hands.consumers import HandoffFile, attach_consumers, handoff_path, installed_engines
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config
 from mjtable_core.schema import ConfigError
 from rules.engine import BuiltinEngine
-from simulator.run import WiredTable, assemble, simulate
+from simulator.harness.run import WiredTable, assemble, simulate
 from tests.conftest import CONFIGS, ROOT, ScriptedHal, installed_package, quick
 
-MJTABLE = [sys.executable, "-m", "firmware.cli"]
+MJTABLE = [sys.executable, "-m", "mjtable.cli"]
 
 
 def with_rules(config: Config, **changes: Any) -> Config:

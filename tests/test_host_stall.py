@@ -8,12 +8,12 @@ import tomllib
 
 import pytest
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config
-from simulator.fuzz import generate
-from simulator.harness import Harness
-from simulator.host_clock import HostClock
+from simulator.fuzz.batch import generate
+from simulator.harness.runner import Harness
+from simulator.rigs.host_clock import HostClock
 from simulator.scenario import Expect, FaultSpec, Scenario, ScenarioError, parse_scenario
 
 from .conftest import CONFIGS, quick

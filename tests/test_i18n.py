@@ -11,12 +11,13 @@ from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.pofile import read_po
 from rich.cells import cell_len
 
-from firmware import faultcard, i18n
-from firmware.faults import CATALOGUE, Fault
+from firmware import i18n
+from firmware.diagnosis import faultcard
+from firmware.faults.kinds import CATALOGUE, Fault
 from firmware.i18n import _, language, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("mjtable_core", "firmware", "hal", "simulator", "rules", "venue",
+SOURCES = ("mjtable", "mjtable_core", "firmware", "hal", "simulator", "rules", "venue",
            "bench")   # as `make messages`
 PLACEHOLDER = re.compile(r"\{[^{}]*\}|%\(\w+\)[a-z]|%[a-z]")   # str.format and %-style
 

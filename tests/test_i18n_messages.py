@@ -14,7 +14,7 @@ import pytest
 
 from firmware import i18n
 from firmware.console import render
-from firmware.faults import Fault
+from firmware.faults.kinds import Fault
 from firmware.i18n import language
 from hal.backends import open_hal
 from hal.backends.ioboard import LinkError, open_port
@@ -176,7 +176,7 @@ def test_a_broken_chain_reads_in_chinese() -> None:
 
 
 def test_verify_deals_says_the_break_in_chinese(monkeypatch, capsys) -> None:
-    from firmware.cli import main
+    from mjtable.cli import main
 
     before = i18n.current()
     monkeypatch.setenv("MJTABLE_LANG", "zh_CN")
@@ -317,7 +317,7 @@ def test_why_the_api_dropped_a_client_reads_in_chinese(why: str, chinese: str) -
 
 
 def test_the_daemons_log_says_a_faults_why_in_chinese() -> None:
-    from firmware.view import log_line
+    from firmware.console.view import log_line
 
     fault = Fault("sensor.degraded", "lid.upper", None, 2, 40.0, {
         "sensor": "lid.upper",
@@ -330,7 +330,7 @@ def test_the_daemons_log_says_a_faults_why_in_chinese() -> None:
 
 
 def test_a_mechanism_in_use_is_refused_in_chinese(rig) -> None:
-    from firmware.owner import Busy
+    from firmware.machines.owner import Busy
     from firmware.why import in_use
 
     ctl, _hal, _clock = rig

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from firmware import i18n
-from firmware.cli import main
+from mjtable.cli import main
 from mjtable_core import i18n as core_i18n
 from rules.cli import report_text
 from rules.errors import RulesError

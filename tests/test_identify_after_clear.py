@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware.identify import BLINK_S, IDENTIFY_S, SHOWN, Identify
+from firmware.service.identify import BLINK_S, IDENTIFY_S, SHOWN, Identify
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent

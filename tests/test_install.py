@@ -21,8 +21,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-IGNORE = shutil.ignore_patterns(".venv", ".git", "build", "dist", "*.egg-info", "__pycache__",
-                                ".pytest_cache", ".ruff_cache", ".hypothesis", "state")
+DEBRIS = shutil.ignore_patterns(".venv", ".git", "build", "dist", "*.egg-info", "__pycache__",
+                                ".pytest_cache", ".ruff_cache", ".hypothesis")
+
+
+def left_out(folder: str, names: list[str]) -> set[str]:
+    """What the copy leaves out: build debris anywhere, and a table's state folder at the
+    top (firmware/state/ is source)."""
+    top = {"state"} if Path(folder) == ROOT else set()
+    return set(DEBRIS(folder, names)) | (top & set(names))
 
 
 def _run(*cmd: str | Path, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
@@ -37,7 +44,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv holding mjtable from a wheel; returns its bin folder."""
     tmp = tmp_path_factory.mktemp("install")
     src = tmp / "src"
-    shutil.copytree(ROOT, src, ignore=IGNORE)
+    shutil.copytree(ROOT, src, ignore=left_out)
     built = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                  "--quiet", "-w", tmp / "dist", src, cwd=tmp)
     assert built.returncode == 0, built.stderr
@@ -128,15 +135,15 @@ def test_run_from_outside_the_tree(installed: Path, tmp_path: Path) -> None:
                     reason="systemd-analyze is not installed (Debian: apt-get install systemd)")
 def test_systemd_unit_of_the_install_verifies(installed: Path, tmp_path: Path) -> None:
     unit = tmp_path / "mjtable.service"
-    made = _run(installed / "python", "-m", "firmware.systemd_unit", "--config",
+    made = _run(installed / "python", "-m", "firmware.service.systemd_unit", "--config",
                 tmp_path / "table.toml", "--output", unit, cwd=tmp_path)
     assert made.returncode == 0, made.stderr
     text = unit.read_text()
     assert f"ExecStart={installed}/mjtable run" in text
-    assert f"ExecStopPost={installed}/python -m firmware.safe_outputs" in text
+    assert f"ExecStopPost={installed}/python -m firmware.service.safe_outputs" in text
     verify = _run("systemd-analyze", "verify", unit, cwd=tmp_path, timeout=60)
     assert verify.returncode == 0, verify.stdout + verify.stderr
-    sysusers = _run(installed / "python", "-m", "firmware.systemd_unit", "--sysusers",
+    sysusers = _run(installed / "python", "-m", "firmware.service.systemd_unit", "--sysusers",
                     cwd=tmp_path)
     assert "mjtable" in sysusers.stdout
 
@@ -146,8 +153,8 @@ def test_python_m_inside_a_source_checkout(installed: Path, tmp_path: Path) -> N
     # run in that folder imports the checkout's packages ahead of the install, and
     # the checkout has the package data only as its folders (config/, systemd/, …).
     checkout = tmp_path / "checkout"
-    shutil.copytree(ROOT, checkout, ignore=IGNORE)
-    unit = _run(installed / "python", "-m", "firmware.systemd_unit", "--sysusers",
+    shutil.copytree(ROOT, checkout, ignore=left_out)
+    unit = _run(installed / "python", "-m", "firmware.service.systemd_unit", "--sysusers",
                 cwd=checkout)
     assert unit.returncode == 0 and "mjtable" in unit.stdout, unit.stderr
     probe = _run(installed / "python", "-c",

@@ -9,7 +9,7 @@ import pytest
 
 import rules
 from mjtable_core.config import load_config
-from simulator.run import assemble, simulate
+from simulator.harness.run import assemble, simulate
 from tests.conftest import CONFIGS, quick
 
 CYCLES = 20

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mjtable_core.config import load_config
-from simulator.fuzz import classify
-from simulator.harness import Harness
+from simulator.fuzz.batch import classify
+from simulator.harness.runner import Harness
 from simulator.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parent

@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 from firmware.controller import Controller
-from firmware.journal import FILE_NAME, FileJournal, MemoryJournal
+from firmware.state.journal import FILE_NAME, FileJournal, MemoryJournal
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config
-from simulator.harness import ScopedClock
-from simulator.run import WiredTable, assemble
+from simulator.harness.run import WiredTable, assemble
+from simulator.harness.runner import ScopedClock
 from tests.conftest import ScriptedHal, quick
 
 
@@ -100,11 +100,11 @@ def test_learned_timings_and_fault_history_survive_a_restart() -> None:
 
 
 def test_handoff_keeps_recent_records_only(monkeypatch) -> None:
-    import firmware.handoff
-    from simulator.harness import Harness
+    import firmware.hands.handoff
+    from simulator.harness.runner import Harness
     from simulator.scenario import Scenario
 
-    monkeypatch.setattr(firmware.handoff, "KEEP_RECORDS", 2)
+    monkeypatch.setattr(firmware.hands.handoff, "KEEP_RECORDS", 2)
     harness = Harness(quick(load_config(), 5.0), Scenario(seed=6, cycles=6))
     report = harness.run()
     assert report["cycles_completed"] == 6

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.journal import FileJournal
-from firmware.journal_flush import FlushedJournal
+from firmware.state.journal import FileJournal
+from firmware.state.journal_flush import FlushedJournal
 
 
 class SlowDisk:

@@ -16,7 +16,7 @@ from mjtable_core import plugins
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config, parse_config, reference_config
 from mjtable_core.schema import ConfigError, Invalid, checked, load_section, option, read_toml
-from simulator.backend import SimHal
+from simulator.rigs.backend import SimHal
 from tests.conftest import ROOT, installed_package
 
 
@@ -29,7 +29,7 @@ def test_every_backend_is_an_entry_point_and_the_simulator_declares_its_own() ->
     backends = declared(plugins.HAL_BACKENDS)
     assert backends == {"rpigpio": "hal.backends.rpigpio:open_backend",
                         "ioboard": "hal.backends.ioboard:open_backend",
-                        "sim": "simulator.backend:open_backend"}
+                        "sim": "simulator.rigs.backend:open_backend"}
     found = plugins.installed(plugins.HAL_BACKENDS)
     assert {name: ep.value for name, ep in found.items() if name in backends} == backends
 
@@ -54,8 +54,8 @@ def third_party(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         """, {"mj_extra": """\
         from mjtable_core.schema import ConfigError
         from hal.interface import OpenedHal
-        from simulator.backend import SimHal
-        from simulator.table import SimTable
+        from simulator.rigs.backend import SimHal
+        from simulator.physics.table import SimTable
 
         def open_backend(config, clock, seed):
             return OpenedHal(SimHal(SimTable(config, clock, seed)), "bench_rig", "a rig")

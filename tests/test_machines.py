@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from firmware.controller import Controller
-from firmware.journal import MemoryJournal
+from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of, run_for
 from tests.steps import fill_all, homed, lid_down, lid_up, raise_and_deal

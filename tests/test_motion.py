@@ -1,4 +1,4 @@
-"""firmware/motion.py: a motion a sensor ends is armed on the backend, which stops it
+"""firmware/machines/motion.py: a motion a sensor ends is armed on the backend, which stops it
 where the pin is; the supervisor stays the second line."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from hal.armed import StopReason
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config
 from mjtable_core.signals import LID_OFF
-from simulator.backend import SimHal
-from simulator.table import SimTable
+from simulator.physics.table import SimTable
+from simulator.rigs.backend import SimHal
 
 from .conftest import CONFIGS, quick
 

@@ -4,7 +4,7 @@ shows a fault once it is cleared."""
 from __future__ import annotations
 
 from bench.bench_diagnosis import run_one
-from firmware.faults import Fault
+from firmware.faults.kinds import Fault
 from simulator.scenario import FaultSpec
 from tests.test_diagnosis import table_in_play
 
@@ -43,7 +43,7 @@ def test_a_flaky_lid_sensor_raises_no_flood() -> None:
 
 def test_a_stuck_face_up_sensor_is_known_across_builds_and_gives_no_tile_verdict() -> None:
     from mjtable_core.config import load_config
-    from simulator.harness import Harness
+    from simulator.harness.runner import Harness
     from simulator.scenario import Scenario
     from tests.conftest import quick
 
@@ -57,7 +57,7 @@ def test_a_stuck_face_up_sensor_is_known_across_builds_and_gives_no_tile_verdict
     # A later build's first face-up at that side: the sensor, never "replace that tile".
     later = Fault("tile.face_up", "side.1.head", 1, ctl.cycle.number + 5, 0.0,
                   {"set": "A", "wall_slot": [1, 0, 0], "tile_index": 0})
-    later.diagnosis_extra = ctl._diagnose(later)
+    later.diagnosis_extra = ctl.fault_path.diagnose(later)
     shown = later.diagnosis()
     assert [s["part"] for s in shown["suspects"]] == ["side.1.face_up"]
     assert shown.get("sensor_suspect") == "side.1.face_up"

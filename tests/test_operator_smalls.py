@@ -7,7 +7,7 @@ import io
 import re
 from pathlib import Path
 
-from firmware.cli import main
+from mjtable.cli import main
 from simulator.scenario import load_scenario
 from tests.conftest import ROOT
 
@@ -46,7 +46,7 @@ def test_the_sample_deal_input_deals_and_prints_no_python_lists(capsys, monkeypa
 
 def test_every_fault_has_its_own_display_code_on_every_side() -> None:
     # count.double and count.blind shared E4N: `clear E42` could not tell them apart.
-    from firmware.faults import CATALOGUE
+    from firmware.faults.kinds import CATALOGUE
 
     shown = [kind.display_code(side) for kind in CATALOGUE.values() for side in range(4)
              if "N" in kind.code or side == 0]
@@ -63,7 +63,7 @@ def test_one_record_is_said_in_the_singular(tmp_path: Path, capsys) -> None:
 def test_ctrl_c_in_simulate_json_writes_the_partial_report(capsys, monkeypatch) -> None:
     import json
 
-    from simulator.players import SimPlayers
+    from simulator.physics.players import SimPlayers
 
     hand_over = SimPlayers._hand_over
 
@@ -83,9 +83,9 @@ def test_ctrl_c_in_simulate_json_writes_the_partial_report(capsys, monkeypatch) 
 
 
 def test_ctrl_c_in_fuzz_says_it_was_interrupted(tmp_path: Path, capsys, monkeypatch) -> None:
-    import simulator.fuzz
+    import simulator.fuzz.batch
 
-    judge = simulator.fuzz.judge
+    judge = simulator.fuzz.batch.judge
     runs = []
 
     def interrupted_at_the_second(*args, **kwargs):
@@ -94,6 +94,6 @@ def test_ctrl_c_in_fuzz_says_it_was_interrupted(tmp_path: Path, capsys, monkeypa
             raise KeyboardInterrupt
         return judge(*args, **kwargs)
 
-    monkeypatch.setattr(simulator.fuzz, "judge", interrupted_at_the_second)
+    monkeypatch.setattr(simulator.fuzz.batch, "judge", interrupted_at_the_second)
     assert main(["fuzz", "--count", "5", "--out", str(tmp_path)]) == 130
     assert "fuzz: interrupted after 1 of 5 scenarios" in capsys.readouterr().err

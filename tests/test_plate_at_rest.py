@@ -11,7 +11,7 @@ from typing import Any
 
 from firmware.controller import Controller
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import Scenario
 
 PUSH = 0.2      # of a turn: past the home window, short of where the wall rises

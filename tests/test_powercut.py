@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bench.bench_powercut import PHASES, PowerCutBench
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import parse_scenario
 from tests.conftest import quick
 

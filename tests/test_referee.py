@@ -10,9 +10,9 @@ from typing import Any
 
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config, reference_config
-from simulator.referee import RULES, Referee
-from simulator.table import SimTable
-from simulator.watchdog import STALL_BOUND_S, StallWatchdog
+from simulator.harness.referee import RULES, Referee
+from simulator.harness.watchdog import STALL_BOUND_S, StallWatchdog
+from simulator.physics.table import SimTable
 
 
 def bench(config: Config | None = None) -> tuple[VirtualClock, SimTable, Referee]:
@@ -284,7 +284,7 @@ class _Ctl:
 
 
 def test_a_stuck_table_is_a_stall_and_says_what_it_shows() -> None:
-    from simulator.players import SimPlayers
+    from simulator.physics.players import SimPlayers
 
     clock, table, _ = bench()
     players = SimPlayers(table, clock, table.config)
@@ -299,7 +299,7 @@ def test_a_stuck_table_is_a_stall_and_says_what_it_shows() -> None:
 
 
 def test_busy_players_are_not_a_stall() -> None:
-    from simulator.players import SimPlayers
+    from simulator.physics.players import SimPlayers
 
     clock, table, _ = bench()
     players = SimPlayers(table, clock, table.config)
@@ -340,7 +340,7 @@ cycles_completed = 0
 def _top_up_in_the_dark() -> Any:
     import tomllib
 
-    from simulator.harness import Harness
+    from simulator.harness.runner import Harness
     from simulator.scenario import parse_scenario
 
     scenario = parse_scenario(tomllib.loads(TOP_UP_IN_THE_DARK), "dark.toml")
@@ -363,7 +363,7 @@ def test_a_top_up_cut_off_by_the_power_gives_way_to_the_refeed() -> None:
 
 
 def test_a_run_that_ends_neither_done_nor_held_is_a_stall() -> None:
-    from simulator.fuzz import classify
+    from simulator.fuzz.batch import classify
 
     scenario, harness = _top_up_in_the_dark()
     # Players who say they top up and never press: the table waits on them forever.

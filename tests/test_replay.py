@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from firmware import recorder
-from firmware.cli import main
-from firmware.eventlog import EventLog
-from firmware.faults import CATALOGUE
-from firmware.recorder import MAX_BYTES, RECORDING
+from firmware.diagnosis import recorder
+from firmware.diagnosis.recorder import MAX_BYTES, RECORDING
+from firmware.faults.kinds import CATALOGUE
+from firmware.state.eventlog import EventLog
+from mjtable.cli import main
 from mjtable_core.config import load_config
-from simulator.harness import Harness
-from simulator.replay import replay
+from simulator.fuzz.replay import replay
+from simulator.harness.runner import Harness
 from simulator.scenario import load_scenario, parse_scenario
 
 ROOT = Path(__file__).resolve().parent

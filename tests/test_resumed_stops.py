@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from firmware.controller import Controller
-from firmware.supervisor import CONFIRM_S
+from firmware.machines.supervisor import CONFIRM_S
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import Scenario
 from tests.conftest import events_of, run_for
 from tests.steps import open_hole, press_lift

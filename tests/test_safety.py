@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.controller import FAULT_HISTORY, ClearRefused, Controller
-from firmware.diagnosis import diagnose
-from firmware.journal import MemoryJournal
-from firmware.maintenance import Maintenance, MaintenanceRefused
+from firmware.controller import Controller
+from firmware.diagnosis.guided import diagnose
+from firmware.faults.clearing import ClearRefused
+from firmware.faults.path import FAULT_HISTORY
+from firmware.machines.maintenance import Maintenance, MaintenanceRefused
+from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import VirtualClock
-from simulator.harness import ScopedClock
+from simulator.harness.runner import ScopedClock
 from tests.conftest import ScriptedHal, events_of, run_for
 from tests.steps import (
     feed_tile,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
+from mjtable.cli import main
 
 FLOWER_ON_136 = """seed = 1
 cycles = 1

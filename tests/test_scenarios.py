@@ -14,10 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from mjtable_core.config import load_config
-from simulator.harness import Harness
-from simulator.scenario import DETECTED_BY, KINDS, ScenarioError, load_scenario, parse_scenario
+from simulator.harness.runner import Harness
+from simulator.scenario import (
+    DETECTED_BY,
+    KINDS,
+    ScenarioError,
+    load_scenario,
+    parse_scenario,
+)
 from tests.conftest import ROOT, quick
 
 ALL = sorted((ROOT / "tests" / "scenarios").glob("*.toml"))

@@ -11,10 +11,10 @@ import pytest
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import DEFAULT_CONFIG, Config, load_config, parse_config
 from mjtable_core.schema import ConfigError
-from simulator.mechanisms import Cam, Travel
-from simulator.run import simulate
-from simulator.table import SimTable
-from simulator.tiles import make_sets, set_codes
+from simulator.harness.run import simulate
+from simulator.physics.mechanisms import Cam, Travel
+from simulator.physics.table import SimTable
+from simulator.physics.tiles import make_sets, set_codes
 from tests.conftest import quick
 
 

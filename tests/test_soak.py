@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bench.bench_soak import soak
+from simulator.fuzz.soak import TEMPLATES, random_scenario
 from simulator.scenario import KINDS
-from simulator.soak import TEMPLATES, random_scenario
 
 
 def test_soak_with_random_faults() -> None:

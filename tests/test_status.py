@@ -10,10 +10,10 @@ import pytest
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.console import render
-from firmware.controller import JOURNALED_STATUS
-from firmware.maintenance import Maintenance
-from firmware.view import picture, snap_from_status, snapshot
-from simulator.harness import Harness
+from firmware.console.view import picture, snap_from_status, snapshot
+from firmware.machines.maintenance import Maintenance
+from firmware.state.table_state import JOURNALED_STATUS
+from simulator.harness.runner import Harness
 from tests.test_diagnosis import table_in_play
 
 

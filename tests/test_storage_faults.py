@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.eventlog import EventLog
+from firmware.state.eventlog import EventLog
+from mjtable.cli import main
 
 Mount = Callable[[str], Path]
 
@@ -194,7 +194,7 @@ def test_an_event_log_with_damaged_bookkeeping(tmp_path: Path, capsys, key: str)
 
 def test_e96_names_the_event_log_among_what_could_not_be_written() -> None:
     """E96 at "eventlog" read "the journal or the handoff file could not be written"."""
-    from firmware.faults import CATALOGUE
+    from firmware.faults.kinds import CATALOGUE
 
     assert CATALOGUE["storage.failed"].summary == (
         "could not write the journal, handoff file or event log")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from firmware.console.render import diagnosis_lines
-from firmware.diagnosis import SYMPTOMS, diagnose
+from firmware.diagnosis.guided import SYMPTOMS, diagnose
+from firmware.diagnosis.symptoms import AmbiguousSymptom, UnknownSymptom, match
 from firmware.i18n import language
-from firmware.symptoms import AmbiguousSymptom, UnknownSymptom, match
 from tests.test_diagnosis import run_check, table_in_play
 
 

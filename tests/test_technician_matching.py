@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from mjtable_core.config import load_config
-from simulator.fuzz import _smaller, classify, generate, right_actions, to_toml, wrong_action
-from simulator.harness import Harness
+from simulator.fuzz.batch import _smaller, classify, generate, right_actions, to_toml, wrong_action
+from simulator.harness.runner import Harness
 from simulator.scenario import FaultSpec, Scenario, ScenarioError, parse_scenario
 
 # Side 0's head jams in the first build, and nobody comes for it; side 2's head jams

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import FaultSpec, Scenario
 
 ROOT = Path(__file__).resolve().parent

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import FaultSpec, Scenario
 from tests.conftest import quick
 

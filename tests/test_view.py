@@ -6,9 +6,9 @@ import pytest
 from rich.cells import cell_len
 from rich.console import Console
 
+from firmware.console.view import screen, snapshot
 from firmware.i18n import language
-from firmware.maintenance import Maintenance
-from firmware.view import screen, snapshot
+from firmware.machines.maintenance import Maintenance
 from tests.test_diagnosis import table_in_play
 
 
@@ -97,5 +97,5 @@ def test_before_the_first_hand_the_picture_says_the_first_set_is_building(lang: 
 
 
 def snapshot_of(status: dict) -> dict:
-    from firmware.view import snap_from_status
+    from firmware.console.view import snap_from_status
     return snap_from_status(status)

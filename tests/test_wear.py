@@ -7,7 +7,7 @@ import datetime
 
 from firmware.console import render
 from mjtable_core.config import load_config
-from simulator.aging import soak
+from simulator.fuzz.aging import soak
 from tests.conftest import CONFIGS
 
 

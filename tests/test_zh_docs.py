@@ -8,10 +8,11 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-from firmware import faultcard, i18n
-from firmware.diagnosis import SYMPTOMS
+from firmware import i18n
+from firmware.diagnosis import faultcard
+from firmware.diagnosis.guided import SYMPTOMS
+from firmware.diagnosis.symptoms import match
 from firmware.i18n import _, language
-from firmware.symptoms import match
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "zh_CN"
 

@@ -49,7 +49,7 @@ def test_shuffle_is_only_the_mixing_and_the_flip_spring() -> None:
 
 
 def test_w52_is_called_a_slow_build() -> None:
-    from firmware.faultcard import short_name
+    from firmware.diagnosis.faultcard import short_name
     from firmware.i18n import language
 
     with language("zh_CN"):

@@ -26,7 +26,7 @@ CLASSES: dict[str, str] = {
     "score": OPEN,
     # The usage ledger (firmware/api/usage.py); the venue acknowledges by a signed command.
     "usage": OPEN,
-    # Signed by the venue and checked in the daemon (firmware/signed.py).
+    # Signed by the venue and checked in the daemon (firmware/service/signed.py).
     "command": OPEN,
     # Wear and the maintenance schedule (firmware/api/health.py).
     "health": OPEN, "maintained": TECHNICIAN,

@@ -12,14 +12,14 @@ from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.api.venue import Venue
 from firmware.controller import Controller
-from firmware.eventlog import EventLog
-from firmware.gate import BookingGate
-from firmware.identify import Identify
-from firmware.ledger import FILE_NAME as LEDGER_NAME
-from firmware.ledger import Ledger
-from firmware.maintenance import Maintenance
-from firmware.signed import FILE_NAME as COMMANDS_NAME
-from firmware.signed import Verifier, load_keys
+from firmware.machines.maintenance import Maintenance
+from firmware.service.gate import BookingGate
+from firmware.service.identify import Identify
+from firmware.service.signed import FILE_NAME as COMMANDS_NAME
+from firmware.service.signed import Verifier, load_keys
+from firmware.state.eventlog import EventLog
+from firmware.state.ledger import FILE_NAME as LEDGER_NAME
+from firmware.state.ledger import Ledger
 
 
 @dataclass

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from firmware import upkeep
 from firmware.api import protocol as p
+from firmware.diagnosis import upkeep
 from firmware.i18n import _
 
 if TYPE_CHECKING:

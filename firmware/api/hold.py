@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from firmware.api import protocol as p
 from firmware.i18n import _
-from firmware.maintenance import MAX_HOLD_S, MaintenanceRefused, NoSuchMechanism
+from firmware.machines.maintenance import MAX_HOLD_S, MaintenanceRefused, NoSuchMechanism
 
 if TYPE_CHECKING:
     from firmware.api.server import ApiServer, Client

@@ -12,7 +12,7 @@ import json
 import time
 from typing import Any
 
-from firmware.eventlog import LogReader
+from firmware.state.eventlog import LogReader
 
 REPLY_BYTES = 1024 * 1024
 ROW_BYTES = 64 * 1024       # a single row past this is sent as its seq and kind only

@@ -50,18 +50,24 @@ from firmware.api.lockout import Lockout
 from firmware.api.logreply import Encoded, bounded_log
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
 from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
-from firmware.controller import ClearRefused, Controller
-from firmware.diagnosis import diagnose
-from firmware.eventlog import EventLog
-from firmware.faults import Fault
-from firmware.handoff import public_event, public_record
+from firmware.controller import Controller
+from firmware.diagnosis.guided import diagnose
+from firmware.faults.clearing import ClearRefused
+from firmware.faults.kinds import Fault
+from firmware.faults.recovery import plan
+from firmware.hands.handoff import public_event, public_record
+from firmware.hands.scoring import ScoreRefused
 from firmware.i18n import N_, _
-from firmware.ledger import Ledger
-from firmware.maintenance import Maintenance, MaintenanceRefused, NoSuchMechanism, mechanism_tests
+from firmware.machines.maintenance import (
+    Maintenance,
+    MaintenanceRefused,
+    NoSuchMechanism,
+    mechanism_tests,
+)
 from firmware.printable import clean, printable
-from firmware.recovery import plan
-from firmware.scoring import ScoreRefused
-from firmware.storage import STORAGE_ERRORS, problem
+from firmware.state.eventlog import EventLog
+from firmware.state.ledger import Ledger
+from firmware.state.storage import STORAGE_ERRORS, problem
 from firmware.why import IDLE, SLOW_LINE, STOPPED_READING
 from mjtable_core.signals import Kind
 
@@ -715,7 +721,7 @@ class ApiServer:
                 "tiles_counted": sum(s.counted for s in ctl.sides),
                 "clients": len(self.clients),
             },
-            # The booking gate (firmware/gate.py), None before the venue is attached.
+            # The booking gate (firmware/service/gate.py), None before the venue is attached.
             "gate": self.venue.gate.picture() if self.venue is not None else None,
         })
         if with_signals:
@@ -937,7 +943,7 @@ class ApiServer:
         return result
 
     async def _score(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
-        """A player enters the result of the hand just ended (firmware/scoring.py)."""
+        """A player enters the result of the hand just ended (firmware/hands/scoring.py)."""
         try:
             return self.ctl.scoring.score(params.get("seat"), {
                 k: v for k, v in params.items() if k != "seat"}, hand_in_play(self.ctl))

@@ -14,7 +14,7 @@ from firmware.api import protocol as p
 
 if TYPE_CHECKING:
     from firmware.api.server import ApiServer, Client
-    from firmware.ledger import Ledger
+    from firmware.state.ledger import Ledger
 
 Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
 

@@ -1,7 +1,7 @@
 """Signed commands from the venue over the API (`command`), relayed by `mjtable agent`.
 
 The method is open to the socket's group: the signature is the authority, checked
-here in the daemon (firmware/signed.py), so nothing that reaches the socket can skip
+here in the daemon (firmware/service/signed.py), so nothing that reaches the socket can skip
 it. Every refusal is answered as refused and logged (event "venue.refused", a few per
 reason a minute, then a count: "venue.refused.repeated").
 """
@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from firmware import signed
 from firmware.api import protocol as p
-from firmware.gate import BookingGate
 from firmware.i18n import _
-from firmware.identify import IDENTIFY_S, Identify
 from firmware.printable import printable
+from firmware.service import signed
+from firmware.service.gate import BookingGate
+from firmware.service.identify import IDENTIFY_S, Identify
 
 if TYPE_CHECKING:
     from firmware.api.server import ApiServer, Client
-    from firmware.ledger import Ledger
+    from firmware.state.ledger import Ledger
 
 BOOKING_MAX = 64          # characters of a booking id (the venue's are 1–64)
 REFUSED_PER_WINDOW = 3    # "venue.refused" rows of one reason a minute; then a count

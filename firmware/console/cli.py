@@ -17,19 +17,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from firmware import chain_words, statedir
-from firmware.cli_types import number, whole
-from firmware.console import render
-from firmware.console.client import (
+from firmware import statedir
+from firmware.api.client import (
     EXIT_NO_DAEMON,
     EXIT_REFUSED,
     EXIT_USAGE,
-    ApiClient,
-    ConsoleError,
+    Client,
+    ClientError,
 )
+from firmware.cli_types import number, whole
+from firmware.console import render
 from firmware.i18n import _, resolve, set_language
 from firmware.printable import printable
-from firmware.storage import STORAGE_ERRORS, problem, read_only
+from firmware.state import chain_words
+from firmware.state.storage import STORAGE_ERRORS, problem, read_only
 
 TOKEN_ENV = "MJTABLE_TOKEN"
 
@@ -165,7 +166,7 @@ def main(argv: Sequence[str], state_dir: str | None = None) -> int:
         args.state_dir = state_dir
     try:
         return _command(args)
-    except ConsoleError as exc:
+    except ClientError as exc:
         if getattr(args, "json", False):
             print(json.dumps({"ok": False, "error": {"code": exc.code, "message": str(exc)}}))
         # The daemon's refusal text quotes what was sent (a name, a symptom): never raw.
@@ -185,7 +186,7 @@ def _tcp(args: argparse.Namespace) -> tuple[str, int] | None:
         return None
     host, _sep, port = args.tcp.rpartition(":")
     if not host or not port.isdigit():
-        raise ConsoleError(_("--tcp wants HOST:PORT, got {got!r}").format(got=args.tcp),
+        raise ClientError(_("--tcp wants HOST:PORT, got {got!r}").format(got=args.tcp),
                            EXIT_USAGE)
     return host, int(port)
 
@@ -197,15 +198,15 @@ def credential(name: str | None) -> tuple[str, str] | None:
     token = os.environ.get(TOKEN_ENV)
     if token is None:
         if not sys.stdin.isatty():
-            raise ConsoleError(_("no token for technician {name!r}: set {env} or run "
+            raise ClientError(_("no token for technician {name!r}: set {env} or run "
                                  "from a terminal to be asked").format(name=name, env=TOKEN_ENV),
                                EXIT_USAGE)
         token = getpass.getpass(_("token for {name}: ").format(name=name))
     return name, token
 
 
-def _client(args: argparse.Namespace) -> ApiClient:
-    return ApiClient(_socket(args), _tcp(args), timeout=300.0,
+def _client(args: argparse.Namespace) -> Client:
+    return Client(_socket(args), _tcp(args), timeout=300.0,
                      technician=credential(args.technician))
 
 
@@ -232,18 +233,18 @@ def _command(args: argparse.Namespace) -> int:
         try:
             from firmware.console.tui import run_tui
         except ModuleNotFoundError as exc:   # textual comes with the console extra
-            raise ConsoleError(_("the TUI needs the console extra ({module} is missing): "
+            raise ClientError(_("the TUI needs the console extra ({module} is missing): "
                                  "pip install 'mjtable[console]'").format(module=exc.name),
                                EXIT_USAGE) from None
         # No daemon: the same line and exit code as every other console command,
         # before the screen is taken over.
-        ApiClient(_socket(args), _tcp(args), timeout=10.0).close()
+        Client(_socket(args), _tcp(args), timeout=10.0).close()
         return run_tui(_socket(args), _tcp(args), credential(args.technician))
     with _client(args) as client:
         return _remote(args, client)
 
 
-def _remote(args: argparse.Namespace, client: ApiClient) -> int:
+def _remote(args: argparse.Namespace, client: Client) -> int:
     command = args.command
     if command == "info":
         result = client.call("info")
@@ -329,12 +330,12 @@ def _local(args: argparse.Namespace) -> int:
         out = getattr(args, "out", None)
         if out and getattr(exc, "filename", None) == out:
             path = Path(out)
-        raise ConsoleError(problem(path, exc), EXIT_USAGE) from None
+        raise ClientError(problem(path, exc), EXIT_USAGE) from None
     except (ValueError, TypeError, OverflowError) as exc:
         if technicians:
             raise
         # A file that is not the table's event log, or one crafted to look like it.
-        raise ConsoleError(_("{path}: not a readable event log: {error}").format(
+        raise ClientError(_("{path}: not a readable event log: {error}").format(
             path=path, error=exc), EXIT_USAGE) from None
 
 
@@ -366,7 +367,7 @@ def _technicians(args: argparse.Namespace) -> int:
         return 0
     if args.command == "remove-technician":
         if not technicians.remove(args.name):
-            raise ConsoleError(_("no technician {name!r} in {path}").format(
+            raise ClientError(_("no technician {name!r} in {path}").format(
                 name=args.name, path=path), EXIT_REFUSED)
         print(_("removed technician {name} from {path}").format(name=args.name, path=path))
         return 0
@@ -378,20 +379,20 @@ def _technicians(args: argparse.Namespace) -> int:
     except STORAGE_ERRORS:
         raise       # a damaged file, not a bad name or token (see _local)
     except ValueError as exc:
-        raise ConsoleError(str(exc), EXIT_USAGE) from None
+        raise ClientError(str(exc), EXIT_USAGE) from None
     print(_("technician {name} added to {path} (only a salted hash of the token is "
             "kept)").format(name=args.name, path=path))
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
-    from firmware.eventlog import LogReader
+    from firmware.state.eventlog import LogReader
 
     path = statedir.state_dir(args.state_dir) / statedir.EVENT_LOG_NAME
     try:
         reader = LogReader(path)
     except FileNotFoundError:
-        raise ConsoleError(_("no event log at {path}; pass --state-dir DIR").format(
+        raise ClientError(_("no event log at {path}; pass --state-dir DIR").format(
             path=path), EXIT_USAGE) from None
     if args.command == "verify-log":
         ok, found = reader.verify_chain()

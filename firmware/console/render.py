@@ -8,10 +8,11 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING, Any
 
-from firmware import homecoming, words
+from firmware import words
+from firmware.console.view import lamps_plain, lamps_text, picture, picture_plain, snap_from_status
 from firmware.i18n import N_, _, join
+from firmware.machines import homecoming
 from firmware.printable import printable
-from firmware.view import lamps_plain, lamps_text, picture, picture_plain, snap_from_status
 from firmware.why import fault_why, worded
 
 if TYPE_CHECKING:   # rich comes with the console extra; the one-shot commands need none

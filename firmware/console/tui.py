@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime
-import itertools
-import json
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -34,14 +32,15 @@ from textual.widgets import (
     Static,
 )
 
-from firmware import i18n
 from firmware import words as table_words
+from firmware.api import client
 from firmware.api import protocol as p
+from firmware.api.client import TIMEOUT, AsyncClient
 from firmware.console import render, winform
-from firmware.diagnosis import SYMPTOMS
+from firmware.diagnosis.guided import SYMPTOMS
+from firmware.diagnosis.recorder import RECORDING
 from firmware.i18n import N_, _
 from firmware.printable import printable
-from firmware.recorder import RECORDING
 
 HIGHLIGHT_S = 1.0
 # A reply stays where it starts (its verdict on top) this long, while events go on.
@@ -53,7 +52,7 @@ WIDE = 120
 RECONNECT_S = 1.0
 # A daemon that does not answer a request in this long (hung, stopped) is told as one
 # line; the one-shot console waits as long.
-REPLY_TIMEOUT_S = 30.0
+REPLY_TIMEOUT_S = client.REPLY_TIMEOUT_S
 
 
 def help_lines() -> list[str]:
@@ -65,109 +64,6 @@ def help_lines() -> list[str]:
             "  status | faults | walls | info | health | login | help",
             _("symptoms (or say it in your words):"),
             *[f"  {name:<22} {_(text)}" for name, text in SYMPTOMS.items()]]
-
-
-class AsyncApi:
-    """The API over one asyncio connection: replies by id, streams to a callback."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 on_stream: Any, on_closed: Any = None) -> None:
-        self.reader, self.writer, self.on_stream = reader, writer, on_stream
-        self.on_closed = on_closed      # called once when the daemon goes away
-        self.closed = False
-        self._ids = itertools.count(1)
-        self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self._session: tuple[str, str] | None = None
-        self._task = asyncio.get_running_loop().create_task(self._read())
-
-    @classmethod
-    async def connect(cls, socket_path: Path | None, tcp: tuple[str, int] | None,
-                      on_stream: Any, on_closed: Any = None) -> AsyncApi:
-        limit = p.MAX_LINE * 64
-        if tcp is not None:
-            reader, writer = await asyncio.open_connection(*tcp, limit=limit)
-        else:
-            reader, writer = await asyncio.open_unix_connection(str(socket_path), limit=limit)
-        return cls(reader, writer, on_stream, on_closed)
-
-    async def _read(self) -> None:
-        try:
-            while True:
-                line = await self.reader.readline()
-                if not line:
-                    break
-                message = json.loads(line)
-                if "stream" in message:
-                    self.on_stream(message)
-                elif (future := self._waiting.pop(message.get("id"), None)) is not None:
-                    future.set_result(message)
-        except (OSError, ValueError):   # reset, or a line that is not the API's
-            pass
-        self._lost()
-
-    def _lost(self) -> None:
-        if self.closed:
-            return
-        self.closed = True
-        waiting, self._waiting = self._waiting, {}
-        for future in waiting.values():
-            if not future.done():
-                future.set_result(_not_connected())
-        if self.on_closed is not None:
-            self.on_closed()
-
-    async def call(self, method: str, params: dict[str, Any] | None = None,
-                   credential: tuple[str, str] | None = None) -> dict[str, Any]:
-        """The reply; a daemon gone away is a refusal like any other, never raised."""
-        try:
-            return await self._call(method, params, credential)
-        except (OSError, RuntimeError):     # reset, broken pipe, transport closed
-            self._lost()
-            return _not_connected()
-
-    async def _call(self, method: str, params: dict[str, Any] | None,
-                    credential: tuple[str, str] | None) -> dict[str, Any]:
-        if self.closed:
-            return _not_connected()
-        if credential is not None and credential != self._session:
-            login = await self.login(credential)
-            if not login.get("ok"):
-                return login
-        return await self._send({"id": next(self._ids), "method": method,
-                                 "params": params or {}, "lang": i18n.current()})
-
-    async def login(self, credential: tuple[str, str]) -> dict[str, Any]:
-        """Open the session now: the token travels once, and a wrong one is said at the
-        login dialog, not at the first action."""
-        reply = await self._send({"id": next(self._ids), "method": "login", "params": {},
-                                  "auth": {"name": credential[0], "token": credential[1]}})
-        if reply.get("ok"):
-            self._session = credential
-        return reply
-
-    async def _send(self, request: dict[str, Any]) -> dict[str, Any]:
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting[request["id"]] = future
-        self.writer.write(p.encode(request))
-        await self.writer.drain()
-        try:
-            return await asyncio.wait_for(future, REPLY_TIMEOUT_S)
-        except TimeoutError:
-            self._waiting.pop(request["id"], None)
-            return p.error(None, TIMEOUT, _("the table daemon did not answer in {s:.0f} s")
-                           .format(s=REPLY_TIMEOUT_S))
-
-    def close(self) -> None:
-        self.closed = True      # our own close: nobody to tell
-        self._task.cancel()
-        self.writer.close()
-
-
-TIMEOUT = "timeout"
-
-
-def _not_connected() -> dict[str, Any]:
-    return p.error(None, "closed", _("not connected to a table daemon"))
 
 
 class Login(ModalScreen[tuple[str, str] | None]):
@@ -298,7 +194,8 @@ class ConsoleApp(App[int]):
         Binding("f2", "swap", N_("picture/signals")),
         Binding("f3", "events", N_("faults/events")),
         Binding("f4", "score", N_("score")),
-        # The test that tells a fault's suspects apart, one key away (firmware/differential.py).
+        # The test that tells a fault's suspects apart, one key away
+        # (firmware/diagnosis/differential.py).
         Binding("f5", "self_test", N_("named self-test")),
     ]
 
@@ -310,7 +207,7 @@ class ConsoleApp(App[int]):
         for key, bindings in keys.items():
             keys[key] = [dataclasses.replace(b, description=_(b.description)) for b in bindings]
         self.socket_path, self.tcp, self.credential = socket_path, tcp, credential
-        self.api: AsyncApi | None = None
+        self.api: AsyncClient | None = None
         self.status: dict[str, Any] = {}
         self.signals: dict[str, Any] = {}
         self.changed_at: dict[str, float] = {}
@@ -337,10 +234,12 @@ class ConsoleApp(App[int]):
         yield Input(placeholder=_("command (help lists them; Ctrl-E e-stop)"), id="command")
         yield Footer()
 
-    async def connect(self) -> AsyncApi:
+    async def connect(self) -> AsyncClient:
         """The API connection (tests give the app a connection of their own)."""
-        return await AsyncApi.connect(self.socket_path, self.tcp, self._on_stream,
-                                      self._lost)
+        api = AsyncClient(self.socket_path, self.tcp, self._on_stream, self._lost,
+                          reply_timeout_s=REPLY_TIMEOUT_S)
+        await api.open()
+        return api
 
     async def on_mount(self) -> None:
         table = self.query_one("#signals", DataTable)
@@ -363,7 +262,7 @@ class ConsoleApp(App[int]):
         self._connecting = True
         try:
             api = await self.connect()
-        except OSError:
+        except client.ClientError:
             return False
         finally:
             self._connecting = False

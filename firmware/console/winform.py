@@ -3,7 +3,7 @@
 Tiles are the codes of docs/scoring.md, spaced or packed by suit: "W111 B234 F2" is
 W1 W1 W1 B2 B3 B4 F2. A meld is its type, its tiles, and who it was taken from; a chow
 marks the tile it took with a star: "chow T1 *T2 T3 left; pung F3 across; kong J3" (a
-kong from nobody is concealed). The rules engine checks the rest (firmware/scoring.py).
+kong from nobody is concealed). The rules engine checks the rest (firmware/hands/scoring.py).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from bench.desk_thread import DeskThread
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from firmware.i18n import _, language
 from tests.browser.conftest import WAIT_MS
 from tests.browser.test_dashboard import online

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from firmware.maintenance import HOLD_S
+from firmware.machines.maintenance import HOLD_S
 from tests.browser.conftest import WAIT_MS, Guarded, leaves_loopback
 from tests.browser.phone_rig import TOKEN, TableProcess
 

@@ -7,7 +7,7 @@ import json
 import socket
 import time
 
-from firmware.console.client import ApiClient, ConsoleError
+from firmware.api.client import Client, ClientError
 from mjtable_core.signals import catalogue
 
 from .conftest import TOKEN, Daemon, raw, replies
@@ -18,7 +18,7 @@ def test_socket_is_group_accessible_only(daemon: Daemon) -> None:
 
 
 def test_status_has_every_subsystem_signal_and_counter(daemon: Daemon) -> None:
-    with ApiClient(daemon.socket) as client:
+    with Client(daemon.socket) as client:
         status = client.call("status")
     expected = set(catalogue(tile_reader=True, face_up_sensor=True))
     assert set(status["signals"]) == expected
@@ -30,7 +30,7 @@ def test_status_has_every_subsystem_signal_and_counter(daemon: Daemon) -> None:
 
 
 def test_info_config_walls_faults_log(daemon: Daemon) -> None:
-    with ApiClient(daemon.socket) as client:
+    with Client(daemon.socket) as client:
         info = client.call("info")
         assert {"jog", "test", "clear", "estop", "log", "walls"} <= set(info["methods"])
         config = client.call("config")
@@ -46,7 +46,7 @@ def test_info_config_walls_faults_log(daemon: Daemon) -> None:
 
 
 def test_diagnose_answers_with_a_verdict(daemon: Daemon) -> None:
-    with ApiClient(daemon.socket) as client:
+    with Client(daemon.socket) as client:
         result = client.call("diagnose", {"symptom": "walls_not_rising"})
         assert result["symptom"] == "walls_not_rising"
         assert isinstance(result["verdict"], str) and "evidence" in result
@@ -55,14 +55,14 @@ def test_diagnose_answers_with_a_verdict(daemon: Daemon) -> None:
         assert said["symptom"] == "walls_not_rising" and said["said"] == "牌升不上来"
         try:
             client.call("diagnose", {"symptom": "the table smells of smoke"})
-        except ConsoleError as exc:
+        except ClientError as exc:
             # Refused with every symptom it could have been.
             assert exc.code == "not_found" and "lid_not_lowering" in str(exc)
         else:
             raise AssertionError("an unknown symptom must be refused")
         try:
             client.call("diagnose", {})
-        except ConsoleError as exc:
+        except ClientError as exc:
             assert exc.code == "bad_request"
         else:
             raise AssertionError("a missing symptom must be refused")
@@ -87,7 +87,7 @@ def test_malformed_lines_get_errors_and_the_connection_goes_on(daemon: Daemon) -
 
 
 def test_a_flood_is_answered_and_others_are_not_blocked(daemon: Daemon) -> None:
-    with raw(daemon) as flood, ApiClient(daemon.socket, timeout=5) as other:
+    with raw(daemon) as flood, Client(daemon.socket, timeout=5) as other:
         flood.sendall(b"".join(b'{"id": %d, "method": "info"}\n' % i for i in range(2000)))
         started = time.monotonic()
         other.call("status")
@@ -104,7 +104,7 @@ def test_a_client_that_stops_reading_is_dropped(daemon: Daemon) -> None:
     # Big replies the client never reads: its queue fills and the daemon drops it.
     request = b'{"id": 2, "method": "status"}\n' * 15
     deadline = time.monotonic() + 30
-    with ApiClient(daemon.socket, timeout=5) as other:
+    with Client(daemon.socket, timeout=5) as other:
         dropped = False
         while time.monotonic() < deadline and not dropped:
             try:
@@ -152,10 +152,10 @@ def test_clear_is_refused_while_the_case_reads_open(tmp_path) -> None:
         time.sleep(0.2)
         assert daemon.call(lambda: [f.id for f in daemon.ctl.faults if f.active]) == [
             "case.opened"]
-        with ApiClient(daemon.socket, technician=("li", TOKEN)) as client:
+        with Client(daemon.socket, technician=("li", TOKEN)) as client:
             try:
                 client.call("clear", {"fault": "case.opened"})
-            except ConsoleError as exc:
+            except ClientError as exc:
                 assert "case_open still reads open" in str(exc)
             else:
                 raise AssertionError("cleared while the case reads open")

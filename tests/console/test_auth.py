@@ -9,14 +9,14 @@ import time
 import pytest
 
 from firmware.api.auth import Technicians
-from firmware.console.client import ApiClient, ConsoleError
+from firmware.api.client import Client, ClientError
 
 from .conftest import SPEED, TOKEN, Daemon
 
 
 def refused(daemon: Daemon, method: str, params: dict, who: tuple[str, str] | None) -> str:
-    with ApiClient(daemon.socket, technician=who) as client, \
-            pytest.raises(ConsoleError) as caught:
+    with Client(daemon.socket, technician=who) as client, \
+            pytest.raises(ClientError) as caught:
         client.call(method, params)
     return caught.value.code or ""
 
@@ -56,8 +56,8 @@ def test_wrong_token_lockout_then_the_right_one(daemon: Daemon,
     assert refused(daemon, "jog", jog, ("li", "wrong-token-2")) == "forbidden"
     locking = time.monotonic()
     assert refused(daemon, "jog", jog, ("li", "wrong-token-3")) == "forbidden"  # locks li
-    with ApiClient(daemon.socket, technician=("li", TOKEN)) as client, \
-            pytest.raises(ConsoleError, match="locked out"):
+    with Client(daemon.socket, technician=("li", TOKEN)) as client, \
+            pytest.raises(ClientError, match="locked out"):
         client.call("jog", jog)
     tried = [(r["name"], r["reason"]) for r in daemon.rows("technician.refused")]
     assert ("nobody", "wrong name or token") in tried
@@ -65,19 +65,19 @@ def test_wrong_token_lockout_then_the_right_one(daemon: Daemon,
     # The lockout runs on the table's clock: lock_s table seconds, then li is let in.
     unlocked = locking + lock_s / SPEED
     while True:
-        with ApiClient(daemon.socket, technician=("li", TOKEN)) as client:
+        with Client(daemon.socket, technician=("li", TOKEN)) as client:
             try:
                 client.call("testmode", {"on": False})    # logged in: the lockout is over
                 break
-            except ConsoleError as exc:
+            except ClientError as exc:
                 assert "locked out" in str(exc), exc
                 assert time.monotonic() < unlocked + 30, "still locked out"
         time.sleep(0.2)
     assert time.monotonic() > unlocked - 0.1, "let in before the lockout ended"
-    with ApiClient(daemon.socket, technician=("li", TOKEN)) as client:
+    with Client(daemon.socket, technician=("li", TOKEN)) as client:
         try:
             result = client.call("jog", jog)
-        except ConsoleError as exc:
+        except ClientError as exc:
             # Motion waits for test mode while the simulated players hold a hand.
             assert exc.code == "refused" and "a hand is in play" in str(exc)
             result = None
@@ -90,15 +90,15 @@ def test_wrong_token_lockout_then_the_right_one(daemon: Daemon,
 
 
 def test_estop_is_open_release_needs_a_technician(daemon: Daemon) -> None:
-    with ApiClient(daemon.socket) as client:
+    with Client(daemon.socket) as client:
         assert client.call("estop")["estopped"] is True
         status = client.call("status")
         assert status["estopped"] and status["display"] == "ES"
         assert all(not v["value"] or v["value"] == "off"
                    for k, v in status["signals"].items() if k.startswith("motor."))
     jog = {"motor": "dice", "direction": "fwd", "seconds": 0.2}
-    with ApiClient(daemon.socket, technician=("li", TOKEN)) as client:
-        with pytest.raises(ConsoleError, match="e-stop is active"):
+    with Client(daemon.socket, technician=("li", TOKEN)) as client:
+        with pytest.raises(ClientError, match="e-stop is active"):
             client.call("jog", jog)
         assert client.call("estop", {"release": True})["estopped"] is False
     assert daemon.rows("estop.released")[-1]["by"] == "li"

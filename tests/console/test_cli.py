@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
+from mjtable.cli import main
 
 from .conftest import TOKEN, Daemon
 
@@ -81,7 +81,7 @@ def test_mjtable_run_serves_the_socket(tmp_path: Path) -> None:
     sock = tmp_path / "run" / "api.sock"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     daemon = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "--state-dir", str(tmp_path / "state"), "run",
+        [sys.executable, "-m", "mjtable.cli", "--state-dir", str(tmp_path / "state"), "run",
          "--plain", "--speed", "50", "--socket", str(sock)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     try:
@@ -89,7 +89,7 @@ def test_mjtable_run_serves_the_socket(tmp_path: Path) -> None:
         while not sock.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         status = subprocess.run(
-            [sys.executable, "-m", "firmware.cli", "console", "--socket", str(sock),
+            [sys.executable, "-m", "mjtable.cli", "console", "--socket", str(sock),
              "status", "--json"], capture_output=True, text=True, timeout=30, env=env)
         assert status.returncode == 0, status.stderr
         assert json.loads(status.stdout)["table"]

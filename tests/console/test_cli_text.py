@@ -7,8 +7,8 @@ import datetime
 
 import pytest
 
-from firmware.cli import main
 from firmware.console.cli import when
+from mjtable.cli import main
 
 from .conftest import Daemon
 
@@ -59,11 +59,11 @@ def test_diagnose_in_chinese_words_from_the_command_line(daemon: Daemon, capsys,
 
 
 def test_replies_speak_the_language_the_console_asks_for(daemon: Daemon) -> None:
-    from firmware.console.client import ApiClient
+    from firmware.api.client import Client
     from firmware.i18n import language
 
     # The daemon speaks English; a Chinese console gets Chinese texts, same JSON keys.
-    with ApiClient(daemon.socket) as client:
+    with Client(daemon.socket) as client:
         english = client.call("diagnose", {"symptom": "walls_not_rising"})
         with language("zh_CN"):
             chinese = client.call("diagnose", {"symptom": "牌升不上来"})

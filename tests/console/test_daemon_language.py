@@ -44,7 +44,7 @@ def session(tmp_path: Path, table_lang: str, client_lang: str) -> list[str]:
     Technicians(state / "technicians.json").add("li", TOKEN)
     path = tmp_path / "api.sock"
     daemon = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "--state-dir", str(state), "run", "--plain",
+        [sys.executable, "-m", "mjtable.cli", "--state-dir", str(state), "run", "--plain",
          "--speed", "20", "--socket", str(path)], cwd=ROOT, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1", "MJTABLE_LANG": table_lang})

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from firmware.api.auth import Cost, Technicians
-from firmware.console.client import ApiClient, ConsoleError
+from firmware.api.client import Client, ClientError
 
 from .conftest import TOKEN, start_daemon
 
@@ -20,8 +20,8 @@ def test_a_damaged_technicians_file_is_named_at_login(tmp_path: Path) -> None:
     try:
         path = tmp_path / "technicians.json"
         path.write_bytes(b'{"technicians": {"li": ')
-        with ApiClient(daemon.socket, technician=("li", TOKEN)) as client, \
-                pytest.raises(ConsoleError) as refused:
+        with Client(daemon.socket, technician=("li", TOKEN)) as client, \
+                pytest.raises(ClientError) as refused:
             client.call("clear", {"fault": 1})
         assert refused.value.code == "refused"
         assert str(refused.value).endswith(

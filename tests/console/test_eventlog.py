@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import io
 import json
-import queue
 import sqlite3
 from pathlib import Path
 
-from firmware.eventlog import EventLog, LogReader
+import pytest
+
+from firmware.state import eventlog
+from firmware.state.durable import Durable, Ticket, shared
+from firmware.state.eventlog import EventLog, LogReader
 from mjtable_core.config import load_config
-from simulator.run import assemble
+from simulator.harness.run import assemble
 
 
 def test_wal_full_sync_rotation_and_queries(tmp_path: Path) -> None:
@@ -50,15 +53,23 @@ def test_runs_survive_reopening_and_export_json_lines(tmp_path: Path) -> None:
     assert [(r["run"], r["state"]) for r in lines] == [(1, "play"), (2, "opening"), (2, "x")]
 
 
-def test_a_full_queue_drops_without_blocking_and_says_so(tmp_path: Path) -> None:
-    log = EventLog(tmp_path / "e.sqlite")
-    writers_queue = log._queue
-    log._queue = queue.Queue(1)      # a stalled disk: the queue is full
-    log._queue.put(("filler",))
-    for i in range(50):
+class StalledDisk(Durable):
+    """A writer that never runs its jobs, as a disk that does not answer."""
+
+    def submit(self, key: object, job: object, delay: float = 0.0) -> Ticket:
+        return Ticket()
+
+
+def test_a_full_queue_drops_without_blocking_and_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(eventlog, "QUEUE_LIMIT", 1)
+    log = EventLog(tmp_path / "e.sqlite", writer=StalledDisk())
+    log.record({"t": 0.0, "kind": "key"})      # the one row a full queue holds
+    for i in range(1, 51):
         log.record({"t": float(i), "kind": "key"})
     assert log.dropped == 50
-    log._queue = writers_queue
+    log.writer = shared()                       # the disk answers again
+    log._scheduled = False
     log.record({"t": 99.0, "kind": "key"})
     log.flush()
     kinds = [r["kind"] for r in log.query(limit=100)]

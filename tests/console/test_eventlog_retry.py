@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from firmware.eventlog import EventLog, LogReader
+from firmware.state.eventlog import EventLog, LogReader
 
 
 def test_rows_a_failed_commit_did_write_are_neither_lost_nor_written_twice(

@@ -31,7 +31,7 @@ def _console(tmp_path: Path, daemon: Daemon, *args: str) -> subprocess.Completed
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocker), *sys.path]),
            "MJTABLE_TOKEN": TOKEN}
     return subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "console", "--socket", str(daemon.socket),
+        [sys.executable, "-m", "mjtable.cli", "console", "--socket", str(daemon.socket),
          "--state-dir", str(daemon.state), *args],
         capture_output=True, text=True, timeout=120, env=env)
 

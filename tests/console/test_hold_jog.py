@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.maintenance import HOLD_S, MaintenanceRefused
+from firmware.machines.maintenance import HOLD_S, MaintenanceRefused
 from tests.console.test_maintenance import run_until, table
 
 

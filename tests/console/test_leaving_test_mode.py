@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.maintenance import MaintenanceRefused, mechanism_tests
+from firmware.machines.maintenance import MaintenanceRefused, mechanism_tests
 from tests.console.test_maintenance import run_until, table
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware import tablelock
-from firmware.tablelock import StateUnwritable, TableBusy, lock_table
+from firmware.service import tablelock
+from firmware.service.tablelock import StateUnwritable, TableBusy, lock_table
 
 
 @pytest.mark.parametrize("link", [os.symlink, os.link])

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.maintenance import Maintenance, MaintenanceRefused, mechanism_tests
+from firmware.machines.maintenance import Maintenance, MaintenanceRefused, mechanism_tests
 from mjtable_core.config import load_config
-from simulator.run import WiredTable, assemble
+from simulator.harness.run import WiredTable, assemble
 
 
 def table(seed: int = 5) -> tuple[WiredTable, Maintenance, list[dict]]:

@@ -3,7 +3,7 @@ from its value at 80 columns."""
 
 from __future__ import annotations
 
-from firmware.cli import main
+from mjtable.cli import main
 from tests.console.conftest import Daemon
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from firmware.api.auth import Cost, Technicians
-from firmware.cli import main
+from mjtable.cli import main
 
 CHEAP = Cost(memory_kib=8, passes=1)
 TOKEN = "a-long-token-1"

@@ -4,10 +4,10 @@ state (events, the log, diagnose evidence, `test-mode off`): never 故障 / "fau
 from __future__ import annotations
 
 from firmware.console import render
-from firmware.diagnosis import diagnose
+from firmware.console.view import log_line
+from firmware.diagnosis.guided import diagnose
 from firmware.i18n import language
-from firmware.maintenance import mechanism_tests
-from firmware.view import log_line
+from firmware.machines.maintenance import mechanism_tests
 from tests.console.test_maintenance import run_until, table
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from textual.widgets import RichLog, Static
 
-from firmware.cli import main
 from firmware.console.tui import ConsoleApp
+from mjtable.cli import main
 
 from .conftest import start_daemon
 from .test_tui import text_of, wait_for

@@ -22,9 +22,9 @@ from firmware.api import protocol as p
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.console.tui import ConsoleApp
-from firmware.diagnosis import SYMPTOMS
-from firmware.maintenance import Maintenance
-from simulator.harness import Harness
+from firmware.diagnosis.guided import SYMPTOMS
+from firmware.machines.maintenance import Maintenance
+from simulator.harness.runner import Harness
 from tests.test_diagnosis import table_in_play
 
 SIZES = {"80x24": (80, 24), "160x50": (160, 50)}

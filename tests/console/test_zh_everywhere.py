@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from firmware import i18n
-from firmware.cli import main
+from mjtable.cli import main
 from tests.conftest import ROOT
 from tests.console.conftest import TOKEN, Daemon
 from tests.console.zh_sweep import stray

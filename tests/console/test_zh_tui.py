@@ -20,7 +20,7 @@ from textual.widgets import RichLog
 
 from firmware import i18n
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from tests.console.test_tui_screens import SimConsole, screen_text, settle
 from tests.console.zh_sweep import stray
 from tests.test_diagnosis import table_in_play

@@ -13,7 +13,7 @@ import urllib.request
 import paho.mqtt.client as mqtt
 import pytest
 
-from firmware.cli import main
+from mjtable.cli import main
 
 
 def watched(port: int, login: tuple[str, str] | None, want: int = 4) -> int:
@@ -92,7 +92,7 @@ def logged_in(url: str, name: str, password: str) -> urllib.request.OpenerDirect
 def test_the_demo_prints_its_addresses_first_and_shows_its_tables(tmp_path):
     env = {**os.environ, "MJTABLE_LANG": "en"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "venue", "--demo", "4", "--listen",
+        [sys.executable, "-m", "mjtable.cli", "venue", "--demo", "4", "--listen",
          "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     try:
         first, second = proc.stdout.readline(), proc.stdout.readline()

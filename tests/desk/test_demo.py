@@ -1,5 +1,5 @@
 """`mjtable venue --demo`: made-up tables that speak the real agent's payloads, Home
-Assistant discovery too (the agent's own builders, venue/agent/topics.py), readable by
+Assistant discovery too (the agent's own builders, venue/wire.py), readable by
 the read-only demo user, and a believable fault rate."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 
-from firmware.ledger import Ledger
+from firmware.state.ledger import Ledger
 from mjtable_core.clock import VirtualClock
-from venue.agent.topics import birth, status_message
 from venue.desk.demo import FAULT_AFTER_HAND, first_move, table_names
+from venue.wire import birth, status_message
 
 
 def retained(port: int, topics: list[str], want: set[str]) -> dict[str, bytes]:
@@ -52,7 +52,7 @@ def retained(port: int, topics: list[str], want: set[str]) -> dict[str, bytes]:
 
 def test_demo_tables_speak_the_agents_payloads_and_home_assistant(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "venue", "--demo", "2", "--listen",
+        [sys.executable, "-m", "mjtable.cli", "venue", "--demo", "2", "--listen",
          "127.0.0.1:0", "--state-dir", str(tmp_path)], stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL, env={**os.environ, "MJTABLE_LANG": "en"}, text=True)
     try:

@@ -12,7 +12,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from bench.desk_thread import DeskThread
-from firmware.signed import Refused, Verifier, load_keys
+from firmware.service.signed import Refused, Verifier, load_keys
 from venue.desk.link import ACK_EVERY_S, new_key
 
 
@@ -44,8 +44,12 @@ class Table:
 
 def record(seq: int) -> dict:
     now = time.time()
-    return {"table": "t1", "boot": 2, "seq": seq, "cycle": seq, "start": now - 300,
-            "end": now, "duration_s": 300.0, "booking_id": None, "variant": "mcr",
+    # Started today, even in the first minutes after midnight (a hand that started
+    # yesterday is yesterday's: the tile counts today's).
+    local = time.localtime(now)
+    start = now - min(300.0, local.tm_hour * 3600 + local.tm_min * 60 + local.tm_sec)
+    return {"table": "t1", "boot": 2, "seq": seq, "cycle": seq, "start": start,
+            "end": now, "duration_s": now - start, "booking_id": None, "variant": "mcr",
             "ended": "played"}
 
 
@@ -80,7 +84,7 @@ def test_records_are_kept_once_and_acknowledged_up_to_the_first_gap(venue):
         time.sleep(ACK_EVERY_S + 0.2)           # and never past the gap at 4
         last = acks_heard()[-1]
         assert last["cmd"]["args"] == {"seq": 3}
-        # The table's own check (firmware/signed.py) takes it.
+        # The table's own check (firmware/service/signed.py) takes it.
         verifier = Verifier("t1", load_keys({"venue-1": public}), time.time, 300.0)
         assert verifier.check(last).name == "usage_ack"
         with pytest.raises(Refused):

@@ -12,8 +12,8 @@ from hal.armed import StopReason, StopReport, StopSpec
 from hal.backends.rpigpio import RpiGpioHal
 from mjtable_core.clock import RealClock, VirtualClock
 from mjtable_core.config import load_config
-from simulator.backend import SimHal
-from simulator.table import SimTable
+from simulator.physics.table import SimTable
+from simulator.rigs.backend import SimHal
 
 from ..conftest import CONFIGS, quick
 from .test_rpigpio import PI_CONFIG, RIG, fake_gpio, idle_table, line  # noqa: F401

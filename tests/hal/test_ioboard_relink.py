@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from firmware.faults import CATALOGUE, ERROR
+from firmware.faults.kinds import CATALOGUE, ERROR
 from hal.protocol import VERSION
 from mjtable_core.config import Config, load_config
-from simulator.harness import Harness
-from simulator.run import simulate_ioboard
+from simulator.harness.run import simulate_ioboard
+from simulator.harness.runner import Harness
 from simulator.scenario import Expect, Scenario
 
 from ..conftest import CONFIGS, quick

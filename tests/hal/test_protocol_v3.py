@@ -30,9 +30,9 @@ from hal.protocol import (
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config
 from mjtable_core.signals import LID_UP
-from simulator.ioboard_emulator import IoBoardEmulator
-from simulator.run import simulate_ioboard
-from simulator.table import SimTable
+from simulator.harness.run import simulate_ioboard
+from simulator.physics.table import SimTable
+from simulator.rigs.ioboard_emulator import IoBoardEmulator
 
 from ..conftest import CONFIGS, quick
 from .test_ioboard import _RecordingPort

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.sdnotify import Notifier, attach_systemd, watchdog_period_s
+from firmware.service.sdnotify import Notifier, attach_systemd, watchdog_period_s
 
 
 @pytest.fixture
@@ -133,7 +133,7 @@ def test_daemon_says_ready_only_once_the_table_runs(listener, tmp_path):
     reader = threading.Thread(target=collect)
     reader.start()
     proc = subprocess.run(
-        [sys.executable, "-c", "import sys; from firmware.cli import main; "
+        [sys.executable, "-c", "import sys; from mjtable.cli import main; "
          "sys.exit(main(sys.argv[1:]))", "run", "--plain", "--speed", "200",
          "--cycles", "1", "--config", str(sim_config)],
         capture_output=True, text=True, env=env, timeout=60, cwd=root)
@@ -160,6 +160,6 @@ def test_safe_outputs_helper_runs_without_the_daemon(tmp_path):
     config = tmp_path / "table.toml"
     config.write_text((root / "config" / "table.toml").read_text()
                       .replace('backend = "auto"', 'backend = "sim"'))
-    proc = subprocess.run([sys.executable, "-m", "firmware.safe_outputs", "--config",
+    proc = subprocess.run([sys.executable, "-m", "firmware.service.safe_outputs", "--config",
                            str(config)], capture_output=True, text=True, timeout=30, cwd=root)
     assert proc.returncode == 0 and "no outputs" in proc.stdout

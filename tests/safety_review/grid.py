@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from mjtable_core.config import load_config
-from simulator.fuzz import classify, to_toml
-from simulator.harness import Harness
+from simulator.fuzz.batch import classify, to_toml
+from simulator.harness.runner import Harness
 from simulator.scenario import parse_scenario
 
 ALLOW = ["build.extra_tiles", "build.interrupted", "build.slow", "build.tiles_missing",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from firmware.controller import Controller
-from firmware.maintenance import Maintenance, MaintenanceRefused
+from firmware.machines.maintenance import Maintenance, MaintenanceRefused
 from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of, run_for
 from tests.steps import fill_all, homed, lift_to_raising, open_hole, press_lift
@@ -222,7 +222,7 @@ def lid_opened_while_building(rig: Rig, move) -> bool:
 
 
 def test_a_diagnosis_lid_check_never_opens_the_lid_over_a_running_build(rig: Rig) -> None:
-    from firmware.diagnosis import diagnose
+    from firmware.diagnosis.guided import diagnose
     assert not lid_opened_while_building(
         rig, lambda ctl: diagnose(ctl, "lid_not_lowering", lambda _r: None))
 
@@ -235,7 +235,7 @@ def test_jog_lid_up_is_refused_over_a_running_build(rig: Rig) -> None:
 # -- bounded history -------------------------------------------------------------------
 
 def test_warnings_nobody_clears_do_not_grow_the_history(rig: Rig) -> None:
-    from firmware.controller import FAULT_HISTORY
+    from firmware.faults.path import FAULT_HISTORY
     ctl, _hal, _clock = rig
     homed(rig)
     for _ in range(1000):                            # one face-up tile a build, never fixed

@@ -13,8 +13,8 @@ import pytest
 from hal.protocol import Frame, Msg, encode_hello, encode_signal
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config
-from simulator.ioboard_emulator import IoBoardEmulator
-from simulator.table import SimTable
+from simulator.physics.table import SimTable
+from simulator.rigs.ioboard_emulator import IoBoardEmulator
 from tests.conftest import CONFIGS, quick
 from tests.hal.test_ioboard import _Wire
 

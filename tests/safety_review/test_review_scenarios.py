@@ -1,7 +1,7 @@
 """Regression scenarios from the second review of the safety core (issue 11).
 
 Every file in tests/scenarios/review/ is judged like a fuzz regression: the referee,
-the stall watchdog, crashes, handoffs and tiles (`simulator.fuzz.classify`). Those the
+the stall watchdog, crashes, handoffs and tiles (`simulator.fuzz.batch.classify`). Those the
 firmware still fails are strict xfails naming issue 11 and what goes wrong, so each
 turns into an unexpected pass the day it is fixed.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from mjtable_core.config import load_config
-from simulator.fuzz import classify
-from simulator.harness import Harness
+from simulator.fuzz.batch import classify
+from simulator.harness.runner import Harness
 from simulator.scenario import Expect, load_scenario
 from tests.conftest import ROOT
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from firmware.cli import main
+from mjtable.cli import main
 
 from .test_mcr import EXAMPLE
 

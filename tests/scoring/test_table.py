@@ -11,11 +11,11 @@ import pytest
 
 import rules
 from firmware.api.server import hand_in_play
-from firmware.scoring import ScoreRefused
+from firmware.hands.scoring import ScoreRefused
 from mjtable_core.config import load_config
 from rules.scoring.session import DEALER_RULES
-from simulator.harness import Harness
-from simulator.run import assemble
+from simulator.harness.run import assemble
+from simulator.harness.runner import Harness
 from simulator.scenario import parse_scenario
 from tests.conftest import quick
 
@@ -133,7 +133,7 @@ def test_the_score_line_goes_beside_the_deal_and_the_session_into_the_journal(
     line = json.loads((tmp_path / "deals.scores.jsonl").read_text().splitlines()[0])
     assert line["schema"] == "mjtable.hand-score/1"
     assert line["commitment"] == ctl.handoff.records[-1]["commitment"]
-    assert ctl._journal_state(False)["session"]["hands"][0]["cycle"] == line["cycle"]
+    assert ctl.table_state.journal_state(False)["session"]["hands"][0]["cycle"] == line["cycle"]
 
 
 def test_verify_deals_shows_each_hand_with_its_score(config, tmp_path, capsys) -> None:
@@ -186,7 +186,7 @@ def test_the_hand_just_ended_can_be_scored_after_a_power_cut(config) -> None:
     ctl = bench.controller
     _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
     record = ctl.handoff.records[-1]
-    saved = json.loads(json.dumps(ctl._journal_state(False)["session"]))
+    saved = json.loads(json.dumps(ctl.table_state.journal_state(False)["session"]))
     ctl.handoff.records.clear()          # a boot: no record in memory, the journal read
     ctl.scoring.restore(saved)
     answer = ctl.scoring.score(2, {"draw": True}, hand_in_play(ctl))

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from firmware.api.auth import Technicians
+from firmware.api.client import Client, ClientError
 from firmware.api.server import ApiServer
-from firmware.console.client import ApiClient, ConsoleError
 from mjtable_core.clock import VirtualClock
 from tests.console.conftest import TOKEN, Daemon
 
@@ -57,21 +57,21 @@ def test_open_diagnose_moves_nothing_during_play(daemon: Daemon) -> None:
     ran the dice motor during play."""
     wait_for(daemon, quiet_hand_in_play)
     seen = motor_writes(daemon)
-    with ApiClient(daemon.socket) as client:
+    with Client(daemon.socket) as client:
         for symptom in ("lid_not_lowering", "dice_not_spinning"):
             result = client.call("diagnose", {"symptom": symptom})
             assert result["symptom"] == symptom
-        with pytest.raises(ConsoleError) as caught:
+        with pytest.raises(ClientError) as caught:
             client.call("diagnose", {"symptom": "lid_not_lowering", "check": True})
         assert caught.value.code == "unauthorized"
     assert not [w for w in seen if w[0] in ("motor.lid", "motor.dice")], seen
     # A technician's check is still refused while the players hold a hand.
     wait_for(daemon, quiet_hand_in_play)
-    with ApiClient(daemon.socket, technician=("li", TOKEN)) as client:
-        with pytest.raises(ConsoleError, match="a hand is in play") as caught:
+    with Client(daemon.socket, technician=("li", TOKEN)) as client:
+        with pytest.raises(ClientError, match="a hand is in play") as caught:
             client.call("diagnose", {"symptom": "lid_not_lowering", "check": True})
         assert caught.value.code == "refused"
-        with pytest.raises(ConsoleError, match="a hand is in play"):
+        with pytest.raises(ClientError, match="a hand is in play"):
             client.call("jog", JOG)
     assert not [w for w in seen if w[0] in ("motor.lid", "motor.dice")], seen
 
@@ -79,7 +79,7 @@ def test_open_diagnose_moves_nothing_during_play(daemon: Daemon) -> None:
 def test_every_method_has_a_class_or_the_daemon_does_not_start(daemon: Daemon) -> None:
     from firmware.api import access
 
-    with ApiClient(daemon.socket) as client:
+    with Client(daemon.socket) as client:
         info = client.call("info")
     assert set(info["access"]) == set(info["methods"])
     assert info["access"]["jog"] == "motion" and info["access"]["status"] == "open"
@@ -126,8 +126,8 @@ def test_a_captured_request_cannot_be_replayed(daemon: Daemon) -> None:
 def test_peer_credentials_are_logged_and_strangers_refused(daemon: Daemon) -> None:
     from firmware.api.peers import Peer, admitted
 
-    with ApiClient(daemon.socket, technician=("li", TOKEN)) as client, \
-            pytest.raises(ConsoleError):
+    with Client(daemon.socket, technician=("li", TOKEN)) as client, \
+            pytest.raises(ClientError):
         client.call("clear", {"fault": "E99"})
     login = daemon.rows("technician.login")[-1]
     assert login["uid"] == os.getuid() and login["pid"] == os.getpid()
@@ -152,7 +152,7 @@ def test_a_lockout_never_holds_the_table_stopped(daemon: Daemon) -> None:
     assert estop["ok"] and estop["result"]["estopped"]
     assert "locked out" in locked["error"]["message"]
     # Another technician releases it: li's lockout is li's alone.
-    with ApiClient(daemon.socket, technician=("wang", "wang-token-0123")) as client:
+    with Client(daemon.socket, technician=("wang", "wang-token-0123")) as client:
         assert client.call("estop", {"release": True})["estopped"] is False
     assert daemon.rows("estop.released")[-1]["by"] == "wang"
 

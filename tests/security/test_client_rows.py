@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from firmware.api.client import EXIT_USAGE, Client, ClientError
 from firmware.api.clientrows import TEXT_BYTES, ClientRows, bounded
 from firmware.console.cli import main
-from firmware.console.client import EXIT_USAGE, ApiClient, ConsoleError
-from firmware.eventlog import EventLog
+from firmware.state.eventlog import EventLog
 from mjtable_core.clock import VirtualClock
 from tests.console.conftest import Daemon
 
@@ -149,6 +149,6 @@ def test_verify_log_calls_a_young_rotation_suspicious(
 
 def test_a_request_over_64_kib_is_refused_clearly(daemon: Daemon) -> None:
     """It used to wait for a reply that never named it and exit 3, "no daemon"."""
-    with ApiClient(daemon.socket) as client, pytest.raises(ConsoleError) as caught:
+    with Client(daemon.socket) as client, pytest.raises(ClientError) as caught:
         client.call("diagnose", {"symptom": "x" * 70_000})
     assert caught.value.exit_code == EXIT_USAGE and "64 KiB" in str(caught.value)

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from firmware.console.client import ApiClient
-from firmware.consumers import HandoffFile
-from firmware.eventlog import EventLog
-from firmware.journal import FileJournal
+from firmware.api.client import Client
+from firmware.hands.consumers import HandoffFile
+from firmware.state.eventlog import EventLog
+from firmware.state.journal import FileJournal
 from tests.console.conftest import Daemon
 
 from .conftest import raw
@@ -46,7 +46,7 @@ def test_walls_log_and_subscribe_hide_the_hand_in_play(daemon: Daemon) -> None:
         sub.sendall(b'{"id": 1, "method": "subscribe", "params": {"streams": ["events"]}}\n')
         record = wait_in_play(daemon)
         cycle = record["table"]["cycle"]
-        with ApiClient(daemon.socket) as client:
+        with Client(daemon.socket) as client:
             walls = client.call("walls", {"limit": 50})
             shown = [r for r in walls["records"] if r["table"]["cycle"] == cycle]
             assert shown and not any(k in shown[0] for k in SECRET)
@@ -69,7 +69,7 @@ def test_walls_log_and_subscribe_hide_the_hand_in_play(daemon: Daemon) -> None:
     assert handoffs and not any(k in e["record"] for e in handoffs for k in SECRET)
     revealed = [e for e in streamed if e["kind"] == "handoff.revealed"]
     assert revealed[0]["record"]["walls"] and revealed[0]["nonce"]
-    with ApiClient(daemon.socket) as client:
+    with Client(daemon.socket) as client:
         old = [r for r in client.call("walls", {"limit": 50})["records"]
                if r["table"]["cycle"] == cycle]
     assert old[0]["walls"] == record["walls"]
@@ -85,7 +85,7 @@ def test_walls_log_and_subscribe_hide_the_hand_in_play(daemon: Daemon) -> None:
 
 
 def test_signals_never_show_a_tile_code(daemon: Daemon) -> None:
-    with ApiClient(daemon.socket) as client:
+    with Client(daemon.socket) as client:
         signals = client.call("status")["signals"]
     readers = {k: v for k, v in signals.items() if v["kind"] == "reader"}
     assert all(v["value"] in (None, "read") for v in readers.values())
@@ -111,7 +111,7 @@ def test_state_files_are_private_whatever_the_umask(tmp_path: Path) -> None:
 
 
 def test_the_public_record_names_what_it_holds_back() -> None:
-    from firmware.handoff import public_record
+    from firmware.hands.handoff import public_record
     record = {"commitment": "sha256:x", "walls": [], "hands": {}, "dice": [1],
               "next_draw": [0, 0]}
     shown = public_record(record)
@@ -124,7 +124,7 @@ def test_the_daemons_journal_and_an_old_handoff_file_are_private(tmp_path: Path)
     and the deal's nonce) was written 0640, readable by the state files' group; a
     handoff file left 0644 by an older firmware stayed 0644 while the walls and hands
     of the hand in play were appended to it."""
-    from firmware.journal_flush import FlushedJournal
+    from firmware.state.journal_flush import FlushedJournal
     old_file = tmp_path / "handoff.jsonl"
     old_file.write_text('{"commitment":"sha256:' + "1" * 64 + '"}\n')
     old_file.chmod(0o644)

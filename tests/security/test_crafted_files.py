@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rules
-from firmware.cli import main
-from firmware.eventlog import EventLog
+from firmware.state.eventlog import EventLog
+from mjtable.cli import main
 from rules.tiles import set_composition
 from tests.conftest import ROOT
 
@@ -243,7 +243,7 @@ def toml_text(scenario: Any) -> str:
 def test_simulate_scenario_on_crafted_files(data: st.DataObject, tmp_path: Path,
                                            capsys: pytest.CaptureFixture,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    from simulator.harness import Harness
+    from simulator.harness.runner import Harness
 
     # The file is what is fuzzed, not the simulation: a scenario that reads is not run.
     monkeypatch.setattr(Harness, "run", lambda self, progress=None: {

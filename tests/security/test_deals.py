@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 import rules
-from firmware.cli import main
+from mjtable.cli import main
 from mjtable_core.config import load_config
 from rules.chain import read_records, verify_history
-from simulator.run import assemble
+from simulator.harness.run import assemble
 from tests.conftest import quick
 
 
@@ -145,7 +145,7 @@ def test_a_refused_handoff_leaves_a_history_that_verifies(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A hand whose walls the engine refused has no record; the next record must still
     reveal the nonce of the last recorded hand, or that hand could never be checked."""
-    import firmware.handoff as handoff_module
+    import firmware.hands.handoff as handoff_module
     path = tmp_path / "handoff.jsonl"
     config = quick(load_config(), play_time_s=1.0)
     config = dataclasses.replace(config, rules=dataclasses.replace(

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from firmware.cli import main
-from firmware.eventlog import EventLog, LogReader
-from firmware.handoff import display_text
+from firmware.hands.handoff import display_text
+from firmware.state.eventlog import EventLog, LogReader
+from mjtable.cli import main
 from mjtable_core.config import load_config
 from rules.commit import PREFIX_DICE, canonical_layout
-from simulator.run import assemble
+from simulator.harness.run import assemble
 from tests.conftest import quick
 
 

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-import firmware.handoff as handoff_module
-from firmware.cli import main
-from firmware.handoff import Handoff, display_text
+import firmware.hands.handoff as handoff_module
+from firmware.hands.handoff import Handoff, display_text
+from mjtable.cli import main
 from mjtable_core.config import load_config
 from rules import dicecommit
 from rules.chain import read_records, verify_history
-from simulator.run import assemble
+from simulator.harness.run import assemble
 from tests.conftest import quick
 
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-import firmware.handoff as handoff_module
+import firmware.hands.handoff as handoff_module
 import rules
-from firmware.cli import main
-from firmware.handoff import Handoff, display_text
+from firmware.hands.handoff import Handoff, display_text
+from mjtable.cli import main
 from tests.security.test_dice_commit import play
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from firmware.console.cli import main
-from firmware.eventlog import EventLog, LogReader
+from firmware.state.eventlog import EventLog, LogReader
 
 
 def make_log(directory: Path, rows: int = 60, max_rows: int = 200_000) -> Path:
@@ -77,7 +77,7 @@ def test_sqlite_edits_are_named(tmp_path: Path, capsys: pytest.CaptureFixture) -
     rows = sqlite3.connect(state / "events.sqlite").execute(
         "SELECT id, run, wall, t, cycle, kind, data, chain FROM events WHERE id IN (16, 17) "
         "ORDER BY id").fetchall()
-    from firmware.eventlog import row_chain
+    from firmware.state.eventlog import row_chain
     forged = row_chain(rows[0][7], 17, rows[1][1], rows[1][2], rows[1][3], rows[1][4],
                        rows[1][5], '{"n":999}')
     target = tampered(state, tmp_path / "rehashed",

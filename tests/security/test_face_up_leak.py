@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from firmware.controller import Controller
-from firmware.handoff import public_event
+from firmware.hands.handoff import public_event
 from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of
 from tests.steps import feed_tile, homed

@@ -17,8 +17,8 @@ import pytest
 
 from firmware.api import auth
 from firmware.api import server as api_server
+from firmware.api.client import Client
 from firmware.api.peers import Peer
-from firmware.console.client import ApiClient
 from tests.console.conftest import TOKEN, Daemon
 
 from .conftest import login_line, raw, replies
@@ -134,11 +134,11 @@ def test_guesses_from_many_uids_stay_bounded(daemon: Daemon, many_uids: list[int
     assert checked.count("li") <= failures * UNKNOWN_GLOBAL < len(got)
     assert checked.count("li") < failures * len(many_uids)
     # Other names and the e-stop are not touched by it.
-    with ApiClient(daemon.socket) as client:
+    with Client(daemon.socket) as client:
         assert client.call("estop")["estopped"] is True
     from firmware.api.auth import Technicians
     Technicians(daemon.state / "technicians.json").add("zhao", "zhao-token-0123")
-    with ApiClient(daemon.socket, technician=("zhao", "zhao-token-0123")) as client:
+    with Client(daemon.socket, technician=("zhao", "zhao-token-0123")) as client:
         assert client.call("estop", {"release": True})["estopped"] is False
 
 

@@ -12,8 +12,8 @@ import pytest
 from firmware.console import render
 from firmware.console.cli import main
 from firmware.console.tui import _event_text, said
+from firmware.console.view import log_line
 from firmware.printable import printable
-from firmware.view import log_line
 from tests.console.conftest import TOKEN, Daemon
 
 from .conftest import raw, replies

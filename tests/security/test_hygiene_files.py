@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
+from mjtable.cli import main
 from tests.rules.layouts import random_walls
 
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J\u202e"

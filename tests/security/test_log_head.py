@@ -10,7 +10,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from firmware.eventlog import LogReader
+from firmware.state.eventlog import LogReader
 from tests.console.conftest import Daemon
 from tests.security.conftest import raw, replies
 

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from firmware.api import server as api_server
-from firmware.console.client import ApiClient
-from firmware.journal import MemoryJournal
+from firmware.api.client import Client
+from firmware.state.journal import MemoryJournal
 from mjtable_core.config import load_config
-from simulator.run import assemble
+from simulator.harness.run import assemble
 from tests.console.conftest import Daemon
 
 from .conftest import raw
@@ -49,7 +49,7 @@ def test_idle_connections_cannot_starve_the_table(daemon: Daemon) -> None:
             sock.close()
     # Room again once they are gone; the table goes on.
     time.sleep(0.3)
-    with ApiClient(daemon.socket) as client:
+    with Client(daemon.socket) as client:
         assert client.call("status")["counters"]["clients"] >= 1
 
 

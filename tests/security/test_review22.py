@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from firmware.api.budget import Budgets
 from firmware.api.clientrows import WINDOW_S
 from firmware.api.venue import REFUSED_PER_WINDOW
-from firmware.cli import main
-from firmware.consumers import HandoffFile, drop_partial_line, quarantine_path
+from firmware.hands.consumers import HandoffFile, drop_partial_line, quarantine_path
+from mjtable.cli import main
 from tests.console.conftest import Daemon, start_daemon
 from tests.console.conftest import raw as console_raw
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.journal import FileJournal
+from firmware.state.journal import FileJournal
+from mjtable.cli import main
 from mjtable_core.config import load_config
 from rules.chain import verify_file
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import parse_scenario
 from tests.conftest import quick
 

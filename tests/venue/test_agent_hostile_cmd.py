@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from firmware.api import protocol as p
+from firmware.api.client import ClientError
 from mjtable_core.config import load_config
 from venue.agent.agent import Agent
-from venue.agent.link import LinkError
 
 
 class Daemon:
@@ -36,12 +36,12 @@ class Daemon:
         line = json.dumps({"id": 1, "method": method, "params": params or {}}).encode()
         if len(line) > p.MAX_LINE:
             # Answered without an id: the agent would wait for its reply in vain.
-            raise LinkError(f"{method}: no answer from the daemon (TimeoutError())")
+            raise ClientError(f"{method}: no answer from the daemon (TimeoutError())")
         try:
             request = p.decode_request(line)
         except p.ApiError as exc:
-            raise LinkError(f"{method}: {exc.message}",
-                            {"code": exc.code, "message": exc.message}) from None
+            raise ClientError(f"{method}: {exc.message}",
+                              error={"code": exc.code, "message": exc.message}) from None
         envelope = request["params"]["envelope"]
         self.envelopes.append(envelope)
         ok = isinstance(envelope, dict) and envelope.get("sig") == "good"

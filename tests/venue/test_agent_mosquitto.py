@@ -38,7 +38,7 @@ def venue_section(broker: Mosquitto, table: str, key: VenueKey) -> str:
 
 def start_agent(daemon: Daemon) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "agent", "--config", str(daemon.config),
+        [sys.executable, "-m", "mjtable.cli", "agent", "--config", str(daemon.config),
          "--socket", str(daemon.socket)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
         env={**os.environ, "MJTABLE_LANG": "en"})

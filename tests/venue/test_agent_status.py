@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from venue.agent.topics import status_view
+from venue.wire import status_view
 
 
 def _status(t: float) -> dict:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
+from mjtable.cli import main
 from mjtable_core.config import DEFAULT_CONFIG
 
 

@@ -7,7 +7,7 @@ def test_the_agents_unit_is_its_own_user_with_a_memory_limit() -> None:
     import contextlib
     import io
 
-    from firmware.systemd_unit import main as unit_main
+    from firmware.service.systemd_unit import main as unit_main
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert unit_main(["--agent", "--config", "/etc/mjtable/t1.toml"]) == 0

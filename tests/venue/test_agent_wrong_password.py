@@ -30,7 +30,7 @@ def test_a_wrong_broker_password_is_one_clear_line(tmp_path: Path) -> None:
     log = tmp_path / "agent.log"
     with log.open("wb") as out:
         agent = subprocess.Popen(
-            [sys.executable, "-m", "firmware.cli", "agent", "--config", str(daemon.config),
+            [sys.executable, "-m", "mjtable.cli", "agent", "--config", str(daemon.config),
              "--socket", str(daemon.socket), "--phone", ""],
             stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
             env={**os.environ, "MJTABLE_LANG": "en"})

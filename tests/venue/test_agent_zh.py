@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from firmware import i18n
-from firmware.cli import main
+from mjtable.cli import main
 from mjtable_core.config import load_config
 from tests.console.zh_sweep import stray
 from venue.agent.agent import Agent

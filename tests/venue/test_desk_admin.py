@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
+from mjtable.cli import main
 
 FAST = "[staff]\nargon2_memory_kib = 64\nargon2_passes = 1\n"
 

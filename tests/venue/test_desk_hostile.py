@@ -171,7 +171,7 @@ def test_only_the_table_a_command_was_for_can_answer_it() -> None:
 
     from aiohttp.test_utils import TestServer
 
-    from firmware.signed import sign
+    from firmware.service.signed import sign
     from tests.venue.test_desk_login import CONFIG
     from tests.venue.watch import VenueKey
     from venue.desk.app import make_app
@@ -215,7 +215,7 @@ def test_a_state_directory_the_venue_cannot_use_is_one_line_for_staff_commands(
     # read-only, the file is not a database) came out as a traceback.
     import io
 
-    from firmware.cli import main
+    from mjtable.cli import main
 
     (tmp_path / "venue.sqlite").write_bytes(b"not a database, " * 64)
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
@@ -230,7 +230,7 @@ def test_a_second_venue_on_the_same_records_stops_with_one_line(tmp_path, capsys
     # broker session from the other every second.
     import asyncio
 
-    from firmware.cli import main
+    from mjtable.cli import main
     from venue.desk.config import parse
     from venue.desk.serve import Desk
 

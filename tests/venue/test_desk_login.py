@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from firmware.signed import sign
+from firmware.service.signed import sign
 from tests.venue.watch import VenueKey
 from venue.desk.app import make_app
 from venue.desk.config import parse

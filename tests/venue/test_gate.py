@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from firmware.controller import GATE_DISPLAY
-from firmware.gate import EXPIRED, NOT_ENABLED, BookingGate
+from firmware.service.gate import EXPIRED, NOT_ENABLED, BookingGate
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from simulator.scenario import parse_scenario
 
 PLAY_S = 20.0

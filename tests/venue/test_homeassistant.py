@@ -13,8 +13,8 @@ from bench.venue_tables import wait_for
 from firmware import words
 from firmware.i18n import language
 from tests.venue.watch import Watcher
-from venue.agent import homeassistant
-from venue.agent.topics import Topics
+from venue import homeassistant
+from venue.wire import Topics
 
 TOPICS = [("mjt/v1/#", 1), ("homeassistant/#", 1)]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from firmware.identify import BLINK_S, IDENTIFY_S, SHOWN, Identify
+from firmware.service.identify import BLINK_S, IDENTIFY_S, SHOWN, Identify
 from mjtable_core.clock import VirtualClock
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware.ledger import Ledger
+from firmware.state.ledger import Ledger
 from mjtable_core.clock import VirtualClock
 
 
@@ -110,7 +110,7 @@ def test_a_hand_still_in_play_after_a_restart_goes_on(tmp_path: Path) -> None:
 
 
 def test_a_paid_session_survives_a_restart_on_the_tables_own_clock(tmp_path: Path) -> None:
-    from firmware.gate import BookingGate
+    from firmware.service.gate import BookingGate
 
     clock = VirtualClock()
     ledger = _ledger(tmp_path, clock)

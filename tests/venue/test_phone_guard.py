@@ -85,7 +85,7 @@ def test_an_address_outside_the_trusted_networks_sees_nothing(tmp_path: Path) ->
 
 
 def test_the_agent_refuses_a_public_phone_address_in_one_line(capsys) -> None:
-    from firmware.cli import main
+    from mjtable.cli import main
 
     assert main(["agent", "--phone", "8.8.8.8:8470", "--broker", "mqtt://127.0.0.1:1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

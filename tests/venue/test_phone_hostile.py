@@ -17,8 +17,8 @@ import pytest
 
 from firmware.api.auth import Cost, Technicians
 from firmware.api.server import ApiServer
-from firmware.diagnosis import SYMPTOMS
-from firmware.maintenance import Maintenance
+from firmware.diagnosis.guided import SYMPTOMS
+from firmware.machines.maintenance import Maintenance
 from mjtable_core.config import load_config
 from tests.test_diagnosis import table_in_play
 from tests.venue.own_loop import run_in_own_thread

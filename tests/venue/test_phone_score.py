@@ -19,9 +19,9 @@ import pytest
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.console import winform
-from firmware.maintenance import Maintenance
+from firmware.machines.maintenance import Maintenance
 from mjtable_core.config import load_config
-from simulator.harness import Harness
+from simulator.harness.runner import Harness
 from tests.test_diagnosis import table_in_play
 from venue.agent.phone.server import PhoneConsole
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from firmware import signed
+from firmware.service import signed
 
 NOW = 1_800_000_000.0
 
@@ -45,7 +45,7 @@ def test_a_booking_id_too_long_or_with_control_characters_is_refused(booking: st
     from types import SimpleNamespace
 
     from firmware.api.venue import Venue, run
-    from firmware.gate import BookingGate
+    from firmware.service.gate import BookingGate
     from mjtable_core.clock import VirtualClock
 
     verifier, key = _verifier()

@@ -4,7 +4,7 @@ Nothing here can slow the table: the daemon drops a client that stops reading, a
 the agent never asks it to wait. Hand records go out from the daemon's ledger, every
 one the venue has not acknowledged, again after every reconnect; the venue keeps
 each (table, boot, seq) once. Commands from `cmd` are handed to the daemon as they
-came: the daemon checks the signature (firmware/signed.py) and the agent publishes
+came: the daemon checks the signature (firmware/service/signed.py) and the agent publishes
 its answer on `cmd/ack`.
 """
 
@@ -18,20 +18,20 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiomqtt
 
+from firmware.api.client import AsyncClient, ClientError
 from firmware.i18n import _
 from mjtable_core.config import Config
-from venue.agent import homeassistant
-from venue.agent.brokerwords import LOGIN_RETRY_S, login_refused, refused_line
-from venue.agent.link import DaemonLink, LinkError
-from venue.agent.topics import (
+from venue import homeassistant
+from venue.brokerwords import LOGIN_RETRY_S, login_refused, refused_line
+from venue.wire import (
     OFFLINE,
     ONLINE,
     Topics,
     birth,
+    broker_address,
     fault_event,
     faults_message,
     payload,
@@ -51,12 +51,6 @@ MAX_COMMAND = 16 * 1024  # bytes of a `cmd` message; longer ones are malformed
 # time alone moves every second, and is worth one retained message a minute at most.
 USAGE_TIME_EVERY_S = 60.0
 TIME_ONLY = ("powered_s",)
-
-
-def broker_address(url: str) -> tuple[str, int, bool]:
-    parts = urlsplit(url)
-    tls = parts.scheme == "mqtts"
-    return parts.hostname or "127.0.0.1", parts.port or (8883 if tls else 1883), tls
 
 
 class Agent:
@@ -90,14 +84,14 @@ class Agent:
     async def run(self) -> None:
         """Until stopped: keep one daemon link and one broker session."""
         while not self._stopping.is_set():
-            link = DaemonLink(self.socket)
+            link = AsyncClient(self.socket)
             try:
                 await link.open()
                 await self._with_broker(link)
-            except LinkError as exc:
+            except ClientError as exc:
                 self.log(str(exc))
             finally:
-                await link.close()
+                await link.aclose()
             await self._pause(RETRY_S)
 
     async def _pause(self, seconds: float) -> None:
@@ -117,7 +111,7 @@ class Agent:
             clean_session=None if self.protocol == aiomqtt.ProtocolVersion.V5 else True,
             timeout=10)
 
-    async def _with_broker(self, link: DaemonLink) -> None:
+    async def _with_broker(self, link: AsyncClient) -> None:
         subscribed = await link.request("subscribe", {"streams": ["events", "status"]})
         self._status = subscribed["status"]
         user = self.venue.username or self.table
@@ -149,7 +143,7 @@ class Agent:
                     continue
             await self._pause(RETRY_S)
 
-    async def _session(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
+    async def _session(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
         await mqtt.subscribe(self.topics.cmd, qos=1)
         await self._birth(link, mqtt)
         usage = await link.request("usage", {"after": 0, "limit": 1})
@@ -175,7 +169,7 @@ class Agent:
                 task.cancel()
             await asyncio.gather(*tasks, stop, return_exceptions=True)
 
-    async def _birth(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
+    async def _birth(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
         info = await link.request("info")
         born = birth(self.table, _version(), self.config.table.model,
                      self.config.rules.variant, self.venue.console_url, info.get("protocol"))
@@ -198,12 +192,12 @@ class Agent:
         for topic, config in configs:
             await mqtt.publish(topic, payload(config), qos=1, retain=True)
 
-    async def _follow(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
+    async def _follow(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
         """The daemon's stream: faults at once, status on change (rate-limited)."""
         while True:
             message = await link.stream.get()
             if message is None:
-                raise LinkError(_("the daemon closed the link"))
+                raise ClientError(_("the daemon closed the link"))
             if message["stream"] == "status":
                 self._status = message["status"]     # published by _heartbeat
             elif message["stream"] == "event":
@@ -216,7 +210,7 @@ class Agent:
                 elif kind == "phase" and event.get("state") == "opening":
                     self._hands.set()
 
-    async def _on_fault(self, link: DaemonLink, mqtt: aiomqtt.Client,
+    async def _on_fault(self, link: AsyncClient, mqtt: aiomqtt.Client,
                         event: dict[str, Any]) -> None:
         # The event first, as the daemon said it (its language): nothing waits for a
         # reply of the daemon before the venue hears of a fault. The retained list
@@ -225,7 +219,7 @@ class Agent:
             fault_event(self.table, event, time.time())), qos=1)
         self._faults_due.set()
 
-    async def _faults(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
+    async def _faults(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
         """The retained list of active faults after changes, at most twice a second:
         a burst of faults costs the daemon one read, not one each."""
         while True:
@@ -234,7 +228,7 @@ class Agent:
             await self._publish_faults(link, mqtt)
             await asyncio.sleep(FAULTS_EVERY_S)
 
-    async def _publish_faults(self, link: DaemonLink, mqtt: aiomqtt.Client) -> dict[str, Any]:
+    async def _publish_faults(self, link: AsyncClient, mqtt: aiomqtt.Client) -> dict[str, Any]:
         faults = await link.request("faults", lang=self.lang)
         await mqtt.publish(self.topics.faults, payload(
             faults_message(self.table, faults["active"])), qos=1, retain=True)
@@ -261,7 +255,7 @@ class Agent:
             if await self._publish_status(mqtt, force=due):
                 last = time.monotonic()
 
-    async def _publish_usage(self, link: DaemonLink, mqtt: aiomqtt.Client,
+    async def _publish_usage(self, link: AsyncClient, mqtt: aiomqtt.Client,
                              force: bool = False) -> dict[str, Any]:
         usage = await link.request("usage", {"after": 0, "limit": 1})
         await self._usage_out(mqtt, usage["totals"], force)
@@ -279,7 +273,7 @@ class Agent:
         await mqtt.publish(self.topics.usage, payload(totals), qos=1, retain=True)
         self._usage_counted, self._usage_at = counted, now
 
-    async def _records(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
+    async def _records(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
         """Every finished hand the venue has not acknowledged, QoS 1, oldest first.
 
         A record the broker took may still miss the venue (a broker without
@@ -305,12 +299,12 @@ class Agent:
                     break
             await self._usage_out(mqtt, usage["totals"])
 
-    async def _commands(self, link: DaemonLink, mqtt: aiomqtt.Client) -> None:
+    async def _commands(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
         async for message in mqtt.messages:
             envelope = command_envelope(message.payload)
             try:
                 answer = await link.request("command", {"envelope": envelope}, lang=self.lang)
-            except LinkError as exc:
+            except ClientError as exc:
                 if not exc.error:
                     raise               # no answer: the daemon is gone
                 # The daemon's API refused the request itself (nested past its

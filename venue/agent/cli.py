@@ -47,7 +47,7 @@ def main(config: Config, args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     try:
         from venue.agent.agent import Agent
-        from venue.agent.topics import one_level
+        from venue.wire import one_level
     except ModuleNotFoundError as exc:
         print(_("mjtable agent: needs the venue extra ({module} is missing): "
                 "pip install 'mjtable[venue]'").format(module=exc.name), file=sys.stderr)

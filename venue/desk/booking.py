@@ -3,7 +3,7 @@
 `POST /api/tables/{t}/enable {for_s, booking_id}` and `POST /api/tables/{t}/disable
 {reason}`, with an integrator's API key (`Authorization: Bearer mjk_…`) or a staff
 session and its CSRF token. The desk signs the command with the venue's key
-(firmware/signed.py checks it at the table), publishes it on the table's `cmd` topic
+(firmware/service/signed.py checks it at the table), publishes it on the table's `cmd` topic
 and waits a few seconds for the table's `cmd/ack`: the answer says whether the table
 took it. Every command and every refusal is in the desk's log, with who asked.
 """

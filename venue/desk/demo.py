@@ -2,7 +2,7 @@
 newcomer sees the dashboard move without a single table.
 
 A demo table is an MQTT client that speaks the agent's topics (docs/venue.md) with the
-agent's own payload builders (venue/agent/topics.py, homeassistant.py): its status,
+agent's own payload builders (venue/wire.py, homeassistant.py): its status,
 info, faults, usage and Home Assistant discovery are what a real agent publishes,
 from made-up daemon replies. It plays hands of a minute or so, seldom faults (codes,
 causes and remedies from the firmware's catalogue, in the venue's language) and is
@@ -25,10 +25,10 @@ from typing import Any
 
 import aiomqtt
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from firmware.i18n import language
-from venue.agent import homeassistant
-from venue.agent.topics import (
+from venue import homeassistant
+from venue.wire import (
     OFFLINE,
     ONLINE,
     Topics,
@@ -242,7 +242,7 @@ class DemoTable:
         wall = time.time()
         with language(self.lang):
             texts = kind.texts()
-        # A fault as the daemon reports it (firmware/faults.py's as_dict, the API's
+        # A fault as the daemon reports it (firmware/faults/kinds.py's as_dict, the API's
         # raised_wall), turned into the venue's messages by the agent's own builders.
         fault = {"code": kind.code, "id": kind.id, "where": "lid", "active": True,
                  "t": round(wall - self.started, 3), "raised_wall": round(wall, 3),
@@ -279,7 +279,7 @@ class DemoTable:
                 self.reason = args.get("reason")
                 await self._status(client)
             if name in ("enable", "disable"):
-                # As the daemon answers (firmware/gate.py's status).
+                # As the daemon answers (firmware/service/gate.py's status).
                 left = max(0.0, self.booked_until - time.time())
                 result = {"enforced": True, "open": left > 0, "left_s": round(left, 1),
                           "booking_id": self.booking, "reason": self.reason}
@@ -287,7 +287,7 @@ class DemoTable:
                 {"id": cmd.get("id"), "accepted": True, "result": result}), qos=1)
 
     def _gate(self) -> dict[str, Any]:
-        """The booking gate as firmware/gate.py reports it (table time)."""
+        """The booking gate as firmware/service/gate.py reports it (table time)."""
         now = time.time() - self.started
         left = self.booked_until - time.time()
         return {"enforced": True, "open": left > 0,
@@ -304,7 +304,7 @@ class DemoTable:
             faults_message(self.table, active)), qos=1, retain=True)
 
     async def _usage(self, client: aiomqtt.Client) -> None:
-        # The ledger's totals (firmware/ledger.py), as the agent publishes them.
+        # The ledger's totals (firmware/state/ledger.py), as the agent publishes them.
         await client.publish(self.topics.usage, payload(
             {"table": self.table, "boot": 1, "hands": self.hands,
              "play_s": round(self.play_s, 3),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from firmware.faults import CATALOGUE
+from firmware.faults.kinds import CATALOGUE
 from firmware.i18n import _
 
 SIDE = re.compile(r"side\.(\d+)")

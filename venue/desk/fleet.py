@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from venue.agent.topics import ROOT
 from venue.desk.store import day_of, natural
+from venue.wire import ROOT
 
 STATES = ("idle", "playing", "booked", "fault", "offline")
 # The topics the venue reads: never `cmd` (commands are the venue's own).
@@ -178,7 +178,7 @@ class Fleet:
                 self._touch(table)
 
     def _gate_answer(self, table: str, ack: dict[str, Any]) -> None:
-        # An accepted enable or disable answers with the table's gate (firmware/gate.py):
+        # An accepted enable or disable answers with the table's gate (firmware/service/gate.py):
         # whoever sent it, the tile shows the booking the table itself holds.
         gate = ack.get("result")
         if not ack.get("accepted") or not isinstance(gate, dict) or "open" not in gate:

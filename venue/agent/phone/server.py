@@ -19,10 +19,10 @@ from typing import Any
 
 from aiohttp import web
 
-from firmware.diagnosis import SYMPTOMS
+from firmware.api.client import AsyncClient, ClientError
+from firmware.diagnosis.guided import SYMPTOMS
 from firmware.i18n import _, language
 from mjtable_core.config import Config
-from venue.agent.link import DaemonLink, LinkError
 from venue.agent.phone import guard, score, words
 from venue.agent.phone.page import render
 from venue.agent.phone.sessions import Session, Sessions, TooMany
@@ -111,20 +111,20 @@ class PhoneConsole:
             await self._runner.cleanup()
 
     @contextlib.asynccontextmanager
-    async def _passing_link(self) -> AsyncIterator[DaemonLink]:
+    async def _passing_link(self) -> AsyncIterator[AsyncClient]:
         """A connection for one open read, closed after it; at most PASSING at once."""
         async with self._passing:
-            link = DaemonLink(self.socket)
+            link = AsyncClient(self.socket)
             try:
                 await link.open()
                 yield link
             finally:
-                await link.close()
+                await link.aclose()
 
     async def _watch(self) -> None:
         """One subscription for every page: the latest status, kept here."""
         while True:
-            link = DaemonLink(self.socket)
+            link = AsyncClient(self.socket)
             try:
                 await link.open()
                 first = await link.request("subscribe", {"streams": ["status"]})
@@ -132,11 +132,11 @@ class PhoneConsole:
                 while (message := await link.stream.get()) is not None:
                     if message.get("stream") == "status":
                         self.status = message["status"]
-            except LinkError:
+            except ClientError:
                 pass
             finally:
                 self.status = None
-                await link.close()
+                await link.aclose()
             await asyncio.sleep(RETRY_S)
 
     async def _sweep(self) -> None:
@@ -218,7 +218,7 @@ class PhoneConsole:
                     info = await link.request("info", lang=lang)
                 self._tests[lang] = [{"name": t["name"], "label": f"{t['number']} {t['label']}"}
                                      for t in info["tests"]]
-            except LinkError:
+            except ClientError:
                 return []
         return self._tests[lang]
 
@@ -254,7 +254,7 @@ class PhoneConsole:
         try:
             async with self._passing_link() as link:
                 found = (await link.request("faults", lang=lang))["active"]
-        except LinkError:
+        except ClientError:
             found = active
         shown = [{"code": f.get("code"), "id": f.get("id"), "where": f.get("where"),
                   "summary": (f.get("diagnosis") or {}).get("summary"),
@@ -294,7 +294,7 @@ class PhoneConsole:
             except TooMany:
                 return _refused(409, _("too many technicians are logged in here; one of "
                                        "them must log out first"))
-            except LinkError as exc:
+            except ClientError as exc:
                 return _daemon_refused(exc)
         response = web.json_response({"technician": new.technician, "csrf": new.csrf})
         _set_session(response, new)
@@ -362,7 +362,7 @@ class PhoneConsole:
         try:
             async with self._passing_link() as link:
                 result = await link.request("score", asked, lang=lang)
-        except LinkError as exc:
+        except ClientError as exc:
             refused = exc.error.get("message") or _("no answer from the table")
             with language(lang):
                 message = _("{verb} refused: {message}").format(verb=_("score"),
@@ -385,7 +385,7 @@ class PhoneConsole:
             try:
                 return web.json_response(await link.request(method, params, lang=lang,
                                                             timeout=timeout))
-            except LinkError as exc:
+            except ClientError as exc:
                 if exc.error.get("code") == "unauthorized" or not exc.error:
                     await self.sessions.logout(session)     # the daemon's session ended
                 return _daemon_refused(exc)
@@ -393,7 +393,7 @@ class PhoneConsole:
             async with self._passing_link() as link:
                 return web.json_response(await link.request(method, params, lang=lang,
                                                             timeout=timeout))
-        except LinkError as exc:
+        except ClientError as exc:
             return _daemon_refused(exc)
 
 
@@ -419,7 +419,7 @@ def _refused(status: int, message: str, why: str = "refused") -> web.Response:
                              headers=HEADERS)
 
 
-def _daemon_refused(exc: LinkError) -> web.Response:
+def _daemon_refused(exc: ClientError) -> web.Response:
     code = exc.error.get("code") or "offline"
     status = {"unauthorized": 401, "forbidden": 403, "refused": 409, "not_found": 404,
               "bad_request": 400}.get(code, 503)

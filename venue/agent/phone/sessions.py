@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from venue.agent.link import DaemonLink, LinkError
+from firmware.api.client import AsyncClient, ClientError
 
 MAX_VISITORS = 256          # read-only sessions kept; the oldest is forgotten first
 PER_ADDRESS = 16            # ...and one address's: a device loading the page again and
@@ -40,7 +40,7 @@ class Session:
     started: float
     seen: float
     technician: str | None = None
-    link: DaemonLink | None = None
+    link: AsyncClient | None = None
     hold: int | None = None             # the hold-to-run jog this session started
     remote: str = ""                    # the address that opened it
     drain: asyncio.Task[None] | None = field(default=None, repr=False)
@@ -89,17 +89,17 @@ class Sessions:
 
     async def login(self, old: Session, name: str, token: str) -> Session:
         """A new session (new id and token: a cookie seen before login opens nothing)
-        with its own daemon connection, logged in there; LinkError if refused."""
+        with its own daemon connection, logged in there; ClientError if refused."""
         self._place()                   # refused at once when the table is full
         async with self._logins:
-            link = DaemonLink(self.socket)
+            link = AsyncClient(self.socket)
             await link.open()
             try:
                 result = await link.request("login", auth={"name": name, "token": token})
                 # A connection that sends nothing is dropped by the daemon: take its events.
                 await link.request("subscribe", {"streams": ["events"]})
-            except LinkError:
-                await link.close()
+            except ClientError:
+                await link.aclose()
                 raise
         # Only a technician the daemon let in takes the quietest one's place (a wrong
         # guess from the LAN logs nobody out), counted again now: other logins may have
@@ -107,7 +107,7 @@ class Sessions:
         try:
             quietest = self._place()
         except TooMany:
-            await link.close()
+            await link.aclose()
             raise
         if quietest is not None:
             self._forget(quietest)      # its connection closes: its jog stops
@@ -132,7 +132,7 @@ class Sessions:
         return quietest
 
     @staticmethod
-    async def _drain(link: DaemonLink) -> None:
+    async def _drain(link: AsyncClient) -> None:
         while await link.stream.get() is not None:
             pass
 
@@ -140,11 +140,11 @@ class Sessions:
         link = session.link
         self._forget(session)
         if link is not None:
-            with contextlib.suppress(LinkError):
+            with contextlib.suppress(ClientError):
                 if session.hold is not None:
                     await link.request("jog_stop", {"hold": session.hold}, timeout=2.0)
                 await link.request("logout", timeout=2.0)
-            await link.close()
+            await link.aclose()
 
     def _forget(self, session: Session) -> None:
         self._by_id.pop(session.sid, None)
@@ -152,7 +152,7 @@ class Sessions:
             session.drain.cancel()
         if session.link is not None:
             # Closing the connection stops its hold-to-run jog in the daemon at once.
-            asyncio.get_running_loop().create_task(session.link.close())
+            asyncio.get_running_loop().create_task(session.link.aclose())
 
     def sweep(self) -> None:
         for session in list(self._by_id.values()):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from firmware import words as table_words
 from firmware.i18n import N_, _, language
-from firmware.maintenance import jog_motors
+from firmware.machines.maintenance import jog_motors
 from mjtable_core.geometry import Geometry
 
 # Shown in the page's own markup.

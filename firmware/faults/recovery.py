@@ -1,0 +1,175 @@
+"""Going on after a technician clears the last error fault.
+
+Recovery state belongs to what stopped the table: each fault (or halt) keeps, for the
+machines it parked and only those, the state each one was in. At resume every machine
+still parked goes back through its declared `resume` transition (from `fault` to the
+state it was in; docs/state-machines.md shows them), whose entry callback re-reads the
+sensors and re-issues the interrupted motion: a lid that was closing closes again,
+plates that had not come home turn again, a jammed head finishes its turn, the build
+feeds again, an interrupted dice throw is asked for again. The snapshots are then
+dropped, so none can be applied to a later stop. A set whose counting cannot be
+trusted any more is never resumed: it is marked for refeeding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from firmware.faults.shutdown import TABLE
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+
+BUILDING = ("building", "paused_full", "paused_top_up", "sweeping")
+
+
+def machines(ctl: Controller) -> dict[str, Any]:
+    named: dict[str, Any] = {"cycle": ctl.cycle, "build": ctl.build, "lid": ctl.lid,
+                             "dice": ctl.dice}
+    named.update({f"side.{s.side}": s for s in ctl.sides})
+    named.update({f"plate.{p.side}": p for p in ctl.plates})
+    return named
+
+
+def park(ctl: Controller, parked: Iterable[Any]) -> dict[str, str]:
+    """Before a shutdown parks `parked`: where each one not parked already was."""
+    wanted = {id(m) for m in parked}
+    return {name: m.state for name, m in machines(ctl).items()
+            if id(m) in wanted and m.state != "fault"}
+
+
+def plan(ctl: Controller) -> dict[str, str]:
+    """Where each machine still parked goes back to: the first snapshot that parked it."""
+    named = machines(ctl)
+    snapshots = [f.parked for f in ctl.faults if f.parked] + [ctl.halt_parked]
+    targets: dict[str, str] = {}
+    for snapshot in snapshots:
+        for name, state in snapshot.items():
+            if named[name].state == "fault":
+                targets.setdefault(name, state)
+    return targets
+
+
+def journaled(ctl: Controller) -> dict[str, str]:
+    """Each machine's state as the journal keeps it: where recovery would put it back.
+
+    A machine parked by a fault (or a halt) is journaled as the state it was parked
+    from, so a power cut while the fault holds the table restores the staged set, the
+    raise or the deal that the fault interrupted. During a resume the plan the resume
+    started from still counts for the machines not yet back."""
+    targets = {**ctl.resume_plan, **plan(ctl)}
+    return {name: targets.get(name, m.state) if m.state == "fault" else m.state
+            for name, m in machines(ctl).items()}
+
+
+def _drop_snapshots(ctl: Controller) -> None:
+    for fault in ctl.faults:
+        fault.parked = {}
+    ctl.halt_parked = {}
+
+
+def resume(ctl: Controller) -> None:
+    """Continue the interrupted work; the caller has checked nothing holds the table."""
+    before = plan(ctl)
+    _drop_snapshots(ctl)
+    ctl.resume_plan = before
+    try:
+        _resume(ctl, before)
+    finally:
+        ctl.resume_plan = {}
+    # The journal is written by events during the resume, some while machines are
+    # still parked: write it again now every machine is back (a staged set journaled).
+    ctl.save_journal()
+
+
+def _resume(ctl: Controller, before: dict[str, str]) -> None:
+    ctl.shutdown.release()
+    ctl.hal.write("display", "rF" if ctl.refeed_hold is not None else "")
+    ctl.emit("resume", states=before)
+    if ctl.lid.state == "fault":
+        ctl.lid.reset()
+    if ctl.lid.state == "unknown":
+        ctl.lid.settle()
+    for plate in ctl.plates:
+        if plate.state == "fault":
+            # A home sensor glitching at this instant is not a plate off home: only a
+            # settled edge is believed (a plate at home sent round is a wall half up).
+            off_home = plate.settled_off_home()
+            if not off_home or ctl.lid.state != "closed":
+                # Off home with the lid not down: it comes round at the next raise or
+                # homing, never now (it would lift a wall into the open hole).
+                plate.stale = off_home
+                plate.reset()
+            elif ctl.plate_turn_refused() is None:
+                plate.rehome()      # found off home: come round (a raise finishes here)
+            else:
+                # Off home outside a raise: a turn would lift its track's stacks onto
+                # the table. Said so again once the resume is done (plate.stuck).
+                plate.reset()
+                ctl.clock.post(ctl.check_plates_at_rest)
+    if ctl.dice.state == "fault":
+        ctl.dice.reset()
+    _resume_build(ctl, before)
+    _resume_cycle(ctl, before)
+
+
+def _resume_build(ctl: Controller, before: dict[str, str]) -> None:
+    build = ctl.build
+    if build.state != "fault":
+        return
+    was = before.get("build", "idle")
+    if (was in BUILDING and build.untrusted) or was not in (*BUILDING, "staged"):
+        # Counting went wrong (or nothing says where it was): never finish this set as
+        # if it were right.
+        for side in ctl.sides:
+            if side.state == "fault":
+                side.reset()
+        build.reset()
+        # Held for a refeed (tiles moved uncounted): the refeed's clear builds it.
+        if was in BUILDING and ctl.refeed_hold is None:
+            ctl.request_refeed("the count of the set being built cannot be trusted")
+        return
+    for side in ctl.sides:
+        if side.state == "fault":
+            side.recover(to=before.get(f"side.{side.side}", "idle"))
+    build.recover(to=was)
+
+
+def _resume_cycle(ctl: Controller, before: dict[str, str]) -> None:
+    cycle = ctl.cycle
+    if cycle.state == "fault":
+        was = before.get("cycle", "homing")
+        # A throw interrupted in the air is thrown again by the same seat.
+        cycle.recover(to="dealing" if was == "rolling" else was, was=was)
+    elif cycle.state == "homing":
+        # Only the build was stopped (a head jammed while homing): home again.
+        ctl.home()
+    ctl.start_next_build()      # the next set's build, if a build fault held it
+
+
+def resume_table(ctl: Controller, build_held: Iterable[str]) -> None:
+    """A table fault cleared while a build fault (`build_held`: the build machines it
+    parked) still holds the build: the cycle, the lid, the plates and the dice go on
+    where they were (a top-up interrupted goes on); the build stays parked and
+    latched, its snapshot kept for its own resume."""
+    held = set(build_held)
+    before = {name: state for name, state in plan(ctl).items() if name not in held}
+    for fault in ctl.faults:
+        if not fault.active:
+            fault.parked = {}
+    ctl.halt_parked = {}
+    ctl.shutdown.scopes.discard(TABLE)
+    ctl.emit("resume", states=before, build_held=sorted(held))
+    if ctl.lid.state == "fault":
+        ctl.lid.reset()
+    if ctl.lid.state == "unknown":
+        ctl.lid.settle()
+    for plate in ctl.plates:
+        if plate.state == "fault":
+            plate.stale = plate.settled_off_home()
+            plate.reset()
+    if ctl.dice.state == "fault":
+        ctl.dice.reset()
+    _resume_cycle(ctl, before)
+    ctl.save_journal()

@@ -1,0 +1,336 @@
+"""The background build of one set: disc and ring feed four sides in parallel.
+
+Each side stops at its target; disc and ring pause while every belt of a side still
+building is full, and stop for a top-up (both lift keys). Supervised on the way:
+arrivals that stop before the set is complete (tiles missing), a full belt whose
+count sensor sees nothing (blind), and — in a sweep after the last stack, before the
+ready lamp — any tile still reaching a head (extra tiles).
+
+Walls are never staged while tiles of another set or foreign tiles may be on the disc
+or in them: the sweep lasts as long as the slowest tile of the build took to come (a
+tile left on the disc takes no longer), and on a table with readers at the heads the
+walls are counted by tile before staging: more copies of a tile than a set holds hold
+the build for the operator (E51).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from transitions import EventData
+
+from firmware.i18n import N_
+from firmware.machines.machine import Recoverable, attach, from_fault, recover_transitions
+from mjtable_core.clock import Timer
+from rules.tiles import set_composition
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+    from firmware.machines.side import SideBuilder
+
+STATES = ["idle", "building", "paused_full", "paused_top_up", "sweeping", "staged", "fault"]
+INITIAL = "idle"
+RUNNING = ("building", "paused_full", "paused_top_up")
+TRANSITIONS = [
+    {"trigger": "start", "source": "idle", "dest": "building", "before": "_begin",
+     "after": "_announce"},
+    {"trigger": "belts_full", "source": "building", "dest": "paused_full"},
+    {"trigger": "belt_room", "source": "paused_full", "dest": "building"},
+    {"trigger": "pause", "source": ["building", "paused_full"], "dest": "paused_top_up"},
+    {"trigger": "resume", "source": "paused_top_up", "dest": "building", "after": "_feed"},
+    {"trigger": "side_full", "source": list(RUNNING), "dest": "sweeping",
+     "conditions": "all_full"},
+    {"trigger": "side_full", "source": list(RUNNING), "dest": None},
+    {"trigger": "swept", "source": "sweeping", "dest": "staged"},
+    {"trigger": "raised", "source": "staged", "dest": "idle", "after": "_release"},
+    {"trigger": "fail", "source": "*", "dest": "fault"},
+    {"trigger": "reset", "source": "fault", "dest": "idle"},
+    # Trusted counts: go on from where the fault stopped it (else reset and refeed).
+    *recover_transitions([*RUNNING, "sweeping", "staged"]),
+]
+BUZZ_S = 0.3
+SLOW_BUILDS_RECUR, SLOW_BUILDS_WINDOW = 2, 3
+
+
+class Build(Recoverable):
+    def __init__(self, ctl: Controller) -> None:
+        self.ctl = ctl
+        self.started_at = 0.0
+        self.finished_at = 0.0
+        self.set_name: str | None = None
+        self.walls: list[list[list[str | None]]] = []
+        self.untrusted = False      # a count fault happened: never finish this set as is
+        self.interrupted = False
+        self._full_timer: Timer | None = None
+        self._sweep_timer: Timer | None = None
+        # The last uninterrupted count at each side, and the longest wait between two.
+        self._last_count: dict[int, float] = {}
+        self.longest_gap = 0.0
+        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
+
+    @property
+    def running(self) -> bool:
+        return self.state in RUNNING
+
+    def status(self) -> dict[str, Any]:
+        """The build as the status picture shows it: state and the set it builds."""
+        return {"state": self.state, "set": self.set_name}
+
+    def all_full(self, *_: object) -> bool:
+        return all(side.state == "full" for side in self.ctl.sides)
+
+    def _disc(self, on: bool) -> None:
+        self.ctl.hal.write("motor.disc", on)
+        self.ctl.hal.write("motor.ring", on)
+
+    def motors_off(self) -> None:
+        """The build's safe state: disc, ring, every conveyor and head off, as one
+        stop the backend fences (a command still crossing a noisy link starts none)."""
+        motors = ["motor.disc", "motor.ring"]
+        for side in self.ctl.sides:
+            motors += [side.conveyor, side.head]
+        self.ctl.hal.safe_state(motors)
+
+    def stop_supervision(self) -> None:
+        watch = self.ctl.watch
+        for key in ["build", "stall", "sweep", *[f"blind.{n}" for n in self.ctl.geometry.sides]]:
+            watch.cancel(key)
+        for side in self.ctl.sides:
+            self.ctl.supervisor.cancel(side.key)
+        if self._full_timer is not None:
+            self._full_timer.cancel()
+            self._full_timer = None
+
+    def _arm_limits(self) -> None:
+        timing = self.ctl.timing
+        self.ctl.watch.expect("build", timing.build_fault_s, "build.tiles_missing", "build",
+                              lambda: {"limit_s": timing.build_fault_s,
+                                       "why": N_("build too long"), "arriving": True,
+                                       **self._shortfall()})
+        self._arm_stall()
+
+    def _arm_stall(self) -> None:
+        stall = self.ctl.timing.stall_s
+        self.ctl.watch.expect("stall", stall, "build.tiles_missing", "build",
+                              lambda: {"limit_s": stall,
+                                       "why": N_("no tile arrived within the stall limit"),
+                                       **self._shortfall()})
+
+    def _shortfall(self) -> dict[str, object]:
+        target = self.ctl.config.tiles_per_side
+        short = {str(s.side): target - s.counted for s in self.ctl.sides if s.counted < target}
+        return {"counted": {str(s.side): s.counted for s in self.ctl.sides},
+                "missing": sum(short.values()), "short_sides": short}
+
+    # -- callbacks ------------------------------------------------------------------
+
+    def _begin(self, event: EventData) -> None:
+        set_name = event.kwargs["set_name"]
+        self.set_name = set_name
+        self.untrusted = False
+        self.interrupted = False    # a fault or top-up paused it: its time says nothing
+        self.started_at = self.ctl.clock.now()
+        self.walls = []
+        self._last_count = {}
+        self.longest_gap = 0.0
+        self.ctl.hal.write("lamp.building", True)
+        for side in self.ctl.sides:
+            side.start()
+        self._arm_limits()
+
+    def _announce(self, *_: object) -> None:
+        self.ctl.emit("build.started", set=self.set_name)
+
+    def on_enter_building(self, event: EventData) -> None:
+        self._disc(True)
+        if from_fault(event):
+            self._after_fault()
+
+    def on_enter_paused_full(self, event: EventData) -> None:
+        self._last_count = {}       # a wait across a pause says nothing of the disc
+        self._disc(False)
+        self.ctl.watch.cancel("stall")
+        if from_fault(event):
+            self._after_fault()
+
+    def on_exit_paused_full(self, *_: object) -> None:
+        self._arm_stall()
+
+    def on_enter_fault(self, *_: object) -> None:
+        self.interrupted = True
+        self._last_count = {}
+
+    def on_enter_paused_top_up(self, *_: object) -> None:
+        self.interrupted = True
+        self._last_count = {}
+        self._disc(False)
+        for side in self.ctl.sides:
+            side.feed(False)
+        self.ctl.watch.cancel("build")
+        self.ctl.watch.cancel("stall")
+
+    def _feed(self, *_: object) -> None:
+        for side in self.ctl.sides:
+            side.feed(True)
+        self._arm_limits()
+
+    def _after_fault(self) -> None:
+        """A technician cleared the fault that stopped this build: supervise it again
+        (the sides were recovered first and feed and turn again)."""
+        self._arm_limits()
+        if self.state == "paused_full":
+            self.ctl.watch.cancel("stall")
+            building = [s for s in self.ctl.sides if s.state != "full"]
+            if not all(self.ctl.hal.read(f"side.{s.side}.full") for s in building):
+                self.belt_room()    # a belt emptied while stopped: its edge is long gone
+        if self.all_full():
+            self.side_full()
+
+    def on_enter_sweeping(self, *_: object) -> None:
+        self.finished_at = self.ctl.clock.now()
+        self.stop_supervision()
+        self.walls = [side.stacks() for side in self.ctl.sides]
+        timing = self.ctl.timing
+        # As long as the slowest tile of this build took to come: a tile still on the
+        # disc would come within it (never past the stall limit).
+        sweep = timing.sweep_s if timing.sweep_s <= 0 else max(
+            timing.sweep_s, min(self.longest_gap, timing.stall_s))
+        if sweep <= 0:
+            self._disc(False)
+            self.swept()
+            return
+        # Every tile should be stacked: whatever still reaches a head is extra.
+        self._disc(True)
+        for side in self.ctl.sides:
+            self.ctl.hal.write(side.conveyor, True)
+        self._sweep_timer = self.ctl.clock.call_later(sweep, self._end_sweep)
+
+    def _end_sweep(self) -> None:
+        if self.state != "sweeping":
+            return
+        over = self._over_a_set()
+        if over:
+            # Counted before staging: foreign tiles or tiles of the other set stand in
+            # these walls. Held for the operator, never dealt.
+            self.ctl.fault("build.extra_tiles", "build", None,
+                           {"over": over, "during": "sweeping",
+                            "why": N_("the walls hold more copies of a tile than a set "
+                                      "has: foreign tiles or tiles of the other set")})
+            return
+        self.swept()
+
+    def _over_a_set(self) -> dict[str, int]:
+        """The tiles read into the walls more often than a set holds them (tables with
+        a reader at each head; none elsewhere)."""
+        if not all(side.has_reader for side in self.ctl.sides):
+            return {}
+        held = set_composition(self.ctl.config.table.tiles)
+        read: dict[str, int] = {}
+        for side in self.ctl.sides:
+            for code in side.tiles:
+                if code is not None:
+                    read[code] = read.get(code, 0) + 1
+        return {code: n for code, n in sorted(read.items()) if n > held.get(code, 0)}
+
+    def on_exit_sweeping(self, *_: object) -> None:
+        if self._sweep_timer is not None:
+            self._sweep_timer.cancel()
+            self._sweep_timer = None
+        self.motors_off()
+
+    def on_enter_staged(self, event: EventData) -> None:
+        self.ctl.hal.write("lamp.building", False)
+        self.ctl.hal.write("lamp.ready", True)
+        if from_fault(event):
+            return      # staged before the fault: announced then
+        self.ctl.hal.write("buzzer", True)
+        self.ctl.clock.call_later(BUZZ_S, lambda: self.ctl.hal.write("buzzer", False))
+        build_s = self.finished_at - self.started_at
+        if not self.interrupted:
+            self._check_slow(build_s)
+        self.ctl.emit("build.staged", set=self.set_name, build_s=round(build_s, 3))
+
+    def _check_slow(self, build_s: float) -> None:
+        supervisor = self.ctl.supervisor
+        learned = supervisor.learned_build()
+        slow = learned is not None and build_s > learned * self.ctl.timing.slow_factor
+        # A rare slow draw happens on a clean table: warn only when slow builds recur.
+        recurs = supervisor.slow_recurs("build", slow, SLOW_BUILDS_RECUR, SLOW_BUILDS_WINDOW)
+        if recurs:
+            assert learned is not None
+            self.ctl.fault("build.slow", "build", None,
+                           {"build_s": round(build_s, 3), "learned_s": round(learned, 3),
+                            "factor": self.ctl.timing.slow_factor,
+                            "slow_builds_of_last": [sum(supervisor._slow["build"]),
+                                                    len(supervisor._slow["build"])]})
+        if recurs or not slow:
+            supervisor.record_build(build_s)
+
+    def restore_staged(self, set_name: str, walls: list[list[list[str | None]]]) -> None:
+        """From the journal: a set finished before the stop is still staged inside.
+
+        Only the controller's journal restore at boot calls this (the one place a
+        machine's state is set directly)."""
+        self.set_name = set_name
+        self.walls = walls
+        self.machine.set_state("staged", model=self)
+        self.ctl.hal.write("lamp.ready", True)
+
+    def _release(self, *_: object) -> None:
+        self.ctl.hal.write("lamp.ready", False)
+        for side in self.ctl.sides:
+            side.release()
+
+    # -- supervision edges -------------------------------------------------------------
+
+    def arrival(self, side: SideBuilder) -> None:
+        """A tile was counted at `side`: arrivals are flowing."""
+        if self.state == "building":
+            self._arm_stall()
+            now = side.last_arrival if side.last_arrival is not None else self.ctl.clock.now()
+            last = self._last_count.get(side.side)
+            if last is not None:
+                self.longest_gap = max(self.longest_gap, now - last)
+            self._last_count[side.side] = now
+        key = f"blind.{side.side}"
+        self.ctl.watch.cancel(key)
+        if self.ctl.hal.read(f"side.{side.side}.full"):
+            self._arm_blind(side)
+
+    def _arm_blind(self, side: SideBuilder) -> None:
+        blind = self.ctl.timing.blind_s
+        self.ctl.watch.expect(f"blind.{side.side}", blind, "count.blind",
+                              f"side.{side.side}.count",
+                              lambda: {"belt_full": True, "counted": side.counted,
+                                       "blind_s": blind, "head_home_glitches": side.glitches},
+                              side=side.side)
+
+    def extra_tile(self, side: SideBuilder) -> None:
+        """A tile reached a head whose side is already complete."""
+        self.ctl.fault("build.extra_tiles", f"side.{side.side}.count", side.side,
+                       {"side": side.side, "counted": side.counted, "target": side.target,
+                        "during": self.state})
+
+    def on_belt(self, side: SideBuilder, full: bool) -> None:
+        """A belt-full sensor changed: supervise the count, pause or resume the disc."""
+        if full and side.state in ("feeding", "stacking") and self.running:
+            self._arm_blind(side)
+        elif not full:
+            self.ctl.watch.cancel(f"blind.{side.side}")
+        building = [s for s in self.ctl.sides if s.state != "full"]
+        every_full = bool(building) and all(
+            self.ctl.hal.read(f"side.{s.side}.full") for s in building)
+        if every_full and self.state == "building" and self._full_timer is None:
+            self._full_timer = self.ctl.clock.call_later(
+                self.ctl.timing.belt_full_pause_s, self._pause_full)
+        elif not every_full:
+            if self._full_timer is not None:
+                self._full_timer.cancel()
+                self._full_timer = None
+            if self.state == "paused_full":
+                self.belt_room()
+
+    def _pause_full(self) -> None:
+        self._full_timer = None
+        if self.state == "building":
+            self.belts_full()

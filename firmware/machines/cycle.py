@@ -1,0 +1,318 @@
+"""The table cycle (docs/mechanics.md): lid, push, raise, dice, play — two sets in turn.
+
+One set is in play while the other is built in the background (`build.py`). The
+lift key opens the hole only when a staged set is ready; both lift keys together
+during a build are a top-up. After the walls rise the variant's throws are asked for,
+each from the right seat, and the deal is handed off.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from transitions import EventData
+
+from firmware.machines.machine import Recoverable, attach, from_fault, recover_transitions
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+
+STATES = ["homing", "play", "opening", "hole_open", "closing", "raising", "dealing",
+          "rolling", "top_up_opening", "top_up_open", "top_up_closing", "fault"]
+INITIAL = "homing"
+TRANSITIONS = [
+    # Homed is the transition's result: what follows homing runs after it, never as a
+    # side effect of leaving `homing` (a fault leaves it too).
+    {"trigger": "homed", "source": "homing", "dest": "dealing", "conditions": "deal_pending",
+     "after": "_after_homing"},
+    {"trigger": "homed", "source": "homing", "dest": "raising", "conditions": "raise_pending",
+     "after": "_after_homing"},
+    {"trigger": "homed", "source": "homing", "dest": "play", "after": "_after_homing"},
+    {"trigger": "lift_key", "source": "play", "dest": "opening", "conditions": "set_staged"},
+    {"trigger": "lift_key", "source": "hole_open", "dest": "closing"},
+    {"trigger": "lift_key", "source": "top_up_open", "dest": "top_up_closing"},
+    {"trigger": "both_lift_keys", "source": "play", "dest": "top_up_opening",
+     "conditions": "build_running"},
+    {"trigger": "lid_opened", "source": "opening", "dest": "hole_open"},
+    {"trigger": "lid_opened", "source": "top_up_opening", "dest": "top_up_open"},
+    # The booking gate (firmware/service/gate.py): a closed gate raises no new walls; the set
+    # just pushed in waits on the disc and the players' table stays as it is.
+    {"trigger": "lid_closed", "source": "closing", "dest": "raising", "conditions": "gate_open"},
+    {"trigger": "lid_closed", "source": "closing", "dest": "play", "after": "_gate_held"},
+    {"trigger": "lid_closed", "source": "top_up_closing", "dest": "play"},
+    {"trigger": "lid_closed", "source": "homing", "dest": None, "after": "check_homed"},
+    # A raise resumed with the lid off its lower stop closes it first, then finishes.
+    {"trigger": "lid_closed", "source": "raising", "dest": None, "after": "finish_raising"},
+    {"trigger": "walls_raised", "source": "raising", "dest": "dealing"},
+    {"trigger": "dice_key", "source": "dealing", "dest": "rolling",
+     "conditions": "expected_thrower"},
+    {"trigger": "rolled", "source": "rolling", "dest": "dealing", "conditions": "more_throws",
+     "before": "_record_throw"},
+    {"trigger": "rolled", "source": "rolling", "dest": "play", "before": "_record_throw",
+     "after": "_hand_off"},
+    {"trigger": "fail", "source": "*", "dest": "fault"},
+    # Back where a fault or halt stopped it (a throw in the air is asked for again).
+    *recover_transitions(["homing", "play", "opening", "hole_open", "closing", "raising",
+                          "dealing", "top_up_opening", "top_up_open", "top_up_closing"]),
+]
+
+
+class Cycle(Recoverable):
+    def __init__(self, ctl: Controller) -> None:
+        self.ctl = ctl
+        self.number = 0                      # hands dealt since start
+        self.set_in_play: str | None = None  # unknown at first use
+        self.set_building = ctl.geometry.first_set   # power-on: the disc holds a set
+        self.dealer: int | None = None
+        self.throws: list[list[int]] = []
+        self.walls: list[list[list[str | None]]] = []
+        self._plates_done: set[int] = set()
+        self._deal_pending = False
+        self._raise_pending = False
+        # The last throw of the hand handed off: shown again after a restart in play.
+        self.shown_faces: list[int] | None = None
+        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error,
+                              after_state_change="_announce")
+
+    def _announce(self, event: EventData) -> None:
+        if event.transition is not None and event.transition.dest is not None:
+            held = self.ctl.halted_by if self.state == "fault" else None
+            self.ctl.emit("phase", state=self.state, cycle=self.number,
+                          **({"held_by": held} if held else {}))
+
+    def status(self) -> dict[str, Any]:
+        """The hand cycle as the status picture shows it (keys as the picture names them)."""
+        return {"cycle": self.number, "state": self.state, "set_in_play": self.set_in_play,
+                "set_building": self.set_building, "dealer": self.dealer}
+
+    # -- a deal across a power cut ----------------------------------------------------
+
+    def deal_state(self, state: str) -> dict[str, Any] | None:
+        """The deal to journal, if the cycle is (or, parked, was) dealing: `state` is
+        the cycle's journaled state. A deal restored at boot and not yet resumed (a
+        second cut during the homing) is still a deal."""
+        if state not in ("dealing", "rolling") and not (
+                state == "homing" and self._deal_pending):
+            return None
+        return {"walls": self.walls, "dealer": self.dealer, "throws": self.throws,
+                **self.ctl.handoff.secret()}
+
+    def restore_deal(self, saved: dict[str, Any]) -> None:
+        self.walls = saved["walls"]
+        self.dealer = saved["dealer"]
+        self.throws = [list(t) for t in saved["throws"]]
+        self.ctl.handoff.restore_secret(saved)
+        self._deal_pending = True
+
+    def faces_display(self) -> str:
+        """What the display shows in play: the last throw of the hand handed off (a
+        cut in the instant of the handoff may have lost it on the way to the board,
+        and players who never saw it would throw again), else nothing."""
+        if self.state != "play" or not self.shown_faces:
+            return ""
+        return "-".join(map(str, self.shown_faces))
+
+    # -- conditions -------------------------------------------------------------------
+
+    def deal_pending(self, *_: object) -> bool:
+        return self._deal_pending
+
+    def raise_pending(self, *_: object) -> bool:
+        return self._raise_pending
+
+    def restore_raise(self) -> None:
+        """The power failed while the walls rose: after homing, every plate turns once
+        more (a plate whose wall is already up turns empty), and the staged set is then
+        in play — never left staged to be raised, or built over, a second time."""
+        self._raise_pending = True
+
+    def raise_in_progress(self, state: str) -> bool:
+        """Whether a raise must be finished after a restart: the cycle is (or, parked,
+        was) raising, or a raise restored at boot still waits for the homing."""
+        return state == "raising" or (state == "homing" and self._raise_pending)
+
+    def gate_open(self, *_: object) -> bool:
+        return self.ctl.gate_closed() is None
+
+    def _gate_held(self, *_: object) -> None:
+        self.ctl.hold_for_gate()
+
+    def set_staged(self, *_: object) -> bool:
+        return self.ctl.build.state == "staged"
+
+    def build_running(self, *_: object) -> bool:
+        # Also after tiles went missing: topping up is how players fix that.
+        return self.ctl.build.running or any(
+            f.active and f.id == "build.tiles_missing" for f in self.ctl.faults)
+
+    def expected_thrower(self, event: EventData) -> bool:
+        seat = event.kwargs["seat"]
+        if self.dealer is None:
+            return True          # the first dice key of a hand names the dealer
+        request = self.ctl.handoff.next_throw(self.dealer, self.throws)
+        return request is not None and request.thrower_position == seat
+
+    def more_throws(self, event: EventData) -> bool:
+        assert self.dealer is not None
+        throws = [*self.throws, event.kwargs["faces"]]
+        return self.ctl.handoff.next_throw(self.dealer, throws) is not None
+
+    # -- homing -----------------------------------------------------------------------
+
+    def check_homed(self, *_: object) -> None:
+        """Homing is done when the lid is down and every cam is at home."""
+        if self.state != "homing":
+            return
+        ctl = self.ctl
+        ctl.rehome_plates()
+        cams = [f"side.{n}.{s}" for n in ctl.geometry.sides
+                for s in ("head_home", "plate_home")]
+        # The plates' machines too: a plate coming round is home only once its edge is
+        # believed (plate.py), and a raise after homing turns every plate from home.
+        if (ctl.lid.state == "closed" and all(ctl.hal.read(c) for c in cams)
+                and all(plate.state == "home" for plate in ctl.plates)):
+            self.homed()
+
+    def _after_homing(self, *_: object) -> None:
+        self.ctl.after_homing()
+
+    def on_enter_homing(self, event: EventData) -> None:
+        if from_fault(event):
+            self.ctl.home()     # re-read every home sensor, bring round what is off
+
+    # -- the cycle --------------------------------------------------------------------
+
+    def on_enter_opening(self, event: EventData) -> None:
+        if from_fault(event) and self.ctl.lid.state == "open":
+            self.lid_opened()
+            return
+        self.ctl.lid.open()
+
+    on_enter_top_up_opening = on_enter_opening
+
+    def on_enter_top_up_open(self, *_: object) -> None:
+        self.ctl.emit("top_up", open=True)
+
+    def on_exit_play(self, event: EventData) -> None:
+        if event.transition.dest == "top_up_opening" and self.ctl.build.running:
+            self.ctl.build.pause()
+
+    def on_enter_closing(self, event: EventData) -> None:
+        if from_fault(event) and self.ctl.lid.state == "closed":
+            self.lid_closed()
+            return
+        self.ctl.lid.close()
+
+    on_enter_top_up_closing = on_enter_closing
+
+    def on_exit_top_up_closing(self, event: EventData) -> None:
+        if event.transition.dest == "fault":
+            return          # parked: the top-up goes on after the resume, not now
+        if self.ctl.build.state == "paused_top_up":
+            self.ctl.build.resume()
+        elif self.ctl.build.state == "fault":
+            self.ctl.top_up_done()
+
+    def on_enter_raising(self, event: EventData) -> None:
+        if from_fault(event):
+            self.finish_raising()
+            return
+        self._plates_done = set()
+        self._raise_pending = False
+        # Journaled before any plate moves: a cut from here on finishes this raise.
+        self.ctl.emit("raising", set=self.ctl.build.set_name, cycle=self.number + 1)
+        for plate in self.ctl.plates:
+            plate.turn()
+
+    def finish_raising(self, *_: object) -> None:
+        """After a fault: turn again every plate that had not come home. A plate found
+        off home is already coming round (recovery.py); one at home turns once more.
+        Never with the lid off its lower stop: it would lift a wall into the open hole
+        (a stop believed from a pulse while the lid stood blocked part open). The lid
+        closes first; its lid_closed finishes the raise."""
+        if self.ctl.lid.state != "closed":
+            if self.ctl.lid.may_close():
+                self.ctl.lid.close()
+            return
+        for plate in self.ctl.plates:
+            if plate.side not in self._plates_done and plate.state == "home":
+                plate.turn()
+        if self._every_plate_home():
+            self.walls_raised()
+
+    def _every_plate_home(self) -> bool:
+        # Each plate made its turn, and none is still turning: a plate that finished
+        # and was sent round again by a resume is not a wall that is up.
+        return (len(self._plates_done) == len(self.ctl.plates)
+                and all(p.state == "home" for p in self.ctl.plates))
+
+    def plate_done(self, plate: object) -> None:
+        if self.state == "homing":
+            self.check_homed()
+            return
+        if self.state != "raising":
+            return
+        self._plates_done.add(plate.side)  # type: ignore[attr-defined]
+        if self._every_plate_home():
+            self.walls_raised()
+
+    def pending_thrower(self) -> int | None:
+        """The seat whose dice key the hand waits for (None: any seat, the dealer)."""
+        if self.dealer is None:
+            return None
+        request = self.ctl.handoff.next_throw(self.dealer, self.throws)
+        return None if request is None else request.thrower_position
+
+    def on_enter_dealing(self, event: EventData) -> None:
+        source = event.transition.source
+        if source == "fault":
+            if self.dealer is not None:
+                self.ctl.hal.write(f"lamp.dealer.{self.dealer}", True)
+            if event.kwargs.get("was") == "rolling":
+                self.ctl.emit("dice.again", thrower=self.pending_thrower())
+        elif source == "homing":
+            self._deal_pending = False
+            if self.dealer is not None:
+                self.ctl.hal.write(f"lamp.dealer.{self.dealer}", True)
+        elif source == "raising":
+            self._walls_up()
+
+    def _walls_up(self) -> None:
+        """The staged set is now in play; the set just pushed in is built next."""
+        self.number += 1
+        self.walls = self.ctl.build.walls
+        self.set_in_play = self.ctl.build.set_name
+        self.set_building = self.ctl.geometry.next_set(self.set_in_play)
+        self.dealer = None
+        self.throws = []
+        self.shown_faces = None
+        for n in self.ctl.geometry.sides:
+            self.ctl.hal.write(f"lamp.dealer.{n}", False)
+        # A scored hand named the next dealer: his lamp, before the dice; his key throws.
+        self.dealer = self.ctl.scoring.next_dealer()
+        if self.dealer is not None:
+            self.ctl.hal.write(f"lamp.dealer.{self.dealer}", True)
+        self.ctl.handoff.commit(self.walls, self.number)
+        self.ctl.build.raised()
+        self.ctl.start_next_build()     # unless a build fault or a technician holds it
+
+    def on_enter_rolling(self, event: EventData) -> None:
+        seat = event.kwargs["seat"]
+        if self.dealer is None:
+            self.dealer = seat
+            self.ctl.hal.write(f"lamp.dealer.{seat}", True)
+        request = self.ctl.handoff.next_throw(self.dealer, self.throws)
+        assert request is not None
+        self.ctl.dice.roll(count=request.dice)
+
+    def _record_throw(self, event: EventData) -> None:
+        thrower = self.pending_thrower() if self.dealer is not None else None
+        self.throws.append(event.kwargs["faces"])
+        self.ctl.emit("dice.thrown", faces=event.kwargs["faces"], thrower=thrower,
+                      cycle=self.number)
+
+    def _hand_off(self, *_: object) -> None:
+        assert self.dealer is not None and self.set_in_play is not None
+        self.shown_faces = list(self.throws[-1])
+        self.ctl.handoff.hand_off(self.walls, self.throws, self.dealer, self.number,
+                                  self.set_in_play)

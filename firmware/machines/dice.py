@@ -1,0 +1,79 @@
+"""The dice unit: tumble for a random 3–5 s, never shorter than the minimum spin.
+
+Faces come from the hand's committed dice seed (firmware/hands/handoff.py), drawn from the
+HAL's random source: the OS CSPRNG on a table, a seed only in the simulator
+(docs/mechanics.md, Cheating and tampering). The spin time is drawn here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from transitions import EventData
+
+from firmware.i18n import N_
+from firmware.machines.machine import attach
+from mjtable_core.clock import Timer
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+
+STATES = ["idle", "spinning", "fault"]
+INITIAL = "idle"
+TRANSITIONS = [
+    {"trigger": "roll", "source": "idle", "dest": "spinning"},
+    {"trigger": "stop", "source": "spinning", "dest": "idle", "after": "_rolled"},
+    {"trigger": "fail", "source": "*", "dest": "fault"},
+    {"trigger": "reset", "source": "fault", "dest": "idle"},
+]
+SPIN_SEEN_WITHIN_S = 1.0
+
+
+class Dice:
+    def __init__(self, ctl: Controller) -> None:
+        self.ctl = ctl
+        self.rng, self.source = ctl.hal.entropy()
+        self.count = 2
+        self.faces: list[int] = []
+        self._spin_seen: float | None = None
+        self._timer: Timer | None = None
+        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
+
+    def status(self) -> dict[str, Any]:
+        """The dice as the status picture shows them: state and the last faces."""
+        return {"state": self.state, "faces": list(self.faces)}
+
+    def on_enter_spinning(self, event: EventData) -> None:
+        timing = self.ctl.timing
+        self.count = count = event.kwargs["count"]
+        self._spin_seen = None
+        self.ctl.hal.write("motor.dice", True)
+        self.ctl.hal.write("display", "-" * count)
+        self.ctl.watch.expect("dice", SPIN_SEEN_WITHIN_S, "dice.stuck", "motor.dice",
+                              {"sensor": "dice.spin", "limit_s": SPIN_SEEN_WITHIN_S})
+        spin = self.rng.uniform(timing.dice_min_spin_s, timing.dice_max_spin_s)
+        self._timer = self.ctl.clock.call_later(spin, self.stop)
+
+    def on_exit_spinning(self, *_: object) -> None:
+        self.ctl.hal.write("motor.dice", False)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _rolled(self, *_: object) -> None:
+        # From the seed committed before the walls were built, never drawn now.
+        self.faces = self.ctl.handoff.faces(len(self.ctl.cycle.throws), self.count)
+        self.ctl.hal.write("display", "-".join(map(str, self.faces)))
+        self.ctl.cycle.rolled(faces=list(self.faces))
+
+    def on_sensor(self, spinning: bool) -> None:
+        if spinning:
+            self.ctl.watch.done("dice")
+            self._spin_seen = self.ctl.clock.now()
+        elif self.state == "spinning" and self._spin_seen is not None:
+            # The dice stopped tumbling while the motor still runs: held or jammed.
+            spun = self.ctl.clock.now() - self._spin_seen
+            self.ctl.fault("dice.stuck", "motor.dice", None,
+                           {"sensor": "dice.spin", "spun_s": round(spun, 3),
+                            "min_spin_s": self.ctl.timing.dice_min_spin_s,
+                            "why": N_("tumbling stopped while the dice motor ran")})

@@ -1,0 +1,141 @@
+"""Input dispatch: every input change, from signal to the machine that answers it.
+
+Every change arrives in `on_signal`, inside the loop; the watchers (a console's
+self-test, the flight recorder) see it first, then the handler the table below names.
+The keys are here too: a lift key waits a moment for the other (a top-up chord), and
+a key whose mechanism a technician holds is ignored with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from firmware.machines.plate import Plate
+from firmware.machines.side import SideBuilder
+from mjtable_core.clock import Timer
+from mjtable_core.signals import Value
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+
+
+class Inputs:
+    def __init__(self, ctl: Controller) -> None:
+        self.ctl = ctl
+        # Input changes, for the console's self-tests; called before the machines react.
+        self.watchers: list[Callable[[str, Value], None]] = []
+        self._chord: Timer | None = None
+        # A HAL behind a link (ioboard) knows when an input really changed; an edge
+        # retransmitted over a noisy cable arrives late, bunched with the next one.
+        # Declared by the backend (hal/armed.py Capabilities), never probed.
+        hal = ctl.hal
+        self._changed_at: Callable[[str], float | None] | None = (
+            hal.changed_at if hal.capabilities.board_time else None)
+        self.handlers = self._dispatch_table()
+
+    def edge_time(self, name: str) -> float:
+        """When input `name` changed: the HAL's own time of the change, else now."""
+        at = self._changed_at(name) if self._changed_at is not None else None
+        return self.ctl.clock.now() if at is None else at
+
+    def on_signal(self, name: str, value: Value) -> None:
+        for watcher in self.watchers:
+            watcher(name, value)
+        handler = self.handlers.get(name)
+        if handler is not None:
+            handler(value)
+
+    def _dispatch_table(self) -> dict[str, Callable[[Value], None]]:
+        ctl = self.ctl
+        table: dict[str, Callable[[Value], None]] = {
+            "lid.upper": lambda v: ctl.lid.on_sensor("lid.upper", bool(v)),
+            "lid.lower": lambda v: ctl.lid.on_sensor("lid.lower", bool(v)),
+            "dice.spin": lambda v: ctl.dice.on_sensor(bool(v)),
+            "case_open": lambda v: v and self._case_opened(),
+        }
+        for n, side in enumerate(ctl.sides):
+            table[f"side.{n}.count"] = lambda v, s=side: s.on_count_edge(bool(v))
+            table[f"side.{n}.head_home"] = lambda v, s=side: s.on_home_edge(bool(v))
+            table[f"side.{n}.full"] = lambda v, s=side: ctl.build.on_belt(s, bool(v))
+            table[f"side.{n}.plate_home"] = lambda v, p=ctl.plates[n]: self._plate_home(
+                p, bool(v))
+            table[f"side.{n}.tile_id"] = side.on_reader
+            table[f"key.dice.{n}"] = lambda v, n=n: v and self._dice_key(n)
+        for n in (0, 1):
+            table[f"key.lift.{n}"] = lambda v, n=n: v and self._lift_key(n)
+        return table
+
+    def tile_face_up(self, side: SideBuilder, index: int, tile: str | None) -> None:
+        """A tile arrived face up: warn, and say whether it is one defective tile."""
+        ctl = self.ctl
+        slot = [side.side, index // 2, 1 if index % 2 == 0 else 0]
+        ctl.face_up.seen(ctl.build.set_name, ctl.cycle.number, slot)
+        ctl.fault("tile.face_up", f"side.{side.side}.head", side.side,
+                  {"sensor": f"side.{side.side}.face_up", "tile_index": index,
+                   "wall_slot": slot, "set": ctl.build.set_name})
+
+    def cancel_chord(self) -> None:
+        """The shutdown path: a lift key waiting for its partner is forgotten."""
+        if self._chord is not None:
+            self._chord.cancel()
+            self._chord = None
+
+    def _plate_home(self, plate: Plate, home: bool) -> None:
+        plate.on_sensor(home)
+        if home and self.ctl.cycle.state == "homing":
+            # It may be the last cam awaited: a glitch that hid it at the last check
+            # leaves no other edge to end the homing.
+            self.ctl.clock.post(self.ctl.cycle.check_homed)
+
+    def _case_opened(self) -> None:
+        # The tamper flag latches: a technician must inspect and clear it.
+        ctl = self.ctl
+        if ctl.service_mode:
+            ctl.emit("case.opened.service")
+            return
+        ctl.tampered = True
+        ctl.fault("case.opened", "case_open", None, {"case_open": True})
+
+    def _lift_key(self, n: int) -> None:
+        ctl = self.ctl
+        ctl.emit("key", key=f"key.lift.{n}")
+        other_held = bool(ctl.hal.read(f"key.lift.{1 - n}"))
+        if self._chord is not None or other_held:
+            self.cancel_chord()
+            if self._held("lift", ["lid"]):
+                return
+            if ctl.cycle.may_both_lift_keys():
+                ctl.cycle.both_lift_keys()
+                return
+            self._single_lift()
+            return
+        # Wait a moment: the other lift key may follow (a top-up).
+        self._chord = ctl.clock.call_later(ctl.timing.key_chord_s, self._single_lift)
+
+    def _held(self, key: str, mechanisms: list[str]) -> bool:
+        """The cycle asks the owner first: a technician's motion holds the mechanism."""
+        why = self.ctl.owner.refuses(mechanisms)
+        if why is not None:
+            self.ctl.emit("key.ignored", key=key, state=self.ctl.cycle.state, why=why)
+        return why is not None
+
+    def _single_lift(self) -> None:
+        self._chord = None
+        if self._held("lift", ["lid"]):
+            return
+        cycle = self.ctl.cycle
+        if cycle.may_lift_key():
+            cycle.lift_key()
+        else:
+            self.ctl.emit("key.ignored", key="lift", state=cycle.state)
+
+    def _dice_key(self, seat: int) -> None:
+        ctl = self.ctl
+        ctl.emit("key", key=f"key.dice.{seat}")
+        if self._held(f"dice.{seat}", ["dice"]):
+            return
+        if ctl.cycle.may_dice_key(seat=seat):
+            ctl.cycle.dice_key(seat=seat)
+        else:
+            ctl.emit("key.ignored", key=f"dice.{seat}", state=ctl.cycle.state)

@@ -1,0 +1,215 @@
+"""The centre lid: rise to open the drop hole, lower to close it (docs/mechanics.md).
+
+Its stop sensors are checked for plausibility: a stop seen sooner than the minimum
+travel after a whole move is a glitch and the lid goes on; a stop sensor that drops
+back while the lid rests makes it drive to that stop again (a retry, supervised like
+any move). When a stop was missed while the lid moved, that sensor is only a suspect:
+the next move starting between the stops first travels to the other stop, and only if
+that travel takes the whole learned time (the lid really was at the missed stop) is
+the sensor declared failed (`supervisor.py`). A lid stopped short by an obstruction
+comes back in a fraction of the time: it stays an obstruction. A move from between the
+stops (resumed after a fault) may end at once, so no minimum travel tells a glitch from
+its stop: that stop is believed once it has stayed CONFIRM_S, the motor still driving.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from firmware.machines.machine import attach
+from firmware.machines.supervisor import CONFIRM_S
+from mjtable_core.clock import Timer
+from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+
+STATES = ["unknown", "opening", "open", "closing", "closed", "fault"]
+INITIAL = "unknown"
+TRANSITIONS = [
+    {"trigger": "open", "source": ["closed", "closing", "unknown"], "dest": "opening"},
+    {"trigger": "close", "source": ["unknown", "open", "opening"], "dest": "closing"},
+    {"trigger": "reached_upper", "source": "opening", "dest": "open"},
+    {"trigger": "reached_lower", "source": "closing", "dest": "closed"},
+    {"trigger": "fail", "source": "*", "dest": "fault"},
+    {"trigger": "reset", "source": "fault", "dest": "unknown"},
+    # After a reset: take the state the sensors show.
+    {"trigger": "settle", "source": "unknown", "dest": "closed", "conditions": "at_lower"},
+    {"trigger": "settle", "source": "unknown", "dest": "open", "conditions": "at_upper"},
+    {"trigger": "settle", "source": "unknown", "dest": None},
+    # A stop sensor dropped back while the lid rested: drive to that stop again.
+    {"trigger": "slipped", "source": "closed", "dest": "closing"},
+    {"trigger": "slipped", "source": "open", "dest": "opening"},
+]
+
+
+class Lid:
+    def __init__(self, ctl: Controller) -> None:
+        self.ctl = ctl
+        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
+        self.then: str | None = None     # after a probing travel: "open" or "close"
+        self.glitches = 0                # stop edges seen impossibly early or too brief
+        self._confirm: Timer | None = None   # a part-length move's stop being confirmed
+        self._confirming = ""                # ... on this sensor
+        self._edge_at = 0.0
+
+    def status(self) -> dict[str, Any]:
+        """The lid as the status picture shows it."""
+        return {"state": self.state}
+
+    def at_lower(self, *_: object) -> bool:
+        return bool(self.ctl.hal.read("lid.lower"))
+
+    def at_upper(self, *_: object) -> bool:
+        return bool(self.ctl.hal.read("lid.upper"))
+
+    def _between(self) -> bool:
+        return not self.at_lower() and not self.at_upper()
+
+    def on_enter_opening(self, *_: object) -> None:
+        supervisor = self.ctl.supervisor
+        if self.at_upper():
+            self.reached_upper()
+            return
+        if self._between() and supervisor.is_suspect("lid.upper") and self.then is None:
+            # Was it at the top with a failed sensor, or stopped short? Travel down first.
+            self.then = "open"
+            self.close()
+            return
+        whole = self.at_lower()
+        self.ctl.motions.run(
+            "lid.up", "motor.lid", LID_UP, "lid.upper", True, "lid.not_rising",
+            moved=lambda: not self.ctl.hal.read("lid.lower"), timed_stop=self.reached_upper,
+            learn=whole, confirms=None if whole else "lid.lower",
+            confirm_s=0.0 if whole else CONFIRM_S)
+
+    def on_enter_closing(self, *_: object) -> None:
+        supervisor = self.ctl.supervisor
+        if self.at_lower():
+            self.reached_lower()
+            return
+        if self._between() and supervisor.is_suspect("lid.lower") and self.then is None:
+            self.then = "close"
+            self.open()
+            return
+        whole = self.at_upper()
+        self.ctl.motions.run(
+            "lid.down", "motor.lid", LID_DOWN, "lid.lower", True, "lid.not_lowering",
+            moved=lambda: not self.ctl.hal.read("lid.upper"), timed_stop=self.reached_lower,
+            learn=whole, confirms=None if whole else "lid.upper",
+            confirm_s=0.0 if whole else CONFIRM_S)
+
+    def on_enter_open(self, *_: object) -> None:
+        self.ctl.hal.write("motor.lid", LID_OFF)
+        self.ctl.supervisor.reached("lid.up")
+        if self.then == "close":
+            self.then = None
+            self.close()
+            return
+        # The lid also moves for a technician's test; only the cycle's own moves count.
+        if self.ctl.cycle.may_lid_opened():
+            self.ctl.cycle.lid_opened()
+
+    def on_enter_closed(self, *_: object) -> None:
+        self.ctl.hal.write("motor.lid", LID_OFF)
+        self.ctl.supervisor.reached("lid.down")
+        if not self.at_lower():
+            # The stop dropped back as the motor stopped (a pulse ending): it is driven
+            # to again (`slipped`, queued). Closed it is not: nothing it guards may start.
+            return
+        if self.then == "open":
+            self.then = None
+            self.open()
+            return
+        if self.ctl.cycle.may_lid_closed():
+            self.ctl.cycle.lid_closed()
+
+    def on_enter_fault(self, *_: object) -> None:
+        self.then = None
+        self._cancel_confirm()
+
+    def _cancel_confirm(self) -> bool:
+        """Stop confirming a stop; True when one was being confirmed."""
+        if self._confirm is None:
+            return False
+        self._confirm.cancel()
+        self._confirm = None
+        return True
+
+    def _confirm_stop(self, name: str) -> None:
+        """A part-length move's stop: believed once it has stayed CONFIRM_S."""
+        self._cancel_confirm()
+        self._confirming = name
+        self._edge_at = self.ctl.edge_time(name)
+        self._confirm = self.ctl.clock.call_later(CONFIRM_S, self._stop_stayed)
+
+    def _stop_stayed(self) -> None:
+        self._confirm = None
+        name = self._confirming
+        moving = "opening" if name == "lid.upper" else "closing"
+        if self.state == moving and self.ctl.hal.read(name):
+            # The travel took until the edge, not until it was confirmed.
+            self.ctl.supervisor.reached("lid.up" if name == "lid.upper" else "lid.down",
+                                        at=self._edge_at)
+            if name == "lid.upper":
+                self.reached_upper()
+            else:
+                self.reached_lower()
+
+    def _guarded_running(self) -> list[str]:
+        """The motors the lower lid stop guards that are commanded on now: the feed
+        (disc, ring, conveyors) and the plate cams that raise the walls."""
+        hal = self.ctl.hal
+        return sorted(name for name, signal in hal.signals.items()
+                      if signal.is_motor and name != "motor.lid" and name != "motor.dice"
+                      and not name.endswith(".head")
+                      and hal.read(name) not in (signal.safe_value, None))
+
+    def on_sensor(self, name: str, active: bool) -> None:
+        if self.ctl.hal.read("lid.upper") and self.ctl.hal.read("lid.lower"):
+            self.ctl.fault("lid.sensor_conflict", "lid", None,
+                           {"lid.upper": True, "lid.lower": True,
+                            "changed_last": name, "motor.lid": self.ctl.hal.read("motor.lid"),
+                            # How far into a travel to that stop: too soon, it lied.
+                            "travel_s": self.ctl.supervisor.elapsed(
+                                "lid.up" if name == "lid.upper" else "lid.down"),
+                            "learned_s": round(self.ctl.supervisor.learned(
+                                "lid.up" if name == "lid.upper" else "lid.down"), 3)})
+            return
+        if active:
+            mechanism = {"lid.upper": "lid.up", "lid.lower": "lid.down"}[name]
+            moving = "opening" if name == "lid.upper" else "closing"
+            if self.state != moving:
+                return
+            early = self.ctl.supervisor.too_early(mechanism)
+            if early is not None:
+                # Sooner than any lid can travel: a glitch, not the stop. Keep going.
+                self.glitches += 1
+                self.ctl.emit("sensor.glitch", sensor=name, after_s=round(early, 4))
+                return
+            if self.ctl.supervisor.part_length(mechanism):
+                self._confirm_stop(name)
+                return
+            if name == "lid.upper":
+                self.reached_upper()
+            else:
+                self.reached_lower()
+        elif name == self._confirming and self._cancel_confirm():
+            # Dropped back sooner than CONFIRM_S: a glitch, not the stop. Keep going.
+            self.glitches += 1
+            self.ctl.emit("sensor.glitch", sensor=name,
+                          after_s=round(self.ctl.edge_time(name) - self._edge_at, 4))
+        elif (name, self.state) in (("lid.lower", "closed"), ("lid.upper", "open")) and (
+                "lid" not in self.ctl.owner.held):
+            # The stop it rests on dropped back: never believed as is, driven to again.
+            self.ctl.emit("sensor.dropped", sensor=name, lid=self.state)
+            guarded = self._guarded_running() if name == "lid.lower" else []
+            if guarded:
+                # The lower stop is the interlock of the feed and the walls: what it
+                # guards may not run on while the lid is driven down again (the stop
+                # believed may have been a pulse while the lid stood blocked part open).
+                self.ctl.fault("lid.not_lowering", "motor.lid", None,
+                               {"sensor": name, "dropped_while": guarded,
+                                "suspect_sensor": name})
+                return
+            self.slipped()

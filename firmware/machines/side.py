@@ -1,0 +1,317 @@
+"""One side's builder: count tiles at the head, stack them two high, stop at target.
+
+Tiles are known only on tables with a reader at the head (`side.N.tile_id`); the
+build itself uses counts alone, never identity (docs/mechanics.md). The count sensor
+is checked for plausibility: edges closer than the debounce time are bounce, two
+arrivals closer than the physical minimum gap are one tile counted twice.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from transitions import EventData
+
+from firmware.i18n import N_
+from firmware.machines.machine import Recoverable, attach, from_fault, recover_transitions
+from firmware.machines.supervisor import CONFIRM_S
+
+if TYPE_CHECKING:
+    from firmware.controller import Controller
+    from mjtable_core.clock import Timer
+
+STATES = ["idle", "feeding", "stacking", "full", "fault"]
+INITIAL = "idle"
+TRANSITIONS = [
+    {"trigger": "start", "source": "idle", "dest": "feeding", "after": "_start_conveyor"},
+    {"trigger": "tile_arrived", "source": "feeding", "dest": "stacking"},
+    {"trigger": "tile_arrived", "source": "stacking", "dest": None},
+    {"trigger": "turn_done", "source": "stacking", "dest": "full", "conditions": "complete"},
+    {"trigger": "turn_done", "source": "stacking", "dest": "feeding",
+     "unless": "tiles_waiting"},
+    {"trigger": "turn_done", "source": "stacking", "dest": None},
+    {"trigger": "release", "source": ["full", "idle"], "dest": "idle"},
+    {"trigger": "fail", "source": "*", "dest": "fault"},
+    {"trigger": "reset", "source": "fault", "dest": "idle"},
+    *recover_transitions(["idle", "feeding", "stacking", "full"]),
+]
+
+
+# A tile stays at the count sensor until the head takes it, a third of a turn at the
+# least: a count gone sooner than this part of a turn was no tile (a flaky sensor).
+GHOST_TURNS = 0.15
+# A home seen sooner than this part of the learned turn teaches no turn time.
+LEARN_TURNS = 0.9
+# A rejected home edge this soon (in learned turns) after the home a turn started
+# from may be the real home of which that one was a glitch.
+REANCHOR = 0.35
+# A head-home sensor is told flaky (W95) at this many impossible edges within
+# FLAKY_WINDOW_S of table time: one alone is noise (or a host too late to time it).
+FLAKY_GLITCHES = 3
+FLAKY_WINDOW_S = 60.0
+
+
+class SideBuilder(Recoverable):
+    def __init__(self, ctl: Controller, side: int) -> None:
+        self.ctl = ctl
+        self.side = side
+        self.target = ctl.config.tiles_per_side
+        self.conveyor = f"motor.side.{side}.conveyor"
+        self.head = f"motor.side.{side}.head"
+        self.count_sensor = f"side.{side}.count"
+        self.reader = f"side.{side}.tile_id"
+        self.face_up = f"side.{side}.face_up"
+        self.has_reader = self.reader in ctl.hal.signals
+        self.has_face_up = self.face_up in ctl.hal.signals
+        self.counted = 0          # tiles seen by the count sensor this build
+        self.stacked = 0          # tiles the head has put away
+        self.tiles: list[str | None] = []   # in the order counted
+        self.last_arrival: float | None = None
+        self.left_home = False    # the cam was seen leaving home this turn
+        self.turn_from_home = True  # this turn began at home: its end stacks a tile
+        self.glitches = 0           # impossible home edges seen (a flaky sensor)
+        self.glitch_times: deque[float] = deque(maxlen=FLAKY_GLITCHES)
+        self.whole_turn = False     # this turn started at home and was not interrupted
+        self.turn_began = 0.0       # when this turn began (a home edge's own time if chained)
+        self.chained_at: float | None = None   # the home this turn was started from
+        self.unseen_reads = 0       # tiles the reader saw since the last counted arrival
+        self.ghosts = 0             # counts this build gone before a tile could be taken
+        self.home_opened = 0        # home edges that opened: a stopped cam's never do
+        self.confirming: Timer | None = None    # the side's last home, until it has held
+        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
+
+    @property
+    def key(self) -> str:
+        return f"head.{self.side}"
+
+    def status(self) -> dict[str, Any]:
+        """This side's builder as the status picture shows it."""
+        return {"state": self.state, "counted": self.counted, "stacked": self.stacked,
+                "target": self.target}
+
+    def complete(self, *_: object) -> bool:
+        return self.stacked >= self.target
+
+    def tiles_waiting(self, *_: object) -> bool:
+        return self.counted > self.stacked
+
+    def stacks(self) -> list[list[str | None]]:
+        """The built wall as [top, bottom] per stack, k = 0 at the owner's right end."""
+        return [[self.tiles[i + 1], self.tiles[i]] for i in range(0, len(self.tiles) - 1, 2)]
+
+    def feed(self, on: bool) -> None:
+        """Run the conveyor while this side still needs tiles."""
+        self.ctl.hal.write(self.conveyor, on and self.counted < self.target
+                           and self.state in ("feeding", "stacking"))
+
+    # -- callbacks ------------------------------------------------------------------
+
+    def _start_conveyor(self, *_: object) -> None:
+        self.feed(True)
+
+    def on_exit_idle(self, *_: object) -> None:
+        self.counted = self.stacked = self.ghosts = 0
+        self.tiles = []
+        self.last_arrival = None
+
+    def on_enter_feeding(self, event: EventData) -> None:
+        if from_fault(event):
+            self.feed(True)
+
+    def on_enter_stacking(self, event: EventData) -> None:
+        if from_fault(event):
+            # After a fault is cleared: finish the interrupted turn, and feed again.
+            self.feed(True)
+            self._turn(resumed=True)
+            return
+        self._turn()
+
+    def on_enter_full(self, event: EventData) -> None:
+        self.ctl.hal.write(self.head, False)
+        if not from_fault(event):
+            self.ctl.build.side_full()
+
+    def rehome(self) -> None:
+        """Turn the cam until it is home again (found off home)."""
+        self._turn()
+
+    def _turn(self, resumed: bool = False, began: float | None = None) -> None:
+        # A turn chained from a home edge began when the cam passed home, not when the
+        # loop got to it: a late edge must not make the next home look impossibly early.
+        self.turn_began = self.ctl.clock.now() if began is None else began
+        if self.confirming is not None:     # a new turn: that home was not the last
+            self.confirming.cancel()
+            self.confirming = None
+        self.chained_at = self.turn_began
+        home = bool(self.ctl.hal.read(f"side.{self.side}.head_home"))
+        if not resumed:
+            # A cam found off home finishes a part turn first: that one stacks nothing.
+            self.turn_from_home = home
+        self.left_home = not home
+        self.whole_turn = home and not resumed
+        # Stopped where the pin is, at the home edge: a late loop cannot let the cam
+        # coast past home. A chained turn starts again from home when the loop sees it.
+        self.ctl.motions.run(
+            self.key, self.head, True, f"side.{self.side}.head_home", True, "head.jam",
+            where=f"side.{self.side}.head", side=self.side,
+            evidence={"counted": self.counted, "stacked": self.stacked,
+                      "count_active": bool(self.ctl.hal.read(f"side.{self.side}.count"))},
+            moved=lambda: self.left_home, timed_stop=self.on_home, learn=self.whole_turn)
+
+    # -- sensor edges -----------------------------------------------------------------
+
+    def on_reader(self, tile: object) -> None:
+        """The head's reader saw a tile: evidence that tiles reach the head."""
+        if tile is not None:
+            self.unseen_reads += 1
+
+    def on_count_edge(self, active: bool) -> None:
+        if not active:
+            self._gone()
+            return
+        now = self.ctl.edge_time(self.count_sensor)
+        timing = self.ctl.timing
+        gap = None if self.last_arrival is None else now - self.last_arrival
+        if gap is not None and gap < timing.count_debounce_s:
+            return      # contact bounce of the same tile
+        if self.state == "full":
+            if not self.ctl.hal.read(self.conveyor):
+                # Its conveyor is off and the belt's tiles have slid back: no tile can
+                # reach the head. The count sensor, not an extra tile.
+                self.glitches += 1
+                self.ctl.emit("sensor.glitch", sensor=self.count_sensor,
+                              why=N_("a count at a full side whose conveyor is off"))
+                return
+            self.ctl.build.extra_tile(self)
+            return
+        if self.state not in ("feeding", "stacking"):
+            self.ctl.emit("tile.unexpected", side=self.side, state=self.state)
+            return
+        if gap is not None and gap < timing.count_min_gap_s:
+            self.ctl.fault("count.double", f"side.{self.side}.count", self.side,
+                           {"gap_s": round(gap, 4), "min_gap_s": timing.count_min_gap_s,
+                            "counted": self.counted})
+            return
+        self.last_arrival = now
+        self.unseen_reads = 0
+        self.ctl.build.arrival(self)
+        index = self.counted
+        self.counted += 1
+        tile = self.ctl.hal.read(self.reader) if self.has_reader else None
+        self.tiles.append(tile)   # type: ignore[arg-type]
+        if self.counted >= self.target:
+            self.ctl.hal.write(self.conveyor, False)
+        if self.has_face_up and self.ctl.hal.read(self.face_up):
+            self.ctl.tile_face_up(self, index, tile)    # type: ignore[arg-type]
+        if self.state == "feeding":     # hot path: while stacking, nothing changes state
+            self.tile_arrived()
+
+    def _gone(self) -> None:
+        """The count sensor went dark: too soon after the arrival it counted, and still
+        dark a moment later (not a bounce), that count was a ghost: evidence for the
+        diagnosis of a tile that later turns up extra at another side."""
+        arrival = self.last_arrival
+        if arrival is None or self.state not in ("feeding", "stacking"):
+            return
+        now = self.ctl.edge_time(self.count_sensor)
+        if now - arrival >= GHOST_TURNS * self.ctl.supervisor.learned(self.key):
+            return
+
+        def still_dark() -> None:
+            if self.last_arrival == arrival and not self.ctl.hal.read(self.count_sensor):
+                self.ghosts += 1
+                self.ctl.emit("sensor.glitch", sensor=self.count_sensor,
+                              why=N_("a count gone before the head could take its tile"))
+
+        self.ctl.clock.call_later(2 * self.ctl.timing.count_debounce_s, still_dark)
+
+    def on_home_edge(self, home: bool) -> None:
+        if not home:
+            self.left_home = True
+            self.home_opened += 1
+            if self.state == "idle" and not self.ctl.hal.read(self.head):
+                # The cam coasted past home after it was stopped (a slow stop over the
+                # board's link). Bring it round now: homing waits for it, and the next
+                # build would take its first turn for a part turn that stacks nothing.
+                self.rehome()
+            return
+        if self.ctl.supervisor.elapsed(self.key) is None or self.confirming is not None:
+            return
+        at = self.ctl.edge_time(f"side.{self.side}.head_home")
+        elapsed = at - self.turn_began
+        learned = self.ctl.supervisor.learned(self.key)
+        if self.whole_turn and elapsed < 0.7 * learned:
+            # Home again so early is impossible (a worn motor is slower, never faster):
+            # a glitch on the sensor.
+            self.glitches += 1
+            self.ctl.emit("sensor.glitch", sensor=f"side.{self.side}.head_home",
+                          after_s=round(elapsed, 4))
+            # Filtered, the table rides through; the technician is still told once
+            # they repeat. One warning per sensor: while it is active, each glitch
+            # only counts on it.
+            self.glitch_times.append(at)
+            if len(self.glitch_times) == FLAKY_GLITCHES and \
+                    at - self.glitch_times[0] <= FLAKY_WINDOW_S:
+                self.ctl.fault("sensor.flaky", f"side.{self.side}.head_home", self.side,
+                               {"sensor": f"side.{self.side}.head_home",
+                                "glitches": self.glitches, "after_s": round(elapsed, 4)})
+            self.ctl.supervisor.unlearned(self.key)    # a turn with a glitch times nothing
+            if self.chained_at is not None and at - self.chained_at < REANCHOR * learned:
+                # Soon after the home this turn started from (an edge it was chained
+                # from, or the sensor read at the start): either may be the glitch, so
+                # the turn counts from the later one. Counted from a glitch, the next
+                # home could be taken before the head took its tile, and the side stop
+                # one stack short.
+                self.turn_began = at
+            return
+        if elapsed < LEARN_TURNS * learned:
+            # Short of a whole turn: home, or a glitch taken for it. Either way it must
+            # not teach a shorter turn (glitches taken for home would ratchet it down).
+            self.ctl.supervisor.unlearned(self.key)
+        self.on_home(at)
+
+    def on_home(self, at: float | None = None) -> None:
+        """The cam is home (`at`: its edge's own time; None when a timer stands in)."""
+        self.ctl.supervisor.reached(self.key)
+        if self.state != "stacking":
+            # Re-homing: the cam was found off home and has come round.
+            self.ctl.hal.write(self.head, False)
+            self.ctl.cycle.check_homed()
+            return
+        if at is not None and self.turn_from_home and self.stacked + 1 >= self.target:
+            self._confirm_last(at)
+            return
+        self._counted_home(at)
+
+    def _confirm_last(self, at: float) -> None:
+        """The side's last home counts once it has held CONFIRM_S, the motor off: a
+        glitch the pin stopped the cam at opens again within it (a stopped cam cannot
+        leave home), and that turn, short of its tile, is not the side's last stack."""
+        self.ctl.hal.write(self.head, False)
+        opened = self.home_opened
+
+        def held() -> None:
+            if self.state != "stacking":
+                return      # a fault ended the build; the next build's first turn clears it
+            self.confirming = None
+            sensor = f"side.{self.side}.head_home"
+            if self.home_opened == opened and self.ctl.hal.read(sensor):
+                self._counted_home(at)
+                return
+            self.glitches += 1
+            self.ctl.emit("sensor.glitch", sensor=sensor,
+                          why=N_("a cam stopped at home that left it with its motor off"))
+            self._turn(resumed=True)     # finish the turn: it stacks its tile at home
+
+        self.confirming = self.ctl.clock.call_later(CONFIRM_S, held)
+
+    def _counted_home(self, at: float | None) -> None:
+        if self.turn_from_home:
+            self.stacked += 1
+        if self.tiles_waiting():
+            self._turn(began=at)
+        else:
+            self.ctl.hal.write(self.head, False)
+        if self.complete() or not self.tiles_waiting():   # hot path: skip no-op triggers
+            self.turn_done()

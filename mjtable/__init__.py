@@ -1,0 +1,2 @@
+"""The `mjtable` command: the composition root above every layer, the one package that
+wires the firmware, the simulator, the venue and the benches together."""

@@ -1,0 +1,348 @@
+"""The referee: physical safety invariants, judged from the simulated table itself.
+
+The harness reports what the firmware says (faults, handoffs); the referee watches
+where the lid, plates, walls and motors physically are, the way a test rig with limit
+switches and a camera would, and records every breach of an invariant as
+`{t, cycle, rule, detail}`. The rule names are stable (docs/faults.md):
+
+- `motor.lid_open`: the disc, ring or a conveyor runs while the lid is away from its
+  lower stop (a top-up pauses the build: the lid may open, those motors may not run).
+- `wall.lid_open`: a plate cam lifts a wall while the lid is away from its lower stop.
+- `wall.not_up`: the walls are committed while a plate cam is mid-turn or a wall does
+  not stand complete on the table.
+- `wall.onto_wall`: a wall rises where the last hand's wall still stands.
+- `handoff.mismatch`: a handoff names walls other than the tiles standing there.
+- `build.onto_track`: a stack is laid onto a track still holding a wall that did not
+  rise (two sets on one track, or more stacks than a wall holds).
+- `motor.case_open`: a motor runs while the case switch reads open.
+- `motor.after_stop`: a motor of a scope that a stop-fault, an e-stop or a halt
+  stopped runs before the explicit resume (that fault cleared at its place; `resume_after_fault`
+  for an e-stop or a halt).
+- `motor.on_at_fault`: a motor turns on in the same instant a fault stops its scope.
+- `motor.interlock`: a motor runs, at the end of an instant, against the interlock
+  table the host declared to the I/O board (`hal/interlocks.py`) as its inputs read:
+  the board enforces it on every command and every input change, so on a rig with a
+  board this never happens, whatever the host does.
+
+Over a link a stop-fault's scope is watched from the fault's instant: a motor that
+turns on after it is caught at once (once the instant's frames have crossed), link or
+no link; only a motor already running gets the link's grace to be stopped (the SAFE,
+or the board's failsafe when the link is broken).
+
+What the firmware believes is used only for *when* to judge (a commit, a handoff, a
+fault's instant); what is judged is always the physical table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware.faults.kinds import BUILD, CATALOGUE, ERROR
+from hal.interlocks import Rule
+from mjtable_core.geometry import Geometry
+from mjtable_core.signals import Value
+from simulator.physics.table import SimTable
+
+RULES = ("motor.lid_open", "wall.lid_open", "wall.not_up", "wall.onto_wall", "handoff.mismatch",
+         "build.onto_track", "motor.case_open", "motor.after_stop", "motor.on_at_fault",
+         "motor.interlock")
+CASE_REACTION_S = 0.05   # one loop turn; the firmware reacts within the instant
+
+
+def feed_motors(geometry: Geometry) -> frozenset[str]:
+    """The motors that move tiles under the lid."""
+    return frozenset({"motor.disc", "motor.ring",
+                      *[f"motor.side.{n}.conveyor" for n in geometry.sides]})
+
+
+def build_motors(geometry: Geometry) -> frozenset[str]:
+    """What a build fault stops: the feed and every stacking head."""
+    return frozenset({*feed_motors(geometry),
+                      *[f"motor.side.{n}.head" for n in geometry.sides]})
+
+
+@dataclass
+class Stop:
+    """A scope of motors a fault (or an e-stop) turned off, until an explicit resume."""
+
+    reason: str
+    motors: frozenset[str]
+    at: float
+    where: str | None = None      # a fault's place: only its own clearance resumes it
+
+
+@dataclass
+class Referee:
+    table: SimTable
+    cycle: Callable[[], int]
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    stops: list[Stop] = field(default_factory=list)
+    limit: int = 200           # a broken run breaks the same rule at every event
+    # Over a link a stop reaches the table after the frames cross (same instant on the
+    # lockstep clock); with the link lost or broken, after the board's failsafe limit.
+    link_grace_s: float = 0.0
+    pending: int = 0
+    # Whether the link is physically broken (dropped or garbled) at this instant: a stop
+    # the firmware sends then cannot cross it, and the board's failsafe stops the motors
+    # within link_grace_s instead. With the link sound there is no grace.
+    link_broken: Callable[[], bool] = lambda: False
+    # The board's interlock table (a rig with a board): judged at the end of each instant.
+    interlocks: Sequence[Rule] = ()
+
+    def __post_init__(self) -> None:
+        self.motors = [s.name for s in self.table.signals.values() if s.is_motor]
+        self.table.witnesses.append(self._on_witness)
+        self.table.observers.append(self._on_reading)
+        self.table.happenings.append(self._on_happening)
+        self._seen: set[tuple[str, str]] = set()
+        self._turned_on: dict[str, float] = {}
+        self._early_clears: list[tuple[str, str | None]] = []
+        self._interlock_inputs = frozenset(rule[1] for rule in self.interlocks)
+        self._interlock_due = False
+        self._turned_late: dict[str, Stop] = {}     # judged once the instant is over
+        self._in_grace: list[Stop] = []     # stops still crossing the link
+        self._judged: set[tuple[int, str]] = set()  # (stop, motor) judged at turn-on
+
+    # -- what is physically so -----------------------------------------------------
+
+    def running(self, motor: str) -> bool:
+        """Commanded on: a dead motor told to run is still an unsafe command."""
+        value = self.table.values[motor]
+        return bool(value) and value != "off" and self.table.powered
+
+    def lid_closed(self) -> bool:
+        return bool(self.table.physical["lid.lower"])
+
+    def _breach(self, rule: str, detail: str, once_key: str = "") -> None:
+        if once_key:
+            key = (rule, f"{self.cycle()}:{once_key}")
+            if key in self._seen:
+                return
+            self._seen.add(key)
+        if len(self.violations) >= self.limit:
+            return
+        self.violations.append({"t": round(self.table.clock.now(), 3), "cycle": self.cycle(),
+                                "rule": rule, "detail": detail})
+
+    # -- the table's own events -----------------------------------------------------
+
+    def _on_witness(self, name: str, value: Value) -> None:
+        if name == "lid.lower" or name.startswith("motor."):
+            self._check_motors(name if name.startswith("motor.") else None)
+        if self.interlocks and name.startswith("motor."):
+            self._judge_interlocks()
+
+    def _judge_interlocks(self) -> None:
+        """At the end of this instant: the board reacts to a reading or a command in
+        the same instant, as its inputs and its frames arrive."""
+        if not self._interlock_due:
+            self._interlock_due = True
+            self.table.clock.call_later(0.0, self._interlocks_held)
+
+    def _interlocks_held(self) -> None:
+        self._interlock_due = False
+        values = self.table.values
+        for output, input_name, level, output_value in self.interlocks:
+            if not self.running(output) or values[input_name] == level or (
+                    output_value is not None and values[output] != output_value):
+                continue
+            self._breach("motor.interlock", f"{output} runs with {input_name} reading "
+                         f"{values[input_name]}", f"{output}<{input_name}")
+
+    def _on_reading(self, name: str, value: Value) -> None:
+        if name in self._interlock_inputs:
+            self._judge_interlocks()
+        # The case switch as it reads (a test opens the case by sticking it): every
+        # motor must be off once the firmware has had the instant to react.
+        if name == "case_open" and value:
+            self.table.clock.call_later(CASE_REACTION_S, self._case_check)
+
+    def _case_check(self) -> None:
+        if self.table.values["case_open"]:
+            for motor in self.motors:
+                if self.running(motor):
+                    self._breach("motor.case_open", f"{motor} runs with the case open", motor)
+
+    def _check_motors(self, turned: str | None) -> None:
+        now = self.table.clock.now()
+        if not self.lid_closed():
+            for motor in feed_motors(self.table.geometry):
+                if self.running(motor):
+                    self._breach("motor.lid_open", f"{motor} runs with the lid at "
+                                 f"{self.table.lid.position:.0%} of its travel", motor)
+        if turned is not None and self.running(turned) and self.table.values["case_open"]:
+            self._breach("motor.case_open", f"{turned} turned on with the case open", turned)
+        if turned is None or not self.running(turned):
+            return
+        self._turned_on[turned] = now
+        for stop in [*self.stops, *self._in_grace]:
+            if turned in stop.motors:
+                if self.link_grace_s and turned not in self._turned_late:
+                    # Over a link: judged when the instant's frames have crossed (a SET
+                    # sent before the fault, late for noise, is followed by the SAFE).
+                    self._turned_late[turned] = stop
+                    self.table.clock.call_later(0.0, lambda: self._late_turn(turned))
+                elif not self.link_grace_s:
+                    self._turned_on_after(turned, stop, now)
+                return
+
+    def _turned_on_after(self, turned: str, stop: Stop, now: float) -> None:
+        self._judged.add((id(stop), turned))
+        rule = "motor.on_at_fault" if now == stop.at else "motor.after_stop"
+        self._breach(rule, f"{turned} turned on after {stop.reason} stopped it "
+                           f"(at t={stop.at:.3f})")
+
+    def _late_turn(self, turned: str) -> None:
+        stop = self._turned_late.pop(turned)
+        self._judged.add((id(stop), turned))
+        if self.running(turned) and (stop in self.stops or stop in self._in_grace):
+            self._turned_on_after(turned, stop, self._turned_on[turned])
+
+    def _on_happening(self, what: str, n: int) -> None:
+        if what == "wall.rising":
+            if not self.lid_closed():
+                self._breach("wall.lid_open", f"wall {n} rises with the lid at "
+                             f"{self.table.lid.position:.0%} of its travel", f"wall{n}")
+            if self.table.walls[n] and self.table.sides[n].track:
+                self._breach("wall.onto_wall", f"wall {n} rises where the last hand's "
+                             f"{len(self.table.walls[n])} stacks still stand", f"onto{n}")
+        elif what == "stack.laid":
+            track = self.table.sides[n].track
+            # A stray pushed in with a set rides with it: a foreign tile, or a tile of
+            # the other set forgotten on the table and pushed in at the next hand. Only
+            # the count can tell those (build.extra_tiles); what this rule catches is a
+            # set laid onto another's stacks, judged by the push each tile came with.
+            came_with = self.table.came_with
+            sets = {came_with.get(t.id, t.set_name) for stack in track for t in stack} - {"X"}
+            full = self.table.config.table.stacks_per_wall
+            if len(sets) > 1 or len(track) > full:
+                self._breach("build.onto_track", f"side {n}: {len(track)} stacks of sets "
+                             f"{sorted(sets)} on the track", f"track{n}")
+
+    # -- the firmware's instants ----------------------------------------------------
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        """Called with every controller event: when to judge, never what."""
+        kind = event["kind"]
+        if kind == "fault" and CATALOGUE[event["id"]].severity == ERROR:
+            # What the fault's kind says its safe state stops.
+            motors = (build_motors(self.table.geometry)
+                      if CATALOGUE[event["id"]].scope == BUILD else frozenset(self.motors))
+            self._stop(Stop(event["id"], motors, self.table.clock.now(),
+                            str(event.get("where"))))
+        elif kind in ("estop", "halted"):
+            self._stop(Stop(kind, frozenset(self.motors), self.table.clock.now()))
+        elif kind == "fault.cleared":
+            self._resume_fault(event["id"], str(event.get("where")))
+        elif kind == "resume_after_fault":
+            # A re-home resumes after an e-stop or a halt; a fault's stop lasts until
+            # that fault is cleared, whatever the firmware does before.
+            self.stops = [s for s in self.stops if s.where is not None]
+            self._in_grace = [s for s in self._in_grace if s.where is not None]
+        elif kind == "walls.committed":
+            self._walls_up()
+        elif kind == "handoff":
+            self._handoff(event)
+
+    def _resume_fault(self, fault_id: str, where: str) -> None:
+        """One fault cleared: its own stop ends, not that of the same fault elsewhere
+        (a head jam cleared on side 0 while side 2's is still jammed)."""
+        for stops in (self.stops, self._in_grace):
+            for stop in stops:
+                if stop.reason == fault_id and stop.where == where:
+                    stops.remove(stop)      # within the grace too: it never lands
+                    return
+        # Cleared before its stop was seen at all.
+        self._early_clears.append((fault_id, where))
+
+    def _stop(self, stop: Stop) -> None:
+        link = (stop.reason in CATALOGUE and CATALOGUE[stop.reason].family == "link"
+                ) or self.link_broken()
+        self.pending += 1
+        # Watched from now: a motor turning on within the grace is caught too.
+        self._in_grace.append(stop)
+        clock = self.table.clock
+        if link:
+            # Judged once the grace's last instant is over: the board's failsafe may
+            # fall in that very instant (its limit from the host's last frame).
+            clock.call_later(self.link_grace_s, lambda: clock.call_later(
+                0.0, lambda: self._stopped(stop)))
+        else:
+            clock.call_later(0.0, lambda: self._stopped(stop))
+
+    def _stopped(self, stop: Stop) -> None:
+        self.pending -= 1
+        held = [s for s in self._in_grace if s is stop]
+        if not held:
+            return          # resumed within the grace
+        self._in_grace.remove(stop)
+        if (stop.reason, stop.where) in self._early_clears:
+            self._early_clears.remove((stop.reason, stop.where))
+            return
+        self.stops.append(stop)
+        for motor in sorted(stop.motors):
+            if not self.running(motor) or (id(stop), motor) in self._judged:
+                continue    # off, or turned on under the stop: judged when it did
+            if self._turned_on.get(motor) == stop.at:
+                self._breach("motor.on_at_fault", f"{motor} turned on in the instant "
+                             f"{stop.reason} stopped it")
+            else:
+                self._breach("motor.after_stop", f"{motor} still runs after {stop.reason}")
+
+    def power_back(self) -> None:
+        """A new boot: stops latched in memory died with the old controller."""
+        self.stops = []
+        self._early_clears = []
+        self._in_grace = []
+
+    def _walls_up(self) -> None:
+        full = self.table.config.table.stacks_per_wall
+        for side in self.table.sides:
+            plate = side.plate
+            assert plate is not None
+            if plate.mid_turn:
+                self._breach("wall.not_up", f"plate cam {side.n} is {plate.angle:.0%} into "
+                             "its turn when the walls are committed")
+            stacks = len(self.table.walls[side.n])
+            if stacks != full:
+                self._breach("wall.not_up", f"wall {side.n} has {stacks} of {full} stacks "
+                             "standing when the walls are committed")
+
+    def _handoff(self, event: dict[str, Any]) -> None:
+        record = event.get("record")
+        walls = self.table.walls
+        sets = {t.set_name for wall in walls for stack in wall for t in stack}
+        standing = [len(w) for w in walls]
+        if record is not None:
+            named = [len(w) for w in record["walls"]]
+            if named != standing:
+                self._breach("handoff.mismatch", f"handed off {named} stacks per wall, "
+                             f"{standing} stand on the table")
+                return
+            wrong = self._misnamed(record["walls"])
+            if wrong:
+                self._breach("handoff.mismatch", f"handed off {wrong[0][1]} at wall "
+                             f"{wrong[0][0]}, {wrong[0][2]} stands there "
+                             f"({len(wrong)} tiles differ)")
+                return
+        if sets != {event["set"]}:
+            self._breach("handoff.mismatch", f"handed off set {event['set']}, the walls "
+                         f"standing are of sets {sorted(sets)}")
+
+    def _misnamed(self, named: list[Any]) -> list[tuple[str, Any, str]]:
+        """Tiles the handoff names other than those standing: `(place, named, standing)`.
+        A table without a tile reader names none (None); any code it does name must
+        still be the tile standing there. With a reader, every tile must be named."""
+        known = self.table.config.table.tile_reader
+        wrong: list[tuple[str, Any, str]] = []
+        for n, (wall, record) in enumerate(zip(self.table.walls, named, strict=False)):
+            for k, (stack, names) in enumerate(zip(wall, record, strict=False)):
+                names = list(names) if isinstance(names, (list, tuple)) else [names]
+                names += [None] * (len(stack) - len(names))
+                for level, (tile, name) in enumerate(zip(stack, names, strict=False)):
+                    if (known or name is not None) and name != tile.code:
+                        place = f"{n}.{k}.{'top' if level == 0 else 'bottom'}"
+                        wrong.append((place, name, tile.code))
+        return wrong

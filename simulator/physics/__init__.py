@@ -1,0 +1,1 @@
+"""The physical table: tiles, moving parts, the players."""

@@ -1,0 +1,91 @@
+"""The `sim` HAL backend: the firmware's signals wired to the in-process simulator.
+
+Registered as entry point `sim` in group `mjtable.hal_backends`, so the HAL never
+imports the simulator. The only fakes of the firmware's world live here and in
+`simulator/`: outputs go to the physical model, input changes come back from it inside
+the same loop, and the random source is the simulation's seed instead of the OS CSPRNG.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection
+
+from hal.armed import Capabilities, OnStopped, PinStops, StopSpec
+from hal.interface import Listener, OpenedHal, drive_safe
+from mjtable_core.clock import Clock
+from mjtable_core.config import Config
+from mjtable_core.i18n import _
+from mjtable_core.signals import Signal, Value
+from simulator.physics.players import SimPlayers
+from simulator.physics.table import SimTable
+from simulator.rigs.host_clock import HostClock
+
+
+class SimHal:
+    # An armed stop ends in the instant of the simulated edge, before the firmware hears it.
+    capabilities = Capabilities(armed_stops=True)
+
+    def __init__(self, table: SimTable, host: HostClock | None = None) -> None:
+        self.table = table
+        # The host process's clock: a stalled host hears of a change when it wakes.
+        self.host = host
+        self.signals: dict[str, Signal] = table.signals
+        # A separate stream from the physics, so firmware draws do not shift the table.
+        self._entropy = random.Random(f"mjtable-dice-{table.seed}")
+        self.stops = PinStops(table.clock, self.signals, table.command,
+                              lambda name: table.values[name])
+        table.listener = self.stops.on_input
+
+    def write(self, name: str, value: Value) -> None:
+        self.stops.cancel(name)
+        self.table.command(name, value)
+
+    def read(self, name: str) -> Value:
+        return self.table.values[name]
+
+    def listen(self, listener: Listener) -> None:
+        host = self.host
+
+        def changed(name: str, value: Value) -> None:
+            self.stops.on_input(name, value)
+            if host is None:
+                listener(name, value)
+            else:
+                host.deliver(lambda: listener(name, value))
+        self.table.listener = changed
+
+    def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
+        host = self.host
+        self.stops.arm(spec, on_stopped if host is None else
+                       lambda report: host.deliver(lambda: on_stopped(report)))
+
+    def cancel(self, output: str) -> None:
+        self.stops.cancel(output)
+        self.table.command(output, self.signals[output].safe_value)
+
+    def changed_at(self, name: str) -> float | None:
+        return None
+
+    def safe_state(self, outputs: Collection[str] | None = None) -> None:
+        if outputs is not None:     # a scope's stop: its outputs, as writes
+            drive_safe(self.signals, self.write, outputs)
+            return
+        self.stops.cancel_all()
+        drive_safe(self.signals, self.table.command)
+
+    def entropy(self) -> tuple[random.Random, str]:
+        return self._entropy, "simulated"
+
+    def close(self) -> None:
+        self.safe_state()
+
+
+def open_backend(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal:
+    """The simulated table and its simulated players (entry point `sim`)."""
+    table = SimTable(config, clock, seed)
+    players = SimPlayers(table, clock, config)
+    return OpenedHal(SimHal(table), "sim",
+                     _("built-in simulator (seed {seed}, simulated players)").format(
+                         seed=table.seed),
+                     players.start, persistent=False)
