@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from firmware import words as table_words
 from firmware.i18n import N_, _, language
-from firmware.machines.maintenance import jog_motors
+from firmware.machines.maintenance import jog_motors, tests_by_name
 from mjtable_core.geometry import Geometry
 
 # Shown in the page's own markup.
@@ -113,3 +113,17 @@ def motors(geometry: Geometry, lang: str | None = None) -> list[dict[str, object
         return [{"motor": m, "label": table_words.motor(m),
                  "directions": ["up", "down"] if m == "lid" else ["fwd"]}
                 for m in jog_motors(geometry)]
+
+
+def running(motion: str | None, geometry: Geometry) -> str | None:
+    """The service motion in progress ("test lid", "jog head.2": ids) as a technician
+    reads it: the test's label, or the jogged motor's name."""
+    if not motion:
+        return None
+    verb, _sep, name = motion.partition(" ")
+    if verb == "test":
+        test = tests_by_name(geometry).get(name)
+        return test.label if test is not None else motion
+    if verb == "jog":
+        return _("jog") + " " + table_words.motor(name)
+    return motion
