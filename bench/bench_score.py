@@ -20,8 +20,9 @@ from collections import Counter
 from rules.errors import RulesError
 from rules.scoring import score_request
 from rules.scoring.shapes import clear_cache
+from rules.variants import REGISTRY
 
-VARIANTS = ("mcr", "jingji", "guangdong", "tianjin", "fuzhou")
+VARIANTS = tuple(REGISTRY)      # every registered variant, a new one included
 HONOURS = ("F1", "F2", "F3", "F4", "J1", "J2", "J3")
 
 
@@ -36,8 +37,9 @@ def _group(rng: random.Random, honours: bool) -> list[str]:
 
 def random_hand(variant: str, rng: random.Random) -> dict:
     """A declared win of `variant` (a valid input; it may or may not win)."""
-    honours = variant != "fuzhou"
-    sets = 5 if variant == "fuzhou" else 4
+    deal = REGISTRY[variant].deal
+    honours = not set(HONOURS) & set(deal.flowers)     # Fuzhou's honours are flowers
+    sets = (deal.hand_size - 1) // 3
     while True:
         groups = [_group(rng, honours) for _ in range(sets)]
         pair = [f"{rng.choice('WBT')}{rng.randint(1, 9)}"] * 2
@@ -55,14 +57,11 @@ def random_hand(variant: str, rng: random.Random) -> dict:
     self_drawn = variant == "tianjin" or rng.random() < 0.4
     hand = {"variant": variant, "concealed": concealed, "melds": melds,
             "win_tile": concealed.pop(), "self_drawn": self_drawn, "seat_wind": "S",
-            "prevalent_wind": "E", "flowers": rng.randint(0, 3) if variant in
-            ("mcr", "jingji", "fuzhou") else 0}
+            "prevalent_wind": "E", "flowers": rng.randint(0, 3) if deal.flowers else 0}
     if not self_drawn:
         hand["discarder"] = "left"
-    if variant == "tianjin":
-        hand["hun"] = "T9"
-    if variant == "fuzhou":
-        hand["gold"] = "T9"
+    if REGISTRY[variant].wild_key is not None:
+        hand[REGISTRY[variant].wild_key] = "T9"
     return hand
 
 

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bench import bench_latency, bench_score, bench_startup, children
+from bench import bench_firmware, bench_latency, bench_score, bench_startup, children
 from bench.bench_cycle import build_figures, peak_rss_mb, speed_factor
 from bench.bench_deal import deals_per_second
 from firmware.i18n import _
@@ -29,13 +29,17 @@ class Sizes:
     starts: int = 5            # daemon starts (median)
     deal_s: float = 1.0        # seconds of dealing
     score_hands: int = 300     # declared wins scored per variant
+    firmware_hands: int = 12   # hands profiled for the firmware's CPU (median hand)
+    fuzz: int = 6              # fuzz scenarios for their rate
+    cpu_hands: int = 100       # hands for the hands per CPU second
 
 
 SHORT_HAND_S = 10.0         # hands of play for the second speed figure
-QUICK = Sizes(cycles=2, runs=1, builds=3, events=200, starts=1, deal_s=0.1, score_hands=20)
+QUICK = Sizes(cycles=2, runs=1, builds=3, events=200, starts=1, deal_s=0.1, score_hands=20,
+              firmware_hands=3, fuzz=1, cpu_hands=2)
 
 
-STEPS = 8
+STEPS = 9
 
 
 def progress(step: int, what: str) -> None:
@@ -65,7 +69,9 @@ def figures(sizes: Sizes, say: Any = progress) -> dict[str, Any]:
     startup = bench_startup.measure(sizes.starts)
     say(7, _("scoring: {n} hands a variant").format(n=sizes.score_hands))
     scoring = bench_score.measure(sizes.score_hands)
-    say(8, _("dealing"))
+    say(8, _("firmware CPU: {n} hands").format(n=sizes.firmware_hands))
+    firmware = bench_firmware.firmware_per_hand(sizes.firmware_hands)
+    say(9, _("dealing"))
     return {
         "speed_factor": speed["speed_factor"],
         "ms_per_hand_300s": speed["ms_per_hand"],
@@ -78,6 +84,10 @@ def figures(sizes: Sizes, say: Any = progress) -> dict[str, Any]:
         "rss_mb": rss,
         "deals_per_s": round(deals_per_second("mcr", sizes.deal_s)),
         "score_ms_median": max(v["median_ms"] for v in scoring.values()),
+        "firmware_cpu_ms_per_hand": firmware["firmware_cpu_ms_per_hand"],
+        "pi_zero2_ms_per_hand": firmware["pi_zero2_ms_per_hand"],
+        "hands_per_cpu_s": bench_firmware.hands_per_cpu_s(sizes.cpu_hands),
+        "fuzz_per_cpu_min": bench_firmware.fuzz_per_cpu_min(sizes.fuzz),
         # Detail behind the headline figures.
         "speed_factor_runs": speed["speed_factor_runs"],
         "cycles_per_run": speed["cycles_per_run"],
@@ -90,6 +100,11 @@ def figures(sizes: Sizes, say: Any = progress) -> dict[str, Any]:
         "latency_faults": latency["faults"] + loaded["faults"],
         "startup_runs_s": startup["startup_runs_s"],
         "score_ms_by_variant": scoring,
+        "firmware_loop_cpu_ms_per_hand": firmware["firmware_loop_cpu_ms_per_hand"],
+        "firmware_share": firmware["firmware_share"],
+        "firmware_cpu_ms_hands": firmware["firmware_cpu_ms_hands"],
+        "pi_zero2_factor": firmware["pi_zero2_factor"],
+        "pi_zero2_core_share": firmware["pi_zero2_core_share"],
     }
 
 

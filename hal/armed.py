@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from operator import itemgetter
 
 from board.stops import ArmedStop
 from mjtable_core.clock import Clock, Timer
@@ -29,7 +30,7 @@ class Capabilities:
     armed_stops: bool = False   # arm()/cancel() stop a motor at the pin, not in the loop
     board_time: bool = False    # changed_at() gives an input change's own time
     link: bool = False          # a link that can be lost: on_link_fault, on_link_back,
-    #                             link_lost, link_in_doubt()
+    #                             on_link_resumed, link_lost, link_in_doubt()
 
 
 class StopReason(Enum):
@@ -72,33 +73,43 @@ class PinStops:
     """
 
     def __init__(self, clock: Clock, signals: Mapping[str, Signal],
-                 write: Callable[[str, Value], None], read: Callable[[str], Value]) -> None:
+                 write: Callable[[str, Value], None], read: Callable[[str], Value],
+                 values: Mapping[str, Value] | None = None) -> None:
         self.clock = clock
         self.signals = signals
         # Read at every stop for its report: the input names, listed once.
         self._inputs = tuple(name for name, signal in signals.items() if not signal.is_output)
         self._write = write
         self._read = read
+        # What `read` reads, where the backend keeps it in one mapping: a stop's
+        # report then copies the inputs without a call for each.
+        self._values = values
+        # All the inputs out of that mapping in one call (itemgetter gives a tuple for two
+        # or more names).
+        self._pick = itemgetter(*self._inputs) if len(self._inputs) > 1 else None
         self._lock = threading.RLock()
         self._armed: dict[str, tuple[StopSpec, ArmedStop, OnStopped]] = {}
-        self._timers: dict[str, Timer] = {}
+        # Each output's pending look (when it is due, board ms, and its timer).
+        self._timers: dict[str, tuple[int, Timer]] = {}
         self._seen: dict[str, Value] = {}   # an edge is a change: a bounce back is not one
-        self._watched: frozenset[str] = frozenset()     # inputs an armed stop reads
+        # Inputs an armed stop reads, and how many read each.
+        self._watched: dict[str, int] = {}
 
     def _ms(self) -> int:
         return round(self.clock.now() * 1000)
 
     def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
         with self._lock:
-            self.cancel(spec.output)
+            if spec.output in self._armed:     # cancel(), without taking the lock again
+                self._end(spec.output, 3, self._ms(), drive=False)
             now = self._ms()
             stop = ArmedStop(0, spec.output, spec.value, spec.input, spec.level, spec.edges,
                              round(spec.blank_s * 1000), round(spec.confirm_s * 1000),
                              round(spec.max_s * 1000), now)
             self._armed[spec.output] = (spec, stop, on_stopped)
-            self._watched = frozenset(armed[0].input for armed in self._armed.values())
-            self._seen[spec.input] = self._read(spec.input)
-            if spec.edges == 0 and self._read(spec.input) == spec.level:
+            self._watched[spec.input] = self._watched.get(spec.input, 0) + 1
+            level = self._seen[spec.input] = self._read(spec.input)
+            if spec.edges == 0 and level == spec.level:
                 stop.reached(now, True)
             self._write(spec.output, spec.value)
             self._settle(spec.output, now)
@@ -138,15 +149,19 @@ class PinStops:
         if reason is not None:
             self._end(output, reason, now)
             return
-        timer = self._timers.pop(output, None)
-        if timer is not None:
-            timer.cancel()
+        due = stop.next_due() if in_loop else None
+        pending = self._timers.get(output)
+        if pending is not None and due is not None and pending[0] == due:
+            return          # already looked for then (a cam leaving: max_s is unchanged)
+        if pending is not None:
+            del self._timers[output]
+            pending[1].cancel()
         if not in_loop:     # timers belong to the loop: look again from there
             self.clock.post(lambda: self._tick(output))
             return
-        due = stop.next_due()
         if due is not None:
-            self._timers[output] = self.clock.call_at(due / 1000, lambda: self._tick(output))
+            self._timers[output] = (due, self.clock.call_at(due / 1000,
+                                                            lambda: self._tick(output)))
 
     def _tick(self, output: str) -> None:
         with self._lock:
@@ -155,12 +170,22 @@ class PinStops:
 
     def _end(self, output: str, reason: int, now: int, drive: bool = True) -> None:
         spec, _stop, on_stopped = self._armed.pop(output)
-        self._watched = frozenset(armed[0].input for armed in self._armed.values())
-        timer = self._timers.pop(output, None)
-        if timer is not None:
-            timer.cancel()
+        left = self._watched[spec.input] - 1
+        if left:
+            self._watched[spec.input] = left
+        else:
+            del self._watched[spec.input]
+        pending = self._timers.pop(output, None)
+        if pending is not None:
+            pending[1].cancel()
         if drive:
             self._write(output, self.signals[output].safe_value)
-        inputs = {name: self._read(name) for name in self._inputs}
+        values = self._values
+        if values is not None and self._pick is not None:
+            inputs = dict(zip(self._inputs, self._pick(values), strict=True))
+        elif values is not None:
+            inputs = {name: values[name] for name in self._inputs}
+        else:
+            inputs = {name: self._read(name) for name in self._inputs}
         report = StopReport(spec, REASONS[reason], self.clock.now(), inputs)
         self.clock.post(lambda: on_stopped(report))

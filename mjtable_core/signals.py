@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from functools import cached_property
 
 from mjtable_core.geometry import REFERENCE, Geometry
 
@@ -38,15 +39,17 @@ class Signal:
     kind: Kind
     doc: str
 
-    @property
+    # What follows from the kind is asked on every command and edge: worked out once
+    # per signal (cached_property keeps it in the instance, past the frozen fields).
+    @cached_property
     def is_output(self) -> bool:
         return self.kind in OUTPUT_KINDS
 
-    @property
+    @cached_property
     def is_motor(self) -> bool:
         return self.kind in (Kind.MOTOR, Kind.LID_MOTOR)
 
-    @property
+    @cached_property
     def safe_value(self) -> Value:
         """What the output is driven to in the safe state."""
         if self.kind is Kind.LID_MOTOR:
@@ -74,8 +77,12 @@ def motors_off(signals: Mapping[str, Signal], values: Mapping[str, Value]) -> bo
 
 
 def catalogue(tile_reader: bool = False, face_up_sensor: bool = False,
-              geometry: Geometry = REFERENCE) -> dict[str, Signal]:
-    """Every signal of a table of `geometry`; optional sensors only when fitted."""
+              geometry: Geometry = REFERENCE, case_contacts: int = 1) -> dict[str, Signal]:
+    """Every signal of a table of `geometry`; optional sensors only when fitted.
+
+    `case_contacts` 2: the case switch's normally-closed contact on its own input
+    (`case_open_nc`, active when that contact reports the case open), as safety
+    interlocks are wired; any disagreement with `case_open` is a fault."""
     out: list[Signal] = [
         Signal("motor.lid", Kind.LID_MOTOR, "centre lid lift"),
         Signal("motor.disc", Kind.MOTOR, "shuffle disc"),
@@ -93,6 +100,9 @@ def catalogue(tile_reader: bool = False, face_up_sensor: bool = False,
         Signal("reset", Kind.KEY, "reset switch"),
         Signal("case_open", Kind.SENSOR, "case tamper switch"),
     ]
+    if case_contacts == 2:
+        out.append(Signal("case_open_nc", Kind.SENSOR,
+                          "case switch, normally-closed contact (active: reports open)"))
     for n in geometry.sides:
         out += [
             Signal(f"lamp.dealer.{n}", Kind.LAMP, f"dealer lamp at seat {n}"),

@@ -14,7 +14,8 @@ from tests.conftest import ROOT
 
 KEYS = ("speed_factor", "ms_per_hand_300s", "speed_factor_10s_hands", "ms_per_hand_10s",
         "build_efficiency", "build_ideal_s", "build_bound_s", "latency_p50_ms", "latency_p99_ms",
-        "startup_s", "rss_mb", "deals_per_s", "score_ms_median")
+        "startup_s", "rss_mb", "deals_per_s", "score_ms_median", "firmware_cpu_ms_per_hand",
+        "pi_zero2_ms_per_hand", "hands_per_cpu_s", "fuzz_per_cpu_min")
 
 
 def test_quick_bench_prints_every_figure() -> None:

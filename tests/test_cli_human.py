@@ -117,7 +117,7 @@ def test_plain_log_lines_show_no_python_reprs() -> None:
 
 def test_bench_says_its_progress_and_ctrl_c_ends_it_with_a_line() -> None:
     # Before: minutes of silence, and silence again on Ctrl-C.
-    result = interrupt(["bench"], wait_for="1/8")
+    result = interrupt(["bench"], wait_for="1/9")
     assert result.returncode == 130, result.stderr
     assert "Traceback" not in result.stderr
     assert "mjtable bench: interrupted" in result.stderr

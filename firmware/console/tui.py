@@ -98,7 +98,9 @@ class ScoreForm(ModalScreen[dict[str, Any] | None]):
               ("flowers", N_("flowers: a number, or the flower tiles")))
     FLAGS = (("self_drawn", N_("self-drawn")), ("fourth_tile", N_("last of its kind")),
              ("kong", N_("robbing a kong / on a kong's draw")),
-             ("last_tile", N_("last tile of the wall")), ("draw", N_("a drawn hand")))
+             ("last_tile", N_("last tile of the wall")),
+             ("zuozhuang", N_("the dealer sits for double (坐庄, Tianjin)")),
+             ("draw", N_("a drawn hand")))
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="scoreform"):

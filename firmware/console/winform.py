@@ -45,6 +45,7 @@ class WinForm:
     fourth_tile: bool = False
     kong: bool = False
     last_tile: bool = False
+    zuozhuang: bool = False      # Tianjin 坐庄, the players' choice this hand
     draw: bool = False
 
 
@@ -122,6 +123,9 @@ def request(form: WinForm) -> dict[str, Any]:
         if discarder not in SOURCES:
             raise ValueError(_("discarder: left, across or right"))
         win["discarder"] = discarder
+    if form.zuozhuang:
+        # Sent only when chosen: a variant without 坐庄 refuses the key.
+        win["zuozhuang"] = True
     return {"seat": seat, "win": win}
 
 
@@ -141,14 +145,17 @@ def result_lines(result: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     if answer is not None:
         if not answer["win"]:
-            return [_("not a win: {reason}").format(reason=answer.get("reason", ""))]
-        for fan in answer["fans"]:
+            lines.append(_("not a win: {reason}").format(reason=answer.get("reason", "")))
+            if "fine" not in result:
+                return lines
+        for fan in answer["fans"] if answer["win"] else ():
             count = f" ×{fan['count']}" if fan["count"] > 1 else ""
             lines.append(f"  {fan['name_zh']} {fan['name_en']}{count}: {fan['points']}")
-        lines.insert(0, _("win: {total} points").format(total=answer["total"]))
+        if answer["win"]:
+            lines.insert(0, _("win: {total} points").format(total=answer["total"]))
     else:
         lines.append(_("a drawn hand: nobody pays"))
-    hand = result.get("hand") or {}
+    hand = result.get("hand") or result.get("fine") or {}
     payments = hand.get("payments") or {}
     if payments:
         lines.append(_("payments: {list}").format(list=", ".join(

@@ -63,15 +63,19 @@ class FlightRecorder:
     def _now(self) -> float:
         return round(self.ctl.clock.now(), 6)
 
-    # Times are kept raw on the hot path and rounded once, when a fault freezes them.
+    # Times are kept raw on the hot path and rounded once, when a fault freezes them;
+    # every edge and command is one entry: _add inline.
     def _on_input(self, name: str, value: Value) -> None:
-        entry: list[Any] = [self._clock_now(), "i", name, value]
         if self._board_time:
-            entry.append(self.ctl.edge_time(name))
-        self._add(entry)
+            self.entries.append([self._clock_now(), "i", name, value,
+                                 self.ctl.edge_time(name)])
+        else:
+            self.entries.append([self._clock_now(), "i", name, value])
+        self._appended += 1
 
     def _on_output(self, name: str, value: Value) -> None:
-        self._add([self._clock_now(), "o", name, value])
+        self.entries.append([self._clock_now(), "o", name, value])
+        self._appended += 1
 
     def _on_event(self, event: dict[str, Any]) -> None:
         kind = event["kind"]

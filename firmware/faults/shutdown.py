@@ -38,6 +38,8 @@ class LatchedOutputs:
 
     def __init__(self, hal: Hal) -> None:
         self._hal = hal
+        # Read on every edge and turn: the HAL's own, not looked up through __getattr__.
+        self.read = hal.read
         self.scopes: set[str] = set()
         self.owner: Owner | None = None
         self.refused: list[tuple[str, Value]] = []

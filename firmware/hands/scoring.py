@@ -1,9 +1,11 @@
 """The game at this table: each ended hand's score, the tallies, and the next dealer.
 
 Players enter a hand's result (a declared win, or a drawn hand) between the lid opening
-after the hand and the next walls rising (API `score`). The rules engine checks the win
-against the set the table dealt - no tile beyond its copies, flowers only where the
-variant has them, the hand's own 混 or 金 - scores it, and books it in the session
+after the hand and the next walls rising (API `score`). A failed declaration that the
+variant fines (错和, 诈和) is booked in the tallies at once and leaves the hand open.
+The rules engine checks the win against the set the table dealt - no tile beyond its
+copies, flowers only where the variant has them, the hand's own 混 or 金 - scores it,
+and books it in the session
 (rules/scoring/session.py), which names the next dealer: his lamp lights when the next
 walls rise, before the dice, and the dice wait for his key. Until a first hand is scored
 the dealer is chosen as before, by the first dice key.
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.faults.recovery import plan
 from firmware.i18n import _
 from rules.errors import RulesError
-from rules.scoring import read_declared, score_declared
+from rules.scoring import read_declared, score_declared, score_request
 from rules.scoring.declared import WIND_LETTERS, Declared
 from rules.scoring.session import Session
 
@@ -124,12 +126,39 @@ class TableScore:
         else:
             session = Session.from_dict(self.session.as_dict())
         session.dealer = dealer     # the table's fact: who threw the dice
+        if isinstance(result, dict) and "win" in result and any(
+                f["cycle"] == cycle and f["declarer"] == seat for f in session.fines):
+            # "错和…即予停和…错和者陪打别人和牌后，按规定付分": no win this hand.
+            raise ScoreRefused(_("position {seat} was fined this hand and plays on without "
+                                 "winning (停和)").format(seat=seat))
         winner, payments, answer = self._result(seat, result, record, session)
-        if answer is not None and not answer["win"]:
-            return {"answer": answer, "booked": False}
+        if answer is not None and not answer["win"] and not answer.get("drawn"):
+            if "penalty" not in answer:
+                return {"answer": answer, "booked": False}
+            # A failed declaration the rule book fines: in the scores now, and the hand
+            # goes on ("该盘继续比赛") to be booked when it ends.
+            fine = session.fine(winner, payments, answer["penalty"], cycle=cycle)
+            self._write({"schema": SCHEMA, "cycle": cycle, "commitment": record["commitment"],
+                         "declared": result, "answer": answer, "fine": fine})
+            self.session = session
+            self.ctl.emit("hand.fined", cycle=cycle, declarer=fine["declarer"],
+                          fine=fine["fine"], payments=fine["payments"])
+            self.ctl.save_journal()
+            return {"answer": answer, "booked": False, "fine": fine,
+                    "scores": list(session.scores)}
         booked = session.record(winner, payments, cycle=cycle)
-        line = {"schema": SCHEMA, "cycle": cycle, "commitment": record["commitment"],
-                "declared": result, "answer": answer, "hand": booked}
+        self._write({"schema": SCHEMA, "cycle": cycle, "commitment": record["commitment"],
+                     "declared": result, "answer": answer, "hand": booked})
+        self.session = session
+        self.ctl.emit("hand.scored", cycle=cycle, winner=booked["winner"],
+                      payments=booked["payments"], next_dealer=session.dealer,
+                      prevalent_wind=_wind(session.prevalent))
+        self.ctl.save_journal()
+        return {"answer": answer, "booked": True, "hand": booked,
+                "scores": list(session.scores), "next_dealer": self.next_dealer()}
+
+    def _write(self, line: dict[str, Any]) -> None:
+        """The score line beside the deal records; not on disk, not booked."""
         if self.file is not None:
             try:
                 self.file(line)
@@ -139,13 +168,6 @@ class TableScore:
                                {"error": f"{type(exc).__name__}: {exc.strerror or exc}"})
                 raise ScoreRefused(_("the score could not be written: {error}").format(
                     error=exc.strerror or exc)) from None
-        self.session = session
-        self.ctl.emit("hand.scored", cycle=cycle, winner=booked["winner"],
-                      payments=booked["payments"], next_dealer=session.dealer,
-                      prevalent_wind=_wind(session.prevalent))
-        self.ctl.save_journal()
-        return {"answer": answer, "booked": True, "hand": booked,
-                "scores": list(session.scores), "next_dealer": self.next_dealer()}
 
     def _homing_onto_a_hand(self) -> bool:
         """Homing with a set on the table (a boot, say, after a cut mid-hand): homing ends
@@ -162,9 +184,21 @@ class TableScore:
             raise ScoreRefused(_("give either \"draw\": true or \"win\": a declared win "
                                  "(docs/scoring.md)"))
         if "draw" in result:
-            if result["draw"] is not True:
-                raise ScoreRefused(_("draw: expected true"))
-            return None, {}, None
+            if result["draw"] is True:
+                return None, {}, None
+            if not isinstance(result["draw"], dict):
+                raise ScoreRefused(_("draw: expected true, or the drawn hand's facts "
+                                     "(docs/scoring.md)"))
+            if "params" in result["draw"]:
+                raise ScoreRefused(_("params: the table scores by its variant's defaults; a "
+                                     "player does not set them"))
+            # What a rule book pays on a draw all the same (Tianjin's 铲).
+            try:
+                answer = score_request({**result["draw"], "variant": session.variant,
+                                        "draw": True})
+            except RulesError as exc:
+                raise ScoreRefused(str(exc)) from None
+            return None, answer["payments"], answer
         declared = result["win"]
         if not isinstance(declared, dict):
             raise ScoreRefused(_("win: expected a declared win (docs/scoring.md)"))

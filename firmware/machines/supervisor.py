@@ -39,6 +39,7 @@ from firmware.machines.watch import Watch
 from mjtable_core.clock import Timer
 
 TIMED_STOP_MARGIN = 1.1
+LATE_LOOP_S = 0.02      # a timer run this late means the loop was not running
 CONFIRM_S = 0.06        # glitches last up to ~50 ms; a cam's home window is longer
 MIN_TRAVEL = 0.7        # a worn motor is slower, never faster
 FULL_TRAVEL = 0.8       # evidence that a travel started at the far stop
@@ -68,6 +69,8 @@ class _Motion:
     learn: bool = True
     timer: Timer | None = None
     confirms: str | None = None     # a suspect sensor this travel may show failed
+    due: float = 0.0                # when the miss is judged
+    late_grace: bool = False        # judged once more for a loop that ran late
 
 
 class Supervisor:
@@ -82,6 +85,7 @@ class Supervisor:
             self.nominal[f"plate.{n}"] = timing.plate_turn_s
             self.nominal[f"head.{n}"] = timing.head_turn_s
         self.runs: dict[str, deque[float]] = {}
+        self._means: dict[str, float] = {}      # learned(), until the runs change
         self.misses: dict[str, int] = {}
         self.degraded: set[str] = set()
         self.suspects: set[str] = set()
@@ -93,8 +97,14 @@ class Supervisor:
     # -- learned timings ----------------------------------------------------------------
 
     def learned(self, mechanism: str) -> float:
-        runs = self.runs.get(mechanism)
-        return sum(runs) / len(runs) if runs else self.nominal[mechanism]
+        # Asked several times on every turn and tile: the mean is kept until a run
+        # changes it (_record, restore).
+        mean = self._means.get(mechanism)
+        if mean is None:
+            runs = self.runs.get(mechanism)
+            mean = sum(runs) / len(runs) if runs else self.nominal[mechanism]
+            self._means[mechanism] = mean
+        return mean
 
     def slow_recurs(self, key: str, slow: bool, recur: int = SLOW_RECUR,
                     window: int = SLOW_WINDOW) -> bool:
@@ -123,6 +133,7 @@ class Supervisor:
                                 "slow_of_last": [int(sum(recent)), len(recent)]})
         runs = self.runs.setdefault(mechanism, deque(maxlen=self.window))
         runs.append(duration)
+        self._means.pop(mechanism, None)
 
     def learned_build(self) -> float | None:
         """Mean of recent whole builds, once there are a few to go by."""
@@ -131,6 +142,7 @@ class Supervisor:
 
     def record_build(self, build_s: float) -> None:
         self.runs.setdefault("build", deque(maxlen=self.window)).append(build_s)
+        self._means.pop("build", None)
 
     def export(self) -> dict[str, Any]:
         return {"runs": {m: list(r) for m, r in self.runs.items()},
@@ -140,6 +152,7 @@ class Supervisor:
         for mechanism, runs in saved.get("runs", {}).items():
             if mechanism in self.nominal or mechanism == "build":
                 self.runs[mechanism] = deque(runs, maxlen=self.window)
+        self._means.clear()
         self.degraded = (set(saved.get("degraded", [])) & set(self.ctl.hal.signals)) - GUARDS
 
     # -- motions --------------------------------------------------------------------------
@@ -165,6 +178,7 @@ class Supervisor:
             motion.timer = self.ctl.clock.call_later(learned * TIMED_STOP_MARGIN,
                                                      lambda: self._timed(mechanism))
         else:
+            motion.due = motion.started + self.k * learned
             motion.timer = self.ctl.clock.call_later(self.k * learned,
                                                      lambda: self._missed(mechanism))
         self._motions[mechanism] = motion
@@ -301,8 +315,21 @@ class Supervisor:
             self._motions[mechanism].timer = self.ctl.clock.call_later(
                 LINK_RECHECK_S, lambda: self._missed(mechanism))
             return
-        motion = self._motions.pop(mechanism)
-        waited = round(self.ctl.clock.now() - motion.started, 3)
+        motion = self._motions[mechanism]
+        now = self.ctl.clock.now()
+        # The edge came in time by its own stamp, and the sensor still reads it.
+        edge = self.ctl.edge_time(motion.sensor)
+        in_time = motion.started <= edge <= motion.due and bool(hal.read(motion.sensor))
+        if not motion.late_grace and (now - motion.due > LATE_LOOP_S or in_time):
+            # The loop ran late (a host that stalled): the edge it waited for may be
+            # among what it caught up on just now, its dwell still being confirmed.
+            # Judged again once that could have held.
+            motion.late_grace = True
+            motion.timer = self.ctl.clock.call_later(2 * CONFIRM_S + LINK_RECHECK_S,
+                                                     lambda: self._missed(mechanism))
+            return
+        del self._motions[mechanism]
+        waited = round(now - motion.started, 3)
         moved = motion.moved() if motion.moved is not None else False
         evidence = {**motion.evidence, "sensor": motion.sensor, "waited_s": waited,
                     "learned_s": round(self.learned(mechanism), 3), "moved": moved}

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from firmware.faults import recovery
 from firmware.faults.kinds import CATALOGUE, INFO, REFEED, Fault
-from firmware.state.journal import Journal
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -27,9 +26,8 @@ NOT_INCOMPLETE = (None, "idle", "staged")
 
 
 class TableState:
-    def __init__(self, ctl: Controller, journal: Journal) -> None:
+    def __init__(self, ctl: Controller) -> None:
         self.ctl = ctl
-        self.journal = journal
         self.read = False
         self._storage_error: str | None = None     # a journal write failed: fault pending
 
@@ -79,7 +77,7 @@ class TableState:
         # handshake failing) would write a blank machine over the one to recover.
         if self.read and not self._storage_failed():
             try:
-                self.journal.save(self.journal_state(clean))
+                self.ctl.journal.save(self.journal_state(clean))
             except OSError as exc:
                 # Never a silent stall inside emit: the fault path stops the table.
                 # Saving is tried again once a technician clears the fault. Outputs go
@@ -101,7 +99,7 @@ class TableState:
     def recover(self) -> None:
         """The one place machines are put straight into a saved state (at boot)."""
         ctl = self.ctl
-        saved = self.journal.load()
+        saved = ctl.journal.load()
         self.read = True
         if saved:
             ctl.supervisor.restore(saved.get("timings", {}))

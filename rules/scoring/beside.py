@@ -36,7 +36,13 @@ def pair_scores(records: list[tuple[int, dict[str, Any] | None]],
                               "commitment").format(line=number,
                                                    cycle=cycle if _cycle(cycle) else "?"))
             continue
-        if score.get("hand") is not None and not _hand(score["hand"]):
+        if "fine" in score:
+            continue    # a failed declaration's fine: the hand's result is its own line
+        # A drawn hand pays only where its rule book says so (Tianjin's 铲), and its
+        # answer says it was drawn.
+        answer = score.get("answer")
+        drawn_pays = isinstance(answer, dict) and answer.get("drawn") is True
+        if score.get("hand") is not None and not _hand(score["hand"], drawn_pays):
             problems.append(_("scores line {line}: not a scored hand (winner and "
                               "payments)").format(line=number))
             continue
@@ -52,15 +58,16 @@ def _cycle(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _hand(value: Any) -> bool:
+def _hand(value: Any, drawn_pays: bool = False) -> bool:
     """A scored hand as the firmware writes it: a winner (or none) and payments, which
-    pass between the players (they sum to zero) and only when someone won."""
+    pass between the players (they sum to zero) and only when someone won, or on a draw
+    the rule book prices (`drawn_pays`)."""
     if not (isinstance(value, dict) and (value.get("winner") is None or isinstance(
             value.get("winner"), int | str)) and isinstance(value.get("payments"), dict)):
         return False
     paid = list(value["payments"].values())
     return all(_cycle(v) for v in paid) and sum(paid) == 0 and (
-        value.get("winner") is not None or not any(paid))
+        value.get("winner") is not None or drawn_pays or not any(paid))
 
 
 def hand_line(hand: dict[str, Any]) -> str:

@@ -11,9 +11,9 @@ import json
 import sys
 
 from mjtable_core.oserror import said
-from mjtable_core.printable import printable_lines
+from mjtable_core.printable import printable, printable_lines
 
-from ..errors import RulesError
+from ..errors import RulesError, shown
 from ..i18n import _
 from . import score_request
 
@@ -21,8 +21,30 @@ EXIT_BAD_INPUT = 2
 
 
 def _fail(message: str) -> int:
-    print(printable_lines(f"mjtable score: {message}"), file=sys.stderr)
+    # One line whatever the input held: a newline in a value is shown as \x0a.
+    print(printable(f"mjtable score: {message}"), file=sys.stderr)
     return EXIT_BAD_INPUT
+
+
+class DuplicateKey(ValueError):
+    """A JSON object names a key twice: which value is meant is not the parser's guess."""
+
+
+def _unique(pairs: list[tuple[str, object]]) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def loads(text: str) -> object:
+    """JSON as `json.loads` reads it, but a key given twice in one object is an error
+    (DuplicateKey) and NaN or Infinity are not numbers."""
+    def constant(name: str) -> object:
+        raise ValueError(name)
+    return json.loads(text, object_pairs_hook=_unique, parse_constant=constant)
 
 
 def score_main(argv: list[str]) -> int:
@@ -48,13 +70,19 @@ def score_main(argv: list[str]) -> int:
         return _fail(_("{file}: cannot read: {error}").format(
             file=name, error=said(exc) if isinstance(exc, OSError) else exc))
     try:
-        obj = json.loads(text)
+        obj = loads(text)
+    except DuplicateKey as exc:
+        return _fail(_("{file}: not JSON: the key {key} is given twice in one object").format(
+            file=name, key=shown(exc.args[0])))
     except json.JSONDecodeError as exc:
         return _fail(_("{file}: not JSON: {error} at line {line} column {column}").format(
             file=name, error=exc.msg, line=exc.lineno, column=exc.colno))
     except RecursionError:
         return _fail(_("{file}: not JSON: nested too deep").format(file=name))
-    except ValueError:
+    except ValueError as exc:
+        if str(exc) in ("NaN", "Infinity", "-Infinity"):
+            return _fail(_("{file}: not JSON: {value} is not a number").format(
+                file=name, value=exc))
         # An integer literal past Python's int-from-string limit (4,300 digits).
         return _fail(_("{file}: not JSON: a number has too many digits").format(file=name))
     try:

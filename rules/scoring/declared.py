@@ -2,37 +2,55 @@
 
 Everything a scorer trusts is checked here once: tile codes, meld shapes, the number of
 tiles, no tile beyond its copies in the set the table dealt with, flowers only where the
-variant has them, winds and flags of the right type. A bad field is a `RulesError` whose
-message starts with the path of the field (``melds[1].tiles``), never a score.
+variant has them, winds and flags of the right type, and the facts of how the hand went
+(the variants' own keys: 漏和, 坐庄, 抢金, the wall...) against the tiles and each other.
+Which keys a variant reads, its set and its wild tile are its module's in rules/variants/.
+A bad field is a `RulesError` whose message starts with the path of the field
+(``melds[1].tiles``), never a score.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ..errors import RulesError
+from ..errors import RulesError, shown
 from ..i18n import _
 from ..tiles import FLOWERS, HONOURS, SUITED, successor
+from ..variants import REGISTRY, rules_of
 
 WIND_LETTERS = ("E", "S", "W", "N")
 SOURCES = ("left", "across", "right")
 MELD_TYPES = ("chow", "pung", "kong")
 FLAGS = ("self_drawn", "fourth_tile", "kong", "last_tile")
 PLAYABLE = SUITED + HONOURS
+# Keys every variant reads; a variant's own keys (its module's `keys`) are refused in
+# the others, so a fact one rule book prices is never silently ignored by another.
+_COMMON_KEYS = {"variant", "concealed", "melds", "win_tile", *FLAGS, "flowers", "seat_wind",
+                "prevalent_wind", "discarder", "params"}
+KONG_ROBBED = ("added", "concealed")
+# The wall at the win (Fuzhou's tiles left): each count's most.
+_WALL_KEYS = {"tiles_left": 144, "exposed_kongs": 16, "concealed_kongs": 16,
+              "flower_sets": 9}
 
-# Per variant: tiles in the set, flower codes, tiles in a hand before the winning tile,
-# and the variant's own key for its wild tile.
-_SETS = {
-    "mcr": (144, FLOWERS, 13, None),
-    "jingji": (144, FLOWERS, 13, None),
-    "guangdong": (136, (), 13, None),
-    "tianjin": (136, (), 13, "hun"),
-    "fuzhou": (144, FLOWERS + HONOURS, 16, "gold"),
-}
-VARIANTS = tuple(_SETS)
-_KNOWN_KEYS = {"variant", "concealed", "melds", "win_tile", *FLAGS, "flowers", "seat_wind",
-               "prevalent_wind", "discarder", "params", "hun", "gold"}
+
+@dataclass(frozen=True)
+class Claim:
+    """Another player who declared a win on the same discard (seat wind; 金雀 in Fuzhou)."""
+
+    seat: int
+    jinque: bool = False
+
+
+@dataclass(frozen=True)
+class Wall:
+    """The wall when the hand was won: tiles still in it, and what lengthens the reserve
+    (every player's exposed and concealed kongs, sets of four alike flowers)."""
+
+    tiles_left: int
+    exposed_kongs: int = 0
+    concealed_kongs: int = 0
+    flower_sets: int = 0
 
 
 @dataclass(frozen=True)
@@ -68,6 +86,15 @@ class Declared:
     discarder: str | None        # left, across, right; None when self-drawn or not given
     wild: str | None             # Tianjin 混 indicator / Fuzhou 金 tile
     params: dict
+    also_won: tuple[Claim, ...] = ()   # others who won on the same discard
+    passed_win: bool = False     # 漏和: the winning tile passed since the winner's last move
+    kong_robbed: str | None = None   # "added" (加杠) or "concealed" (暗杠) when robbing
+    zuozhuang: bool = False      # Tianjin 坐庄: the dealer sits for double
+    lazhuang: dict[int, int] = field(default_factory=dict)  # Tianjin 拉庄: seat -> 1 or 2
+    chan: bool = False           # Tianjin 铲: the three others followed the dealer's first discard
+    hun_discarded: bool = False  # Tianjin 小相公: the winner discarded a 混 this hand
+    qiangjin: bool = False       # Fuzhou 抢金: won with the first tile
+    wall: Wall | None = None
 
     @property
     def full_hand(self) -> tuple[str, ...]:
@@ -84,26 +111,35 @@ def wild_tiles(declared: Declared) -> frozenset[str]:
     gold tile; none elsewhere."""
     if declared.wild is None:
         return frozenset()
-    if declared.variant == "tianjin":
+    if rules_of(declared.variant).deal.wild == "hun":
         return frozenset({declared.wild, successor(declared.wild)})
     return frozenset({declared.wild})
+
+
+def known_keys() -> set[str]:
+    """Every key of a declared win: the common ones and each registered variant's own."""
+    return _COMMON_KEYS.union(*(r.keys for r in REGISTRY.values()))
 
 
 def read_declared(obj: object) -> Declared:
     """Check a declared win's JSON object and return it; RulesError on the first problem."""
     if not isinstance(obj, dict):
         raise RulesError(_("expected a JSON object, got {got}").format(got=_json_type(obj)))
-    unknown = sorted(set(obj) - _KNOWN_KEYS)
+    known = known_keys()
+    unknown = sorted(set(obj) - known)
     if unknown:
         raise RulesError(_("{key}: unknown key (known: {known})").format(
-            key=unknown[0], known=", ".join(sorted(_KNOWN_KEYS))))
-    variant = obj.get("variant")
-    if variant is None:
+            key=_name(unknown[0]), known=", ".join(sorted(known))))
+    if obj.get("variant") is None:
         raise RulesError(_("input: missing key {key}").format(key="'variant'"))
-    if variant not in VARIANTS:     # a tuple: an unhashable value is simply not a variant
-        raise RulesError(_("variant: unknown {name} (known: {known})").format(
-            name=_show(variant), known=", ".join(VARIANTS)))
-    set_size, flower_codes, hand_size, wild_key = _SETS[variant]
+    rules = rules_of(obj["variant"])
+    variant = rules.name
+    others = sorted(set(obj) - _COMMON_KEYS - rules.keys)
+    if others:
+        raise RulesError(_("{key}: not a key of the {variant} variant").format(
+            key=others[0], variant=variant))
+    set_size, flower_codes = rules.deal.tiles, rules.deal.flowers
+    hand_size, wild_key = rules.deal.hand_size, rules.wild_key
     concealed = _tiles(obj.get("concealed"), "concealed", flower_codes)
     win_tile = _tile(obj.get("win_tile"), "win_tile", flower_codes)
     melds = _melds(obj.get("melds", []), flower_codes)
@@ -115,10 +151,6 @@ def read_declared(obj: object) -> Declared:
             concealed=len(concealed), melds=len(melds), held=held, variant=variant,
             size=hand_size))
     wild = None
-    for key in ("hun", "gold"):
-        if key in obj and key != wild_key:
-            raise RulesError(_("{key}: not a key of the {variant} variant").format(
-                key=key, variant=variant))
     if wild_key is not None:
         if obj.get(wild_key) is None:
             raise RulesError(_("{key}: the {variant} variant needs its wild tile").format(
@@ -144,10 +176,129 @@ def read_declared(obj: object) -> Declared:
             got=_json_type(params)))
     declared = Declared(variant, tuple(concealed), tuple(melds), win_tile, flowers=flowers,
                         flower_tiles=flower_tiles, seat_wind=seat, prevalent_wind=prevalent,
-                        discarder=discarder, wild=wild, params=params, **flags)
+                        discarder=discarder, wild=wild, params=params, **flags,
+                        **_facts(obj, seat))
     _check_copies(declared, set_size)
     _check_flags(declared)
+    _check_facts(declared)
     return declared
+
+
+def _facts(obj: dict, seat: int) -> dict:
+    """The keys of how the hand went (docs/scoring.md, "How the hand went"), read; the
+    registry has already refused those the variant does not read."""
+    out: dict = {}
+    for name in ("passed_win", "chan", "zuozhuang", "hun_discarded", "qiangjin"):
+        if name in obj:
+            out[name] = _flag(obj, name)
+    if obj.get("kong_robbed") is not None:
+        if obj["kong_robbed"] not in KONG_ROBBED:
+            raise RulesError(_("kong_robbed: {got} is not one of added, concealed").format(
+                got=_show(obj["kong_robbed"])))
+        out["kong_robbed"] = obj["kong_robbed"]
+    if "also_won" in obj:
+        out["also_won"] = _claims(obj["also_won"], seat)
+    if "lazhuang" in obj:
+        out["lazhuang"] = _lazhuang(obj["lazhuang"], seat)
+    if "wall" in obj:
+        out["wall"] = _wall(obj["wall"])
+    return out
+
+
+def _claims(raw: object, seat: int) -> tuple[Claim, ...]:
+    if not isinstance(raw, list):
+        raise RulesError(_("also_won: expected a list, got {got}").format(
+            got=_json_type(raw)))
+    out: list[Claim] = []
+    for i, item in enumerate(raw):
+        where = f"also_won[{i}]"
+        if not isinstance(item, dict):
+            raise RulesError(_("{where}: expected an object, got {got}").format(
+                where=where, got=_json_type(item)))
+        unknown = sorted(set(item) - {"at", "jinque"})
+        if unknown:
+            raise RulesError(_("{where}.{key}: unknown key (known: at, jinque)").format(
+                where=where, key=_name(unknown[0])))
+        if item.get("at") not in SOURCES:
+            raise RulesError(_("{where}.at: {got} is not one of left, across, right").format(
+                where=where, got=_show(item.get("at"))))
+        jinque = _flag(item, "jinque", where)
+        claim = Claim((seat + {"right": 1, "across": 2, "left": 3}[item["at"]]) % 4, jinque)
+        if any(c.seat == claim.seat for c in out):
+            raise RulesError(_("{where}.at: {at} is listed twice").format(
+                where=where, at=item["at"]))
+        out.append(claim)
+    return tuple(out)
+
+
+def _lazhuang(raw: object, seat: int) -> dict[int, int]:
+    if not isinstance(raw, dict):
+        raise RulesError(_("lazhuang: expected an object of seat winds, got {got}").format(
+            got=_json_type(raw)))
+    out = {}
+    for wind, times in raw.items():
+        if wind not in WIND_LETTERS[1:]:
+            raise RulesError(_("lazhuang.{wind}: only the dealer's three others (S, W, N) "
+                               "pull the dealer (拉庄)").format(wind=_name(wind)))
+        # "每个闲家最多可拉两次庄"
+        out[WIND_LETTERS.index(wind)] = _count(times, f"lazhuang.{wind}", 0, 2)
+    return out
+
+
+def _wall(raw: object) -> Wall:
+    if not isinstance(raw, dict):
+        raise RulesError(_("wall: expected an object, got {got}").format(got=_json_type(raw)))
+    unknown = sorted(set(raw) - set(_WALL_KEYS))
+    if unknown:
+        raise RulesError(_("wall.{key}: unknown key (known: {known})").format(
+            key=_name(unknown[0]), known=", ".join(_WALL_KEYS)))
+    if "tiles_left" not in raw:
+        raise RulesError(_("wall.tiles_left: missing"))
+    return Wall(**{key: _count(raw[key], f"wall.{key}", 0, most)
+                   for key, most in _WALL_KEYS.items() if key in raw})
+
+
+def _count(value: object, where: str, least: int, most: int) -> int:
+    if type(value) is not int or not least <= value <= most:
+        raise RulesError(_("{where}: {got} is not a count from {least} to {most}").format(
+            where=where, got=_show(value), least=least, most=most))
+    return value
+
+
+def _check_facts(declared: Declared) -> None:
+    """The new facts against each other and the tiles: a fact that cannot have happened is
+    refused, never scored."""
+    discard_win = not declared.self_drawn
+    if declared.also_won:
+        if not discard_win or declared.discarder is None:
+            raise RulesError(_("also_won: several wins on one discard need a discard win "
+                               "and its discarder"))
+        if any(c.seat == declared.seat_of(declared.discarder) for c in declared.also_won):
+            raise RulesError(_("also_won: the discarder does not win on his own discard"))
+        if rules_of(declared.variant).wild_key != "gold" and any(
+                c.jinque for c in declared.also_won):
+            raise RulesError(_("also_won: jinque (金雀, two 金 as the pair) is Fuzhou's; the "
+                               "{variant} variant has no 金").format(variant=declared.variant))
+    if declared.passed_win and not discard_win:
+        # "除非玩家A有进行动牌的情况…动牌的意思在于碰、上、杠、模牌": a draw ends 漏和.
+        raise RulesError(_("passed_win: a self-drawn win is a move, which ends 漏和"))
+    if declared.kong_robbed is not None and not (declared.kong and discard_win):
+        raise RulesError(_("kong_robbed: only on a win robbing a kong (\"kong\" on a "
+                           "discard win)"))
+    if declared.qiangjin and (not declared.self_drawn or declared.melds):
+        raise RulesError(_("qiangjin: 抢金 is won with a player's first tile: self-drawn, "
+                           "nothing claimed"))
+    if declared.wall is not None:
+        _check_wall(declared, declared.wall)
+
+
+def _check_wall(declared: Declared, wall: Wall) -> None:
+    exposed = sum(1 for m in declared.melds if m.type == "kong" and not m.concealed)
+    hidden = sum(1 for m in declared.melds if m.type == "kong" and m.concealed)
+    if exposed > wall.exposed_kongs or hidden > wall.concealed_kongs:
+        raise RulesError(_("wall: counts every player's kongs; the winner alone shows "
+                           "{exposed} exposed and {hidden} concealed").format(
+            exposed=exposed, hidden=hidden))
 
 
 def _check_flags(declared: Declared) -> None:
@@ -184,8 +335,10 @@ def _check_copies(declared: Declared, set_size: int) -> None:
     limit = dict.fromkeys(PLAYABLE, 4)
     if set_size == 144:
         limit.update(dict.fromkeys(FLOWERS, 1))
-    if declared.wild is not None:
-        limit[declared.wild] -= 1   # the turned tile lies out of play (docs/rules.md)
+    if declared.wild is not None and not declared.qiangjin:
+        # The turned tile lies out of play (docs/rules.md), unless 抢金 took it in:
+        # "庄家开局时出首张牌时打出一张没用的牌，将开出来的金换进".
+        limit[declared.wild] -= 1
     for code, count in sorted(counts.items()):
         if count > limit[code]:
             raise RulesError(_("{code}: declared {count} times; the set the table dealt holds "
@@ -281,11 +434,11 @@ def _tile(code: object, where: str, flower_codes: tuple[str, ...]) -> str:
     return code
 
 
-def _flag(obj: dict, name: str) -> bool:
+def _flag(obj: dict, name: str, where: str = "") -> bool:
     value = obj.get(name, False)
     if not isinstance(value, bool):
         raise RulesError(_("{key}: expected true or false, got {got}").format(
-            key=name, got=_show(value)))
+            key=f"{where}.{name}" if where else name, got=_show(value)))
     return value
 
 
@@ -316,9 +469,13 @@ def _flowers(raw: object, codes: tuple[str, ...], variant: str) -> tuple[int, tu
     return raw, ()
 
 
+def _name(key: str) -> str:
+    """A key from the input: bare when it is a plain name, else quoted and escaped."""
+    return key if key.isidentifier() and key.isascii() and len(key) <= 40 else _show(key)
+
+
 def _show(value: object) -> str:
-    text = repr(value) if not isinstance(value, str) else f'"{value}"'
-    return text if len(text) <= 40 else text[:37] + "..."
+    return shown(value)
 
 
 def _json_type(value: object) -> str:

@@ -6,38 +6,14 @@ A 番 doubles: 分值 = 2 ** 番 ("番是2倍的意思"; the table: 鸡和 0→1
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..i18n import _
+from ..variants.guangdong import GuangdongParams
 from .declared import Declared
-from .params import read_params
 from .result import Fan, Result, not_a_win, pay
 from .shapes import CODES, arrangements, counts_of
 
 ORPHANS = ("W1", "W9", "B1", "B9", "T1", "T9", "F1", "F2", "F3", "F4", "J1", "J2", "J3")
 
-
-@dataclass(frozen=True)
-class GuangdongParams:
-    """Choices where the rule book is silent (docs/scoring.md, Guangdong).
-
-    cap: 爆和, the most 番 of an ordinary hand ("爆和为3番").
-    pinghu_honour_pair: whether a pair of honours keeps 平和 ("全部都是顺子没有刻子" says
-        nothing of the pair; True reads it literally).
-    discard_pays: "discarder" (the discarder pays the 分值 alone) or "all" (each loser
-        pays it); the book states no ordinary payment, only the 包 cases.
-    kong_robbed_pays_all: 抢杠: "被抢杠者包三家".
-    minimum: the fewest 番 that win (鸡和 is 0: "什么牌都可以和").
-    """
-
-    cap: int = 3
-    pinghu_honour_pair: bool = True
-    discard_pays: str = "discarder"
-    kong_robbed_pays_all: bool = True
-    minimum: int = 0
-
-
-CHOICES = {"discard_pays": ("discarder", "all")}
 
 # (Chinese, English, 番) - the rule book's tables.
 CHICKEN = ("鸡和", "Chicken Hand", 0)
@@ -153,9 +129,15 @@ def _value(fans: list[Fan]) -> int:
     return sum(f.points * f.count for f in fans)
 
 
-def score(declared: Declared) -> Result:
+def score(declared: Declared, params: GuangdongParams) -> Result:
     """Score a checked declared win under Guangdong 鸡平和."""
-    params = read_params(GuangdongParams, declared.params, CHOICES)
+    if declared.passed_win:
+        # "若玩家A为叫和的状态下,如下家B打出一张玩家A可以和的牌而玩家A却放弃不和,那若对家C或
+        #  上家D打出相同的一张牌时,玩家A是不能和那一张的。除非玩家A有进行动牌的情况"
+        return not_a_win(_("漏和: a discard of this tile was passed and the winner has not "
+                           "moved since (不能和那一张)"))
+    if declared.kong_robbed == "concealed":
+        return not_a_win(_("a concealed kong is not robbed (暗杠不可抢杠和)"))
     candidates: list[tuple[int, list[Fan], bool]] = []   # (番, fans, special)
     if _orphans(declared):
         candidates.append((6, [_fan(SPECIALS["orphans"])], True))
@@ -173,7 +155,9 @@ def score(declared: Declared) -> Result:
         return not_a_win(_("the tiles do not form a winning hand"))
     fan_total, fans, special = max(candidates, key=lambda c: c[0])
     if not special:
-        raised = declared.kong or (declared.self_drawn and declared.last_tile)
+        # "一炮三响…和牌者不满3番牌型,按照3番满计算": three wins on one discard.
+        raised = (declared.kong or (declared.self_drawn and declared.last_tile)
+                  or len(declared.also_won) == 2)
         if raised and fan_total < params.cap:
             fans = [*fans, _fan(AT_LEAST_CAP, params.cap - fan_total)]
         fan_total = min(max(fan_total, params.cap if raised else 0), params.cap)
@@ -184,6 +168,8 @@ def score(declared: Declared) -> Result:
     robbed = declared.kong and not declared.self_drawn
     if robbed and params.kong_robbed_pays_all:
         payments = pay(declared, each=value, discarder_pays_all=True)   # 被抢杠者包三家
+    elif len(declared.also_won) == 2 and params.discard_pays == "all":
+        payments = pay(declared, each=value, discarder_pays_all=True)   # 一炮三响: 点炮者包三家
     elif declared.self_drawn or params.discard_pays == "all":
         payments = pay(declared, each=value)
     else:

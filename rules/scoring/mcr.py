@@ -8,7 +8,7 @@ has refused every impossible hand before we get here; this module adds the minim
 
 from __future__ import annotations
 
-from MahjongGB import MahjongFanCalculator
+from MahjongGB import MahjongFanCalculator, MahjongShanten
 
 from ..errors import RulesError
 from ..i18n import _
@@ -73,24 +73,39 @@ def _fan(zh: str) -> Fan:
     return Fan(en, zh, points)
 
 
-def score(declared: Declared) -> Result:
+def shanten(declared: Declared) -> int:
+    """Tiles the hand before the winning tile is short of waiting (0: waiting), in any of
+    MCR's forms; PyMahjongGB's count."""
+    return MahjongShanten(pack=tuple(_pack(m) for m in declared.melds),
+                          hand=declared.concealed)
+
+
+def first_in_turn(declared: Declared) -> bool:
+    """Of several wins on one discard, whether this one is the first in turn from the
+    discarder: "一盘只能有一位和牌者。如有一人以上同时表示和牌时从打牌者按逆时针方向，
+    顺序在前者被定为'和牌者'"."""
+    discarder = declared.seat_of(declared.discarder)
+    mine = (declared.seat_wind - discarder) % 4
+    return all(mine < (c.seat - discarder) % 4 for c in declared.also_won)
+
+
+def score(declared: Declared, params: None = None) -> Result:
     """Score a checked declared win under MCR, or the competition's supplements."""
-    if declared.params:
-        # The rule books fix every value here: a parameter is a mistake, never ignored.
-        raise RulesError(_("params.{name}: unknown parameter; the {variant} variant has "
-                           "none").format(name=sorted(declared.params)[0],
-                                          variant=declared.variant))
     fans = calculator_fans(declared)
     if fans is None:
-        return not_a_win(_("the tiles do not form a winning hand"))
+        return not_a_win(_("the tiles do not form a winning hand"), failed=True,
+                         short=shanten(declared))
     if declared.variant == "jingji":
         fans = competition_fans(fans)
     total = sum(f.points * f.count for f in fans)
     counted = total - sum(f.points * f.count for f in fans if f.name_zh == FLOWER_FAN)
     if counted < MINIMUM:
-        result = not_a_win(_("{points} points without flowers: below the {minimum}-point "
-                             "minimum").format(points=counted, minimum=MINIMUM), fans, total)
-        return result
+        return not_a_win(_("{points} points without flowers: below the {minimum}-point "
+                           "minimum").format(points=counted, minimum=MINIMUM), fans, total,
+                         failed=True)
+    if declared.also_won and not first_in_turn(declared):
+        return not_a_win(_("another player nearer the discarder in turn won on it (一盘只能有"
+                           "一位和牌者)"), fans, total)
     # "自摸：(底分+基本分)×3方；点和：底分×3方(未和牌方)＋基本分×1方(点和方)"
     return Result(True, "", fans, total, True,
                   pay(declared, each=BASE + (total if declared.self_drawn else 0),

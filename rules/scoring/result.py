@@ -31,6 +31,13 @@ class Result:
     total: int = 0
     meets_minimum: bool = False
     payments: dict[int, int] = field(default_factory=dict)  # seat wind -> points (+ gets)
+    # A hand that does not win by its tiles (not by a rule of play such as 漏和): how many
+    # tiles it is short of waiting (0: waiting, the wrong tile; None: the tiles form a win
+    # below the minimum). A variant with fines prices the failed declaration by it.
+    failed: bool = False
+    short: int | None = None
+    penalty: Penalty | None = None
+    notes: dict = field(default_factory=dict)   # further answer keys ("reserve", ...)
 
     def as_dict(self) -> dict:
         out: dict = {"win": self.win}
@@ -39,12 +46,31 @@ class Result:
         out.update(fans=[f.as_dict() for f in self.fans], total=self.total,
                    meets_minimum=self.meets_minimum,
                    payments={WIND_LETTERS[s]: p for s, p in sorted(self.payments.items())})
+        if self.penalty is not None:
+            out["penalty"] = self.penalty.as_dict()
+        out.update(self.notes)
         return out
 
 
-def not_a_win(reason: str, fans: list[Fan] | None = None, total: int = 0) -> Result:
-    """A declared hand that does not win: nobody pays."""
-    return Result(False, reason, fans or [], total, False, dict.fromkeys(range(4), 0))
+@dataclass(frozen=True)
+class Penalty:
+    """A failed declaration's fine: what the declarer pays each other player."""
+
+    name_en: str
+    name_zh: str
+    each: int
+    disqualified: bool = False
+
+    def as_dict(self) -> dict:
+        return {"name_en": self.name_en, "name_zh": self.name_zh, "each": self.each,
+                "disqualified": self.disqualified}
+
+
+def not_a_win(reason: str, fans: list[Fan] | None = None, total: int = 0, *,
+              failed: bool = False, short: int | None = None) -> Result:
+    """A declared hand that does not win: nobody pays (unless the variant fines it)."""
+    return Result(False, reason, fans or [], total, False, dict.fromkeys(range(4), 0),
+                  failed=failed, short=short)
 
 
 def pay(declared: Declared, *, each: int, discarder_extra: int = 0,

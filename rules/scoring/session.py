@@ -13,30 +13,9 @@ from dataclasses import dataclass, field
 
 from ..errors import RulesError
 from ..i18n import _
-from .declared import VARIANTS, WIND_LETTERS
+from ..variants import REGISTRY, rules_of
+from .declared import WIND_LETTERS
 
-
-@dataclass(frozen=True)
-class DealerRule:
-    """Whether the dealer deals again after his own win and after a drawn hand."""
-
-    after_win: bool
-    after_draw: bool
-
-
-# Each rule with the rule book's words (docs/scoring.md, "Who deals next").
-DEALER_RULES = {
-    # "庄家、旁家：门风东者为庄家其余均为旁家。无论是否和牌庄家不连庄。"
-    "mcr": DealerRule(after_win=False, after_draw=False),
-    "jingji": DealerRule(after_win=False, after_draw=False),
-    # "如果庄家和牌或流局则下盘依然由该庄家做庄。如果非庄家和牌则下一盘由庄家的下家玩家做庄。"
-    "guangdong": DealerRule(after_win=True, after_draw=True),
-    # "庄家胡牌，则庄家继续做庄，闲家胡牌，则现任庄家的下一家坐庄…流局，
-    #  当盘的庄家继续做下一盘的庄家"
-    "tianjin": DealerRule(after_win=True, after_draw=True),
-    # "庄家如果胡牌，则下一把可继续连庄，否则即由庄家的下家做庄"
-    "fuzhou": DealerRule(after_win=True, after_draw=False),
-}
 # The competition's standard points per table: "每桌每局按4、2、1、0折算标准分".
 STANDARD_POINTS = (4, 2, 1, 0)
 ROUNDS_PER_GAME = 4     # 圈: East, South, West, North ("每打完四圈…为一局")
@@ -52,11 +31,12 @@ class Session:
     prevalent: int = 0                 # 0 E .. 3 N
     scores: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     hands: list[dict] = field(default_factory=list)
+    # Fines for failed declarations (错和, 诈和): in the scores, but no hand's result -
+    # the hand went on ("该盘继续比赛") and is booked with `record` when it ends.
+    fines: list[dict] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.variant not in VARIANTS:
-            raise RulesError(_("variant: unknown {name} (known: {known})").format(
-                name=repr(self.variant), known=", ".join(VARIANTS)))
+        rules_of(self.variant)      # an unknown variant: one line
         if self.first_dealer not in range(4):
             raise RulesError(_("first_dealer: {got} is not a position 0-3").format(
                 got=self.first_dealer))
@@ -93,8 +73,28 @@ class Session:
         self._next_dealer(record["winner"])
         return record
 
+    def fine(self, declarer: str, payments: dict[str, int], penalty: dict,
+             cycle: int | None = None) -> dict:
+        """Book a failed declaration's fine (`payments` by seat wind, the answer's) in the
+        scores; the dealer does not move and the hand is still to be booked."""
+        if self.finished:
+            raise RulesError(_("the game is over: four rounds were played"))
+        if sum(payments.values()) != 0:
+            raise RulesError(_("payments: they sum to {total}, not 0").format(
+                total=sum(payments.values())))
+        by_position = {self.position_of(w): p for w, p in payments.items()}
+        for position, points in by_position.items():
+            self.scores[position] += points
+        record = {"fine": penalty.get("name_zh"), "cycle": cycle,
+                  "declarer": self.position_of(declarer),
+                  "disqualified": bool(penalty.get("disqualified")),
+                  "payments": {str(k): v for k, v in sorted(by_position.items())},
+                  "scores": list(self.scores)}
+        self.fines.append(record)
+        return record
+
     def _next_dealer(self, winner: int | None) -> None:
-        rule = DEALER_RULES[self.variant]
+        rule = REGISTRY[self.variant].dealer
         keeps = rule.after_draw if winner is None else (rule.after_win and
                                                          winner == self.dealer)
         if keeps:
@@ -120,9 +120,11 @@ class Session:
     def as_dict(self) -> dict:
         return {"variant": self.variant, "first_dealer": self.first_dealer,
                 "dealer": self.dealer, "prevalent": self.prevalent,
-                "scores": list(self.scores), "hands": list(self.hands)}
+                "scores": list(self.scores), "hands": list(self.hands),
+                "fines": list(self.fines)}
 
     @classmethod
     def from_dict(cls, saved: dict) -> Session:
         return cls(saved["variant"], saved["first_dealer"], saved["dealer"],
-                   saved["prevalent"], list(saved["scores"]), list(saved["hands"]))
+                   saved["prevalent"], list(saved["scores"]), list(saved["hands"]),
+                   list(saved.get("fines", [])))

@@ -4,47 +4,19 @@ The rule book (a game's page) names the patterns - "混吊, 捉五, 一条龙, �
 "许碰不许吃, 胡牌时只能自摸", then stops before any value: every value here is a
 parameter whose default is ours (docs/scoring.md, Tianjin). A pattern multiplies the
 base; each loser pays the product, doubled to and from the dealer when he sits 坐庄
-("如果坐庄，庄家胡后其他三家付两倍，若闲家胡，庄家付两倍，闲家付一倍").
+("如果坐庄，庄家胡后其他三家付两倍，若闲家胡，庄家付两倍，闲家付一倍"), chosen per hand
+(the declared win's `zuozhuang`), and again for each 拉庄 of the non-dealer paying or paid.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..errors import RulesError
 from ..i18n import _
+from ..variants.tianjin import TianjinParams
 from .declared import Declared, wild_tiles
-from .params import read_params
+from .drawn import Drawn, drawn_result
 from .result import Fan, Result, not_a_win
 from .shapes import INDEX, arrangements, counts_of
-
-
-@dataclass(frozen=True)
-class TianjinParams:
-    """The values the page does not give (all defaults ours; docs/scoring.md).
-
-    base: what each loser pays for a win before its patterns.
-    su: multiplier of 素 ("素的：只要求手中没有混，并且可以胡牌").
-    hun_diao: multiplier of 混吊 (a 混 held as the single tile of the pair: any draw wins).
-    zhuo_wu: multiplier of 捉五 (the 5 of characters drawn into 4-5-6).
-    long: multiplier of 龙 (一条龙, 1 to 9 of one suit).
-    ben_hun_long: multiplier of 本混龙 ("龙的花色和混儿相同"), instead of `long`.
-    gang_kai: multiplier of 杠开, the win on a kong's replacement ("杠开番数翻倍").
-    tiliu_wins: a plain hand (提溜) with none of the patterns wins. The page says it does
-        not ("天津麻将中，不能和提溜"); a venue that lets it win sets true.
-    dealer_doubles: 坐庄 chosen: payments to and from the dealer doubled.
-    """
-
-    base: int = 1
-    su: int = 2
-    hun_diao: int = 2
-    zhuo_wu: int = 2
-    long: int = 2
-    ben_hun_long: int = 4
-    gang_kai: int = 2
-    tiliu_wins: bool = False
-    dealer_doubles: bool = False
-
 
 NAMES = {"su": ("素", "No Wild Used"), "hun_diao": ("混吊", "Wild Pair Wait"),
          "zhuo_wu": ("捉五", "Catch the Five"), "long": ("龙", "Straight"),
@@ -138,15 +110,28 @@ def _dragon_numbers(suit: str | None, wait: str | None) -> tuple[int, ...]:
     return tuple(range(1, 10))
 
 
-def score(declared: Declared) -> Result:
-    """Score a checked declared win under Tianjin."""
-    params = read_params(TianjinParams, declared.params)
+def _check_melds(declared: Declared, wilds: frozenset[str], params: TianjinParams) -> None:
     for i, meld in enumerate(declared.melds):
         if meld.type == "chow":
             raise RulesError(_("melds[{i}]: Tianjin claims no chow (许碰不许吃)").format(i=i))
+        if meld.concealed or meld.tiles[0] not in wilds:
+            continue
+        # "手上有四个相同的混时，玩家可以暗杠；手上有两个相同的混，其它人打出一张相同的混，不能碰"
+        if meld.type == "pung" or not params.hun_kong_claimed:
+            raise RulesError(_("melds[{i}]: a discarded 混 ({tile}) is not claimed: "
+                               "其它人打出一张相同的混，不能碰 (only the concealed kong "
+                               "of four 混)").format(i=i, tile=meld.tiles[0]))
+
+
+def score(declared: Declared, params: TianjinParams) -> Result:
+    """Score a checked declared win under Tianjin."""
+    wilds = wild_tiles(declared)
+    _check_melds(declared, wilds, params)
     if not declared.self_drawn:
         return not_a_win(_("Tianjin wins only by self-draw (胡牌时只能自摸)"))
-    wilds = wild_tiles(declared)
+    if declared.hun_discarded:
+        # "如果玩家把手上的混打出，算作小相公，该局此玩家不能胡牌"
+        return not_a_win(_("小相公: the winner discarded a 混 this hand and cannot win it"))
     readings = _readings(declared, wilds)
     if not readings:
         return not_a_win(_("the tiles do not form a winning hand"))
@@ -173,11 +158,42 @@ def score(declared: Declared) -> Result:
     fans = [Fan("Win", "胡", params.base)] + [Fan(NAMES[n][1], NAMES[n][0], getattr(params, n))
             for n in (*PATTERNS, "gang_kai") if n in best]
     total = value(best)
-    payments = {}
+    return Result(True, "", fans, total, True, payments(declared, total, params))
+
+
+def doubling(facts: Declared | Drawn, seat: int) -> int:
+    """How many times a payment between the dealer (East) and `seat` doubles: once for
+    坐庄, once for each 拉庄 of that non-dealer ("每拉一庄倍数加倍"); 1 between two others
+    ("其他闲家付分不加倍")."""
+    factor = 2 if facts.zuozhuang else 1
+    return factor * 2 ** facts.lazhuang.get(seat, 0)
+
+
+def payments(declared: Declared, total: int, params: TianjinParams) -> dict[int, int]:
+    """Each loser pays the total, doubled to and from the dealer; then 铲."""
+    winner = declared.seat_wind
+    out = dict.fromkeys(range(4), 0)
     for seat in range(4):
-        if seat == declared.seat_wind:
+        if seat == winner:
             continue
-        doubled = params.dealer_doubles and 0 in (seat, declared.seat_wind)
-        payments[seat] = -total * (2 if doubled else 1)
-    payments[declared.seat_wind] = -sum(payments.values())
-    return Result(True, "", fans, total, True, payments)
+        factor = doubling(declared, max(seat, winner)) if 0 in (seat, winner) else 1
+        out[seat] -= total * factor
+        out[winner] += total * factor
+    return add_chan(out, declared, params)
+
+
+def add_chan(out: dict[int, int], facts: Declared | Drawn,
+             params: TianjinParams) -> dict[int, int]:
+    """铲, after the hand's own payments, won or drawn: "在正常结算之后（无论是否流局），由庄家
+    付给三个闲家每人一个明杠的分…坐庄和拉庄都要翻番"."""
+    if facts.chan:
+        for seat in (1, 2, 3):
+            owed = params.chan * doubling(facts, seat)
+            out[0] -= owed
+            out[seat] += owed
+    return out
+
+
+def score_drawn(drawn: Drawn, params: TianjinParams) -> Result:
+    """A drawn hand (流局): nobody wins; 铲 is still paid."""
+    return drawn_result(add_chan(dict.fromkeys(range(4), 0), drawn, params))

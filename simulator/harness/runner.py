@@ -66,6 +66,8 @@ class ScopedClock:
         self.clock = clock
         self.timers: list[Any] = []
         self._prune_at = 4096
+        # Asked on every edge: the clock's own, one call instead of two.
+        self.now = clock.now    # type: ignore[method-assign]
 
     def now(self) -> float:
         return self.clock.now()
@@ -81,7 +83,8 @@ class ScopedClock:
         return timer
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> Any:
-        return self.call_at(self.clock.now() + max(delay, 0.0), callback)
+        # max() spelled out: the controller's every timer comes through here.
+        return self.call_at(self.now() + (0.0 if delay < 0.0 else delay), callback)
 
     def post(self, callback: Callable[[], None]) -> None:
         self.call_at(self.clock.now(), callback)
@@ -271,7 +274,8 @@ class Harness:
             # cannot cross), the board's failsafe acts in its limit.
             link = kind.family == "link" or self.rig.link_broken()
             self._checks += 1
-            check = lambda: self._motors_stopped(event["id"], motors)  # noqa: E731
+            check = lambda: self._motors_stopped(  # noqa: E731
+                event["id"], event["where"], motors)
             if link:    # once the grace's last instant is over (the board's failsafe)
                 self.clock.call_later(self.rig.link_grace_s,
                                       lambda: self.clock.call_later(0.0, check))
@@ -351,8 +355,12 @@ class Harness:
                 self._armed.append(spec)
                 self.clock.call_later(spec.at_s or 0.0, lambda s=spec: self.inject(s))
 
-    def _motors_stopped(self, fault_id: str, motors: Sequence[str]) -> None:
+    def _motors_stopped(self, fault_id: str, where: Any, motors: Sequence[str]) -> None:
         self._checks -= 1
+        # Only while the stop-fault still holds: one that cleared by itself meanwhile
+        # (E80 over once the board answers) leaves a table rightly running again.
+        if not any(f.active and (f.id, f.where) == (fault_id, where) for f in self.ctl.faults):
+            return
         if any(self.table.motor_on(m) for m in motors):
             self.motors_safe = False
             self.problems.append(problems.MOTORS_ON.format(fault=fault_id))
@@ -568,6 +576,9 @@ class Harness:
         """An error holds the table and nobody is on the way to fix it."""
         if self.link_dead:
             return True
+        ctl = self.ctl
+        if ctl.refeed_hold is None and not ctl.faults:
+            return False        # nothing holds it (asked after every event: said first)
         if not self.table.powered:
             return False        # the power comes back: the table is judged then
         if self.rig.link_returning():

@@ -79,8 +79,9 @@ class Cam:
 
     def _advance(self) -> None:
         if self.running and not self.blocked:
-            self.angle += (self.clock.now() - self._since) / self.turn_s
-            self._since = self.clock.now()
+            now = self.clock.now()
+            self.angle += (now - self._since) / self.turn_s
+            self._since = now
 
     def _cancel(self) -> None:
         if self._timer is not None:

@@ -59,6 +59,10 @@ class SideModel:
     belt_jammed: bool = False
     # When each tile went onto the belt, for the build's lower bound.
     loaded_at: list[float] = field(default_factory=list)
+    conveyor: str = ""      # its conveyor's motor, named once
+
+    def __post_init__(self) -> None:
+        self.conveyor = f"motor.side.{self.n}.conveyor"
 
 
 @dataclass
@@ -443,14 +447,17 @@ class SimTable:
 
     def _feeding(self, side: SideModel) -> bool:
         return (self.motor_on("motor.disc") and self.motor_on("motor.ring")
-                and self.motor_on(f"motor.side.{side.n}.conveyor"))
+                and self.motor_on(side.conveyor))
 
     def _update_arrivals(self) -> None:
         rate = self.sim.arrival_rate_per_side / max(self.slow_motors.get("motor.disc", 1.0),
                                                     self.slow_motors.get("motor.ring", 1.0))
-        pickable = self._pickable()
+        # The disc and ring once for all four sides (_feeding, side by side).
+        turning = (self._pickable() and self.motor_on("motor.disc")
+                   and self.motor_on("motor.ring"))
         for side in self.sides:
-            can = pickable and self._feeding(side) and len(side.belt) < self.sim.belt_capacity
+            can = (turning and self.motor_on(side.conveyor)
+                   and len(side.belt) < self.sim.belt_capacity)
             if can and side.arrival is None:
                 delay = self.rng.expovariate(rate)
                 side.arrival = self.clock.call_later(delay, lambda s=side: self._arrive(s))
@@ -501,7 +508,7 @@ class SimTable:
     def _schedule_feed(self, side: SideModel) -> None:
         if side.feed is not None or side.slot is not None or not side.belt:
             return
-        if not self.motor_on(f"motor.side.{side.n}.conveyor") or side.belt_jammed:
+        if not self.motor_on(side.conveyor) or side.belt_jammed:
             return
         ready = max(side.belt[0][1], self.clock.now())
         side.feed = self.clock.call_at(ready, lambda: self._feed(side))
@@ -510,7 +517,7 @@ class SimTable:
         side.feed = None
         if side.slot is not None or not side.belt or side.belt_jammed:
             return
-        if not self.motor_on(f"motor.side.{side.n}.conveyor"):
+        if not self.motor_on(side.conveyor):
             return
         if side.belt[0][1] > self.clock.now():
             self._schedule_feed(side)     # the front tile is still riding up

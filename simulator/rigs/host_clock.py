@@ -18,6 +18,7 @@ from typing import Any
 from mjtable_core.clock import Clock
 
 Callback = Callable[[], None]
+NEVER = float("-inf")      # stalled_until of a host never stalled
 
 
 class _HostTimer:
@@ -33,7 +34,11 @@ class _HostTimer:
         self.when = when
         self.inner: Any = None
 
+    # The rig's timer calls `fire`, so it holds this one: once it fired or was
+    # cancelled, this one lets go of it. Kept, the pair is a reference cycle that
+    # only a full garbage collection frees (the controller keeps its timers a while).
     def fire(self) -> None:
+        self.inner = None
         if not self.cancelled:
             self._host.run(self)
 
@@ -41,6 +46,7 @@ class _HostTimer:
         self.cancelled = True
         if self.inner is not None:
             self.inner.cancel()
+            self.inner = None
 
 
 class HostClock:
@@ -48,7 +54,9 @@ class HostClock:
 
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
-        self.stalled_until = float("-inf")
+        # The rig's own: asked on every edge and timer, one call instead of two.
+        self.now = clock.now    # type: ignore[method-assign]
+        self.stalled_until = NEVER
         self.deferred = 0               # callbacks a stall put off
         # What came due while stalled, in the order it came: run first when the host
         # wakes, before anything newer (a reply to what the host sends on waking).
@@ -77,7 +85,8 @@ class HostClock:
     def run(self, timer: _HostTimer) -> None:
         """A host callback came due: run it, unless the host is stalled or still
         catching up, when it joins the backlog."""
-        if self.stalled or self._backlog or self._draining:
+        if self._backlog or self._draining or (self.stalled_until != NEVER
+                                               and self.clock.now() < self.stalled_until):
             self._backlog.append(timer)
             self.deferred += 1
             return
@@ -101,14 +110,20 @@ class HostClock:
         return timer
 
     def call_later(self, delay: float, callback: Callback) -> _HostTimer:
-        return self.call_at(self.clock.now() + max(delay, 0.0), callback)
+        return self.call_at(self.now() + (0.0 if delay < 0.0 else delay), callback)
 
     def post(self, callback: Callback) -> None:
         """Thread-safe, as the rig's clock's post is."""
         timer = _HostTimer(self, callback, 0.0)
         self.clock.post(timer.fire)
 
-    def deliver(self, callback: Callback) -> None:
-        """Run `callback` now — a call into the host from the table's own thread of
-        events (an input change) — or, while the host is stalled, when it wakes."""
-        self.run(_HostTimer(self, callback, self.clock.now()))
+    def deliver(self, callback: Callable[..., None], *args: Any) -> None:
+        """Run `callback(*args)` now — a call into the host from the table's own
+        thread of events (an input change) — or, while the host is stalled, when it
+        wakes."""
+        if self._backlog or self._draining or (self.stalled_until != NEVER
+                                               and self.clock.now() < self.stalled_until):
+            # Put off: kept as a timer of the host's, run in its turn when it wakes.
+            self.run(_HostTimer(self, lambda: callback(*args), self.clock.now()))
+            return
+        callback(*args)     # the host awake and caught up: no timer to keep

@@ -162,3 +162,13 @@ def test_the_players_chinese_words_read_as_the_codes() -> None:
                                                "across", "concealed": "W111 B234 F2",
                                                "discarder": "right"}))
     assert spoken == typed
+
+
+def test_the_dealer_sitting_is_sent_only_when_ticked() -> None:
+    # Seed 001 (Tianjin): "在游戏开始后，玩家拿牌前，庄家可选择是否坐庄": the players'
+    # choice per hand.
+    sits = winform.request(winform.WinForm(**WIN, zuozhuang=True))
+    assert sits["win"]["zuozhuang"] is True
+    assert "zuozhuang" not in winform.request(winform.WinForm(**WIN))["win"]
+    from firmware.console.tui import ScoreForm
+    assert "zuozhuang" in [name for name, _text in ScoreForm.FLAGS]

@@ -1,21 +1,44 @@
 """Variants as data and venue overrides."""
 
+from pathlib import Path
+
 import pytest
 
 from rules import VARIANTS, RulesError, load_variant
+from rules.variants import PARAMETERS
+
+
+def _shown(name: str, value: object) -> str:
+    """A deal parameter as docs/rules.md's variant table writes it."""
+    if name != "flowers":
+        return str(value)
+    if not value:
+        return "–"
+    runs = []
+    for letter in "HFJ":
+        codes = sorted(c for c in value if c[0] == letter)
+        if codes:
+            runs.append(f"{codes[0]}–{codes[-1]}")
+    return ", ".join(runs)
 
 
 def test_table_of_rules_md():
-    rows = {name: (v.tiles, v.stacks_per_wall, v.dice, v.break_throws, v.break_wall,
-                   v.head_offset, v.deal, len(v.flowers), v.replacement, v.wild, v.reserve)
-            for name, v in VARIANTS.items()}
-    assert rows == {
-        "mcr": (144, 18, 2, 2, "dice", 1, "13+jump", 8, "depth_first", "none", 0),
-        "jingji": (144, 18, 2, 1, "dice", 0, "13+jump", 8, "depth_first", "none", 0),
-        "guangdong": (136, 17, 3, 1, "dice", 1, "13+jump", 0, "none", "none", 0),
-        "tianjin": (136, 17, 2, 1, "dealer", 1, "13+jump", 0, "none", "hun", 0),
-        "fuzhou": (144, 18, 2, 1, "dice", 1, "16+1", 15, "round_robin", "gold", 18),
-    }
+    """docs/rules.md's table is read by people; each variant's module is the one place its
+    row is written. They must agree, column for column, a new variant's included."""
+    text = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    head = next(line for line in text.splitlines() if line.startswith("| parameter | meaning"))
+    columns = [c.strip() for c in head.strip("|").split("|")][2:]
+    assert columns == list(VARIANTS), "docs/rules.md's variant table needs a column each"
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| `") and len(cells) == 2 + len(columns):
+            rows[cells[0].strip("`")] = dict(zip(columns, cells[2:], strict=True))
+    assert set(rows) == set(PARAMETERS)
+    for name, v in VARIANTS.items():
+        for parameter in PARAMETERS:
+            assert rows[parameter][name] == _shown(parameter, getattr(v, parameter)), (
+                name, parameter)
     assert set(load_variant("fuzhou").flowers) >= {"F1", "F4", "J1", "J3", "H1", "H8"}
 
 

@@ -35,7 +35,8 @@ def test_a_non_win_exits_0_and_says_why(tmp_path, capsys) -> None:
     code, out, _ = run(tmp_path, capsys, {**EXAMPLE, "win_tile": "F3"}, args=["--json"])
     assert code == 0
     answer = json.loads(out)
-    assert answer["win"] is False and answer["reason"] == "the tiles do not form a winning hand"
+    assert answer["win"] is False
+    assert answer["reason"].startswith("the tiles do not form a winning hand")
 
 
 def test_text_for_a_person(tmp_path, capsys) -> None:

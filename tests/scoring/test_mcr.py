@@ -164,7 +164,9 @@ def test_below_eight_points_is_not_a_win_and_flowers_do_not_count() -> None:
     assert answer["total"] >= 8
     assert not answer["win"] and not answer["meets_minimum"]
     assert "below the 8-point minimum" in answer["reason"]
-    assert answer["payments"] == {"E": 0, "S": 0, "W": 0, "N": 0}
+    # Seed 000: "错和：和牌没有达到起和分(8分)而宣布和牌者即予停和，并罚向各家支付10分".
+    assert answer["payments"] == {"E": 10, "S": -30, "W": 10, "N": 10}
+    assert answer["penalty"]["name_zh"] == "错和"
 
 
 def test_payments_discard_and_self_drawn() -> None:

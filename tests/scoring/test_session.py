@@ -10,7 +10,8 @@ import pytest
 from rules import deal, load_variant
 from rules.errors import RulesError
 from rules.scoring import score_request
-from rules.scoring.session import DEALER_RULES, Session
+from rules.scoring.session import Session
+from rules.variants import REGISTRY
 
 from ..rules.layouts import random_throws, random_walls
 from .hands import random_win
@@ -38,7 +39,7 @@ def _declare(variant: str, record: dict, rng: random.Random) -> tuple[str, dict]
             return hand["seat_wind"], answer
 
 
-@pytest.mark.parametrize("variant", list(DEALER_RULES))
+@pytest.mark.parametrize("variant", list(REGISTRY))
 def test_sixteen_hands(variant: str) -> None:
     rng = random.Random(f"session-{variant}")
     v = load_variant(variant)
@@ -60,7 +61,7 @@ def test_sixteen_hands(variant: str) -> None:
         assert sum(booked["payments"].values()) == 0
         assert [s - b for s, b in zip(session.scores, before, strict=True)] == [
             booked["payments"].get(str(p), 0) for p in range(4)]
-        rule = DEALER_RULES[variant]
+        rule = REGISTRY[variant].dealer
         won = booked["winner"]
         stays = rule.after_draw if won is None else rule.after_win and won == dealer
         assert session.dealer == (dealer if stays else (dealer + 1) % 4)

@@ -13,7 +13,7 @@ import rules
 from firmware.api.server import hand_in_play
 from firmware.hands.scoring import ScoreRefused
 from mjtable_core.config import load_config
-from rules.scoring.session import DEALER_RULES
+from rules.variants import REGISTRY
 from simulator.harness.run import assemble
 from simulator.harness.runner import Harness
 from simulator.scenario import parse_scenario
@@ -75,7 +75,7 @@ def test_sixteen_hands_the_lamps_show_the_next_dealer(config) -> None:
         session = ctl.scoring.session
         assert sum(session.scores) == 0
         won = answer["hand"]["winner"]
-        rule = DEALER_RULES["mcr"]
+        rule = REGISTRY["mcr"].dealer
         stays = rule.after_draw if won is None else rule.after_win and won == dealer
         expected = dealer if stays else (dealer + 1) % 4
         if session.finished:
@@ -306,3 +306,79 @@ def test_a_score_line_whose_payments_cannot_be_is_reported(hand: dict) -> None:
     hands, problems = pair_scores(records, [line])
     assert problems == ["scores line 1: not a scored hand (winner and payments)"]
     assert hands[0]["score"] is None
+
+
+def test_a_failed_declaration_is_fined_in_the_tallies_and_the_hand_goes_on(
+        config, tmp_path) -> None:
+    # Seed 000: "错和：和牌没有达到起和分(8分)而宣布和牌者即予停和，并罚向各家支付10分该盘继续比赛，
+    # 错和者陪打别人和牌后，按规定付分"; "诈和…罚给各家20分".
+    from rules.cli import verify_deals_main
+
+    bench = _table(config, tmp_path=tmp_path)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    wrong = {**EXAMPLE, "win_tile": "F3"}          # waiting on F2: 和错牌, fined as 错和
+    answer = ctl.scoring.score(2, {"win": wrong}, hand_in_play(ctl))
+    assert answer["booked"] is False and answer["fine"]["fine"] == "错和"
+    assert answer["scores"][2] == -30 and sorted(answer["scores"]) == [-30, 10, 10, 10]
+    # 停和: the fined player does not win this hand; another's result ends it.
+    with pytest.raises(ScoreRefused, match="停和"):
+        ctl.scoring.score(2, {"win": EXAMPLE}, hand_in_play(ctl))
+    booked = ctl.scoring.score(0, {"win": EXAMPLE}, hand_in_play(ctl))
+    assert booked["booked"] is True
+    total = booked["answer"]["total"]
+    assert booked["scores"][0] == 10 + 3 * (8 + total)
+    assert booked["scores"][2] == -30 - (8 + total)
+    saved = ctl.table_state.journal_state(False)["session"]
+    assert saved["fines"][0]["fine"] == "错和" and len(saved["hands"]) == 1
+    lines = [json.loads(line) for line in
+             (tmp_path / "deals.scores.jsonl").read_text().splitlines()]
+    assert "fine" in lines[0] and "hand" in lines[1]
+    deals, scores = tmp_path / "deals.jsonl", tmp_path / "deals.scores.jsonl"
+    assert verify_deals_main([str(deals), "--scores", str(scores)]) == 0
+
+
+def test_tianjin_the_dealer_sitting_is_given_at_the_table_and_recorded(tmp_path) -> None:
+    # Seed 001: "坐庄：在游戏开始后，玩家拿牌前，庄家可选择是否坐庄，如果坐庄，
+    # 庄家胡后其他三家付两倍，若闲家胡，庄家付两倍，闲家付一倍".
+    from tests.conftest import CONFIGS
+    bench = _table(load_config(CONFIGS["136"]), "tianjin", tmp_path=tmp_path)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    record = ctl.handoff.records[-1]
+    # The simulated walls are of unknown tiles: the turned 混 is as the players saw it.
+    record["wild"]["indicator"] = "B3"
+    wilds = {"B3", rules.tiles.successor("B3")}
+    for a, b, c in ("WTB", "WBT", "TWB", "TBW", "BWT", "BTW"):
+        su = {"concealed": [f"{a}1", f"{a}2", f"{a}3", f"{a}4", f"{a}5", f"{a}6", f"{b}2",
+                            f"{b}3", f"{b}4", f"{b}7", f"{b}7", f"{b}7", f"{c}8"],
+              "melds": [], "win_tile": f"{c}8", "self_drawn": True}
+        if not wilds & {*su["concealed"], su["win_tile"]}:
+            break
+    dealer = record["table"]["dealer_position"]
+    other = (dealer + 1) % 4
+    answer = ctl.scoring.score(other, {"win": {**su, "zuozhuang": True}}, hand_in_play(ctl))
+    assert answer["booked"], answer
+    paid = answer["hand"]["payments"]
+    assert paid[str(dealer)] == -4 and paid[str(other)] == 8      # 素 2; the dealer pays 4
+    line = json.loads((tmp_path / "deals.scores.jsonl").read_text().splitlines()[-1])
+    assert line["declared"]["win"]["zuozhuang"] is True
+
+
+def test_tianjin_chan_on_a_drawn_hand_is_booked_and_verified(tmp_path) -> None:
+    # Seed 001: "铲…在正常结算之后（无论是否流局），由庄家付给三个闲家每人一个明杠的分".
+    from rules.cli import verify_deals_main
+    from tests.conftest import CONFIGS
+
+    bench = _table(load_config(CONFIGS["136"]), "tianjin", tmp_path=tmp_path)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    dealer = ctl.handoff.records[-1]["table"]["dealer_position"]
+    answer = ctl.scoring.score(dealer, {"draw": {"chan": True, "lazhuang": {"S": 1}}},
+                               hand_in_play(ctl))
+    assert answer["booked"] is True and answer["hand"]["winner"] is None
+    paid = answer["hand"]["payments"]
+    assert paid[str(dealer)] == -4 and paid[str((dealer + 1) % 4)] == 2
+    assert answer["next_dealer"] == dealer          # "流局，当盘的庄家继续做下一盘的庄家"
+    deals, scores = tmp_path / "deals.jsonl", tmp_path / "deals.scores.jsonl"
+    assert verify_deals_main([str(deals), "--scores", str(scores)]) == 0

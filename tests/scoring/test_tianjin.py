@@ -107,9 +107,9 @@ def test_the_hun_is_required_and_flowers_are_refused() -> None:
 
 
 def test_the_dealer_sitting_doubles_to_and_from_him() -> None:
-    # "如果坐庄，庄家胡后其他三家付两倍，若闲家胡，庄家付两倍，闲家付一倍"
-    plain = tj("W1 W2 W3 W4 W5 W6 T2 B4 T4 T7 T7 T7 B8", "B8",
-               params={"dealer_doubles": True, "tiliu_wins": True})
+    # "如果坐庄，庄家胡后其他三家付两倍，若闲家胡，庄家付两倍，闲家付一倍" - chosen per hand.
+    plain = tj("W1 W2 W3 W4 W5 W6 T2 B4 T4 T7 T7 T7 B8", "B8", zuozhuang=True,
+               params={"tiliu_wins": True})
     assert scored(plain)["payments"] == {"E": -2, "S": 4, "W": -1, "N": -1}
     dealer = {**plain, "seat_wind": "E"}
     assert scored(dealer)["payments"] == {"E": 6, "S": -2, "W": -2, "N": -2}

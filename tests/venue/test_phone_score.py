@@ -5,6 +5,7 @@ F4 form sends), refused while a hand is in play, refused without the page's CSRF
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 import shutil
@@ -136,3 +137,11 @@ def test_a_score_without_the_pages_csrf_token_never_reaches_the_daemon(short: Pa
 def test_a_malformed_post_is_named_and_not_sent(short: Path, change: dict, problem: str) -> None:
     status, answer, asked = post_score(table_in_play(), short, {**TAPPED, **change})
     assert status == 400 and problem in answer["message"] and asked == []
+
+
+def test_the_dealer_sitting_is_posted_as_f4_sends_it() -> None:
+    # Seed 001 (Tianjin): "庄家可选择是否坐庄" - a box on the page, the same key F4 sends.
+    from venue.agent.phone import score
+    sent = score.params({**TAPPED, "zuozhuang": True})
+    assert sent == winform.request(dataclasses.replace(TYPED, zuozhuang=True))
+    assert "zuozhuang" not in score.params(TAPPED)["win"]

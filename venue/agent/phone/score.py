@@ -15,7 +15,7 @@ from firmware.console import winform
 from firmware.i18n import _
 
 _CODE = re.compile(r"[WBTFJH][1-9]")
-FLAGS = ("self_drawn", "fourth_tile", "kong", "last_tile")
+FLAGS = ("self_drawn", "fourth_tile", "kong", "last_tile", "zuozhuang")
 # The tiles' faces as Chinese players name them; an English reader sees the codes of
 # docs/scoring.md, which are what the rules engine and `mjtable score` take.
 SUIT_FACES = dict(zip("WBT", "万饼条", strict=True))   # 万 W, 饼 B, 条 T

@@ -70,6 +70,7 @@ SCORE = {
     "fourth_tile": N_("last of its kind"),
     "kong": N_("robbing a kong / on a kong's draw"),
     "last_tile": N_("last tile of the wall"),
+    "zuozhuang": N_("the dealer sits for double (坐庄, Tianjin)"),
     "chow": N_("chow"),
     "pung": N_("pung"),
     "kong_meld": N_("kong"),

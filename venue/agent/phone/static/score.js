@@ -97,7 +97,7 @@
     ...options([["", "—"], ["left", S.left], ["across", S.across], ["right", S.right]]));
   const flowers = make("select", {id: "sc-flowers"},
     ...options([0, 1, 2, 3, 4, 5, 6, 7, 8].map((n) => [n, n])));
-  const flags = ["self_drawn", "fourth_tile", "kong", "last_tile"].map((n) => flag(n, S[n]));
+  const flags = ["self_drawn", "fourth_tile", "kong", "last_tile", "zuozhuang"].map((n) => flag(n, S[n]));
   const add = make("button", {type: "button", className: "quiet", id: "sc-add", textContent: S.add_meld});
   add.addEventListener("click", addMeld);
   const send = make("button", {type: "button", id: "sc-send", textContent: S.send});
@@ -123,7 +123,7 @@
         melds: melds.map((m) => ({type: m.type.value, tiles: m.tiles, from: m.from.value || null,
                                   claimed: m.claimed.value || null})),
         discarder: discarder.value || null, flowers: Number(flowers.value)});
-      for (const n of ["self_drawn", "fourth_tile", "kong", "last_tile"]) body[n] = checked(n);
+      for (const n of ["self_drawn", "fourth_tile", "kong", "last_tile", "zuozhuang"]) body[n] = checked(n);
     }
     send.disabled = true;
     try {

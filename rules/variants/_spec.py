@@ -1,27 +1,25 @@
-"""The five variants as data, and venue overrides of their parameters.
+"""What one variant is made of: its deal row, its dealer rule, its scorer and its
+scoring parameters (each variant's module in this package fills one `VariantRules`).
 
-Each column of docs/rules.md's variant table is one `Variant`. A venue may override any
-parameter (the TOML ``[rules.overrides]`` table); every override is checked for
-name, type and range, and the result for consistency, so a typo is an error and
-never a silently different deal.
+The deal row (`Variant`) is docs/rules.md's table column; a venue overrides it in
+`[rules.overrides]`. The scoring parameters are a dataclass whose fields carry their
+limits (`option(minval=, maxval=, choices=)`); a declared win's `params` overrides them.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mjtable_core.i18n import N_
-from mjtable_core.schema import ConfigError, Invalid, load_section, not_allowed, option
+from mjtable_core.schema import Invalid, option
 
-from .errors import RulesError
-from .i18n import _
-from .tiles import ALL_CODES, FLOWERS, HONOURS, SET_SIZES, set_composition
-
-if TYPE_CHECKING:
-    from mjtable_core.config import Config
+from ..i18n import _
+from ..tiles import ALL_CODES, FLOWERS, SET_SIZES, set_composition
 
 DEAL_PATTERNS = ("13+jump", "16+1")
 BREAK_WALLS = ("dice", "dealer")
@@ -109,71 +107,79 @@ class Variant:
         return 13 if self.deal == "13+jump" else 16
 
 
-_H = FLOWERS
-_BASE = dict(dice=2, break_throws=1, break_wall="dice", head_offset=1, deal="13+jump",
-             wild="none", wild_dice=2, reserve=0)
-
-VARIANTS: dict[str, Variant] = {
-    "mcr": Variant(name="mcr", tiles=144, stacks_per_wall=18, flowers=_H,
-                   replacement="depth_first", **{**_BASE, "break_throws": 2}),
-    # Seed 001: "如7即为从对家的第七墩抓牌" - the dealer grabs the 7th stack itself.
-    "jingji": Variant(name="jingji", tiles=144, stacks_per_wall=18, flowers=_H,
-                      replacement="depth_first", **{**_BASE, "head_offset": 0}),
-    "guangdong": Variant(name="guangdong", tiles=136, stacks_per_wall=17, flowers=(),
-                         replacement="none", **{**_BASE, "dice": 3}),
-    # Seed 001: "从自己面前的牌墩从右向左数，数到'两个筛子点数之和+1'那一墩开始拿牌".
-    "tianjin": Variant(name="tianjin", tiles=136, stacks_per_wall=17, flowers=(),
-                       replacement="none",
-                       **{**_BASE, "break_wall": "dealer", "wild": "hun"}),
-    "fuzhou": Variant(name="fuzhou", tiles=144, stacks_per_wall=18, flowers=_H + HONOURS,
-                      replacement="round_robin",
-                      **{**_BASE, "deal": "16+1", "wild": "gold", "reserve": 18}),
-}
-
 PARAMETERS = tuple(f.name for f in dataclasses.fields(Variant) if f.name != "name")
 
+# What most rows share; a variant's module spells out only where it differs.
+BASE_DEAL = dict(dice=2, break_throws=1, break_wall="dice", head_offset=1, deal="13+jump",
+                 wild="none", wild_dice=2, reserve=0)
 
-def load_variant(name: str, overrides: dict | None = None) -> Variant:
-    """The variant `name` with a venue's `overrides` applied.
 
-    Raises RulesError for an unknown variant, an unknown parameter, a wrong type,
-    a value out of range, or parameters that contradict each other.
+@dataclass(frozen=True)
+class DealerRule:
+    """Whether the dealer deals again after his own win and after a drawn hand."""
+
+    after_win: bool
+    after_draw: bool
+
+
+@dataclass(frozen=True)
+class Fines:
+    """What a failed declaration of a win costs the declarer, paid to each other player.
+
+    wrong: 错和 (a win below the minimum, or the wrong tile while waiting: 和错牌).
+    false: 诈和 (one tile short of waiting).
+    disqualifies: 有意诈和 (two or more tiles short) disqualifies the player.
     """
-    if not isinstance(name, str) or name not in VARIANTS:
-        raise RulesError(_("variant: unknown {name} (known: {known})").format(
-            name=repr(name), known=", ".join(VARIANTS)))
-    if not overrides:
-        return VARIANTS[name]
-    if not isinstance(overrides, dict):
-        raise RulesError(_("overrides: expected a table of parameters, got {got}").format(
-            got=type(overrides).__name__))
-    try:
-        return _overridden(name, overrides, "<overrides>", "overrides")
-    except ConfigError as exc:
-        # The deal request's own wording: a path into the input, then the problem.
-        raise RulesError(f"overrides.{exc.key}: {exc.problem}" if exc.key
-                         else f"overrides: {exc.problem}") from None
+
+    wrong: int
+    false: int
+    disqualifies: bool
 
 
-def _overridden(name: str, overrides: dict[str, Any], file: str, section: str) -> Variant:
-    changes = dict(overrides)
-    # A set size alone implies its walls, and walls alone their set size.
-    tiles, stacks = changes.get("tiles"), changes.get("stacks_per_wall")
-    if type(tiles) is int and stacks is None:
-        changes["stacks_per_wall"] = tiles // 8
-    if type(stacks) is int and tiles is None:
-        changes["tiles"] = stacks * 8
-    return load_section(Variant, changes, file, section, base=VARIANTS[name], name=name)
+@dataclass(frozen=True)
+class VariantRules:
+    """One variant, whole: everything the engine knows of it, written once.
+
+    name: the id in `[rules] variant` and a declared win's "variant".
+    order: where it is listed (known: mcr, jingji, ...).
+    deal: the deal row.
+    dealer: who deals the next hand.
+    scorer: "module:function" scoring a checked declared win (imported when first used,
+        so this package never imports the scorers).
+    params: the dataclass of its scoring parameters (None: the rule book fixes every value
+        and a declared win's `params` is refused).
+    keys: declared-win keys of this variant alone (refused in the others).
+    fines: what a failed declaration costs (None: the rule book fines nothing).
+    drawn: "module:function" scoring a drawn hand where the rule book pays on a draw
+        (None: nobody pays).
+    """
+
+    name: str
+    order: int
+    deal: Variant
+    dealer: DealerRule
+    scorer: str
+    params: type | None = None
+    keys: frozenset[str] = frozenset()
+    fines: Fines | None = None
+    drawn: str | None = None
+
+    @functools.cached_property
+    def score(self) -> Callable[..., Any]:
+        """The scorer function, imported on first use."""
+        return _function(self.scorer)
+
+    @functools.cached_property
+    def score_drawn(self) -> Callable[..., Any] | None:
+        """The drawn hand's scorer, imported on first use; None where nobody pays."""
+        return None if self.drawn is None else _function(self.drawn)
+
+    @property
+    def wild_key(self) -> str | None:
+        """The declared win's key for the turned wild tile (Tianjin "hun", Fuzhou "gold")."""
+        return None if self.deal.wild == "none" else self.deal.wild
 
 
-def check_table_config(config: Config) -> None:
-    """The table's `[rules]`: a known variant, valid overrides, and the variant's tile
-    set the one the table builds (entry point group mjtable.config_checks)."""
-    section, file = config.rules, config.source
-    if section.variant not in VARIANTS:
-        raise ConfigError(file, "rules", "variant", not_allowed(section.variant, VARIANTS))
-    variant = _overridden(section.variant, dict(section.overrides), file, "rules.overrides")
-    if variant.tiles != config.table.tiles:
-        raise ConfigError(file, "rules", "variant",
-                          f"variant {section.variant!r} plays {variant.tiles} tiles but "
-                          f"[table] tiles = {config.table.tiles}")
+def _function(where: str) -> Callable[..., Any]:
+    module, _sep, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,18 @@
+"""The competition (竞技): MCR with the tournament's supplementary rules (补充细则)."""
+
+from __future__ import annotations
+
+from ..tiles import FLOWERS
+from ._spec import BASE_DEAL, DealerRule, Variant, VariantRules
+from .mcr import COMPETITION_FINES
+
+RULES = VariantRules(
+    name="jingji", order=1,
+    # Seed 001: "如7即为从对家的第七墩抓牌" - the dealer grabs the 7th stack itself.
+    deal=Variant(name="jingji", tiles=144, stacks_per_wall=18, flowers=FLOWERS,
+                 replacement="depth_first", **{**BASE_DEAL, "head_offset": 0}),
+    dealer=DealerRule(after_win=False, after_draw=False),
+    scorer="rules.scoring.mcr:score",
+    keys=frozenset({"also_won"}),
+    fines=COMPETITION_FINES,
+)
