@@ -36,7 +36,12 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", parents=[common],
-                         help=_("run the table (the built-in simulator without hardware)"))
+                         help=_("run the table (the built-in simulator without hardware)"),
+                         description=_("Run the table's daemon: the controller on [hal] "
+                                       "backend (the built-in simulator without hardware), "
+                                       "its event log and its API socket for the console "
+                                       "and the agent. Ctrl-C, SIGTERM or a closed terminal "
+                                       "stops it with every motor off (docs/console.md)."))
     run.add_argument("--speed", type=speed, default=1.0,
                      help=_("fast-forward the simulated table by this factor"))
     run.add_argument("--cycles", type=positive_int, help=_("stop after this many hands"))

@@ -226,6 +226,10 @@ class ApiServer:
         self._status_text = ""
         self._status_due = False            # an event happened: status may have changed
         self.closing: list[Callable[[Client], None]] = []   # told when a connection ends
+        # Wall time stamps a fault for people (its age on the venue's screens, kept
+        # across the venue's and the agent's restarts); it never steers the table.
+        self.wall: Callable[[], float] | None = None
+        self._raised_walls: dict[tuple[str, str, float], float] = {}
         self.handlers: dict[str, Handler] = {
             "info": self._info, "status": self._status, "subscribe": self._subscribe,
             "faults": self._faults, "diagnose": self._diagnose, "test": self._test,
@@ -672,6 +676,9 @@ class ApiServer:
 
     def _on_event(self, event: dict[str, Any]) -> None:
         self._status_due = True
+        if event.get("kind") == "fault" and self.wall is not None:
+            key = (str(event.get("id")), str(event.get("where")), event.get("sim_time_s"))
+            self._raised_walls.setdefault(key, round(self.wall(), 3))   # type: ignore[arg-type]
         watching = [c for c in self.clients if "events" in c.subscribed]
         if watching:
             shown = public_event(event)
@@ -755,7 +762,8 @@ class ApiServer:
         return status
 
     def _fault(self, index: int, fault: Fault) -> dict[str, Any]:
-        return {"ref": index + 1, **fault.as_dict()}
+        raised = self._raised_walls.get((fault.id, fault.where, round(fault.sim_time_s, 3)))
+        return {"ref": index + 1, **fault.as_dict(), "raised_wall": raised}
 
     # -- methods -----------------------------------------------------------------
 
@@ -869,9 +877,13 @@ class ApiServer:
                 self.maintenance.leave(who)
         except MaintenanceRefused as exc:
             raise p.ApiError(p.REFUSED, str(exc)) from None
-        return {"test_mode": self.maintenance.test_mode, "cycle": self.ctl.cycle.state,
-                "held_by": self.ctl.status()["held_by"],
-                "refeed_hold": self.ctl.refeed_hold is not None}
+        held_by = self.ctl.status()["held_by"]
+        cycle = self.ctl.cycle.state
+        # Halted by test mode (or the e-stop), the cycle says what holds it, not
+        # "fault": nothing is wrong with a table a technician is testing.
+        return {"test_mode": self.maintenance.test_mode,
+                "cycle": held_by if cycle == "fault" and held_by else cycle,
+                "held_by": held_by, "refeed_hold": self.ctl.refeed_hold is not None}
 
     @method(MOTION)
     async def _jog(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
