@@ -48,7 +48,7 @@ def _unreadable(prog: str, path: str, exc: OSError | UnicodeDecodeError) -> int:
     """One line for a file that cannot be read, or is not text (exit 2)."""
     if isinstance(exc, UnicodeDecodeError):
         return _fail(prog, _("{file}: not UTF-8 text: {error}").format(
-            file=_name(path), error=exc.reason))
+            file=_name(path), error=jsontext.not_utf8(exc)))
     return _fail(prog, _("{file}: cannot read: {error}").format(
         file=_name(path), error=said(exc)))
 
@@ -88,7 +88,7 @@ def deal_main(argv: list[str]) -> int:
         obj = _loads(text)
     except json.JSONDecodeError as exc:
         return _fail(prog, _("{file}: not JSON: {error} at line {line} column {column}").format(
-            file=_name(args.file), error=exc.msg, line=exc.lineno, column=exc.colno))
+            file=_name(args.file), error=jsontext.why(exc), line=exc.lineno, column=exc.colno))
     try:
         record = deal_request(obj)
     except RulesError as exc:
@@ -132,7 +132,7 @@ def audit_main(argv: list[str]) -> int:
                             prog=prog, file=_name(args.file), line=number), file=sys.stderr)
                 continue
             return _fail(prog, _("{file}:{line}: not JSON: {error} at column {column}").format(
-                file=_name(args.file), line=number, error=exc.msg, column=exc.colno))
+                file=_name(args.file), line=number, error=jsontext.why(exc), column=exc.colno))
         line_numbers.append(number)
     try:
         report = audit(records) if args.alpha is None else audit(records, args.alpha)

@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 
+from mjtable_core.jsontext import not_utf8, why
 from mjtable_core.oserror import said
 from mjtable_core.printable import printable, printable_lines
 
@@ -66,9 +67,10 @@ def score_main(argv: list[str]) -> int:
         else:
             with open(args.file, encoding="utf-8") as f:
                 text = f.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        return _fail(_("{file}: cannot read: {error}").format(
-            file=name, error=said(exc) if isinstance(exc, OSError) else exc))
+    except UnicodeDecodeError as exc:
+        return _fail(_("{file}: not UTF-8 text: {error}").format(file=name, error=not_utf8(exc)))
+    except OSError as exc:
+        return _fail(_("{file}: cannot read: {error}").format(file=name, error=said(exc)))
     # A byte order mark, as Notepad saves UTF-8, is not part of the JSON (RFC 8259 lets a
     # parser ignore it).
     text = text.removeprefix("\ufeff")
@@ -79,7 +81,7 @@ def score_main(argv: list[str]) -> int:
             file=name, key=shown(exc.args[0])))
     except json.JSONDecodeError as exc:
         return _fail(_("{file}: not JSON: {error} at line {line} column {column}").format(
-            file=name, error=exc.msg, line=exc.lineno, column=exc.colno))
+            file=name, error=why(exc), line=exc.lineno, column=exc.colno))
     except RecursionError:
         return _fail(_("{file}: not JSON: nested too deep").format(file=name))
     except ValueError as exc:

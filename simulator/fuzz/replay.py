@@ -29,6 +29,7 @@ from hal.interface import Listener
 from mjtable_core import jsontext
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
+from mjtable_core.oserror import said
 from mjtable_core.signals import OUTPUT_KINDS, Value
 from simulator.physics.players import SimPlayers
 from simulator.physics.table import SimTable
@@ -158,9 +159,12 @@ def load_recording(path: Path) -> dict[str, Any]:
     log (the first flight recording in it)."""
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise RecordingError(_("{file}: not UTF-8 text: {error}").format(
+            file=path, error=jsontext.not_utf8(exc))) from None
+    except OSError as exc:
         raise RecordingError(_("{path}: cannot be read: {error}").format(
-            path=path, error=exc)) from None
+            path=path, error=said(exc))) from None
     rows: list[Any] = []
     try:
         rows = [jsontext.loads(text)]
@@ -169,7 +173,7 @@ def load_recording(path: Path) -> dict[str, Any]:
             rows = [jsontext.loads(line) for line in text.splitlines() if line.strip()]
         except json.JSONDecodeError as exc:
             raise RecordingError(_("{path}: not JSON: {error}").format(
-                path=path, error=exc)) from None
+                path=path, error=jsontext.why(exc))) from None
     for row in rows:
         if isinstance(row, dict) and (row.get("kind") in (RECORDING, None)):
             return checked(row, str(path))

@@ -126,3 +126,35 @@ def test_a_missing_file_and_a_missing_variant_read_in_chinese(tmp_path, capsys,
         restore()
     assert "none.json" in missing and stray(missing) == [], missing
     assert code == 2 and "None" not in err and "'variant'" in err, err
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": 1,,}', '{"a" 1}', '{"a": [1, 2', '{"a": "x', '[1] 2', "", '{"a": "\\q"}',
+    '{"a": "\\u12"}', '{"a": "\x01"}', '{"a": 1 "b": 2}', "{'a': 1}",
+])
+def test_malformed_json_is_one_chinese_line(tmp_path, capsys, monkeypatch, text: str) -> None:
+    # Python's parser says "Expecting ',' delimiter"; a Chinese scorekeeper reads why in
+    # Chinese, with the line and column, on one line.
+    from tests.console.zh_sweep import stray
+    restore = _zh(monkeypatch)
+    try:
+        code, out, err = run(tmp_path, capsys, text=text)
+    finally:
+        restore()
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    said = err.removeprefix("mjtable score: ").replace("\\u", "")   # the escape, as typed
+    assert "不是 JSON" in err and stray(said) == [], err
+
+
+def test_a_file_that_is_not_utf8_reads_in_chinese(tmp_path, capsys, monkeypatch) -> None:
+    from tests.console.zh_sweep import stray
+    path = tmp_path / "win.json"
+    path.write_bytes(b'{"variant": "\xff\xfe"}')
+    restore = _zh(monkeypatch)
+    try:
+        code = main(["score", str(path)])
+        err = capsys.readouterr().err
+    finally:
+        restore()
+    assert code == 2 and err.count("\n") == 1, err
+    assert stray(err.removeprefix("mjtable score: ").replace(str(path), "")) == [], err
