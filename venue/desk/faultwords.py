@@ -13,6 +13,7 @@ from typing import Any
 
 from firmware.faults.kinds import CATALOGUE
 from firmware.i18n import _
+from venue.desk.incidents import CONDITION_SUMMARIES
 
 SIDE = re.compile(r"side\.(\d+)")
 
@@ -37,6 +38,8 @@ def of_incident(incident: dict[str, Any]) -> dict[str, Any]:
     """An incident's fault words: by its key `id@where`, else what the table sent."""
     fault_id, _sep, where = str(incident.get("fault_id") or "").partition("@")
     found = texts(fault_id, where)
+    if found is None and where == "table" and fault_id in CONDITION_SUMMARIES:
+        found = {"summary": _(CONDITION_SUMMARIES[fault_id]), "causes": [], "remedy": []}
     if found is not None:
         return found
     return {"summary": incident.get("summary") or "", "causes": [], "remedy": []}

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from firmware.i18n import N_
 from venue.desk.office import Office
 from venue.desk.sections import NotifySection
 
@@ -27,6 +28,12 @@ FLAP_S = 60.0       # a fault back within this long of clearing continues its in
 ESTOP = {"id": "estop", "where": "table", "code": "E-STOP"}
 OFFLINE = {"id": "offline", "where": "table", "code": "OFFLINE"}
 CONDITIONS = ("estop@table", "offline@table")
+# What the venue itself raises, by fault id: its words are the venue's, not a table's
+# catalogue, and a page shows them in its own language (venue/desk/faultwords.py).
+CONDITION_SUMMARIES = {
+    ESTOP["id"]: N_("the e-stop was pressed"),
+    OFFLINE["id"]: N_("the table is offline (no agent on the broker)"),
+}
 # Apprise's notification types: a chat app shows `failure` as an alarm, `info` as a note.
 FAILURE, WARNING, INFO = "failure", "warning", "info"
 

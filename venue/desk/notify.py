@@ -17,7 +17,15 @@ from typing import Any
 
 from firmware.i18n import _, language
 from venue.desk.faultwords import of_incident
-from venue.desk.incidents import ESCALATED, ESTOP, OFFLINE, Incidents, Page, severity
+from venue.desk.incidents import (
+    CONDITION_SUMMARIES,
+    ESCALATED,
+    ESTOP,
+    OFFLINE,
+    Incidents,
+    Page,
+    severity,
+)
 from venue.desk.office import Office
 from venue.desk.sections import NotifySection
 
@@ -105,7 +113,7 @@ class Notifier:
         if not self.section.estop:
             return
         with language(self.lang):
-            summary = _("the e-stop was pressed")
+            summary = _(CONDITION_SUMMARIES[ESTOP["id"]])
         self.incidents.condition(table, ESTOP, bool(status.get("estopped")), summary,
                                  self.wall())
         self.wake.set()
@@ -115,7 +123,7 @@ class Notifier:
         if self.section.offline_after_min <= 0:
             return
         with language(self.lang):
-            summary = _("the table is offline (no agent on the broker)")
+            summary = _(CONDITION_SUMMARIES[OFFLINE["id"]])
         self.incidents.condition(table, OFFLINE, not online, summary, self.wall())
         self.wake.set()
 
