@@ -242,3 +242,26 @@ def test_a_second_venue_on_the_same_records_stops_with_one_line(tmp_path, capsys
         asyncio.run(first.close())
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "already" in err, err
+
+
+def test_a_price_that_is_not_one_is_refused_and_said_on_the_usage_page() -> None:
+    # -1, 1e309 (infinity), "abc", NaN: the price stays as it was, and the page says why
+    # instead of quietly showing the old price as if it had been saved.
+    from venue.desk.usage import PRICE, price
+
+    async def tried(client: TestClient, app: Any) -> None:
+        from venue.desk.login import OFFICE
+        from venue.desk.sessions import CSRF_FIELD
+        await login(client)
+        token = await csrf(client)
+        ok = await client.post("/usage/price", data={CSRF_FIELD: token, PRICE: "38.5",
+                                                     "back": "/usage"})
+        assert ok.status == 200 and 'role="alert"' not in await ok.text()
+        for bad in ("-1", "1e309", "abc", "nan", "100001"):
+            answer = await client.post("/usage/price", data={
+                CSRF_FIELD: token, PRICE: bad, "back": "/usage?from=2026-01-01&to=2026-01-02"})
+            text = await answer.text()
+            assert answer.status == 200 and 'role="alert"' in text, bad
+            assert "2026-01-01" in str(answer.url), answer.url
+            assert price(app[OFFICE]) == 38.5, bad
+    run(tried)

@@ -21,6 +21,7 @@ from venue.desk.store import amount, day_of, records_csv, usage_csv
 MAX_DAYS = 366
 PRICE = "price_per_hour"
 MAX_PRICE = 100_000.0
+REFUSED = "refused"       # the query key of a form the usage page refused
 
 
 def setup(app: web.Application) -> None:
@@ -49,12 +50,14 @@ async def set_price(request: web.Request) -> web.StreamResponse:
         value = float(str(form.get(PRICE, "")).strip().replace(",", "."))
     except ValueError:
         value = -1.0
-    if 0.0 <= value <= MAX_PRICE:
-        request.app[OFFICE].set_setting(PRICE, f"{value:.2f}")
-        request.app[OFFICE].log("usage.price", who=session.name, remote=remote(request),
-                                price_per_hour=round(value, 2))
     back = str(form.get("back", "/usage"))
-    raise web.HTTPSeeOther(back if back.startswith("/usage") else "/usage")
+    back = back if back.startswith("/usage") else "/usage"
+    if not 0.0 <= value <= MAX_PRICE:       # NaN, infinity, negative: kept as it was, said
+        raise web.HTTPSeeOther(back + ("&" if "?" in back else "?") + f"{REFUSED}={PRICE}")
+    request.app[OFFICE].set_setting(PRICE, f"{value:.2f}")
+    request.app[OFFICE].log("usage.price", who=session.name, remote=remote(request),
+                            price_per_hour=round(value, 2))
+    raise web.HTTPSeeOther(back)
 
 
 class BadRange(Exception):
@@ -126,6 +129,10 @@ async def usage_page(request: web.Request, lang: str) -> web.Response:
     except BadRange as exc:
         first = last = day_of(time.time())
         problem = f'<p class="problem" role="alert">{escape(str(exc))}</p>'
+    if request.query.get(REFUSED) == PRICE:
+        problem += ('<p class="problem" role="alert">' + escape(
+            _("not saved: a price per hour is a number from 0 to {most}").format(
+                most=f"{MAX_PRICE:.0f}")) + "</p>")
     rows = request.app[STORE].usage(first, last)
     per_hour = price(request.app[OFFICE])
     query = f"from={first}&amp;to={last}"
@@ -154,8 +161,8 @@ async def usage_page(request: web.Request, lang: str) -> web.Response:
         f'<form class="range price" method=post action="/usage/price">'
         f'<input type=hidden name="{CSRF_FIELD}" value="{csrf}">'
         f'<input type=hidden name=back value="/usage?{query}">'
-        f'<label>{w["price"]} <input name="{PRICE}" type=number min=0 step=0.01 '
-        f'inputmode=decimal value="{per_hour:.2f}"></label> '
+        f'<label>{w["price"]} <input name="{PRICE}" type=number min=0 '
+        f'max={MAX_PRICE:.0f} step=0.01 inputmode=decimal value="{per_hour:.2f}"></label> '
         f'<button>{w["save"]}</button></form>'
         f'<p class=files><a href="/api/usage.csv?{query}" download>'
         f'{w["per_day"]}</a> · '
