@@ -109,3 +109,27 @@ def test_the_usage_page_and_its_csv_turn_hours_into_money_at_the_hourly_price(
         document.querySelector('a[href^="/api/usage.csv"]').href)).text())""")
     head, line = csv.lstrip("\ufeff").splitlines()[:2]
     assert head.endswith("price_per_hour,amount") and line.endswith("38.50,115.50"), csv
+
+
+def test_a_double_click_on_open_sends_one_command(desk, browser) -> None:
+    # Staff at a busy counter double-click: the table is opened once, not twice (the
+    # buttons wait for the answer of the first).
+    online(desk, ["t1", "t2", "t3"])
+    table, heard = answering_table(desk, "t3")
+    try:
+        page = browser.page
+        page.set_viewport_size(PHONE)
+        desk.login(page)
+        page.goto(desk.url + "?lang=zh_CN")
+        counter = page.locator("#counter")
+        counter.locator("select[name=table]").select_option("t3")
+        counter.locator("input[name=booking_id]").fill("B-9")
+        counter.locator("button[value=enable]").dblclick()
+        counter.locator(".said", has_text="B-9").wait_for(timeout=WAIT_MS)
+        # A second command, if sent, was sent with the first: it is heard by now.
+        page.wait_for_timeout(500)
+        assert [c["name"] for c in heard] == ["enable"], heard
+        assert counter.locator("button[value=enable]").is_enabled()
+    finally:
+        table.loop_stop()
+        table.disconnect()

@@ -61,8 +61,11 @@
   }
   if (counter) {
     const said = counter.querySelector(".said");
+    const buttons = [...counter.querySelectorAll("button")];
     counter.addEventListener("submit", async (e) => {
       e.preventDefault();
+      // One command at a time: a double click opens a table once, not twice.
+      if (buttons.some((b) => b.disabled)) return;
       const command = e.submitter ? e.submitter.value : "enable";
       const table = counter.elements.table.value;
       const booking = counter.elements.booking_id.value.trim().replace(/\s+/g, "_");
@@ -71,6 +74,7 @@
         ? {for_s: Number(counter.elements.for_s.value), booking_id: booking}
         : {reason: "counter"};
       said.textContent = "…";
+      buttons.forEach((b) => { b.disabled = true; });
       try {
         const answer = await fetch(`/api/tables/${encodeURIComponent(table)}/${command}`, {
           method: "POST", headers: {"Content-Type": "application/json",
@@ -89,6 +93,8 @@
         }
       } catch (err) {
         said.textContent = say(words.failed, {why: String(err)});
+      } finally {
+        buttons.forEach((b) => { b.disabled = false; });
       }
     });
   }
