@@ -88,3 +88,40 @@ def test_a_demo_of_twenty_tables_does_not_look_like_a_venue_in_trouble() -> None
     starts = [first_move(random.Random(seed)) for seed in range(len(names))]
     assert starts.count("fault") <= 2, starts
     assert FAULT_AFTER_HAND <= 0.05
+
+
+class _Heard:
+    """What a demo table's command loop needs of its MQTT client: the messages it is
+    sent, and a record of what it publishes."""
+
+    def __init__(self, commands: list[dict]) -> None:
+        self.commands = commands
+        self.published: list[str] = []
+
+    @property
+    def messages(self):
+        async def each():
+            for cmd in self.commands:
+                yield type("Message", (), {"payload": json.dumps({"cmd": cmd}).encode()})
+        return each()
+
+    async def publish(self, topic: str, *_args, **_kw) -> None:
+        self.published.append(topic)
+
+
+def test_a_demo_table_off_the_network_answers_no_command() -> None:
+    # A real table gone offline hears nothing: the counter must say "sent, no answer",
+    # not "opened" (the demo answered from beyond the grave).
+    import asyncio
+
+    from venue.desk.demo import DemoTable
+    enable = {"id": "c1", "name": "enable", "args": {"for_s": 3600, "booking_id": "B-1"}}
+    table = DemoTable("t07", "mqtt://127.0.0.1:1", seed=7)
+    table.away = True
+    away = _Heard([enable])
+    asyncio.run(table._commands(away))
+    assert away.published == [] and table.booking is None
+    table.away = False
+    back = _Heard([enable])
+    asyncio.run(table._commands(back))
+    assert back.published[-1] == "mjt/v1/t07/cmd/ack" and table.booking == "B-1"

@@ -146,6 +146,7 @@ class DemoTable:
         self.booked_until = 0.0
         self.booking: str | None = None
         self.reason: str | None = None
+        self.away = False       # off the network: it hears no command (a real table's will)
         self.started = time.time()
         # The daemon's status as the agent reads it (firmware/api/server.py's shape).
         self.status: dict[str, Any] = {
@@ -212,9 +213,11 @@ class DemoTable:
 
     async def _away(self, client: aiomqtt.Client) -> None:
         """Off the network for a while: what the broker's last will says for a table."""
+        self.away = True
         await client.publish(self.topics.avail, OFFLINE, qos=1, retain=True)
         await asyncio.sleep(self.rng.uniform(20, 60))
         await client.publish(self.topics.avail, ONLINE, qos=1, retain=True)
+        self.away = False
 
     async def _earlier_today(self, client: aiomqtt.Client) -> None:
         """A few hands played before the demo started (since midnight), so hands today
@@ -279,6 +282,8 @@ class DemoTable:
                 name, args = cmd["name"], cmd.get("args") or {}
             except (TypeError, ValueError, KeyError):
                 continue
+            if self.away:
+                continue        # a table off the network answers nothing: the venue says so
             result: dict[str, Any] = {}
             if name == "usage_ack":
                 self.acked = max(self.acked, int(args.get("seq", 0)))
