@@ -27,7 +27,7 @@ from firmware.api.client import (
 )
 from firmware.cli_types import number, whole
 from firmware.console import render
-from firmware.i18n import _, resolve, set_language
+from firmware.i18n import LANGUAGES, _, resolve, set_language
 from firmware.printable import printable
 from firmware.state import chain_words
 from firmware.state.storage import STORAGE_ERRORS, problem, read_only
@@ -60,9 +60,19 @@ def _hours(text: str) -> float:
     return value
 
 
+def _language_option(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """`--lang en|zh_CN`: the technician's language on a box set up in another one."""
+    parser = parser or argparse.ArgumentParser(add_help=False, exit_on_error=False)
+    parser.add_argument("--lang", choices=LANGUAGES, default=None,
+                        help=_("language of the console and of the daemon's replies "
+                               "(default: $MJTABLE_LANG, else the locale)"))
+    return parser
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mjtable console",
                                      description=_("Technician console for a running table."))
+    _language_option(parser)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--socket", metavar="PATH", default=argparse.SUPPRESS,
                         help=_("API socket (default: {path})").format(
@@ -156,7 +166,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str], state_dir: str | None = None) -> int:
     """`mjtable console ...`; returns the exit code."""
-    set_language(resolve())
+    # The language before the parser: its help is in it too.
+    try:
+        lang = _language_option().parse_known_args(list(argv))[0].lang
+    except argparse.ArgumentError:
+        lang = None         # the parser below says what is wrong with it
+    set_language(lang or resolve())
     parser = _parser()
     try:
         args = parser.parse_args(list(argv))

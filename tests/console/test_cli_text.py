@@ -154,3 +154,25 @@ def test_the_tui_footer_offers_no_english_command_palette() -> None:
     from firmware.console.tui import ConsoleApp
 
     assert ConsoleApp.ENABLE_COMMAND_PALETTE is False
+
+
+def test_console_lang_picks_the_technicians_language_on_an_english_box(
+        daemon: Daemon, capsys, monkeypatch) -> None:
+    # docs/languages.md: the console takes --lang (a Chinese technician on a Pi set up
+    # in English); it was refused as an unknown option.
+    from firmware import i18n
+    for var in ("MJTABLE_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    was = i18n.current()
+    try:
+        assert main(["console", "--lang", "zh_CN", "--help"]) == 0
+        assert "运行中麻将机的维修控制台" in capsys.readouterr().out
+        sock = ["console", "--lang=zh_CN", "--socket", str(daemon.socket)]
+        assert main([*sock, "faults"]) == 0
+        out = capsys.readouterr().out
+        from tests.console.zh_sweep import stray
+        assert out and stray(out) == [], out
+        assert main(["console", "--lang", "xx", "--help"]) == 2
+    finally:
+        i18n.set_language(was)
