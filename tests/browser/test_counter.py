@@ -133,3 +133,28 @@ def test_a_double_click_on_open_sends_one_command(desk, browser) -> None:
     finally:
         table.loop_stop()
         table.disconnect()
+
+
+def test_a_booking_name_the_table_cannot_take_is_said_in_the_counters_words(
+        desk, browser) -> None:
+    # HTML or an emoji in the name: nothing is sent, and staff read what the name may
+    # hold (the field's label), not the API's key `booking_id`.
+    online(desk, ["t1", "t2", "t3"])
+    table, heard = answering_table(desk, "t3")
+    try:
+        page = browser.page
+        page.set_viewport_size(PHONE)
+        desk.login(page)
+        page.goto(desk.url + "?lang=zh_CN")
+        counter = page.locator("#counter")
+        counter.locator("select[name=table]").select_option("t3")
+        for name in ("<b>王</b>", "李四 \U0001F004", "A&B"):
+            counter.locator("input[name=booking_id]").fill(name)
+            counter.locator("button[value=enable]").click()
+            said = counter.locator(".said").inner_text()
+            assert "预订人" in said and "booking_id" not in said, (name, said)
+        page.wait_for_timeout(300)
+        assert heard == []
+    finally:
+        table.loop_stop()
+        table.disconnect()

@@ -68,6 +68,7 @@ async def dashboard(request: web.Request, lang: str) -> web.Response:
              "no_answer": _("sent to table {table}: no answer yet (is it on?)"),
              "refused": _("table {table} refused: {why}"),
              "need_booking": _("give the booking a name"),
+             "bad_booking": _("booking name: 1–64 letters, digits, . : _ - (no other signs)"),
              "failed": _("not sent: {why}")}
     legend = "".join(
         f'<li class="s-{state}"><span class="dot"></span>{escape(_(STATE_WORDS[state]))} '

@@ -70,6 +70,10 @@
       const table = counter.elements.table.value;
       const booking = counter.elements.booking_id.value.trim().replace(/\s+/g, "_");
       if (command === "enable" && !booking) { said.textContent = words.need_booking; return; }
+      // The booking API's rule (venue/desk/booking.py BOOKING), said in the counter's words.
+      if (command === "enable" && !/^[\p{L}\p{N}_.:-]{1,64}$/u.test(booking)) {
+        said.textContent = words.bad_booking; return;
+      }
       const body = command === "enable"
         ? {for_s: Number(counter.elements.for_s.value), booking_id: booking}
         : {reason: "counter"};
