@@ -37,10 +37,12 @@ from firmware import i18n, words
 from firmware.api import health, hold, usage, venue
 from firmware.api import protocol as p
 from firmware.api.access import (
-    CLASSES,
     MOTION,
+    OPEN,
+    TECHNICIAN,
     check_classified,
     classify,
+    method,
     needs_technician,
 )
 from firmware.api.auth import Technicians, technician_name
@@ -224,6 +226,10 @@ class ApiServer:
         self._status_text = ""
         self._status_due = False            # an event happened: status may have changed
         self.closing: list[Callable[[Client], None]] = []   # told when a connection ends
+        # Wall time stamps a fault for people (its age on the venue's screens, kept
+        # across the venue's and the agent's restarts); it never steers the table.
+        self.wall: Callable[[], float] | None = None
+        self._raised_walls: dict[tuple[str, str, float], float] = {}
         self.handlers: dict[str, Handler] = {
             "info": self._info, "status": self._status, "subscribe": self._subscribe,
             "faults": self._faults, "diagnose": self._diagnose, "test": self._test,
@@ -234,7 +240,8 @@ class ApiServer:
             **hold.handlers(self), **health.handlers(self)}
         self.ledger: Ledger | None = None      # the usage ledger, when the daemon has one
         self.venue: venue.Venue | None = None  # signed commands and the booking gate
-        check_classified(self.handlers)     # default deny: no class, no daemon
+        # Default deny: a handler written without its class, and no daemon starts.
+        self.classes = check_classified(self.handlers)
         ctl.subscribers.append(self._on_event)
         # A reader's own reports never mark it changed: a backend that reports only a
         # new code would say "the same tile as the last" by its silence. Its shown
@@ -527,7 +534,7 @@ class ApiServer:
             if "auth" in request and method != "login":
                 raise p.ApiError(p.BAD_REQUEST, "a token goes only with \"login\"; "
                                  "the session then covers this connection")
-            kind = classify(method, request["params"])
+            kind = classify(self.classes, method, request["params"])
             technician = None
             if method == "login":
                 technician = await self._authorize(client, request)
@@ -601,6 +608,7 @@ class ApiServer:
                                "(console test-mode on)").format(
                                    action=action, state=words.state(self.ctl.cycle.state)))
 
+    @method(OPEN)
     async def _login(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         """Open a session on this connection (`_handle` has checked the token)."""
         assert who is not None
@@ -615,6 +623,7 @@ class ApiServer:
                              **client.peer.as_log())
         return {"technician": who, "session_s": SESSION_S}
 
+    @method(OPEN)
     async def _logout(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         was, client.technician, client.session_until = client.technician, None, 0.0
         return {"logged_out": was}
@@ -667,6 +676,9 @@ class ApiServer:
 
     def _on_event(self, event: dict[str, Any]) -> None:
         self._status_due = True
+        if event.get("kind") == "fault" and self.wall is not None:
+            key = (str(event.get("id")), str(event.get("where")), event.get("sim_time_s"))
+            self._raised_walls.setdefault(key, round(self.wall(), 3))   # type: ignore[arg-type]
         watching = [c for c in self.clients if "events" in c.subscribed]
         if watching:
             shown = public_event(event)
@@ -750,16 +762,18 @@ class ApiServer:
         return status
 
     def _fault(self, index: int, fault: Fault) -> dict[str, Any]:
-        return {"ref": index + 1, **fault.as_dict()}
+        raised = self._raised_walls.get((fault.id, fault.where, round(fault.sim_time_s, 3)))
+        return {"ref": index + 1, **fault.as_dict(), "raised_wall": raised}
 
     # -- methods -----------------------------------------------------------------
 
+    @method(OPEN)
     async def _info(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         return {"name": "mjtable", "protocol": p.VERSION, "table": self.ctl.config.table.id,
                 "t": round(self.ctl.clock.now(), 3), "methods": sorted(self.handlers),
-                "access": {m: CLASSES[m] for m in sorted(self.handlers)},
+                "access": {m: self.classes[m] for m in sorted(self.handlers)},
                 "technician_needed": [*sorted(m for m in self.handlers
-                                              if needs_technician(CLASSES[m])),
+                                              if needs_technician(self.classes[m])),
                                       "estop (release)", "diagnose (check)"],
                 "tests": [{"number": t.number, "name": t.name, "label": t.label}
                           for t in mechanism_tests(self.ctl.geometry)],
@@ -768,9 +782,11 @@ class ApiServer:
                 # log whose tail was later cut off or rewritten (verify-log cannot).
                 "event_log_head": self.eventlog.head if self.eventlog else None}
 
+    @method(OPEN)
     async def _status(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         return self.status(with_signals=True)
 
+    @method(OPEN)
     async def _subscribe(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         wanted = params.get("streams", ["events", "signals", "status"])
         if not isinstance(wanted, list) or not all(
@@ -782,6 +798,7 @@ class ApiServer:
         # The first stream messages are the whole picture; changes follow.
         return {"streams": sorted(client.subscribed), "status": self.status(True)}
 
+    @method(OPEN)
     async def _faults(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         faults = [self._fault(i, f) for i, f in enumerate(self.ctl.faults)]
         logged: list[dict[str, Any]] = []
@@ -793,6 +810,7 @@ class ApiServer:
         return {"active": [f for f in faults if f["active"]], "history": faults,
                 "logged": [row for row in logged if row.get("kind") == "fault"]}
 
+    @method(OPEN)   # without "check": true it only reads what the firmware knows
     async def _diagnose(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         symptom = params.get("symptom")
         if not isinstance(symptom, str) or not symptom.strip():
@@ -823,6 +841,7 @@ class ApiServer:
                                  symptom=printable(symptom), by=who, result=result)
         return result
 
+    @method(MOTION)
     async def _test(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         name = params.get("mechanism")
         if not isinstance(name, str):
@@ -846,6 +865,7 @@ class ApiServer:
             raise p.ApiError(p.REFUSED, str(exc)) from None
         return {"results": await finished, "test_mode": self.maintenance.test_mode}
 
+    @method(TECHNICIAN)
     async def _testmode(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         on = params.get("on")
         if not isinstance(on, bool):
@@ -857,10 +877,15 @@ class ApiServer:
                 self.maintenance.leave(who)
         except MaintenanceRefused as exc:
             raise p.ApiError(p.REFUSED, str(exc)) from None
-        return {"test_mode": self.maintenance.test_mode, "cycle": self.ctl.cycle.state,
-                "held_by": self.ctl.status()["held_by"],
-                "refeed_hold": self.ctl.refeed_hold is not None}
+        held_by = self.ctl.status()["held_by"]
+        cycle = self.ctl.cycle.state
+        # Halted by test mode (or the e-stop), the cycle says what holds it, not
+        # "fault": nothing is wrong with a table a technician is testing.
+        return {"test_mode": self.maintenance.test_mode,
+                "cycle": held_by if cycle == "fault" and held_by else cycle,
+                "held_by": held_by, "refeed_hold": self.ctl.refeed_hold is not None}
 
+    @method(MOTION)
     async def _jog(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         motor, direction, seconds = (params.get(k) for k in ("motor", "direction", "seconds"))
         if not isinstance(motor, str) or not isinstance(direction, str) or not isinstance(
@@ -877,6 +902,7 @@ class ApiServer:
             raise p.ApiError(p.REFUSED, str(exc)) from None
         return await finished
 
+    @method(TECHNICIAN)
     async def _clear(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         wanted = params.get("fault")
         if not isinstance(wanted, str | int) or isinstance(wanted, bool):
@@ -902,6 +928,7 @@ class ApiServer:
                                  if f.active],
                 "estopped": self.ctl.estopped, "test_mode": self.maintenance.test_mode}
 
+    @method(OPEN)   # anyone may stop the table; a release needs a technician (classify)
     async def _estop(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         if params.get("release"):
             if not self.ctl.estopped:
@@ -920,6 +947,7 @@ class ApiServer:
         self.ctl.estop(by)
         return {"estopped": True, "cycle": self.ctl.cycle.state}
 
+    @method(OPEN)
     async def _walls(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         limit = params.get("limit", 5)
         if not isinstance(limit, int) or limit < 1:
@@ -930,6 +958,7 @@ class ApiServer:
                 "records": [record if handoff.ended(record) else public_record(record)
                             for record in handoff.records[-limit:]]}
 
+    @method(OPEN)
     async def _log(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         if self.eventlog is None:
             raise p.ApiError(p.NOT_AVAILABLE, _("this daemon runs without an event log"))
@@ -962,6 +991,7 @@ class ApiServer:
             self.log_reads.rest(result.cpu_s * LOG_PACE)
         return result
 
+    @method(OPEN)   # a player's action: the seats of the hand just ended enter its result
     async def _score(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         """A player enters the result of the hand just ended (firmware/hands/scoring.py)."""
         try:
@@ -970,6 +1000,7 @@ class ApiServer:
         except ScoreRefused as exc:
             raise p.ApiError(p.REFUSED, str(exc)) from None
 
+    @method(OPEN)
     async def _config(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         return _redact(dataclasses.asdict(self.ctl.config))
 

@@ -22,6 +22,7 @@ from firmware.faults import recovery
 from firmware.faults.kinds import CATALOGUE, ERROR, INFO, WARNING, Fault
 from firmware.faults.repeat_rows import RepeatRows
 from firmware.faults.shutdown import TABLE
+from firmware.i18n import table_language
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -75,7 +76,9 @@ class FaultPath:
                 self.shut_down(kind.scope, again)
             again.diagnosis_extra = self.diagnose(again)
             self.counts[fault_id] += 1
-            ctl.emit("fault", **again.as_dict(), reopened=True, repeats=again.repeats)
+            with table_language():      # the event is the table's, not the client's
+                shown = again.as_dict()
+            ctl.emit("fault", **shown, reopened=True, repeats=again.repeats)
             return again
         fault = Fault(fault_id, where, side, ctl.cycle.number, ctl.clock.now(), evidence,
                       active=kind.severity != INFO)
@@ -83,7 +86,9 @@ class FaultPath:
             self.shut_down(kind.scope, fault)
         self.record(fault)
         fault.diagnosis_extra = self.diagnose(fault)
-        ctl.emit("fault", **fault.as_dict())
+        with table_language():      # raised inside a client's request: still the table's
+            shown = fault.as_dict()
+        ctl.emit("fault", **shown)
         return fault
 
     def capped(self, fault_id: str, where: str, side: int | None) -> Fault | None:

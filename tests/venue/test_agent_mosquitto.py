@@ -97,6 +97,11 @@ def test_the_agent_publishes_birth_status_and_every_hand_once(venue) -> None:
     assert fault["table"] == "t1" and fault["code"] and fault["id"]
     assert fault["summary"] and fault["remedy"] and "cause" in fault
     assert watcher.json_on("mjt/v1/t1/faults")[0]["table"] == "t1"
+    # Each fault of the retained list says when the table raised it (wall time): its age
+    # on the dashboard survives a venue's or an agent's restart.
+    listed = wait_for(lambda: [f for m in watcher.json_on("mjt/v1/t1/faults")
+                               for f in m["active"]], 10, "a listed fault")
+    assert all(isinstance(f["since"], float) and f["since"] <= time.time() for f in listed)
 
 
 def test_commands_are_refused_unless_signed_fresh_unused_and_allowed(venue) -> None:

@@ -28,15 +28,18 @@ from firmware.i18n import _, language
 from firmware.printable import printable
 from firmware.service import signed
 from mjtable_core.config import Config
-from venue.agent import homeassistant
+from venue import homeassistant
+from venue.brokerwords import LOGIN_RETRY_S, login_refused, refused_line
 from venue.wire import (
     OFFLINE,
     ONLINE,
-    SCHEMA,
     Topics,
+    birth,
     broker_address,
-    fault_view,
+    fault_event,
+    faults_message,
     payload,
+    status_message,
     status_view,
 )
 
@@ -48,6 +51,10 @@ STOP_PUBLISH_S = 2.0    # the last `offline`, waited for at most this long
 REFUSALS_PER_WINDOW = 5  # refusal lines logged a minute; then a count
 REFUSALS_WINDOW_S = 60.0
 MAX_COMMAND = 16 * 1024  # bytes of a `cmd` message; longer ones are malformed
+# `usage` goes out when a counted value changes (a hand, an ack, a boot); the powered
+# time alone moves every second, and is worth one retained message a minute at most.
+USAGE_TIME_EVERY_S = 60.0
+TIME_ONLY = ("powered_s",)
 JUNK_KEPT = 256         # refused `cmd` messages waiting for their ack; past it only counted
 
 
@@ -72,8 +79,11 @@ class Agent:
         self._status_text = ""
         self._stopping = asyncio.Event()
         self._connected_once = False
+        self._refused_said = False
         self._faults_due = asyncio.Event()
         self._refused = RefusalLog(lambda line: self.log(line)).refused
+        self._usage_counted: dict[str, Any] | None = None
+        self._usage_at = -USAGE_TIME_EVERY_S
         # The stateless half of the daemon's check: which `cmd` messages are the venue's.
         self._verifier = signed.Verifier(self.table, signed.load_keys(self.venue.keys),
                                          time.time, self.venue.command_max_s)
@@ -114,15 +124,25 @@ class Agent:
     async def _with_broker(self, link: AsyncClient) -> None:
         subscribed = await link.request("subscribe", {"streams": ["events", "status"]})
         self._status = subscribed["status"]
+        user = self.venue.username or self.table
         while not self._stopping.is_set():
             try:
                 async with self._client() as mqtt:
                     self._connected_once = True
-                    self.log(_("on {broker} as {user}").format(
-                        broker=self.broker, user=self.venue.username or self.table))
+                    self._refused_said = False
+                    self.log(_("on {broker} as {user}").format(broker=self.broker, user=user))
                     await self._session(link, mqtt)
                     return
             except aiomqtt.MqttError as exc:
+                if login_refused(exc):
+                    # A wrong password is one line, not one a second for ever; and no
+                    # other protocol version makes it right.
+                    if not self._refused_said:
+                        self._refused_said = True
+                        self.log(refused_line(self.broker, user,
+                                              "[venue] username and password"))
+                    await self._pause(LOGIN_RETRY_S)
+                    continue
                 self.log(_("broker {broker}: {error}").format(broker=self.broker, error=exc))
                 if not self._connected_once:
                     # A broker without MQTT 5 refuses or ignores its CONNECT (amqtt
@@ -161,28 +181,25 @@ class Agent:
 
     async def _birth(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
         info = await link.request("info")
-        birth = {"schema": SCHEMA, "table": self.table, "firmware": _version(),
-                 "model": self.config.table.model, "variant": self.config.rules.variant,
-                 "console_url": self.venue.console_url or None,
-                 "protocol": info.get("protocol")}
-        await mqtt.publish(self.topics.info, payload(birth), qos=1, retain=True)
+        born = birth(self.table, _version(), self.config.table.model,
+                     self.config.rules.variant, self.venue.console_url, info.get("protocol"))
+        await mqtt.publish(self.topics.info, payload(born), qos=1, retain=True)
         if self.venue.ha_discovery:
-            await self._discovery(mqtt, birth)
+            await self._discovery(mqtt, born)
         await mqtt.publish(self.topics.avail, ONLINE, qos=1, retain=True)
         await self._publish_faults(link, mqtt)
-        await self._publish_usage(link, mqtt)
+        await self._publish_usage(link, mqtt, force=True)
         await self._publish_status(mqtt, force=True)
 
     async def _discovery(self, mqtt: aiomqtt.Client, birth: dict[str, Any]) -> None:
         """Home Assistant's retained configs: the table as a device of sensors."""
-        if not homeassistant.usable(self.table):
+        configs = homeassistant.discovery(self.topics, self.table, self.venue.ha_prefix,
+                                          birth, self.lang)
+        if configs is None:
             self.log(_("no Home Assistant discovery: the table id “{table}” may only have "
                        "letters, digits, _ and -").format(table=self.table))
             return
-        device = homeassistant.device(self.table, birth["model"], birth["firmware"],
-                                      birth["console_url"])
-        for topic, config in homeassistant.configs(self.topics, self.table,
-                                                   self.venue.ha_prefix, device, self.lang):
+        for topic, config in configs:
             await mqtt.publish(topic, payload(config), qos=1, retain=True)
 
     async def _follow(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
@@ -209,8 +226,7 @@ class Agent:
         # reply of the daemon before the venue hears of a fault. The retained list
         # follows, in the venue's language.
         await mqtt.publish(self.topics.event_fault, payload(
-            {"table": self.table, "t": event.get("t"), "wall": round(time.time(), 3),
-             **fault_view(event)}), qos=1)
+            fault_event(self.table, event, time.time())), qos=1)
         self._faults_due.set()
 
     async def _faults(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
@@ -225,8 +241,7 @@ class Agent:
     async def _publish_faults(self, link: AsyncClient, mqtt: aiomqtt.Client) -> dict[str, Any]:
         faults = await link.request("faults", lang=self.lang)
         await mqtt.publish(self.topics.faults, payload(
-            {"table": self.table, "active": [fault_view(f) for f in faults["active"]]}),
-            qos=1, retain=True)
+            faults_message(self.table, faults["active"])), qos=1, retain=True)
         return faults
 
     async def _publish_status(self, mqtt: aiomqtt.Client, force: bool = False) -> bool:
@@ -238,7 +253,7 @@ class Agent:
             return False
         self._status_text = text
         await mqtt.publish(self.topics.status, payload(
-            {**view, "table": self.table, "wall": round(time.time(), 3)}), qos=0, retain=True)
+            status_message(self.table, self._status, time.time())), qos=0, retain=True)
         return True
 
     async def _heartbeat(self, mqtt: aiomqtt.Client) -> None:
@@ -250,10 +265,23 @@ class Agent:
             if await self._publish_status(mqtt, force=due):
                 last = time.monotonic()
 
-    async def _publish_usage(self, link: AsyncClient, mqtt: aiomqtt.Client) -> dict[str, Any]:
+    async def _publish_usage(self, link: AsyncClient, mqtt: aiomqtt.Client,
+                             force: bool = False) -> dict[str, Any]:
         usage = await link.request("usage", {"after": 0, "limit": 1})
-        await mqtt.publish(self.topics.usage, payload(usage["totals"]), qos=1, retain=True)
+        await self._usage_out(mqtt, usage["totals"], force)
         return usage["totals"]
+
+    async def _usage_out(self, mqtt: aiomqtt.Client, totals: dict[str, Any],
+                         force: bool = False) -> None:
+        """The retained totals when a counted value changed, or a minute after the last
+        for the powered time alone: an idle table is one message a minute, not twelve."""
+        counted = {k: v for k, v in totals.items() if k not in TIME_ONLY}
+        now = time.monotonic()
+        if not force and counted == self._usage_counted and (
+                now - self._usage_at < USAGE_TIME_EVERY_S):
+            return
+        await mqtt.publish(self.topics.usage, payload(totals), qos=1, retain=True)
+        self._usage_counted, self._usage_at = counted, now
 
     async def _records(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
         """Every finished hand the venue has not acknowledged, QoS 1, oldest first.
@@ -279,7 +307,7 @@ class Agent:
                     self.sent = record["seq"]
                 if len(usage["records"]) < 100:
                     break
-            await mqtt.publish(self.topics.usage, payload(usage["totals"]), qos=1, retain=True)
+            await self._usage_out(mqtt, usage["totals"])
 
     async def _commands(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
         """`cmd` messages in two lanes: the venue's (signed by one of its keys, for this

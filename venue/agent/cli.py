@@ -19,7 +19,13 @@ EXIT_CONFIG = 2
 
 def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     agent = sub.add_parser("agent", parents=[common],
-                           help=_("this table on the venue's MQTT broker (docs/venue.md)"))
+                           help=_("this table on the venue's MQTT broker (docs/venue.md)"),
+                           description=_("Put this table on the venue's MQTT broker: its "
+                                         "status, faults and hand records out, the venue's "
+                                         "signed commands in, and the phone console on the "
+                                         "venue's network. Runs beside `mjtable run` and "
+                                         "talks to it through its API socket "
+                                         "(docs/venue.md)."))
     agent.add_argument("--socket", metavar="PATH",
                        help=_("the daemon's API socket (default under the runtime directory)"))
     agent.add_argument("--broker", metavar="URL",

@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from firmware.i18n import _
 from firmware.service.signed import sign
+from venue.brokerwords import login_refused, refused_line
 from venue.desk.config import BrokerSection
 from venue.desk.fleet import SUBSCRIPTIONS, Fleet
 from venue.desk.store import Store
@@ -105,7 +106,10 @@ class BrokerLink:
             except aiomqtt.MqttError as exc:
                 if str(exc) != said:
                     said = str(exc)
-                    self.log(_("broker {broker}: {error}").format(broker=self.url, error=exc))
+                    self.log(refused_line(self.url, self.broker.username,
+                                          "[broker] username and password")
+                             if login_refused(exc) else
+                             _("broker {broker}: {error}").format(broker=self.url, error=exc))
             finally:
                 self._client = None
                 self.connected.clear()

@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS incidents (
     id INTEGER PRIMARY KEY, table_id TEXT NOT NULL, fault_id TEXT NOT NULL,
     code TEXT, summary TEXT, opened REAL NOT NULL, paged REAL, escalated REAL,
     cleared REAL, acked REAL, acked_by TEXT);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS log (
     id INTEGER PRIMARY KEY, wall REAL NOT NULL, kind TEXT NOT NULL, who TEXT,
     remote TEXT, detail TEXT);
@@ -109,6 +110,14 @@ class Office:
         if self.echo:
             print(f"mjtable venue: {kind} who={who!r} from={remote} {text or ''}",
                   file=sys.stderr, flush=True)
+
+    def setting(self, key: str) -> str | None:
+        row = self.one("SELECT value FROM settings WHERE key = ?", (key,))
+        return None if row is None else str(row["value"])
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                        (key, value))
 
     def refused(self, kind: str, who: str | None = None, remote: str | None = None,
                 **detail: Any) -> bool:

@@ -170,14 +170,22 @@ class Store:
         self.db.close()
 
 
-def usage_csv(rows: list[dict[str, Any]]) -> str:
-    """Per day and table, play time in hours too: what a spreadsheet bills from."""
+def amount(play_s: float, price_per_hour: float) -> float:
+    """What the hours played cost at the venue's hourly price, to the cent."""
+    return round(play_s / 3600 * price_per_hour + 1e-9, 2)
+
+
+def usage_csv(rows: list[dict[str, Any]], price_per_hour: float = 0.0) -> str:
+    """Per day and table, play time in hours too, and its amount at the hourly price:
+    what a spreadsheet bills from."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(["day", "table", "hands", "play_s", "play_h", "bookings"])
+    writer.writerow(["day", "table", "hands", "play_s", "play_h", "bookings",
+                     "price_per_hour", "amount"])
     for row in rows:
         writer.writerow([row["day"], _cell(row["table"]), row["hands"], f"{row['play_s']:.1f}",
-                         f"{row['play_s'] / 3600:.3f}", row["bookings"]])
+                         f"{row['play_s'] / 3600:.3f}", row["bookings"],
+                         f"{price_per_hour:.2f}", f"{amount(row['play_s'], price_per_hour):.2f}"])
     return out.getvalue()
 
 

@@ -193,7 +193,7 @@ class PhoneConsole:
         html = render(lang, self.config.table.id, {
             "csrf": session.csrf, "technician": session.technician, "lang": lang,
             "words": words.script_words(lang), "symptoms": symptoms, "tests": tests,
-            "motors": words.motors(self.config.geometry),
+            "motors": words.motors(self.config.geometry, lang),
             "score": words.score_words(lang), "tiles": score.faces(lang)})
         response = web.Response(text=html, content_type="text/html", charset="utf-8")
         if fresh:
@@ -235,12 +235,13 @@ class PhoneConsole:
         with language(lang):
             lamps = [{"name": n, "label": words.lamp_name(n), "on": bool(v)}
                      for n, v in (status.get("lamps") or {}).items()]
-        service = status.get("service") or {}
+            service = status.get("service") or {}
+            running = words.running(service.get("running"), self.config.geometry)
         return web.json_response({
             "online": True, "table": status.get("table"), "display": status.get("display"),
             "lamps": lamps, "estopped": status.get("estopped"),
             "held_by": status.get("held_by"), "test_mode": service.get("test_mode"),
-            "running": service.get("running"), "hand_in_play": status.get("hand_in_play"),
+            "running": running, "hand_in_play": status.get("hand_in_play"),
             "faults": await self._active_faults(status, lang),
             "technician": session.technician if session else None})
 
