@@ -174,3 +174,26 @@ def test_a_tables_client_id_gives_nothing_to_another_user(login: tuple[str, str]
     heard, seen = asyncio.run(main())
     assert heard == ["after"], heard
     assert not [t for t, _ in seen if t.endswith("/event/fault")], seen
+
+
+def test_the_watcher_claiming_a_tables_client_id_first_does_not_lock_the_table_out() -> None:
+    import aiomqtt
+
+    async def main() -> None:
+        accounts = demo_accounts(["t01"])
+        broker = await EmbeddedBroker(free_port(), accounts).start()
+        try:
+            async with aiomqtt.Client("127.0.0.1", broker.port, username=WATCHER[0],
+                                      password=WATCHER[1], identifier="demo-t01",
+                                      clean_session=False):
+                pass
+            async with aiomqtt.Client("127.0.0.1", broker.port, username="t01",
+                                      password=accounts["t01"], identifier="demo-t01"):
+                pass
+            with pytest.raises(aiomqtt.MqttError):      # the table's now
+                async with aiomqtt.Client("127.0.0.1", broker.port, username=WATCHER[0],
+                                          password=WATCHER[1], identifier="demo-t01"):
+                    pass
+        finally:
+            await broker.stop()
+    asyncio.run(main())

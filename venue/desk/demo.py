@@ -101,7 +101,7 @@ class EmbeddedBroker:
             plugins["venue.desk.will_acl.WillAclPlugin"] = {"publish_acl": publish}
         self._broker = GatedBroker({
             "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{self.port}"}},
-            "plugins": plugins})
+            "plugins": plugins}, read_only=(WATCHER[0],))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)     # amqtt's "acl" name
             await self._broker.start()

@@ -38,6 +38,9 @@ class WillAclPlugin(BaseAuthPlugin):
         publish_acl: dict[str, list[str]] = field(default_factory=dict)
 
 
+OWNERS_KEPT = 4096      # client ids remembered with their user (the oldest forgotten)
+
+
 class GatedBroker(Broker):
     """amqtt, with a CONNECT judged before it touches any session.
 
@@ -51,9 +54,12 @@ class GatedBroker(Broker):
     every plugin and its client id is not another user's.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, read_only: tuple[str, ...] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._owners: dict[str, str | None] = {}    # client id -> the user it is
+        # Client id -> the user it is. A read-only user (the demo's public watcher) owns
+        # none: claiming a table's id while the table was away would lock it out.
+        self._owners: dict[str, str | None] = {}
+        self._read_only = read_only
 
     async def _client_connected(self, listener_name: str, reader: ReaderAdapter,
                                 writer: WriterAdapter) -> None:
@@ -80,7 +86,9 @@ class GatedBroker(Broker):
             return False
         if not await self._authenticate(session, None):     # type: ignore[arg-type]
             return False
-        if client_id:
+        if client_id and session.username not in self._read_only:
+            if client_id not in self._owners and len(self._owners) >= OWNERS_KEPT:
+                del self._owners[next(iter(self._owners))]
             self._owners[client_id] = session.username
         return True
 
