@@ -71,3 +71,27 @@ def test_an_integrator_key_is_printed_once_and_revoked(tmp_path, monkeypatch,
     assert venue(tmp_path, monkeypatch, "integrator", "revoke", "miniapp") == 0
     assert venue(tmp_path, monkeypatch, "integrator", "list") == 0
     assert capsys.readouterr().out.splitlines()[-1].endswith("revoked")
+
+
+def test_the_account_commands_help_in_chinese_explains_each_argument(capsys, monkeypatch) -> None:
+    # `{add,remove,list}` and `name` were listed bare: no word on what either means.
+    from firmware import i18n
+    from mjtable.cli import main
+    from tests.console.zh_sweep import stray
+    monkeypatch.setenv("MJTABLE_LANG", "zh_CN")
+    was = i18n.current()
+    try:
+        for what in ("staff", "integrator"):
+            try:
+                code = main(["venue", what, "--help"])
+            except SystemExit as exc:       # argparse's own exit for --help
+                code = exc.code
+            assert code in (0, None)
+            out = capsys.readouterr().out
+            arguments = out.split("位置参数:")[1].split("选项:")[0]
+            words = [line for line in arguments.splitlines() if line.strip()]
+            assert all(len(line.split()) > 1 for line in words), arguments
+            assert stray(arguments.replace("{add,remove,list}", "")
+                         .replace("{issue,revoke,list}", "")) == [], arguments
+    finally:
+        i18n.set_language(was)

@@ -42,14 +42,18 @@ def parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="what", required=True)
     staff = sub.add_parser("staff", parents=[after],
                            help=_("staff accounts of the dashboard"))
-    staff.add_argument("action", choices=("add", "remove", "list"))
-    staff.add_argument("name", nargs="?")
+    staff.add_argument("action", choices=("add", "remove", "list"),
+                       help=_("add an account (asks its password), remove one, or list them"))
+    staff.add_argument("name", nargs="?", metavar="NAME",
+                       help=_("the staff member's login name (add, remove)"))
     staff.add_argument("--password-stdin", action="store_true",
                        help=_("read the password from the first line of stdin"))
     integrator = sub.add_parser("integrator", parents=[after],
                                 help=_("API keys of the booking API"))
-    integrator.add_argument("action", choices=("issue", "revoke", "list"))
-    integrator.add_argument("name", nargs="?")
+    integrator.add_argument("action", choices=("issue", "revoke", "list"),
+                            help=_("issue a key (printed once), revoke one, or list them"))
+    integrator.add_argument("name", nargs="?", metavar="NAME",
+                            help=_("the integrator's name (issue, revoke)"))
     return parser
 
 
