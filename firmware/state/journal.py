@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Any, Protocol
 
+from firmware.state.fragments import Fragments
+
 FILE_NAME = "journal.json"
 FORMAT = "mjtable.journal/1"
 
@@ -29,12 +31,13 @@ class MemoryJournal:
     def __init__(self) -> None:
         self._state = "{}"      # kept as text, as a file would: nothing shares its lists
         self.saves = 0
+        self._text = Fragments()    # json.dumps's text, re-encoding only what changed
 
     def load(self) -> dict[str, Any]:
         return json.loads(self._state)
 
     def save(self, state: dict[str, Any]) -> None:
-        self._state = json.dumps(state)
+        self._state = self._text.encode(state)
         self.saves += 1
 
 
