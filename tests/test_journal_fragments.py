@@ -5,24 +5,36 @@ from __future__ import annotations
 import json
 import math
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from firmware.state.fragments import Fragments
-from firmware.state.journal import MemoryJournal
+from firmware.state.journal import FORMAT, FileJournal, MemoryJournal
 
 
-def _same(fragments: Fragments, state: dict[str, Any]) -> None:
-    assert fragments.encode(state) == json.dumps(state)
+class _Both:
+    """The journal's two texts: in memory (keys in order) and on file (sorted)."""
+
+    def __init__(self) -> None:
+        self.ordered, self.sorted = Fragments(), Fragments(sort_keys=True)
+
+    def encode(self, state: dict[str, Any]) -> None:
+        assert self.ordered.encode(state) == json.dumps(state)
+        assert self.sorted.encode(state) == json.dumps(state, sort_keys=True)
+
+
+def _same(fragments: _Both, state: dict[str, Any]) -> None:
+    fragments.encode(state)
 
 
 def test_a_window_of_runs_sliding_and_changing_type_keeps_dumps_text() -> None:
-    fragments = Fragments()
+    fragments = _Both()
     runs = [0.44, 0.45, 1, True, None, "é", -0.0, math.inf, -math.inf, math.nan]
     trends = [(29.5, 1.0), (78.4, 1.0001)]
-    state: dict[str, Any] = {"timings": {"runs": {"head.0": runs}}, "wear": {"trends": trends},
-                             "clean": False, "n": 3}
+    state: dict[str, Any] = {"timings": {"runs": {"head.0": runs, "build": [25.5]}},
+                             "wear": {"trends": trends}, "clean": False, "n": 3}
     _same(fragments, state)
     _same(fragments, state)                 # unchanged: the kept text
     runs.append(0.46)
@@ -38,13 +50,14 @@ def test_a_window_of_runs_sliding_and_changing_type_keeps_dumps_text() -> None:
     trends[-1][1].append(3)
     _same(fragments, state)
     state["timings"]["runs"]["head.1"] = [[1, 2], {"a": 1}]
-    state["wear"] = {1: [0.5], None: 2, "x": OrderedDict(b=1, a=[2.5])}   # keys dumps turns to text
+    # Keys dumps turns to text, a dict subclass: encoded by dumps itself.
+    state["wear"] = {"y": {2: [0.5], 1: 2}, "x": OrderedDict(b=1, a=[2.5])}
     _same(fragments, state)
     state["deep"] = {"a": {"b": {"c": {"d": {"e": [1.5]}}}}}
     _same(fragments, state)
     del state["timings"]
     _same(fragments, state)
-    assert all(path[0] != "timings" for path in fragments._lists)   # nothing kept of it
+    assert all(path[0] != "timings" for path in fragments.ordered._lists)   # nothing kept
 
 
 def test_what_json_cannot_hold_is_still_refused() -> None:
@@ -59,3 +72,14 @@ def test_what_json_cannot_hold_is_still_refused() -> None:
     with pytest.raises(ValueError):
         journal.save(cycle)
     assert journal.load() == {"runs": [0.5, 0.6]}      # the last good save stands
+
+
+def test_the_file_journal_writes_sorted_dumps_text(tmp_path: Path) -> None:
+    journal = FileJournal(tmp_path)
+    state: dict[str, Any] = {"wear": {"trends": {"b": [(1.5, 1.0)], "a": []}}, "clean": True}
+    for step in range(3):
+        state["wear"]["trends"]["b"].append((2.5 + step, 0.99))
+        journal.save(state)
+        assert journal.path.read_text() == json.dumps({**state, "format": FORMAT},
+                                                      sort_keys=True)
+    assert journal.load()["wear"]["trends"]["b"][-1] == [4.5, 0.99]

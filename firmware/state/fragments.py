@@ -55,10 +55,11 @@ def _atom_text(value: Any) -> str | None:
 
 
 class Fragments:
-    """Encodes a journal state as json.dumps would, reusing the text of lists that
-    hold the same atoms as at the last save."""
+    """Encodes a journal state as json.dumps would (with its `sort_keys`), reusing the
+    text of lists that hold the same atoms as at the last save."""
 
-    def __init__(self) -> None:
+    def __init__(self, sort_keys: bool = False) -> None:
+        self.sort_keys = sort_keys
         # path -> (the list's elements as saved, its text, each element's text by id)
         self._lists: dict[tuple[str, ...], tuple[tuple[Any, ...], str, dict[int, str]]] = {}
 
@@ -76,7 +77,8 @@ class Fragments:
         if (kind is dict and len(path) < DEPTH and all(type(k) is str for k in value)
                 and any(type(v) is list or type(v) is dict for v in value.values())):
             parts = []
-            for key, item in value.items():
+            items = sorted(value.items()) if self.sort_keys else value.items()
+            for key, item in items:
                 text = ATOM_TEXT.get(type(item))
                 parts.append(f"{_key_text(key)}: "
                              + (text(item) if text is not None
@@ -84,7 +86,7 @@ class Fragments:
             return "{" + ", ".join(parts) + "}"
         text = ATOM_TEXT.get(kind)
         # Anything else whole, in C: a dict of atoms only, a subclass, a refusal.
-        return text(value) if text is not None else _dumps(value)
+        return text(value) if text is not None else _dumps(value, sort_keys=self.sort_keys)
 
     def _list(self, value: list[Any], path: tuple[str, ...],
               seen: set[tuple[str, ...]]) -> str:
@@ -102,7 +104,7 @@ class Fragments:
             if part is None:
                 part = _atom_text(item)
                 if part is None:            # not a list of atoms: encoded whole, not kept
-                    return _dumps(value)
+                    return _dumps(value, sort_keys=self.sort_keys)
             parts.append(part)
         text = "[" + ", ".join(parts) + "]"
         by_id = {id(v): p for v, p in zip(value, parts, strict=True)}

@@ -45,6 +45,7 @@ class FileJournal:
     def __init__(self, directory: Path) -> None:
         self.path = directory / FILE_NAME
         directory.mkdir(parents=True, exist_ok=True)
+        self._text = Fragments(sort_keys=True)  # json.dumps's text, re-encoding what changed
 
     def load(self) -> dict[str, Any]:
         try:
@@ -58,8 +59,12 @@ class FileJournal:
             return {"clean": False, "unreadable": True}
         return state if state.get("format") == FORMAT else {"clean": False}
 
+    def encode(self, state: dict[str, Any]) -> bytes:
+        """The file's bytes: `json.dumps(..., sort_keys=True)`'s, format included."""
+        return self._text.encode({**state, "format": FORMAT}).encode()
+
     def save(self, state: dict[str, Any]) -> None:
-        data = json.dumps({**state, "format": FORMAT}, sort_keys=True).encode()
+        data = self.encode(state)
         tmp = self.path.with_suffix(".tmp")
         # 0600: it holds the staged walls of the next hand and the deal's nonce.
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
