@@ -18,6 +18,15 @@ mechanism and stall it prints:
 
 It also prints the board's armed-stop latency: edge to motor-off in board time, over
 every head stop of one clean hand. Figures only; nothing is asserted.
+
+    python -m bench.bench_stalls --sweep [--stalls 0.6,1,2,3.5,5] [--cycles 3]
+                                 [--table table-136.toml]
+
+sweeps whole-host stalls (duration x phase x rig: every phase of a cycle, the sim and
+ioboard rigs), each run `--cycles` hands with the stall in the second cycle, and prints
+per rig and phase: hands dealt of those requested, errors raised (a technician's
+business), refeeds asked for, the referee's violations, and the silences the host
+carried on from the board's record (protocol 5).
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ import statistics
 import time
 from typing import Any
 
-from firmware.faults.kinds import CATALOGUE
+from firmware.faults.kinds import CATALOGUE, ERROR
 from mjtable_core.config import Config, load_config, reference_config
 from mjtable_core.geometry import REFERENCE
 from simulator.harness.runner import Harness
@@ -40,8 +49,8 @@ WALL_LIMIT_S = 900.0
 PHASE = {"head": "build", "plate": "raise"}
 
 
-def _config() -> Config:
-    config = load_config(reference_config("table.toml"))
+def _config(name: str = "table.toml") -> Config:
+    config = load_config(reference_config(name))
     return config.with_play_time(2.0)
 
 
@@ -78,6 +87,45 @@ def one(config: Config, rig: str, where: str, duration_s: float, run: int) -> di
     return out
 
 
+SWEEP_PHASES = ("build", "lid_up", "lid_down", "raise", "dice", "play")
+
+
+def stalled_hands(config: Config, rig: str, phase: str, duration_s: float, cycles: int,
+                  seed: int) -> dict[str, Any]:
+    """One run of `cycles` hands with a whole-host stall in cycle 2's `phase`."""
+    scenario = Scenario(seed=seed, cycles=cycles, source=f"sweep-{phase}",
+                        faults=(FaultSpec("host_stall", "host", 2, phase=phase,
+                                          duration_s=duration_s),),
+                        expect=Expect(allow=tuple(CATALOGUE)))
+    harness = Harness(config, scenario, None, rig=rig, rig_options={})
+    report = harness.run(wall_limit_s=WALL_LIMIT_S)
+    errors = [f["id"] for f in report["faults"] if CATALOGUE[f["id"]].severity == ERROR]
+    return {"dealt": report["cycles_completed"], "requested": cycles,
+            "errors": len(errors), "refeeds": sum(
+                1 for f in report["faults"] if f["id"] == "build.interrupted"),
+            "violations": len(report["referee_violations"]) + len(report["stalls"]),
+            "crashed": int(report["crashed"] is not None),
+            "resumed": report.get("link", {}).get("host", {}).get("resumes", 0),
+            "error_ids": errors}
+
+
+def sweep(config: Config, stalls: list[float], cycles: int) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    for rig in ("sim", "ioboard"):
+        for phase in SWEEP_PHASES:
+            total: dict[str, Any] = {"runs": 0, "dealt": 0, "requested": 0, "errors": 0,
+                                     "refeeds": 0, "violations": 0, "crashed": 0,
+                                     "resumed": 0, "error_ids": []}
+            for n, duration in enumerate(stalls):
+                one_run = stalled_hands(config, rig, phase, duration, cycles, 40 + n)
+                total["runs"] += 1
+                for key, value in one_run.items():
+                    total[key] = total[key] + value
+            figures[f"{rig}/{phase}"] = total
+            print(json.dumps({f"{rig}/{phase}": total}), flush=True)
+    return figures
+
+
 def latency(config: Config) -> dict[str, Any]:
     """Edge to motor-off, in the table's (the board's) time, over every head and plate
     stop of one clean hand: the board's own reaction, whatever the host does. A plate
@@ -110,8 +158,25 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--stalls", default="0.05,0.2,1.0")
     parser.add_argument("--where", default="head,plate,lid")
     parser.add_argument("--rig", default="ioboard", choices=("ioboard", "sim"))
+    parser.add_argument("--sweep", action="store_true",
+                        help="whole-host stalls, duration x phase x rig (hands dealt)")
+    parser.add_argument("--cycles", type=int, default=3)
+    parser.add_argument("--table", default="table.toml",
+                        help="reference config: table.toml (144 tiles) or table-136.toml")
     args = parser.parse_args(argv)
-    config = _config()
+    config = _config(args.table)
+    if args.sweep:
+        stalls = [float(s) for s in args.stalls.split(",")]
+        started = time.perf_counter()
+        figures = sweep(config, stalls, args.cycles)
+        rows = figures.values()
+        print(json.dumps({"stalls_s": stalls, "runs": sum(r["runs"] for r in rows),
+                          "dealt": sum(r["dealt"] for r in rows),
+                          "requested": sum(r["requested"] for r in rows),
+                          "errors": sum(r["errors"] for r in rows),
+                          "violations": sum(r["violations"] for r in rows),
+                          "wall_s": round(time.perf_counter() - started, 1)}))
+        return
     figures: dict[str, Any] = {"rig": args.rig, "runs_each": args.runs,
                                "link_timeout_s": config.ioboard.link_timeout_s}
     started = time.perf_counter()

@@ -24,8 +24,15 @@ from board.wire import (
     HELLO,
     INPUT,
     INTERLOCK,
+    MAX_PAYLOAD,
     REASON_CANCELLED,
     REASON_INTERLOCK,
+    RECORD,
+    RECORD_FRESH,
+    RECORD_LAST,
+    RECORD_MAX,
+    RECORD_OVERFLOW,
+    RESUME,
     SAFE,
     SAFE_NOW,
     SET,
@@ -43,6 +50,20 @@ ARM_SIZE = 14
 TRIP_REFUSED = 0        # INTERLOCK kinds: a SET or ARM refused ...
 TRIP_TRIPPED = 1        # ... or a running output stopped by an input change
 LINK_LOST_CODE = b"E80"  # the display in failsafe: the host's code for a lost link
+RECORD_HEAD = 4          # RECORD: session (u16), flags, sequence number of its first entry
+
+
+def _boot_token(pins):
+    """This power-up's session number: a host that knew another one (the board
+    restarted, its record lost) is told so at RESUME."""
+    token = getattr(pins, "boot_token", None)
+    if token is not None:
+        return token() & 0xFFFF
+    # MicroPython's rp2 port draws these from its ring oscillator.
+    import os
+
+    raw = os.urandom(2)
+    return (raw[0] << 8) | raw[1]
 
 
 class Board:
@@ -67,6 +88,12 @@ class Board:
                               silence_ms=heartbeat_limit_ms)
         self._now = 0
         self._beacon_at = 0
+        self.session = _boot_token(pins)
+        # While the host is silent: every frame it has not read, then every input edge,
+        # stop and interlock trip since, as (type, payload) in board time; bounded.
+        self.record = None
+        self.record_first = 0         # the sequence number record[0] was (or would be) sent as
+        self.record_overflow = False
 
     # -- from the pin layer -----------------------------------------------------------
 
@@ -86,7 +113,7 @@ class Board:
         if self.failsafe and not self.link.up and now >= self._beacon_at:
             # Down, but still saying so: a host that was only slow learns at its next
             # read that nothing it drives moves any more.
-            self.link.send_now(HEARTBEAT, bytes((FAILSAFE_FLAG,)))
+            self.link.send_now(HEARTBEAT, self._heartbeat_payload())
             self._beacon_at = now + self.link.heartbeat_ms
 
     def next_due(self):
@@ -113,8 +140,7 @@ class Board:
                     stop_now.append(stop)
         if self.interlocks.watched(ch):
             self._trip(ch, at_ms)
-        if self.link.up:
-            self.link.send(INPUT, u32(at_ms) + bytes((ch,)) + value, at_ms)
+        self._tell(INPUT, u32(at_ms) + bytes((ch,)) + value, at_ms)
         if stop_now is not None:
             for stop in stop_now:
                 self._end(stop, 0, at_ms)
@@ -124,6 +150,9 @@ class Board:
     def _on_frame(self, seq, msg, payload):
         if msg == HELLO:
             self._hello(payload)
+            return
+        if msg == RESUME:
+            self._resume(payload)
             return
         if msg == SAFE and self.link.up and self.link.to_come(seq) and self.link.ahead(seq):
             # A SAFE whole but ahead of a gap (a frame before it garbled): the link
@@ -139,8 +168,42 @@ class Board:
         # snapshot of the inputs, so nothing changes under the new host's first look.
         self._all_off(None)
         self.fence = {}
-        host = payload[0]
-        good = host == self.version and self.interlocks.load(payload[1:])
+        self.record = None
+        self.record_overflow = False
+        self._welcome(payload[0], payload[1:])
+
+    def _resume(self, payload):
+        """RESUME: the host that was silent is back (version, the session it knew, its
+        interlock table). Stops under way run on; the record of the silence goes first
+        on the new link, then the stops still running, then life as usual. A board of
+        another session (it restarted) or whose record overflowed answers as a HELLO
+        does, its record flagged: it proves nothing, the host refeeds."""
+        if len(payload) < 3:
+            return
+        same = payload[0] == self.version and get_u16(payload, 1) == self.session
+        if same and self.record is None:
+            # The host gave up before the board did: what it has not read is kept too.
+            self.link.stop()
+            self._hold(self._now)
+        if not same or self.record_overflow:
+            self._hello(payload[:1] + payload[3:])
+            if self.link.up:
+                self._send_record(RECORD_OVERFLOW if same else RECORD_FRESH,
+                                  self.link.next_seq, ())
+            return
+        record, first = self.record or [], self.record_first
+        self.record = None
+        self.fence = {}
+        if not self._welcome(payload[0], payload[3:]):
+            self._all_off(None)
+            return
+        running = [(ARM, bytes((stop.stop_id,))) for stop in self.stops.values()]
+        self._send_record(0, first, record + running)
+
+    def _welcome(self, version, table):
+        """WELCOME (version, heartbeat limit, interlock hash, every input), out of the
+        failsafe; the link started if `version` and `table` are good."""
+        good = version == self.version and self.interlocks.load(table)
         welcome = bytearray()
         welcome.append(self.version)
         welcome += u16(self.heartbeat_limit_ms)
@@ -159,6 +222,23 @@ class Board:
         else:
             # Another protocol: say ours and stay still; the host says "reflash".
             self.link.stop()
+        return good
+
+    def _send_record(self, flags, first, entries):
+        """RECORD in parts of up to MAX_PAYLOAD bytes: session, flags, the sequence
+        number of the part's first numbered entry, then entries (type, length,
+        payload). An ARM entry (a stop id) numbers nothing: a stop still running."""
+        body = bytearray()
+        for msg, data in entries:
+            item = bytes((msg, len(data))) + data
+            if len(body) + len(item) > MAX_PAYLOAD - RECORD_HEAD:
+                self.link.send(RECORD, u16(self.session) + bytes((flags, first)) + body,
+                               self._now)
+                first = (first + _numbered(body)) % 256
+                body = bytearray()
+            body += item
+        self.link.send(RECORD, u16(self.session) + bytes((flags | RECORD_LAST, first)) + body,
+                       self._now)
 
     def _on_message(self, msg, payload, now):
         if msg == SET:
@@ -280,9 +360,18 @@ class Board:
             self._report_trip(TRIP_TRIPPED, out_ch, blocker, now)
 
     def _report_trip(self, kind, out_ch, in_ch, now):
+        self._tell(INTERLOCK, bytes((kind, out_ch, in_ch)) + u32(now)
+                   + bytes((self._level(in_ch),)), now)
+
+    def _tell(self, msg, payload, now):
+        """To the host, or into the record while it is silent."""
         if self.link.up:
-            self.link.send(INTERLOCK, bytes((kind, out_ch, in_ch)) + u32(now)
-                           + bytes((self._level(in_ch),)), now)
+            self.link.send(msg, payload, now)
+        elif self.record is not None:
+            if len(self.record) < RECORD_MAX:
+                self.record.append((msg, payload))
+            else:
+                self.record_overflow = True
 
     def _end(self, stop: ArmedStop, reason, now, drive=True):
         if self.stops.get(stop.out_ch) is stop:
@@ -295,7 +384,7 @@ class Board:
         """STOPPED: id, reason, board time, output, watched input and its value, edges
         counted, then every one-byte input as (channel, value) at that instant."""
         self.stopped_reports += 1
-        if not self.link.up:
+        if not self.link.up and self.record is None:
             return
         out = bytearray()
         out.append(stop.stop_id)
@@ -310,7 +399,7 @@ class Board:
             if len(value) == 1:
                 out.append(ch)
                 out.append(value[0])
-        self.link.send(STOPPED, bytes(out), now)
+        self._tell(STOPPED, bytes(out), now)
 
     def _all_off(self, now, channels=b""):
         """The outputs `channels` names (empty: every output) to their safe values; an
@@ -333,16 +422,44 @@ class Board:
     # -- the failsafe -----------------------------------------------------------------
 
     def _on_dead(self, reason, now):
-        # The host is silent (or deaf): every output off, latched until HELLO.
-        self._all_off(None)
-        # The panel says why nothing moves, where the host cannot say it any more.
+        self._hold(now)
+
+    def _hold(self, now):
+        """The host is silent (or deaf): latched until HELLO or RESUME. A motion an
+        armed stop ends runs on to that stop (a cam left between home and home would
+        hold a tile nobody can place); every other output off; nothing new starts. What
+        the host has not read is kept, and every edge and stop from now on."""
+        first, unread = self.link.unacknowledged()
+        self.record = unread[:RECORD_MAX]
+        self.record_first = first
+        self.record_overflow = len(unread) > RECORD_MAX
+        self.link.stop()
         for ch in self.pins.outputs:
+            value = self.pins.outputs[ch]
             if self.pins.names.get(ch) == "display":
-                self.pins.write(ch, LINK_LOST_CODE)
+                # The panel says why nothing moves, where the host cannot say it.
+                value = LINK_LOST_CODE
+            if ch not in self.stops and self.pins.read(ch) != value:
+                self.pins.write(ch, value)
+                # In the record as what the board drove, when: the host, replaying,
+                # knows the motor was off from here (a die stops tumbling).
+                self._tell(SET, u32(now) + bytes((ch,)) + value, now)
         self.failsafe = True
         self.failsafe_at_ms = now
-        self.link.send_now(HEARTBEAT, bytes((FAILSAFE_FLAG,)))
+        self.link.send_now(HEARTBEAT, self._heartbeat_payload())
         self._beacon_at = now + self.link.heartbeat_ms
 
     def _heartbeat_payload(self):
-        return bytes((FAILSAFE_FLAG if self.failsafe else 0,))
+        # The session too (protocol 5): the host names it in RESUME after a silence.
+        return bytes((FAILSAFE_FLAG if self.failsafe else 0,)) + u16(self.session)
+
+
+def _numbered(body):
+    """Entries in a RECORD body that carry a sequence number (all but ARM)."""
+    n = 0
+    at = 0
+    while at < len(body):
+        if body[at] != ARM:
+            n += 1
+        at += 2 + body[at + 1]
+    return n

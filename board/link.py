@@ -77,6 +77,18 @@ class BoardLink:
         self._beat_at = None
 
     @property
+    def next_seq(self):
+        return self._next_seq
+
+    def unacknowledged(self):
+        """The sequence number of the oldest frame the host has not acknowledged (the
+        next to send, if none), and every such frame's (type, payload), oldest first:
+        what the host may never have read."""
+        frames = self._unacked + self._waiting
+        first = frames[0][0] if frames else self._next_seq
+        return first, [(f[2], f[3]) for f in frames]
+
+    @property
     def pending(self):
         return len(self._unacked) + len(self._waiting)
 
@@ -85,7 +97,7 @@ class BoardLink:
     def send(self, msg, payload, now_ms):
         if not self.up:
             return
-        frame = (self._next_seq, encode_frame(self._next_seq, msg, payload))
+        frame = (self._next_seq, encode_frame(self._next_seq, msg, payload), msg, payload)
         self._next_seq = (self._next_seq + 1) % SEQ_MOD
         if len(self._unacked) < WINDOW:
             self._transmit(frame, now_ms)

@@ -1,9 +1,9 @@
-# The board's end of docs/protocol.md, version 4: frames, CRC and message numbers.
+# The board's end of docs/protocol.md, version 5: frames, CRC and message numbers.
 #
 # MicroPython has no binascii.crc_hqx, so the CRC is table-driven here; the host's
 # hal/protocol.py computes the same CRC-16/CCITT-FALSE (check value 0x29B1).
 
-VERSION = 4
+VERSION = 5
 FLAG = 0x7E
 ESC = 0x7D
 HEADER = 3
@@ -18,6 +18,7 @@ HELLO = 0x01
 WELCOME = 0x02
 ACK = 0x03
 HEARTBEAT = 0x04
+RESUME = 0x05      # the same host back after a silence: carry on from the record
 SET = 0x10
 SAFE = 0x11
 ARM = 0x12
@@ -26,9 +27,10 @@ SAFE_NOW = 0x14
 INPUT = 0x20
 STOPPED = 0x21
 INTERLOCK = 0x22
+RECORD = 0x23      # what happened while the host was silent (after HELLO: empty)
 ERROR = 0x30
 
-SEQUENCED = (SET, SAFE, ARM, CANCEL, INPUT, STOPPED, INTERLOCK)
+SEQUENCED = (SET, SAFE, ARM, CANCEL, INPUT, STOPPED, INTERLOCK, RECORD)
 
 # Why an armed stop ended (STOPPED's reason byte).
 REASON_EDGE = 0
@@ -37,6 +39,12 @@ REASON_INTERLOCK = 2
 REASON_CANCELLED = 3
 
 FAILSAFE_FLAG = 0x01
+
+# RECORD's flags byte.
+RECORD_LAST = 0x01       # the last part of this record
+RECORD_FRESH = 0x02      # not the session the host named (the board restarted): nothing kept
+RECORD_OVERFLOW = 0x04   # more happened than the record holds: it proves nothing
+RECORD_MAX = 96          # entries kept while the host is silent (half the sequence space)
 
 
 def _table():

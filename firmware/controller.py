@@ -14,6 +14,7 @@ from typing import Any
 from firmware import words
 from firmware.diagnosis.recorder import FlightRecorder
 from firmware.diagnosis.recurrence import FaceUpTracker
+from firmware.diagnosis.silent import SilentSensors
 from firmware.diagnosis.wear import Wear
 from firmware.faults import relink
 from firmware.faults.clearing import Clearing
@@ -128,9 +129,12 @@ class Controller:
             hal.on_link_fault = lambda fault_id, evidence: relink.link_fault(
                 self, fault_id, evidence)
             hal.on_link_back = lambda: relink.link_back(self)
+            # A silence carried on from the board's record: no fault, only the log.
+            hal.on_link_resumed = lambda evidence: self.emit("link.resumed", **evidence)
         # The edges and commands before each fault, logged with it (replayable).
         self.recorder = FlightRecorder(self)
         self.wear = Wear(self)      # trends before a part fails (journaled)
+        self.silent = SilentSensors(self)   # sensors a build must light, never lit
 
     # -- lifecycle --------------------------------------------------------------------
 

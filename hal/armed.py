@@ -30,7 +30,7 @@ class Capabilities:
     armed_stops: bool = False   # arm()/cancel() stop a motor at the pin, not in the loop
     board_time: bool = False    # changed_at() gives an input change's own time
     link: bool = False          # a link that can be lost: on_link_fault, on_link_back,
-    #                             link_lost, link_in_doubt()
+    #                             on_link_resumed, link_lost, link_in_doubt()
 
 
 class StopReason(Enum):

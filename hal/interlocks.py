@@ -19,7 +19,8 @@ Rule = tuple[str, str, Value, Value]
 
 
 def interlock_rules(signals: Mapping[str, Signal]) -> list[Rule]:
-    """Rules for the signals this table has: every motor off while the case is open;
+    """Rules for the signals this table has: every motor off while the case is open
+    (by either contact of a two-contact switch);
     disc, ring, conveyors and plates only with the lid at its lower stop; the lid never
     drives up while a plate is off home."""
     fitted = {name for name in signals if name in CHANNEL_OF}
@@ -28,6 +29,9 @@ def interlock_rules(signals: Mapping[str, Signal]) -> list[Rule]:
     rules: list[Rule] = []
     if "case_open" in fitted:
         rules += [(motor, "case_open", False, None) for motor in motors]
+    if "case_open_nc" in fitted:
+        # The switch's second contact: either one reporting open stops every motor.
+        rules += [(motor, "case_open_nc", False, None) for motor in motors]
     if "lid.lower" in fitted:
         rules += [(motor, "lid.lower", True, None) for motor in motors
                   if motor in ("motor.disc", "motor.ring")

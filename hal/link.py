@@ -117,6 +117,11 @@ class LinkEnd:
         return self._next_seq
 
     @property
+    def expected(self) -> int:
+        """The number of the next sequenced frame this end will deliver."""
+        return self._expected
+
+    @property
     def last_heard(self) -> float:
         """When the last valid frame of any kind came from the other end."""
         return self._last_heard

@@ -27,8 +27,9 @@ from enum import IntEnum
 from mjtable_core.geometry import REFERENCE
 from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP, Kind, Value, catalogue
 
-VERSION = 4          # 2: INPUT carries the board's time; 3: armed stops, interlocks;
-#                      4: SAFE and SAFE_NOW name the outputs they stop (a scope's stop)
+VERSION = 5          # 2: INPUT carries the board's time; 3: armed stops, interlocks;
+#                      4: SAFE and SAFE_NOW name the outputs they stop (a scope's stop);
+#                      5: RESUME and RECORD (a silent host carries on from the record)
 FLAG = 0x7E         # starts and ends every frame
 ESC = 0x7D          # the next byte is xor 0x20
 HEADER = 3          # LEN SEQ TYPE
@@ -51,6 +52,7 @@ class Msg(IntEnum):
     WELCOME = 0x02     # board → host: version, heartbeat limit, every input's value
     ACK = 0x03         # either way: the next sequence number the sender expects
     HEARTBEAT = 0x04   # either way: "I am alive"; board adds its failsafe flag
+    RESUME = 0x05      # host → board: the same host back after a silence (its session)
     SET = 0x10         # host → board, sequenced: drive one output channel
     SAFE = 0x11        # host → board, sequenced: the outputs named (none: every output)
     #                    to their safe values
@@ -61,11 +63,12 @@ class Msg(IntEnum):
     INPUT = 0x20       # board → host, sequenced: one input changed, and when
     STOPPED = 0x21     # board → host, sequenced: an armed stop ended, when and why
     INTERLOCK = 0x22   # board → host, sequenced: an interlock refused or tripped an output
+    RECORD = 0x23      # board → host, sequenced: what happened while the host was silent
     ERROR = 0x30       # board → host: a well-formed frame the board refuses, and why
 
 
 SEQUENCED = frozenset({Msg.SET, Msg.SAFE, Msg.ARM, Msg.CANCEL, Msg.INPUT, Msg.STOPPED,
-                       Msg.INTERLOCK})
+                       Msg.INTERLOCK, Msg.RECORD})
 
 # Channel numbers are the wire's names for the table's signals. Append only: a board
 # flashed with this table must keep meaning the same signal by the same number.
@@ -78,9 +81,10 @@ _PER_SIDE = ("lamp.dealer.{n}", "key.dice.{n}", "motor.side.{n}.conveyor",
              "side.{n}.face_up", "side.{n}.tile_id")
 # Protocol 1 numbers the channels of the reference four-mouth table.
 CHANNELS: tuple[str, ...] = _GENERAL + tuple(p.format(n=n) for n in REFERENCE.sides
-                                             for p in _PER_SIDE)
+                                             for p in _PER_SIDE) + ("case_open_nc",)
 CHANNEL_OF: Mapping[str, int] = {name: i for i, name in enumerate(CHANNELS)}
-_KINDS = {s.name: s.kind for s in catalogue(tile_reader=True, face_up_sensor=True).values()}
+_KINDS = {s.name: s.kind for s in catalogue(tile_reader=True, face_up_sensor=True,
+                                            case_contacts=2).values()}
 _LID_CODES = {LID_OFF: 0, LID_UP: 1, LID_DOWN: 2}
 _LID_NAMES = {v: k for k, v in _LID_CODES.items()}
 
@@ -317,15 +321,22 @@ def decode_ack(payload: bytes) -> int:
 FAILSAFE_FLAG = 0x01
 
 
-def encode_heartbeat(failsafe: bool = False) -> bytes:
-    return bytes((FAILSAFE_FLAG if failsafe else 0,))
+def encode_heartbeat(failsafe: bool = False, session: int | None = None) -> bytes:
+    """Flags; from a board (protocol 5) its session after them."""
+    flags = bytes((FAILSAFE_FLAG if failsafe else 0,))
+    return flags if session is None else flags + struct.pack(">H", session & 0xFFFF)
 
 
 def decode_heartbeat(payload: bytes) -> bool:
     """True when the board reports its failsafe latched (every output off)."""
-    if len(payload) != 1:
-        raise ProtocolError(f"HEARTBEAT of {len(payload)} bytes, expected 1")
+    if len(payload) not in (1, 3):
+        raise ProtocolError(f"HEARTBEAT of {len(payload)} bytes, expected 1 or 3")
     return bool(payload[0] & FAILSAFE_FLAG)
+
+
+def heartbeat_session(payload: bytes) -> int | None:
+    """The board's session (its power-up) a board's HEARTBEAT names, if it does."""
+    return struct.unpack(">H", payload[1:3])[0] if len(payload) == 3 else None
 
 
 def encode_error(channel: int, reason: str) -> bytes:
@@ -412,3 +423,56 @@ def decode_interlock(payload: bytes) -> Trip:
         raise ProtocolError(f"INTERLOCK of {len(payload)} bytes, expected 8")
     return Trip(bool(payload[0]), channel_name(payload[1]), channel_name(payload[2]),
                 int.from_bytes(payload[3:7], "big"), payload[7])
+
+
+# RECORD's flags.
+RECORD_LAST = 0x01       # the record's last part
+RECORD_FRESH = 0x02      # another session than the one named (the board restarted)
+RECORD_OVERFLOW = 0x04   # more happened than the board could keep: it proves nothing
+
+
+def encode_resume(session: int, interlocks: bytes = b"", version: int = VERSION) -> bytes:
+    """RESUME: version, the board's session the host knew (from its last RECORD), then
+    the interlock table as in HELLO."""
+    return bytes((version,)) + struct.pack(">H", session & 0xFFFF) + interlocks
+
+
+@dataclass(frozen=True)
+class RecordPart:
+    """One RECORD: the board's session, flags, and its entries: (sequence number on
+    the silent link, type, payload) for what was (or would have been) sent — a SET
+    entry (`at_ms`, channel, value, as INPUT) is an output the board itself drove at
+    its hold — and the ids of the armed stops the board still runs (the last part)."""
+
+    session: int
+    flags: int
+    entries: tuple[tuple[int, int, bytes], ...]
+    running: tuple[int, ...]
+
+    @property
+    def last(self) -> bool:
+        return bool(self.flags & RECORD_LAST)
+
+
+def decode_record(payload: bytes) -> RecordPart:
+    if len(payload) < 4:
+        raise ProtocolError(f"RECORD of {len(payload)} bytes, expected at least 4")
+    session, flags, seq = struct.unpack(">HBB", payload[:4])
+    entries: list[tuple[int, int, bytes]] = []
+    running: list[int] = []
+    i = 4
+    while i < len(payload):
+        if i + 2 > len(payload) or i + 2 + payload[i + 1] > len(payload):
+            raise ProtocolError("RECORD cut inside an entry")
+        msg, data = payload[i], payload[i + 2:i + 2 + payload[i + 1]]
+        i += 2 + payload[i + 1]
+        if msg == Msg.ARM:
+            if len(data) != 1:
+                raise ProtocolError("RECORD: a running stop is one byte")
+            running.append(data[0])
+            continue
+        if msg not in (Msg.INPUT, Msg.STOPPED, Msg.INTERLOCK, Msg.SET):
+            raise ProtocolError(f"RECORD holds a message of type {msg:#04x}")
+        entries.append((seq, msg, data))
+        seq = (seq + 1) % SEQ_MOD
+    return RecordPart(session, flags, tuple(entries), tuple(running))

@@ -53,6 +53,10 @@ class TableSection:
     stacks_per_wall: int = option(choices=(17, 18), doc="stacks per wall: tiles / 8")
     tile_reader: bool = option(False, doc="an RFID/camera reader at each head (side.N.tile_id)")
     face_up_sensor: bool = option(False, doc="a Hall sensor at each head (side.N.face_up)")
+    case_contacts: int = option(1, choices=(1, 2),
+                                doc="the case switch's contacts: 1 (case_open), or 2: also "
+                                    "its normally-closed contact (case_open_nc); any "
+                                    "disagreement stops the table (case.contacts)")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,6 +83,10 @@ class IoboardSection:
                               doc="a frame still unacknowledged after this many: link.lost")
     connect_timeout_s: float = option(3.0, minval=0.1, maxval=60.0,
                                       doc="wait this long for the board's handshake")
+    resume_within_s: float = option(2.0, minval=0.0, maxval=30.0,
+                                    doc="a board gone silent that answers RESUME within "
+                                        "this carries on from its record (0: never); "
+                                        "later, link.lost")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -188,6 +196,9 @@ class ApiSection:
                               doc="lockout length, on the controller's clock")
     log_max_rows: int = option(200_000, minval=1000, maxval=10_000_000,
                                doc="event log rows kept; the oldest are deleted first")
+    tcp_net_prefix: int = option(24, minval=8, maxval=32,
+                                 doc="TCP slots are counted per network of this prefix "
+                                     "length (IPv4; IPv6 by /64): addresses are cheap")
     tcp_estop_networks: str = option(
         "", choices=NETWORKS, shown="networks such as \"192.168.1.0/24, ::1/128\"",
         doc="over TCP, addresses here may press the e-stop without a session; empty = "
@@ -202,7 +213,10 @@ class VenueSection:
                                  "`mjtable agent` has nowhere to go")
     username: str = option("", doc="this table's broker user (the ACL allows it "
                                    "mjt/v1/<username>/#); empty = [table] id")
-    password: str = option("", doc="this table's broker password")
+    password: str = option("", doc="this table's broker password (better in password_file; "
+                                   "here only in a table.toml installed 0640)")
+    password_file: str = option("", doc="file holding this table's broker password, "
+                                        "readable by the agent's user only (0600)")
     tls_ca: str = option("", doc="CA file that signed the broker's certificate (mqtts)")
     keepalive_s: int = option(30, minval=5, maxval=3600,
                               doc="MQTT keepalive: the broker says offline after 1.5 × this")
@@ -339,7 +353,8 @@ class Config:
 
     def signals(self) -> dict[str, Signal]:
         """The signals this table has (its readers and sensors as `[table]` says)."""
-        return catalogue(self.table.tile_reader, self.table.face_up_sensor, self.geometry)
+        return catalogue(self.table.tile_reader, self.table.face_up_sensor, self.geometry,
+                         self.table.case_contacts)
 
     def with_play_time(self, play_time_s: float) -> Config:
         """The same table with the simulated players' hands this long (short hands run

@@ -27,7 +27,7 @@ MAX_LINE = 53
 PULLS = ("off", "up", "down")
 # Needs a driver chip (e.g. TM1637 or MAX7219): a GPIO line cannot show digits.
 NOT_ON_GPIO = frozenset({Kind.DISPLAY})
-_ALL = catalogue(tile_reader=True, face_up_sensor=True)
+_ALL = catalogue(tile_reader=True, face_up_sensor=True, case_contacts=2)
 
 
 @dataclass(frozen=True)

@@ -77,8 +77,12 @@ def motors_off(signals: Mapping[str, Signal], values: Mapping[str, Value]) -> bo
 
 
 def catalogue(tile_reader: bool = False, face_up_sensor: bool = False,
-              geometry: Geometry = REFERENCE) -> dict[str, Signal]:
-    """Every signal of a table of `geometry`; optional sensors only when fitted."""
+              geometry: Geometry = REFERENCE, case_contacts: int = 1) -> dict[str, Signal]:
+    """Every signal of a table of `geometry`; optional sensors only when fitted.
+
+    `case_contacts` 2: the case switch's normally-closed contact on its own input
+    (`case_open_nc`, active when that contact reports the case open), as safety
+    interlocks are wired; any disagreement with `case_open` is a fault."""
     out: list[Signal] = [
         Signal("motor.lid", Kind.LID_MOTOR, "centre lid lift"),
         Signal("motor.disc", Kind.MOTOR, "shuffle disc"),
@@ -96,6 +100,9 @@ def catalogue(tile_reader: bool = False, face_up_sensor: bool = False,
         Signal("reset", Kind.KEY, "reset switch"),
         Signal("case_open", Kind.SENSOR, "case tamper switch"),
     ]
+    if case_contacts == 2:
+        out.append(Signal("case_open_nc", Kind.SENSOR,
+                          "case switch, normally-closed contact (active: reports open)"))
     for n in geometry.sides:
         out += [
             Signal(f"lamp.dealer.{n}", Kind.LAMP, f"dealer lamp at seat {n}"),

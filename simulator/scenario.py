@@ -67,7 +67,7 @@ KINDS: dict[str, str] = {
     "extra_tiles": r"hole",
     "motor_dead": rf"motor\.(lid|disc|ring|dice|{SIDE}\.(conveyor|head|plate))",
     "motor_slow": rf"motor\.(lid|disc|ring|{SIDE}\.(conveyor|head|plate))",
-    "sensor_stuck": rf"lid\.(upper|lower)|dice\.spin|case_open|{SIDE}\."
+    "sensor_stuck": rf"lid\.(upper|lower)|dice\.spin|case_open(_nc)?|{SIDE}\."
                     r"(count|full|head_home|plate_home|face_up)",
     "sensor_dirty": rf"{SIDE}\.count",
     "sensor_flaky": rf"lid\.(upper|lower)|{SIDE}\.(count|full|head_home|plate_home)",

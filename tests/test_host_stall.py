@@ -70,8 +70,11 @@ def test_a_stall_past_the_link_limit_ends_in_the_boards_failsafe(short) -> None:
     failsafe_at = report["link"]["board"]["failsafe_at_s"]
     assert failsafe_at is not None and stall["start"] < failsafe_at < stall["end"]
     assert stall["at_stop_on_waking"] and not stall["motor_on_waking"]
-    # One link.lost when the host wakes to the board's failsafe, not one per queued frame.
-    assert [f["id"] for f in report["faults"] if f["id"] == "link.lost"] == ["link.lost"]
+    # The host wakes to the board's failsafe, says RESUME and carries on from the
+    # board's record: no link.lost, both hands dealt (protocol 5).
+    assert not [f["id"] for f in report["faults"] if f["id"] == "link.lost"]
+    assert report["link"]["host"]["resumes"] == 1
+    assert report["cycles_completed"] == 2 and report["tiles_accounted"]
     assert report["referee_violations"] == []
     assert report["motors_safe_after_faults"] and report["motors_off_at_end"]
 
@@ -96,3 +99,21 @@ duration_s = 0.2
                        "stall.toml")
     kinds = {f.kind for i in range(120) for f in generate(5, i, rig="ioboard").faults}
     assert "host_stall" in kinds
+
+
+@pytest.mark.parametrize("phase", ["lid_up", "play"])
+def test_a_self_clearing_e80_is_no_motor_left_on(short, phase) -> None:
+    # A board that is never asked RESUME (resume_within_s = 0, as a protocol-4 host
+    # was): the stall ends in link.lost, which clears itself the moment the board
+    # answers HELLO, and the table runs again. The harness used to judge the motors
+    # half a second later and report "motors still on after link.lost" on this
+    # correct table (and `mjtable simulate` exited 1).
+    import dataclasses
+
+    config = dataclasses.replace(
+        short, ioboard=dataclasses.replace(short.ioboard, resume_within_s=0.0))
+    _harness, report = _stalled(config, "host", 1.0, phase=phase, rig="ioboard", cycles=3)
+    assert "link.lost" in [f["id"] for f in report["faults"]]
+    assert report["motors_safe_after_faults"]
+    assert not [p for p in report["problems"] if "motors still on" in p]
+    assert report["referee_violations"] == []

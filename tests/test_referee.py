@@ -478,3 +478,55 @@ def test_a_failsafe_in_the_graces_last_instant_is_in_time() -> None:
     clock.call_at(1.5, lambda: table.command("motor.ring", False))
     clock.run_until(2.0)
     assert referee.violations == []
+
+
+def test_players_press_the_close_key_again_when_it_went_unheard() -> None:
+    # A top-up's closing key pressed while a fault held the table: the table, back in
+    # top_up_open, waits for one lift key with the hole open. The players used to
+    # never press it again, and a correct table looked stalled.
+    from simulator.physics.players import PATIENCE_S, SimPlayers
+
+    clock, table, _ = bench()
+    players = SimPlayers(table, clock, table.config)
+    players.phase = "playing"
+    table.physical["lid.upper"] = True
+    pressed: list[str] = []
+    table.press = pressed.append            # type: ignore[method-assign]
+    clock.run_until(2 * PATIENCE_S + 1.0)
+    assert "key.lift.0" in pressed
+
+
+def test_a_self_test_in_test_mode_is_judged_by_the_interlock_table_not_as_a_fault() -> None:
+    # A technician runs the plate self-test the diagnosis names while plate.stuck holds
+    # the table: that motion is the technician's, on purpose. The referee flagged it as
+    # a motor run after the fault's stop; now it judges it against the interlock table.
+    from firmware.faults.kinds import CATALOGUE
+    from firmware.machines.maintenance import Maintenance
+    from simulator.harness.runner import Harness
+    from simulator.scenario import ActionSpec, Expect, FaultSpec, Scenario
+    from tests.conftest import CONFIGS, quick
+
+    config = quick(load_config(CONFIGS["144"]), 20.0)
+    scenario = Scenario(
+        seed=28, cycles=2, source="self-test",
+        faults=(FaultSpec("plate_blocked", "side.1.plate", 2, phase="raise"),),
+        actions=(ActionSpec(after_fault="plate.stuck", do="clear_obstruction",
+                            where="side.1.plate", delay_s=30.0),),
+        expect=Expect(allow=tuple(CATALOGUE)))
+    harness = Harness(config, scenario, None, rig="sim", rig_options={})
+    results: list[dict] = []
+
+    def hook(ctl: Any) -> None:
+        service = Maintenance(ctl)
+
+        def on_event(event: dict) -> None:
+            if event["kind"] == "fault" and event["id"] == "plate.stuck":
+                ctl.clock.call_later(3.0, lambda: service.test("plate.1", "tech",
+                                                               results.append))
+        ctl.subscribers.append(on_event)
+
+    harness.boot_hooks.append(hook)
+    report = harness.run()
+    assert results and results[0]["test"] == "plate.1"     # the self-test ran
+    assert report["referee_violations"] == []
+    assert harness.referee._table_rules                     # judged against these

@@ -136,12 +136,15 @@ def test_3_a_count_at_a_full_side_while_staged_never_crashes_the_raise(rig: Rig)
 
 
 def test_3_an_extra_tile_in_the_sweep_is_refed_never_raised(rig: Rig) -> None:
-    ctl, hal, _clock = rig
+    ctl, hal, clock = rig
     homed(rig)
     for _ in range(ctl.sides[0].target):            # every side full: the sweep runs
         feed_tile(rig)
     assert ctl.build.state == "sweeping" and hal.values["motor.side.0.conveyor"] is True
     hal.edge("side.0.count", True)                   # a tile reaches a full side
+    # Told once a tile would still stand at the sensor (whether it does is evidence:
+    # a pulse gone sooner is the count sensor flickering).
+    run_for(clock, 0.1)
     fault = ctl.faults[-1]
     assert fault.id == "build.extra_tiles" and ctl.build.state == "fault"
     assert ctl.build.untrusted and hal.motors_off()

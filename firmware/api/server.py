@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import dataclasses
 import ipaddress
+import itertools
 import json
 import os
 import socket
@@ -47,9 +48,12 @@ from firmware.api.budget import Bucket, Budgets
 from firmware.api.clientrows import ClientRows
 from firmware.api.framing import OVERLONG, LineSplitter
 from firmware.api.lockout import Lockout
+from firmware.api.loglane import LogLane
 from firmware.api.logreply import Encoded, bounded_log
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
 from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
+from firmware.api.tcpslots import PER_TECHNICIAN as TCP_PER_TECHNICIAN
+from firmware.api.tcpslots import Slot, network, place, technician_full
 from firmware.controller import Controller
 from firmware.diagnosis.guided import diagnose
 from firmware.faults.clearing import ClearRefused
@@ -91,12 +95,13 @@ JUNK_HOLD_S = 10.0        # a connection sending lines that are no request: held
 LOG_PACE = 9.0            # after a log read, wait this many times its processor time:
                           # log reads take at most a tenth of a processor
 MAX_SYMPTOM = 300         # characters a technician says of a symptom
-TCP_MAX = 16              # TCP connections at once
-TCP_PER_HOST = 4          # TCP connections at once from one address
 TCP_LOGIN_S = 10.0        # a TCP connection not logged in by then is dropped
 ACTIONS_PER_WINDOW = 60   # rows of one technician's action (or login) a minute
 
 Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
+
+
+_OPENED = itertools.count()
 
 
 class Client:
@@ -123,6 +128,8 @@ class Client:
         self.junk = Bucket(*budgets.junk)
         self.estops = Bucket(*budgets.estop_lane)
         self.host = ""      # a TCP client's address
+        self.net = ""       # and the network it is counted in (firmware/api/tcpslots.py)
+        self.opened = next(_OPENED)     # oldest first, when a slot is taken
 
     def send(self, message: dict[str, Any]) -> bool:
         return self.send_line(p.encode(message))
@@ -199,9 +206,10 @@ class ApiServer:
         self.dropped = DroppedConnections(ctl.clock, self.client_rows.emit)
         self.set_budgets(Budgets())
         self.estop_networks = _networks(ctl.config.api.tcp_estop_networks)
+        self.net_prefix = ctl.config.api.tcp_net_prefix
         # Event-log reads, one at a time over every client: each holds the GIL for
         # most of its work, and many at once starve the loop the table runs on.
-        self.log_reads = asyncio.Semaphore(1)
+        self.log_reads = LogLane()
         self.open_diagnoses = OpenDiagnoses(ctl.clock, self.client_rows.emit)
         self.clients: set[Client] = set()
         self.max_clients = connection_budget(max_clients)
@@ -310,7 +318,7 @@ class ApiServer:
                 writer.transport.abort()
             return
         client = Client(self, reader, writer, remote, peer)
-        client.host = host
+        client.host, client.net = host, network(host, self.net_prefix) if remote else ""
         self.clients.add(client)
         writer_task = asyncio.get_running_loop().create_task(client.write_loop())
         splitter = LineSplitter(p.MAX_LINE)
@@ -400,6 +408,10 @@ class ApiServer:
                     await asyncio.wait_for(writer_task, 2.0)
             client.closed = True
             writer_task.cancel()
+            # Its replies can no longer go anywhere: requests still waiting (a pipeline
+            # of log reads, say) are dropped, never left holding a lane for others.
+            for task in list(client.tasks):
+                task.cancel()
             with contextlib.suppress(Exception):
                 writer.close()
 
@@ -411,12 +423,19 @@ class ApiServer:
         if len(self.clients) >= self.max_clients:
             return f"too many connections ({self.max_clients}); try again later"
         if peer.uid is None:
-            # TCP has its own slots, and one address cannot take them all.
-            remote = [c for c in self.clients if c.remote]
-            if len(remote) >= TCP_MAX:
-                return f"too many TCP connections ({TCP_MAX}); try again later"
-            if sum(1 for c in remote if c.host == host) >= TCP_PER_HOST:
-                return f"too many TCP connections from {host} ({TCP_PER_HOST}); close some"
+            # TCP has its own slots, counted per network; one not logged in holds
+            # little and gives its slot up to a newcomer (firmware/api/tcpslots.py).
+            slots = [Slot(c, c.net, c.technician is not None,
+                          c.technician is None and not self._estop_network(c))
+                     for c in sorted(self.clients, key=lambda c: c.opened)
+                     if c.remote and not c.closed]
+            why, taken = place(slots, network(host, self.net_prefix))
+            if why is not None:
+                return why
+            if taken is not None:
+                taken.client.drop(N_("a newer connection took its slot (it had not "
+                                     "logged in)"), "no login")
+            return None
         if sum(1 for c in self.clients if c.peer.key == peer.key) >= MAX_PER_PEER:
             return f"too many connections from {peer.key} ({MAX_PER_PEER}); close some"
         return None
@@ -585,6 +604,11 @@ class ApiServer:
     async def _login(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         """Open a session on this connection (`_handle` has checked the token)."""
         assert who is not None
+        if client.remote and client.technician != who and technician_full(
+                [c.technician for c in self.clients if c.remote and c is not client], who):
+            raise p.ApiError(p.REFUSED, _("“{name}” has {most} sessions over TCP already; "
+                                          "log out of one").format(name=who,
+                                                                   most=TCP_PER_TECHNICIAN))
         client.technician = who
         client.session_until = self.ctl.clock.now() + SESSION_S
         self.client_rows.row("technician.login", who, per_key=ACTIONS_PER_WINDOW, name=who,
@@ -923,11 +947,19 @@ class ApiServer:
             filters[key] = value
         log = self.eventlog
         await asyncio.get_running_loop().run_in_executor(None, log.flush)
-        async with self.log_reads:
+        async with self.log_reads.turn(client.peer.key):
             # Read and encoded in the thread, bounded in bytes (firmware/api/logreply.py).
-            result = await asyncio.get_running_loop().run_in_executor(
+            reading = asyncio.get_running_loop().run_in_executor(
                 None, lambda: bounded_log(log, filters))
-            await asyncio.sleep(result.cpu_s * LOG_PACE)
+            try:
+                result = await asyncio.shield(reading)
+            except asyncio.CancelledError:
+                # Its connection closed: a thread cannot be stopped, so the lane stays
+                # taken until it ends, and rests after it all the same.
+                with contextlib.suppress(Exception):
+                    self.log_reads.rest((await reading).cpu_s * LOG_PACE)
+                raise
+            self.log_reads.rest(result.cpu_s * LOG_PACE)
         return result
 
     async def _score(self, client: Client, params: dict[str, Any], _: str | None) -> Any:

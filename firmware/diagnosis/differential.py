@@ -6,7 +6,9 @@ first only when the evidence singles it out:
 
 - a cam (head, plate) that never left home: its motor, driver or fuse — or its home
   sensor stuck active, which looks the same; one that left and never came back: a jam
-  first (a stopped or slow motor, a home sensor that never lights, after it);
+  first (a stopped or slow motor, a home sensor that never lights, after it); a plate
+  found off home while it rested, its motor off and nothing commanded: its home
+  switch gone open, not the motor;
 - a lid that never left its stop: the lift motor, or the sensor of the stop it rests
   on stuck active; one that left and never arrived: an obstruction or the far sensor;
 - every side starving at once: the disc or the ring; one side starving while the
@@ -41,6 +43,8 @@ HEAD_SENSOR_OFF = ("side.{side}.head_home", N_("the head home sensor of side {si
 HEAD_SENSOR_GLITCH = ("side.{side}.head_home", N_("the head home sensor of side {side} "
                                                    "flickers"))
 HEAD_JAM = ("side.{side}.head", N_("a tile jammed in the head of side {side}"))
+HEAD_SENSOR_DARK = ("side.{side}.head_home", N_("the head home sensor of side {side} gone "
+                                                "dark while the head rested"))
 PLATE_MOTOR = ("motor.side.{side}.plate", N_("the plate motor of side {side}, its driver "
                                             "or its fuse"))
 PLATE_SENSOR_ON = ("side.{side}.plate_home", N_("the plate home switch of side {side} "
@@ -50,6 +54,12 @@ PLATE_SENSOR_OFF = ("side.{side}.plate_home", N_("the plate home switch of side 
 PLATE_SENSOR_GLITCH = ("side.{side}.plate_home", N_("the plate home switch of side {side} "
                                                     "opens while the plate is at home"))
 PLATE_JAM = ("side.{side}.plate", N_("debris in the plate rails of side {side}"))
+PLATE_SENSOR_DARK = ("side.{side}.plate_home", N_("the plate home switch of side {side} "
+                                                  "gone open (dark) while the plate rests"))
+PLATE_PUSHED = ("side.{side}.plate", N_("the plate of side {side} pushed off home by hand "
+                                        "or by a knock"))
+LID_LOWER_DARK = ("lid.lower", N_("the lower lid sensor gone dark while the lid rested "
+                                  "down"))
 LID_MOTOR = ("motor.lid", N_("the lift motor, its driver or its fuse"))
 LID_BLOCKED = ("lid", N_("something blocks the lid"))
 DISC = ("motor.disc", N_("the disc motor, its belt or its fuse"))
@@ -115,6 +125,13 @@ def _side_in(part: str) -> str | None:
 
 
 def _head(fault: Fault, ctl: Controller) -> Ranked:
+    if fault.evidence.get("home_dark_at_rest"):
+        # Home went dark with the head's motor off, and never lit again: a cam at rest
+        # does not leave home by itself. The sensor first, described as it failed.
+        return ([HEAD_SENSOR_DARK, HEAD_JAM, HEAD_MOTOR],
+                N_("turn the cam of side {side} by hand to home and watch the head home "
+                   "sensor's light in the signal view: if it stays off, replace the "
+                   "sensor; if it lights, look for a jammed tile"), "head.{side}")
     counted = int(fault.evidence.get("counted") or 0)
     if counted and counted > ctl.config.tiles_per_side:
         # More tiles counted than the side holds: the count sensor counted ghosts, and
@@ -137,7 +154,16 @@ def _head(fault: Fault, ctl: Controller) -> Ranked:
 
 
 def _plate(fault: Fault, ctl: Controller) -> Ranked:
-    if not fault.evidence.get("moved"):
+    evidence = fault.evidence
+    if evidence.get("found_off_home") and not evidence.get("motor_on"):
+        # Off home while it rested, its motor off and nothing commanded: a motor cannot
+        # take a plate off home unpowered. The switch went open first; the plate
+        # pushed by hand looks the same from here.
+        return ([PLATE_SENSOR_DARK, PLATE_PUSHED],
+                N_("look at the plate of side {side}: if it stands at home, replace its "
+                   "home switch (it has gone open); if it is off home, run the plate "
+                   "self-test"), "plate.{side}")
+    if not evidence.get("moved"):
         return ([PLATE_MOTOR, PLATE_SENSOR_ON],
                 N_("run the plate self-test of side {side}: if the plate rises and falls, "
                    "replace the plate home switch; if it does not, check the fuse, the "
@@ -175,7 +201,8 @@ def _lid(left: str, toward: str) -> Any:
         if interlocked is not None:
             return interlocked
         if fault.evidence.get("dropped_while"):
-            return ([_lid_sensor("lid.lower", False), LID_BLOCKED, LID_MOTOR],
+            # The lower stop went dark while the lid rested on it, its motor off.
+            return ([LID_LOWER_DARK, LID_BLOCKED, LID_MOTOR],
                      N_("run the lid self-test and watch the lower lid sensor's light in "
                         "the signal view: if it goes out while the lid stays down, replace "
                         "the sensor"), "lid")
@@ -336,13 +363,17 @@ def _blind(fault: Fault, ctl: Controller) -> Ranked:
 def _extra(fault: Fault, ctl: Controller) -> Ranked:
     test = N_("count the tiles at side {side}: if the wall holds the right number, clean "
               "the count sensor of side {side}; if not, remove the foreign tiles")
-    glitches = ctl.sides[fault.side].glitches if fault.side is not None else 0
-    if glitches:
+    here = ctl.sides[fault.side] if fault.side is not None else None
+    short_pulse = fault.evidence.get("count_lit") is False
+    if here is not None and (here.glitches or here.ghost_counts() or short_pulse):
+        # Counted against itself: this side's own sensor counted a tile that was not
+        # there (a count gone too soon for a tile), finished a tile short, and its
+        # own leftover came back to it.
         return [COUNT, FOREIGN], test, None
     # A ghost count at another side finished it a tile early: the tile it never took
     # turned up here.
-    ghosts = sorted((s for s in ctl.sides if s.ghosts and s.side != fault.side),
-                    key=lambda s: -s.ghosts)
+    ghosts = sorted((s for s in ctl.sides if s.ghost_counts() and s.side != fault.side),
+                    key=lambda s: -s.ghost_counts())
     if not ghosts and fault.side is None:
         return [FOREIGN], None, None    # the walls counted by tile: too many of one
     if ghosts:
@@ -351,6 +382,22 @@ def _extra(fault: Fault, ctl: Controller) -> Ranked:
                    "sensor counted a tile that was not there: clean or replace it; if the "
                    "wall is whole, remove the foreign tiles"), None)
     return [FOREIGN, COUNT], test, None
+
+
+CASE_NO = ("case_open", N_("the case switch's normally-open contact stuck or its wire "
+                          "broken"))
+CASE_NC = ("case_open_nc", N_("the case switch's normally-closed contact stuck or its "
+                              "wire broken"))
+
+
+def _contacts(fault: Fault, ctl: Controller) -> Ranked:
+    # The contact that reports open while the other says closed is the one a broken
+    # wire would show (an open circuit reads open) — or the other is stuck closed.
+    first, second = ((CASE_NC, CASE_NO) if fault.evidence.get("case_open_nc")
+                     else (CASE_NO, CASE_NC))
+    return ([first, second],
+            N_("open and close the case and watch both contacts in the signal view: the "
+               "one that does not follow is the fault"), None)
 
 
 def _case(fault: Fault, ctl: Controller) -> Ranked:
@@ -386,8 +433,26 @@ def _face_up(fault: Fault, ctl: Controller) -> Ranked:
 
 
 # The evidence rules by the name a fault kind gives (`FaultKind.rule`).
+COUNT_FLICKER = ("side.{side}.count", N_("the count sensor of side {side} flickers (dirty, "
+                                         "loose or failing)"))
+
+
+FULL_DARK = ("side.{side}.full", N_("the belt-full sensor of side {side} dead or covered "
+                                   "(never lights)"))
+COUNT_DARK = ("side.{side}.count", N_("the count sensor of side {side} dead or covered "
+                                     "(never lights)"))
+
+
+def _silent(fault: Fault, ctl: Controller) -> Ranked:
+    # The one sensor not seen lit is the evidence.
+    full = str(fault.evidence.get("sensor", "")).endswith(".full")
+    return [FULL_DARK if full else COUNT_DARK], None, None
+
+
 def _flaky(fault: Fault, ctl: Controller) -> Ranked:
     # The edges themselves are the evidence: the sensor they came from, nothing else.
+    if str(fault.evidence.get("sensor", "")).endswith(".count"):
+        return [COUNT_FLICKER], None, None
     return [HEAD_SENSOR_GLITCH], None, None
 
 
@@ -402,7 +467,9 @@ RULES = {
     "blind": _blind,
     "double": _double,
     "extra": _extra,
+    "silent": _silent,
     "case": _case,
+    "contacts": _contacts,
     "drift": _drift,
     "degraded": _degraded,
     "face_up": _face_up,

@@ -204,13 +204,23 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
               short=N_("sensor failed, running on time"), rule="degraded",
               sees=("a lid stop missed, and the travel back to the other stop took its whole "
                     "learned time: running on the timed fallback")),
+    FaultKind("sensor.silent", "W97", WARNING,
+              N_("a sensor a build should light never seen lit"),
+              (N_("a sensor failed dark (dead, unplugged or covered)"),),
+              (N_("watch the sensor named in the signal view during a build; clean it, "
+                  "check its plug and cable, then replace it"),),
+              short=N_("sensor never lights"), rule="silent",
+              sees=("a side's `full` or `count` sensor not seen lit over 20 builds in a row "
+                    "(a sensor failed dark raises nothing by itself)"),
+              clears="said once until the sensor lights again"),
     FaultKind("sensor.flaky", "W95", WARNING,
               N_("impossible edges from a sensor, filtered out"),
               (N_("a dirty, loose or failing sensor"),),
               (N_("clean the sensor named, check its plug and cable, then replace it"),),
               short=N_("sensor flickers"), rule="flaky",
-              sees=("a head home sensor's home edge sooner than a turn allows, 3 times within 60 "
-                    "s: filtered, play goes on")),
+              sees=("a head home sensor's home edge sooner than a turn allows, or a count "
+                    "sensor dark for less than any gap between two tiles on one tile, 3 times "
+                    "within 60 s: filtered, play goes on")),
     FaultKind("power.recovered", "I92", INFO, N_("started after an unclean stop"),
               (N_("power cut or crash"),),
               (N_("refeed the set if a build was in progress"),),
@@ -238,6 +248,14 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
               (N_("a technician must inspect and clear"),),
               short=N_("case opened"), answer=CASE_CLOSED, rule="case",
               sees="`case_open` outside service mode"),
+    FaultKind("case.contacts", "E98", ERROR,
+              N_("two contacts of the case switch disagree"),
+              (N_("one contact of the case switch failed (stuck or broken wire)"),),
+              (N_("open and close the case and watch both contacts in the signal view; "
+                  "replace the switch or its wiring"),),
+              short=N_("case contacts disagree"), rule="contacts",
+              sees="`case_open` and `case_open_nc` (a two-contact switch) read differently",
+              clears="technician clears once both contacts agree"),
     FaultKind("storage.failed", "E96", ERROR,
               N_("could not write the journal, handoff file or event log"),
               (N_("storage full"), N_("SD card worn or read-only"),

@@ -20,6 +20,7 @@ from firmware.diagnosis.causes import blind_cause
 from firmware.diagnosis.differential import rank
 from firmware.faults import recovery
 from firmware.faults.kinds import CATALOGUE, ERROR, INFO, WARNING, Fault
+from firmware.faults.repeat_rows import RepeatRows
 from firmware.faults.shutdown import TABLE
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ class FaultPath:
         self.faults: list[Fault] = []
         self.counts: Counter[str] = Counter()
         self._in_machine_error = False
+        # fault.repeated rows: one per fault a minute, with the count of the rest.
+        self.repeat_rows = RepeatRows(ctl.clock, ctl.emit)
 
     def fault(self, fault_id: str, where: str, side: int | None,
               evidence: dict[str, Any]) -> Fault:
@@ -58,8 +61,9 @@ class FaultPath:
             same.repeated(ctl.clock.now(), evidence)
             same.diagnosis_extra = self.diagnose(same)
             self.counts[fault_id] += 1
-            ctl.emit("fault.repeated", id=fault_id, code=same.code, where=where,
-                     repeats=same.repeats, per_minute=same.per_minute())
+            self.repeat_rows.repeated((fault_id, where, side), id=fault_id, code=same.code,
+                                      where=where, repeats=same.repeats,
+                                      per_minute=same.per_minute())
             return same
         again = self.capped(fault_id, where, side)
         if again is not None:

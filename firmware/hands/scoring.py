@@ -2,9 +2,10 @@
 
 Players enter a hand's result (a declared win, or a drawn hand) between the lid opening
 after the hand and the next walls rising (API `score`). A failed declaration that the
-variant fines (错和, 诈和) is booked in the tallies at once and leaves the hand open. The rules engine checks the win
-against the set the table dealt - no tile beyond its copies, flowers only where the
-variant has them, the hand's own 混 or 金 - scores it, and books it in the session
+variant fines (错和, 诈和) is booked in the tallies at once and leaves the hand open.
+The rules engine checks the win against the set the table dealt - no tile beyond its
+copies, flowers only where the variant has them, the hand's own 混 or 金 - scores it,
+and books it in the session
 (rules/scoring/session.py), which names the next dealer: his lamp lights when the next
 walls rise, before the dice, and the dice wait for his key. Until a first hand is scored
 the dealer is chosen as before, by the first dice key.

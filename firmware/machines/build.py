@@ -305,11 +305,12 @@ class Build(Recoverable):
                                        "blind_s": blind, "head_home_glitches": side.glitches},
                               side=side.side)
 
-    def extra_tile(self, side: SideBuilder) -> None:
-        """A tile reached a head whose side is already complete."""
+    def extra_tile(self, side: SideBuilder, lit: bool = True) -> None:
+        """A tile reached a head whose side is already complete (`lit`: still in front
+        of its count sensor a moment later, as a tile would be)."""
         self.ctl.fault("build.extra_tiles", f"side.{side.side}.count", side.side,
                        {"side": side.side, "counted": side.counted, "target": side.target,
-                        "during": self.state})
+                        "during": self.state, "count_lit": lit})
 
     def on_belt(self, side: SideBuilder, full: bool) -> None:
         """A belt-full sensor changed: supervise the count, pause or resume the disc."""

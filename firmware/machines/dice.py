@@ -70,8 +70,11 @@ class Dice:
         if spinning:
             self.ctl.watch.done("dice")
             self._spin_seen = self.ctl.clock.now()
-        elif self.state == "spinning" and self._spin_seen is not None:
+        elif (self.state == "spinning" and self._spin_seen is not None
+              and self.ctl.hal.read("motor.dice")):
             # The dice stopped tumbling while the motor still runs: held or jammed.
+            # (Its motor off, as the I/O board holds it while the host is silent,
+            # they stop by themselves; driven again, they tumble again.)
             spun = self.ctl.clock.now() - self._spin_seen
             self.ctl.fault("dice.stuck", "motor.dice", None,
                            {"sensor": "dice.spin", "spun_s": round(spun, 3),

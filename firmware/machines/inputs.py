@@ -16,6 +16,10 @@ from firmware.machines.side import SideBuilder
 from mjtable_core.clock import Timer
 from mjtable_core.signals import Value
 
+# A changeover switch's two contacts move within a few ms of each other; disagreeing
+# longer than this, one of them has failed.
+CONTACTS_SETTLE_S = 0.05
+
 if TYPE_CHECKING:
     from firmware.controller import Controller
 
@@ -26,6 +30,7 @@ class Inputs:
         # Input changes, for the console's self-tests; called before the machines react.
         self.watchers: list[Callable[[str, Value], None]] = []
         self._chord: Timer | None = None
+        self._contacts_check: Timer | None = None   # a two-contact switch settling
         # A HAL behind a link (ioboard) knows when an input really changed; an edge
         # retransmitted over a noisy cable arrives late, bunched with the next one.
         # Declared by the backend (hal/armed.py Capabilities), never probed.
@@ -52,8 +57,10 @@ class Inputs:
             "lid.upper": lambda v: ctl.lid.on_sensor("lid.upper", bool(v)),
             "lid.lower": lambda v: ctl.lid.on_sensor("lid.lower", bool(v)),
             "dice.spin": lambda v: ctl.dice.on_sensor(bool(v)),
-            "case_open": lambda v: v and self._case_opened(),
+            "case_open": self._case_contact,
         }
+        if "case_open_nc" in ctl.hal.signals:
+            table["case_open_nc"] = self._case_contact
         for n, side in enumerate(ctl.sides):
             table[f"side.{n}.count"] = lambda v, s=side: s.on_count_edge(bool(v))
             table[f"side.{n}.head_home"] = lambda v, s=side: s.on_home_edge(bool(v))
@@ -87,6 +94,43 @@ class Inputs:
             # It may be the last cam awaited: a glitch that hid it at the last check
             # leaves no other edge to end the homing.
             self.ctl.clock.post(self.ctl.cycle.check_homed)
+
+    def _case_contact(self, value: object) -> None:
+        """A contact of the case switch changed. With two (normally open and normally
+        closed, on two inputs) they must agree: a disagreement is one contact failed
+        (one stuck "closed" would silently defeat the interlock), and the table stops
+        at once. The other contact following within the switch's travel is the case
+        opened after all: `case.opened`, the disagreement withdrawn."""
+        ctl = self.ctl
+        if "case_open_nc" not in ctl.hal.signals:
+            if value:
+                self._case_opened()
+            return
+        no, nc = bool(ctl.hal.read("case_open")), bool(ctl.hal.read("case_open_nc"))
+        if no and nc:
+            self._withdraw_contacts()
+            self._case_opened()
+        elif no != nc:
+            ctl.fault("case.contacts", "case", None, {"case_open": no, "case_open_nc": nc})
+            if self._contacts_check is None:
+                self._contacts_check = ctl.clock.call_later(CONTACTS_SETTLE_S,
+                                                            self._contacts)
+
+    def _contacts(self) -> None:
+        self._contacts_check = None
+
+    def _withdraw_contacts(self) -> None:
+        """Both contacts open within the switch's travel: the disagreement raised at the
+        first was the switch moving, not a contact failed."""
+        if self._contacts_check is None:
+            return
+        self._contacts_check.cancel()
+        self._contacts_check = None
+        for fault in self.ctl.faults:
+            if fault.active and fault.id == "case.contacts":
+                fault.active = False
+                self.ctl.emit("fault.cleared", id=fault.id, code=fault.code,
+                              where=fault.where, by="case", superseded_by="case.opened")
 
     def _case_opened(self) -> None:
         # The tamper flag latches: a technician must inspect and clear it.

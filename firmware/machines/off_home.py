@@ -64,8 +64,12 @@ class OffHome:
         self._found_off_home(plate, why)
 
     def _found_off_home(self, plate: Plate, why: str) -> None:
+        # Whether anything drove it: a plate off home with its motor off and no turn
+        # commanded was not taken there by its motor.
         self.ctl.fault("plate.stuck", f"side.{plate.side}.plate", plate.side,
                        {"sensor": plate.sensor, "found_off_home": True, "raising": False,
+                        "motor_on": bool(self.ctl.hal.read(f"motor.side.{plate.side}.plate")),
+                        "commanded": plate.state not in ("home", "fault"),
                         "cycle_state": self.ctl.cycle.state, "why": why})
 
     def plate_off_home(self, plate: Plate) -> None:

@@ -78,7 +78,16 @@ class SideBuilder(Recoverable):
         self.chained_at: float | None = None   # the home this turn was started from
         self.unseen_reads = 0       # tiles the reader saw since the last counted arrival
         self.ghosts = 0             # counts this build gone before a tile could be taken
+        # The side counted against its own reader: a count no read came with (a tile
+        # counted that was not there), and reads no count came with (a tile missed).
+        self.unread = 0
+        self.uncounted = 0
+        self.dark_since: float | None = None    # the count sensor went dark at
+        self.count_flickers: deque[float] = deque(maxlen=FLAKY_GLITCHES)
         self.home_opened = 0        # home edges that opened: a stopped cam's never do
+        # The home sensor went dark with the head's motor off, and has not lit since:
+        # a cam at rest does not leave home by itself.
+        self.dark_at_rest = False
         self.confirming: Timer | None = None    # the side's last home, until it has held
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
 
@@ -92,6 +101,13 @@ class SideBuilder(Recoverable):
 
     def tiles_waiting(self, *_: object) -> bool:
         return self.counted > self.stacked
+
+    def ghost_counts(self) -> int:
+        """Counts of tiles that were not there, by this side's own evidence: counts gone
+        too soon for a tile, and counts no read came with (believed only while most
+        counts came with a read: a reader that reads after the count says nothing)."""
+        unread = self.unread if 2 * self.unread < max(self.counted, 1) else 0
+        return self.ghosts + unread
 
     def stacks(self) -> list[list[str | None]]:
         """The built wall as [top, bottom] per stack, k = 0 at the owner's right end."""
@@ -109,6 +125,7 @@ class SideBuilder(Recoverable):
 
     def on_exit_idle(self, *_: object) -> None:
         self.counted = self.stacked = self.ghosts = 0
+        self.unread = self.uncounted = 0
         self.tiles = []
         self.last_arrival = None
 
@@ -153,7 +170,8 @@ class SideBuilder(Recoverable):
             self.key, self.head, True, f"side.{self.side}.head_home", True, "head.jam",
             where=f"side.{self.side}.head", side=self.side,
             evidence={"counted": self.counted, "stacked": self.stacked,
-                      "count_active": bool(self.ctl.hal.read(f"side.{self.side}.count"))},
+                      "count_active": bool(self.ctl.hal.read(f"side.{self.side}.count")),
+                      "home_dark_at_rest": self.dark_at_rest},
             moved=lambda: self.left_home, timed_stop=self.on_home, learn=self.whole_turn)
 
     # -- sensor edges -----------------------------------------------------------------
@@ -165,6 +183,7 @@ class SideBuilder(Recoverable):
 
     def on_count_edge(self, active: bool) -> None:
         if not active:
+            self.dark_since = self.ctl.edge_time(self.count_sensor)
             self._gone()
             return
         now = self.ctl.edge_time(self.count_sensor)
@@ -180,7 +199,13 @@ class SideBuilder(Recoverable):
                 self.ctl.emit("sensor.glitch", sensor=self.count_sensor,
                               why=N_("a count at a full side whose conveyor is off"))
                 return
-            self.ctl.build.extra_tile(self)
+            # An extra tile, or this side's own leftover after a ghost count: either
+            # way the wall is a tile short or over, never handed off as it is. Told
+            # once a tile would still be in front of the sensor: whether it was is
+            # evidence (a pulse gone sooner is the sensor flickering).
+            wait = GHOST_TURNS * self.ctl.supervisor.learned(self.key)
+            self.ctl.clock.call_at(now + wait, lambda: self.ctl.build.extra_tile(
+                self, lit=bool(self.ctl.hal.read(self.count_sensor))))
             return
         if self.state not in ("feeding", "stacking"):
             self.ctl.emit("tile.unexpected", side=self.side, state=self.state)
@@ -190,7 +215,21 @@ class SideBuilder(Recoverable):
                            {"gap_s": round(gap, 4), "min_gap_s": timing.count_min_gap_s,
                             "counted": self.counted})
             return
+        dark = self.dark_since
+        ghost_s = GHOST_TURNS * self.ctl.supervisor.learned(self.key)
+        if (dark is not None and self.last_arrival is not None
+                and now - dark < timing.count_min_gap_s
+                and dark - self.last_arrival >= ghost_s):
+            # Dark for less than any gap between two tiles, then lit again: the same
+            # tile, the sensor flickering. Counted, it would finish this side a tile
+            # short and send its last tile to another side as "extra".
+            self._count_flicker(now, round(now - dark, 4))
+            return
         self.last_arrival = now
+        if self.has_reader:
+            if self.unseen_reads == 0:
+                self.unread += 1
+            self.uncounted += max(0, self.unseen_reads - 1)
         self.unseen_reads = 0
         self.ctl.build.arrival(self)
         index = self.counted
@@ -203,6 +242,20 @@ class SideBuilder(Recoverable):
             self.ctl.tile_face_up(self, index, tile)    # type: ignore[arg-type]
         if self.state == "feeding":     # hot path: while stacking, nothing changes state
             self.tile_arrived()
+
+    def _count_flicker(self, at: float, dark_s: float) -> None:
+        """The count sensor flickered on a tile: not counted, held against this side's
+        sensor; repeated, the technician is told which sensor (W95, play goes on)."""
+        self.glitches += 1
+        self.ghosts += 1
+        self.ctl.emit("sensor.glitch", sensor=self.count_sensor, dark_s=dark_s,
+                      why=N_("the count sensor flickered on one tile"))
+        self.count_flickers.append(at)
+        if (len(self.count_flickers) == FLAKY_GLITCHES
+                and at - self.count_flickers[0] <= FLAKY_WINDOW_S):
+            self.ctl.fault("sensor.flaky", self.count_sensor, self.side,
+                           {"sensor": self.count_sensor, "glitches": self.glitches,
+                            "dark_s": dark_s})
 
     def _gone(self) -> None:
         """The count sensor went dark: too soon after the arrival it counted, and still
@@ -227,12 +280,14 @@ class SideBuilder(Recoverable):
         if not home:
             self.left_home = True
             self.home_opened += 1
+            self.dark_at_rest = not self.ctl.hal.read(self.head)
             if self.state == "idle" and not self.ctl.hal.read(self.head):
                 # The cam coasted past home after it was stopped (a slow stop over the
                 # board's link). Bring it round now: homing waits for it, and the next
                 # build would take its first turn for a part turn that stacks nothing.
                 self.rehome()
             return
+        self.dark_at_rest = False
         if self.ctl.supervisor.elapsed(self.key) is None or self.confirming is not None:
             return
         at = self.ctl.edge_time(f"side.{self.side}.head_home")

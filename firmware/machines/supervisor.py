@@ -39,6 +39,7 @@ from firmware.machines.watch import Watch
 from mjtable_core.clock import Timer
 
 TIMED_STOP_MARGIN = 1.1
+LATE_LOOP_S = 0.02      # a timer run this late means the loop was not running
 CONFIRM_S = 0.06        # glitches last up to ~50 ms; a cam's home window is longer
 MIN_TRAVEL = 0.7        # a worn motor is slower, never faster
 FULL_TRAVEL = 0.8       # evidence that a travel started at the far stop
@@ -68,6 +69,8 @@ class _Motion:
     learn: bool = True
     timer: Timer | None = None
     confirms: str | None = None     # a suspect sensor this travel may show failed
+    due: float = 0.0                # when the miss is judged
+    late_grace: bool = False        # judged once more for a loop that ran late
 
 
 class Supervisor:
@@ -175,6 +178,7 @@ class Supervisor:
             motion.timer = self.ctl.clock.call_later(learned * TIMED_STOP_MARGIN,
                                                      lambda: self._timed(mechanism))
         else:
+            motion.due = motion.started + self.k * learned
             motion.timer = self.ctl.clock.call_later(self.k * learned,
                                                      lambda: self._missed(mechanism))
         self._motions[mechanism] = motion
@@ -311,8 +315,21 @@ class Supervisor:
             self._motions[mechanism].timer = self.ctl.clock.call_later(
                 LINK_RECHECK_S, lambda: self._missed(mechanism))
             return
-        motion = self._motions.pop(mechanism)
-        waited = round(self.ctl.clock.now() - motion.started, 3)
+        motion = self._motions[mechanism]
+        now = self.ctl.clock.now()
+        # The edge came in time by its own stamp, and the sensor still reads it.
+        edge = self.ctl.edge_time(motion.sensor)
+        in_time = motion.started <= edge <= motion.due and bool(hal.read(motion.sensor))
+        if not motion.late_grace and (now - motion.due > LATE_LOOP_S or in_time):
+            # The loop ran late (a host that stalled): the edge it waited for may be
+            # among what it caught up on just now, its dwell still being confirmed.
+            # Judged again once that could have held.
+            motion.late_grace = True
+            motion.timer = self.ctl.clock.call_later(2 * CONFIRM_S + LINK_RECHECK_S,
+                                                     lambda: self._missed(mechanism))
+            return
+        del self._motions[mechanism]
+        waited = round(now - motion.started, 3)
         moved = motion.moved() if motion.moved is not None else False
         evidence = {**motion.evidence, "sensor": motion.sensor, "waited_s": waited,
                     "learned_s": round(self.learned(mechanism), 3), "moved": moved}

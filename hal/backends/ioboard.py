@@ -17,6 +17,7 @@ import socket
 import sys
 import threading
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import replace
 from typing import Any
 
 from hal.armed import REASONS, Capabilities, OnStopped, StopReport, StopSpec
@@ -27,6 +28,8 @@ from hal.link import LinkEnd
 from hal.protocol import (
     CHANNEL_OF,
     CHANNELS,
+    RECORD_FRESH,
+    RECORD_OVERFLOW,
     VERSION,
     Decoder,
     Frame,
@@ -38,13 +41,16 @@ from hal.protocol import (
     decode_heartbeat,
     decode_input,
     decode_interlock,
+    decode_record,
     decode_stopped,
     decode_value,
     decode_welcome,
     encode_arm,
     encode_hello,
     encode_outputs,
+    encode_resume,
     encode_signal,
+    heartbeat_session,
     interlock_hash,
 )
 from mjtable_core.clock import Clock
@@ -54,6 +60,7 @@ from mjtable_core.signals import Kind, Signal, Value
 
 OnLinkFault = Callable[[str, dict[str, Any]], None]
 OnLinkBack = Callable[[], None]
+OnLinkResumed = Callable[[dict[str, Any]], None]
 READ_TIMEOUT_S = 0.05       # how often the reader thread looks at its stop flag
 HELLO_EVERY_S = 0.25        # resend HELLO while the board does not answer
 # A frame the reader thread decoded waits for the GIL while the loop runs Python: up
@@ -118,6 +125,17 @@ class IoBoardHal:
         self.on_link_fault: OnLinkFault | None = None
         # Called in the loop when a lost link is back (a new handshake answered).
         self.on_link_back: OnLinkBack | None = None
+        # Called in the loop when a board gone silent carried on from its record
+        # (RESUME): no fault, nothing lost; for the event log.
+        self.on_link_resumed: OnLinkResumed | None = None
+        self.session: int | None = None     # the board's power-up, from its RECORD
+        # Between the board going silent and its record read: the host's picture of
+        # every output and armed stop is kept, nothing reported yet.
+        self._resuming: dict[str, Any] | None = None
+        self._record: list[tuple[int, int, bytes]] = []
+        self._held: dict[str, Value] = {}   # outputs the board held off: what we meant
+        self._welcome_info: Welcome | None = None   # the board's answer to RESUME
+        self.resumes = 0                    # silences carried on from the record
         self.board_failsafe = False
         self.heartbeat_limit_s: float | None = None
         self._listener: Listener | None = None
@@ -312,8 +330,13 @@ class IoBoardHal:
             self.trips.append(trip)
         elif msg == Msg.STOPPED:
             self._stopped(decode_stopped(payload))
+        elif msg == Msg.RECORD:
+            self._on_record(payload)
         elif msg == Msg.HEARTBEAT:
             self.board_failsafe = decode_heartbeat(payload)
+            if not self.board_failsafe:
+                # The board's power-up we would RESUME with after a silence.
+                self.session = heartbeat_session(payload)
             if self.board_failsafe:
                 # The board heard nothing from us for its limit (a stalled host) and
                 # turned every output off; it ignores commands until the next HELLO.
@@ -325,6 +348,24 @@ class IoBoardHal:
             return
         self._lost = True
         self.link.stop()
+        if (self.session is not None and self._reader is not None
+                and self.settings.resume_within_s > 0):
+            # Silent, not gone yet: a host that stalled (the board held on and kept a
+            # record) or a cable back within moments. Nothing we believe is dropped
+            # until RESUME is answered, or not within the limit.
+            self._resuming = {"reason": reason, **evidence,
+                              "expected": self.link.expected, "since": self.clock.now()}
+            self._record = []
+            self._resume_limit = self.clock.call_later(self.settings.resume_within_s,
+                                                       self._give_up)
+        else:
+            self._lost_now(reason, evidence)
+        if self._reader is not None:
+            self._say_hello()
+
+    def _lost_now(self, reason: str, evidence: dict[str, Any]) -> None:
+        """The link is lost for the controller: every output and stop forgotten (the
+        board's failsafe stopped them), link.lost raised."""
         self._armed.clear()         # the board's failsafe stopped them; nothing will report
         self._current.clear()
         for signal in self.signals.values():
@@ -334,8 +375,18 @@ class IoBoardHal:
                     "board_turns_outputs_off_after_s": self.heartbeat_limit_s}
         if self.on_link_fault is not None:
             self.on_link_fault("link.lost", evidence)
-        if self._reader is not None:
-            self._say_hello()
+
+    def _give_up(self, why: str = "no answer to RESUME") -> None:
+        """RESUME not answered in time (or its record proves nothing): the link is lost
+        as before, and the board is asked with HELLO from now on."""
+        resuming = self._resuming
+        if resuming is None or self._stop.is_set():
+            return                  # not resuming, or this host is gone (power cut)
+        self._resuming = None
+        self._record = []
+        self._resume_limit.cancel()
+        evidence = {k: v for k, v in resuming.items() if k not in ("expected", "since")}
+        self._lost_now(evidence.pop("reason"), {**evidence, "resume": why})
 
     # -- a lost link coming back (in the loop) ------------------------------------------
 
@@ -345,7 +396,11 @@ class IoBoardHal:
         self._relink = None
         if not self._lost or self._stop.is_set():
             return
-        self._send_bytes(Frame(0, Msg.HELLO, encode_hello(VERSION, self.interlocks)).encode())
+        if self._resuming is not None and self.session is not None:
+            frame = Frame(0, Msg.RESUME, encode_resume(self.session, self.interlocks))
+        else:
+            frame = Frame(0, Msg.HELLO, encode_hello(VERSION, self.interlocks))
+        self._send_bytes(frame.encode())
         self._relink = self.clock.call_later(HELLO_EVERY_S, self._say_hello)
 
     def _welcome_back(self, frame: Frame) -> None:
@@ -358,6 +413,7 @@ class IoBoardHal:
             # Another board on the cable now (or this one flashed with other firmware):
             # no link we can take back. Said once; HELLO goes on, so the board
             # reflashed answers and the link comes back by itself.
+            self._give_up("another protocol")
             if not self._version_said and self.on_link_fault is not None:
                 self._version_said = True
                 self.on_link_fault("link.version", {
@@ -381,6 +437,12 @@ class IoBoardHal:
             return
         self.heartbeat_limit_s = info.heartbeat_limit_s
         self.board_failsafe = False
+        if self._resuming is not None:
+            # Our picture stays as it was: the record, first on the link, moves it on.
+            self._welcome_info = info
+            self._lost = False
+            self.link.start()
+            return
         self._board_time.reset()
         self._changed_at.clear()
         for name, value in info.inputs.items():
@@ -395,6 +457,84 @@ class IoBoardHal:
         self.link.start()
         if self.on_link_back is not None:
             self.on_link_back()
+
+    def _on_record(self, payload: bytes) -> None:
+        """A RECORD, after RESUME: what happened while we were silent, in parts."""
+        part = decode_record(payload)
+        if self._resuming is None:
+            return
+        self._record.extend(part.entries)
+        if not part.last:
+            return
+        resuming = self._resuming
+        if part.flags & (RECORD_FRESH | RECORD_OVERFLOW) or part.session != self.session:
+            why = "board restarted" if part.flags & RECORD_FRESH else "record overflowed"
+            self.session = part.session
+            info = self._welcome_info
+            assert info is not None     # RECORD comes after the WELCOME that set it
+            self._give_up(why)
+            # The board answered as to a HELLO: take its inputs, then back as after
+            # any lost link (a set being built is held for a refeed).
+            self._board_time.reset()
+            self._changed_at.clear()
+            for name, value in info.inputs.items():
+                if name in self.values:
+                    self.values[name] = value
+            if self.on_link_back is not None:
+                self.on_link_back()
+            return
+        self._resuming = None
+        self._resume_limit.cancel()
+        record, self._record = self._record, []
+        expected = resuming["expected"]
+        replayed = 0
+        self._held = {}
+        for seq, msg, data in record:
+            if (seq - expected) % 256 >= 128:
+                continue            # read before we went silent
+            replayed += 1
+            if msg == Msg.SET:
+                self._held_off(data)
+            else:
+                self._on_message(msg, data)
+        self._carry_on(set(part.running))
+        self.resumes += 1
+        if self.on_link_resumed is not None:
+            self.on_link_resumed({"reason": resuming["reason"], "replayed": replayed,
+                                  "silent_s": round(self.clock.now() - resuming["since"], 3)})
+
+    def _held_off(self, data: bytes) -> None:
+        """An output the board drove itself at its hold (off; the display E80): so it
+        reads from there on in the replay; what we meant it to be is driven again."""
+        name, value, _stamp = decode_input(data)
+        if name in self.values and self.signals[name].is_output:
+            self._held.setdefault(name, self.values[name])
+            self.values[name] = value
+
+    def _carry_on(self, running: set[int]) -> None:
+        """After the record: what we drive and the board stopped while we were silent
+        is driven again. An armed motion the board no longer runs (armed while silent,
+        or ended at the HELLO of an older board) is armed again from where it is."""
+        for name, stop_id in list(self._current.items()):
+            if stop_id in running:
+                continue
+            armed = self._armed.pop(stop_id, None)
+            del self._current[name]
+            if armed is None:
+                continue
+            spec, on_stopped = armed
+            if self.values[spec.input] != spec.level:
+                spec = replace(spec, blank_s=0.0)      # on its way: the next edge is it
+            elif spec.confirm_s > 0:
+                spec = replace(spec, edges=0)          # at its stop: only the dwell left
+            self.arm(spec, on_stopped)
+        held, self._held = self._held, {}
+        self.values.update(held)
+        for signal in self.signals.values():
+            name = signal.name
+            if (signal.is_output and name not in self._current
+                    and self.values[name] != signal.safe_value):
+                self.link.send(Msg.SET, encode_signal(name, self.values[name]))
 
     def _stopped(self, stopped: Stopped) -> None:
         """The board stopped an armed motion: when (its stamp on our clock) and why."""
@@ -442,6 +582,7 @@ class IoBoardHal:
         if signal is None or not signal.is_output:
             raise KeyError(f"not an output: {name}")
         self._current.pop(name, None)   # a SET ends the board's armed stop on it
+        self._held.pop(name, None)      # decided again since the board's hold
         self.values[name] = value
         self.link.send(Msg.SET, encode_signal(name, value))
 
@@ -456,8 +597,9 @@ class IoBoardHal:
 
     @property
     def link_lost(self) -> bool:
-        """The link was declared lost; it stays lost until the board answers a HELLO."""
-        return self._lost
+        """The link was declared lost; it stays lost until the board answers a HELLO.
+        Silent while RESUME may still be answered is not lost yet: in doubt."""
+        return self._lost and self._resuming is None
 
     def changed_at(self, name: str) -> float | None:
         """When input `name` last changed, by the board's stamp (for the listener)."""
@@ -526,6 +668,9 @@ class IoBoardHal:
         if self._relink is not None:
             self._relink.cancel()
             self._relink = None
+        if self._resuming is not None:
+            self._resume_limit.cancel()
+            self._resuming = None
         if self._reader is not None:
             self._reader.join(timeout=1.0)
         with contextlib.suppress(Exception):
@@ -534,7 +679,7 @@ class IoBoardHal:
     @property
     def stats(self) -> Mapping[str, int]:
         return {**self.link.stats.as_dict(), "bad_frames": self._decoder.bad_frames,
-                "skipped_bytes": self._decoder.skipped_bytes}
+                "skipped_bytes": self._decoder.skipped_bytes, "resumes": self.resumes}
 
 
 def open_backend(config: Config, clock: Clock, seed: int | None = None) -> OpenedHal:

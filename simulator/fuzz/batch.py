@@ -16,7 +16,16 @@ right technician action, a wrong one or none. A run fails in one or more classes
   lone motor or sensor fault (simulator/harness/diagnosis_judge.py): the broken part not named
   among the ranked causes (first, or with the test that tells them apart); more than 3
   faults an hour from it, or two active copies of one fault; a display still showing
-  a fault once it is cleared.
+  a fault once it is cleared;
+- `hand_lost`: a run whose faults are all recoverable without a technician (host
+  stalls) that did not deal every hand it was asked for, or raised an error;
+- `misnamed_first`: a lone flickering sensor named, but not first (its own edges are
+  the evidence: nothing else can rank above it).
+
+The generator also draws what the table must heal from by itself: host stalls of
+0.6–5 s (past the board's link limit) in every phase and on both rigs, flaky sensors
+at low rates (0.01–0.1 glitches a second, a ghost now and then), and pairs of faults
+at two different sides in one cycle.
 
 `wide` (`mjtable fuzz --wide`) draws what a gentle generator never does: technicians
 arriving up to an hour late, flaky sensors up to 10 pulses a second, motors up to 8
@@ -47,7 +56,7 @@ from simulator.scenario import AFTER_FAULT, PHASES, ActionSpec, Expect, FaultSpe
 
 CLASSES = ("violations", "stalls", "crashes", "timeouts", "wrong_handoffs",
            "tiles_not_accounted", "wrong_fault", "wrong_diagnosis", "fault_flood",
-           "stale_display")
+           "stale_display", "hand_lost", "misnamed_first")
 FUZZ_PLAY_TIME_S = 20.0     # short hands: many scenarios per second
 WALL_LIMIT_S = 30.0
 _SIDE_SENSORS = ("count", "full", "head_home", "plate_home")
@@ -82,6 +91,11 @@ PLACES: dict[str, list[str]] = {
 }
 # A host stall's lengths: a GC pause, a slow fsync, past the board's link limit.
 STALLS_S = (0.05, 0.2, 1.0)
+LONG_STALL_S = (0.6, 5.0)       # past the board's limit: the board holds, RESUME reads on
+# Faults the table heals from without a technician: every hand is still dealt.
+RECOVERABLE = ("host_stall",)
+# Kinds that happen at one side, for pairs of faults at two different sides.
+SIDE_KINDS = ("tile_jam", "sensor_flaky", "sensor_dirty", "plate_blocked", "motor_slow")
 LINK_KINDS = ("link_noise", "link_drop")
 
 
@@ -181,7 +195,8 @@ def must_raise(spec: FaultSpec) -> str | None:
 
 
 def _fault(rng: random.Random, kind: str, cycles: int,
-           tiles: int = REFERENCE.tiles, wide: bool = False) -> FaultSpec:
+           tiles: int = REFERENCE.tiles, wide: bool = False,
+           healing: random.Random | None = None) -> FaultSpec:
     where = rng.choice(PLACES[kind])
     cycle = rng.randint(1, cycles)
     timed = rng.random() < 0.3
@@ -195,6 +210,9 @@ def _fault(rng: random.Random, kind: str, cycles: int,
     elif kind in ("sensor_dirty", "sensor_flaky", "link_noise"):
         high = (10.0 if wide else 2.0) if kind == "sensor_flaky" else 0.5
         extra["probability"] = round(rng.uniform(0.05, high), 2)
+        if kind == "sensor_flaky" and healing is not None and healing.random() < 0.4:
+            # A ghost now and then: a count sensor flickering once a minute or so.
+            extra["probability"] = round(healing.uniform(0.01, 0.1), 3)
         if kind == "sensor_dirty":
             extra["mode"] = rng.choice(("miss", "double", "both"))
     elif kind == "motor_slow":
@@ -206,6 +224,9 @@ def _fault(rng: random.Random, kind: str, cycles: int,
     elif kind == "host_stall":
         extra["duration_s"] = rng.choice(STALLS_S) if rng.random() < 0.7 else round(
             rng.uniform(0.02, 2.0), 3)
+        if healing is not None and healing.random() < 0.5:
+            # Past the board's link limit: the board holds, RESUME reads on.
+            extra["duration_s"] = round(healing.uniform(*LONG_STALL_S), 3)
     return FaultSpec(kind=kind, where=where, cycle=cycle, phase=phase, at_s=at_s, **extra)
 
 
@@ -216,10 +237,17 @@ def generate(seed: int, index: int, rig: str = "sim",
     for a table with `tiles` tiles a set; `wide` draws the far ranges too; `reader`:
     the table reads its tiles."""
     rng = random.Random(f"fuzz-{seed}-{index}" + ("-wide" if wide else ""))
+    # What the table must heal from by itself (long stalls, ghosts, pairs at two
+    # sides) is drawn from its own stream: every other draw of a batch stays put.
+    healing = random.Random(f"fuzz-heal-{seed}-{index}" + ("-wide" if wide else ""))
     kinds = [k for k in PLACES if rig == "ioboard" or k not in LINK_KINDS]
     cycles = rng.randint(2, 3)
-    faults = [_fault(rng, rng.choice(kinds), cycles, tiles, wide)
+    faults = [_fault(rng, rng.choice(kinds), cycles, tiles, wide, healing)
               for _ in range(rng.randint(1, 3))]
+    if healing.random() < 0.15:
+        pair = _at_another_side(healing, faults[0], tiles, wide)
+        if pair is not None:
+            faults.append(pair)
     if not reader:
         faults = _no_count_neutral_swap(faults)
     if rng.random() < 0.2:
@@ -246,6 +274,18 @@ def generate(seed: int, index: int, rig: str = "sim",
     return Scenario(seed=rng.randrange(1 << 16), cycles=cycles, faults=tuple(faults),
                     actions=tuple(actions), expect=_expect(faults),
                     source=f"fuzz-{seed}-{index}", play_time_s=FUZZ_PLAY_TIME_S)
+
+
+def _at_another_side(rng: random.Random, first: FaultSpec, tiles: int,
+                     wide: bool) -> FaultSpec | None:
+    """A second fault in the same cycle and phase as `first`, at another side."""
+    if first.side is None:
+        return None
+    kind = rng.choice(SIDE_KINDS)
+    places = [p for p in PLACES[kind] if f"side.{first.side}." not in p]
+    spec = _fault(rng, kind, first.cycle, tiles, wide)
+    return dataclasses.replace(spec, where=rng.choice(places), cycle=first.cycle,
+                               phase=first.phase, at_s=first.at_s)
 
 
 def _no_count_neutral_swap(faults: list[FaultSpec]) -> list[FaultSpec]:
@@ -297,8 +337,23 @@ def classify(scenario: Scenario, report: dict[str, Any]) -> list[str]:
         classes.append("wrong_fault")
     if report["crashed"] is None and not report["timed_out"] and len(scenario.faults) == 1:
         # A lone fault only: another may not have been injected before the run ended.
-        classes += judged_failures(judge_diagnosis(report))
+        judgement = judge_diagnosis(report)
+        classes += judged_failures(judgement)
+        if (judgement is not None and judgement["kind"] == "sensor_flaky"
+                and judgement["verdict"] == "among"):
+            classes.append("misnamed_first")
+    if report["crashed"] is None and not report["timed_out"] and _hand_lost(scenario, report):
+        classes.append("hand_lost")
     return classes
+
+
+def _hand_lost(scenario: Scenario, report: dict[str, Any]) -> bool:
+    """Only faults the table heals from by itself, and still a hand not dealt (or an
+    error a technician would have to clear)."""
+    if not scenario.faults or any(f.kind not in RECOVERABLE for f in scenario.faults):
+        return False
+    errors = [f for f in report["faults"] if CATALOGUE[f["id"]].severity == "E"]
+    return bool(errors) or report["cycles_completed"] < scenario.cycles
 
 
 def _wrong_fault(scenario: Scenario, report: dict[str, Any]) -> bool:

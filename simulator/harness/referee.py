@@ -24,6 +24,12 @@ switches and a camera would, and records every breach of an invariant as
   the board enforces it on every command and every input change, so on a rig with a
   board this never happens, whatever the host does.
 
+In test mode a technician's self-test moves what a fault stopped, on purpose: that is
+neither a fault nor ignored. From `service.mode` on to off, a motor turned on is not
+judged against the stops (`motor.after_stop`, `motor.on_at_fault`) but against the
+interlock table, on every rig (with a board or not), and the lid, wall and case rules
+hold as ever.
+
 Over a link a stop-fault's scope is watched from the fault's instant: a motor that
 turns on after it is caught at once (once the instant's frames have crossed), link or
 no link; only a motor already running gets the link's grace to be stopped (the SAFE,
@@ -40,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.faults.kinds import BUILD, CATALOGUE, ERROR
-from hal.interlocks import Rule
+from hal.interlocks import Rule, interlock_rules
 from mjtable_core.geometry import Geometry
 from mjtable_core.signals import Value
 from simulator.physics.table import SimTable
@@ -104,6 +110,8 @@ class Referee:
         self._turned_late: dict[str, Stop] = {}     # judged once the instant is over
         self._in_grace: list[Stop] = []     # stops still crossing the link
         self._judged: set[tuple[int, str]] = set()  # (stop, motor) judged at turn-on
+        self._testing = False       # test mode: motion is a technician's self-test
+        self._table_rules = tuple(interlock_rules(self.table.signals))
 
     # -- what is physically so -----------------------------------------------------
 
@@ -145,7 +153,8 @@ class Referee:
     def _interlocks_held(self) -> None:
         self._interlock_due = False
         values = self.table.values
-        for output, input_name, level, output_value in self.interlocks:
+        rules = self.interlocks or (self._table_rules if self._testing else ())
+        for output, input_name, level, output_value in rules:
             if not self.running(output) or values[input_name] == level or (
                     output_value is not None and values[output] != output_value):
                 continue
@@ -153,7 +162,7 @@ class Referee:
                          f"{values[input_name]}", f"{output}<{input_name}")
 
     def _on_reading(self, name: str, value: Value) -> None:
-        if name in self._interlock_inputs:
+        if name in self._interlock_inputs or self._testing:
             self._judge_interlocks()
         # The case switch as it reads (a test opens the case by sticking it): every
         # motor must be off once the firmware has had the instant to react.
@@ -178,6 +187,10 @@ class Referee:
         if turned is None or not self.running(turned):
             return
         self._turned_on[turned] = now
+        if self._testing:
+            # A self-test's motion: judged against the interlock table, not the stops.
+            self._judge_interlocks()
+            return
         for stop in [*self.stops, *self._in_grace]:
             if turned in stop.motors:
                 if self.link_grace_s and turned not in self._turned_late:
@@ -242,6 +255,8 @@ class Referee:
             # that fault is cleared, whatever the firmware does before.
             self.stops = [s for s in self.stops if s.where is not None]
             self._in_grace = [s for s in self._in_grace if s.where is not None]
+        elif kind == "service.mode":
+            self._testing = bool(event.get("on"))
         elif kind == "walls.committed":
             self._walls_up()
         elif kind == "handoff":
@@ -286,6 +301,9 @@ class Referee:
         for motor in sorted(stop.motors):
             if not self.running(motor) or (id(stop), motor) in self._judged:
                 continue    # off, or turned on under the stop: judged when it did
+            if (self._testing and stop.reason == "halted"
+                    and self._turned_on.get(motor, -1.0) >= stop.at):
+                continue    # started by the self-test under test mode's own halt
             if self._turned_on.get(motor) == stop.at:
                 self._breach("motor.on_at_fault", f"{motor} turned on in the instant "
                              f"{stop.reason} stopped it")

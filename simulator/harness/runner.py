@@ -278,7 +278,8 @@ class Harness:
             # cannot cross), the board's failsafe acts in its limit.
             link = kind.family == "link" or self.rig.link_broken()
             self._checks += 1
-            check = lambda: self._motors_stopped(event["id"], motors)  # noqa: E731
+            check = lambda: self._motors_stopped(  # noqa: E731
+                event["id"], event["where"], motors)
             if link:    # once the grace's last instant is over (the board's failsafe)
                 self.clock.call_later(self.rig.link_grace_s,
                                       lambda: self.clock.call_later(0.0, check))
@@ -358,8 +359,12 @@ class Harness:
                 self._armed.append(spec)
                 self.clock.call_later(spec.at_s or 0.0, lambda s=spec: self.inject(s))
 
-    def _motors_stopped(self, fault_id: str, motors: Sequence[str]) -> None:
+    def _motors_stopped(self, fault_id: str, where: Any, motors: Sequence[str]) -> None:
         self._checks -= 1
+        # Only while the stop-fault still holds: one that cleared by itself meanwhile
+        # (E80 over once the board answers) leaves a table rightly running again.
+        if not any(f.active and (f.id, f.where) == (fault_id, where) for f in self.ctl.faults):
+            return
         if any(self.table.motor_on(m) for m in motors):
             self.motors_safe = False
             self.problems.append(problems.MOTORS_ON.format(fault=fault_id))

@@ -41,6 +41,10 @@ class SimPlayers:
         self.top_up_wanted = False    # asked while the dice are still to throw
         self._top_up_at = 0.0
         self._progress = 0
+        # The dice shown before the display said something else (E80 while the host
+        # was silent, a fault's code): the same dice shown again is no new throw.
+        self._dice_shown: list[int] = []
+        self._covered: list[int] | None = None
         self._shown: object = object()      # the display last read for test mode
         self._test_mode = False
         table.witnesses.append(self._on_change)
@@ -89,11 +93,25 @@ class SimPlayers:
             self.throws = []
             self.pending_seat = self.dealer
             self._later(self.sim.key_delay_s, self._first_throw)
-        elif phase == "throwing" and name == "display":
-            self._on_display(value)
+        elif name == "display":
+            if phase == "throwing":
+                self._on_display(value)
+            self._remember(value)
+
+    def _remember(self, value: Value) -> None:
+        faces = _faces(value)
+        if faces:
+            self._covered = None
+            self._dice_shown = faces
+        elif str(value or "")[:1].isalpha() and self._dice_shown:
+            self._covered = self._dice_shown    # a code (E80, rF) over the dice shown
+        elif value:
+            self._covered = None            # the dice spinning ("--"): a new throw
 
     def _on_display(self, value: Value) -> None:
         faces = _faces(value)
+        if faces and faces == self._covered:
+            return          # the same dice back after a code: nobody threw
         if faces:
             self.throws.append(faces)
             request = rules.next_throw(self.variant, self.dealer, self.throws)
@@ -197,6 +215,10 @@ class SimPlayers:
                 self._press("key.lift.0")
             elif self.phase == "throwing" and self.pending_seat is not None:
                 self._throw(self.pending_seat)
+            elif self.phase in ("playing", "want_lift") and self.table.physical["lid.upper"]:
+                # The hole still open after a top-up: the key that closes it was
+                # pressed while a fault held the table and went unheard. Press again.
+                self._press("key.lift.0")
         self._seen = self._progress
         self.clock.call_later(PATIENCE_S, self._patience)
 

@@ -23,8 +23,10 @@ from simulator.rigs.host_clock import HostClock
 
 
 class SimHal:
-    # An armed stop ends in the instant of the simulated edge, before the firmware hears it.
-    capabilities = Capabilities(armed_stops=True)
+    # An armed stop ends in the instant of the simulated edge, before the firmware hears
+    # it; each edge keeps its own time, as a GPIO callback stamps it (a stalled host
+    # hears of it later, and still knows when it was).
+    capabilities = Capabilities(armed_stops=True, board_time=True)
 
     def __init__(self, table: SimTable, host: HostClock | None = None) -> None:
         self.table = table
@@ -35,6 +37,7 @@ class SimHal:
         self._entropy = random.Random(f"mjtable-dice-{table.seed}")
         self.stops = PinStops(table.clock, self.signals, table.command,
                               lambda name: table.values[name], table.values)
+        self._changed_at: dict[str, float] = {}
         table.listener = self.stops.on_input
 
     def write(self, name: str, value: Value) -> None:
@@ -48,12 +51,17 @@ class SimHal:
         host = self.host
         on_input = self.stops.on_input
 
+        def heard(name: str, value: Value, at: float) -> None:
+            self._changed_at[name] = at     # the stamp this edge came with
+            listener(name, value)
+
         def changed(name: str, value: Value) -> None:
+            at = self.table.clock.now()
             on_input(name, value)
             if host is None:
-                listener(name, value)
+                heard(name, value, at)
             else:
-                host.deliver(listener, name, value)
+                host.deliver(heard, name, value, at)
         self.table.listener = changed
 
     def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
@@ -66,7 +74,7 @@ class SimHal:
         self.table.command(output, self.signals[output].safe_value)
 
     def changed_at(self, name: str) -> float | None:
-        return None
+        return self._changed_at.get(name)
 
     def safe_state(self, outputs: Collection[str] | None = None) -> None:
         if outputs is not None:     # a scope's stop: its outputs, as writes

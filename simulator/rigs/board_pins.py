@@ -8,12 +8,16 @@ the simulator's board is the board's code, not a second implementation of it.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 from hal.protocol import CHANNEL_OF, CHANNELS, decode_value, encode_value
 from mjtable_core.clock import Clock
 from mjtable_core.signals import Value
 from simulator.physics.table import SimTable
+
+# Each board powered up in this process gets its own session (a Pico draws one at random).
+_SESSIONS = itertools.count(0x5A00)
 
 
 class SimPins:
@@ -30,6 +34,9 @@ class SimPins:
         self.names: dict[int, str] = dict(enumerate(CHANNELS))
         self.inputs: tuple[int, ...] = tuple(
             CHANNEL_OF[name] for name in fitted if not table.signals[name].is_output)
+
+    def boot_token(self) -> int:
+        return next(_SESSIONS)
 
     def now_ms(self) -> int:
         return round(self.clock.now() * 1000)

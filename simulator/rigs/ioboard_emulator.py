@@ -226,8 +226,11 @@ class IoBoardEmulator:
     # -- injected link faults (call inside the loop) -----------------------------------
 
     def drop_link(self, duration_s: float) -> None:
-        """From now on, for `duration_s`, nothing crosses the cable either way."""
-        self._drop_until = self.clock.now() + duration_s
+        """From now on, for `duration_s`, nothing crosses the cable either way. A drop
+        already longer (the power off, a cable pulled) is not cut short by a shorter
+        one: bytes the board sent while a dead host's port is closed would stay unread
+        and stall the lockstep."""
+        self._drop_until = max(self._drop_until, self.clock.now() + duration_s)
 
     def _dropping(self) -> bool:
         return self.clock.now() < self._drop_until

@@ -41,6 +41,9 @@ class ScriptPins:
     def now_ms(self):
         return self.t
 
+    def boot_token(self):
+        return 0x1234
+
     def read(self, ch):
         return self.values[ch]
 

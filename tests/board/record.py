@@ -15,6 +15,7 @@ from hal.protocol import (
     encode_arm,
     encode_hello,
     encode_outputs,
+    encode_resume,
     encode_rule,
     encode_signal,
 )
@@ -34,7 +35,7 @@ def recording() -> str:
     """A session: handshake, a head stopped on its home edge, a plate held on home
     for its dwell through a bounce, an interlock trip, a motion that runs out of
     time, a refused SET, a build's stop fenced ahead of its SAFE, then silence until
-    the failsafe."""
+    the failsafe, an edge the board records, and RESUME."""
     lines = [
         "# handshake: the version alone, then with the interlock table",
         _rx(0, 0, Msg.HELLO, encode_hello()),
@@ -86,6 +87,10 @@ def recording() -> str:
         _rx(840, 14, Msg.SAFE, encode_outputs(("motor.ring",))),
         _rx(845, 13, Msg.SET, encode_signal("motor.ring", True)),
         _rx(850, 14, Msg.SAFE, encode_outputs(("motor.ring",))),
+        "# silent: the failsafe holds, and the board keeps a record of what follows;",
+        "# the host back says RESUME with the board's session and reads it (protocol 5)",
+        "1450 in 14 00",
+        _rx(1500, 0, Msg.RESUME, encode_resume(0x1234, TABLE)),
         "1600 end",
     ]
     return "\n".join(lines) + "\n"

@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from hal.protocol import Decoder, Msg, Reason, decode_interlock, decode_stopped
+from hal.protocol import (
+    Decoder,
+    Msg,
+    Reason,
+    decode_input,
+    decode_interlock,
+    decode_record,
+    decode_stopped,
+)
 from tests.board import conformance
 from tests.board.record import recording
 
@@ -130,7 +138,16 @@ def test_the_board_stops_on_its_own_and_says_when_and_why() -> None:
         # not start it again (the next pin change is the failsafe's).
         "840 pin 2 00"]
     assert not [line for line in pins if line.startswith("845 ")]
-    assert transcript[-1] == "stopped 3 failsafe 1"
+    # Silent: the failsafe holds (the lid, no stop armed on it, off at 1350) and
+    # records the case closing at 1450; RESUME with its session reads it back, in
+    # board time, and the failsafe is over.
+    assert "1350 pin 0 00" in transcript
+    (record,) = {decode_record(p) for _at, m, p in _frames(transcript) if m == Msg.RECORD}
+    assert record.session == 0x1234 and record.last and not record.running
+    (held, case) = [(msg, decode_input(payload)) for _seq, msg, payload in record.entries]
+    assert held == (Msg.SET, ("motor.lid", "off", 1350))     # what the hold drove
+    assert case == (Msg.INPUT, ("case_open", False, 1450))
+    assert transcript[-1] == "stopped 3 failsafe 0"
 
 
 def _node_modules() -> Path:

@@ -16,7 +16,15 @@ import pytest
 from firmware.state.journal import FILE_NAME as JOURNAL_NAME
 from firmware.state.journal import FORMAT as JOURNAL_FORMAT
 from hal.backends.ioboard import IoBoardHal
-from hal.protocol import VERSION, Decoder, Msg, decode_welcome, encode_heartbeat, encode_hello
+from hal.protocol import (
+    VERSION,
+    Decoder,
+    Msg,
+    decode_heartbeat,
+    decode_welcome,
+    encode_heartbeat,
+    encode_hello,
+)
 from mjtable.cli import main
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config
@@ -80,8 +88,11 @@ def test_a_long_drop_turns_the_table_off_from_both_ends(short):
     assert errors(report) == ["link.lost"]
     (fault,) = [f for f in report["faults"] if f["id"] == "link.lost"]
     assert fault["code"] == "E80"
-    # The host notices within its link timeout, the board within its heartbeat limit.
-    assert 20.0 < fault["sim_time_s"] <= 20.0 + short.ioboard.link_timeout_s + 0.01
+    # The host notices within its link timeout and says RESUME; unanswered within
+    # resume_within_s, the link is lost. The board holds within its heartbeat limit.
+    link = short.ioboard
+    assert 20.0 + link.resume_within_s < fault["sim_time_s"] <= (
+        20.0 + link.link_timeout_s + link.resume_within_s + 0.01)
     board_off = report["link"]["board"]["failsafe_at_s"]
     assert board_off is not None and 20.0 < board_off <= 20.0 + limit + 0.01
     assert report["motors_safe_after_faults"] and report["motors_off_at_end"]
@@ -297,7 +308,7 @@ def test_a_board_in_failsafe_keeps_saying_so_until_hello(short):
     assert not board.failsafe
     clock.run_until(1.95)        # board ms are whole: at 2.0 a 16th beat is due
     assert board.failsafe and board.failsafe_at == pytest.approx(0.5)
-    beats = [encode_heartbeat(True) == f.payload for f in Decoder().feed(wire.sent)
+    beats = [decode_heartbeat(f.payload) for f in Decoder().feed(wire.sent)
              if f.type == Msg.HEARTBEAT]
     assert beats[:5] == [False] * 5             # alive: 0.0 .. 0.4
     assert beats[5:] == [True] * 15             # latched: 0.5 .. 1.9, one each 0.1 s
@@ -305,7 +316,7 @@ def test_a_board_in_failsafe_keeps_saying_so_until_hello(short):
     wire.sent = b""
     clock.run_until(2.35)
     beats = [f.payload for f in Decoder().feed(wire.sent) if f.type == Msg.HEARTBEAT]
-    assert beats and all(p == encode_heartbeat(False) for p in beats)
+    assert beats and all(p == encode_heartbeat(False, board.board.session) for p in beats)
     board.close()
 
 

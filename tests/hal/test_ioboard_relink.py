@@ -34,7 +34,8 @@ def test_a_cable_back_clears_e80_by_itself_and_the_table_goes_on(short):
     report = simulate_ioboard(short, 2, link_drop=(30.0, 3.0))
     assert errors(report) == ["link.lost"]
     (lost,) = [f for f in report["faults"] if f["id"] == "link.lost"]
-    assert 30.0 < lost["sim_time_s"] < 31.0
+    # Silent 0.5 s, then RESUME unanswered for resume_within_s: lost.
+    assert 30.0 < lost["sim_time_s"] < 31.0 + short.ioboard.resume_within_s
     assert report["cycles_completed"] == 2
     assert report["referee_violations"] == [] and report["tiles_accounted"]
     assert report["motors_safe_after_faults"] and report["motors_off_at_end"]
@@ -72,7 +73,7 @@ def test_the_panel_says_e80_while_the_link_is_down_then_asks_for_a_refeed(short)
     # itself (the host cannot reach it). Back, E80 clears by itself; tiles that passed
     # a counter meanwhile were never reported, so the half-built set is held for a
     # refeed (rF), never built over.
-    harness, report, seen = _dropped_while_building(short, 20.0, 5.0, [22.0])
+    harness, report, seen = _dropped_while_building(short, 20.0, 5.0, [23.0])
     ((_t, display, active),) = seen
     assert display == "E80" and "E80" in active
     # The run ends once the hold is all that is left: what the host last showed.

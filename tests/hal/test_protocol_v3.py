@@ -72,8 +72,8 @@ def _frames(wire: _Wire, msg: Msg) -> list[bytes]:
     return [f.payload for f in Decoder().feed(wire.sent) if f.type == msg]
 
 
-def test_a_v4_host_meeting_a_v3_board_stops_with_e81_and_the_reflash_message(short):
-    assert VERSION == 4
+def test_a_v5_host_meeting_a_v3_board_stops_with_e81_and_the_reflash_message(short):
+    assert VERSION == 5
     report = simulate_ioboard(short, 1, board_version=3)
     assert not report["completed"] and report["cycles_completed"] == 0
     (fault,) = report["faults"]
@@ -83,7 +83,7 @@ def test_a_v4_host_meeting_a_v3_board_stops_with_e81_and_the_reflash_message(sho
     assert report["motors_off_at_end"]
 
 
-def test_a_v3_host_meeting_a_v4_board_stops_with_e81_and_the_reflash_message(
+def test_a_v3_host_meeting_a_v5_board_stops_with_e81_and_the_reflash_message(
         short, monkeypatch):
     # The host as protocol 3 was: it says 3 and reads WELCOME's version first.
     monkeypatch.setattr(hal.backends.ioboard, "VERSION", 3)
@@ -92,7 +92,7 @@ def test_a_v3_host_meeting_a_v4_board_stops_with_e81_and_the_reflash_message(
     assert not report["completed"] and report["cycles_completed"] == 0
     (fault,) = report["faults"]
     assert (fault["id"], fault["code"]) == ("link.version", "E81")
-    assert fault["evidence"] == {"port": fault["evidence"]["port"], "board_version": 4,
+    assert fault["evidence"] == {"port": fault["evidence"]["port"], "board_version": 5,
                                  "host_version": 3}
     assert "reflash the board" in report["error"]
 
@@ -103,7 +103,7 @@ def test_a_board_greeted_in_another_version_moves_nothing(short):
     board._on_bytes(Frame(0, Msg.SET, encode_signal("motor.disc", True)).encode())
     clock.run_until(1.0)
     (welcome,) = _frames(wire, Msg.WELCOME)
-    assert welcome[0] == 4
+    assert welcome[0] == VERSION
     assert table.values["motor.disc"] is False
     assert not _frames(wire, Msg.ACK)           # its link never started
     board.close()

@@ -263,3 +263,32 @@ def test_a_gpio_device_that_cannot_be_opened_is_one_line(pi_config, fake_gpio, t
                                model=RIG, device=tmp_path / "gpiomem")
     assert "\n" not in str(err.value) and "group gpio" in str(err.value)
     assert fake_gpio.direction == {}
+
+
+def test_a_two_contact_case_switch_disagreeing_stops_the_table(fake_gpio, tmp_path):
+    # The normally-closed contact on its own line: it reports open while the
+    # normally-open one says closed. One contact has failed: case.contacts, table stopped.
+    text = PI_CONFIG.read_text()
+    text = text.replace("face_up_sensor = false", "face_up_sensor = false\ncase_contacts = 2")
+    text = text.replace('"case_open" = { pin = 26, invert = true, pull = "up" }',
+                        '"case_open" = { pin = 26, invert = true, pull = "up" }\n'
+                        '"case_open_nc" = { pin = 53, pull = "down" }')
+    path = tmp_path / "table-pi-2.toml"
+    path.write_text(text)
+    config = load_config(path)
+    idle_table(fake_gpio, config)
+    fake_gpio.level[line(config, "case_open")] = fake_gpio.HIGH     # closed
+    raised: list[str] = []
+
+    async def scenario(ctl, hal):
+        ctl.subscribers.append(lambda e: e["kind"] == "fault" and raised.append(e["id"]))
+        ctl.start()
+        fake_gpio.drive(line(config, "case_open_nc"), fake_gpio.HIGH).join()
+        for _ in range(100):
+            if raised:
+                break
+            await asyncio.sleep(0.01)
+        assert hal.read("case_open_nc") is True and hal.read("case_open") is False
+
+    run_table(config, fake_gpio, scenario)
+    assert raised and raised[0] == "case.contacts"

@@ -3,9 +3,10 @@
 Nothing here can slow the table: the daemon drops a client that stops reading, and
 the agent never asks it to wait. Hand records go out from the daemon's ledger, every
 one the venue has not acknowledged, again after every reconnect; the venue keeps
-each (table, boot, seq) once. Commands from `cmd` are handed to the daemon as they
-came: the daemon checks the signature (firmware/service/signed.py) and the agent publishes
-its answer on `cmd/ack`.
+each (table, boot, seq) once. Commands from `cmd` signed by one of the venue's keys
+for this table are handed to the daemon first, in the order they came: the daemon
+checks them whole (firmware/service/signed.py) and the agent publishes its answer on
+`cmd/ack`. What no venue key signed is refused here, after them, without the daemon.
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ import json
 import ssl
 import sys
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
 import aiomqtt
 
 from firmware.api.client import AsyncClient, ClientError
-from firmware.i18n import _
+from firmware.i18n import _, language
+from firmware.printable import printable
+from firmware.service import signed
 from mjtable_core.config import Config
 from venue.agent import homeassistant
 from venue.wire import (
@@ -44,13 +48,16 @@ STOP_PUBLISH_S = 2.0    # the last `offline`, waited for at most this long
 REFUSALS_PER_WINDOW = 5  # refusal lines logged a minute; then a count
 REFUSALS_WINDOW_S = 60.0
 MAX_COMMAND = 16 * 1024  # bytes of a `cmd` message; longer ones are malformed
+JUNK_KEPT = 256         # refused `cmd` messages waiting for their ack; past it only counted
 
 
 class Agent:
     def __init__(self, config: Config, socket: Path, broker: str | None = None,
-                 log: Any = None) -> None:
+                 log: Any = None, password: str | None = None) -> None:
         self.config = config
         self.venue = config.venue
+        # From [venue] password_file when it is set (venue/agent/secret.py).
+        self.password = self.venue.password if password is None else password
         self.table = config.table.id
         self.socket = socket
         self.broker = broker or self.venue.broker
@@ -67,6 +74,9 @@ class Agent:
         self._connected_once = False
         self._faults_due = asyncio.Event()
         self._refused = RefusalLog(lambda line: self.log(line)).refused
+        # The stateless half of the daemon's check: which `cmd` messages are the venue's.
+        self._verifier = signed.Verifier(self.table, signed.load_keys(self.venue.keys),
+                                         time.time, self.venue.command_max_s)
 
     def stop(self) -> None:
         self._stopping.set()
@@ -95,7 +105,7 @@ class Agent:
             tls_context = ssl.create_default_context(cafile=self.venue.tls_ca or None)
         return aiomqtt.Client(
             host, port, identifier=f"mjtable-{self.table}",
-            username=self.venue.username or self.table, password=self.venue.password or None,
+            username=self.venue.username or self.table, password=self.password or None,
             keepalive=self.venue.keepalive_s, protocol=self.protocol, tls_context=tls_context,
             will=aiomqtt.Will(self.topics.avail, OFFLINE, qos=1, retain=True),
             clean_session=None if self.protocol == aiomqtt.ProtocolVersion.V5 else True,
@@ -272,31 +282,89 @@ class Agent:
             await mqtt.publish(self.topics.usage, payload(usage["totals"]), qos=1, retain=True)
 
     async def _commands(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
+        """`cmd` messages in two lanes: the venue's (signed by one of its keys, for this
+        table) go to the daemon before anything else; the rest are junk, refused here
+        without the daemon, at a bounded cost each: a parse of at most MAX_COMMAND
+        bytes and one signature check, then an ack while fewer than JUNK_KEPT wait
+        (past that only counted). Before, 3,000 junk messages took the agent 58.5 s
+        to relay one by one through the daemon, and a venue's `estop` waited behind."""
+        venue: deque[Any] = deque()
+        junk: deque[dict[str, Any]] = deque()
+        arrived = asyncio.Event()
+        receiving = asyncio.create_task(self._receive(mqtt, venue, junk, arrived))
+        try:
+            while True:
+                if venue:
+                    await self._relay(link, mqtt, venue.popleft())
+                elif junk:
+                    answer = junk.popleft()
+                    await mqtt.publish(self.topics.cmd_ack, payload(answer), qos=0)
+                    self._refused(answer)
+                elif receiving.done():
+                    receiving.result()      # the broker's error, if it ended on one
+                    return
+                else:
+                    arrived.clear()
+                    waiting = asyncio.create_task(arrived.wait())
+                    await asyncio.wait([waiting, receiving],
+                                       return_when=asyncio.FIRST_COMPLETED)
+                    waiting.cancel()
+        finally:
+            receiving.cancel()
+            await asyncio.gather(receiving, return_exceptions=True)
+
+    async def _receive(self, mqtt: aiomqtt.Client, venue: deque[Any],
+                       junk: deque[dict[str, Any]], arrived: asyncio.Event) -> None:
+        turn = 0
         async for message in mqtt.messages:
             envelope = command_envelope(message.payload)
             try:
-                answer = await link.request("command", {"envelope": envelope}, lang=self.lang)
-            except ClientError as exc:
-                if not exc.error:
-                    raise               # no answer: the daemon is gone
-                # The daemon's API refused the request itself (nested past its
-                # parser, a NaN, a lone surrogate): refused as malformed like any
-                # garbage, never the end of the session; retained on `cmd`, it would
-                # end every session after it.
-                envelope = None
-                answer = await link.request("command", {"envelope": None}, lang=self.lang)
-            name = (envelope or {}).get("cmd", {}).get("name") if isinstance(
-                envelope, dict) and isinstance(envelope.get("cmd"), dict) else None
-            await mqtt.publish(self.topics.cmd_ack, payload(answer), qos=1)
-            if not answer.get("accepted"):
-                self._refused(answer)
-                continue
-            if name == "rebirth":
-                await self._birth(link, mqtt)
-            elif name == "usage_ack":
-                await self._publish_usage(link, mqtt)
-            elif name in ("enable", "disable", "estop"):
-                await self._publish_status(mqtt, force=True)
+                self._verifier.signed(envelope)
+                venue.append(envelope)
+            except signed.Refused as exc:
+                if len(junk) < JUNK_KEPT:
+                    junk.append(self._refusal(envelope, exc))
+                else:
+                    self._refused({"why": _(exc.why)})    # counted, not answered
+            arrived.set()
+            turn += 1
+            if turn % 64 == 0:
+                await asyncio.sleep(0)      # the relay gets its turn in a long burst
+
+    def _refusal(self, envelope: Any, exc: signed.Refused) -> dict[str, Any]:
+        """The answer the daemon would give (firmware/api/venue.py), made here."""
+        raw = envelope.get("cmd") if isinstance(envelope, dict) else None
+        shown_id = printable(str(raw.get("id", ""))[:64]) if isinstance(raw, dict) else ""
+        with language(self.lang):
+            why = _(exc.why)
+        return {"id": shown_id, "accepted": False, "why": why,
+                "detail": printable(exc.detail)}
+
+    async def _relay(self, link: AsyncClient, mqtt: aiomqtt.Client, envelope: Any) -> None:
+        """One of the venue's commands to the daemon, which checks it whole (expiry,
+        replay) and runs it; its answer on `cmd/ack`."""
+        try:
+            answer = await link.request("command", {"envelope": envelope}, lang=self.lang)
+        except ClientError as exc:
+            if not exc.error:
+                raise               # no answer: the daemon is gone
+            # The daemon's API refused the request itself (nested past its parser, a
+            # NaN, a lone surrogate): refused as malformed like any garbage, never the
+            # end of the session; retained on `cmd`, it would end every session after it.
+            envelope = None
+            answer = await link.request("command", {"envelope": None}, lang=self.lang)
+        name = (envelope or {}).get("cmd", {}).get("name") if isinstance(
+            envelope, dict) and isinstance(envelope.get("cmd"), dict) else None
+        await mqtt.publish(self.topics.cmd_ack, payload(answer), qos=1)
+        if not answer.get("accepted"):
+            self._refused(answer)
+            return
+        if name == "rebirth":
+            await self._birth(link, mqtt)
+        elif name == "usage_ack":
+            await self._publish_usage(link, mqtt)
+        elif name in ("enable", "disable", "estop"):
+            await self._publish_status(mqtt, force=True)
 
 
 class RefusalLog:

@@ -58,8 +58,16 @@ def main(config: Config, args: argparse.Namespace) -> int:
         except Invalid as exc:
             print(f"mjtable agent: --phone {exc}", file=sys.stderr)
             return EXIT_CONFIG
+    from venue.agent.secret import SecretError, broker_password
+    try:
+        password, warning = broker_password(config.venue, config.source)
+    except SecretError as exc:
+        print(f"mjtable agent: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     socket = Path(args.socket) if args.socket else statedir.default_socket()
-    agent = Agent(config, socket, broker)
+    agent = Agent(config, socket, broker, password=password)
+    if warning is not None:
+        agent.log(warning)
 
     async def run() -> None:
         loop = asyncio.get_running_loop()

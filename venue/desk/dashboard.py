@@ -17,6 +17,7 @@ from aiohttp import web
 from firmware.i18n import N_, _
 from venue.desk.fleet import STATES, Fleet
 from venue.desk.keys import FLEET, NAV
+from venue.desk.login import STREAMS, staff_of
 from venue.desk.page import escaped, page, render, script_json, words_block
 
 PING_S = 15.0       # a comment this often: the page knows a silent stream is dead
@@ -90,7 +91,18 @@ def encoded(fleet: Fleet, table: str) -> bytes:
 
 
 async def events(request: web.Request) -> web.StreamResponse:
-    """The tiles, then each change as it happens (text/event-stream)."""
+    """The tiles, then each change as it happens (text/event-stream); a few streams
+    per staff session and per address (venue/desk/throttle.py)."""
+    session = staff_of(request)
+    with request.app[STREAMS].slot(session.csrf if session else "", request.remote or "") \
+            as room:
+        if not room:
+            return web.json_response({"error": _("too many live pages open: close some")},
+                                     status=429, headers={"Retry-After": "5"})
+        return await _events(request)
+
+
+async def _events(request: web.Request) -> web.StreamResponse:
     fleet = request.app[FLEET]
     response = web.StreamResponse(headers={
         "Content-Type": "text/event-stream", "Cache-Control": "no-store",

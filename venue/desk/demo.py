@@ -31,16 +31,28 @@ from venue.wire import OFFLINE, ONLINE, SCHEMA, Topics, payload
 DEMO_FAULTS = tuple(k.id for k in CATALOGUE.values() if k.family == "lid")
 
 
-# The demo's broker users: anyone may watch as demo/demo and publish nothing; the
-# venue and the made-up tables get passwords of their own, made at start.
+# The demo's broker users: anyone may watch as demo/demo and publish nothing (its last
+# will neither: venue/desk/will_acl.py); the venue and each made-up table get passwords
+# of their own, made at start, and a table writes only under its own name, as
+# Mosquitto's ACL in docs/venue.md has it: a hand record is the table's own session's.
 WATCHER = ("demo", "demo")
-PUBLISH = {"venue": ["mjt/v1/+/cmd"], "tables": ["mjt/v1/#"], "demo": []}
-SUBSCRIBE = {"venue": ["mjt/v1/#"], "tables": ["mjt/v1/+/cmd"], "demo": ["mjt/v1/#"]}
 
 
-def demo_accounts() -> dict[str, str]:
-    return {"venue": secrets.token_urlsafe(12), "tables": secrets.token_urlsafe(12),
-            WATCHER[0]: WATCHER[1]}
+def demo_accounts(tables: list[str] | None = None) -> dict[str, str]:
+    return {"venue": secrets.token_urlsafe(12), WATCHER[0]: WATCHER[1],
+            **{table: secrets.token_urlsafe(12) for table in tables or []}}
+
+
+def publish_acl(accounts: dict[str, str]) -> dict[str, list[str]]:
+    tables = [user for user in accounts if user not in ("venue", WATCHER[0])]
+    return {"venue": ["mjt/v1/+/cmd"], WATCHER[0]: [],
+            **{table: [f"mjt/v1/{table}/#"] for table in tables}}
+
+
+def subscribe_acl(accounts: dict[str, str]) -> dict[str, list[str]]:
+    tables = [user for user in accounts if user not in ("venue", WATCHER[0])]
+    return {"venue": ["mjt/v1/#"], WATCHER[0]: ["mjt/v1/#"],
+            **{table: [f"mjt/v1/{table}/cmd"] for table in tables}}
 
 
 class EmbeddedBroker:
@@ -65,8 +77,10 @@ class EmbeddedBroker:
         if self.accounts is not None:
             plugins["amqtt.plugins.authentication.FileAuthPlugin"] = {
                 "password_file": self._password_file(self.accounts)}
+            publish = publish_acl(self.accounts)
             plugins["amqtt.plugins.topic_checking.TopicAccessControlListPlugin"] = {
-                "publish_acl": PUBLISH, "acl": SUBSCRIBE}
+                "publish_acl": publish, "acl": subscribe_acl(self.accounts)}
+            plugins["venue.desk.will_acl.WillAclPlugin"] = {"publish_acl": publish}
         self._broker = Broker({
             "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{self.port}"}},
             "plugins": plugins})

@@ -88,6 +88,7 @@ class BrokerLink:
         self._to_ack: set[str] = set()
         self._complained: set[tuple[str, str]] = set()
         fleet.on_hand.append(self._on_hand)
+        store.on_conflict.append(self._conflict)
 
     def stop(self) -> None:
         self._stopping.set()
@@ -165,6 +166,11 @@ class BrokerLink:
         if self.store.add(table, record):
             self.fleet.count_hand(table, record)
         self._to_ack.add(table)
+
+    def _conflict(self, table: str, held: dict[str, Any], aside: dict[str, Any]) -> None:
+        self.log(_("hand record {table} boot {boot} seq {seq} differs from the one held: "
+                   "kept aside, shown on the usage page").format(
+            table=table[:64], boot=held["boot"], seq=held["seq"]))
 
     async def _acks(self, client: aiomqtt.Client) -> None:
         while True:

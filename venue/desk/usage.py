@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import time
 from html import escape
+from typing import Any
 
 from aiohttp import web
 
@@ -55,8 +56,9 @@ async def usage_json(request: web.Request) -> web.Response:
         first, last = days(request)
     except BadRange as exc:
         return _bad(exc)
-    return web.json_response({"from": first, "to": last,
-                              "usage": request.app[STORE].usage(first, last)})
+    store = request.app[STORE]
+    return web.json_response({"from": first, "to": last, "usage": store.usage(first, last),
+                              "conflicts": store.conflicts(first, last)})
 
 
 def _attachment(text: str, name: str) -> web.Response:
@@ -120,4 +122,31 @@ async def usage_page(request: web.Request, lang: str) -> web.Response:
         f"<tbody>{cells or empty}</tbody>"
         f'<tfoot><tr><th colspan=2>{w["total"]}</th><td class=n>{hands}</td>'
         f"<td class=n>{hours:.2f}</td><td></td></tr></tfoot></table>")
-    return render(request, _("Usage"), body, lang)
+    return render(request, _("Usage"), _conflicts(request.app[STORE].conflicts(first, last))
+                  + body, lang)
+
+
+def _conflicts(found: list[dict[str, Any]]) -> str:
+    """Records that arrived for a hand held already, with other fields: shown, never
+    dropped (the first is billed until staff look)."""
+    if not found:
+        return ""
+    w = escaped(title=_("Hand records in conflict: the first is billed, the other kept "
+                        "aside"), table=_("Table"), record=_("Boot / seq"),
+                held=_("Held"), aside=_("Kept aside"))
+    rows = "".join(
+        f"<tr><td>{escape(c['table'])}</td><td>{c['boot']} / {c['seq']}</td>"
+        f"<td>{escape(_hand(c['held']))}</td><td>{escape(_hand(c['aside']))}</td></tr>"
+        for c in found[:200])
+    return (f'<section class="problem conflicts" role="alert"><h2>{w["title"]}</h2>'
+            f'<table class=usage><thead><tr><th>{w["table"]}</th><th>{w["record"]}</th>'
+            f'<th>{w["held"]}</th><th>{w["aside"]}</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table></section>")
+
+
+def _hand(record: dict[str, Any]) -> str:
+    start, duration = record.get("start"), record.get("duration_s")
+    shown = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(start)) \
+        if isinstance(start, int | float) else "?"
+    return f"{shown}, {duration if duration is not None else '?'} s, " \
+        f"{record.get('booking_id') or '—'}, {record.get('ended') or ''}"

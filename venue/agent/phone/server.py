@@ -24,6 +24,7 @@ from firmware.diagnosis.guided import SYMPTOMS
 from firmware.i18n import _, language
 from mjtable_core.config import Config
 from venue.agent.phone import guard, score, words
+from venue.agent.phone.lockout import PhoneLockout
 from venue.agent.phone.page import render
 from venue.agent.phone.sessions import Session, Sessions, TooMany
 
@@ -63,6 +64,7 @@ class PhoneConsole:
         self.networks = guard.networks(config.venue.phone_networks)
         self.default_lang = config.venue.language or config.display.language or "en"
         self.sessions = Sessions(socket)
+        self.lockout = PhoneLockout()      # wrong tokens per phone (lockout.py)
         self.status: dict[str, Any] | None = None
         self._faults: dict[str, tuple[float, str, list[dict[str, Any]]]] = {}
         self._tests: dict[str, list[dict[str, Any]]] = {}
@@ -288,14 +290,24 @@ class PhoneConsole:
         if not isinstance(name, str) or not isinstance(token, str) or not name or not token:
             return _refused(400, _("a name and a token, please"))
         session = request[SESSION]
+        remote = request.remote or ""
         with language(self._language(request)):
+            wait = self.lockout.begin(remote, session.sid)
+            if wait > 0:
+                return _refused(429, _("too many wrong tokens from this phone: try again "
+                                       "in {seconds} s").format(seconds=round(wait)),
+                                "locked")
+            wrong = False
             try:
                 new = await self.sessions.login(session, name[:64], token[:1024])
             except TooMany:
                 return _refused(409, _("too many technicians are logged in here; one of "
                                        "them must log out first"))
             except ClientError as exc:
+                wrong = exc.error.get("code") in ("forbidden", "unauthorized")
                 return _daemon_refused(exc)
+            finally:
+                self.lockout.end(remote, session.sid, wrong)
         response = web.json_response({"technician": new.technician, "csrf": new.csrf})
         _set_session(response, new)
         return response
