@@ -584,10 +584,11 @@ class Harness:
         if self.rig.link_returning():
             return False        # the cable comes back: the host connects by itself
         if (self._pending or self.players.topping_up or self.players.top_up_wanted
-                or self.ctl.cycle.state.startswith("top_up")):
+                or self.players.refeeding or self.ctl.cycle.state.startswith("top_up")):
             return False
-        return self.ctl.refeed_hold is not None or any(
-            f.active and f.kind.severity == ERROR for f in self.ctl.faults)
+        # A refeed hold alone is no halt: the players answer it themselves (rF, both
+        # lift keys held); an error first needs someone to fix it.
+        return any(f.active and f.kind.severity == ERROR for f in self.ctl.faults)
 
     def run(self, progress: Callable[[int, int], None] | None = None,
             wall_limit_s: float | None = None) -> dict[str, Any]:
