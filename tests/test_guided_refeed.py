@@ -83,3 +83,17 @@ def test_a_power_cut_mid_build_with_no_technician_deals_every_hand(tmp_path: Pat
     assert report["cycles_completed"] == 3 and report["tiles_accounted"]
     assert harness.players.refeeds == 1
     assert harness.ctl.refeed_hold is None
+
+
+def test_a_hold_that_stands_for_extra_tiles_waits_for_a_technician() -> None:
+    # Cut while E51 (extra tiles) held the build: the hold takes its place, but the
+    # foreign tiles are still inside. A players' refeed would build them in again.
+    bench, again = _held()
+    hold = again.refeed_hold
+    hold.evidence["took_the_place_of"] = ["build.extra_tiles"]
+    events = events_of(again)
+    bench.table.refeed()
+    _press_both(bench, CONFIRM_HOLD_S + 1.0)
+    assert again.refeed_hold is hold and again.build.state == "idle"
+    assert any(e["kind"] == "key.ignored" and "technician" in e.get("why", "")
+               for e in events)

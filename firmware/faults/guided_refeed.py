@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 CONFIRM_HOLD_S = 2.0    # both lift keys held this long: the players say it was refed
 BY = "players (refeed)"
+EXTRA = "build.extra_tiles"
 # Where the cycle may stand while the players refeed: the lid down, nothing of the
 # cycle moving (a hand in play, or walls up waiting for the dice).
 WAITING = ("play", "dealing")
@@ -45,6 +46,10 @@ class GuidedRefeed:
             return N_("no refeed is asked for")
         if ctl.estopped or any(f.active and f.kind.severity == ERROR for f in ctl.faults):
             return N_("a fault holds the table: it needs a technician first")
+        if EXTRA in ctl.refeed_hold.evidence.get("took_the_place_of", ()):
+            # Foreign tiles (or the other set's) are in the machine: a refeed by the
+            # players would build them in again. A technician takes them out first.
+            return N_("extra tiles are in the machine: a technician takes them out first")
         if ctl.service_mode:
             return N_("the table is in test mode")
         if ctl.cycle.state not in WAITING or ctl.build.state != "idle":

@@ -22,6 +22,7 @@ from typing import Any
 
 from firmware.controller import Controller
 from firmware.faults.clearing import ClearRefused
+from firmware.faults.guided_refeed import EXTRA
 from firmware.faults.kinds import BUILD, CATALOGUE, ERROR, RELINK, Fault
 from firmware.hands.consumers import attach_consumers
 from firmware.hands.handoff import Consumer
@@ -584,11 +585,15 @@ class Harness:
         if self.rig.link_returning():
             return False        # the cable comes back: the host connects by itself
         if (self._pending or self.players.topping_up or self.players.top_up_wanted
-                or self.players.refeeding or self.ctl.cycle.state.startswith("top_up")):
+                or self.ctl.cycle.state.startswith("top_up")):
             return False
         # A refeed hold alone is no halt: the players answer it themselves (rF, both
-        # lift keys held); an error first needs someone to fix it.
-        return any(f.active and f.kind.severity == ERROR for f in self.ctl.faults)
+        # lift keys held), unless it stands for extra tiles a technician must take out;
+        # an error first needs someone to fix it.
+        if any(f.active and f.kind.severity == ERROR for f in ctl.faults):
+            return True
+        hold = ctl.refeed_hold
+        return hold is not None and EXTRA in hold.evidence.get("took_the_place_of", ())
 
     def run(self, progress: Callable[[int, int], None] | None = None,
             wall_limit_s: float | None = None) -> dict[str, Any]:
