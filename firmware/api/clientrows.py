@@ -26,6 +26,8 @@ TOTAL_PER_WINDOW = 60       # rows clients may cause in a window, over every key
                             # 86,400 a day, well under the 200,000 rows kept
 TEXT_BYTES = 256            # a string in a client row past this is stored as a digest
 SHOWN_CHARS = 120           # how much of a long string is kept before its digest
+KEYS_KEPT = 1024            # keys with a window open at once; keys past it share one
+OTHER_KEYS = "<other keys>"
 
 
 def bounded(value: Any, depth: int = 0) -> Any:
@@ -72,7 +74,14 @@ class ClientRows:
         self.flush()
         window = self._keys.get((kind, key))
         if window is None:
-            window = self._keys[(kind, key)] = _Window(self.clock.now())
+            if len(self._keys) >= KEYS_KEPT:
+                # Keys are the client's to choose (the desk's are addresses, and a local
+                # user has all of 127.0.0.0/8): past KEYS_KEPT they share one window,
+                # so neither the memory nor a flush grows with the flood.
+                key = OTHER_KEYS
+                window = self._keys.get((kind, key))
+            if window is None:
+                window = self._keys[(kind, key)] = _Window(self.clock.now())
         if window.written >= per_key:
             window.count += 1
             return False
@@ -92,6 +101,15 @@ class ClientRows:
         self._emit(kind, **bounded(fields))
         return True
 
+    def _ended(self, now: float, everything: bool) -> list[tuple[tuple[str, Hashable], _Window]]:
+        """The windows whose time is up, oldest first (every one when `everything`)."""
+        ended = []
+        for item in self._keys.items():
+            if not everything and now - item[1].started < self.window_s:
+                break
+            ended.append(item)
+        return ended
+
     def _roll(self, everything: bool = False) -> None:
         now = self.clock.now()
         if not everything and now - self._started < self.window_s:
@@ -104,12 +122,14 @@ class ClientRows:
     def flush(self, everything: bool = False) -> None:
         """Close the windows that have ended (all of them when `everything`)."""
         now = self.clock.now()
-        for (kind, key), window in list(self._keys.items()):
-            if everything or now - window.started >= self.window_s:
-                del self._keys[(kind, key)]
-                if window.count:
-                    self.emit(f"{kind}.repeated", key=_shown(key), count=window.count,
-                              window_s=round(now - window.started, 3))
+        # Windows are opened in time order, so the ended ones are the first: the walk
+        # stops at the first still open (it ran over every key on every row: 12 ms a
+        # row at 20,000 addresses, the desk's loop spent by 1,000 refusals a second).
+        for (kind, key), window in self._ended(now, everything):
+            del self._keys[(kind, key)]
+            if window.count:
+                self.emit(f"{kind}.repeated", key=_shown(key), count=window.count,
+                          window_s=round(now - window.started, 3))
         self._roll(everything)
 
 

@@ -32,6 +32,12 @@ def network(host: str, prefix4: int = 24, prefix6: int = 64) -> str:
         address = ipaddress.ip_address(host)
     except ValueError:
         return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if address.is_loopback:
+        # One machine: 127.0.1.1, 127.0.2.1... were as many networks, and a local user
+        # connecting from four of them took a LAN technician's slot before it logged in.
+        return "127.0.0.0/8" if address.version == 4 else "::1/128"
     prefix = prefix4 if address.version == 4 else prefix6
     return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.faults.recovery import plan
 from firmware.i18n import _
 from rules.errors import RulesError
+from rules.ring import SEATS
 from rules.scoring import read_declared, score_declared, score_request
 from rules.scoring.declared import WIND_LETTERS, Declared
 from rules.scoring.session import Session
@@ -170,9 +171,10 @@ class TableScore:
         if declared is None or answer is None or not answer["win"]:
             # MCR's second in turn, Fuzhou's after a 金雀: not a win, nothing to book.
             return {"answer": answer, "booked": False}
-        named = {(first["dealer"] + c.seat) % 4 for c in declared.also_won}
+        seats = len(SEATS)      # seats are a rule of the game, not the table's geometry
+        named = {(first["dealer"] + c.seat) % seats for c in declared.also_won}
         if declared.discarder is None or first["discarder"] != (
-                first["dealer"] + declared.seat_of(declared.discarder)) % 4 or not (
+                first["dealer"] + declared.seat_of(declared.discarder)) % seats or not (
                 winners <= named):
             raise ScoreRefused(_("also_won: the win booked for this hand was on the discard "
                                  "of position {discarder}; name it as the discarder and the "

@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Any, Protocol
 
+from firmware.state.fragments import Fragments
+
 FILE_NAME = "journal.json"
 FORMAT = "mjtable.journal/1"
 
@@ -29,12 +31,13 @@ class MemoryJournal:
     def __init__(self) -> None:
         self._state = "{}"      # kept as text, as a file would: nothing shares its lists
         self.saves = 0
+        self._text = Fragments()    # json.dumps's text, re-encoding only what changed
 
     def load(self) -> dict[str, Any]:
         return json.loads(self._state)
 
     def save(self, state: dict[str, Any]) -> None:
-        self._state = json.dumps(state)
+        self._state = self._text.encode(state)
         self.saves += 1
 
 
@@ -42,6 +45,7 @@ class FileJournal:
     def __init__(self, directory: Path) -> None:
         self.path = directory / FILE_NAME
         directory.mkdir(parents=True, exist_ok=True)
+        self._text = Fragments(sort_keys=True)  # json.dumps's text, re-encoding what changed
 
     def load(self) -> dict[str, Any]:
         try:
@@ -55,8 +59,12 @@ class FileJournal:
             return {"clean": False, "unreadable": True}
         return state if state.get("format") == FORMAT else {"clean": False}
 
+    def encode(self, state: dict[str, Any]) -> bytes:
+        """The file's bytes: `json.dumps(..., sort_keys=True)`'s, format included."""
+        return self._text.encode({**state, "format": FORMAT}).encode()
+
     def save(self, state: dict[str, Any]) -> None:
-        data = json.dumps({**state, "format": FORMAT}, sort_keys=True).encode()
+        data = self.encode(state)
         tmp = self.path.with_suffix(".tmp")
         # 0600: it holds the staged walls of the next hand and the deal's nonce.
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

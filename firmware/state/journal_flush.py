@@ -20,14 +20,13 @@ file as an unclean stop).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import threading
 from pathlib import Path
 from typing import Any
 
 from firmware.state import durable
-from firmware.state.journal import FORMAT, FileJournal
+from firmware.state.journal import FileJournal
 
 
 class FlushedJournal(FileJournal):
@@ -54,7 +53,7 @@ class FlushedJournal(FileJournal):
             error, self._error = self._error, None
         if error is not None:
             raise error
-        data = json.dumps({**state, "format": FORMAT}, sort_keys=True).encode()
+        data = self.encode(state)
         tmp = self.path.with_suffix(".tmp")
         # 0600 as FileJournal: it holds the staged walls of the next hand and the nonce.
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

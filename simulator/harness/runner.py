@@ -49,6 +49,10 @@ from simulator.scenario import (
 # Generous: a cycle is a hand of play plus the lid, raise and dice around it, and
 # time for a technician to fix what a scenario breaks.
 CYCLE_ALLOWANCE_S = 900.0
+# The controller's timers kept for `kill`: those spent are forgotten every few dozen, so
+# their callbacks die young instead of riding through the garbage collector's older
+# generations (a few thousand kept closures cost a simulated hand more than the pruning).
+PRUNE_AT = 64
 
 def build_motors(geometry: Geometry) -> list[str]:
     """What a build fault must stop: disc, ring, every conveyor and head."""
@@ -66,7 +70,7 @@ class ScopedClock:
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
         self.timers: list[Any] = []
-        self._prune_at = 4096
+        self._prune_at = PRUNE_AT
         # Asked on every edge: the clock's own, one call instead of two.
         self.now = clock.now    # type: ignore[method-assign]
 
@@ -78,7 +82,7 @@ class ScopedClock:
             # Forget timers that fired or were cancelled; grow the limit so this stays rare.
             now = self.clock.now()
             self.timers = [t for t in self.timers if not t.cancelled and t.when >= now]
-            self._prune_at = max(4096, 2 * len(self.timers))
+            self._prune_at = max(PRUNE_AT, 2 * len(self.timers))
         timer = self.clock.call_at(when, callback)
         self.timers.append(timer)
         return timer

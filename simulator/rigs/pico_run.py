@@ -293,7 +293,7 @@ def boot_board(chip: PicoChip, say: Any = lambda line: None) -> str:
     version. Raises FlashError, or RuntimeError if the board loop never starts."""
     from hal.board_flash import board_files, flash
 
-    chip.run_to(chip.t_ns + NS // 4)        # booted, its USB enumerated
+    chip.run_to(chip.t_ns + NS * 250 // 1000)    # booted, its USB enumerated
     with chip.usb_serial() as usb:
         done = flash(usb, board_files(), say=say, ram_disk=True)
     if not chip.run_until_console(b"board mem_free", BOOT_LIMIT_NS):

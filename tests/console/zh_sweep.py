@@ -12,6 +12,7 @@ TOKEN = re.compile(r"[A-Za-z0-9_./:+#@~$-]*[A-Za-z][A-Za-z0-9_./:+#@~$-]*")
 WORDS = """
 mjtable mjtable's JSON json API TOML toml HAL UART TCP Unix SD CPU Python pip Textual rich
 argon2id sha256 sqlite3 SQLite systemd Pi Raspberry GPIO MCR mcr jingji guangdong tianjin
+Pico pico MicroPython RP2040 board flash Ctrl-C SIGTERM
 fuzhou nominal under_mixed sim ioboard rpigpio text md html
 s ms KB KiB MB MiB GB Hz mm V
 console run simulate fuzz deal audit bench verify-deals faults info status log export-log

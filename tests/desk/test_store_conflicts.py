@@ -50,3 +50,22 @@ def test_the_link_says_so_and_the_usage_page_shows_both() -> None:
         body = await (await client.get(f"/api/usage?from={day}&to={day}")).json()
         assert [c["seq"] for c in body["conflicts"]] == [4]
     run(test)
+
+
+def test_a_hand_varied_ten_thousand_ways_keeps_a_few_and_counts_the_rest() -> None:
+    """Before: each variant of one hand's record was a row and a journal line (10,000
+    sent, 10,000 of each). Now a few are kept aside and told, the rest counted."""
+    from venue.desk.store import CONFLICTS_PER_HAND
+
+    lines: list[str] = []
+    store = Store()
+    BrokerLink(BrokerSection(), Fleet(), store, log=lines.append)
+    store.add("t1", record(9))
+    for n in range(10_000):
+        store.add("t1", record(9, duration=1000.0 + n))
+    store.add("t1", record(9, duration=1000.0))      # a kept one again: not counted
+    shown = store.conflicts(day_of(NOON), day_of(NOON))
+    assert len(shown) == CONFLICTS_PER_HAND and len(lines) == CONFLICTS_PER_HAND
+    assert all(row["more"] == 10_000 - CONFLICTS_PER_HAND for row in shown)
+    from venue.desk.usage import _conflicts
+    assert f"and {10_000 - CONFLICTS_PER_HAND} more" in _conflicts(shown)

@@ -156,3 +156,25 @@ def test_bad_estop_networks_are_refused_in_the_config() -> None:
     from mjtable_core.config import NETWORKS
     assert "192.168.1.0/24, ::1/128" in NETWORKS and "" in NETWORKS
     assert "192.168.1.0/33" not in NETWORKS and "lan" not in NETWORKS
+
+
+def test_loopback_is_one_network_however_many_24s() -> None:
+    """Attack: a local user connecting from 127.0.2.1, 127.0.3.1... (each its own /24)
+    took the slot of a LAN technician who had not logged in yet after 4 connections,
+    and again after every 4: no login over TCP from the LAN while it went on."""
+    slots: list[tcpslots.Slot] = []
+
+    def connect(host: str, who: str) -> None:
+        why, taken = tcpslots.place(slots, tcpslots.network(host))
+        assert why is None
+        if taken is not None:
+            slots.remove(taken)
+        slots.append(tcpslots.Slot(who, tcpslots.network(host), False, True))
+    for n in range(2, 6):
+        connect(f"127.0.{n}.1", "local")
+    connect("192.168.1.5", "technician")
+    for n in range(6, 200):
+        connect(f"127.0.{n}.1", "local")
+        assert any(s.client == "technician" for s in slots), n
+    assert tcpslots.network("::ffff:127.0.9.1") == tcpslots.network("127.0.0.1")
+    assert tcpslots.network("::ffff:192.168.1.5") == "192.168.1.0/24"

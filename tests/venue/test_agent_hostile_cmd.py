@@ -171,3 +171,19 @@ def test_a_flood_on_cmd_logs_a_few_lines_a_minute_then_a_count(
     log.refused({"why": "bad signature"})
     assert lines[5:] == ["commands refused and not logged in the last minute: 45",
                          "command refused: bad signature "]
+
+
+def test_replayed_and_expired_signed_commands_wait_with_the_junk(tmp_path: Path) -> None:
+    """Whoever may publish on `cmd` has every command the venue sent (they are read on
+    `mjt/v1/#`). Before, 3,000 copies of one, or old expired ones, all passed as the
+    venue's and went to the daemon one by one (20 ms each: a fresh `estop` behind them
+    waited a minute); now only the first copy is relayed, the rest refused here."""
+    table = load_config().table.id
+    once = KEY.command(table, "identify")
+    expired = KEY.command(table, "disable", issued=time.time() - 600)
+    replays = [json.dumps(once).encode()] * 1500 + [json.dumps(expired).encode()] * 1500
+    estop = json.dumps(KEY.command(table, "estop")).encode()
+    broker, daemon, _lines = _run([*replays, estop], tmp_path)
+    assert daemon.envelopes == [once, json.loads(estop)]
+    refused = [a["why"] for a in broker.acks if not a["accepted"]]
+    assert set(refused) == {"command id already used", "command expired"}

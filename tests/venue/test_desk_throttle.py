@@ -81,3 +81,14 @@ def test_stream_slots_per_address() -> None:
             assert room
     with slots.slot("session-0", "192.168.1.5") as room:
         assert room                         # all given back
+
+
+def test_logins_are_counted_per_network_not_per_address() -> None:
+    # A local user has all of 127.0.0.0/8 (a LAN guest a few addresses): before, 40
+    # addresses had 40 hashes between them, one address 10.
+    logins = throttle.LoginThrottle(now=lambda: 0.0)
+    admitted = [logins.wait_s(f"127.0.0.{n}") == 0 for n in range(2, 42)]
+    assert admitted.count(True) == throttle.LOGINS_BURST
+    v6 = [logins.wait_s(f"fd00::{n:x}") == 0 for n in range(1, 41)]
+    assert v6.count(True) == throttle.LOGINS_BURST
+    assert logins.wait_s("192.168.7.20") == 0        # another network still may

@@ -10,6 +10,7 @@ broker says to the CONNECT, no message may reach the venue."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import struct
 import time
@@ -122,3 +123,77 @@ def test_mosquitto_with_the_docs_acl_publishes_no_forged_will(tmp_path: Path) ->
     # Mosquitto 2 takes such a CONNECT and checks the will against the ACL when it
     # would publish it: nothing but t1's own will reaches the venue.
     assert seen == [("mjt/v1/t1/avail", b"offline")], (codes, seen)
+
+
+@pytest.mark.parametrize("login", [WATCHER, ("nobody", "a guess")])
+def test_a_tables_client_id_gives_nothing_to_another_user(login: tuple[str, str]) -> None:
+    """amqtt updated (or deleted) the session of a CONNECT's client id before it
+    authenticated it, and took the live connection over either way: with the table's
+    client id and clean_session off, the watcher or a wrong password set the table's
+    will to a fault page and kicked it off, so the broker published the page as the
+    table's; with clean_session on, the table lost its `cmd` subscription unaware."""
+    import aiomqtt
+
+    async def main() -> tuple[list[str], list[tuple[str, bytes]]]:
+        accounts = demo_accounts(["t01"])
+        broker = await EmbeddedBroker(free_port(), accounts).start()
+        heard: list[str] = []
+        try:
+            watcher = await asyncio.to_thread(Watcher, broker.port, "venue",
+                                              accounts["venue"])
+            async with aiomqtt.Client(
+                    "127.0.0.1", broker.port, username="t01", password=accounts["t01"],
+                    identifier="demo-t01", clean_session=False,
+                    will=aiomqtt.Will("mjt/v1/t01/avail", b"offline", 1, True)) as table, \
+                    aiomqtt.Client("127.0.0.1", broker.port, username="venue",
+                                   password=accounts["venue"], identifier="venue") as venue:
+                await table.subscribe("mjt/v1/t01/cmd", qos=1)
+
+                async def listen() -> None:
+                    async for message in table.messages:
+                        heard.append(bytes(message.payload).decode())
+                listening = asyncio.create_task(listen())
+                for clean in (False, True):
+                    with contextlib.suppress(aiomqtt.MqttError):
+                        async with aiomqtt.Client(
+                                "127.0.0.1", broker.port, username=login[0],
+                                password=login[1], identifier="demo-t01",
+                                clean_session=clean, will=aiomqtt.Will(
+                                    "mjt/v1/t01/event/fault", FORGED, 1, True)):
+                            pass
+                    await asyncio.sleep(0.3)
+                await venue.publish("mjt/v1/t01/cmd", b"after", qos=1)
+                await asyncio.sleep(1.0)
+                listening.cancel()
+            seen = [(t, p) for t, p, _, _ in watcher.messages]
+            watcher.close()
+        finally:
+            await broker.stop()
+        return heard, seen
+
+    heard, seen = asyncio.run(main())
+    assert heard == ["after"], heard
+    assert not [t for t, _ in seen if t.endswith("/event/fault")], seen
+
+
+def test_the_watcher_claiming_a_tables_client_id_first_does_not_lock_the_table_out() -> None:
+    import aiomqtt
+
+    async def main() -> None:
+        accounts = demo_accounts(["t01"])
+        broker = await EmbeddedBroker(free_port(), accounts).start()
+        try:
+            async with aiomqtt.Client("127.0.0.1", broker.port, username=WATCHER[0],
+                                      password=WATCHER[1], identifier="demo-t01",
+                                      clean_session=False):
+                pass
+            async with aiomqtt.Client("127.0.0.1", broker.port, username="t01",
+                                      password=accounts["t01"], identifier="demo-t01"):
+                pass
+            with pytest.raises(aiomqtt.MqttError):      # the table's now
+                async with aiomqtt.Client("127.0.0.1", broker.port, username=WATCHER[0],
+                                          password=WATCHER[1], identifier="demo-t01"):
+                    pass
+        finally:
+            await broker.stop()
+    asyncio.run(main())

@@ -344,10 +344,11 @@ class Agent:
     async def _receive(self, mqtt: aiomqtt.Client, venue: deque[Any],
                        junk: deque[dict[str, Any]], arrived: asyncio.Event) -> None:
         turn = 0
+        lane: dict[str, float] = {}     # ids in the venue's lane this session: expiry
         async for message in mqtt.messages:
             envelope = command_envelope(message.payload)
             try:
-                self._verifier.signed(envelope)
+                self._fresh(self._verifier.signed(envelope), lane)
                 venue.append(envelope)
             except signed.Refused as exc:
                 if len(junk) < JUNK_KEPT:
@@ -358,6 +359,22 @@ class Agent:
             turn += 1
             if turn % 64 == 0:
                 await asyncio.sleep(0)      # the relay gets its turn in a long burst
+
+    def _fresh(self, cmd: dict[str, Any], lane: dict[str, float]) -> None:
+        """Refused for a signed command the daemon would refuse as stale: expired,
+        valid for too long, or an id already in the venue's lane. Whoever may publish
+        on `cmd` has every command the venue ever sent (they are read on `mjt/v1/#`):
+        replayed, each went to the daemon ahead of a fresh `estop`, 20 ms apiece."""
+        now = self._verifier.wall()
+        for seen in [i for i, expires in lane.items() if expires < now]:
+            del lane[seen]
+        if cmd["expires"] - cmd["issued"] > self._verifier.max_s:
+            raise signed.Refused(signed.TOO_LONG)
+        if now > cmd["expires"]:
+            raise signed.Refused(signed.EXPIRED)
+        if cmd["id"] in lane:
+            raise signed.Refused(signed.REPLAYED, cmd["id"][:64])
+        lane[cmd["id"]] = cmd["expires"]
 
     def _refusal(self, envelope: Any, exc: signed.Refused) -> dict[str, Any]:
         """The answer the daemon would give (firmware/api/venue.py), made here."""

@@ -88,7 +88,7 @@ class EmbeddedBroker:
         return f"mqtt://127.0.0.1:{self.port}"
 
     async def start(self) -> EmbeddedBroker:
-        from amqtt.broker import Broker
+        from venue.desk.will_acl import GatedBroker
 
         plugins: dict[str, Any] = {"amqtt.plugins.authentication.AnonymousAuthPlugin":
                                    {"allow_anonymous": self.accounts is None}}
@@ -99,9 +99,9 @@ class EmbeddedBroker:
             plugins["amqtt.plugins.topic_checking.TopicAccessControlListPlugin"] = {
                 "publish_acl": publish, "acl": subscribe_acl(self.accounts)}
             plugins["venue.desk.will_acl.WillAclPlugin"] = {"publish_acl": publish}
-        self._broker = Broker({
+        self._broker = GatedBroker({
             "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{self.port}"}},
-            "plugins": plugins})
+            "plugins": plugins}, read_only=(WATCHER[0],))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)     # amqtt's "acl" name
             await self._broker.start()

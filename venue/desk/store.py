@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 FILE_NAME = "venue.sqlite"
+CONFLICTS_PER_HAND = 4      # records kept aside for one hand; the rest only counted
 FIELDS = ("table", "boot", "seq", "cycle", "start", "end", "duration_s", "booking_id",
           "variant", "ended")
 
@@ -48,6 +49,10 @@ class Store:
         self.db.execute('CREATE TABLE IF NOT EXISTS conflicts ("table" TEXT, boot INTEGER, '
                         'seq INTEGER, record TEXT, day TEXT, received REAL, '
                         'UNIQUE ("table", boot, seq, record))')
+        # Past CONFLICTS_PER_HAND records kept aside for one hand, the rest are counted.
+        self.db.execute('CREATE TABLE IF NOT EXISTS conflicts_more ("table" TEXT, '
+                        'boot INTEGER, seq INTEGER, count INTEGER, '
+                        'PRIMARY KEY ("table", boot, seq))')
         # Told (table, the record held, the one kept aside) for each new conflict.
         self.on_conflict: list[Callable[[str, dict[str, Any], dict[str, Any]], None]] = []
 
@@ -83,9 +88,23 @@ class Store:
             return
         held = dict(zip(FIELDS, row[:10], strict=True))
         aside = dict(zip(FIELDS, values[:10], strict=True))
+        text = json.dumps(aside, sort_keys=True)
+        (kept,) = self.db.execute(
+            'SELECT COUNT(*) FROM conflicts WHERE "table"=? AND boot=? AND seq=?',
+            (table, boot, seq)).fetchone()
+        if kept >= CONFLICTS_PER_HAND:
+            # A table varying one field of a hand wrote a row and a journal line per
+            # variant (10,000 sent, 10,000 of each): the rest are a count beside them.
+            if self.db.execute('SELECT 1 FROM conflicts WHERE "table"=? AND boot=? AND '
+                               'seq=? AND record=?', (table, boot, seq, text)).fetchone():
+                return
+            self.db.execute(
+                'INSERT INTO conflicts_more VALUES (?,?,?,1) ON CONFLICT ("table", boot, '
+                'seq) DO UPDATE SET count = count + 1', (table, boot, seq))
+            return
         cursor = self.db.execute(
             "INSERT OR IGNORE INTO conflicts VALUES (?,?,?,?,?,?)",
-            (table, boot, seq, json.dumps(aside, sort_keys=True), values[10], values[11]))
+            (table, boot, seq, text, values[10], values[11]))
         if cursor.rowcount == 1:
             for told in self.on_conflict:
                 told(table, held, aside)
@@ -98,8 +117,15 @@ class Store:
             'WHERE c.day BETWEEN ? AND ? OR h.day BETWEEN ? AND ? ORDER BY c.received',
             (first, last, first, last)).fetchall()
         return [{"table": r[0], "boot": r[1], "seq": r[2], "aside": json.loads(r[3]),
-                 "received": r[4], "held": dict(zip(FIELDS, r[5:15], strict=True))}
+                 "received": r[4], "held": dict(zip(FIELDS, r[5:15], strict=True)),
+                 "more": self._more(r[0], r[1], r[2])}
                 for r in rows]
+
+    def _more(self, table: str, boot: int, seq: int) -> int:
+        """Records conflicting with a hand past the CONFLICTS_PER_HAND kept aside."""
+        row = self.db.execute('SELECT count FROM conflicts_more WHERE "table"=? AND boot=? '
+                              'AND seq=?', (table, boot, seq)).fetchone()
+        return row[0] if row else 0
 
     def ackable(self, table: str, acked: int) -> int:
         """The highest seq to acknowledge: held without a gap above `acked` (what the

@@ -4,7 +4,10 @@
   milliseconds). Logins under made-up names were never limited (each name has its own
   lockout) and took the dashboard's p50 from 1.5 to 61 ms. Each address now has
   LOGINS_BURST logins at once and LOGINS_PER_MIN a minute, counted before the hash,
-  and at most HASHES_AT_ONCE hashes run at a time over every address.
+  and at most HASHES_AT_ONCE hashes run at a time over every address. An address is
+  counted by its network (its /24, /64 for IPv6, as the daemon's TCP slots are): a
+  local user has every address of 127.0.0.0/8, and 40 of them had 40 hashes where
+  one had 10.
 - Live streams (`/events`): each held one connection and one file descriptor for as
   long as the page was open; 1,000 from one session were 1,000 fds. At most
   STREAMS_PER_SESSION per staff session and STREAMS_PER_ADDRESS per address.
@@ -18,6 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from firmware.api.budget import Bucket
+from firmware.api.tcpslots import network
 
 LOGINS_BURST = 10           # logins from one address at once...
 LOGINS_PER_MIN = 10.0       # ...and then this many a minute
@@ -37,6 +41,7 @@ class LoginThrottle:
         """0 when a login from `address` may be checked now (it is counted), else the
         seconds until one may."""
         now = self.now()
+        address = network(address)
         bucket = self._buckets.get(address)
         if bucket is None:
             if len(self._buckets) >= ADDRESSES_KEPT:

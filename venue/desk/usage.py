@@ -171,6 +171,14 @@ async def usage_page(request: web.Request, lang: str) -> web.Response:
                   + body, lang)
 
 
+def _more(conflict: dict[str, Any]) -> str:
+    """Past the few kept aside for a hand, how many more were only counted."""
+    if not conflict.get("more"):
+        return ""
+    return escape(" " + _("(and {count} more for this hand, only counted)").format(
+        count=conflict["more"]))
+
+
 def _conflicts(found: list[dict[str, Any]]) -> str:
     """Records that arrived for a hand held already, with other fields: shown, never
     dropped (the first is billed until staff look)."""
@@ -181,7 +189,7 @@ def _conflicts(found: list[dict[str, Any]]) -> str:
                 held=_("Held"), aside=_("Kept aside"))
     rows = "".join(
         f"<tr><td>{escape(c['table'])}</td><td>{c['boot']} / {c['seq']}</td>"
-        f"<td>{escape(_hand(c['held']))}</td><td>{escape(_hand(c['aside']))}</td></tr>"
+        f"<td>{escape(_hand(c['held']))}</td><td>{escape(_hand(c['aside']))}{_more(c)}</td></tr>"
         for c in found[:200])
     return (f'<section class="problem conflicts" role="alert"><h2>{w["title"]}</h2>'
             f'<table class=usage><thead><tr><th>{w["table"]}</th><th>{w["record"]}</th>'

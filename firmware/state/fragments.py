@@ -1,0 +1,113 @@
+"""The journal's text, encoding again only what changed since the last save.
+
+The journal is saved several times a hand and most of it (the learned timings, the
+wear trends) barely moves between two saves; encoding it whole each time was a tenth
+of a simulated hand's CPU. The text is exactly `json.dumps(state)`'s, byte for byte:
+dicts keyed by strings are written key by key; a list of atoms (strings, numbers,
+booleans, None, and tuples of those) keeps its text while it holds the very same
+objects, and each element keeps its own text while it stays in the list (a window of
+runs slides by one). Atoms are immutable, so the same objects give the same text;
+anything else is encoded whole by `json.dumps`, which still refuses what JSON cannot
+hold.
+"""
+
+from __future__ import annotations
+
+import json
+from json.encoder import encode_basestring_ascii as _key_text  # what dumps does to a str
+from operator import is_
+from typing import Any
+
+DEPTH = 4       # dicts nested deeper are encoded whole (json.dumps finds any cycle)
+INFINITY = float("inf")
+
+_dumps = json.dumps
+
+
+def _float_text(value: float) -> str:
+    # As json's encoder writes a float (allow_nan, its default).
+    if value != value:
+        return "NaN"
+    if value == INFINITY:
+        return "Infinity"
+    if value == -INFINITY:
+        return "-Infinity"
+    return float.__repr__(value)
+
+
+# Exactly these types, as json.dumps writes them (a subclass is encoded by dumps itself).
+ATOM_TEXT: dict[type, Any] = {
+    str: _key_text, int: int.__repr__, float: _float_text,
+    bool: lambda value: "true" if value else "false", type(None): lambda _value: "null",
+}
+
+
+def _atom_text(value: Any) -> str | None:
+    """The text of an atom or a tuple of atoms; None for anything else."""
+    text = ATOM_TEXT.get(type(value))
+    if text is not None:
+        return text(value)
+    if type(value) is tuple:
+        parts = [_atom_text(v) for v in value if type(v) is not tuple]
+        if len(parts) == len(value) and None not in parts:
+            return "[" + ", ".join(parts) + "]"     # type: ignore[arg-type]
+    return None
+
+
+class Fragments:
+    """Encodes a journal state as json.dumps would (with its `sort_keys`), reusing the
+    text of lists that hold the same atoms as at the last save."""
+
+    def __init__(self, sort_keys: bool = False) -> None:
+        self.sort_keys = sort_keys
+        # path -> (the list's elements as saved, its text, each element's text by id)
+        self._lists: dict[tuple[str, ...], tuple[tuple[Any, ...], str, dict[int, str]]] = {}
+
+    def encode(self, state: dict[str, Any]) -> str:
+        seen: set[tuple[str, ...]] = set()
+        text = self._value(state, (), seen)
+        for path in self._lists.keys() - seen:      # gone: do not keep its objects
+            del self._lists[path]
+        return text
+
+    def _value(self, value: Any, path: tuple[str, ...], seen: set[tuple[str, ...]]) -> str:
+        kind = type(value)
+        if kind is list:
+            return self._list(value, path, seen)
+        if (kind is dict and len(path) < DEPTH and all(type(k) is str for k in value)
+                and any(type(v) is list or type(v) is dict for v in value.values())):
+            parts = []
+            items = sorted(value.items()) if self.sort_keys else value.items()
+            for key, item in items:
+                text = ATOM_TEXT.get(type(item))
+                parts.append(f"{_key_text(key)}: "
+                             + (text(item) if text is not None
+                                else self._value(item, (*path, key), seen)))
+            return "{" + ", ".join(parts) + "}"
+        text = ATOM_TEXT.get(kind)
+        # Anything else whole, in C: a dict of atoms only, a subclass, a refusal.
+        return text(value) if text is not None else _dumps(value, sort_keys=self.sort_keys)
+
+    def _list(self, value: list[Any], path: tuple[str, ...],
+              seen: set[tuple[str, ...]]) -> str:
+        saved = self._lists.get(path)
+        if saved is not None:
+            items, text, texts = saved
+            if len(items) == len(value) and all(map(is_, items, value)):
+                seen.add(path)
+                return text
+        else:
+            texts = {}
+        parts = []
+        for item in value:
+            part = texts.get(id(item))      # only ids of objects the cache still holds
+            if part is None:
+                part = _atom_text(item)
+                if part is None:            # not a list of atoms: encoded whole, not kept
+                    return _dumps(value, sort_keys=self.sort_keys)
+            parts.append(part)
+        text = "[" + ", ".join(parts) + "]"
+        by_id = {id(v): p for v, p in zip(value, parts, strict=True)}
+        self._lists[path] = (tuple(value), text, by_id)
+        seen.add(path)
+        return text

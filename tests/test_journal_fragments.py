@@ -1,0 +1,85 @@
+"""The journal's text re-encodes only what changed, and is json.dumps's text byte for byte."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware.state.fragments import Fragments
+from firmware.state.journal import FORMAT, FileJournal, MemoryJournal
+
+
+class _Both:
+    """The journal's two texts: in memory (keys in order) and on file (sorted)."""
+
+    def __init__(self) -> None:
+        self.ordered, self.sorted = Fragments(), Fragments(sort_keys=True)
+
+    def encode(self, state: dict[str, Any]) -> None:
+        assert self.ordered.encode(state) == json.dumps(state)
+        assert self.sorted.encode(state) == json.dumps(state, sort_keys=True)
+
+
+def _same(fragments: _Both, state: dict[str, Any]) -> None:
+    fragments.encode(state)
+
+
+def test_a_window_of_runs_sliding_and_changing_type_keeps_dumps_text() -> None:
+    fragments = _Both()
+    runs = [0.44, 0.45, 1, True, None, "é", -0.0, math.inf, -math.inf, math.nan]
+    trends = [(29.5, 1.0), (78.4, 1.0001)]
+    state: dict[str, Any] = {"timings": {"runs": {"head.0": runs, "build": [25.5]}},
+                             "wear": {"trends": trends}, "clean": False, "n": 3}
+    _same(fragments, state)
+    _same(fragments, state)                 # unchanged: the kept text
+    runs.append(0.46)
+    del runs[0]                             # the window slides, in place
+    _same(fragments, state)
+    runs[1] = 1.0                           # equal to 1, written otherwise
+    _same(fragments, state)
+    runs[1] = 1
+    runs[2] = 1                             # True == 1, yet "true" is not "1"
+    _same(fragments, state)
+    trends.append((403.0, [1, 2]))          # a tuple holding a list: encoded whole
+    _same(fragments, state)
+    trends[-1][1].append(3)
+    _same(fragments, state)
+    state["timings"]["runs"]["head.1"] = [[1, 2], {"a": 1}]
+    # Keys dumps turns to text, a dict subclass: encoded by dumps itself.
+    state["wear"] = {"y": {2: [0.5], 1: 2}, "x": OrderedDict(b=1, a=[2.5])}
+    _same(fragments, state)
+    state["deep"] = {"a": {"b": {"c": {"d": {"e": [1.5]}}}}}
+    _same(fragments, state)
+    del state["timings"]
+    _same(fragments, state)
+    assert all(path[0] != "timings" for path in fragments.ordered._lists)   # nothing kept
+
+
+def test_what_json_cannot_hold_is_still_refused() -> None:
+    journal = MemoryJournal()
+    journal.save({"runs": [0.5, 0.6]})
+    with pytest.raises(TypeError):
+        journal.save({"runs": [0.5, 0.6, object()]})
+    with pytest.raises(TypeError):
+        journal.save({"runs": [0.5, 0.6], "set": {1, 2}})
+    cycle: dict[str, Any] = {}
+    cycle["a"] = {"b": {"c": {"d": {"e": cycle}}}}
+    with pytest.raises(ValueError):
+        journal.save(cycle)
+    assert journal.load() == {"runs": [0.5, 0.6]}      # the last good save stands
+
+
+def test_the_file_journal_writes_sorted_dumps_text(tmp_path: Path) -> None:
+    journal = FileJournal(tmp_path)
+    state: dict[str, Any] = {"wear": {"trends": {"b": [(1.5, 1.0)], "a": []}}, "clean": True}
+    for step in range(3):
+        state["wear"]["trends"]["b"].append((2.5 + step, 0.99))
+        journal.save(state)
+        assert journal.path.read_text() == json.dumps({**state, "format": FORMAT},
+                                                      sort_keys=True)
+    assert journal.load()["wear"]["trends"]["b"][-1] == [4.5, 0.99]
