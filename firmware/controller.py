@@ -18,6 +18,7 @@ from firmware.diagnosis.silent import SilentSensors
 from firmware.diagnosis.wear import Wear
 from firmware.faults import relink
 from firmware.faults.clearing import Clearing
+from firmware.faults.guided_refeed import GuidedRefeed
 from firmware.faults.kinds import ERROR, Fault
 from firmware.faults.path import FaultPath
 from firmware.faults.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
@@ -118,6 +119,8 @@ class Controller:
         self.may_resume, self.needs_resume = clearing.may_resume, clearing.needs_resume
         self.resume_after_fault = clearing.resume_after_fault
         self.may_resume_table = clearing.may_resume_table
+        # The refeed hold answered by the players' lift keys (no technician).
+        self.guided_refeed = GuidedRefeed(self)
         self.inputs = Inputs(self)
         self.input_watchers = self.inputs.watchers
         self.edge_time = self.inputs.edge_time

@@ -37,11 +37,7 @@ REGRESSIONS = sorted((ROOT / "tests" / "scenarios" / "fuzz").glob("*.toml"))
 # Regression scenarios the firmware still fails: each one is a defect the referee
 # found, guarded from the day it was fixed. From `mjtable fuzz --count 2000 --seed 1`
 # on the safety core, and later batches. None left: kept for the next one found.
-KNOWN_BROKEN: set[str] = {
-    # Issue 33's fuzz found it on the firmware before it (seed 10 run 7 of the earlier
-    # draw): the build resumed with the lid at 40 % after its obstruction was cleared.
-    "lid_blocked_cleared_feed_runs_open",
-}
+KNOWN_BROKEN: set[str] = set()
 
 
 # Session, not module: xdist may hand this worker other files' tests between these,
@@ -69,9 +65,7 @@ def test_batch_counts_add_up(batch: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=(
-        "a pre-existing defect issue 33's fuzz found, not fixed there"
-        if p.stem == "lid_blocked_cleared_feed_runs_open" else ISSUE_11)))
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=ISSUE_11))
     if p.stem in KNOWN_BROKEN else p for p in REGRESSIONS], ids=[p.stem for p in REGRESSIONS])
 def test_minimised_failure_is_fixed(path: Path) -> None:
     scenario = load_scenario(path)

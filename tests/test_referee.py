@@ -351,14 +351,19 @@ def test_a_top_up_cut_off_by_the_power_gives_way_to_the_refeed() -> None:
     # The players were topping up when the power went; after it the half-built set is
     # held for a refeed, which also answers the tiles that were missing: the display
     # asks for the refeed (not E50, whose top-up the table would refuse), the players
-    # leave it to the technician, and the run ends held instead of stalling.
+    # give up the top-up and refeed the set themselves (both lift keys held). The
+    # tiles they forgot on the table are still missing from the set built again: E50
+    # holds it, and the run ends held instead of stalling.
     _, harness = _top_up_in_the_dark()
+    events: list[dict[str, Any]] = []
+    harness.boot_hooks.append(lambda ctl: ctl.subscribers.append(events.append))
     report = harness.run()
     assert report["stalls"] == [] and report["problems"] == []
-    assert not harness.players.topping_up
-    assert harness.table.values["display"] == "rF"
-    assert harness.ctl.refeed_hold is not None
-    assert not any(f.active and f.id == "build.tiles_missing" for f in harness.ctl.faults)
+    assert not harness.players.topping_up and harness.players.refeeds == 1
+    assert [e["by"] for e in events if e["kind"] == "refeed.confirmed"] == [
+        "players (refeed)"]
+    assert harness.ctl.refeed_hold is None
+    assert harness.table.values["display"] == "E50"
     assert report["sim_time_s"] < 1000.0     # it ended held, not at the run's deadline
 
 
@@ -369,6 +374,7 @@ def test_a_run_that_ends_neither_done_nor_held_is_a_stall() -> None:
     # Players who say they top up and never press: the table waits on them forever.
     harness.players.top_up = lambda: setattr(harness.players, "topping_up", True)
     harness.players._patience = lambda: None      # type: ignore[method-assign]
+    harness.players._refeed = lambda: None        # type: ignore[method-assign]
     report = harness.run()
     assert len(report["stalls"]) == 1, report["problems"]
     assert "stalls" in classify(scenario, report)

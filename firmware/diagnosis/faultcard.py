@@ -21,8 +21,10 @@ HEADINGS = (N_("code"), N_("name"), N_("meaning"), N_("likely causes"), N_("what
 
 # What else the 7-segment display shows, besides a fault's code.
 DISPLAY = (
-    ("rF", N_("refeed: empty belts, heads and tracks onto the disc, then clear with "
-              "--refed")),
+    ("rF", N_("refeed: empty belts, heads and tracks onto the disc, then hold both lift "
+              "keys 2 s (the ready lamp lights while held; one key or a short press does "
+              "not count): the set is built again from zero. A technician may clear it "
+              "with --refed instead")),
     ("ES", N_("e-stop: every motor off until a technician releases it")),
     ("t-", N_("test mode; t3 while test 3 runs, then 3P (passed), 3F (failed) or 3- (not "
               "tested now)")),

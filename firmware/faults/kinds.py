@@ -226,7 +226,8 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
               (N_("refeed the set if a build was in progress"),),
               short=N_("restarted after a power cut"),
               sees="boot after an unclean stop",
-              clears=("operator refeeds, then clears with `--refed` (only when a build was in "
+              clears=("the players refeed and hold both lift keys 2 s (display `rF`), or an "
+                      "operator refeeds and clears with `--refed` (only when a build was in "
                       "progress)")),
     FaultKind("build.interrupted", "I94", INFO,
               N_("a set was half built when the table was stopped"),
@@ -234,7 +235,8 @@ CATALOGUE: dict[str, FaultKind] = {k.id: k for k in [
               (N_("refeed that set: its stacks are not trusted"),),
               short=N_("set half built at stop"),
               sees="a set was half built when the table stopped",
-              clears=("operator refeeds, then clears with `--refed` (only when a build was in "
+              clears=("the players refeed and hold both lift keys 2 s (display `rF`), or an "
+                      "operator refeeds and clears with `--refed` (only when a build was in "
                       "progress)")),
     FaultKind("software.error", "E99", ERROR,
               N_("an internal firmware error: the table stopped safe"),

@@ -79,9 +79,28 @@ class Build(Recoverable):
     def all_full(self, *_: object) -> bool:
         return all(side.state == "full" for side in self.ctl.sides)
 
+    def may_feed(self) -> bool:
+        """Whether the feed may run: the build feeding (not paused for a top-up, nor
+        parked by a fault) and the lid at its lower stop. Every feed command asks, so
+        a resume with the lid still part open starts nothing (`lid_down` starts it)."""
+        return self.state in ("building", "paused_full", "sweeping") and self.ctl.lid.down()
+
     def _disc(self, on: bool) -> None:
+        on = on and self.may_feed()
         self.ctl.hal.write("motor.disc", on)
         self.ctl.hal.write("motor.ring", on)
+
+    def lid_down(self) -> None:
+        """The lid reached its lower stop: a build held by it feeds (again)."""
+        if self.state == "building":
+            self._disc(True)
+        if self.state == "sweeping":
+            self._disc(True)
+            for side in self.ctl.sides:
+                self.ctl.hal.write(side.conveyor, True)
+        elif self.running:
+            for side in self.ctl.sides:
+                side.feed(True)
 
     def motors_off(self) -> None:
         """The build's safe state: disc, ring, every conveyor and head off, as one
@@ -143,6 +162,10 @@ class Build(Recoverable):
 
     def on_enter_building(self, event: EventData) -> None:
         self._disc(True)
+        if event.transition.source != "paused_full":
+            # Started or recovered: the sides were, before the build could feed them.
+            for side in self.ctl.sides:
+                side.feed(True)
         if from_fault(event):
             self._after_fault()
 
@@ -151,6 +174,8 @@ class Build(Recoverable):
         self._disc(False)
         self.ctl.watch.cancel("stall")
         if from_fault(event):
+            for side in self.ctl.sides:
+                side.feed(True)
             self._after_fault()
 
     def on_exit_paused_full(self, *_: object) -> None:
@@ -202,7 +227,7 @@ class Build(Recoverable):
         # Every tile should be stacked: whatever still reaches a head is extra.
         self._disc(True)
         for side in self.ctl.sides:
-            self.ctl.hal.write(side.conveyor, True)
+            self.ctl.hal.write(side.conveyor, self.may_feed())
         self._sweep_timer = self.ctl.clock.call_later(sweep, self._end_sweep)
 
     def _end_sweep(self) -> None:

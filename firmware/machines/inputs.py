@@ -70,7 +70,8 @@ class Inputs:
             table[f"side.{n}.tile_id"] = side.on_reader
             table[f"key.dice.{n}"] = lambda v, n=n: v and self._dice_key(n)
         for n in (0, 1):
-            table[f"key.lift.{n}"] = lambda v, n=n: v and self._lift_key(n)
+            table[f"key.lift.{n}"] = lambda v, n=n: (
+                self._lift_key(n) if v else self.ctl.guided_refeed.key_released())
         return table
 
     def tile_face_up(self, side: SideBuilder, index: int, tile: str | None) -> None:
@@ -149,6 +150,8 @@ class Inputs:
             self.cancel_chord()
             if self._held("lift", ["lid"]):
                 return
+            if ctl.guided_refeed.both_keys():
+                return      # the players say the held set was refed
             if ctl.cycle.may_both_lift_keys():
                 ctl.cycle.both_lift_keys()
                 return

@@ -63,6 +63,11 @@ class Lid:
     def at_upper(self, *_: object) -> bool:
         return bool(self.ctl.hal.read("lid.upper"))
 
+    def down(self) -> bool:
+        """At its lower stop, believed and read: the one permission for the feed (disc,
+        ring, conveyors) and the plates, which must never run into the open hole."""
+        return self.state == "closed" and self.at_lower()
+
     def _between(self) -> bool:
         return not self.at_lower() and not self.at_upper()
 
@@ -121,6 +126,8 @@ class Lid:
             self.then = None
             self.open()
             return
+        # A build resumed while the lid was still off its stop was held: it feeds now.
+        self.ctl.build.lid_down()
         if self.ctl.cycle.may_lid_closed():
             self.ctl.cycle.lid_closed()
 

@@ -114,9 +114,11 @@ class SideBuilder(Recoverable):
         return [[self.tiles[i + 1], self.tiles[i]] for i in range(0, len(self.tiles) - 1, 2)]
 
     def feed(self, on: bool) -> None:
-        """Run the conveyor while this side still needs tiles."""
+        """Run the conveyor while this side still needs tiles and the build may feed
+        (the lid at its lower stop: `Build.may_feed`)."""
         self.ctl.hal.write(self.conveyor, on and self.counted < self.target
-                           and self.state in ("feeding", "stacking"))
+                           and self.state in ("feeding", "stacking")
+                           and self.ctl.build.may_feed())
 
     # -- callbacks ------------------------------------------------------------------
 

@@ -154,3 +154,5 @@ class TableState:
             for old in ctl.faults:
                 if old.active and old.kind.answer == REFEED:
                     old.active = False
+                    # Kept: foreign tiles are not the players' to refeed away.
+                    fault.evidence.setdefault("took_the_place_of", []).append(old.id)

@@ -22,6 +22,7 @@ from typing import Any
 
 from firmware.controller import Controller
 from firmware.faults.clearing import ClearRefused
+from firmware.faults.guided_refeed import EXTRA
 from firmware.faults.kinds import BUILD, CATALOGUE, ERROR, RELINK, Fault
 from firmware.hands.consumers import attach_consumers
 from firmware.hands.handoff import Consumer
@@ -591,8 +592,18 @@ class Harness:
         if (self._pending or self.players.topping_up or self.players.top_up_wanted
                 or self.ctl.cycle.state.startswith("top_up")):
             return False
-        return self.ctl.refeed_hold is not None or any(
-            f.active and f.kind.severity == ERROR for f in self.ctl.faults)
+        # A refeed hold alone is no halt: the players answer it themselves (rF, both
+        # lift keys held), unless it stands for extra tiles a technician must take out;
+        # an error first needs someone to fix it.
+        if any(f.active and f.kind.severity == ERROR for f in ctl.faults):
+            return True
+        hold = ctl.refeed_hold
+        if hold is None or self.players.refeeding:
+            return False
+        # Not asked of the players (the display shows something else, the dice of a
+        # hand dealt after the resume, say), or extra tiles a technician must take out.
+        shown = self.table.values["display"] == "rF" or ctl.cycle.state == "homing"
+        return not shown or EXTRA in hold.evidence.get("took_the_place_of", ())
 
     def run(self, progress: Callable[[int, int], None] | None = None,
             wall_limit_s: float | None = None) -> dict[str, Any]:

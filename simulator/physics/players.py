@@ -18,6 +18,9 @@ from mjtable_core.signals import Value
 from simulator.physics.table import SimTable
 
 PATIENCE_S = 60.0     # players try again after this long without anything happening
+# The table asks for a refeed (rF): the players push the half-built set back, then hold
+# both lift keys this long (the table asks for 2 s: a brush of both is not an answer).
+REFEED_HOLD_S = 3.0
 # What the display shows in test mode: "t-", "t3" while test 3 runs, "3P"/"3F" after it.
 TEST_MODE_DISPLAY = re.compile(r"t(-|\d+)|\d+[PF]")
 
@@ -47,6 +50,8 @@ class SimPlayers:
         self._covered: list[int] | None = None
         self._shown: object = object()      # the display last read for test mode
         self._test_mode = False
+        self.refeeding = False      # answering an rF: hands off the keys meanwhile
+        self.refeeds = 0            # refeeds the players did themselves
         table.witnesses.append(self._on_change)
         self.clock.call_later(PATIENCE_S, self._patience)
 
@@ -78,12 +83,17 @@ class SimPlayers:
         if self.in_test_mode():
             return      # a technician's lid test is not the hole opening for them
         phase = self.phase
+        if name == "display" and value == "rF" and not self.refeeding:
+            # The table cannot prove the count of the set it was building: refeed it.
+            self.refeeding = True
+            self.topping_up = False
+            self._later(self.sim.push_time_s, self._refeed)
         if self.topping_up:
             if name == "lid.upper" and value:
                 self._later(self.sim.push_time_s / 4, self._topped_up)
             return
-        if phase == "want_lift" and name == "lamp.ready" and value:
-            self._ask_lift()
+        if phase == "want_lift" and name == "lamp.ready" and value and not self.refeeding:
+            self._ask_lift()    # (while refeeding, the lamp is the refeed's step 2)
         elif phase == "waiting_open" and name == "lid.upper" and value:
             self._to("pushing")
             self._later(self.sim.push_time_s, self._pushed)
@@ -180,6 +190,29 @@ class SimPlayers:
         self.table.push_loose()
         self.topping_up = False
         self._later(self.sim.key_delay_s, lambda: self._press("key.lift.0"))
+
+    # -- a refeed the table asks for: push the set back, hold both lift keys -------------
+
+    def _refeed(self) -> None:
+        if self.table.values["display"] != "rF" or self.in_test_mode():
+            self.refeeding = False      # answered meanwhile (a technician), or asked no more
+            return
+        self.table.refeed()
+        self.refeeds += 1
+        self.table.press("key.lift.0", hold_s=REFEED_HOLD_S)
+        self.table.press("key.lift.1", hold_s=REFEED_HOLD_S)
+        self._later(REFEED_HOLD_S + self.sim.key_delay_s, self._refed)
+
+    def _refed(self) -> None:
+        self.refeeding = False
+        if self.table.values["display"] == "rF":
+            # Still asked (the keys went unheard: a fault held the table): again later.
+            self.refeeding = True
+            self._later(PATIENCE_S / 2, self._refeed)
+            return
+        self._progress += 1
+        if self.phase == "want_lift" and self.table.values["lamp.ready"]:
+            self._ask_lift()
 
     # -- patience -------------------------------------------------------------------
 
