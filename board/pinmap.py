@@ -44,11 +44,14 @@ INPUTS = {
     12: ("mcp", KEYS, 1, True),      # key.lift.1
     13: ("mcp", KEYS, 2, True),      # reset
     14: ("gpio", 5, True),           # case_open
+    # The case switch's normally-closed contact ([table] case_contacts = 2); unwired, its
+    # pull-up reads it inactive and a one-contact table never looks at it.
+    59: ("gpio", 18, True),          # case_open_nc
 }
 NAMES = {0: "motor.lid", 1: "motor.disc", 2: "motor.ring", 3: "motor.dice",
          4: "lamp.ready", 5: "lamp.building", 6: "buzzer", 7: "display", 8: "lid.upper",
          9: "lid.lower", 10: "dice.spin", 11: "key.lift.0", 12: "key.lift.1", 13: "reset",
-         14: "case_open"}
+         14: "case_open", 59: "case_open_nc"}
 
 _SIDE_NAMES = ("lamp.dealer.", "key.dice.", "motor.side.", "motor.side.", "motor.side.",
                "side.", "side.", "side.", "side.", "side.", "side.")
