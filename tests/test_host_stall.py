@@ -117,3 +117,35 @@ def test_a_self_clearing_e80_is_no_motor_left_on(short, phase) -> None:
     assert report["motors_safe_after_faults"]
     assert not [p for p in report["problems"] if "motors still on" in p]
     assert report["referee_violations"] == []
+
+
+def test_a_welcome_the_noise_takes_after_resume_leaves_the_record_owed(short) -> None:
+    # The board answers RESUME with WELCOME then its record; a WELCOME garbled on the
+    # cable leaves the host asking again. The board had started a fresh link and sent
+    # the record on it: it took those unread RECORD frames for its new record, the
+    # host found nothing in them it could replay, and the head it had driven stood
+    # (head.jam, no hand dealt). The record is owed whole until it is acknowledged.
+    from board.wire import WELCOME
+
+    scenario = Scenario(seed=1, cycles=2, source="<stall>",
+                        faults=(FaultSpec("host_stall", "side.1.head", 1, phase="build",
+                                          duration_s=1.0),),
+                        expect=Expect(allow=tuple(CATALOGUE)))
+    harness = Harness(short, scenario, None, rig="ioboard", rig_options={})
+    board = harness.rig.board.board     # type: ignore[union-attr]
+    send_now = board.link.send_now
+    lost: list[bytes] = []
+
+    def noisy(msg: int, payload: bytes) -> None:
+        if msg == WELCOME and board.failsafe and not lost:
+            lost.append(payload)            # the first answer to RESUME never arrives
+            return
+        send_now(msg, payload)
+
+    board.link.send_now = noisy
+    report = harness.run()
+    assert lost
+    assert not [f["id"] for f in report["faults"] if f["code"].startswith("E")]
+    assert report["link"]["host"]["resumes"] == 1
+    assert report["cycles_completed"] == 2 and report["tiles_accounted"]
+    assert report["referee_violations"] == []
