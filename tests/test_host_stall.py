@@ -149,3 +149,18 @@ def test_a_welcome_the_noise_takes_after_resume_leaves_the_record_owed(short) ->
     assert report["link"]["host"]["resumes"] == 1
     assert report["cycles_completed"] == 2 and report["tiles_accounted"]
     assert report["referee_violations"] == []
+
+
+@pytest.mark.parametrize("table", ["144", "136"])
+def test_a_stall_at_the_lids_lower_stop_raises_the_walls_after_resume(table) -> None:
+    # The host froze 2 ms before the lid's lower stop. Waking, it read the edge (sent
+    # before the board's limit), started the raise and armed the plates into a board
+    # already holding (it ignores ARM then). After RESUME those plates were "armed
+    # again from where they are": at home, with only the dwell left, so each stopped
+    # at once and plate.stuck held the table, no hand dealt, even for a 0.6 s stall.
+    config = quick(load_config(CONFIGS[table]), play_time_s=2.0)
+    _harness, report = _stalled(config, "lid", 0.6, phase="lid_down", rig="ioboard")
+    assert not [f["id"] for f in report["faults"] if f["code"].startswith("E")]
+    assert report["link"]["host"]["resumes"] == 1
+    assert report["cycles_completed"] == 2 and report["tiles_accounted"]
+    assert report["referee_violations"] == []

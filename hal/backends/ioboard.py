@@ -17,7 +17,6 @@ import socket
 import sys
 import threading
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import replace
 from typing import Any
 
 from hal.armed import REASONS, Capabilities, OnStopped, StopReport, StopSpec
@@ -489,6 +488,9 @@ class IoBoardHal:
         expected = resuming["expected"]
         replayed = 0
         self._held = {}
+        # The motions armed before the silence: what the replay arms anew (a lid's stop
+        # replayed starts the raise) runs on the new link and is no business of ours.
+        before = dict(self._current)
         for seq, msg, data in record:
             if (seq - expected) % 256 >= 128:
                 continue            # read before we went silent
@@ -497,7 +499,7 @@ class IoBoardHal:
                 self._held_off(data)
             else:
                 self._on_message(msg, data)
-        self._carry_on(set(part.running))
+        self._carry_on(before, set(part.running))
         self.resumes += 1
         if self.on_link_resumed is not None:
             self.on_link_resumed({"reason": resuming["reason"], "replayed": replayed,
@@ -511,23 +513,19 @@ class IoBoardHal:
             self._held.setdefault(name, self.values[name])
             self.values[name] = value
 
-    def _carry_on(self, running: set[int]) -> None:
+    def _carry_on(self, before: dict[str, int], running: set[int]) -> None:
         """After the record: what we drive and the board stopped while we were silent
-        is driven again. An armed motion the board no longer runs (armed while silent,
-        or ended at the HELLO of an older board) is armed again from where it is."""
-        for name, stop_id in list(self._current.items()):
-            if stop_id in running:
+        is driven again. An armed motion of `before` that the board neither runs nor
+        reported stopped never reached it (armed while it held: it ignores ARM then):
+        the motor never turned, so it is armed again as it was, whole. One the replay
+        ended or armed anew is left as it is."""
+        for name, stop_id in before.items():
+            if stop_id in running or self._current.get(name) != stop_id:
                 continue
             armed = self._armed.pop(stop_id, None)
             del self._current[name]
-            if armed is None:
-                continue
-            spec, on_stopped = armed
-            if self.values[spec.input] != spec.level:
-                spec = replace(spec, blank_s=0.0)      # on its way: the next edge is it
-            elif spec.confirm_s > 0:
-                spec = replace(spec, edges=0)          # at its stop: only the dwell left
-            self.arm(spec, on_stopped)
+            if armed is not None:
+                self.arm(*armed)
         held, self._held = self._held, {}
         self.values.update(held)
         for signal in self.signals.values():
