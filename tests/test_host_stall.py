@@ -164,3 +164,16 @@ def test_a_stall_at_the_lids_lower_stop_raises_the_walls_after_resume(table) -> 
     assert report["link"]["host"]["resumes"] == 1
     assert report["cycles_completed"] == 2 and report["tiles_accounted"]
     assert report["referee_violations"] == []
+
+
+def test_a_stall_longer_than_the_builds_stall_limit_costs_no_hand(short) -> None:
+    # The board holds as long as the host is silent, so a 12 s freeze is carried on
+    # like a 1 s one. But the build's "no tile within the stall limit" watchdog (10 s)
+    # came due in the backlog the host woke to and raised build.tiles_missing (a
+    # technician's business) while the board had held every conveyor: no hand dealt.
+    # Watchdogs wait while the link is in doubt and move on by the board's hold.
+    _harness, report = _stalled(short, "host", 12.0, rig="ioboard")
+    assert not [f["id"] for f in report["faults"] if f["code"].startswith("E")]
+    assert report["link"]["host"]["resumes"] == 1
+    assert report["cycles_completed"] == 2 and report["tiles_accounted"]
+    assert report["referee_violations"] == []

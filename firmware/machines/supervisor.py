@@ -92,7 +92,7 @@ class Supervisor:
         self._slow: dict[str, deque[bool]] = {}
         self._drift_warned: set[tuple[str, int]] = set()
         self._motions: dict[str, _Motion] = {}
-        self.watch = Watch(ctl.clock, ctl.fault)
+        self.watch = Watch(ctl.clock, ctl.fault, self._link_doubt)
 
     # -- learned timings ----------------------------------------------------------------
 
@@ -301,6 +301,14 @@ class Supervisor:
         motion = self._motions.pop(mechanism)
         assert motion.timed_stop is not None
         motion.timed_stop()
+
+    def _link_doubt(self) -> bool | None:
+        """False: nothing in doubt (or no link); None: the board silent a while; True:
+        the link declared lost."""
+        hal = self.ctl.hal
+        if not (hal.capabilities.link and hal.link_in_doubt()):
+            return False
+        return True if hal.link_lost else None
 
     def _missed(self, mechanism: str) -> None:
         hal = self.ctl.hal

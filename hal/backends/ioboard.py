@@ -133,6 +133,7 @@ class IoBoardHal:
         self._resuming: dict[str, Any] | None = None
         self._record: list[tuple[int, int, bytes]] = []
         self._held: dict[str, Value] = {}   # outputs the board held off: what we meant
+        self._held_at: float | None = None  # when the board's hold began (our clock)
         self._welcome_info: Welcome | None = None   # the board's answer to RESUME
         self.resumes = 0                    # silences carried on from the record
         self.board_failsafe = False
@@ -488,6 +489,7 @@ class IoBoardHal:
         expected = resuming["expected"]
         replayed = 0
         self._held = {}
+        self._held_at = None
         # The motions armed before the silence: what the replay arms anew (a lid's stop
         # replayed starts the raise) runs on the new link and is no business of ours.
         before = dict(self._current)
@@ -502,13 +504,18 @@ class IoBoardHal:
         self._carry_on(before, set(part.running))
         self.resumes += 1
         if self.on_link_resumed is not None:
+            # How long the board held (its failsafe's stamp): every motor stood.
+            held_s = 0.0 if self._held_at is None else self.clock.now() - self._held_at
             self.on_link_resumed({"reason": resuming["reason"], "replayed": replayed,
-                                  "silent_s": round(self.clock.now() - resuming["since"], 3)})
+                                  "silent_s": round(self.clock.now() - resuming["since"], 3),
+                                  "held_s": round(max(0.0, held_s), 3)})
 
     def _held_off(self, data: bytes) -> None:
         """An output the board drove itself at its hold (off; the display E80): so it
         reads from there on in the replay; what we meant it to be is driven again."""
-        name, value, _stamp = decode_input(data)
+        name, value, stamp = decode_input(data)
+        at = self._board_time.at(stamp, self.clock.now())
+        self._held_at = at if self._held_at is None else min(self._held_at, at)
         if name in self.values and self.signals[name].is_output:
             self._held.setdefault(name, self.values[name])
             self.values[name] = value
