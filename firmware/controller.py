@@ -215,8 +215,10 @@ class Controller:
 
     def _link_resumed(self, evidence: dict[str, Any]) -> None:
         """A silence carried on from the board's record: no fault, only the log; the
-        board held every motor meanwhile, so no watchdog counts that time."""
+        board held every motor meanwhile, so no watchdog counts that time, and a
+        motion armed into the hold started only now."""
         self.watch.postpone(evidence.get("held_s", 0.0))
+        self.supervisor.postpone(evidence.get("held_s", 0.0))
         self.emit("link.resumed", **evidence)
 
     # -- events -----------------------------------------------------------------------

@@ -183,6 +183,25 @@ class Supervisor:
                                                      lambda: self._missed(mechanism))
         self._motions[mechanism] = motion
 
+    def postpone(self, by_s: float) -> None:
+        """The board held for `by_s` while the host was silent: a motion whose ARM
+        reached it only after (armed again whole at RESUME) started that much later,
+        so every stop awaited is judged that much later (one still overdue, the hold's
+        length unknown, gets its whole limit again); none teaches a travel time."""
+        now = self.ctl.clock.now()
+        for mechanism, motion in self._motions.items():
+            if motion.timer is None or (motion.sensor in self.degraded
+                                        and motion.timed_stop is not None):
+                continue        # stopped by time, not awaited
+            motion.timer.cancel()
+            motion.learn = False
+            limit = motion.due - motion.started
+            motion.due += by_s
+            if motion.due <= now:
+                motion.due = now + limit
+            motion.timer = self.ctl.clock.call_later(
+                motion.due - now, lambda m=mechanism: self._missed(m))
+
     def unlearned(self, mechanism: str) -> None:
         """The motion under way is timed from a doubtful start: it teaches nothing."""
         motion = self._motions.get(mechanism)
