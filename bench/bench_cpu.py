@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bench import children
+
 HERE = Path(__file__).resolve().parent.parent
 
 
@@ -29,8 +31,8 @@ def simulate_cpu(tree: Path, cycles: int, seed: int) -> tuple[float, dict[str, A
     """CPU seconds (user + system) of one `simulate` run in `tree`, and its report."""
     command = [str(tree / ".venv" / "bin" / "mjtable"), "simulate", "--cycles", str(cycles),
                "--seed", str(seed), "--json"]
-    with subprocess.Popen(command, cwd=tree, stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL) as proc:
+    with children.spawn(command, cwd=tree, stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL) as proc:
         assert proc.stdout is not None
         out = proc.stdout.read()
         _pid, status, usage = os.wait4(proc.pid, 0)
@@ -80,6 +82,7 @@ def measure(cycles: int = 100, seed: int = 3, pairs: int = 3,
 
 
 def main() -> None:
+    children.install()      # a killed bench leaves no simulation behind
     parser = argparse.ArgumentParser(prog="python -m bench.bench_cpu")
     parser.add_argument("--old", type=Path, help="another checkout, with its own .venv")
     parser.add_argument("--cycles", type=int, default=100)

@@ -39,18 +39,39 @@ QUICK = Sizes(cycles=2, runs=1, builds=3, events=200, starts=1, deal_s=0.1, scor
               firmware_hands=3, fuzz=1, cpu_hands=2)
 
 
-def figures(sizes: Sizes) -> dict[str, Any]:
+STEPS = 9
+
+
+def progress(step: int, what: str) -> None:
+    """One line on stderr per figure being measured: a bench of minutes is not silence
+    (stdout keeps only the figures, for --json)."""
+    print(_("mjtable bench: {step}/{steps} {what}…").format(step=step, steps=STEPS,
+                                                           what=what),
+          file=sys.stderr, flush=True)
+
+
+def figures(sizes: Sizes, say: Any = progress) -> dict[str, Any]:
     """Every figure, in one dict (the keys bench/README.md documents)."""
+    say(1, _("speed factor: {runs} × {cycles} hands").format(runs=sizes.runs,
+                                                             cycles=sizes.cycles))
     speed = speed_factor(sizes.cycles, sizes.runs)
+    say(2, _("speed factor with {s:g} s hands").format(s=SHORT_HAND_S))
     short = speed_factor(sizes.cycles, sizes.runs, play_time_s=SHORT_HAND_S)
     # ru_maxrss only grows: read it right after the simulate runs, before anything else.
     rss = peak_rss_mb()
+    say(3, _("build efficiency: {n} builds").format(n=sizes.builds))
     builds = build_figures(sizes.builds)
+    say(4, _("sensor latency: {n} edges").format(n=sizes.events))
     latency = bench_latency.measure(sizes.events)
+    say(5, _("sensor latency under load"))
     loaded = bench_latency.measure(sizes.events, in_flight=4)
+    say(6, _("daemon start-up: {n} starts").format(n=sizes.starts))
     startup = bench_startup.measure(sizes.starts)
+    say(7, _("scoring: {n} hands a variant").format(n=sizes.score_hands))
     scoring = bench_score.measure(sizes.score_hands)
+    say(8, _("firmware CPU: {n} hands").format(n=sizes.firmware_hands))
     firmware = bench_firmware.firmware_per_hand(sizes.firmware_hands)
+    say(9, _("dealing"))
     return {
         "speed_factor": speed["speed_factor"],
         "ms_per_hand_300s": speed["ms_per_hand"],
@@ -105,7 +126,14 @@ def main(argv: list[str] | None = None) -> int:
                  if (v := getattr(args, k)) is not None}
     if overrides:
         sizes = replace(sizes, **overrides)
-    result = figures(sizes)
+    try:
+        result = figures(sizes)
+    except (KeyboardInterrupt, SystemExit) as exc:
+        # Ctrl-C (or SIGTERM, bench/children.py): its children are stopped on the way
+        # out; one line says so, never a traceback and never silence.
+        code = exc.code if isinstance(exc, SystemExit) and isinstance(exc.code, int) else 130
+        print(_("mjtable bench: interrupted; no figures"), file=sys.stderr, flush=True)
+        return code
     if args.json:
         print(json.dumps(result))
     else:

@@ -142,12 +142,17 @@ class Board:
                     if stop_now is None:
                         stop_now = []
                     stop_now.append(stop)
+        if stop_now is not None:
+            # The motor off before anything else: on a Pico, framing the INPUT report
+            # takes longer than the stop itself.
+            for stop in stop_now:
+                self.pins.write(stop.out_ch, self.pins.outputs[stop.out_ch])
         if self.interlocks.watched(ch):
             self._trip(ch, at_ms)
         self._tell(INPUT, u32(at_ms) + bytes((ch,)) + value, at_ms)
         if stop_now is not None:
             for stop in stop_now:
-                self._end(stop, 0, at_ms)
+                self._end(stop, 0, at_ms, drive=False)
 
     # -- messages ---------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ class Pins:
         self._last_tick = time.ticks_ms()
         self._ms = 0
         self._latch: dict = {}          # expander address -> bytearray(2): output latch
+        self._ports: dict = {}          # expander address -> (port A, port B) views of it
         self._inputs_of: dict = {}      # expander address -> [(channel, bit, active_low)]
         self._values: dict = {}         # channel -> bytes, every input and output
         self._gpio_pin: dict = {}       # channel -> (machine.Pin, active_low)
@@ -73,6 +74,9 @@ class Pins:
             bits.append((ch, where[2], where[3]))
 
     def _expander_setup(self, address):
+        # Views of each port's latch byte, made once: a write needs no allocation.
+        latch = memoryview(self._latch[address])
+        self._ports[address] = (latch[0:1], latch[1:2])
         direction = bytearray(2)
         for _ch, bit, _low in self._inputs_of.get(address, ()):
             direction[bit >> 3] |= 1 << (bit & 7)
@@ -81,6 +85,11 @@ class Pins:
 
     def attach(self, board):
         self.board = board
+
+    def all_off(self):
+        """Every output to its safe value, without the board (its loop has stopped)."""
+        for ch in self.outputs:
+            self.write(ch, self.outputs[ch])
 
     # -- the board's side -------------------------------------------------------------
 
@@ -116,12 +125,14 @@ class Pins:
             machine.Pin(where[1]).value(1 if on != where[2] else 0)
             return
         latch = self._latch[where[1]]
+        port = where[2] >> 3
         mask = 1 << (where[2] & 7)
         if on != where[3]:
-            latch[where[2] >> 3] |= mask
+            latch[port] |= mask
         else:
-            latch[where[2] >> 3] &= ~mask
-        self.i2c.writeto_mem(where[1], _OLAT, latch)
+            latch[port] &= ~mask
+        # Only the port the line is on: one byte less on the bus before a motor stops.
+        self.i2c.writeto_mem(where[1], _OLAT + port, self._ports[where[1]][port])
 
     # -- inputs -----------------------------------------------------------------------
 
@@ -134,8 +145,10 @@ class Pins:
         return ONE if bool(data[where[2] >> 3] & (1 << (where[2] & 7))) != where[3] else ZERO
 
     def _handler(self, ch):
+        pin, low = self._gpio_pin[ch]
+
         def changed(_pin):
-            self._changed(ch, self._sample(ch))
+            self._changed(ch, ONE if pin.value() != low else ZERO)
         return changed
 
     def _changed(self, ch, value):

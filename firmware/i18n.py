@@ -89,6 +89,12 @@ def current() -> str:
     return _override.get() or _process_language
 
 
+def table_language() -> contextlib.AbstractContextManager[str]:
+    """Speak the table's own language (the process's) inside the block: what the table
+    writes for itself (its log, its events) never follows the client being answered."""
+    return language(_process_language)
+
+
 @contextlib.contextmanager
 def language(lang: str | None) -> Iterator[str]:
     """Speak `lang` inside the block (None: keep the current language)."""
@@ -158,7 +164,7 @@ def join(items: list[str]) -> str:
 
 
 __all__ = ["LANGUAGES", "N_", "_", "current", "join", "keep_language", "language", "resolve",
-           "set_language"]
+           "set_language", "table_language"]
 
 
 # Core and the rules engine cannot import the firmware; they speak through this hook.

@@ -44,6 +44,40 @@ LAMPS = {
 }
 
 
+# The API's methods as a technician says them ("诊断 被拒", never "diagnose 被拒").
+METHODS = {
+    "info": N_("info"), "status": N_("status"), "subscribe": N_("subscribe"),
+    "faults": N_("faults"), "diagnose": N_("diagnose"), "test": N_("self-test"),
+    "testmode": N_("test mode"), "jog": N_("jog"), "jog_hold": N_("jog"),
+    "jog_keep": N_("jog"), "jog_stop": N_("jog"), "clear": N_("clear"),
+    "estop": N_("e-stop"), "walls": N_("walls"), "log": N_("log"), "config": N_("config"),
+    "login": N_("log in"), "logout": N_("log out"), "score": N_("score"),
+    "usage": N_("usage"), "command": N_("command"), "health": N_("health"),
+}
+
+# The motors a technician jogs, by the jog's names (firmware/machines/maintenance.py).
+MOTORS = {"lid": N_("lid"), "disc": N_("shuffle disc"), "ring": N_("magnet ring"),
+          "dice": N_("dice")}
+SIDE_MOTORS = {"head": N_("stacking head of side {n}"),
+               "plate": N_("wall lift plate of side {n}"),
+               "conveyor": N_("conveyor of side {n}")}
+
+
+def method(name: str) -> str:
+    """An API method as said in the current language (unknown ones as they are)."""
+    label = METHODS.get(name)
+    return _(label) if label else name
+
+
+def motor(name: str) -> str:
+    """A jog motor ("lid", "head.2") as said in the current language."""
+    part, _dot, n = name.partition(".")
+    if n and part in SIDE_MOTORS:
+        return _(SIDE_MOTORS[part]).format(n=n)
+    label = MOTORS.get(name)
+    return _(label) if label else name
+
+
 def mode(estopped: bool, test_mode: bool, error_active: bool) -> str | None:
     """What holds the table stopped when it is not a fault: e-stop or test mode."""
     if estopped:
@@ -61,6 +95,14 @@ def state(name: str | None, held_by: str | None = None) -> str:
         return "·"
     label = STATES.get(name)
     return _(label) if label else name
+
+
+def phase(name: str | None, held_by: str | None, set_in_play: Any) -> str:
+    """The hand cycle's state for a person: before the first hand the table is in
+    `play` with no set in play, building its first set (not "hand 0 · play")."""
+    if name == "play" and set_in_play is None and not held_by:
+        return _("building the first set")
+    return state(name, held_by)
 
 
 def lamp(name: str) -> str:

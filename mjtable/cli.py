@@ -13,7 +13,7 @@ from firmware.cli_types import number, positive_int, speed, whole
 from firmware.diagnosis.faultcard import FORMATS, short_name
 from firmware.i18n import LANGUAGES, _, join, language, resolve, set_language
 from hal.interface import HalError
-from mjtable import cli_words
+from mjtable import board_cli, cli_words
 from mjtable_core.config import Config, check_link, load_config
 from mjtable_core.schema import ConfigError
 
@@ -36,7 +36,12 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", parents=[common],
-                         help=_("run the table (the built-in simulator without hardware)"))
+                         help=_("run the table (the built-in simulator without hardware)"),
+                         description=_("Run the table's daemon: the controller on [hal] "
+                                       "backend (the built-in simulator without hardware), "
+                                       "its event log and its API socket for the console "
+                                       "and the agent. Ctrl-C, SIGTERM or a closed terminal "
+                                       "stops it with every motor off (docs/console.md)."))
     run.add_argument("--speed", type=speed, default=1.0,
                      help=_("fast-forward the simulated table by this factor"))
     run.add_argument("--cycles", type=positive_int, help=_("stop after this many hands"))
@@ -62,8 +67,9 @@ def _parser() -> argparse.ArgumentParser:
                           "docs/scenarios.md); exit 0 only when its expectations hold"))
     sim.add_argument("--seed", type=whole, help=_("simulator seed (default: from config)"))
     sim.add_argument("--json", action="store_true", help=_("print one JSON report"))
-    sim.add_argument("--hal", choices=("sim", "ioboard"), default="sim",
-                     help=_("ioboard: through the serial protocol and the I/O-board emulator"))
+    sim.add_argument("--hal", choices=("sim", "ioboard", "pico"), default="sim",
+                     help=_("ioboard: through the serial protocol and the I/O-board emulator; "
+                            "pico: the board's firmware on MicroPython on an emulated RP2040"))
 
     fuzz = sub.add_parser("fuzz", parents=[common],
                           help=_("random fault scenarios judged by the simulator's referee"))
@@ -100,6 +106,7 @@ def _parser() -> argparse.ArgumentParser:
                                           "commitment, and the chain (docs/rules.md)"),
                    add_help=False)
 
+    board_cli.add_parser(sub)
     card = sub.add_parser("faults", parents=[common],
                           help=_("the fault-code card: code, meaning, causes, what to do"))
     card.add_argument("--lang", choices=LANGUAGES,
@@ -150,6 +157,8 @@ def _main(argv: list[str]) -> int:
         return console_main(rest, state_dir=args.state_dir)
     if rest:
         parser.error(_("unrecognized arguments: {args}").format(args=" ".join(rest)))
+    if args.command == "board":
+        return board_cli.run(args)
     if args.command == "faults":
         return _faults(args)
     try:
@@ -249,6 +258,8 @@ def _simulate(config: Config, args: argparse.Namespace) -> int:
 
     if args.hal == "ioboard":   # the real serial path, against the I/O-board emulator
         from simulator.harness.run import simulate_ioboard as simulate
+    if args.hal == "pico":      # the board's firmware on its chip (emulated)
+        from simulator.harness.run import simulate_pico as simulate
     progress = None
     if sys.stderr.isatty():
         def progress(done: int, total: int) -> None:

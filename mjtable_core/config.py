@@ -196,6 +196,9 @@ class ApiSection:
                               doc="lockout length, on the controller's clock")
     log_max_rows: int = option(200_000, minval=1000, maxval=10_000_000,
                                doc="event log rows kept; the oldest are deleted first")
+    tcp_net_prefix: int = option(24, minval=8, maxval=32,
+                                 doc="TCP slots are counted per network of this prefix "
+                                     "length (IPv4; IPv6 by /64): addresses are cheap")
     tcp_estop_networks: str = option(
         "", choices=NETWORKS, shown="networks such as \"192.168.1.0/24, ::1/128\"",
         doc="over TCP, addresses here may press the e-stop without a session; empty = "
@@ -210,7 +213,10 @@ class VenueSection:
                                  "`mjtable agent` has nowhere to go")
     username: str = option("", doc="this table's broker user (the ACL allows it "
                                    "mjt/v1/<username>/#); empty = [table] id")
-    password: str = option("", doc="this table's broker password")
+    password: str = option("", doc="this table's broker password (better in password_file; "
+                                   "here only in a table.toml installed 0640)")
+    password_file: str = option("", doc="file holding this table's broker password, "
+                                        "readable by the agent's user only (0600)")
     tls_ca: str = option("", doc="CA file that signed the broker's certificate (mqtts)")
     keepalive_s: int = option(30, minval=5, maxval=3600,
                               doc="MQTT keepalive: the broker says offline after 1.5 × this")

@@ -269,3 +269,8 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(str(path), None, None,
                           _("not a text file (byte {byte} is not UTF-8); a config is TOML "
                             "text").format(byte=exc.start)) from None
+    except RecursionError:              # arrays or tables nested past the parser
+        raise ConfigError(str(path), None, None, _("not valid TOML: nested too deep")) from None
+    except ValueError as exc:           # an integer past Python's 4,300 digits
+        raise ConfigError(str(path), None, None, _("not valid TOML: {error}").format(
+            error=str(exc)[:120])) from None

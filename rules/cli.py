@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from mjtable_core import jsontext
 from mjtable_core.oserror import said
 from mjtable_core.printable import printable_lines
 
@@ -53,11 +54,9 @@ def _unreadable(prog: str, path: str, exc: OSError | UnicodeDecodeError) -> int:
 
 
 def _loads(text: str) -> Any:
-    """json.loads, with nesting too deep for the parser a ValueError like any other."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise json.JSONDecodeError(_("nested too deep"), text, 0) from None
+    """json.loads, with nesting too deep for the parser and integers of thousands of
+    digits a JSONDecodeError like any other (mjtable_core/jsontext.py)."""
+    return jsontext.loads(text)
 
 
 def _fail(prog: str, message: str) -> int:

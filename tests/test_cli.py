@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -85,8 +86,13 @@ def test_run_takes_the_state_dir_after_the_command_too(tmp_path) -> None:
     assert (state / "events.sqlite").is_file()
 
 
-def test_run_stops_cleanly_on_sigterm() -> None:
-    proc = subprocess.Popen([*MJTABLE, "run", "--plain", "--speed", "10"], cwd=ROOT,
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP],
+                         ids=["SIGTERM", "SIGINT", "SIGHUP"])
+def test_run_stops_cleanly_on_a_stop_signal(signum, tmp_path) -> None:
+    # SIGHUP is a closed terminal or a dropped SSH session: the same safe stop.
+    state = tmp_path / "state"
+    proc = subprocess.Popen([*MJTABLE, "run", "--plain", "--speed", "10", "--state-dir",
+                             str(state), "--socket", str(tmp_path / "api.sock")], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})
     assert proc.stdout is not None
@@ -94,10 +100,13 @@ def test_run_stops_cleanly_on_sigterm() -> None:
     for line in proc.stdout:
         if "build.started" in line or time.monotonic() > deadline:
             break
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signum)
     out, _ = proc.communicate(timeout=30)
     assert proc.returncode == 0
     assert "stop" in out and out.rstrip().endswith("every motor off")
+    with sqlite3.connect(state / "events.sqlite") as db:
+        kinds = [kind for (kind,) in db.execute("SELECT kind FROM events ORDER BY rowid")]
+    assert kinds[-1] == "stop"
 
 
 def test_simulate_a_scenario_reports_its_faults() -> None:
@@ -129,3 +138,14 @@ def test_bad_scenario_exits_2_with_one_line(tmp_path) -> None:
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1
     assert result.stderr.startswith(f"mjtable: {path}: [[fault]] #1 where: 'side.9.head'")
+
+
+def test_help_names_every_command_and_says_what_run_and_agent_do() -> None:
+    # Before: `venue --help` never named staff or integrator; `run --help` and
+    # `agent --help` had no description at all.
+    venue = mjtable("venue", "--help")
+    assert "mjtable venue staff" in venue.stdout and "mjtable venue integrator" in venue.stdout
+    for command in ("run", "agent"):
+        text = mjtable(command, "--help").stdout
+        description = text.split("\n\n")[1]
+        assert not description.startswith("options:") and len(description) > 80, text

@@ -113,3 +113,12 @@ def test_plain_log_lines_show_no_python_reprs() -> None:
     line = log_line({"t": 0.0, "kind": "start", "table": "table-1", "seed": None})
     assert line is not None and "{" not in line and "'" not in line and "None" not in line
     assert "table=table-1" in line
+
+
+def test_bench_says_its_progress_and_ctrl_c_ends_it_with_a_line() -> None:
+    # Before: minutes of silence, and silence again on Ctrl-C.
+    result = interrupt(["bench"], wait_for="1/9")
+    assert result.returncode == 130, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "mjtable bench: interrupted" in result.stderr
+    assert result.stdout == ""

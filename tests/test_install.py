@@ -48,6 +48,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     built = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                  "--quiet", "-w", tmp / "dist", src, cwd=tmp)
     assert built.returncode == 0, built.stderr
+    # Every folder of data is named in pyproject.toml: no setuptools banner over the
+    # first `make run` (the same build as its `pip install -e`).
+    assert "would be ignored" not in built.stdout + built.stderr, built.stderr
     (wheel,) = (tmp / "dist").glob("mjtable-*.whl")
     venv = tmp / "venv"
     # This venv's pip installs into the new one (`--python`): the same install, without

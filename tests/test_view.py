@@ -78,3 +78,24 @@ def test_players_keep_off_the_keys_in_test_mode() -> None:
     service.leave(by="li")
     harness.clock.run_until(harness.clock.now() + 600.0)
     assert pressed, "players take up the game again once test mode ends"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh_CN"])
+def test_before_the_first_hand_the_picture_says_the_first_set_is_building(lang: str) -> None:
+    # Before: "hand 0 · play" while the table built its first set.
+    from firmware.console.render import table_plain
+    sides = [{"state": "idle", "stacked": 0, "target": 36} for _ in range(4)]
+    snap = {"table": "t1", "t": 3.0, "cycle": 0, "state": "play", "build": "building",
+            "set_in_play": None, "set_building": "A", "lamps": {}, "sides": sides,
+            "faults": [], "display": ""}
+    with language(lang):
+        said = table_plain(snap)
+    title = render(snapshot_of(snap), (80, 24), lang)[0]
+    first = "理第一副牌" if lang == "zh_CN" else "building the first set"
+    assert first in said and first in title, (said, title)
+    assert "play" not in title and "打牌" not in title
+
+
+def snapshot_of(status: dict) -> dict:
+    from firmware.console.view import snap_from_status
+    return snap_from_status(status)

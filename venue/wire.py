@@ -48,6 +48,35 @@ def payload(value: Any) -> bytes:
                       default=str).encode()
 
 
+# What the agent publishes, built here once: the agent from its daemon's replies, the
+# demo's made-up tables from the same shapes (venue/desk/demo.py), so the venue, Home
+# Assistant and a chain's broker see one protocol, never a copy that drifts.
+
+
+def birth(table: str, firmware: str, model: str, variant: str, console_url: str | None,
+          protocol: Any) -> dict[str, Any]:
+    """The retained `info` message."""
+    return {"schema": SCHEMA, "table": table, "firmware": firmware, "model": model,
+            "variant": variant, "console_url": console_url or None, "protocol": protocol}
+
+
+def status_message(table: str, status: dict[str, Any], wall: float) -> dict[str, Any]:
+    """The retained `status` message of a daemon's status."""
+    return {**status_view(status), "table": table, "wall": round(wall, 3)}
+
+
+def faults_message(table: str, faults: list[dict[str, Any]]) -> dict[str, Any]:
+    """The retained `faults` message of the daemon's active faults."""
+    return {"table": table, "active": [fault_view(f) for f in faults]}
+
+
+def fault_event(table: str, event: dict[str, Any], wall: float) -> dict[str, Any]:
+    """An `event/fault` message of a daemon's fault event, heard at `wall`."""
+    wall = round(wall, 3)
+    return {"table": table, "t": event.get("t"), "wall": wall, **fault_view(event),
+            "since": wall}
+
+
 def status_view(status: dict[str, Any]) -> dict[str, Any]:
     """What the venue sees of the status: no tiles, no signals, no walls."""
     return {"state": status.get("state"), "hand": status.get("cycle"),
@@ -74,9 +103,11 @@ def gate_view(status: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def fault_view(fault: dict[str, Any]) -> dict[str, Any]:
-    """A fault as the venue reads it: code, cause and remedy in the venue's language."""
+    """A fault as the venue reads it: code, cause and remedy in the venue's language,
+    and `since`, the wall time the table raised it (its age on the venue's screens)."""
     diagnosis = fault.get("diagnosis") or {}
     return {"code": fault.get("code"), "id": fault.get("id"), "where": fault.get("where"),
-            "active": fault.get("active"), "summary": diagnosis.get("summary"),
+            "active": fault.get("active"), "since": fault.get("raised_wall"),
+            "summary": diagnosis.get("summary"),
             "cause": diagnosis.get("causes"), "remedy": diagnosis.get("remedy"),
             "severity": diagnosis.get("severity")}

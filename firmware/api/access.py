@@ -10,49 +10,42 @@ open by mistake.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 OPEN = "open"
 TECHNICIAN = "technician"
 MOTION = "motion"
 
-CLASSES: dict[str, str] = {
-    "info": OPEN, "status": OPEN, "subscribe": OPEN, "faults": OPEN, "walls": OPEN,
-    "log": OPEN, "config": OPEN, "estop": OPEN, "login": OPEN, "logout": OPEN,
-    # Without "check": true diagnose only reads what the firmware knows.
-    "diagnose": OPEN,
-    # A player's action: the seats of the hand just ended enter its result.
-    "score": OPEN,
-    # The usage ledger (firmware/api/usage.py); the venue acknowledges by a signed command.
-    "usage": OPEN,
-    # Signed by the venue and checked in the daemon (firmware/service/signed.py).
-    "command": OPEN,
-    # Wear and the maintenance schedule (firmware/api/health.py).
-    "health": OPEN, "maintained": TECHNICIAN,
-    "clear": TECHNICIAN, "testmode": TECHNICIAN,
-    "test": MOTION, "jog": MOTION,
-    # Hold-to-run (firmware/api/hold.py): starting moves a motor; a keep is checked
-    # against the session that started it; a stop is the safe direction.
-    "jog_hold": MOTION, "jog_keep": OPEN, "jog_stop": OPEN,
-}
+H = TypeVar("H", bound=Callable[..., Any])
+
+
+def method(access: str) -> Callable[[H], H]:
+    """A handler's access class, written where the handler is: `@method(OPEN)`."""
+    def mark(handler: H) -> H:
+        handler.access = access     # type: ignore[attr-defined]
+        return handler
+    return mark
 
 
 class Unclassified(Exception):
     """A method without a class: the daemon refuses to start."""
 
 
-def check_classified(methods: Iterable[str]) -> None:
-    """Raise Unclassified unless every method has a class."""
-    missing = sorted(set(methods) - set(CLASSES))
+def check_classified(handlers: Mapping[str, Callable[..., Any]]) -> dict[str, str]:
+    """Every method's class; Unclassified unless every handler was written with one."""
+    classes = {name: getattr(handler, "access", None) for name, handler in handlers.items()}
+    missing = sorted(name for name, access in classes.items() if access is None)
     if missing:
-        raise Unclassified("API methods without an access class (firmware/api/access.py): "
-                           + ", ".join(missing) + "; the daemon does not start")
+        raise Unclassified("API methods without an access class (write each with "
+                           "@method(...), firmware/api/access.py): " + ", ".join(missing)
+                           + "; the daemon does not start")
+    return classes      # type: ignore[return-value]
 
 
-def classify(method: str, params: dict[str, Any]) -> str:
+def classify(classes: Mapping[str, str], method: str, params: dict[str, Any]) -> str:
     """The class of one request: its method's, raised by what the params ask for."""
-    base = CLASSES[method]
+    base = classes[method]
     if method == "estop" and params.get("release"):
         return TECHNICIAN
     if method == "diagnose" and params.get("check"):

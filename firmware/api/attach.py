@@ -63,6 +63,7 @@ async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
     eventlog.on_failure = lambda exc: ctl.clock.post(lambda: log_failed(ctl, eventlog, exc))
     maintenance = Maintenance(ctl)
     server = ApiServer(ctl, maintenance, Technicians(state / statedir.TECHNICIANS_NAME), eventlog)
+    server.wall = wall
     # The usage ledger (billing) lives beside the event log, for every backend: a
     # simulated table's hands are counted as a real one's.
     ledger = Ledger(state / LEDGER_NAME, ctl.config.table.id, ctl.clock, wall=wall,

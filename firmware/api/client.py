@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from firmware import i18n
+from firmware import i18n, words
 from firmware.api import protocol as p
 from firmware.i18n import _
 
@@ -63,7 +63,7 @@ def refusal(method: str, reply: dict[str, Any]) -> ClientError:
     """The daemon's refusal of `method`, in the reader's language."""
     error = reply.get("error") if isinstance(reply.get("error"), dict) else {}
     return ClientError(_("{verb} refused: {message}").format(
-        verb=method, message=error.get("message") or _("no reason given")),
+        verb=words.method(method), message=error.get("message") or _("no reason given")),
         EXIT_REFUSED, error.get("code"), error)
 
 
@@ -122,7 +122,7 @@ class Client:
             if self.technician is None:
                 raise ClientError(_("{method} needs a technician: pass --technician NAME "
                                     "(token in MJTABLE_TOKEN or at the prompt)")
-                                  .format(method=method), EXIT_REFUSED)
+                                  .format(method=words.method(method)), EXIT_REFUSED)
             if not self.logged_in:
                 # The token travels once, in `login`; the session covers this connection.
                 name, token = self.technician

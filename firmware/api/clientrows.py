@@ -56,8 +56,9 @@ class ClientRows:
     """The gate between client-caused rows and `emit` (the controller's)."""
 
     def __init__(self, clock: Clock, emit: Callable[..., None], window_s: float = WINDOW_S,
-                 total: int = TOTAL_PER_WINDOW) -> None:
+                 total: int = TOTAL_PER_WINDOW, suppressed: str = "api.rows.suppressed") -> None:
         self.clock = clock
+        self.suppressed_kind = suppressed
         self._emit = emit
         self.window_s = window_s
         self.total = total
@@ -96,7 +97,7 @@ class ClientRows:
         if not everything and now - self._started < self.window_s:
             return
         if self._suppressed:
-            self._emit("api.rows.suppressed", rows=dict(sorted(self._suppressed.items())),
+            self._emit(self.suppressed_kind, rows=dict(sorted(self._suppressed.items())),
                        window_s=round(now - self._started, 3))
         self._started, self._written, self._suppressed = now, 0, {}
 

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from firmware.api import protocol as p
+from firmware.api.access import OPEN, TECHNICIAN, method
 from firmware.diagnosis import upkeep
 from firmware.i18n import _
 
@@ -20,9 +21,11 @@ Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
 
 
 def handlers(server: ApiServer) -> dict[str, Handler]:
+    @method(OPEN)
     async def health(client: Client, params: dict[str, Any], _who: str | None) -> Any:
         return server.ctl.wear.report()
 
+    @method(TECHNICIAN)
     async def maintained(client: Client, params: dict[str, Any], who: str | None) -> Any:
         job, part = params.get("job"), params.get("part")
         wear = server.ctl.wear

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from firmware.api import protocol as p
+from firmware.api.access import MOTION, OPEN, method
 from firmware.i18n import _
 from firmware.machines.maintenance import MAX_HOLD_S, MaintenanceRefused, NoSuchMechanism
 
@@ -36,6 +37,7 @@ def handlers(server: ApiServer) -> dict[str, Handler]:
             raise p.ApiError(p.BAD_REQUEST, "\"hold\" must be the number jog_hold gave")
         return hold
 
+    @method(MOTION)   # starting moves a motor
     async def jog_hold(client: Client, params: dict[str, Any], who: str | None) -> Any:
         motor, direction = params.get("motor"), params.get("direction")
         if not isinstance(motor, str) or not isinstance(direction, str):
@@ -50,6 +52,7 @@ def handlers(server: ApiServer) -> dict[str, Handler]:
         held[id(client)] = started["hold"]
         return started
 
+    @method(OPEN)   # checked against the session that started the hold
     async def jog_keep(client: Client, params: dict[str, Any], _who: str | None) -> Any:
         hold = number(params)
         session = (client.technician if server.ctl.clock.now() < client.session_until
@@ -61,6 +64,7 @@ def handlers(server: ApiServer) -> dict[str, Handler]:
         except MaintenanceRefused as exc:
             raise p.ApiError(p.REFUSED, str(exc)) from None
 
+    @method(OPEN)   # a stop is the safe direction
     async def jog_stop(client: Client, params: dict[str, Any], who: str | None) -> Any:
         hold = number(params)
         held.pop(id(client), None)

@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import dataclasses
 import ipaddress
+import itertools
 import json
 import os
 import socket
@@ -36,10 +37,12 @@ from firmware import i18n, words
 from firmware.api import health, hold, usage, venue
 from firmware.api import protocol as p
 from firmware.api.access import (
-    CLASSES,
     MOTION,
+    OPEN,
+    TECHNICIAN,
     check_classified,
     classify,
+    method,
     needs_technician,
 )
 from firmware.api.auth import Technicians, technician_name
@@ -47,9 +50,12 @@ from firmware.api.budget import Bucket, Budgets
 from firmware.api.clientrows import ClientRows
 from firmware.api.framing import OVERLONG, LineSplitter
 from firmware.api.lockout import Lockout
+from firmware.api.loglane import LogLane
 from firmware.api.logreply import Encoded, bounded_log
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
 from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
+from firmware.api.tcpslots import PER_TECHNICIAN as TCP_PER_TECHNICIAN
+from firmware.api.tcpslots import Slot, network, place, technician_full
 from firmware.controller import Controller
 from firmware.diagnosis.guided import diagnose
 from firmware.faults.clearing import ClearRefused
@@ -91,12 +97,13 @@ JUNK_HOLD_S = 10.0        # a connection sending lines that are no request: held
 LOG_PACE = 9.0            # after a log read, wait this many times its processor time:
                           # log reads take at most a tenth of a processor
 MAX_SYMPTOM = 300         # characters a technician says of a symptom
-TCP_MAX = 16              # TCP connections at once
-TCP_PER_HOST = 4          # TCP connections at once from one address
 TCP_LOGIN_S = 10.0        # a TCP connection not logged in by then is dropped
 ACTIONS_PER_WINDOW = 60   # rows of one technician's action (or login) a minute
 
 Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
+
+
+_OPENED = itertools.count()
 
 
 class Client:
@@ -123,6 +130,8 @@ class Client:
         self.junk = Bucket(*budgets.junk)
         self.estops = Bucket(*budgets.estop_lane)
         self.host = ""      # a TCP client's address
+        self.net = ""       # and the network it is counted in (firmware/api/tcpslots.py)
+        self.opened = next(_OPENED)     # oldest first, when a slot is taken
 
     def send(self, message: dict[str, Any]) -> bool:
         return self.send_line(p.encode(message))
@@ -199,9 +208,10 @@ class ApiServer:
         self.dropped = DroppedConnections(ctl.clock, self.client_rows.emit)
         self.set_budgets(Budgets())
         self.estop_networks = _networks(ctl.config.api.tcp_estop_networks)
+        self.net_prefix = ctl.config.api.tcp_net_prefix
         # Event-log reads, one at a time over every client: each holds the GIL for
         # most of its work, and many at once starve the loop the table runs on.
-        self.log_reads = asyncio.Semaphore(1)
+        self.log_reads = LogLane()
         self.open_diagnoses = OpenDiagnoses(ctl.clock, self.client_rows.emit)
         self.clients: set[Client] = set()
         self.max_clients = connection_budget(max_clients)
@@ -216,6 +226,10 @@ class ApiServer:
         self._status_text = ""
         self._status_due = False            # an event happened: status may have changed
         self.closing: list[Callable[[Client], None]] = []   # told when a connection ends
+        # Wall time stamps a fault for people (its age on the venue's screens, kept
+        # across the venue's and the agent's restarts); it never steers the table.
+        self.wall: Callable[[], float] | None = None
+        self._raised_walls: dict[tuple[str, str, float], float] = {}
         self.handlers: dict[str, Handler] = {
             "info": self._info, "status": self._status, "subscribe": self._subscribe,
             "faults": self._faults, "diagnose": self._diagnose, "test": self._test,
@@ -226,7 +240,8 @@ class ApiServer:
             **hold.handlers(self), **health.handlers(self)}
         self.ledger: Ledger | None = None      # the usage ledger, when the daemon has one
         self.venue: venue.Venue | None = None  # signed commands and the booking gate
-        check_classified(self.handlers)     # default deny: no class, no daemon
+        # Default deny: a handler written without its class, and no daemon starts.
+        self.classes = check_classified(self.handlers)
         ctl.subscribers.append(self._on_event)
         # A reader's own reports never mark it changed: a backend that reports only a
         # new code would say "the same tile as the last" by its silence. Its shown
@@ -310,7 +325,7 @@ class ApiServer:
                 writer.transport.abort()
             return
         client = Client(self, reader, writer, remote, peer)
-        client.host = host
+        client.host, client.net = host, network(host, self.net_prefix) if remote else ""
         self.clients.add(client)
         writer_task = asyncio.get_running_loop().create_task(client.write_loop())
         splitter = LineSplitter(p.MAX_LINE)
@@ -400,6 +415,10 @@ class ApiServer:
                     await asyncio.wait_for(writer_task, 2.0)
             client.closed = True
             writer_task.cancel()
+            # Its replies can no longer go anywhere: requests still waiting (a pipeline
+            # of log reads, say) are dropped, never left holding a lane for others.
+            for task in list(client.tasks):
+                task.cancel()
             with contextlib.suppress(Exception):
                 writer.close()
 
@@ -411,12 +430,19 @@ class ApiServer:
         if len(self.clients) >= self.max_clients:
             return f"too many connections ({self.max_clients}); try again later"
         if peer.uid is None:
-            # TCP has its own slots, and one address cannot take them all.
-            remote = [c for c in self.clients if c.remote]
-            if len(remote) >= TCP_MAX:
-                return f"too many TCP connections ({TCP_MAX}); try again later"
-            if sum(1 for c in remote if c.host == host) >= TCP_PER_HOST:
-                return f"too many TCP connections from {host} ({TCP_PER_HOST}); close some"
+            # TCP has its own slots, counted per network; one not logged in holds
+            # little and gives its slot up to a newcomer (firmware/api/tcpslots.py).
+            slots = [Slot(c, c.net, c.technician is not None,
+                          c.technician is None and not self._estop_network(c))
+                     for c in sorted(self.clients, key=lambda c: c.opened)
+                     if c.remote and not c.closed]
+            why, taken = place(slots, network(host, self.net_prefix))
+            if why is not None:
+                return why
+            if taken is not None:
+                taken.client.drop(N_("a newer connection took its slot (it had not "
+                                     "logged in)"), "no login")
+            return None
         if sum(1 for c in self.clients if c.peer.key == peer.key) >= MAX_PER_PEER:
             return f"too many connections from {peer.key} ({MAX_PER_PEER}); close some"
         return None
@@ -508,7 +534,7 @@ class ApiServer:
             if "auth" in request and method != "login":
                 raise p.ApiError(p.BAD_REQUEST, "a token goes only with \"login\"; "
                                  "the session then covers this connection")
-            kind = classify(method, request["params"])
+            kind = classify(self.classes, method, request["params"])
             technician = None
             if method == "login":
                 technician = await self._authorize(client, request)
@@ -582,15 +608,22 @@ class ApiServer:
                                "(console test-mode on)").format(
                                    action=action, state=words.state(self.ctl.cycle.state)))
 
+    @method(OPEN)
     async def _login(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         """Open a session on this connection (`_handle` has checked the token)."""
         assert who is not None
+        if client.remote and client.technician != who and technician_full(
+                [c.technician for c in self.clients if c.remote and c is not client], who):
+            raise p.ApiError(p.REFUSED, _("“{name}” has {most} sessions over TCP already; "
+                                          "log out of one").format(name=who,
+                                                                   most=TCP_PER_TECHNICIAN))
         client.technician = who
         client.session_until = self.ctl.clock.now() + SESSION_S
         self.client_rows.row("technician.login", who, per_key=ACTIONS_PER_WINDOW, name=who,
                              **client.peer.as_log())
         return {"technician": who, "session_s": SESSION_S}
 
+    @method(OPEN)
     async def _logout(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         was, client.technician, client.session_until = client.technician, None, 0.0
         return {"logged_out": was}
@@ -643,6 +676,9 @@ class ApiServer:
 
     def _on_event(self, event: dict[str, Any]) -> None:
         self._status_due = True
+        if event.get("kind") == "fault" and self.wall is not None:
+            key = (str(event.get("id")), str(event.get("where")), event.get("sim_time_s"))
+            self._raised_walls.setdefault(key, round(self.wall(), 3))   # type: ignore[arg-type]
         watching = [c for c in self.clients if "events" in c.subscribed]
         if watching:
             shown = public_event(event)
@@ -726,16 +762,18 @@ class ApiServer:
         return status
 
     def _fault(self, index: int, fault: Fault) -> dict[str, Any]:
-        return {"ref": index + 1, **fault.as_dict()}
+        raised = self._raised_walls.get((fault.id, fault.where, round(fault.sim_time_s, 3)))
+        return {"ref": index + 1, **fault.as_dict(), "raised_wall": raised}
 
     # -- methods -----------------------------------------------------------------
 
+    @method(OPEN)
     async def _info(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         return {"name": "mjtable", "protocol": p.VERSION, "table": self.ctl.config.table.id,
                 "t": round(self.ctl.clock.now(), 3), "methods": sorted(self.handlers),
-                "access": {m: CLASSES[m] for m in sorted(self.handlers)},
+                "access": {m: self.classes[m] for m in sorted(self.handlers)},
                 "technician_needed": [*sorted(m for m in self.handlers
-                                              if needs_technician(CLASSES[m])),
+                                              if needs_technician(self.classes[m])),
                                       "estop (release)", "diagnose (check)"],
                 "tests": [{"number": t.number, "name": t.name, "label": t.label}
                           for t in mechanism_tests(self.ctl.geometry)],
@@ -744,9 +782,11 @@ class ApiServer:
                 # log whose tail was later cut off or rewritten (verify-log cannot).
                 "event_log_head": self.eventlog.head if self.eventlog else None}
 
+    @method(OPEN)
     async def _status(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         return self.status(with_signals=True)
 
+    @method(OPEN)
     async def _subscribe(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         wanted = params.get("streams", ["events", "signals", "status"])
         if not isinstance(wanted, list) or not all(
@@ -758,6 +798,7 @@ class ApiServer:
         # The first stream messages are the whole picture; changes follow.
         return {"streams": sorted(client.subscribed), "status": self.status(True)}
 
+    @method(OPEN)
     async def _faults(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         faults = [self._fault(i, f) for i, f in enumerate(self.ctl.faults)]
         logged: list[dict[str, Any]] = []
@@ -769,6 +810,7 @@ class ApiServer:
         return {"active": [f for f in faults if f["active"]], "history": faults,
                 "logged": [row for row in logged if row.get("kind") == "fault"]}
 
+    @method(OPEN)   # without "check": true it only reads what the firmware knows
     async def _diagnose(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         symptom = params.get("symptom")
         if not isinstance(symptom, str) or not symptom.strip():
@@ -799,6 +841,7 @@ class ApiServer:
                                  symptom=printable(symptom), by=who, result=result)
         return result
 
+    @method(MOTION)
     async def _test(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         name = params.get("mechanism")
         if not isinstance(name, str):
@@ -822,6 +865,7 @@ class ApiServer:
             raise p.ApiError(p.REFUSED, str(exc)) from None
         return {"results": await finished, "test_mode": self.maintenance.test_mode}
 
+    @method(TECHNICIAN)
     async def _testmode(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         on = params.get("on")
         if not isinstance(on, bool):
@@ -833,10 +877,15 @@ class ApiServer:
                 self.maintenance.leave(who)
         except MaintenanceRefused as exc:
             raise p.ApiError(p.REFUSED, str(exc)) from None
-        return {"test_mode": self.maintenance.test_mode, "cycle": self.ctl.cycle.state,
-                "held_by": self.ctl.status()["held_by"],
-                "refeed_hold": self.ctl.refeed_hold is not None}
+        held_by = self.ctl.status()["held_by"]
+        cycle = self.ctl.cycle.state
+        # Halted by test mode (or the e-stop), the cycle says what holds it, not
+        # "fault": nothing is wrong with a table a technician is testing.
+        return {"test_mode": self.maintenance.test_mode,
+                "cycle": held_by if cycle == "fault" and held_by else cycle,
+                "held_by": held_by, "refeed_hold": self.ctl.refeed_hold is not None}
 
+    @method(MOTION)
     async def _jog(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         motor, direction, seconds = (params.get(k) for k in ("motor", "direction", "seconds"))
         if not isinstance(motor, str) or not isinstance(direction, str) or not isinstance(
@@ -853,6 +902,7 @@ class ApiServer:
             raise p.ApiError(p.REFUSED, str(exc)) from None
         return await finished
 
+    @method(TECHNICIAN)
     async def _clear(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         wanted = params.get("fault")
         if not isinstance(wanted, str | int) or isinstance(wanted, bool):
@@ -878,6 +928,7 @@ class ApiServer:
                                  if f.active],
                 "estopped": self.ctl.estopped, "test_mode": self.maintenance.test_mode}
 
+    @method(OPEN)   # anyone may stop the table; a release needs a technician (classify)
     async def _estop(self, client: Client, params: dict[str, Any], who: str | None) -> Any:
         if params.get("release"):
             if not self.ctl.estopped:
@@ -896,6 +947,7 @@ class ApiServer:
         self.ctl.estop(by)
         return {"estopped": True, "cycle": self.ctl.cycle.state}
 
+    @method(OPEN)
     async def _walls(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         limit = params.get("limit", 5)
         if not isinstance(limit, int) or limit < 1:
@@ -906,6 +958,7 @@ class ApiServer:
                 "records": [record if handoff.ended(record) else public_record(record)
                             for record in handoff.records[-limit:]]}
 
+    @method(OPEN)
     async def _log(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         if self.eventlog is None:
             raise p.ApiError(p.NOT_AVAILABLE, _("this daemon runs without an event log"))
@@ -923,13 +976,22 @@ class ApiServer:
             filters[key] = value
         log = self.eventlog
         await asyncio.get_running_loop().run_in_executor(None, log.flush)
-        async with self.log_reads:
+        async with self.log_reads.turn(client.peer.key):
             # Read and encoded in the thread, bounded in bytes (firmware/api/logreply.py).
-            result = await asyncio.get_running_loop().run_in_executor(
+            reading = asyncio.get_running_loop().run_in_executor(
                 None, lambda: bounded_log(log, filters))
-            await asyncio.sleep(result.cpu_s * LOG_PACE)
+            try:
+                result = await asyncio.shield(reading)
+            except asyncio.CancelledError:
+                # Its connection closed: a thread cannot be stopped, so the lane stays
+                # taken until it ends, and rests after it all the same.
+                with contextlib.suppress(Exception):
+                    self.log_reads.rest((await reading).cpu_s * LOG_PACE)
+                raise
+            self.log_reads.rest(result.cpu_s * LOG_PACE)
         return result
 
+    @method(OPEN)   # a player's action: the seats of the hand just ended enter its result
     async def _score(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         """A player enters the result of the hand just ended (firmware/hands/scoring.py)."""
         try:
@@ -938,6 +1000,7 @@ class ApiServer:
         except ScoreRefused as exc:
             raise p.ApiError(p.REFUSED, str(exc)) from None
 
+    @method(OPEN)
     async def _config(self, client: Client, params: dict[str, Any], _: str | None) -> Any:
         return _redact(dataclasses.asdict(self.ctl.config))
 

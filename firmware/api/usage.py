@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from firmware.api import protocol as p
+from firmware.api.access import OPEN, method
 
 if TYPE_CHECKING:
     from firmware.api.server import ApiServer, Client
@@ -28,6 +29,7 @@ def handlers(server: ApiServer) -> dict[str, Handler]:
             raise p.ApiError(p.NOT_AVAILABLE, "this daemon runs without a usage ledger")
         return found
 
+    @method(OPEN)   # the venue acknowledges by a signed command
     async def usage(client: Client, params: dict[str, Any], _: str | None) -> Any:
         after, limit = params.get("after", 0), params.get("limit", 100)
         for name, value in (("after", after), ("limit", limit)):

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from firmware.api import protocol as p
+from firmware.api.access import OPEN, method
 from firmware.i18n import _
 from firmware.printable import printable
 from firmware.service import signed
@@ -40,6 +41,7 @@ class Venue:
 
 
 def handlers(server: ApiServer) -> dict[str, Handler]:
+    @method(OPEN)   # signed by the venue and checked here (firmware/service/signed.py)
     async def command(client: Client, params: dict[str, Any], _who: str | None) -> Any:
         venue: Venue | None = getattr(server, "venue", None)
         if venue is None:

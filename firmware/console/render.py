@@ -130,8 +130,8 @@ def _table(status: dict[str, Any]) -> tuple[dict[str, Any], list[str], list[tupl
             in_play=words.set_name(snap["set_in_play"]),
             building=words.set_name(snap["set_building"]),
             state=words.state(snap["build"], held)),
-        _("hand {hand} · {state}").format(hand=snap["hand"],
-                                          state=words.state(snap["state"], held))]
+        _("hand {hand} · {state}").format(
+            hand=snap["hand"], state=words.phase(snap["state"], held, snap["set_in_play"]))]
     return snap, lines, modes
 
 
@@ -209,8 +209,11 @@ def test_lines(results: list[dict[str, Any]]) -> list[str]:
     """Self-test results: number, name, pass or fail, and the diagnosis of a failure."""
     lines = []
     for r in results:
+        # The test's label in the reader's language ("测试 1 中心升降上下", not "lid").
+        name = r.get("label") or r["test"]
         lines.append(_("test {number} {name} {result}  {detail} ({seconds} s)").format(
-            number=f"{r['number']:>2}", name=f"{r['test']:<11}", result=r["result"],
+            number=f"{r['number']:>2}", name=name + " " * max(0, 11 - words.cells(name)),
+            result=r["result"],
             detail=r["detail"], seconds=r["took_s"]))
         diagnosis = r.get("diagnosis")
         if diagnosis:

@@ -32,6 +32,7 @@ from textual.widgets import (
     Static,
 )
 
+from firmware import words as table_words
 from firmware.api import client
 from firmware.api import protocol as p
 from firmware.api.client import TIMEOUT, AsyncClient
@@ -482,7 +483,7 @@ class ConsoleApp(App[int]):
                                     self.credential if self.tcp is not None else None)
         if not reply.get("ok"):
             self._say(_("{verb} refused: {message}").format(
-                verb="score", message=reply["error"]["message"]), "bold red")
+                verb=table_words.method("score"), message=reply["error"]["message"]), "bold red")
             return
         lines = winform.result_lines(reply["result"])
         self._say(lines[0], "bold green" if reply["result"].get("booked") else "bold yellow")
@@ -539,7 +540,7 @@ class ConsoleApp(App[int]):
         reply = await self.api.call(method, params, self.credential if needs else None)
         if not reply.get("ok"):
             self._say(_("{verb} refused: {message}").format(
-                verb=verb, message=reply["error"]["message"]), "bold red")
+                verb=table_words.method(method), message=reply["error"]["message"]), "bold red")
             if reply["error"]["code"] == p.FORBIDDEN:
                 self.credential = None
             return

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from firmware import words
 from firmware.controller import Controller
-from firmware.i18n import _, join
+from firmware.i18n import N_, _, join
 from firmware.printable import printable
 from firmware.why import fault_why
 
@@ -26,6 +26,13 @@ if TYPE_CHECKING:   # rich comes with the `console` extra; a headless table logs
 
 STACK_BUILT, STACK_HALF, STACK_EMPTY = "▮", "▪", "·"
 # Rows the full screen needs besides the side walls; below that the walls fold.
+# The log's names of the table's own events: the event kind is the id, what a person
+# reads is the name (English keeps the kind, so a journal's greps still find it).
+EVENT_NAMES = {"build.started": N_("build.started"), "build.staged": N_("build.staged"),
+               "start": N_("start"), "stop": N_("stop"),
+               "software.error": N_("software.error"),
+               "handoff.refused": N_("handoff.refused"),
+               "handoff.refused.revealed": N_("handoff.refused.revealed")}
 FIXED_ROWS = 13
 MAX_FAULT_LINES = 3
 
@@ -176,7 +183,7 @@ def screen(snap: dict[str, Any], speed: float = 1.0,
     body.append(_("Ctrl-C stops the table (every motor off)"), style="dim")
     title = _("mjtable · {table} · hand {hand} · {state} · t={t}s").format(
         table=snap["table"], hand=snap["hand"],
-        state=words.state(snap["state"], held_by), t=f"{snap['t']:.0f}")
+        state=words.phase(snap["state"], held_by, snap["set_in_play"]), t=f"{snap['t']:.0f}")
     if speed != 1:
         title += f" · ×{speed:g}"
     return Panel(body, title=title, expand=False)
@@ -198,7 +205,7 @@ def _log_line(event: dict[str, Any]) -> str | None:
     if kind in ("build.started", "build.staged"):
         extra = (" " + _("in {seconds} s").format(seconds=event["build_s"])
                  if "build_s" in event else "")
-        return f"{t:10.3f} {kind} {words.set_name(event['set'])}{extra}"
+        return f"{t:10.3f} {_(EVENT_NAMES[kind])} {words.set_name(event['set'])}{extra}"
     if kind == "walls.committed":
         # Before the deal: players note it and check the hand's record later.
         return _("{t} walls up hand {hand}: commitment {commitment}").format(
@@ -216,7 +223,8 @@ def _log_line(event: dict[str, Any]) -> str | None:
                 "handoff.refused.revealed"):
         detail = " ".join(f"{k}={_plain(v)}" for k, v in event.items()
                           if k not in ("t", "kind"))
-        return f"{t:10.3f} {kind} {detail}" if detail else f"{t:10.3f} {kind}"
+        name = _(EVENT_NAMES[kind])
+        return f"{t:10.3f} {name} {detail}" if detail else f"{t:10.3f} {name}"
     return None
 
 

@@ -83,6 +83,7 @@ class Clearing:
         if fault.id == "sensor.degraded":
             # Replaced or repaired: the sensor is believed again.
             ctl.supervisor.restore_sensor(fault.where)
+        ctl.fault_path.repeat_rows.close((fault.id, fault.where, fault.side))
         ctl.emit("fault.cleared", id=fault.id, code=fault.code, where=fault.where, by=by)
         if fault is ctl.refeed_hold:
             # The operator has refed the set that was half built at the power cut.

@@ -20,7 +20,9 @@ from firmware.diagnosis.causes import blind_cause
 from firmware.diagnosis.differential import rank
 from firmware.faults import recovery
 from firmware.faults.kinds import CATALOGUE, ERROR, INFO, WARNING, Fault
+from firmware.faults.repeat_rows import RepeatRows
 from firmware.faults.shutdown import TABLE
+from firmware.i18n import table_language
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -42,6 +44,8 @@ class FaultPath:
         self.faults: list[Fault] = []
         self.counts: Counter[str] = Counter()
         self._in_machine_error = False
+        # fault.repeated rows: one per fault a minute, with the count of the rest.
+        self.repeat_rows = RepeatRows(ctl.clock, ctl.emit)
 
     def fault(self, fault_id: str, where: str, side: int | None,
               evidence: dict[str, Any]) -> Fault:
@@ -58,8 +62,9 @@ class FaultPath:
             same.repeated(ctl.clock.now(), evidence)
             same.diagnosis_extra = self.diagnose(same)
             self.counts[fault_id] += 1
-            ctl.emit("fault.repeated", id=fault_id, code=same.code, where=where,
-                     repeats=same.repeats, per_minute=same.per_minute())
+            self.repeat_rows.repeated((fault_id, where, side), id=fault_id, code=same.code,
+                                      where=where, repeats=same.repeats,
+                                      per_minute=same.per_minute())
             return same
         again = self.capped(fault_id, where, side)
         if again is not None:
@@ -71,7 +76,9 @@ class FaultPath:
                 self.shut_down(kind.scope, again)
             again.diagnosis_extra = self.diagnose(again)
             self.counts[fault_id] += 1
-            ctl.emit("fault", **again.as_dict(), reopened=True, repeats=again.repeats)
+            with table_language():      # the event is the table's, not the client's
+                shown = again.as_dict()
+            ctl.emit("fault", **shown, reopened=True, repeats=again.repeats)
             return again
         fault = Fault(fault_id, where, side, ctl.cycle.number, ctl.clock.now(), evidence,
                       active=kind.severity != INFO)
@@ -79,7 +86,9 @@ class FaultPath:
             self.shut_down(kind.scope, fault)
         self.record(fault)
         fault.diagnosis_extra = self.diagnose(fault)
-        ctl.emit("fault", **fault.as_dict())
+        with table_language():      # raised inside a client's request: still the table's
+            shown = fault.as_dict()
+        ctl.emit("fault", **shown)
         return fault
 
     def capped(self, fault_id: str, where: str, side: int | None) -> Fault | None:

@@ -27,6 +27,7 @@ from rules.errors import RulesError
 from rules.scoring import read_declared, score_declared, score_request
 from rules.scoring.declared import WIND_LETTERS, Declared
 from rules.scoring.session import Session
+from rules.variants import REGISTRY
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -115,23 +116,20 @@ class TableScore:
                                  "were refused): it cannot be scored").format(
                 cycle=self.ctl.cycle.number))
         # Checked before a finished game gives way to a new one: the hand that ended the
-        # game is not booked again as the first of the next.
+        # game is not booked again as the first of the next - unless it is another win on
+        # the same discard, where the variant lets several win (Guangdong's 一炮多响).
         if self.session is not None and self.session.hands and (
                 self.session.hands[-1]["cycle"] == cycle):
-            raise ScoreRefused(_("the hand of cycle {cycle} is already scored").format(
-                cycle=cycle))
+            return self._another_winner(seat, result, record)
         # A copy: the session changes only once the hand's line is on disk.
         if self._current() is None:
             session = Session(self.ctl.config.rules.variant, first_dealer=dealer)
         else:
             session = Session.from_dict(self.session.as_dict())
         session.dealer = dealer     # the table's fact: who threw the dice
-        if isinstance(result, dict) and "win" in result and any(
-                f["cycle"] == cycle and f["declarer"] == seat for f in session.fines):
-            # "错和…即予停和…错和者陪打别人和牌后，按规定付分": no win this hand.
-            raise ScoreRefused(_("position {seat} was fined this hand and plays on without "
-                                 "winning (停和)").format(seat=seat))
-        winner, payments, answer = self._result(seat, result, record, session)
+        if isinstance(result, dict) and "win" in result:
+            _check_not_stopped(session, cycle, seat, result["win"])
+        winner, payments, answer, declared = self._result(seat, result, record, session)
         if answer is not None and not answer["win"] and not answer.get("drawn"):
             if "penalty" not in answer:
                 return {"answer": answer, "booked": False}
@@ -146,7 +144,46 @@ class TableScore:
             self.ctl.save_journal()
             return {"answer": answer, "booked": False, "fine": fine,
                     "scores": list(session.scores)}
-        booked = session.record(winner, payments, cycle=cycle)
+        booked = session.record(
+            winner, payments, cycle=cycle,
+            discarder=None if declared is None or declared.discarder is None else
+            WIND_LETTERS[declared.seat_of(declared.discarder)],
+            also_won=() if declared is None else tuple(WIND_LETTERS[c.seat]
+                                                       for c in declared.also_won))
+        return self._booked(session, booked, cycle, record, result, answer)
+
+    def _another_winner(self, seat: int, result: dict[str, Any], record: dict[str, Any]
+                        ) -> dict[str, Any]:
+        """A second (or third) win on the discard that won the hand already booked: booked
+        beside it when that win named this one among `also_won`, on the same discard, and
+        the rule book lets both win ("允许一炮多响"); anything else was scored already."""
+        cycle = record["table"]["cycle"]
+        first = self.session.hands[-1]
+        winners = {h["winner"] for h in self.session.hands if h["cycle"] == cycle}
+        if seat not in first.get("also_won", ()) or seat in winners or not (
+                isinstance(result, dict) and "win" in result):
+            raise ScoreRefused(_("the hand of cycle {cycle} is already scored").format(
+                cycle=cycle))
+        _check_not_stopped(self.session, cycle, seat, result["win"])
+        session = Session.from_dict(self.session.as_dict())
+        winner, payments, answer, declared = self._result(seat, result, record, session)
+        if declared is None or answer is None or not answer["win"]:
+            # MCR's second in turn, Fuzhou's after a 金雀: not a win, nothing to book.
+            return {"answer": answer, "booked": False}
+        named = {(first["dealer"] + c.seat) % 4 for c in declared.also_won}
+        if declared.discarder is None or first["discarder"] != (
+                first["dealer"] + declared.seat_of(declared.discarder)) % 4 or not (
+                winners <= named):
+            raise ScoreRefused(_("also_won: the win booked for this hand was on the discard "
+                                 "of position {discarder}; name it as the discarder and the "
+                                 "winners booked, {winners}, among also_won").format(
+                discarder=first["discarder"], winners=sorted(winners)))
+        booked = session.also_won(winner, payments, cycle=cycle)
+        return self._booked(session, booked, cycle, record, result, answer)
+
+    def _booked(self, session: Session, booked: dict[str, Any], cycle: int,
+                record: dict[str, Any], result: dict[str, Any], answer: dict | None
+                ) -> dict[str, Any]:
         self._write({"schema": SCHEMA, "cycle": cycle, "commitment": record["commitment"],
                      "declared": result, "answer": answer, "hand": booked})
         self.session = session
@@ -179,13 +216,14 @@ class TableScore:
         return state == "homing" and cycle.set_in_play is not None
 
     def _result(self, seat: int, result: dict[str, Any], record: dict[str, Any],
-                session: Session) -> tuple[str | None, dict[str, int], dict | None]:
+                session: Session
+                ) -> tuple[str | None, dict[str, int], dict | None, Declared | None]:
         if not isinstance(result, dict) or set(result) not in ({"draw"}, {"win"}):
             raise ScoreRefused(_("give either \"draw\": true or \"win\": a declared win "
                                  "(docs/scoring.md)"))
         if "draw" in result:
             if result["draw"] is True:
-                return None, {}, None
+                return None, {}, None, None
             if not isinstance(result["draw"], dict):
                 raise ScoreRefused(_("draw: expected true, or the drawn hand's facts "
                                      "(docs/scoring.md)"))
@@ -198,7 +236,7 @@ class TableScore:
                                         "draw": True})
             except RulesError as exc:
                 raise ScoreRefused(str(exc)) from None
-            return None, answer["payments"], answer
+            return None, answer["payments"], answer, None
         declared = result["win"]
         if not isinstance(declared, dict):
             raise ScoreRefused(_("win: expected a declared win (docs/scoring.md)"))
@@ -227,7 +265,25 @@ class TableScore:
         if answer["win"] and not answer["payments"]:
             raise ScoreRefused(_("discarder: name who discarded the winning tile (left, "
                                  "across, right)"))
-        return wind, answer["payments"], answer
+        return wind, answer["payments"], answer, checked
+
+
+def _check_not_stopped(session: Session, cycle: int, seat: int, declared: Any) -> None:
+    """A player fined this hand does not win it: "错和…即予停和…错和者陪打别人和牌后，按规定付分"
+    (MCR's rule book); the competition's supplement still lets him win by self-draw
+    (""诈和""错和"后允许自摸和牌"), unless the fine disqualified him (有意诈和)."""
+    fined = [f for f in session.fines if f["cycle"] == cycle and f["declarer"] == seat]
+    if not fined:
+        return
+    fines = REGISTRY[session.variant].fines
+    if fines is not None and fines.self_drawn_after and not any(
+            f["disqualified"] for f in fined):
+        if isinstance(declared, dict) and declared.get("self_drawn") is True:
+            return
+        raise ScoreRefused(_("position {seat} was fined this hand and can win it only by "
+                             "self-draw (错和、诈和后允许自摸和牌)").format(seat=seat))
+    raise ScoreRefused(_("position {seat} was fined this hand and plays on without "
+                         "winning (停和)").format(seat=seat))
 
 
 def _dealt_flowers(declared: Declared, codes: tuple[str, ...]) -> None:

@@ -1,7 +1,7 @@
 """`mjtable run`: the table's daemon on the real-time loop.
 
-One asyncio loop carries the clock, the HAL and the controller. SIGINT and SIGTERM
-stop it cleanly with every motor off.
+One asyncio loop carries the clock, the HAL and the controller. SIGINT, SIGTERM and
+SIGHUP (a terminal closed, an SSH session dropped) stop it cleanly with every motor off.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from firmware import statedir
 from firmware.console.view import live_view_available, log_line, screen, snapshot
 from firmware.controller import Controller
 from firmware.hands.consumers import attach_consumers
-from firmware.i18n import _
+from firmware.i18n import _, table_language
 from firmware.service.sdnotify import attach_systemd
 from firmware.service.tablelock import StateUnwritable, lock_table
 from firmware.state.journal_flush import FlushedJournal
@@ -73,7 +73,10 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
     def on_event(event: dict[str, Any]) -> None:
         nonlocal hands
         if not live:
-            line = log_line(event)
+            # The table's language: an event caused by a client's request (a Chinese
+            # phone entering test mode) must not put the client's words in the journal.
+            with table_language():
+                line = log_line(event)
             if line:
                 print(line, flush=True)
         if event["kind"] == "handoff":
@@ -90,7 +93,9 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
         opened.hal.close()
         raise StateUnwritable(problem(statedir.state_dir(state_dir) / statedir.EVENT_LOG_NAME,
                                       exc)) from None
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    # SIGHUP too: a table run by hand over SSH has no other safety net when the session
+    # drops, and its default would end the process with the motors as they were.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stopped.set)
     if not live:
         print(_("mjtable: table {table} on {hal}").format(table=config.table.id,

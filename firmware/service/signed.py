@@ -113,6 +113,30 @@ class Verifier:
 
     def check(self, envelope: Any) -> Command:
         """The command, or Refused. Marks its id as used."""
+        cmd = self.signed(envelope)
+        args = cmd.get("args", {})
+        now = self.wall()
+        if cmd["expires"] - cmd["issued"] > self.max_s:
+            raise Refused(TOO_LONG)
+        if now > cmd["expires"]:
+            raise Refused(EXPIRED)
+        if cmd["issued"] > now + SKEW_S:
+            raise Refused(NOT_YET)
+        # Kept a day past their expiry: NTP setting a fast clock back must not reopen
+        # the replay of commands already forgotten.
+        self.db.execute("DELETE FROM seen WHERE expires < ?", (now - SEEN_KEPT_S,))
+        try:
+            self.db.execute("INSERT INTO seen (id, expires) VALUES (?, ?)",
+                            (cmd["id"], cmd["expires"]))
+        except sqlite3.IntegrityError:
+            raise Refused(REPLAYED, cmd["id"][:64]) from None
+        return Command(cmd["id"], cmd["name"], args, cmd["key"], float(cmd["issued"]),
+                       float(cmd["expires"]))
+
+    def signed(self, envelope: Any) -> dict[str, Any]:
+        """The envelope's `cmd` if it is well formed, allowed, signed by a known key and
+        for this table, else Refused: the stateless part of `check`, which the agent
+        runs on every `cmd` message to tell the venue's commands from junk."""
         if not isinstance(envelope, dict) or not isinstance(envelope.get("cmd"), dict) \
                 or not isinstance(envelope.get("sig"), str):
             raise Refused(MALFORMED, "needs {\"cmd\": {...}, \"sig\": base64}")
@@ -140,23 +164,7 @@ class Verifier:
             raise Refused(BAD_SIGNATURE) from None
         if cmd["table"] != self.table:
             raise Refused(OTHER_TABLE, cmd["table"][:64])
-        now = self.wall()
-        if cmd["expires"] - cmd["issued"] > self.max_s:
-            raise Refused(TOO_LONG)
-        if now > cmd["expires"]:
-            raise Refused(EXPIRED)
-        if cmd["issued"] > now + SKEW_S:
-            raise Refused(NOT_YET)
-        # Kept a day past their expiry: NTP setting a fast clock back must not reopen
-        # the replay of commands already forgotten.
-        self.db.execute("DELETE FROM seen WHERE expires < ?", (now - SEEN_KEPT_S,))
-        try:
-            self.db.execute("INSERT INTO seen (id, expires) VALUES (?, ?)",
-                            (cmd["id"], cmd["expires"]))
-        except sqlite3.IntegrityError:
-            raise Refused(REPLAYED, cmd["id"][:64]) from None
-        return Command(cmd["id"], cmd["name"], args, cmd["key"], float(cmd["issued"]),
-                       float(cmd["expires"]))
+        return cmd
 
     def close(self) -> None:
         self.db.close()

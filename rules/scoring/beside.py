@@ -46,12 +46,31 @@ def pair_scores(records: list[tuple[int, dict[str, Any] | None]],
             problems.append(_("scores line {line}: not a scored hand (winner and "
                               "payments)").format(line=number))
             continue
-        scores[cycle] = score
+        scores[cycle] = _beside(scores.get(cycle), score)
     hands = [{"cycle": cycle, "commitment": deal["commitment"],
               "dealer_position": deal["table"].get("dealer_position"),
               "score": scores.get(cycle, {}).get("hand")}
              for cycle, deal in sorted(deals.items())]
     return hands, problems
+
+
+def _beside(kept: dict[str, Any] | None, score: dict[str, Any]) -> dict[str, Any]:
+    """A cycle's score line after `kept`: another winner on the same discard (Guangdong's
+    一炮多响, one line each, named in the first's `also_won`) joins the hand, its payments
+    added; any other line replaces it (a cut between line and journal has the hand entered
+    again: the last line stands)."""
+    before, hand = (kept or {}).get("hand"), score.get("hand")
+    if not (isinstance(before, dict) and isinstance(hand, dict)
+            and before.get("winner") is not None and hand.get("winner") is not None
+            and hand["winner"] in before.get("also_won", ())
+            and hand["winner"] not in before.get("winners", [before["winner"]])):
+        return score
+    payments = dict(before["payments"])
+    for seat, points in hand["payments"].items():
+        payments[seat] = payments.get(seat, 0) + points
+    return {**score, "hand": {**hand, "winner": before["winner"],
+                              "winners": [*before.get("winners", [before["winner"]]),
+                                          hand["winner"]], "payments": payments}}
 
 
 def _cycle(value: Any) -> bool:
@@ -77,6 +96,9 @@ def hand_line(hand: dict[str, Any]) -> str:
         result = _("not scored")
     elif score["winner"] is None:
         result = _("drawn")
+    elif "winners" in score:
+        result = _("won by positions {winners}").format(
+            winners=", ".join(str(w) for w in score["winners"]))
     else:
         result = _("won by position {winner}").format(winner=score["winner"])
     payments = "" if not score or not score["payments"] else " " + ", ".join(

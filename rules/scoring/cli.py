@@ -69,6 +69,9 @@ def score_main(argv: list[str]) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         return _fail(_("{file}: cannot read: {error}").format(
             file=name, error=said(exc) if isinstance(exc, OSError) else exc))
+    # A byte order mark, as Notepad saves UTF-8, is not part of the JSON (RFC 8259 lets a
+    # parser ignore it).
+    text = text.removeprefix("\ufeff")
     try:
         obj = loads(text)
     except DuplicateKey as exc:

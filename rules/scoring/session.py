@@ -52,10 +52,12 @@ class Session:
         """The table position of seat wind `wind` in the hand being played."""
         return (self.dealer + WIND_LETTERS.index(wind)) % 4
 
-    def record(self, winner: str | None, payments: dict[str, int], cycle: int | None = None
-               ) -> dict:
+    def record(self, winner: str | None, payments: dict[str, int], cycle: int | None = None,
+               discarder: str | None = None, also_won: tuple[str, ...] = ()) -> dict:
         """Book one hand: `winner` its seat wind (None for a drawn hand), `payments` the
-        answer's by seat wind. Returns the hand's record and moves the dealer."""
+        answer's by seat wind; with `also_won`, the others who won on the same discard
+        (seat winds) and its `discarder`, kept for their own results (`also_won()`).
+        Returns the hand's record and moves the dealer."""
         if self.finished:
             raise RulesError(_("the game is over: four rounds were played"))
         if sum(payments.values()) != 0:
@@ -69,8 +71,42 @@ class Session:
                   "winner": None if winner is None else self.position_of(winner),
                   "payments": {str(k): v for k, v in sorted(by_position.items())},
                   "scores": list(self.scores)}
+        if also_won and discarder is not None:
+            record["discarder"] = self.position_of(discarder)
+            record["also_won"] = sorted(self.position_of(w) for w in also_won)
         self.hands.append(record)
         self._next_dealer(record["winner"])
+        return record
+
+    def also_won(self, winner: str, payments: dict[str, int], cycle: int | None = None
+                 ) -> dict:
+        """Book another winner of the hand just booked, on the same discard (Guangdong:
+        "允许一炮多响"): `winner` by the hand's seat winds, its own payments. The dealer moves
+        as for the hand's winners together: he keeps the deal if he is one of them ("如果一炮
+        多响包括庄家在内和牌,下一轮庄家继续当庄"), by the variant's rule after a win."""
+        last = self.hands[-1] if self.hands else None
+        if last is None or last["cycle"] != cycle or last["winner"] is None:
+            raise RulesError(_("cycle {cycle}: no win of this hand is booked to win beside"
+                               ).format(cycle=cycle))
+        if sum(payments.values()) != 0:
+            raise RulesError(_("payments: they sum to {total}, not 0").format(
+                total=sum(payments.values())))
+        # The hand as it was dealt: its dealer and wind, before the first winner moved them.
+        self.dealer = last["dealer"]
+        self.prevalent = WIND_LETTERS.index(last["prevalent_wind"])
+        position = self.position_of(winner)
+        winners = [h["winner"] for h in self.hands if h["cycle"] == cycle]
+        if position in winners:
+            raise RulesError(_("position {position} has already won this hand").format(
+                position=position))
+        by_position = {self.position_of(w): p for w, p in payments.items()}
+        for seat, points in by_position.items():
+            self.scores[seat] += points
+        record = {**last, "winner": position,
+                  "payments": {str(k): v for k, v in sorted(by_position.items())},
+                  "scores": list(self.scores)}
+        self.hands.append(record)
+        self._next_dealer(self.dealer if self.dealer in [*winners, position] else position)
         return record
 
     def fine(self, declarer: str, payments: dict[str, int], penalty: dict,

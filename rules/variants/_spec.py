@@ -129,11 +129,14 @@ class Fines:
     wrong: 错和 (a win below the minimum, or the wrong tile while waiting: 和错牌).
     false: 诈和 (one tile short of waiting).
     disqualifies: 有意诈和 (two or more tiles short) disqualifies the player.
+    self_drawn_after: the fined player may still win this hand by self-draw; False:
+        停和, no win at all until the hand ends.
     """
 
     wrong: int
     false: int
     disqualifies: bool
+    self_drawn_after: bool = False
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..tiles import FLOWERS
 from ._spec import BASE_DEAL, DealerRule, Variant, VariantRules
 from .mcr import COMPETITION_FINES
@@ -14,5 +16,7 @@ RULES = VariantRules(
     dealer=DealerRule(after_win=False, after_draw=False),
     scorer="rules.scoring.mcr:score",
     keys=frozenset({"also_won"}),
-    fines=COMPETITION_FINES,
+    # The supplement (4): ""诈和""错和"后允许自摸和牌" - where the rule book's 第十四条
+    # stops the fined player winning at all (停和).
+    fines=replace(COMPETITION_FINES, self_drawn_after=True),
 )

@@ -13,6 +13,7 @@ place.
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -20,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from firmware.controller import Controller
-from firmware.diagnosis.recorder import RECORDING
+from firmware.diagnosis.recorder import RECORD_S, RECORDING
 from firmware.faults.shutdown import SAFE_STATE
 from firmware.i18n import _
 from hal.armed import Capabilities, OnStopped, PinStops, StopSpec
 from hal.interface import Listener
+from mjtable_core import jsontext
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
 from mjtable_core.signals import OUTPUT_KINDS, Value
@@ -161,10 +163,10 @@ def load_recording(path: Path) -> dict[str, Any]:
             path=path, error=exc)) from None
     rows: list[Any] = []
     try:
-        rows = [json.loads(text)]
+        rows = [jsontext.loads(text)]
     except json.JSONDecodeError:
         try:
-            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+            rows = [jsontext.loads(line) for line in text.splitlines() if line.strip()]
         except json.JSONDecodeError as exc:
             raise RecordingError(_("{path}: not JSON: {error}").format(
                 path=path, error=exc)) from None
@@ -175,17 +177,66 @@ def load_recording(path: Path) -> dict[str, Any]:
 
 
 def checked(row: dict[str, Any], source: str) -> dict[str, Any]:
-    """`row` if it has the shape of a recording, else RecordingError."""
+    """`row` if it has the shape of a recording (every field the replay reads, of the
+    type the recorder writes, its times finite and its start within RECORD_S of the
+    fault), else RecordingError: a crafted file is one line, never a traceback."""
     fault, entries = row.get("fault"), row.get("entries")
     anchor = row.get("anchor")
     if not (isinstance(fault, dict) and isinstance(fault.get("id"), str)
-            and isinstance(entries, list) and isinstance(row.get("fault_t"), (int, float))
-            and (anchor is None or isinstance(anchor, dict))
-            and all(isinstance(e, list) and len(e) >= ENTRY_FIELDS
-                    and isinstance(e[0], (int, float)) and e[1] in ("i", "o", "a")
-                    for e in entries)):
+            and all(_text(fault.get(k)) for k in ("code", "where"))
+            and isinstance(entries, list) and _number(row.get("fault_t"))
+            and (row.get("tiles") is None or _integer(row.get("tiles")))
+            and (anchor is None or _anchor(anchor, row["fault_t"]))
+            and all(_entry(e) for e in entries)):
         raise RecordingError(_("{source}: not a flight recording").format(source=source))
     return row
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and \
+        math.isfinite(value)
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _text(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+def _value(value: Any) -> bool:
+    """What a signal reads: a level, a count, a code, or nothing."""
+    return value is None or isinstance(value, bool | str) or _number(value)
+
+
+def _entry(entry: Any) -> bool:
+    return (isinstance(entry, list) and ENTRY_FIELDS <= len(entry) <= ENTRY_FIELDS + 1
+            and _number(entry[0]) and entry[1] in ("i", "o", "a")
+            and isinstance(entry[2], str) and _value(entry[3])
+            and (len(entry) == ENTRY_FIELDS or entry[4] is None or _number(entry[4])))
+
+
+def _anchor(anchor: Any, fault_t: float) -> bool:
+    """An anchor as firmware/diagnosis/recorder.py writes it, at most RECORD_S before the fault."""
+    if not isinstance(anchor, dict):
+        return False
+    state, t = anchor.get("state"), anchor.get("t")
+    inputs, timings = anchor.get("inputs", {}), anchor.get("timings", {})
+    slow, misses = anchor.get("slow", {}), anchor.get("misses", {})
+    return (isinstance(anchor.get("kind"), str) and _text(anchor.get("phase"))
+            and isinstance(state, dict) and isinstance(state.get("cycle"), str)
+            and isinstance(state.get("build"), str)
+            and _number(t) and 0 <= fault_t - t <= RECORD_S + 1
+            and isinstance(inputs, dict) and all(_value(v) for v in inputs.values())
+            and isinstance(timings, dict) and all(
+                isinstance(runs, list) and all(_number(r) and r > 0 for r in runs)
+                for runs in timings.values())
+            and isinstance(slow, dict) and all(isinstance(f, list) for f in slow.values())
+            and isinstance(misses, dict) and all(_integer(n) for n in misses.values())
+            and all(isinstance(anchor.get(k, []), list)
+                    and all(isinstance(n, str) for n in anchor.get(k, []))
+                    for k in ("suspects", "degraded")))
 
 
 def replay(recording: dict[str, Any], config: Config, seed: int = 1,

@@ -35,6 +35,8 @@ CLASS_NAMES = {
     "wrong_handoffs": N_("wrong handoffs"),
     "tiles_not_accounted": N_("tiles not accounted for"),
     "wrong_fault": N_("wrong or missing fault"),
+    "wrong_diagnosis": N_("wrong diagnosis"),
+    "fault_flood": N_("fault floods"), "stale_display": N_("stale display"),
 }
 
 

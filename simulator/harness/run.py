@@ -95,3 +95,17 @@ def simulate_ioboard(config: Config, cycles: int, seed: int | None = None,
         board = harness.rig.board      # type: ignore[union-attr]
         harness.clock.call_at(at_s, lambda: board.drop_link(duration_s))
     return harness.run(progress)
+
+
+def simulate_pico(config: Config, cycles: int, seed: int | None = None,
+                  progress: Callable[[int, int], None] | None = None, *,
+                  scenario: Scenario | None = None) -> dict[str, Any]:
+    """Run `cycles` hands (or a scenario's) with the board played by MicroPython on an
+    emulated RP2040 (simulator/rigs/pico_run.py): the harness's report with a `board` object."""
+    if scenario is None:
+        warnings = tuple(i for i, k in CATALOGUE.items() if k.severity != ERROR)
+        scenario = Scenario(seed=config.simulator.seed if seed is None else seed,
+                            cycles=cycles, source="<none>", expect=Expect(allow=warnings))
+    elif cycles:
+        scenario = dataclasses.replace(scenario, cycles=cycles)
+    return Harness(config, scenario, seed, rig="pico").run(progress)

@@ -34,7 +34,7 @@ from simulator.harness.referee import Referee
 from simulator.harness.watchdog import StallWatchdog
 from simulator.physics.players import SimPlayers
 from simulator.physics.table import DirtySensor, build_bound
-from simulator.rigs.rig import IoboardRig, SimRig
+from simulator.rigs.rig import IoboardRig, PicoRig, SimRig
 from simulator.rigs.stalls import HostStalls
 from simulator.scenario import (
     AFTER_FAULT,
@@ -102,7 +102,7 @@ class Harness:
     def __init__(self, config: Config, scenario: Scenario, seed: int | None = None,
                  consumers: Sequence[Consumer] = (), rig: str = "sim",
                  rig_options: dict[str, Any] | None = None) -> None:
-        if scenario.needs_link and rig != "ioboard":
+        if scenario.needs_link and rig not in ("ioboard", "pico"):
             raise ValueError("link_noise and link_drop need the I/O board link: "
                              "run with --hal ioboard")
         if scenario.play_time_s is not None:
@@ -112,6 +112,7 @@ class Harness:
         table_seed = seed if seed is not None else scenario.seed
         self.rig: SimRig | IoboardRig = (
             IoboardRig(config, table_seed, **(rig_options or {})) if rig == "ioboard"
+            else PicoRig(config, table_seed) if rig == "pico"
             else SimRig(config, table_seed))
         self.clock = self.rig.clock
         self.table = self.rig.table

@@ -187,3 +187,29 @@ class IoboardRig:
         if self.error is not None:
             out["error"] = self.error
         return out
+
+
+class PicoRig(IoboardRig):
+    """The board's firmware on MicroPython on an emulated RP2040 (simulator/rigs/pico_run.py),
+    behind the same serial path as the ioboard rig, on the lockstep clock."""
+
+    name = "pico"
+
+    def __init__(self, config: Config, seed: int, **_options: Any) -> None:
+        from simulator.rigs.pico_run import PicoWiredTable
+
+        self.config = config
+        self.wired = PicoWiredTable(config, seed)  # type: ignore[assignment]
+        self.clock = self.wired.clock
+        self.host = self.wired.host
+        self.table = self.wired.table
+        self.board = self.wired.board  # type: ignore[assignment]
+        self.link_grace_s = 0.5 + BOARD_TICK_S + 0.002   # its loop looks every ms
+        self.interlocks = tuple(interlock_rules(self.table.signals))
+        self.error = None
+
+    def report(self) -> dict[str, Any]:
+        out = super().report()
+        out["hal"] = "pico"
+        out["board"] = self.board.figures()  # type: ignore[attr-defined]
+        return out

@@ -61,12 +61,13 @@ def _mypy(tmp_path: Path, *targets: str) -> subprocess.CompletedProcess[str]:
     site = Path(str(dist.locate_file("")))
     stubs = tmp_path / "stubs"
     stubs.mkdir()
-    for name in ("machine.pyi", "micropython.pyi", "time.pyi", "vfs.pyi", "rp2", "_mpy_shed"):
+    for name in ("machine.pyi", "micropython.pyi", "time.pyi", "vfs.pyi", "gc.pyi", "select.pyi",
+                 "rp2", "_mpy_shed"):
         src = site / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, stubs / name)
     config = tmp_path / "mypy.ini"
     config.write_text("[mypy]\ncheck_untyped_defs = True\nno_site_packages = True\n"
-                      "[mypy-machine,micropython,rp2,rp2.*,time,vfs,_mpy_shed,_mpy_shed.*]\n"
+                      "[mypy-machine,micropython,rp2,rp2.*,time,vfs,gc,select,_mpy_shed,_mpy_shed.*]\n"
                       "ignore_errors = True\n")
     return subprocess.run([_tool("mypy"), "--config-file", str(config), "--custom-typeshed-dir",
                            str(site), "--cache-dir", str(tmp_path / "cache"), *targets],

@@ -93,7 +93,7 @@ def log_in(page: Any) -> str:
     return reply.value.json()["csrf"]
 
 
-def enter_test_mode(page: Any, rig: TableProcess) -> None:
+def enter_test_mode(page: Any, rig: TableProcess, said: str = "test mode") -> None:
     page.click("#tm-on")
     deadline = time.monotonic() + 60
     while not rig.test_mode():
@@ -102,7 +102,7 @@ def enter_test_mode(page: Any, rig: TableProcess) -> None:
             with contextlib.suppress(Exception):    # gone as the view refreshed
                 page.click("#tm-force", timeout=1000)
         page.wait_for_timeout(50)
-    page.locator("#state", has_text="test mode").wait_for(timeout=WAIT_MS)
+    page.locator("#state", has_text=said).wait_for(timeout=WAIT_MS)
 
 
 def press_jog(page: Any, rig: TableProcess, motor: str = "dice") -> float:
@@ -409,3 +409,30 @@ def test_a_hand_tapped_in_is_scored_and_the_answer_shown_in_chinese(browser, rig
     page.click("#sc-send")
     page.wait_for_function("() => document.querySelector('#sc-answer.warn')")
     assert "记分 被拒" in answer.inner_text() and "已经报过分" in answer.inner_text()
+
+
+def test_a_chinese_technician_reads_no_latin_word_on_the_phone(browser, rig) -> None:
+    # The phone page as a Chinese technician walks it: the display, the lamps, a fault
+    # card, guided diagnosis, the login, test mode, a self-test and the jog's motors.
+    # Before: the motors were `lid`, `head.1`…, the dealer lamps 庄家灯 0…3, and the
+    # remedies named signals (`lid.lower`).
+    from tests.console.zh_sweep import latin_words
+
+    rig.fault("dice.stuck", "dice")
+    page = phone_page(browser, rig, "zh_CN")
+    page.locator(".fault h3", has_text="E70").wait_for(timeout=WAIT_MS)
+    page.select_option("#symptom", "dice_not_spinning")
+    page.click("#diagnose")
+    page.locator("#verdict li").first.wait_for(timeout=WAIT_MS)
+    log_in(page)
+    enter_test_mode(page, rig, "测试模式")
+    page.select_option("#mechanism", index=0)
+    page.click("#run-test")
+    page.locator("#message", has_text="1P").or_(page.locator("#message", has_text="1F")
+                                                 ).wait_for(timeout=WAIT_MS)
+    text = page.evaluate("""() => document.body.innerText + "\\n" +
+        [...document.querySelectorAll('option')].map((o) => o.textContent).join("\\n")""")
+    table = rig.config.table.id if hasattr(rig, "config") else "table-1"
+    found = latin_words(text, (table, "li", "mjtable", "English"))
+    assert found == [], [line for line in text.splitlines()
+                         if latin_words(line, (table, "li", "mjtable", "English"))]

@@ -76,3 +76,21 @@ def test_simulated_players_keep_their_hands_off_the_keys_in_test_mode() -> None:
     start = len(events)
     bench.clock.run_until(bench.clock.now() + 600)
     assert [e for e in events[start:] if e["kind"] in ("key", "service.test.started")] == []
+
+
+def test_test_mode_on_says_the_cycle_is_in_test_mode_not_fault(tmp_path) -> None:
+    # Before: `console --json test-mode on` answered "cycle": "fault".
+    from tests.console.conftest import TOKEN, raw, start_daemon
+    from tests.console.test_hold_api import ask
+
+    running, stop = start_daemon(tmp_path / "state", players=False)
+    try:
+        with raw(running) as sock:
+            assert ask(sock, 1, "login", auth={"name": "li", "token": TOKEN})["ok"]
+            on = ask(sock, 2, "testmode", {"on": True, "force": True})["result"]
+            assert (on["test_mode"], on["cycle"], on["held_by"]) == (True, "test_mode",
+                                                                      "test_mode")
+            off = ask(sock, 3, "testmode", {"on": False})["result"]
+            assert off["cycle"] != "fault" or off["held_by"] is not None
+    finally:
+        stop()

@@ -62,3 +62,28 @@ def stray(text: str) -> list[str]:
             continue
         found.append(word)
     return found
+
+
+# The strict walk (tests/browser/test_phone.py, tests/console/test_zh_strict.py): what a
+# Chinese technician reads may hold codes and the table's id, nothing else in Latin.
+CODES = [re.compile(p) for p in (
+    r"[EWI]\d[\dN]",                # fault codes
+    r"rF|ES|t-?|t\d+|\d+[PF-]|c[0-9a-f]{4}|E-STOP",   # display codes, the e-stop tile
+    r"[WBTFJH]\d",                  # tile codes
+    r"[0-9a-f]{6,}",                # hex: commitments, nonces, hashes
+    r"\d+(\.\d+)?[a-z]*",           # numbers
+)]
+
+
+def latin_words(text: str, allowed: tuple[str, ...] = ()) -> list[str]:
+    """The Latin words of `text` that are not codes nor in `allowed` (the table's id,
+    the technician's name)."""
+    found = []
+    for token in TOKEN.findall(text):
+        word = token.strip(".:,;/-")
+        if not word or not re.search("[A-Za-z]", word):
+            continue
+        if word in allowed or any(p.fullmatch(word) for p in CODES):
+            continue
+        found.append(word)
+    return found

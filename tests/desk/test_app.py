@@ -157,7 +157,8 @@ def test_usage_csv_for_billing():
     assert response.headers["Content-Type"].startswith("text/csv")
     assert f'filename="usage-{day}-{day}.csv"' in response.headers["Content-Disposition"]
     assert text.lstrip("\ufeff").splitlines() == [
-        "day,table,hands,play_s,play_h,bookings", f"{day},t1,1,3600.0,1.000,1"]
+        "day,table,hands,play_s,play_h,bookings,price_per_hour,amount",
+        f"{day},t1,1,3600.0,1.000,1,0.00,0.00"]
     status, html, _ = with_client(Fleet(), get("/usage"), store)
     assert status == 200 and "<td>t1</td>" in html
 

@@ -78,6 +78,21 @@ def test_without_the_event_the_age_counts_from_when_the_venue_heard_it(fleet, cl
     assert fleet.tile("t1")["fault_since"] == clock.now
 
 
+def test_a_restarted_venue_counts_the_age_from_when_the_table_raised_the_fault(clock):
+    # The retained list says when the table raised each fault: a venue (or an agent)
+    # started later still shows the fault's true age, not "1 s".
+    restarted = Fleet(clock)
+    send(restarted, "t1", "avail", b"online")
+    send(restarted, "t1", "faults", {"active": [
+        {"code": "E11", "id": "lid.jam", "since": clock.now - 900},
+        {"code": "W60", "id": "timing.drift", "since": clock.now - 30}]})
+    assert restarted.tile("t1")["fault_since"] == clock.now - 900
+    clock.now += 5
+    send(restarted, "t1", "faults", {"active": [
+        {"code": "E11", "id": "lid.jam", "since": clock.now - 905}]})
+    assert restarted.tile("t1")["fault_since"] == clock.now - 905
+
+
 def test_a_booking_holds_the_table_until_it_runs_out(fleet, clock):
     fleet.book("t1", "B-1", clock.now + 60)
     assert (fleet.tile("t1")["state"], fleet.tile("t1")["booking"]) == ("booked", "B-1")

@@ -88,7 +88,8 @@ def test_the_usage_csv_reads_in_a_spreadsheet(store):
     rows = list(csv.DictReader(io.StringIO(usage_csv(store.usage(day_of(NOON),
                                                                  day_of(NOON))))))
     assert rows == [{"day": day_of(NOON), "table": "t1", "hands": "1", "play_s": "5400.0",
-                     "play_h": "1.500", "bookings": "1"}]
+                     "play_h": "1.500", "bookings": "1",
+                     "price_per_hour": "0.00", "amount": "0.00"}]
 
 
 def test_a_booking_id_cannot_become_a_spreadsheet_formula(store):

@@ -22,6 +22,10 @@ from tests.conftest import ROOT
 REVIEW = sorted((ROOT / "tests" / "scenarios" / "review").glob("*.toml"))
 # stem -> what is still wrong (issue 11).
 KNOWN_BROKEN: dict[str, str] = {
+    "open_ioboard_plate_home_flaky_lid_refused": (
+        "misnamed_first (issue 33's judge): the first E10, the lid refused while side 3's "
+        "plate home switch glitches, names the lift motor first; the next E10 names the "
+        "switch"),
 }
 
 

@@ -31,6 +31,14 @@ def test_the_issue_example_as_json(tmp_path, capsys) -> None:
     assert {"name_en": "All Types", "name_zh": "五门齐", "points": 6, "count": 1} in answer["fans"]
 
 
+def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path, capsys) -> None:
+    # Windows Notepad and many Chinese editors save UTF-8 with a BOM; JSON's RFC 8259
+    # lets a parser ignore it, and a scorekeeper's file is not malformed for it.
+    code, out, err = run(tmp_path, capsys, text="\ufeff" + json.dumps(EXAMPLE), args=["--json"])
+    assert code == 0 and err == "", err
+    assert json.loads(out)["total"] == 12
+
+
 def test_a_non_win_exits_0_and_says_why(tmp_path, capsys) -> None:
     code, out, _ = run(tmp_path, capsys, {**EXAMPLE, "win_tile": "F3"}, args=["--json"])
     assert code == 0

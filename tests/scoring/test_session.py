@@ -95,6 +95,22 @@ def test_guangdong_dealer_keeps_the_deal_on_a_draw_and_his_win() -> None:
     assert session.dealer == 1 and session.scores == [1, 1, -1, -1]
 
 
+def test_guangdong_several_winners_on_one_discard_and_the_dealer_among_them() -> None:
+    # Seed 004: "允许一炮多响,如果一炮多响包括庄家在内和牌,下一轮庄家继续当庄".
+    session = Session("guangdong", first_dealer=0)
+    session.record("S", {"E": 0, "S": 2, "W": -2, "N": 0}, cycle=1)
+    assert session.dealer == 1
+    session.also_won("E", {"E": 4, "S": 0, "W": -4, "N": 0}, cycle=1)
+    assert session.dealer == 0 and session.prevalent == 0       # he keeps the deal
+    assert session.scores == [4, 2, -6, 0]
+    assert [h["winner"] for h in session.hands] == [1, 0]
+    assert session.hands[0]["hand"] == session.hands[1]["hand"] == 1
+    with pytest.raises(RulesError, match="cycle 2"):
+        session.also_won("N", {"E": 0, "S": 0, "W": -1, "N": 1}, cycle=2)
+    with pytest.raises(RulesError, match="already"):
+        session.also_won("E", {"E": 4, "S": 0, "W": -4, "N": 0}, cycle=1)
+
+
 def test_fuzhou_draw_passes_the_deal() -> None:
     session = Session("fuzhou", first_dealer=3)
     session.record(None, {})

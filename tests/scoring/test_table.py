@@ -382,3 +382,76 @@ def test_tianjin_chan_on_a_drawn_hand_is_booked_and_verified(tmp_path) -> None:
     assert answer["next_dealer"] == dealer          # "流局，当盘的庄家继续做下一盘的庄家"
     deals, scores = tmp_path / "deals.jsonl", tmp_path / "deals.scores.jsonl"
     assert verify_deals_main([str(deals), "--scores", str(scores)]) == 0
+
+
+def test_the_competition_lets_a_fined_player_win_by_self_draw(config, tmp_path) -> None:
+    # Seed 000, the competition's supplement (4): ""错和"者赔每家10分"诈和"赔每家20分…
+    # "诈和""错和"后允许自摸和牌": in `jingji` the fined player may still win by self-draw;
+    # a win on a discard stays refused (停和, the rule book's 第十四条).
+    bench = _table(config, "jingji", tmp_path=tmp_path)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    fined = ctl.scoring.score(2, {"win": {**EXAMPLE, "win_tile": "F3"}}, hand_in_play(ctl))
+    assert fined["fine"]["fine"] == "错和"
+    on_a_discard = {**EXAMPLE, "self_drawn": False, "discarder": "left"}
+    with pytest.raises(ScoreRefused, match="only by self-draw"):
+        ctl.scoring.score(2, {"win": on_a_discard}, hand_in_play(ctl))
+    booked = ctl.scoring.score(2, {"win": EXAMPLE}, hand_in_play(ctl))
+    assert booked["booked"] is True and booked["hand"]["winner"] == 2
+    assert booked["scores"][2] == -30 + 3 * (8 + booked["answer"]["total"])
+
+
+def test_guangdong_several_winners_on_one_discard_are_each_booked(tmp_path) -> None:
+    # Seed 004: "允许一炮多响,如果一炮多响包括庄家在内和牌,下一轮庄家继续当庄": each winner's
+    # result is booked for the hand, and the dealer keeps the deal when he is one of them.
+    from rules.cli import verify_deals_main
+    from tests.conftest import CONFIGS
+
+    bench = _table(load_config(CONFIGS["136"]), "guangdong", tmp_path=tmp_path)
+    ctl = bench.controller
+    _until(bench, lambda: len(ctl.handoff.records) >= 1 and ctl.cycle.state in ENDED)
+    dealer = ctl.handoff.records[-1]["table"]["dealer_position"]
+    south, west, north = ((dealer + k) % 4 for k in (1, 2, 3))
+    chows = {"concealed": ["W1", "W2", "W3", "W4", "W5", "W6", "B2", "B3", "B4", "T6", "T7",
+                           "T8", "W9"], "melds": [], "win_tile": "W9"}     # 平和: 1 番, 2
+    first = ctl.scoring.score(south, {"win": {**chows, "discarder": "right",
+                                              "also_won": [{"at": "left"}]}}, hand_in_play(ctl))
+    assert first["booked"] and first["next_dealer"] == south
+    # Only a winner the first named, on the same discard, is booked beside it.
+    with pytest.raises(ScoreRefused, match="already scored"):
+        ctl.scoring.score(north, {"win": {**chows, "discarder": "left"}}, hand_in_play(ctl))
+    with pytest.raises(ScoreRefused, match="discard of position"):
+        ctl.scoring.score(dealer, {"win": {**chows, "discarder": "right",
+                                           "also_won": [{"at": "across"}]}}, hand_in_play(ctl))
+    second = ctl.scoring.score(dealer, {"win": {**chows, "discarder": "across",
+                                                "also_won": [{"at": "right"}]}},
+                               hand_in_play(ctl))
+    assert second["booked"] and second["hand"]["winner"] == dealer
+    assert second["next_dealer"] == dealer                   # 庄家继续当庄
+    assert second["scores"][west] == -4 and second["scores"][south] == 2
+    assert second["scores"][dealer] == 2
+    with pytest.raises(ScoreRefused, match="already"):
+        ctl.scoring.score(dealer, {"win": {**chows, "discarder": "across",
+                                           "also_won": [{"at": "right"}]}}, hand_in_play(ctl))
+    deals, scores = tmp_path / "deals.jsonl", tmp_path / "deals.scores.jsonl"
+    assert verify_deals_main([str(deals), "--scores", str(scores)]) == 0
+
+
+def test_verify_deals_shows_every_winner_of_one_discard() -> None:
+    # 一炮多响: two score lines for one hand, each a winner's; the hand shows both, and its
+    # payments are the two together.
+    from rules.scoring.beside import hand_line, pair_scores
+
+    records = [(1, {"table": {"cycle": 1, "dealer_position": 0}, "commitment": "c1"})]
+    lines = [json.dumps({"cycle": 1, "commitment": "c1", "hand": {
+        "winner": w, "payments": p, "discarder": 2, "also_won": [0]}}) for w, p in (
+            (1, {"0": 0, "1": 2, "2": -2, "3": 0}), (0, {"0": 2, "1": 0, "2": -2, "3": 0}))]
+    hands, problems = pair_scores(records, lines)
+    assert problems == []
+    score = hands[0]["score"]
+    assert score["winners"] == [1, 0] and score["payments"] == {"0": 2, "1": 2, "2": -4, "3": 0}
+    assert "positions 1, 0" in hand_line(hands[0])
+    # A hand entered again after a cut, by a winner the first did not name: the last stands.
+    again = lines[0].replace('"winner": 1', '"winner": 3')
+    hands, _ = pair_scores(records, [lines[0], again])
+    assert hands[0]["score"]["winner"] == 3 and "winners" not in hands[0]["score"]

@@ -31,8 +31,16 @@ from tests.conftest import ROOT
 FUZZ = settings(max_examples=30, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow])
+# Stand-ins written into the file as what no encoder writes: an integer of thousands of
+# digits (past Python's 4,300-digit limit, a traceback in four tools) and arrays nested
+# past the parser's stack.
+CRAFTED = {'"__HUGE__"': "9" * 5000, '"__DEEP__"': "[" * 3000 + "]" * 3000,
+           '"__DEEPT__"': '{"a": ' * 3000 + "1" + "}" * 3000}
+TOML_CRAFTED = {"__HUGE__": "9" * 5000, "__DEEP__": "[" * 3000 + "]" * 3000,
+                "__DEEPT__": "{a = " * 3000 + "1" + "}" * 3000}
 SCALARS = (st.none() | st.booleans() | st.integers(-2**70, 2**70)
-           | st.floats(allow_nan=True) | st.text(max_size=12))
+           | st.floats(allow_nan=True) | st.text(max_size=12)
+           | st.sampled_from(sorted(TOML_CRAFTED)))
 VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3)
                       | st.dictionaries(st.text(max_size=8), inner, max_size=3),
                       max_leaves=6)
@@ -107,9 +115,16 @@ def history() -> list[dict[str, Any]]:
 HISTORY = history()
 
 
+def crafted(text: str) -> str:
+    """`text` with the stand-ins replaced by what they stand for."""
+    for marker, value in CRAFTED.items():
+        text = text.replace(marker, value)
+    return text
+
+
 def lines(records: Any) -> bytes:
     records = records if isinstance(records, list) else [records]
-    return "".join(json.dumps(r) + "\n" for r in records).encode()
+    return crafted("".join(json.dumps(r) + "\n" for r in records)).encode()
 
 
 @given(data=st.data())
@@ -151,7 +166,7 @@ def test_deal_on_crafted_files(data: st.DataObject, tmp_path: Path,
                               capsys: pytest.CaptureFixture) -> None:
     path = tmp_path / "deal.json"
     if data.draw(st.booleans()):
-        path.write_text(json.dumps(mutated(deal_input(), data)))
+        path.write_text(crafted(json.dumps(mutated(deal_input(), data))))
     else:
         path.write_bytes(data.draw(st.binary(max_size=200)))
     assert run(capsys, "deal", str(path)) in (0, 2)
@@ -224,6 +239,8 @@ def toml_value(value: Any) -> str:
         return {"nan": "nan", "inf": "inf", "-inf": "-inf"}.get(repr(value), repr(value))
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, str) and value in TOML_CRAFTED:
+        return TOML_CRAFTED[value]
     if isinstance(value, str):
         return json.dumps(value)
     if isinstance(value, list):
@@ -254,3 +271,53 @@ def test_simulate_scenario_on_crafted_files(data: st.DataObject, tmp_path: Path,
     else:
         path.write_bytes(data.draw(st.binary(max_size=200)))
     assert run(capsys, "simulate", "--json", "--scenario", str(path)) in (0, 1, 2)
+
+
+@pytest.fixture(scope="module")
+def recording() -> dict[str, Any]:
+    from tests.test_replay import recorded
+
+    return recorded("head.jam")[0]
+
+
+@given(data=st.data())
+@settings(FUZZ, max_examples=60)
+def test_replay_on_crafted_files(data: st.DataObject, recording: dict[str, Any],
+                                 tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / "recording.json"
+    how = data.draw(st.sampled_from(["mutated", "lines", "bytes"]))
+    if how == "bytes":
+        path.write_bytes(data.draw(st.binary(max_size=200)))
+    elif how == "lines":        # an exported event log: JSON lines
+        path.write_bytes(lines([{"kind": "phase"}, mutated(recording, data)]))
+    else:
+        path.write_bytes(lines(mutated(recording, data)))
+    # 1 is "not reproduced": an error must never say that.
+    assert run(capsys, "replay", str(path), "--quiet") in (0, 1, 2)
+
+
+@pytest.mark.parametrize("tool", ["deal", "audit", "replay", "simulate"])
+@pytest.mark.parametrize("how", ["__HUGE__", "__DEEP__", "__DEEPT__"])
+def test_each_tool_says_one_line_and_exits_2_on_a_crafted_file(
+        tool: str, how: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    if tool == "simulate":
+        path = tmp_path / "scenario.toml"
+        path.write_text(f"seed = {TOML_CRAFTED[how]}\n")
+        argv = ["simulate", "--scenario", str(path)]
+    else:
+        path = tmp_path / "input.json"
+        path.write_bytes(lines({"kind": "fault.recording", "fault": how, "entries": []}))
+        argv = [tool, str(path)]
+    assert run(capsys, *argv) == 2
+
+
+@pytest.mark.parametrize("how", ["__HUGE__", "__DEEP__", "__DEEPT__"])
+def test_replay_and_simulate_on_a_crafted_config(how: str, recording: dict[str, Any],
+                                                 tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(f"[table]\ntiles = {TOML_CRAFTED[how]}\n")
+    saved = tmp_path / "recording.json"
+    saved.write_text(json.dumps(recording))
+    assert run(capsys, "replay", str(saved), "--config", str(config)) == 2
+    assert run(capsys, "simulate", "--config", str(config)) == 2

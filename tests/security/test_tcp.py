@@ -5,6 +5,7 @@ networks configured for it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import time
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from firmware.api import server as api_server
+from firmware.api import tcpslots
 from tests.console.conftest import TOKEN, Daemon, start_daemon
 
 
@@ -36,16 +38,81 @@ def ask(sock: socket.socket, message: dict) -> dict:
 
 
 def test_one_address_cannot_hold_every_tcp_slot(tcp: tuple[Daemon, tuple[str, int]]) -> None:
-    """Attack: one client held all TCP slots (they were counted as one peer, "tcp")."""
+    """Attack: one client held all TCP slots (they were counted as one peer, "tcp"); then
+    four per address, beaten from four addresses. Connections not logged in now hold
+    a few slots at most, and a newcomer takes the oldest one's."""
     _, address = tcp
-    held = [connect(address) for _ in range(api_server.TCP_PER_HOST)]
+    held = [connect(address) for _ in range(tcpslots.UNAUTHENTICATED + 1)]
     try:
-        with connect(address) as extra:
-            said = extra.makefile("rb").readline()
-        assert b"too many TCP connections from 127.0.0.1" in said
+        held[0].settimeout(5)
+        assert held[0].recv(100) == b""     # its slot was taken by the last
+        assert ask(held[-1], {"id": 1, "method": "login",
+                              "auth": {"name": "li", "token": TOKEN}})["ok"]
     finally:
         for sock in held:
             sock.close()
+
+
+def from_address(address: tuple[str, int], source: str) -> socket.socket:
+    return socket.create_connection(address, timeout=10, source_address=(source, 0))
+
+
+def test_four_addresses_holding_every_slot_they_can_leave_room_for_a_fifth(
+        tcp: tuple[Daemon, tuple[str, int]]) -> None:
+    """Attack: 127.0.0.2…5 (any local user; or four LAN addresses) held 4 slots each,
+    all 16, and every real client was refused."""
+    _, address = tcp
+    held: list[socket.socket] = []
+    try:
+        for n in range(2, 6):
+            for _slot in range(4):
+                with contextlib.suppress(OSError):
+                    held.append(from_address(address, f"127.0.0.{n}"))
+        time.sleep(0.3)
+        with from_address(address, "127.0.0.6") as fifth:
+            reply = ask(fifth, {"id": 1, "method": "login",
+                                "auth": {"name": "li", "token": TOKEN}})
+            assert reply.get("ok"), reply
+            assert ask(fifth, {"id": 2, "method": "info"})["ok"]
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_a_technicians_tcp_sessions_are_counted_and_capped(
+        tcp: tuple[Daemon, tuple[str, int]]) -> None:
+    _, address = tcp
+    held: list[socket.socket] = []
+    try:
+        for n in range(tcpslots.PER_TECHNICIAN):
+            sock = from_address(address, f"127.0.1.{n + 1}")
+            held.append(sock)
+            assert ask(sock, {"id": 1, "method": "login",
+                              "auth": {"name": "li", "token": TOKEN}})["ok"]
+        with from_address(address, "127.0.2.1") as extra:
+            reply = ask(extra, {"id": 1, "method": "login",
+                                "auth": {"name": "li", "token": TOKEN}})
+            assert reply["error"]["code"] == "refused", reply
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_slots_are_counted_per_network() -> None:
+    lan = [tcpslots.Slot(n, tcpslots.network(f"192.168.1.{n}"), False, True)
+           for n in range(2, 6)]
+    # A fifth address of the same /24 takes the oldest waiting one's slot.
+    why, taken = tcpslots.place(lan, tcpslots.network("192.168.1.77"))
+    assert why is None and taken is lan[0]
+    # Sessions of one /24 fill its share; a waiting one there gives its slot up.
+    full = [tcpslots.Slot(n, "192.168.1.0/24", True, False)
+            for n in range(tcpslots.PER_NET)]
+    why, taken = tcpslots.place(full, "192.168.1.0/24")
+    assert why is not None and taken is None
+    why, taken = tcpslots.place(full, "10.0.0.0/24")
+    assert why is None and taken is None
+    assert tcpslots.network("2001:db8::1") == "2001:db8::/64"
+    assert tcpslots.network("10.1.2.3", 16) == "10.1.0.0/16"
 
 
 def test_over_tcp_everything_but_login_needs_a_session(

@@ -125,7 +125,8 @@ def test_pages_stuck_on_a_hanging_webhook_do_not_hold_up_staff_logins() -> None:
     async def main() -> float:
         release = threading.Event()
 
-        def hung(urls: list[str], title: str, body: str, timeout_s: float) -> bool:
+        def hung(urls: list[str], title: str, body: str, timeout_s: float,
+                 notify_type: str = "info") -> bool:
             release.wait(5.0)
             return False
         office = Office(echo=False)
@@ -194,6 +195,7 @@ def test_only_the_table_a_command_was_for_can_answer_it() -> None:
 
     async def main() -> int:
         fleet = Fleet()
+        fleet.feed("mjt/v1/t1/avail", b"online")
         app = make_app(parse({**CONFIG, "booking": {"ack_wait_s": 0.5}}, "venue.toml"),
                        fleet, link=Impostor(fleet))
         app[OFFICE].echo = False

@@ -19,8 +19,8 @@ from bench.venue_tables import wait_for
 from bench.webhook_stub import WebhookStub
 from venue.desk.sessions import COOKIE, CSRF_HEADER
 
-FAULT = {"table": "t4", "code": "E21", "id": "plate.stuck", "where": "side.2.plate",
-         "active": True, "summary": "the wall plate did not reach its stop"}
+FAULT = {"table": "t4", "code": "E32", "id": "plate.stuck", "where": "side.2.plate",
+         "active": True, "summary": "the wall lift plate did not complete its turn"}
 
 
 @pytest.fixture
@@ -73,7 +73,7 @@ def test_a_fault_reaches_the_webhook_once_and_is_acknowledged_on_the_dashboard(
         time.sleep(0.5)
         assert len(stub.received) == 1
         body = stub.received[0][1]
-        assert body["title"] == "Table t4: fault E21 (#1)"
+        assert body["title"] == "Table t4: fault E32 (#1)"
         assert FAULT["summary"] in body["message"]
     finally:
         client.publish("mjt/v1/t4/faults", b"", qos=1, retain=True).wait_for_publish(5)

@@ -53,6 +53,8 @@ def run(test: Callable[[TestClient, Any], Awaitable[None]], raw: dict[str, Any] 
         accept: bool = True) -> None:
     async def main() -> None:
         fleet = Fleet()
+        for table in ("t1", "t2", "t3"):        # tables the venue has heard of
+            fleet.feed(f"mjt/v1/{table}/avail", b"online")
         link = FakeLink(fleet, accept)
         app = make_app(parse({**CONFIG, **(raw or {})}, "venue.toml"), fleet, link=link)
         app[OFFICE].echo = False
@@ -227,4 +229,21 @@ def test_the_incidents_page_speaks_the_readers_language() -> None:
         english = await (await client.get("/incidents",
                                           headers={"Accept-Language": "en"})).text()
         assert "Acknowledge" in english and "Log out li" in english
+    run(test)
+
+
+def test_enable_on_a_table_the_venue_never_heard_of_is_refused_at_once() -> None:
+    # Before: the command was signed and sent, the desk waited its 5 s for an ack
+    # nobody would send, and answered 202 "sent".
+    async def test(client: TestClient, app: Any) -> None:
+        await login(client)
+        session = await (await client.get("/api/session")).json()
+        started = time.monotonic()
+        answer = await client.post("/api/tables/t99/enable",
+                                   json={"for_s": 600, "booking_id": "B-1"},
+                                   headers={CSRF_HEADER: session["csrf"]})
+        assert answer.status == 404 and time.monotonic() - started < 2.0
+        assert "t99" in (await answer.json())["error"]
+        assert logged(app, "booking.sent") == []
+        assert [r["detail"]["table"] for r in logged(app, "booking.unknown_table")] == ["t99"]
     run(test)

@@ -147,3 +147,60 @@ def test_a_url_apprise_should_not_use_is_a_config_error(url: str) -> None:
 
     with pytest.raises(ConfigError, match=r"venue.toml: \[notify\] urls: .*wecombot://"):
         parse({"notify": {"urls": [url]}}, "venue.toml")
+
+
+def test_pages_carry_the_severity_apprise_understands(loopback_only) -> None:
+    # Before: every page went out as Apprise's `info`, a note in WeCom, DingTalk or Bark.
+    async def test(stub: WebhookStub) -> None:
+        notify, *_rest = notifier(stub, debounce_s=0.0)
+        notify.fault("t7", FAULT)
+        (error,) = await settle(notify, stub, 1)
+        notify.fault("t8", {**FAULT, "table": "t8", "code": "W90", "id": "timing.drift"})
+        (warning,) = (await settle(notify, stub, 2))[1:]
+        assert (error["type"], warning["type"]) == ("failure", "warning")
+    run(test)
+
+
+def test_an_e_stop_pages_after_the_debounce_and_clears_when_released(loopback_only) -> None:
+    async def test(stub: WebhookStub) -> None:
+        notify, incidents, _office, wall = notifier(stub, debounce_s=10.0)
+        notify.status("t3", {"estopped": True})
+        wall.now += 5.0
+        assert await settle(notify, stub, 0) == []
+        notify.status("t3", {"estopped": True})     # the status again: the same incident
+        notify.faults("t3", [])                     # no fault listed: it stays open
+        wall.now += 6.0
+        (body,) = await settle(notify, stub, 1)
+        assert body["type"] == "failure" and "E-STOP" in body["title"]
+        assert "e-stop" in body["message"]
+        notify.status("t3", {"estopped": False})
+        assert incidents.listed()[0]["cleared"] is not None
+    run(test)
+
+
+def test_a_table_offline_longer_than_the_set_time_pages(loopback_only) -> None:
+    async def test(stub: WebhookStub) -> None:
+        notify, _incidents, _office, wall = notifier(stub, debounce_s=10.0,
+                                                     offline_after_min=2.0)
+        notify.avail("t4", False)
+        notify.avail("t5", False)
+        wall.now += 60.0
+        notify.avail("t5", True)                    # back within the time: nobody paged
+        wall.now += 59.0
+        assert await settle(notify, stub, 0) == []
+        wall.now += 2.0
+        (body,) = await settle(notify, stub, 1)
+        assert "t4" in body["title"] and body["type"] == "warning"
+        assert "offline" in body["message"]
+        wall.now += 60.0                            # paged once, not every tick
+        assert len(await settle(notify, stub, 0)) == 1
+    run(test)
+
+
+def test_offline_tables_page_nobody_when_the_time_is_zero(loopback_only) -> None:
+    async def test(stub: WebhookStub) -> None:
+        notify, incidents, _office, wall = notifier(stub, offline_after_min=0.0)
+        notify.avail("t4", False)
+        wall.now += 86400.0
+        assert await settle(notify, stub, 0) == [] and incidents.listed() == []
+    run(test)

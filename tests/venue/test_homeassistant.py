@@ -10,8 +10,10 @@ import jinja2
 
 from bench.venue_brokers import VENUE_PASSWORD, VENUE_USER, Mosquitto
 from bench.venue_tables import wait_for
+from firmware import words
+from firmware.i18n import language
 from tests.venue.watch import Watcher
-from venue.agent import homeassistant
+from venue import homeassistant
 from venue.wire import Topics
 
 TOPICS = [("mjt/v1/#", 1), ("homeassistant/#", 1)]
@@ -51,11 +53,12 @@ def check_home_assistant(broker: Mosquitto, watcher: Watcher) -> None:
     status = json.loads(retained["mjt/v1/t1/status"])
     usage = json.loads(retained["mjt/v1/t1/usage"])
     faults = json.loads(retained["mjt/v1/t1/faults"])
-    assert values["mjtable_t1_state"] == status["state"]
+    with language("en"):        # the agent's [venue] language here: English
+        assert values["mjtable_t1_state"] == words.state(status["state"])
     assert values["mjtable_t1_hands"] == str(usage["hands"])
     assert values["mjtable_t1_problem"] == ("ON" if faults["active"] else "OFF")
     assert values["mjtable_t1_fault"] == (" ".join(f["code"] for f in faults["active"])
-                                          or "OK")
+                                          or "no faults")
     assert values["mjtable_t1_estop"] == "OFF"
 
 
@@ -71,6 +74,19 @@ def test_a_fault_shows_with_its_code_in_the_templates() -> None:
         "code"] == "E12"
     problem = configs["homeassistant/binary_sensor/t1/problem/config"]
     assert render(problem["value_template"], faults) == "ON"
+
+
+def test_state_values_are_in_the_venues_language() -> None:
+    # Before: Home Assistant showed "play", "fault" and "OK" on a Chinese venue's screens.
+    topics = Topics("t1")
+    configs = dict(homeassistant.configs(topics, "t1", "homeassistant",
+                                         homeassistant.device("t1", "m", "1", None), "zh_CN"))
+    state = configs["homeassistant/sensor/t1/state/config"]["value_template"]
+    fault = configs["homeassistant/sensor/t1/fault/config"]["value_template"]
+    assert render(state, b'{"state": "fault"}') == "故障"
+    assert render(state, b'{"state": "something_new"}') == "something_new"
+    assert render(fault, b'{"active": []}') == "没有故障"
+    assert render(fault, b'{"active": [{"code": "E12"}]}') == "E12"
 
 
 def test_entity_names_are_in_the_venues_language() -> None:

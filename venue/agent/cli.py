@@ -19,7 +19,13 @@ EXIT_CONFIG = 2
 
 def add_parser(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     agent = sub.add_parser("agent", parents=[common],
-                           help=_("this table on the venue's MQTT broker (docs/venue.md)"))
+                           help=_("this table on the venue's MQTT broker (docs/venue.md)"),
+                           description=_("Put this table on the venue's MQTT broker: its "
+                                         "status, faults and hand records out, the venue's "
+                                         "signed commands in, and the phone console on the "
+                                         "venue's network. Runs beside `mjtable run` and "
+                                         "talks to it through its API socket "
+                                         "(docs/venue.md)."))
     agent.add_argument("--socket", metavar="PATH",
                        help=_("the daemon's API socket (default under the runtime directory)"))
     agent.add_argument("--broker", metavar="URL",
@@ -58,8 +64,16 @@ def main(config: Config, args: argparse.Namespace) -> int:
         except Invalid as exc:
             print(f"mjtable agent: --phone {exc}", file=sys.stderr)
             return EXIT_CONFIG
+    from venue.agent.secret import SecretError, broker_password
+    try:
+        password, warning = broker_password(config.venue, config.source)
+    except SecretError as exc:
+        print(f"mjtable agent: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     socket = Path(args.socket) if args.socket else statedir.default_socket()
-    agent = Agent(config, socket, broker)
+    agent = Agent(config, socket, broker, password=password)
+    if warning is not None:
+        agent.log(warning)
 
     async def run() -> None:
         loop = asyncio.get_running_loop()

@@ -140,6 +140,16 @@ class Booking:
             with language(lang):
                 text = _(str(bad)).format(most=self.section.max_for_s)
             return web.json_response({"error": text}, status=400)
+        known = self.fleet.tables.get(table)
+        if known is None or not known.seen:
+            # Refused at once: a command for a table the venue never heard of would wait
+            # for an ack nobody sends, and "202 sent" read as if it might work.
+            self.office.log("booking.unknown_table", who=who, remote=remote(request),
+                            table=table, command=name)
+            with language(lang):
+                text = _("no table {table} at this venue: it has never been heard on the "
+                         "broker (check the id, and that its agent runs)").format(table=table)
+            return web.json_response({"error": text}, status=404)
         try:
             if self.link is None:
                 raise NotConnected("no broker link")

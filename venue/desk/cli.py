@@ -23,9 +23,17 @@ MAX_DEMO = 500
 
 def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="mjtable venue",
+        prog="mjtable venue", formatter_class=argparse.RawDescriptionHelpFormatter,
         description=_("The venue's box: every table on one screen, usage for billing "
-                      "(docs/venue.md)."))
+                      "(docs/venue.md)."),
+        # The accounts' commands have a parser of their own (venue/desk/admin.py):
+        # named here, or nobody finds them from --help.
+        epilog=_("accounts (the venue may be running):\n"
+                 "  mjtable venue staff add|remove|list [NAME]        staff of the "
+                 "dashboard\n"
+                 "  mjtable venue integrator issue|revoke|list [NAME] API keys of the "
+                 "booking API\n"
+                 "  mjtable venue staff --help                        their options"))
     parser.add_argument("--config", metavar="FILE",
                         help=_("the venue's config (venue.toml; default: built-in)"))
     parser.add_argument("--listen", metavar="HOST:PORT",

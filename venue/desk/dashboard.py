@@ -15,14 +15,17 @@ from typing import Any
 from aiohttp import web
 
 from firmware.i18n import N_, _
+from venue.desk.faultwords import summaries
 from venue.desk.fleet import STATES, Fleet
-from venue.desk.keys import FLEET, NAV
+from venue.desk.keys import CONFIG, FLEET, NAV
+from venue.desk.login import STREAMS, staff_of
 from venue.desk.page import escaped, page, render, script_json, words_block
 
 PING_S = 15.0       # a comment this often: the page knows a silent stream is dead
 # A stream waits this long after a change for the others of a burst: 100 tables
 # changing each second are ~20 writes a second per page, not 100.
 GATHER_S = 0.05
+HOURS = (1, 2, 3, 4, 5, 6, 8)   # the counter's choices of how long a table is opened for
 STATE_WORDS = {"idle": N_("idle"), "playing": N_("playing"), "booked": N_("booked"),
                "fault": N_("fault"), "offline": N_("offline")}
 
@@ -56,7 +59,16 @@ async def dashboard(request: web.Request, lang: str) -> web.Response:
              "more_faults": _("+{n}"),
              "open_console": _("open the console of table {table}"),
              "no_console": _("table {table}: no console address"),
-             "live": _("live"), "reconnecting": _("reconnecting…")}
+             "live": _("live"), "reconnecting": _("reconnecting…"),
+             # The fault's summary in the page's language (the tiles carry its id):
+             # shown on the tile, not in a tooltip a phone never shows.
+             "summaries": summaries(), "estop": _("e-stop pressed"),
+             "opened": _("table {table} open for {booking}"),
+             "closed": _("table {table} closed"),
+             "no_answer": _("sent to table {table}: no answer yet (is it on?)"),
+             "refused": _("table {table} refused: {why}"),
+             "need_booking": _("give the booking a name"),
+             "failed": _("not sent: {why}")}
     legend = "".join(
         f'<li class="s-{state}"><span class="dot"></span>{escape(_(STATE_WORDS[state]))} '
         f'<b data-count="{state}">0</b></li>' for state in STATES)
@@ -64,6 +76,7 @@ async def dashboard(request: web.Request, lang: str) -> web.Response:
                 noscript=_("The live grid needs JavaScript; the tables as JSON: "))
     tiles = script_json(snapshot(request.app))
     body = (
+        f"{counter(request)}"
         f'<div class="bar"><ul class="legend">{legend}</ul>'
         f'<span id="live" class="live" role="status">{w["connecting"]}</span></div>'
         f'<section id="grid" class="grid" aria-label="{w["tables"]}"></section>'
@@ -72,6 +85,32 @@ async def dashboard(request: web.Request, lang: str) -> web.Response:
         f'<script type="application/json" id="snapshot">{tiles}</script>'
         f"{words_block(words)}")
     return render(request, _("Tables"), body, lang, scripts=("desk.js",))
+
+
+def counter(request: web.Request) -> str:
+    """The counter's form: open a table for a booking and a time, or close it (the
+    booking API, with the staff session's CSRF token; no curl)."""
+    session = staff_of(request)
+    if session is None:
+        return ""
+    fleet = request.app[FLEET]
+    most_h = request.app[CONFIG].section("booking").max_for_s / 3600
+    tables = "".join(f'<option value="{escape(t)}">{escape(t)}</option>' for t in fleet.ids())
+    hours = "".join(f'<option value="{h * 3600}"{" selected" if h == 2 else ""}>'
+                    f'{escape(_("{h} h").format(h=h))}</option>' for h in HOURS if h <= most_h)
+    w = escaped(title=_("Counter"), table=_("Table"), booking=_("Booking name"),
+                hint=_("a name or number: letters, digits, . : _ -"), length=_("For"),
+                open=_("Open"), close=_("Close"))
+    return (
+        f'<form id="counter" class="counter" data-csrf="{escape(session.csrf)}" '
+        f'aria-label="{w["title"]}"><b>{w["title"]}</b>'
+        f'<label>{w["table"]} <select name="table" required>{tables}</select></label>'
+        f'<label>{w["booking"]} <input name="booking_id" maxlength="64" '
+        f'placeholder="{w["hint"]}" autocomplete="off"></label>'
+        f'<label>{w["length"]} <select name="for_s">{hours}</select></label>'
+        f'<button type="submit" name="do" value="enable" class="primary">{w["open"]}</button>'
+        f'<button type="submit" name="do" value="disable">{w["close"]}</button>'
+        '<output class="said" role="status"></output></form>')
 
 
 async def tables(request: web.Request) -> web.Response:
@@ -90,7 +129,18 @@ def encoded(fleet: Fleet, table: str) -> bytes:
 
 
 async def events(request: web.Request) -> web.StreamResponse:
-    """The tiles, then each change as it happens (text/event-stream)."""
+    """The tiles, then each change as it happens (text/event-stream); a few streams
+    per staff session and per address (venue/desk/throttle.py)."""
+    session = staff_of(request)
+    with request.app[STREAMS].slot(session.csrf if session else "", request.remote or "") \
+            as room:
+        if not room:
+            return web.json_response({"error": _("too many live pages open: close some")},
+                                     status=429, headers={"Retry-After": "5"})
+        return await _events(request)
+
+
+async def _events(request: web.Request) -> web.StreamResponse:
     fleet = request.app[FLEET]
     response = web.StreamResponse(headers={
         "Content-Type": "text/event-stream", "Cache-Control": "no-store",

@@ -1,11 +1,13 @@
 """`mjtable venue --demo N`: an embedded broker (amqtt) and N made-up tables, so a
 newcomer sees the dashboard move without a single table.
 
-A demo table is an MQTT client that speaks the agent's topics (docs/venue.md): it
-plays hands of a minute or so, now and then faults (codes, causes and remedies from
-the firmware's catalogue, in the venue's language) and is repaired, takes bookings,
-and one in ten drops off the network for a while. It checks nothing it is sent: it
-is not a table, only a picture of one.
+A demo table is an MQTT client that speaks the agent's topics (docs/venue.md) with the
+agent's own payload builders (venue/wire.py, homeassistant.py): its status,
+info, faults, usage and Home Assistant discovery are what a real agent publishes,
+from made-up daemon replies. It plays hands of a minute or so, seldom faults (codes,
+causes and remedies from the firmware's catalogue, in the venue's language) and is
+repaired, takes bookings, and now and then drops off the network for a while. It checks
+nothing it is sent: it is not a table, only a picture of one.
 """
 
 from __future__ import annotations
@@ -25,22 +27,50 @@ import aiomqtt
 
 from firmware.faults.kinds import CATALOGUE
 from firmware.i18n import language
-from venue.wire import OFFLINE, ONLINE, SCHEMA, Topics, payload
+from venue import homeassistant
+from venue.wire import (
+    OFFLINE,
+    ONLINE,
+    Topics,
+    birth,
+    fault_event,
+    faults_message,
+    payload,
+    status_message,
+)
 
 # The made-up tables' faults: the lid's (what a kind is about lives on the kind).
 DEMO_FAULTS = tuple(k.id for k in CATALOGUE.values() if k.family == "lid")
+# A believable venue: a table faults after about one hand in 25 and is repaired in a
+# minute or so, so a grid of 20 shows a fault now and then, not five at once.
+FAULT_AFTER_HAND = 0.04
+FAULTED_AT_START = 0.04
+HA_PREFIX = "homeassistant"
 
 
-# The demo's broker users: anyone may watch as demo/demo and publish nothing; the
-# venue and the made-up tables get passwords of their own, made at start.
+# The demo's broker users: anyone may watch as demo/demo and publish nothing (its last
+# will neither: venue/desk/will_acl.py); the venue and each made-up table get passwords
+# of their own, made at start, and a table writes only under its own name, as
+# Mosquitto's ACL in docs/venue.md has it: a hand record is the table's own session's.
 WATCHER = ("demo", "demo")
-PUBLISH = {"venue": ["mjt/v1/+/cmd"], "tables": ["mjt/v1/#"], "demo": []}
-SUBSCRIBE = {"venue": ["mjt/v1/#"], "tables": ["mjt/v1/+/cmd"], "demo": ["mjt/v1/#"]}
 
 
-def demo_accounts() -> dict[str, str]:
-    return {"venue": secrets.token_urlsafe(12), "tables": secrets.token_urlsafe(12),
-            WATCHER[0]: WATCHER[1]}
+def demo_accounts(tables: list[str] | None = None) -> dict[str, str]:
+    return {"venue": secrets.token_urlsafe(12), WATCHER[0]: WATCHER[1],
+            **{table: secrets.token_urlsafe(12) for table in tables or []}}
+
+
+def publish_acl(accounts: dict[str, str]) -> dict[str, list[str]]:
+    tables = [user for user in accounts if user not in ("venue", WATCHER[0])]
+    # A table's Home Assistant configs under its own name too (as the agent's are).
+    return {"venue": ["mjt/v1/+/cmd"], WATCHER[0]: [],
+            **{table: [f"mjt/v1/{table}/#", f"{HA_PREFIX}/+/{table}/#"] for table in tables}}
+
+
+def subscribe_acl(accounts: dict[str, str]) -> dict[str, list[str]]:
+    tables = [user for user in accounts if user not in ("venue", WATCHER[0])]
+    return {"venue": ["mjt/v1/#", f"{HA_PREFIX}/#"], WATCHER[0]: ["mjt/v1/#", f"{HA_PREFIX}/#"],
+            **{table: [f"mjt/v1/{table}/cmd"] for table in tables}}
 
 
 class EmbeddedBroker:
@@ -65,8 +95,10 @@ class EmbeddedBroker:
         if self.accounts is not None:
             plugins["amqtt.plugins.authentication.FileAuthPlugin"] = {
                 "password_file": self._password_file(self.accounts)}
+            publish = publish_acl(self.accounts)
             plugins["amqtt.plugins.topic_checking.TopicAccessControlListPlugin"] = {
-                "publish_acl": PUBLISH, "acl": SUBSCRIBE}
+                "publish_acl": publish, "acl": subscribe_acl(self.accounts)}
+            plugins["venue.desk.will_acl.WillAclPlugin"] = {"publish_acl": publish}
         self._broker = Broker({
             "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{self.port}"}},
             "plugins": plugins})
@@ -113,10 +145,14 @@ class DemoTable:
         self.play_s = 0.0
         self.booked_until = 0.0
         self.booking: str | None = None
-        self.status: dict[str, Any] = {"state": "idle", "hand": 0, "hand_in_play": False,
-                                       "estopped": False, "faults_active": 0,
-                                       "display": "--", "test_mode": False}
+        self.reason: str | None = None
         self.started = time.time()
+        # The daemon's status as the agent reads it (firmware/api/server.py's shape).
+        self.status: dict[str, Any] = {
+            "state": "play", "cycle": 0, "hand_in_play": False, "build": "staged",
+            "estopped": False, "held_by": None, "counters": {"faults_active": 0},
+            "display": "--", "lamps": {"lamp.ready": True}, "service": {"test_mode": False},
+            "gate": self._gate(), "t": 0.0}
 
     async def run(self) -> None:
         host, port = self.url.removeprefix("mqtt://").rsplit(":", 1)
@@ -138,27 +174,29 @@ class DemoTable:
         await client.subscribe(self.topics.cmd, qos=1)
         commands = asyncio.create_task(self._commands(client))
         try:
-            await client.publish(self.topics.info, payload(
-                {"schema": SCHEMA, "table": self.table, "firmware": "demo",
-                 "model": "demo", "variant": "mcr", "console_url": None}), qos=1, retain=True)
+            born = birth(self.table, "demo", "demo", "mcr", None, None)
+            await client.publish(self.topics.info, payload(born), qos=1, retain=True)
+            for topic, config in homeassistant.discovery(self.topics, self.table, HA_PREFIX,
+                                                         born, self.lang) or []:
+                await client.publish(topic, payload(config), qos=1, retain=True)
             await client.publish(self.topics.avail, ONLINE, qos=1, retain=True)
             await self._faults(client, [])
             await self._earlier_today(client)
             await self._status(client)
             # Each table starts somewhere else in its day, so the grid is not in step.
-            start = self.rng.random()
-            if start < 0.08:
+            opening = first_move(self.rng)
+            if opening == "away":
                 await self._away(client)
-            elif start < 0.2:
+            elif opening == "fault":
                 await self._fault(client)
-            elif start < 0.6:
+            elif opening == "hand":
                 await self._hand(client, self.rng.uniform(5, self.hand_s[1]))
             while True:
                 await self._between(client)
                 await self._hand(client)
-                if self.rng.random() < 0.12:
+                if self.rng.random() < FAULT_AFTER_HAND:
                     await self._fault(client)
-                if self.rng.random() < 0.04:
+                if self.rng.random() < 0.02:
                     await self._away(client)
         finally:
             # Not suppress(CancelledError): that would swallow our own cancellation too.
@@ -169,7 +207,6 @@ class DemoTable:
         if self.rng.random() < 0.3 and self.booked_until < time.time():
             self.booking = f"B-{self.table}-{self.rng.randrange(1000, 9999)}"
             self.booked_until = time.time() + self.rng.uniform(60, 300)
-            self.status["gate"] = {"open": True, "booking_id": self.booking}
             await self._status(client)
         await asyncio.sleep(self.rng.uniform(5, 40))
 
@@ -194,7 +231,7 @@ class DemoTable:
         self.seq += 1
         self.hands += 1
         self.play_s += end - start
-        self.status["hand"] = self.hands
+        self.status["cycle"] = self.hands
         await client.publish(self.topics.event_hand, payload(
             {"table": self.table, "boot": 1, "seq": self.seq, "cycle": self.hands,
              "start": round(start, 3), "end": round(end, 3),
@@ -203,33 +240,36 @@ class DemoTable:
 
     async def _hand(self, client: aiomqtt.Client, length_s: float | None = None) -> None:
         start = time.time()
-        self.status.update(state="playing", hand_in_play=True, display="88")
+        self.status.update(hand_in_play=True, display="88", build="building")
         await self._status(client)
         await asyncio.sleep(length_s or self.rng.uniform(*self.hand_s))
         end = time.time()
         await self._record(client, start, end)
-        self.status.update(state="idle", hand_in_play=False, display="--")
+        self.status.update(hand_in_play=False, display="--", build="staged")
         if self.booked_until < end:
-            self.status.pop("gate", None)
             self.booking = None
         await self._status(client)
         await self._usage(client)
 
     async def _fault(self, client: aiomqtt.Client) -> None:
         kind = CATALOGUE[self.rng.choice(DEMO_FAULTS)]
+        wall = time.time()
         with language(self.lang):
             texts = kind.texts()
-        fault = {"code": kind.code, "id": kind.id, "where": None, "active": True,
-                 "summary": texts["summary"], "cause": texts["causes"],
-                 "remedy": texts["remedy"], "severity": kind.severity}
+        # A fault as the daemon reports it (firmware/faults/kinds.py's as_dict, the API's
+        # raised_wall), turned into the venue's messages by the agent's own builders.
+        fault = {"code": kind.code, "id": kind.id, "where": "lid", "active": True,
+                 "t": round(wall - self.started, 3), "raised_wall": round(wall, 3),
+                 "diagnosis": {"summary": texts["summary"], "causes": texts["causes"],
+                               "remedy": texts["remedy"], "severity": kind.severity}}
         await client.publish(self.topics.event_fault, payload(
-            {"table": self.table, "t": None, "wall": round(time.time(), 3), **fault}), qos=1)
+            fault_event(self.table, fault, wall)), qos=1)
         await self._faults(client, [fault])
-        self.status.update(faults_active=1, display=kind.code)
+        self.status.update(state="fault", display=kind.code, counters={"faults_active": 1})
         await self._status(client)
         await asyncio.sleep(self.rng.uniform(15, 60))      # the technician walks over
         await self._faults(client, [])
-        self.status.update(faults_active=0, display="--")
+        self.status.update(state="play", display="--", counters={"faults_active": 0})
         await self._status(client)
 
     async def _commands(self, client: aiomqtt.Client) -> None:
@@ -246,35 +286,55 @@ class DemoTable:
             elif name == "enable":
                 self.booking = args.get("booking_id")
                 self.booked_until = time.time() + float(args.get("for_s", 0))
-                self.status["gate"] = {"open": True, "booking_id": self.booking}
+                self.reason = None
                 await self._status(client)
             elif name == "disable":
                 self.booked_until = 0.0
-                self.status.pop("gate", None)
+                self.reason = args.get("reason")
                 await self._status(client)
             if name in ("enable", "disable"):
                 # As the daemon answers (firmware/service/gate.py's status).
                 left = max(0.0, self.booked_until - time.time())
                 result = {"enforced": True, "open": left > 0, "left_s": round(left, 1),
-                          "booking_id": self.booking, "reason": args.get("reason")}
+                          "booking_id": self.booking, "reason": self.reason}
             await client.publish(self.topics.cmd_ack, payload(
                 {"id": cmd.get("id"), "accepted": True, "result": result}), qos=1)
 
+    def _gate(self) -> dict[str, Any]:
+        """The booking gate as firmware/service/gate.py reports it (table time)."""
+        now = time.time() - self.started
+        left = self.booked_until - time.time()
+        return {"enforced": True, "open": left > 0,
+                "booking_id": self.booking if left > 0 else None, "reason": self.reason,
+                "held": False, "until_t": now + left if left > 0 else None}
+
     async def _status(self, client: aiomqtt.Client) -> None:
+        self.status.update(t=round(time.time() - self.started, 3), gate=self._gate())
         await client.publish(self.topics.status, payload(
-            {**self.status, "table": self.table, "wall": round(time.time(), 3)}),
-            qos=0, retain=True)
+            status_message(self.table, self.status, time.time())), qos=0, retain=True)
 
     async def _faults(self, client: aiomqtt.Client, active: list[dict[str, Any]]) -> None:
         await client.publish(self.topics.faults, payload(
-            {"table": self.table, "active": active}), qos=1, retain=True)
+            faults_message(self.table, active)), qos=1, retain=True)
 
     async def _usage(self, client: aiomqtt.Client) -> None:
+        # The ledger's totals (firmware/state/ledger.py), as the agent publishes them.
         await client.publish(self.topics.usage, payload(
-            {"hands": self.hands, "play_s": round(self.play_s, 1),
-             "powered_s": round(time.time() - self.started, 1), "last_seq": self.seq,
-             "acked": self.acked, "boot": 1, "in_hand": self.status["hand_in_play"]}),
+            {"table": self.table, "boot": 1, "hands": self.hands,
+             "play_s": round(self.play_s, 3),
+             "powered_s": round(time.time() - self.started, 3), "last_seq": self.seq,
+             "acked": self.acked, "in_hand": self.status["hand_in_play"]}),
             qos=1, retain=True)
+
+
+def first_move(rng: random.Random) -> str:
+    """Where a made-up table starts its day: away, faulted, in a hand, or idle."""
+    start = rng.random()
+    if start < 0.04:
+        return "away"
+    if start < 0.04 + FAULTED_AT_START:
+        return "fault"
+    return "hand" if start < 0.5 else "idle"
 
 
 def table_names(count: int) -> list[str]:

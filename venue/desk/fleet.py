@@ -86,6 +86,10 @@ class Fleet:
         self.on_ack: list[Callable[[str, dict[str, Any]], None]] = []
         # (table, active faults) for every retained `faults` list: incidents clear.
         self.on_faults: list[Callable[[str, list[dict[str, Any]]], None]] = []
+        # (table, status) for every `status`, (table, online) for every `avail`: the
+        # e-stop and an offline table page too.
+        self.on_status: list[Callable[[str, dict[str, Any]], None]] = []
+        self.on_avail: list[Callable[[str, bool], None]] = []
 
     # -- fed by the broker --------------------------------------------------------
 
@@ -112,6 +116,8 @@ class Fleet:
             return
         if leaf == "status":
             self.table(table).status = value
+            for callback in self.on_status:
+                callback(table, value)
         elif leaf == "faults":
             self._faults(table, value)
             for callback in self.on_faults:
@@ -142,14 +148,21 @@ class Fleet:
         entry = self.table(table)
         entry.online = raw.strip() == b"online"
         self._touch(table)
+        for callback in self.on_avail:
+            callback(table, entry.online)
 
     def _faults(self, table: str, value: dict[str, Any]) -> None:
         entry = self.table(table)
         active = value.get("active")
         entry.faults = [f for f in active if isinstance(f, dict)] if isinstance(
             active, list) else []
+        # Each fault says when the table raised it: the age survives the venue's and
+        # the agent's restarts (a retained list heard anew is not a new fault).
+        raised = [float(f["since"]) for f in entry.faults if _wall(f.get("since"))]
         if not entry.faults:
             entry.fault_since = None
+        elif raised:
+            entry.fault_since = min(min(raised), self.now())
         elif entry.fault_since is None:
             entry.fault_since = self.now()
 
@@ -225,6 +238,7 @@ class Fleet:
             "id": entry.id, "state": entry.state(now),
             "fault": oldest.get("code") if entry.faults else (
                 "E-STOP" if status.get("estopped") and entry.online else None),
+            "fault_id": oldest.get("id") if entry.faults else None,
             "fault_summary": oldest.get("summary"),
             "faults": len(entry.faults),
             "fault_since": entry.fault_since,
@@ -268,6 +282,11 @@ class Fleet:
         self.versions[table] = self.versions.get(table, 0) + 1
         for watch in self._watchers:
             watch.mark(table)
+
+
+def _wall(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and (
+        math.isfinite(value) and value > 0)
 
 
 def _booking(entry: Table, now: float) -> str | None:

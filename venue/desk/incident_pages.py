@@ -17,11 +17,12 @@ from typing import Any
 from aiohttp import web
 
 from firmware.i18n import N_, _, current
+from venue.desk.faultwords import of_incident
 from venue.desk.incidents import Incidents
 from venue.desk.keys import CONFIG, FLEET, NAV
 from venue.desk.login import LOGOUT_PATH, OFFICE, staff_of
 from venue.desk.notify import Notifier
-from venue.desk.page import page, render
+from venue.desk.page import escaped, page, render
 from venue.desk.sessions import CSRF_FIELD
 
 NOTIFIER = web.AppKey("notifier", Notifier)
@@ -42,25 +43,43 @@ def _clock(wall: float | None) -> str:
     return "" if wall is None else time.strftime("%m-%d %H:%M:%S", time.localtime(wall))
 
 
+def _steps(items: list[str]) -> str:
+    return "".join(f"<li>{escape(item)}</li>" for item in items)
+
+
+def _row(incident: dict[str, Any], csrf: str, acknowledge_word: str) -> str:
+    words = of_incident(incident)
+    ack = ""
+    # Only an incident still open asks to be acknowledged: one the table cleared by
+    # itself needs nobody (its row says so).
+    if incident["acked"] is None and incident["cleared"] is None:
+        ack = (f'<form method="post" action="/api/incidents/{incident["id"]}/ack">'
+               f'<input type="hidden" name="{CSRF_FIELD}" value="{csrf}">'
+               f'<button type="submit">{acknowledge_word}</button></form>')
+    w = escaped(cause=_("Cause"), remedy=_("Remedy"))
+    details = ""
+    if words["causes"] or words["remedy"]:
+        details = (f'<details><summary>{w["cause"]} · {w["remedy"]}</summary>'
+                   f'<p class="label">{w["cause"]}</p><ul>{_steps(words["causes"])}</ul>'
+                   f'<p class="label">{w["remedy"]}</p><ol>{_steps(words["remedy"])}</ol>'
+                   "</details>")
+    open_ = incident["cleared"] is None and incident["acked"] is None
+    return (f'<tr data-incident="{incident["id"]}" class="{"open" if open_ else "closed"}">'
+            f'<td>{escape(incident["table_id"])}</td>'
+            f'<td class="code">{escape(incident["code"] or "")}</td>'
+            f'<td><span class="summary">{escape(words["summary"])}</span>{details}</td>'
+            f'<td>{_clock(incident["opened"])}</td>'
+            f'<td>{escape(state_of(incident))}</td><td>{ack}</td></tr>')
+
+
 @page
 async def incidents_page(request: web.Request, lang: str) -> web.Response:
     session = staff_of(request)
     assert session is not None
     csrf = escape(session.csrf)
-    rows = []
     acknowledge_word = escape(_("Acknowledge"))
-    for incident in request.app[NOTIFIER].incidents.listed():
-        ack = ""
-        if incident["acked"] is None:
-            ack = (f'<form method="post" action="/api/incidents/{incident["id"]}/ack">'
-                   f'<input type="hidden" name="{CSRF_FIELD}" value="{csrf}">'
-                   f'<button type="submit">{acknowledge_word}</button></form>')
-        rows.append(
-            f'<tr data-incident="{incident["id"]}"><td>{escape(incident["table_id"])}</td>'
-            f'<td>{escape(incident["code"] or "")}</td>'
-            f'<td>{escape(incident["summary"] or "")}</td>'
-            f'<td>{_clock(incident["opened"])}</td><td>{escape(state_of(incident))}</td>'
-            f"<td>{ack}</td></tr>")
+    rows = [_row(incident, csrf, acknowledge_word)
+            for incident in request.app[NOTIFIER].incidents.listed()]
     heads = "".join(f"<th>{escape(_(h))}</th>" for h in (
         N_("Table"), N_("Code"), N_("Fault"), N_("Since"), N_("State"), ""))
     title = _("Incidents")
@@ -68,9 +87,9 @@ async def incidents_page(request: web.Request, lang: str) -> web.Response:
     log_out = _("Log out {name}").format(name=session.name)
     empty = f"<p>{escape(none)}</p>" if not rows else ""
     body = (f"<h2>{escape(title)}</h2>{empty}"
-            f'<table class="incidents"><thead><tr>{heads}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>'
-            f'<form method="post" action="{LOGOUT_PATH}">'
+            f'<div class="scroll"><table class="sheet incidents"><thead><tr>{heads}</tr>'
+            f'</thead><tbody>{"".join(rows)}</tbody></table></div>'
+            f'<form class="out" method="post" action="{LOGOUT_PATH}">'
             f'<input type="hidden" name="{CSRF_FIELD}" value="{csrf}">'
             f'<button type="submit">{escape(log_out)}</button></form>')
     return render(request, title, body, lang)
@@ -105,6 +124,8 @@ def setup(app: web.Application) -> None:
     fleet = app[FLEET]
     fleet.on_fault.append(notifier.fault)
     fleet.on_faults.append(notifier.faults)
+    fleet.on_status.append(notifier.status)
+    fleet.on_avail.append(notifier.avail)
     app[NAV].append((PATH, N_("Incidents")))
     app.router.add_get(PATH, incidents_page)
     app.router.add_get("/api/incidents", incidents_api)

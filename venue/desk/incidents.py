@@ -22,6 +22,25 @@ from venue.desk.sections import NotifySection
 
 OPENED, ESCALATED = "opened", "escalated"
 FLAP_S = 60.0       # a fault back within this long of clearing continues its incident
+# Conditions of a whole table that are no fault in its `faults` list, kept as incidents
+# under these keys: an e-stop pressed, the table gone offline.
+ESTOP = {"id": "estop", "where": "table", "code": "E-STOP"}
+OFFLINE = {"id": "offline", "where": "table", "code": "OFFLINE"}
+CONDITIONS = ("estop@table", "offline@table")
+# Apprise's notification types: a chat app shows `failure` as an alarm, `info` as a note.
+FAILURE, WARNING, INFO = "failure", "warning", "info"
+
+
+def severity(incident: dict[str, Any]) -> str:
+    """What Apprise is told: an E fault or an e-stop fails, a W fault or an offline
+    table warns."""
+    key = str(incident.get("fault_id") or "")
+    if key == "estop@table":
+        return FAILURE
+    if key == "offline@table":
+        return WARNING
+    code = str(incident.get("code") or "")
+    return {"E": FAILURE, "W": WARNING}.get(code[:1], INFO)
 
 
 @dataclass(frozen=True)
@@ -88,18 +107,38 @@ class Incidents:
                 keys.add(fault_key(fault))
         for row in self.office.all("SELECT id, fault_id, paged FROM incidents WHERE "
                                    "table_id = ? AND cleared IS NULL", (table,)):
-            if row["fault_id"] not in keys:
+            if row["fault_id"] not in keys and row["fault_id"] not in CONDITIONS:
                 self.db.execute("UPDATE incidents SET cleared = ? WHERE id = ?",
                                 (now, row["id"]))
                 self.office.log("incident.cleared", table=table, incident=row["id"],
                                paged=row["paged"] is not None)
 
+    def condition(self, table: str, fault: dict[str, Any], on: bool, summary: str,
+                  now: float) -> int | None:
+        """A whole table's condition (ESTOP, OFFLINE) begins or ends."""
+        if on:
+            return self.raised(table, {**fault, "summary": summary, "active": True}, now)
+        key = fault_key(fault)
+        for row in self.office.all("SELECT id, paged FROM incidents WHERE table_id = ? AND "
+                                   "fault_id = ? AND cleared IS NULL", (table, key)):
+            self.db.execute("UPDATE incidents SET cleared = ? WHERE id = ?", (now, row["id"]))
+            self.office.log("incident.cleared", table=table, incident=row["id"],
+                            paged=row["paged"] is not None)
+        return None
+
+    def _wait_s(self) -> tuple[str, float, float]:
+        """SQL of how long an incident waits before its page: an offline table waits
+        `offline_after_min`, anything else the debounce."""
+        return ("CASE WHEN fault_id = 'offline@table' THEN ? ELSE ? END",
+                self.section.offline_after_min * 60.0, self.section.debounce_s)
+
     def due(self, now: float) -> list[Page]:
         """What to page now; each incident is paged once and escalated at most once."""
         pages = []
+        wait, offline_s, debounce_s = self._wait_s()
         for row in self.office.all(
                 "SELECT * FROM incidents WHERE paged IS NULL AND cleared IS NULL "
-                "AND opened <= ?", (now - self.section.debounce_s,)):
+                f"AND opened + {wait} <= ?", (offline_s, debounce_s, now)):
             self.db.execute("UPDATE incidents SET paged = ? WHERE id = ?", (now, row["id"]))
             pages.append(Page(OPENED, {**row, "paged": now}))
         if self.section.escalate_after_min > 0:
@@ -115,10 +154,11 @@ class Incidents:
     def next_due(self) -> float | None:
         """When `due` may next have something (None: nothing waits)."""
         times = []
-        row = self.db.execute("SELECT MIN(opened) FROM incidents WHERE paged IS NULL AND "
-                              "cleared IS NULL").fetchone()
+        wait, offline_s, debounce_s = self._wait_s()
+        row = self.db.execute(f"SELECT MIN(opened + {wait}) FROM incidents WHERE paged IS "
+                              "NULL AND cleared IS NULL", (offline_s, debounce_s)).fetchone()
         if row[0] is not None:
-            times.append(row[0] + self.section.debounce_s)
+            times.append(row[0])
         if self.section.escalate_after_min > 0:
             row = self.db.execute("SELECT MIN(paged) FROM incidents WHERE escalated IS NULL "
                                   "AND acked IS NULL AND cleared IS NULL AND paged IS NOT "

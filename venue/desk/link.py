@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from firmware.i18n import _
 from firmware.service.signed import sign
+from venue.brokerwords import login_refused, refused_line
 from venue.desk.config import BrokerSection
 from venue.desk.fleet import SUBSCRIPTIONS, Fleet
 from venue.desk.store import Store
@@ -88,6 +89,7 @@ class BrokerLink:
         self._to_ack: set[str] = set()
         self._complained: set[tuple[str, str]] = set()
         fleet.on_hand.append(self._on_hand)
+        store.on_conflict.append(self._conflict)
 
     def stop(self) -> None:
         self._stopping.set()
@@ -104,7 +106,10 @@ class BrokerLink:
             except aiomqtt.MqttError as exc:
                 if str(exc) != said:
                     said = str(exc)
-                    self.log(_("broker {broker}: {error}").format(broker=self.url, error=exc))
+                    self.log(refused_line(self.url, self.broker.username,
+                                          "[broker] username and password")
+                             if login_refused(exc) else
+                             _("broker {broker}: {error}").format(broker=self.url, error=exc))
             finally:
                 self._client = None
                 self.connected.clear()
@@ -165,6 +170,11 @@ class BrokerLink:
         if self.store.add(table, record):
             self.fleet.count_hand(table, record)
         self._to_ack.add(table)
+
+    def _conflict(self, table: str, held: dict[str, Any], aside: dict[str, Any]) -> None:
+        self.log(_("hand record {table} boot {boot} seq {seq} differs from the one held: "
+                   "kept aside, shown on the usage page").format(
+            table=table[:64], boot=held["boot"], seq=held["seq"]))
 
     async def _acks(self, client: aiomqtt.Client) -> None:
         while True:

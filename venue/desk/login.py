@@ -26,6 +26,7 @@ from venue.desk.keys import CONFIG, STORE
 from venue.desk.office import Office, own_connection
 from venue.desk.sessions import COOKIE, CSRF_FIELD, CSRF_HEADER, Session, Sessions
 from venue.desk.staff import LOCKED, Cost, LoginRefused, Staff
+from venue.desk.throttle import LoginThrottle, StreamSlots
 
 LOGIN_PATH = "/login"
 LOGOUT_PATH = "/logout"
@@ -38,6 +39,8 @@ OFFICE = web.AppKey("office", Office)
 STAFF = web.AppKey("staff", Staff)
 SESSIONS = web.AppKey("sessions", Sessions)
 INTEGRATORS = web.AppKey("integrators", Integrators)
+LOGINS = web.AppKey("logins", LoginThrottle)
+STREAMS = web.AppKey("streams", StreamSlots)
 # What the guard and the login form leave on a request for the handler after them.
 STAFF_SESSION = web.RequestKey("staff", Session)
 INTEGRATOR = web.RequestKey("integrator", str)
@@ -71,8 +74,8 @@ def integrator_of(request: web.Request) -> str | None:
 def _refuse(request: web.Request, status: int, kind: str, message: str,
             who: str | None = None, **detail: Any) -> web.StreamResponse:
     if kind:
-        request.app[OFFICE].log(kind, who=who, remote=remote(request), path=request.path,
-                               method=request.method, **detail)
+        request.app[OFFICE].refused(kind, who=who, remote=remote(request), path=request.path,
+                                   method=request.method, **detail)
     with language(page_language(request)):
         text = _(message)
     wants_page = request.method in SAFE_METHODS and not request.path.startswith("/api/") \
@@ -208,17 +211,28 @@ async def login(request: web.Request) -> web.StreamResponse:
     token, expected = form.get(CSRF_FIELD), request.cookies.get(LOGIN_COOKIE)
     office = request.app[OFFICE]
     if not (isinstance(token, str) and expected and secrets.compare_digest(token, expected)):
-        office.log("csrf.refused", who=name or None, remote=remote(request), path=LOGIN_PATH,
-                  method="POST", given=token is not None)
+        office.refused("csrf.refused", who=name or None, remote=remote(request),
+                       path=LOGIN_PATH, method="POST", given=token is not None)
         return _login_page(request, N_("missing or wrong CSRF token: reload the page"), name,
                            status=403)
     staff = request.app[STAFF]
+    throttle = request.app[LOGINS]
+    wait = throttle.wait_s(remote(request) or "")
+    if wait > 0:
+        # Before the hash: made-up names each have a lockout of their own, not a cost.
+        office.refused("staff.throttled", who=name or None, remote=remote(request))
+        page = _login_page(request, N_("too many logins from this address: wait a "
+                                       "minute"), name, status=429)
+        page.headers["Retry-After"] = str(max(1, round(wait)))
+        return page
     try:
-        # argon2id takes tens of milliseconds: a worker thread, not the event loop.
-        name = await asyncio.to_thread(staff.verify, name, password)
+        # argon2id takes tens of milliseconds: a worker thread, not the event loop,
+        # and a few at a time whoever asks.
+        async with throttle.hashes:
+            name = await asyncio.to_thread(staff.verify, name, password)
     except LoginRefused as refused:
-        office.log("staff.refused", who=name, remote=remote(request),
-                  why="locked" if refused.why == LOCKED else "wrong")
+        office.refused("staff.refused", who=name, remote=remote(request),
+                       why="locked" if refused.why == LOCKED else "wrong")
         return _login_page(request, refused.why, name, status=401)
     session_id, _session = request.app[SESSIONS].open(name)
     office.log("staff.login", who=name, remote=remote(request))
@@ -263,6 +277,7 @@ async def _sweeping(app: web.Application) -> AsyncIterator[None]:
         while True:
             app[SESSIONS].sweep()
             app[STAFF].sweep()
+            app[OFFICE].flush_refusals()
             await asyncio.sleep(SWEEP_S)
     task = asyncio.get_running_loop().create_task(sweep())
     yield
@@ -275,6 +290,7 @@ def setup(app: web.Application) -> None:
     """Put every page and API of the desk behind staff login (the first part set up)."""
     app[OFFICE], app[STAFF], app[SESSIONS], app[INTEGRATORS] = offices(
         app[STORE].db, app[CONFIG])
+    app[LOGINS], app[STREAMS] = LoginThrottle(), StreamSlots()
     app.middlewares.append(guard)
     app.cleanup_ctx.append(_sweeping)
     app.router.add_get(LOGIN_PATH, login_form)

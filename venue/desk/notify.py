@@ -16,7 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from firmware.i18n import _, language
-from venue.desk.incidents import ESCALATED, Incidents, Page
+from venue.desk.faultwords import of_incident
+from venue.desk.incidents import ESCALATED, ESTOP, OFFLINE, Incidents, Page, severity
 from venue.desk.office import Office
 from venue.desk.sections import NotifySection
 
@@ -30,7 +31,7 @@ def words(page: Page, dashboard_url: str = "") -> tuple[str, str]:
     """The title and body of a page, in the current language."""
     incident = page.incident
     table, code = incident["table_id"], incident["code"] or "?"
-    summary = incident["summary"] or ""
+    summary = of_incident(incident)["summary"]      # in the page's language when known
     opened = time.strftime("%H:%M:%S", time.localtime(incident["opened"]))
     number = incident["id"]      # the incident's number on the dashboard's page
     if page.kind == ESCALATED:
@@ -45,8 +46,11 @@ def words(page: Page, dashboard_url: str = "") -> tuple[str, str]:
     return title, "\n".join(line for line in lines if line)
 
 
-def send_apprise(urls: list[str], title: str, body: str, timeout_s: float) -> bool:
-    """Blocking: one notification to every URL; True when all took it."""
+def send_apprise(urls: list[str], title: str, body: str, timeout_s: float,
+                 notify_type: str = "info") -> bool:
+    """Blocking: one notification to every URL; True when all took it. `notify_type`
+    is Apprise's (`failure`, `warning`, `info`): WeCom, DingTalk and Bark show a failure
+    as an alarm, not a note."""
     import apprise
 
     sender = apprise.Apprise()
@@ -57,7 +61,7 @@ def send_apprise(urls: list[str], title: str, body: str, timeout_s: float) -> bo
         with contextlib.suppress(AttributeError):
             server.socket_read_timeout = timeout_s
             server.socket_connect_timeout = timeout_s
-    return bool(sender.notify(body=body, title=title))
+    return bool(sender.notify(body=body, title=title, notify_type=notify_type))
 
 
 def _unusable(urls: list[str]) -> list[str]:
@@ -73,7 +77,8 @@ class Notifier:
     def __init__(self, incidents: Incidents, office: Office, section: NotifySection,
                  lang: str | None, dashboard_url: str = "",
                  wall: Callable[[], float] = time.time,
-                 send: Callable[[list[str], str, str, float], bool] = send_apprise) -> None:
+                 send: Callable[[list[str], str, str, float, str], bool] = send_apprise
+                 ) -> None:
         self.incidents = incidents
         self.office = office
         self.section = section
@@ -92,6 +97,26 @@ class Notifier:
 
     def faults(self, table: str, active: list[dict[str, Any]]) -> None:
         self.incidents.active(table, active, self.wall())
+        self.wake.set()
+
+    def status(self, table: str, status: dict[str, Any]) -> None:
+        """An e-stop pressed pages like an E fault (after the debounce); released, its
+        incident clears."""
+        if not self.section.estop:
+            return
+        with language(self.lang):
+            summary = _("the e-stop was pressed")
+        self.incidents.condition(table, ESTOP, bool(status.get("estopped")), summary,
+                                 self.wall())
+        self.wake.set()
+
+    def avail(self, table: str, online: bool) -> None:
+        """A table offline for `offline_after_min` pages; back online, it clears."""
+        if self.section.offline_after_min <= 0:
+            return
+        with language(self.lang):
+            summary = _("the table is offline (no agent on the broker)")
+        self.incidents.condition(table, OFFLINE, not online, summary, self.wall())
         self.wake.set()
 
     def page_due(self) -> None:
@@ -117,7 +142,8 @@ class Notifier:
             title, body = words(page, self.dashboard_url)
         try:
             taken = await asyncio.get_running_loop().run_in_executor(
-                self._pagers, self.send, urls, title, body, self.section.send_timeout_s)
+                self._pagers, self.send, urls, title, body, self.section.send_timeout_s,
+                severity(page.incident))
         except Exception as exc:    # a notification plugin's bug must not stop paging
             taken = False
             self.office.log("incident.send_failed", incident=incident, error=repr(exc)[:200])

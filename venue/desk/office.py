@@ -4,6 +4,12 @@ They live in the venue's own SQLite file, beside the hand records (venue/desk/st
 which is kept mode 0600: it holds password hashes. Every refusal the desk makes
 (a wrong password, a locked name, an expired session, a missing CSRF token, a forged
 API key) is a row of `log`, so the owner can read who tried what, from where.
+
+Refusals are windowed like the daemon's client rows (firmware/api/clientrows.py): a
+few rows per cause and address a minute, the rest counted in one `KIND.repeated` row,
+and at most REFUSALS_PER_WINDOW over every address; past that only counted, in one
+`desk.rows.suppressed` row. A client flooding made-up cookies no longer turns the log
+(logins, bookings, incidents) over, nor the journal.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ import sys
 import time
 from collections.abc import Callable
 from typing import Any
+
+from firmware.api.clientrows import ClientRows
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS staff (
@@ -30,11 +38,22 @@ CREATE TABLE IF NOT EXISTS incidents (
     id INTEGER PRIMARY KEY, table_id TEXT NOT NULL, fault_id TEXT NOT NULL,
     code TEXT, summary TEXT, opened REAL NOT NULL, paged REAL, escalated REAL,
     cleared REAL, acked REAL, acked_by TEXT);
+CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS log (
     id INTEGER PRIMARY KEY, wall REAL NOT NULL, kind TEXT NOT NULL, who TEXT,
     remote TEXT, detail TEXT);
 """
 LOG_MAX_ROWS = 100_000      # the oldest rows go first
+REFUSALS_PER_KEY = 5        # rows per cause and address a window; the rest are counted
+REFUSALS_PER_WINDOW = 120   # over every address: at most 172,800 a day, and a flood of
+REFUSAL_WINDOW_S = 60.0     # them leaves the log's other rows for days
+
+
+class _Wall:
+    """The office's wall clock as the client-row gate reads it."""
+
+    def __init__(self, wall: Callable[[], float]) -> None:
+        self.now = wall
 
 
 def own_connection(db: sqlite3.Connection) -> sqlite3.Connection:
@@ -63,6 +82,9 @@ class Office:
             ":memory:", isolation_level=None, check_same_thread=False)
         self.db.executescript(SCHEMA)
         self._logged = 0
+        self._refusals = ClientRows(_Wall(wall), self._refusal_row,  # type: ignore[arg-type]
+                                    window_s=REFUSAL_WINDOW_S, total=REFUSALS_PER_WINDOW,
+                                    suppressed="desk.rows.suppressed")
 
     def one(self, query: str, args: tuple[Any, ...] = ()) -> dict[str, Any] | None:
         cursor = self.db.execute(query, args)
@@ -88,6 +110,28 @@ class Office:
         if self.echo:
             print(f"mjtable venue: {kind} who={who!r} from={remote} {text or ''}",
                   file=sys.stderr, flush=True)
+
+    def setting(self, key: str) -> str | None:
+        row = self.one("SELECT value FROM settings WHERE key = ?", (key,))
+        return None if row is None else str(row["value"])
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                        (key, value))
+
+    def refused(self, kind: str, who: str | None = None, remote: str | None = None,
+                **detail: Any) -> bool:
+        """A refusal's row, windowed per cause and address; True if it was written."""
+        return self._refusals.row(kind, remote, per_key=REFUSALS_PER_KEY, who=who,
+                                  remote=remote, **detail)
+
+    def flush_refusals(self) -> None:
+        """Write the counts of the refusal windows that have ended."""
+        self._refusals.flush()
+
+    def _refusal_row(self, kind: str, who: str | None = None, remote: str | None = None,
+                     **detail: Any) -> None:
+        self.log(kind, who=who, remote=remote, **detail)
 
     def rows(self, kind: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
         """The newest log rows (of one kind), oldest first."""

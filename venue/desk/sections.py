@@ -61,6 +61,10 @@ class NotifySection:
                                               "unacknowledged; empty = urls again")
     debounce_s: float = option(10.0, minval=0.0, maxval=3600.0,
                                doc="a fault cleared within this long pages nobody")
+    estop: bool = option(True, doc="page when a table's e-stop is pressed (after debounce_s)")
+    offline_after_min: float = option(5.0, minval=0.0, maxval=1440.0,
+                                      doc="page when a table stays offline this many "
+                                          "minutes; 0 = never")
     escalate_after_min: float = option(10.0, minval=0.0, maxval=1440.0,
                                        doc="page escalate_urls after this many minutes "
                                            "unacknowledged; 0 = never")

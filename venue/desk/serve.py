@@ -63,9 +63,9 @@ class Desk:
         if self.embedded:
             from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-            from venue.desk.demo import EmbeddedBroker, demo_accounts
+            from venue.desk.demo import EmbeddedBroker, demo_accounts, table_names
             quiet_broker_logs()
-            accounts = demo_accounts() if self.demo else None
+            accounts = demo_accounts(table_names(self.demo)) if self.demo else None
             self.broker = await EmbeddedBroker(free_port(), accounts).start()
             url = self.broker.url
             self.key = self.key or Ed25519PrivateKey.generate()
@@ -106,9 +106,9 @@ class Desk:
         if self.link is not None:
             await self.link.connected.wait()
         lang = self.config.desk.language or current()
-        login = ("tables", self.broker.accounts["tables"])
-        tables = [DemoTable(name, url, seed, lang, login=login) for seed, name in
-                  enumerate(table_names(self.demo or 0))]
+        accounts = self.broker.accounts
+        tables = [DemoTable(name, url, seed, lang, login=(name, accounts[name]))
+                  for seed, name in enumerate(table_names(self.demo or 0))]
         await asyncio.gather(*(table.run() for table in tables))
 
     def stop(self) -> None:

@@ -4,17 +4,24 @@ The tables re-send whatever the venue has not acknowledged, so a record may arri
 twice; the key keeps it once. What is acknowledged is the highest sequence held with
 no gap above what the table already counted as acknowledged: a record lost on the way
 is asked for again, never skipped. Usage per day and the billing CSV read from here.
+
+A record whose key is held already with other fields (a table restored from an old
+card, or anyone who published as the table) is no repeat: it is kept aside in
+`conflicts`, told to `on_conflict`, and shown on the usage page beside the one held,
+never dropped in silence; billing goes on from the first until staff look.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import os
 import re
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +45,11 @@ class Store:
         self.db.execute('CREATE INDEX IF NOT EXISTS hands_day ON hands (day, "table")')
         self.db.execute('CREATE TABLE IF NOT EXISTS acked ("table" TEXT PRIMARY KEY, '
                         'seq INTEGER)')
+        self.db.execute('CREATE TABLE IF NOT EXISTS conflicts ("table" TEXT, boot INTEGER, '
+                        'seq INTEGER, record TEXT, day TEXT, received REAL, '
+                        'UNIQUE ("table", boot, seq, record))')
+        # Told (table, the record held, the one kept aside) for each new conflict.
+        self.on_conflict: list[Callable[[str, dict[str, Any], dict[str, Any]], None]] = []
 
     def add(self, table: str, record: dict[str, Any], now: float | None = None) -> bool:
         """Keep `record` of `table`; False when it was held already or is malformed."""
@@ -57,7 +69,37 @@ class Store:
             # Malformed, or beyond what SQLite or the calendar holds (boot 10**30, a
             # start in the year 10**292): refused, as any malformed record is.
             return False
+        if cursor.rowcount != 1:
+            self._compare(values)
         return cursor.rowcount == 1
+
+    def _compare(self, values: tuple[Any, ...]) -> None:
+        """A key held already: the same record sent again, or a conflict kept aside."""
+        table, boot, seq = values[:3]
+        row = self.db.execute(
+            'SELECT * FROM hands WHERE "table"=? AND boot=? AND seq=?', (table, boot, seq)
+        ).fetchone()
+        if row is None or tuple(row[:10]) == values[:10]:
+            return
+        held = dict(zip(FIELDS, row[:10], strict=True))
+        aside = dict(zip(FIELDS, values[:10], strict=True))
+        cursor = self.db.execute(
+            "INSERT OR IGNORE INTO conflicts VALUES (?,?,?,?,?,?)",
+            (table, boot, seq, json.dumps(aside, sort_keys=True), values[10], values[11]))
+        if cursor.rowcount == 1:
+            for told in self.on_conflict:
+                told(table, held, aside)
+
+    def conflicts(self, first: str, last: str) -> list[dict[str, Any]]:
+        """The records kept aside between two days, each beside the one held."""
+        rows = self.db.execute(
+            'SELECT c."table", c.boot, c.seq, c.record, c.received, h.* FROM conflicts c '
+            'JOIN hands h ON h."table"=c."table" AND h.boot=c.boot AND h.seq=c.seq '
+            'WHERE c.day BETWEEN ? AND ? OR h.day BETWEEN ? AND ? ORDER BY c.received',
+            (first, last, first, last)).fetchall()
+        return [{"table": r[0], "boot": r[1], "seq": r[2], "aside": json.loads(r[3]),
+                 "received": r[4], "held": dict(zip(FIELDS, r[5:15], strict=True))}
+                for r in rows]
 
     def ackable(self, table: str, acked: int) -> int:
         """The highest seq to acknowledge: held without a gap above `acked` (what the
@@ -102,14 +144,22 @@ class Store:
         self.db.close()
 
 
-def usage_csv(rows: list[dict[str, Any]]) -> str:
-    """Per day and table, play time in hours too: what a spreadsheet bills from."""
+def amount(play_s: float, price_per_hour: float) -> float:
+    """What the hours played cost at the venue's hourly price, to the cent."""
+    return round(play_s / 3600 * price_per_hour + 1e-9, 2)
+
+
+def usage_csv(rows: list[dict[str, Any]], price_per_hour: float = 0.0) -> str:
+    """Per day and table, play time in hours too, and its amount at the hourly price:
+    what a spreadsheet bills from."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(["day", "table", "hands", "play_s", "play_h", "bookings"])
+    writer.writerow(["day", "table", "hands", "play_s", "play_h", "bookings",
+                     "price_per_hour", "amount"])
     for row in rows:
         writer.writerow([row["day"], _cell(row["table"]), row["hands"], f"{row['play_s']:.1f}",
-                         f"{row['play_s'] / 3600:.3f}", row["bookings"]])
+                         f"{row['play_s'] / 3600:.3f}", row["bookings"],
+                         f"{price_per_hour:.2f}", f"{amount(row['play_s'], price_per_hour):.2f}"])
     return out.getvalue()
 
 

@@ -6,15 +6,21 @@ from __future__ import annotations
 import datetime
 import time
 from html import escape
+from typing import Any
 
 from aiohttp import web
 
 from firmware.i18n import N_, _
 from venue.desk.keys import NAV, STORE
+from venue.desk.login import OFFICE, remote, staff_of
+from venue.desk.office import Office
 from venue.desk.page import escaped, page, render
-from venue.desk.store import day_of, records_csv, usage_csv
+from venue.desk.sessions import CSRF_FIELD
+from venue.desk.store import amount, day_of, records_csv, usage_csv
 
 MAX_DAYS = 366
+PRICE = "price_per_hour"
+MAX_PRICE = 100_000.0
 
 
 def setup(app: web.Application) -> None:
@@ -22,7 +28,33 @@ def setup(app: web.Application) -> None:
     app.router.add_get("/api/usage", usage_json)
     app.router.add_get("/api/usage.csv", usage_file)
     app.router.add_get("/api/records.csv", records_file)
+    app.router.add_post("/usage/price", set_price)
     app[NAV].append(("/usage", N_("Usage")))
+
+
+def price(office: Office) -> float:
+    """The hourly price staff set on the usage page (0: none set)."""
+    try:
+        return float(office.setting(PRICE) or 0.0)
+    except ValueError:
+        return 0.0
+
+
+async def set_price(request: web.Request) -> web.StreamResponse:
+    """The usage page's price form (the guard checked the session and its CSRF token)."""
+    session = staff_of(request)
+    assert session is not None
+    form = await request.post()
+    try:
+        value = float(str(form.get(PRICE, "")).strip().replace(",", "."))
+    except ValueError:
+        value = -1.0
+    if 0.0 <= value <= MAX_PRICE:
+        request.app[OFFICE].set_setting(PRICE, f"{value:.2f}")
+        request.app[OFFICE].log("usage.price", who=session.name, remote=remote(request),
+                                price_per_hour=round(value, 2))
+    back = str(form.get("back", "/usage"))
+    raise web.HTTPSeeOther(back if back.startswith("/usage") else "/usage")
 
 
 class BadRange(Exception):
@@ -55,8 +87,9 @@ async def usage_json(request: web.Request) -> web.Response:
         first, last = days(request)
     except BadRange as exc:
         return _bad(exc)
-    return web.json_response({"from": first, "to": last,
-                              "usage": request.app[STORE].usage(first, last)})
+    store = request.app[STORE]
+    return web.json_response({"from": first, "to": last, "usage": store.usage(first, last),
+                              "conflicts": store.conflicts(first, last)})
 
 
 def _attachment(text: str, name: str) -> web.Response:
@@ -71,7 +104,8 @@ async def usage_file(request: web.Request) -> web.Response:
         first, last = days(request)
     except BadRange as exc:
         return _bad(exc)
-    return _attachment(usage_csv(request.app[STORE].usage(first, last)),
+    return _attachment(usage_csv(request.app[STORE].usage(first, last),
+                                 price(request.app[OFFICE])),
                        f"usage-{first}-{last}.csv")
 
 
@@ -93,31 +127,71 @@ async def usage_page(request: web.Request, lang: str) -> web.Response:
         first = last = day_of(time.time())
         problem = f'<p class="problem" role="alert">{escape(str(exc))}</p>'
     rows = request.app[STORE].usage(first, last)
+    per_hour = price(request.app[OFFICE])
     query = f"from={first}&amp;to={last}"
     cells = "".join(
         f"<tr><td>{escape(r['day'])}</td><td>{escape(r['table'])}</td>"
         f"<td class=n>{r['hands']}</td><td class=n>{r['play_s'] / 3600:.2f}</td>"
-        f"<td class=n>{r['bookings']}</td></tr>" for r in rows)
+        f"<td class=n>{r['bookings']}</td>"
+        f"<td class=n>{amount(r['play_s'], per_hour):.2f}</td></tr>" for r in rows)
     hands = sum(r["hands"] for r in rows)
     hours = sum(r["play_s"] for r in rows) / 3600
+    money = sum(amount(r["play_s"], per_hour) for r in rows)
     w = escaped(empty=_("no hands in these days"), first=_("from"), last=_("to"),
                 show=_("Show"), per_day=_("CSV per table and day"),
                 every_hand=_("CSV of every hand"), day=_("Day"), table=_("Table"),
                 hands=_("Hands"), hours=_("Hours played"), bookings=_("Bookings"),
-                total=_("Total"))
-    empty = f'<tr><td colspan=5>{w["empty"]}</td></tr>'
+                total=_("Total"), amount=_("Amount"), price=_("Price per hour"),
+                save=_("Save"))
+    session = staff_of(request)
+    csrf = escape(session.csrf) if session is not None else ""
+    empty = f'<tr><td colspan=6>{w["empty"]}</td></tr>'
     body = (
         f"{problem}<form class=range method=get action=/usage>"
         f'<label>{w["first"]} <input type=date name=from value="{first}"></label> '
         f'<label>{w["last"]} <input type=date name=to value="{last}"></label> '
         f'<button>{w["show"]}</button></form>'
+        f'<form class="range price" method=post action="/usage/price">'
+        f'<input type=hidden name="{CSRF_FIELD}" value="{csrf}">'
+        f'<input type=hidden name=back value="/usage?{query}">'
+        f'<label>{w["price"]} <input name="{PRICE}" type=number min=0 step=0.01 '
+        f'inputmode=decimal value="{per_hour:.2f}"></label> '
+        f'<button>{w["save"]}</button></form>'
         f'<p class=files><a href="/api/usage.csv?{query}" download>'
         f'{w["per_day"]}</a> · '
         f'<a href="/api/records.csv?{query}" download>{w["every_hand"]}</a></p>'
-        f'<table class=usage><thead><tr><th>{w["day"]}</th>'
+        f'<div class="scroll"><table class=usage><thead><tr><th>{w["day"]}</th>'
         f'<th>{w["table"]}</th><th>{w["hands"]}</th>'
-        f'<th>{w["hours"]}</th><th>{w["bookings"]}</th></tr></thead>'
+        f'<th>{w["hours"]}</th><th>{w["bookings"]}</th><th>{w["amount"]}</th></tr></thead>'
         f"<tbody>{cells or empty}</tbody>"
         f'<tfoot><tr><th colspan=2>{w["total"]}</th><td class=n>{hands}</td>'
-        f"<td class=n>{hours:.2f}</td><td></td></tr></tfoot></table>")
-    return render(request, _("Usage"), body, lang)
+        f"<td class=n>{hours:.2f}</td><td></td><td class=n>{money:.2f}</td></tr></tfoot>"
+        "</table></div>")
+    return render(request, _("Usage"), _conflicts(request.app[STORE].conflicts(first, last))
+                  + body, lang)
+
+
+def _conflicts(found: list[dict[str, Any]]) -> str:
+    """Records that arrived for a hand held already, with other fields: shown, never
+    dropped (the first is billed until staff look)."""
+    if not found:
+        return ""
+    w = escaped(title=_("Hand records in conflict: the first is billed, the other kept "
+                        "aside"), table=_("Table"), record=_("Boot / seq"),
+                held=_("Held"), aside=_("Kept aside"))
+    rows = "".join(
+        f"<tr><td>{escape(c['table'])}</td><td>{c['boot']} / {c['seq']}</td>"
+        f"<td>{escape(_hand(c['held']))}</td><td>{escape(_hand(c['aside']))}</td></tr>"
+        for c in found[:200])
+    return (f'<section class="problem conflicts" role="alert"><h2>{w["title"]}</h2>'
+            f'<table class=usage><thead><tr><th>{w["table"]}</th><th>{w["record"]}</th>'
+            f'<th>{w["held"]}</th><th>{w["aside"]}</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table></section>")
+
+
+def _hand(record: dict[str, Any]) -> str:
+    start, duration = record.get("start"), record.get("duration_s")
+    shown = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(start)) \
+        if isinstance(start, int | float) else "?"
+    return f"{shown}, {duration if duration is not None else '?'} s, " \
+        f"{record.get('booking_id') or '—'}, {record.get('ended') or ''}"

@@ -24,6 +24,7 @@ from firmware.diagnosis.guided import SYMPTOMS
 from firmware.i18n import _, language
 from mjtable_core.config import Config
 from venue.agent.phone import guard, score, words
+from venue.agent.phone.lockout import PhoneLockout
 from venue.agent.phone.page import render
 from venue.agent.phone.sessions import Session, Sessions, TooMany
 
@@ -63,6 +64,7 @@ class PhoneConsole:
         self.networks = guard.networks(config.venue.phone_networks)
         self.default_lang = config.venue.language or config.display.language or "en"
         self.sessions = Sessions(socket)
+        self.lockout = PhoneLockout()      # wrong tokens per phone (lockout.py)
         self.status: dict[str, Any] | None = None
         self._faults: dict[str, tuple[float, str, list[dict[str, Any]]]] = {}
         self._tests: dict[str, list[dict[str, Any]]] = {}
@@ -191,7 +193,7 @@ class PhoneConsole:
         html = render(lang, self.config.table.id, {
             "csrf": session.csrf, "technician": session.technician, "lang": lang,
             "words": words.script_words(lang), "symptoms": symptoms, "tests": tests,
-            "motors": words.motors(self.config.geometry),
+            "motors": words.motors(self.config.geometry, lang),
             "score": words.score_words(lang), "tiles": score.faces(lang)})
         response = web.Response(text=html, content_type="text/html", charset="utf-8")
         if fresh:
@@ -233,12 +235,13 @@ class PhoneConsole:
         with language(lang):
             lamps = [{"name": n, "label": words.lamp_name(n), "on": bool(v)}
                      for n, v in (status.get("lamps") or {}).items()]
-        service = status.get("service") or {}
+            service = status.get("service") or {}
+            running = words.running(service.get("running"), self.config.geometry)
         return web.json_response({
             "online": True, "table": status.get("table"), "display": status.get("display"),
             "lamps": lamps, "estopped": status.get("estopped"),
             "held_by": status.get("held_by"), "test_mode": service.get("test_mode"),
-            "running": service.get("running"), "hand_in_play": status.get("hand_in_play"),
+            "running": running, "hand_in_play": status.get("hand_in_play"),
             "faults": await self._active_faults(status, lang),
             "technician": session.technician if session else None})
 
@@ -288,14 +291,24 @@ class PhoneConsole:
         if not isinstance(name, str) or not isinstance(token, str) or not name or not token:
             return _refused(400, _("a name and a token, please"))
         session = request[SESSION]
+        remote = request.remote or ""
         with language(self._language(request)):
+            wait = self.lockout.begin(remote, session.sid)
+            if wait > 0:
+                return _refused(429, _("too many wrong tokens from this phone: try again "
+                                       "in {seconds} s").format(seconds=round(wait)),
+                                "locked")
+            wrong = False
             try:
                 new = await self.sessions.login(session, name[:64], token[:1024])
             except TooMany:
                 return _refused(409, _("too many technicians are logged in here; one of "
                                        "them must log out first"))
             except ClientError as exc:
+                wrong = exc.error.get("code") in ("forbidden", "unauthorized")
                 return _daemon_refused(exc)
+            finally:
+                self.lockout.end(remote, session.sid, wrong)
         response = web.json_response({"technician": new.technician, "csrf": new.csrf})
         _set_session(response, new)
         return response

@@ -6,8 +6,9 @@ and hands the script the ones it needs as JSON.
 
 from __future__ import annotations
 
+from firmware import words as table_words
 from firmware.i18n import N_, _, language
-from firmware.machines.maintenance import jog_motors
+from firmware.machines.maintenance import jog_motors, tests_by_name
 from mjtable_core.geometry import Geometry
 
 # Shown in the page's own markup.
@@ -83,11 +84,6 @@ SCORE = {
     "taps": N_("tap a tile to add it to the part in blue; tap a chosen tile to remove it"),
     "send": N_("send the score"),
 }
-LAMPS = {
-    "lamp.ready": N_("ready"),
-    "lamp.building": N_("building"),
-}
-DEALER_LAMP = N_("dealer {seat}")
 
 
 def page_words(lang: str) -> dict[str, str]:
@@ -106,15 +102,29 @@ def score_words(lang: str) -> dict[str, str]:
 
 
 def lamp_name(name: str) -> str:
-    """A lamp's label in the current language (lamp.dealer.N: the seat's lamp)."""
-    if name in LAMPS:
-        return _(LAMPS[name])
-    if name.startswith("lamp.dealer."):
-        return _(DEALER_LAMP).format(seat=name.rpartition(".")[2])
-    return name
+    """A lamp's label in the current language, as the table's own screens say it (the
+    dealer lamps by seat: 东南西北 in Chinese)."""
+    return table_words.lamp(name)
 
 
-def motors(geometry: Geometry) -> list[dict[str, object]]:
-    """The jog's motors and the directions each may turn."""
-    return [{"motor": m, "directions": ["up", "down"] if m == "lid" else ["fwd"]}
-            for m in jog_motors(geometry)]
+def motors(geometry: Geometry, lang: str | None = None) -> list[dict[str, object]]:
+    """The jog's motors, their names in the reader's language, and the directions each
+    may turn."""
+    with language(lang):
+        return [{"motor": m, "label": table_words.motor(m),
+                 "directions": ["up", "down"] if m == "lid" else ["fwd"]}
+                for m in jog_motors(geometry)]
+
+
+def running(motion: str | None, geometry: Geometry) -> str | None:
+    """The service motion in progress ("test lid", "jog head.2": ids) as a technician
+    reads it: the test's label, or the jogged motor's name."""
+    if not motion:
+        return None
+    verb, _sep, name = motion.partition(" ")
+    if verb == "test":
+        test = tests_by_name(geometry).get(name)
+        return test.label if test is not None else motion
+    if verb == "jog":
+        return _("jog") + " " + table_words.motor(name)
+    return motion

@@ -29,7 +29,7 @@
     el.className = "tile";
     el.dataset.table = id;
     const parts = {};
-    for (const name of ["name", "state", "fault", "today"]) {
+    for (const name of ["name", "state", "fault", "summary", "today"]) {
       parts[name] = el.appendChild(document.createElement("span"));
       parts[name].className = name;
     }
@@ -46,7 +46,51 @@
     }
     grid.insertBefore(el, before);
     tiles.set(id, entry);
+    offer(id);
     return entry;
+  }
+
+  // The counter: open a table for a booking, or close it (the booking API).
+  const counter = document.getElementById("counter");
+  function offer(id) {
+    const select = counter && counter.elements.table;
+    if (!select || [...select.options].some((o) => o.value === id)) return;
+    const option = new Option(id, id);
+    const after = [...select.options].find((o) => natural(id, o.value) < 0);
+    select.add(option, after || null);
+  }
+  if (counter) {
+    const said = counter.querySelector(".said");
+    counter.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      const command = e.submitter ? e.submitter.value : "enable";
+      const table = counter.elements.table.value;
+      const booking = counter.elements.booking_id.value.trim().replace(/\s+/g, "_");
+      if (command === "enable" && !booking) { said.textContent = words.need_booking; return; }
+      const body = command === "enable"
+        ? {for_s: Number(counter.elements.for_s.value), booking_id: booking}
+        : {reason: "counter"};
+      said.textContent = "…";
+      try {
+        const answer = await fetch(`/api/tables/${encodeURIComponent(table)}/${command}`, {
+          method: "POST", headers: {"Content-Type": "application/json",
+                                    "X-CSRF-Token": counter.dataset.csrf},
+          body: JSON.stringify(body)});
+        const reply = await answer.json();
+        if (answer.status === 200) {
+          said.textContent = say(command === "enable" ? words.opened : words.closed,
+                                 {table, booking});
+        } else if (answer.status === 202) {
+          said.textContent = say(words.no_answer, {table});
+        } else if (reply.ack) {
+          said.textContent = say(words.refused, {table, why: reply.ack.why || ""});
+        } else {
+          said.textContent = say(words.failed, {why: reply.error || answer.status});
+        }
+      } catch (err) {
+        said.textContent = say(words.failed, {why: String(err)});
+      }
+    });
   }
 
   function count(state, step) {
@@ -78,7 +122,11 @@
     if (t.fault && t.faults > 1) fault += " " + say(words.more_faults, {n: t.faults - 1});
     if (entry.since) fault += " · " + age(entry.since);
     set(parts.fault, fault);
-    parts.fault.title = t.fault_summary || "";
+    // What is wrong, in the page's language: from the catalogue by the fault's id, else
+    // the table's own words; on the tile itself (a phone shows no tooltips).
+    const summary = t.fault === "E-STOP" ? words.estop
+      : t.fault ? (words.summaries[t.fault_id] || t.fault_summary || "") : "";
+    set(parts.summary, summary);
     set(parts.today, say(words.hands, {n: t.hands_today}) + " · "
         + say(words.hours, {h: (t.play_s_today / 3600).toFixed(1)}));
     if (t.console) {

@@ -47,7 +47,7 @@
   }
   fill($("symptom"), boot.symptoms);
   fill($("mechanism"), boot.tests);
-  fill($("motor"), boot.motors.map((m) => ({name: m.motor, label: m.motor})));
+  fill($("motor"), boot.motors.map((m) => ({name: m.motor, label: m.label || m.motor})));
 
   function list(items) {
     const ul = document.createElement("ul");

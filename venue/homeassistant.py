@@ -9,9 +9,11 @@ Nothing here can command the table: only sensors, never a button or a switch.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
+from firmware import words
 from firmware.i18n import N_, _, language
 from venue.wire import OFFLINE, ONLINE, Topics
 
@@ -47,12 +49,31 @@ def usable(table: str) -> bool:
     return bool(NODE_ID.match(table))
 
 
+def discovery(topics: Topics, table: str, prefix: str, birth: dict[str, Any],
+              lang: str | None) -> list[tuple[str, dict[str, Any]]] | None:
+    """Every retained config of a table from its birth message (None: the table id
+    cannot name Home Assistant's entities). The agent and the demo both publish these."""
+    if not usable(table):
+        return None
+    found = device(table, birth["model"], birth["firmware"], birth["console_url"])
+    return configs(topics, table, prefix, found, lang)
+
+
 def configs(topics: Topics, table: str, prefix: str, device: dict[str, Any],
             lang: str | None) -> list[tuple[str, dict[str, Any]]]:
     """(topic, retained config) of every entity of `table`."""
     out = []
     with language(lang):
+        # Home Assistant shows a sensor's value as it is: the table's state and "no
+        # faults" in the table's language, by these maps (ids stay in the payloads).
+        states = json.dumps({key: words.state(key) for key in words.STATES},
+                            ensure_ascii=False)
+        none = json.dumps(_("no faults"), ensure_ascii=False)
+        said = {"state": "{{ " + states + ".get(value_json.state, value_json.state) }}",
+                "fault": "{{ value_json.active | map(attribute='code') | join(' ') "
+                         "if value_json.active else " + none + " }}"}
         for key, (component, name, state, template, extra) in ENTITIES.items():
+            template = said.get(key, template)
             config: dict[str, Any] = {
                 "name": _(name), "unique_id": f"mjtable_{table}_{key}",
                 "state_topic": getattr(topics, state), "value_template": template,

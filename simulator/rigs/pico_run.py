@@ -1,0 +1,360 @@
+"""`mjtable simulate --hal pico`: the board's firmware on MicroPython on an emulated RP2040.
+
+The third rig beside `sim` and `ioboard`. The chip (simulator/rigs/pico_chip.py) boots
+MicroPython's Pico image; `board/` goes onto it as a user puts it on a Pico
+(`mjtable board flash` over its USB serial, hal/board_flash.py); then the chip
+and the table run in lockstep on one clock: every `STEP_S` of table time the chip is
+moved on to the same instant (its cycles at 125 MHz), the motor lines its expanders
+latched are applied to the table, and every sensor change of the table is put on the
+chip's pin at the instant it happens. The host's link is UART0, bridged to a pty that
+the unchanged ioboard HAL opens.
+
+What the chip tells (`PicoBoard.figures()`): each armed stop's latency from the
+sensor's edge on its pin to the motor's line going off (in chip time, less the
+confirmation dwell the host asked for), the board loop's period (between watchdog
+feeds), the least free heap the board reported, watchdog resets, and anything the
+board printed that looks like an error (a traceback, a MemoryError in a handler).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import re
+import statistics
+import threading
+from typing import Any
+
+from board import pinmap
+from hal.backends.ioboard import IoBoardHal, LinkError, open_port
+from hal.interface import HalError
+from hal.protocol import CHANNELS, Decoder, Msg, Reason, decode_stopped, decode_value
+from mjtable_core.config import Config, check_link
+from mjtable_core.signals import Value
+from simulator.physics.table import SimTable
+from simulator.rigs.host_clock import HostClock
+from simulator.rigs.ioboard_emulator import PtyPort
+from simulator.rigs.lockstep import LockstepClock, MeteredPort
+from simulator.rigs.pico_chip import NS, PicoChip
+
+STEP_S = 0.001          # table time between two looks at the chip's outputs
+BOOT_LIMIT_NS = 5 * NS  # chip time the flashed board may take to start its loop
+ERROR_WORDS = (b"Traceback", b"MemoryError", b"uncaught exception")
+MEM_FREE = re.compile(rb"board mem_free (\d+)")
+
+
+class _LinkStats:
+    """The board's own link figures live on the chip; the rig counts what it relays."""
+
+    def __init__(self) -> None:
+        self.to_host = 0
+        self.to_board = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"bytes_to_host": self.to_host, "bytes_to_board": self.to_board}
+
+
+class _Link:
+    def __init__(self) -> None:
+        self.stats = _LinkStats()
+
+
+class PicoBoard:
+    """The emulated Pico in front of the simulated table, on the lockstep clock."""
+
+    def __init__(self, table: SimTable, clock: LockstepClock, chip: PicoChip,
+                 port: PtyPort, *, seed: int = 0) -> None:
+        self.table = table
+        self.clock = clock
+        self.chip = chip
+        self.port = port
+        self.link = _Link()
+        self.noise = 0.0
+        self.bits_flipped = 0
+        self.failsafe_at: float | None = None
+        self._rng_in = random.Random(f"pico-noise-in-{seed}")
+        self._rng_out = random.Random(f"pico-noise-out-{seed}")
+        self._drop_until = float("-inf")
+        self._closed = False
+        self._figures: dict[str, Any] | None = None
+        self._stop = threading.Event()
+        self._reader: threading.Thread | None = None
+        self._t0 = 0
+        self._latch: dict[int, int] = {}
+        self._out_value: dict[int, int] = {}
+        self._off_at: dict[int, int] = {}       # output channel -> chip ns it last went off
+        self._on_at: dict[int, int] = {}        # ... and last went on
+        self._edge_at: dict[int, int] = {}      # input channel -> chip ns it last changed
+        self._confirm: dict[int, int] = {}      # stop id -> confirm_ms the host asked for
+        self._from_host = Decoder()
+        self._to_host = Decoder()
+        self.latencies_us: list[float] = []
+        self.loop_ns: list[int] = []
+        self._gpio_of = {where[1]: ch for ch, where in pinmap.INPUTS.items()
+                         if where[0] == "gpio"}
+        self._expander_bits: dict[int, int] = {}
+        chip.on_uart = self._from_chip
+
+    # -- wiring --------------------------------------------------------------------------
+
+    def drive_inputs(self) -> None:
+        """Every input pin at the table's present value (before the board samples them)."""
+        for ch, where in pinmap.INPUTS.items():
+            name = CHANNELS[ch]
+            if name in self.table.values:
+                self._drive(ch, where, self.table.values[name])
+
+    def _drive(self, ch: int, where: tuple[Any, ...], value: Value) -> None:
+        active = bool(value)
+        if where[0] == "gpio":
+            self.chip.gpio(where[1], active != where[2])
+        else:
+            address, bit, low = where[1], where[2], where[3]
+            bits = self._expander_bits.get(address, 0xFFFF)
+            level = active != low
+            bits = bits | (1 << bit) if level else bits & ~(1 << bit)
+            self._expander_bits[address] = bits
+            self.chip.expander_inputs(address, bits)
+
+    def start(self, t0_ns: int) -> None:
+        """From now on table time 0 is chip time `t0_ns`."""
+        self._t0 = t0_ns - round(self.clock.now() * NS)
+        self.table.listener = self._on_table_change
+        self._reader = threading.Thread(target=self._read_loop, name="pico-uart", daemon=True)
+        self._reader.start()
+        self.clock.call_later(STEP_S, self._step)
+
+    def rebase(self) -> None:
+        """The chip ran on while the table's time stood (a handshake): table now is chip now."""
+        self._t0 = self.chip.t_ns - round(self.clock.now() * NS)
+
+    @property
+    def url(self) -> str:
+        return self.port.url
+
+    def chip_ns(self) -> int:
+        return self._t0 + round(self.clock.now() * NS)
+
+    # -- the lockstep ---------------------------------------------------------------------
+
+    def _catch_up(self) -> None:
+        self.chip.run_to(self.chip_ns())
+        self._apply_events()
+
+    def _step(self) -> None:
+        if self._closed:
+            return
+        self._catch_up()
+        self.clock.call_later(STEP_S, self._step)
+
+    def _on_table_change(self, name: str, value: Value) -> None:
+        self._catch_up()
+        from hal.protocol import CHANNEL_OF
+
+        ch = CHANNEL_OF.get(name)
+        where = pinmap.INPUTS.get(ch) if ch is not None else None
+        if where is not None:
+            self._drive(ch, where, value)
+
+    def _apply_events(self) -> None:
+        events, self.chip.events = self.chip.events, []
+        for event in events:
+            at, kind = event[0], event[1]
+            if kind == "in":
+                ch = self._gpio_of.get(event[2])
+                if ch is not None:
+                    self._edge_at[ch] = at
+            elif kind == "mcp":
+                self._latch[event[2]] = event[3]
+                self._outputs_changed(at)
+
+    def _line(self, where: tuple[Any, ...]) -> bool:
+        latch = self._latch.get(where[1], 0)
+        return bool(latch >> where[2] & 1) != where[3]
+
+    def _outputs_changed(self, at: int) -> None:
+        values = {0: 1 if self._line(pinmap.LID_UP_PIN) else
+                  2 if self._line(pinmap.LID_DOWN_PIN) else 0}
+        for ch, where in pinmap.OUTPUTS.items():
+            values[ch] = 1 if self._line(where) else 0
+        for ch, value in values.items():
+            if self._out_value.get(ch, 0) == value:
+                continue
+            self._out_value[ch] = value
+            (self._on_at if value else self._off_at)[ch] = at
+            name = CHANNELS[ch]
+            if name in self.table.signals:
+                self.table.command(name, decode_value(name, bytes((value,))))
+
+    # -- bytes ----------------------------------------------------------------------------
+
+    def drop_link(self, duration_s: float) -> None:
+        self._drop_until = self.clock.now() + duration_s
+
+    def _dropping(self) -> bool:
+        return self.clock.now() < self._drop_until
+
+    def _garble(self, data: bytes, rng: random.Random) -> bytes:
+        if self.noise <= 0:
+            return data
+        out = bytearray(data)
+        for i in range(len(out)):
+            for bit in range(8):
+                if rng.random() < self.noise:
+                    out[i] ^= 1 << bit
+                    self.bits_flipped += 1
+        return bytes(out)
+
+    def _from_chip(self, data: bytes) -> None:
+        for frame in self._to_host.feed(data):
+            if frame.type == Msg.STOPPED:
+                self._stopped(frame.payload)
+        if self._dropping() or self._closed:
+            return
+        self.link.stats.to_host += len(data)
+        self.port.write(self._garble(data, self._rng_out))
+
+    def _read_loop(self) -> None:
+        while not self._stop.is_set():
+            data = self.port.read()
+            if data:
+                self.clock.post(lambda d=data: self._to_chip(d))
+
+    def _to_chip(self, data: bytes) -> None:
+        if self._dropping() or self._closed:
+            return
+        for frame in self._from_host.feed(data):
+            if frame.type == Msg.ARM and len(frame.payload) >= 10:
+                self._confirm[frame.payload[0]] = int.from_bytes(frame.payload[8:10], "big")
+        self._catch_up()
+        self.link.stats.to_board += len(data)
+        self.chip.uart_in(self._garble(data, self._rng_in))
+
+    # -- what the chip tells -------------------------------------------------------------
+
+    def _stopped(self, payload: bytes) -> None:
+        try:
+            stopped = decode_stopped(payload)
+        except Exception:       # a garbled report: the host's decoder says so
+            return
+        if stopped.reason != Reason.EDGE:
+            return
+        from hal.protocol import CHANNEL_OF
+
+        out_ch, in_ch = CHANNEL_OF.get(stopped.output), CHANNEL_OF.get(stopped.input)
+        self._apply_events()
+        off, on, edge = self._off_at.get(out_ch), self._on_at.get(out_ch), self._edge_at.get(in_ch)
+        if off is None or edge is None or on is None or edge < on or off < edge:
+            return      # stopped at its arming (already at its level): no edge to time
+        dwell = self._confirm.get(stopped.stop_id, 0) * 1_000_000
+        self.latencies_us.append(max(0, off - edge - dwell) / 1000)
+
+    def figures(self) -> dict[str, Any]:
+        if self._figures is not None:       # closed: the chip is gone, its figures stay
+            return self._figures
+        self.loop_ns += self.chip.loop_periods_ns()
+        console = bytes(self.chip.console)
+        free = [int(m) for m in MEM_FREE.findall(console)]
+        lat = sorted(self.latencies_us)
+        loops = sorted(self.loop_ns)
+
+        def pct(values: list[float], p: float) -> float:
+            return round(values[min(len(values) - 1, int(p * len(values)))], 1)
+
+        return {
+            "chip": "rp2040",
+            "micropython": getattr(self, "micropython", None),
+            "stop_latency_us": ({"n": len(lat), "p50": round(statistics.median(lat), 1),
+                                 "p99": pct(lat, 0.99), "max": round(lat[-1], 1)}
+                                if lat else {"n": 0}),
+            "loop_us": ({"p50": round(statistics.median(loops) / 1000, 1),
+                         "p99": pct([x / 1000 for x in loops], 0.99),
+                         "max": round(loops[-1] / 1000, 1)} if loops else {}),
+            "mem_free_min": min(free) if free else None,
+            "resets": self.chip.resets,
+            "errors": [line.decode(errors="replace") for line in console.splitlines()
+                       if any(word in line for word in ERROR_WORDS)],
+            "chip_time_s": round(self.chip.t_ns / NS, 3),
+        }
+
+    def close(self) -> None:
+        if self._figures is None:
+            self._figures = self.figures()
+        self._closed = True
+        self._stop.set()
+        if self._reader is not None:
+            self._reader.join(timeout=1.0)
+        self.port.close()
+        self.chip.close()
+
+
+def boot_board(chip: PicoChip, say: Any = lambda line: None) -> str:
+    """Flash `board/` onto the chip over its USB serial and start it; the MicroPython
+    version. Raises FlashError, or RuntimeError if the board loop never starts."""
+    from hal.board_flash import board_files, flash
+
+    chip.run_to(chip.t_ns + NS // 4)        # booted, its USB enumerated
+    with chip.usb_serial() as usb:
+        done = flash(usb, board_files(), say=say, ram_disk=True)
+    if not chip.run_until_console(b"board mem_free", BOOT_LIMIT_NS):
+        raise RuntimeError("the flashed board did not start its loop: "
+                           + bytes(chip.console[-300:]).decode(errors="replace"))
+    return done.micropython
+
+
+class PicoWiredTable:
+    """Table, emulated Pico with board/ flashed, UART0 pty and the ioboard HAL."""
+
+    def __init__(self, config: Config, seed: int | None = None) -> None:
+        check_link(config)
+        self.config = config
+        self.clock = LockstepClock()
+        self.table = SimTable(config, self.clock, seed)
+        port = PtyPort(self.clock.meter)
+        chip = PicoChip()
+        self.board = PicoBoard(self.table, self.clock, chip, port, seed=self.table.seed)
+        try:
+            self.board.drive_inputs()
+            self.board.micropython = boot_board(chip)   # type: ignore[attr-defined]
+        except BaseException:
+            self.board.close()
+            raise
+        self.board.loop_ns = []
+        chip.loop_periods_ns()          # the loop's figures start with the table
+        self.board.start(chip.t_ns)
+        serial_port = MeteredPort(open_port(port.url, config.ioboard.baud), self.clock.meter)
+        self.host = HostClock(self.clock)
+        self.hal = IoBoardHal.from_config(config, self.host, port=serial_port)
+
+    def connect(self) -> LinkError | None:
+        errors: list[HalError] = []
+
+        def shake() -> None:
+            try:
+                self.hal.connect()
+            except HalError as exc:
+                errors.append(exc)
+            finally:
+                self.clock.post(lambda: None)
+
+        thread = threading.Thread(target=shake, name="pico-handshake")
+        thread.start()
+        # The chip answers only while its time moves: serve the posted bytes and step it.
+        while thread.is_alive():
+            self.clock.serve_while(lambda: False)
+            self.board._catch_up()
+            with contextlib.suppress(Exception):
+                self.board.chip.run_to(self.board.chip.t_ns + 1_000_000)
+                self.board._apply_events()
+            thread.join(timeout=0.001)
+        thread.join()
+        self.board.rebase()
+        if errors and not isinstance(errors[0], LinkError):
+            raise errors[0]
+        return errors[0] if errors and isinstance(errors[0], LinkError) else None
+
+    def close(self, drain: bool = True) -> None:
+        if drain:
+            self.clock.run_until(self.clock.now())
+        self.hal.close()
+        self.board.close()

@@ -1,0 +1,67 @@
+"""The pico rig: the board's firmware on MicroPython on an emulated RP2040, in front of
+the simulated table, on one clock. Each test that needs the chip boots and flashes one
+(about 15 s of wall time); they skip, saying why, without the image or Node.js."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from hal.armed import StopReport, StopSpec
+from mjtable_core.config import load_config
+from simulator.rigs.pico_chip import NS, ChipMissing
+from simulator.rigs.pico_run import PicoWiredTable
+
+pytestmark = pytest.mark.xdist_group("pico")
+
+
+@pytest.fixture(scope="module")
+def wired() -> Iterator[PicoWiredTable]:
+    try:
+        table = PicoWiredTable(load_config(None), 1)
+    except ChipMissing as exc:
+        pytest.skip(str(exc))
+    try:
+        assert table.connect() is None
+        yield table
+    finally:
+        table.close(drain=False)
+
+
+def _in_loop(wired: PicoWiredTable, action) -> None:  # type: ignore[no-untyped-def]
+    wired.clock.call_at(wired.clock.now(), action)
+
+
+def test_an_armed_head_stops_on_the_chip_within_a_millisecond_of_its_edge(
+        wired: PicoWiredTable) -> None:
+    reports: list[StopReport] = []
+    spec = StopSpec("motor.side.0.head", True, "side.0.head_home", True, edges=1,
+                    blank_s=0.005, max_s=3.0)
+    _in_loop(wired, lambda: wired.hal.arm(spec, reports.append))
+    wired.clock.run_until(wired.clock.now() + 4.0, until=lambda: bool(reports))
+    assert reports and reports[0].reason.value == "edge", reports
+    figures = wired.board.figures()
+    latency = wired.board.latencies_us
+    assert len(latency) == 1, figures
+    # The edge on GP10 to the expander's latch bit going off, in chip time: the soft
+    # IRQ, the board's stop, one I2C write at 400 kHz (target 0.5 ms; docs/board.md).
+    print("stop latency us", latency)
+    assert 0 < latency[0] < 1000, latency
+    assert wired.table.values["motor.side.0.head"] is False
+    assert figures["errors"] == [] and figures["resets"] == 0
+
+
+def test_the_failsafe_turns_the_motors_off_on_the_chip_when_the_host_goes_silent(
+        wired: PicoWiredTable) -> None:
+    _in_loop(wired, lambda: wired.hal.write("motor.disc", True))
+    wired.clock.run_until(wired.clock.now() + 0.2)
+    assert wired.table.values["motor.disc"] is True
+    silent_from = wired.board.chip_ns()
+    wired.board.drop_link(5.0)          # the cable is out: nothing crosses either way
+    wired.clock.run_until(wired.clock.now() + 0.7)
+    assert wired.table.values["motor.disc"] is False
+    off = wired.board._off_at[1]
+    # The host beats every 0.1 s; the board allows 0.5 s of silence from the last
+    # frame it heard, counted by its own timer (whole milliseconds).
+    assert 0.39 * NS < off - silent_from < 0.51 * NS, (off - silent_from) / NS
