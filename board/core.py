@@ -94,6 +94,10 @@ class Board:
         self.record = None
         self.record_first = 0         # the sequence number record[0] was (or would be) sent as
         self.record_overflow = False
+        # The last answer to RESUME (flags, first, entries, the sequence number after
+        # its last part) until the host acknowledges it: a WELCOME the noise took
+        # leaves the host asking again, and the record is still owed to it, whole.
+        self.answer = None
 
     # -- from the pin layer -----------------------------------------------------------
 
@@ -165,6 +169,22 @@ class Board:
             # SAFE_NOW, which the noise may have taken: off now, fenced until it is in.
             self._on_message(SAFE_NOW, bytes((seq,)) + payload, self._now)
         self.link.on_frame(seq, msg, payload, self._now)
+        if self.answer is not None and self._owed() is None:
+            self.answer = None      # the host read the record: it is its own now
+
+    def _owed(self):
+        """How many frames the link has sent since our answer to RESUME that the host
+        has not acknowledged, if the answer's own parts are among them; else None."""
+        answer = self.answer
+        if answer is None:
+            return None
+        first = self.link.unacknowledged()[0]
+        end = answer[3]
+        unread = self.link.pending
+        answer_unread = (end - first) % 256
+        if unread and 0 < answer_unread <= unread:
+            return unread - answer_unread
+        return None
 
     def _hello(self, payload):
         if not payload:
@@ -175,6 +195,7 @@ class Board:
         self.fence = {}
         self.record = None
         self.record_overflow = False
+        self.answer = None
         self._welcome(payload[0], payload[1:])
 
     def _resume(self, payload):
@@ -195,6 +216,8 @@ class Board:
             if self.link.up:
                 self._send_record(RECORD_OVERFLOW if same else RECORD_FRESH,
                                   self.link.next_seq, ())
+                if same:
+                    self.answer = (RECORD_OVERFLOW, 0, [], self.link.next_seq)
             return
         record, first = self.record or [], self.record_first
         self.record = None
@@ -204,6 +227,7 @@ class Board:
             return
         running = [(ARM, bytes((stop.stop_id,))) for stop in self.stops.values()]
         self._send_record(0, first, record + running)
+        self.answer = (0, first, record, self.link.next_seq)
 
     def _welcome(self, version, table):
         """WELCOME (version, heartbeat limit, interlock hash, every input), out of the
@@ -435,9 +459,19 @@ class Board:
         hold a tile nobody can place); every other output off; nothing new starts. What
         the host has not read is kept, and every edge and stop from now on."""
         first, unread = self.link.unacknowledged()
+        overflow = False
+        if self.answer is not None:
+            later = self._owed()
+            if later is not None:
+                # Our answer to RESUME never reached the host (its WELCOME garbled): the
+                # record is owed again, whole, with what was sent since, numbered on.
+                flags, first, entries, _end = self.answer
+                overflow = bool(flags & RECORD_OVERFLOW)
+                unread = entries + unread[len(unread) - later:]
+            self.answer = None
         self.record = unread[:RECORD_MAX]
         self.record_first = first
-        self.record_overflow = len(unread) > RECORD_MAX
+        self.record_overflow = overflow or len(unread) > RECORD_MAX
         self.link.stop()
         for ch in self.pins.outputs:
             value = self.pins.outputs[ch]

@@ -133,7 +133,7 @@ class Controller:
                 self, fault_id, evidence)
             hal.on_link_back = lambda: relink.link_back(self)
             # A silence carried on from the board's record: no fault, only the log.
-            hal.on_link_resumed = lambda evidence: self.emit("link.resumed", **evidence)
+            hal.on_link_resumed = self._link_resumed
         # The edges and commands before each fault, logged with it (replayable).
         self.recorder = FlightRecorder(self)
         self.wear = Wear(self)      # trends before a part fails (journaled)
@@ -215,6 +215,14 @@ class Controller:
         """A set that cannot be trusted is built again from the start, never resumed."""
         self.emit("refeed", set=self.cycle.set_building, reason=reason)
         self.build.start(set_name=self.cycle.set_building)
+
+    def _link_resumed(self, evidence: dict[str, Any]) -> None:
+        """A silence carried on from the board's record: no fault, only the log; the
+        board held every motor meanwhile, so no watchdog counts that time, and a
+        motion armed into the hold started only now."""
+        self.watch.postpone(evidence.get("held_s", 0.0))
+        self.supervisor.postpone(evidence.get("held_s", 0.0))
+        self.emit("link.resumed", **evidence)
 
     # -- events -----------------------------------------------------------------------
 

@@ -63,3 +63,29 @@ def test_both_contacts_opening_is_the_case_opened(rig) -> None:
     # the second follows within the switch's travel.
     assert not [f for f in harness.ctl.faults if f.active and f.id == "case.contacts"]
     assert report["motors_safe_after_faults"] and report["referee_violations"] == []
+
+
+@pytest.mark.parametrize("rig", ["sim", "ioboard"])
+def test_the_case_shut_contact_by_contact_is_no_fault_one_left_open_is(rig) -> None:
+    # A real switch's two contacts never change in the same instant. Opening, the
+    # first raised E98 and the second withdrew it; shutting, the first to close raised
+    # E98 and nothing withdrew it: every case shut left "case contacts disagree"
+    # latched, the technician sent to a good switch.
+    harness = Harness(two_contacts(), Scenario(seed=4, cycles=2, source="contacts",
+                                               expect=Expect(allow=tuple(CATALOGUE))),
+                      None, rig=rig, rig_options={})
+    table, clock = harness.table, harness.clock
+    clock.call_at(8.0, lambda: table.stick("case_open", True))
+    clock.call_at(8.006, lambda: table.stick("case_open_nc", True))
+    clock.call_at(12.0, lambda: table.unstick("case_open_nc"))
+    clock.call_at(12.006, lambda: table.unstick("case_open"))
+    clock.call_at(14.0, lambda: table.stick("case_open", True))       # opened again ...
+    clock.call_at(14.006, lambda: table.stick("case_open_nc", True))
+    clock.call_at(16.0, lambda: table.unstick("case_open_nc"))        # ... shut, NO stuck
+    # The run would end at E93 (the table held for a technician): keep it going.
+    harness._checks += 1
+    clock.call_at(17.0, lambda: setattr(harness, "_checks", harness._checks - 1))
+    harness.run()
+    raised = [(round(f.sim_time_s, 2), f.id) for f in harness.ctl.faults
+              if f.id == "case.contacts" and f.active]
+    assert raised == [(16.05, "case.contacts")], raised

@@ -117,3 +117,68 @@ def test_a_self_clearing_e80_is_no_motor_left_on(short, phase) -> None:
     assert report["motors_safe_after_faults"]
     assert not [p for p in report["problems"] if "motors still on" in p]
     assert report["referee_violations"] == []
+
+
+@pytest.mark.parametrize("lost_welcomes", [1, 4])
+def test_a_welcome_the_noise_takes_after_resume_leaves_the_record_owed(
+        short, lost_welcomes) -> None:
+    # The board answers RESUME with WELCOME then its record; a WELCOME garbled on the
+    # cable leaves the host asking again. The board had started a fresh link and sent
+    # the record on it: it took those unread RECORD frames for its new record, the
+    # host found nothing in them it could replay, and the head it had driven stood
+    # (head.jam, no hand dealt). The record is owed whole until it is acknowledged.
+    # Four lost (a second of asking): the head's turn the host armed on waking, into
+    # the holding board, was judged from that ARM and found jammed before it could
+    # have turned; the supervisor moves its stops on by the board's hold.
+    from board.wire import WELCOME
+
+    scenario = Scenario(seed=1, cycles=2, source="<stall>",
+                        faults=(FaultSpec("host_stall", "side.1.head", 1, phase="build",
+                                          duration_s=1.0),),
+                        expect=Expect(allow=tuple(CATALOGUE)))
+    harness = Harness(short, scenario, None, rig="ioboard", rig_options={})
+    board = harness.rig.board.board     # type: ignore[union-attr]
+    send_now = board.link.send_now
+    lost: list[bytes] = []
+
+    def noisy(msg: int, payload: bytes) -> None:
+        if msg == WELCOME and board.failsafe and len(lost) < lost_welcomes:
+            lost.append(payload)            # the first answers to RESUME never arrive
+            return
+        send_now(msg, payload)
+
+    board.link.send_now = noisy
+    report = harness.run()
+    assert lost
+    assert not [f["id"] for f in report["faults"] if f["code"].startswith("E")]
+    assert report["link"]["host"]["resumes"] == 1
+    assert report["cycles_completed"] == 2 and report["tiles_accounted"]
+    assert report["referee_violations"] == []
+
+
+@pytest.mark.parametrize("table", ["144", "136"])
+def test_a_stall_at_the_lids_lower_stop_raises_the_walls_after_resume(table) -> None:
+    # The host froze 2 ms before the lid's lower stop. Waking, it read the edge (sent
+    # before the board's limit), started the raise and armed the plates into a board
+    # already holding (it ignores ARM then). After RESUME those plates were "armed
+    # again from where they are": at home, with only the dwell left, so each stopped
+    # at once and plate.stuck held the table, no hand dealt, even for a 0.6 s stall.
+    config = quick(load_config(CONFIGS[table]), play_time_s=2.0)
+    _harness, report = _stalled(config, "lid", 0.6, phase="lid_down", rig="ioboard")
+    assert not [f["id"] for f in report["faults"] if f["code"].startswith("E")]
+    assert report["link"]["host"]["resumes"] == 1
+    assert report["cycles_completed"] == 2 and report["tiles_accounted"]
+    assert report["referee_violations"] == []
+
+
+def test_a_stall_longer_than_the_builds_stall_limit_costs_no_hand(short) -> None:
+    # The board holds as long as the host is silent, so a 12 s freeze is carried on
+    # like a 1 s one. But the build's "no tile within the stall limit" watchdog (10 s)
+    # came due in the backlog the host woke to and raised build.tiles_missing (a
+    # technician's business) while the board had held every conveyor: no hand dealt.
+    # Watchdogs wait while the link is in doubt and move on by the board's hold.
+    _harness, report = _stalled(short, "host", 12.0, rig="ioboard")
+    assert not [f["id"] for f in report["faults"] if f["code"].startswith("E")]
+    assert report["link"]["host"]["resumes"] == 1
+    assert report["cycles_completed"] == 2 and report["tiles_accounted"]
+    assert report["referee_violations"] == []

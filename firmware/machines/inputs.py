@@ -31,6 +31,9 @@ class Inputs:
         self.watchers: list[Callable[[str, Value], None]] = []
         self._chord: Timer | None = None
         self._contacts_check: Timer | None = None   # a two-contact switch settling
+        # The two contacts last agreed the case was open: one closing first is the
+        # switch closing (the other still holds the interlock), not yet a fault.
+        self._case_was_open = False
         # A HAL behind a link (ioboard) knows when an input really changed; an edge
         # retransmitted over a noisy cable arrives late, bunched with the next one.
         # Declared by the backend (hal/armed.py Capabilities), never probed.
@@ -101,7 +104,9 @@ class Inputs:
         closed, on two inputs) they must agree: a disagreement is one contact failed
         (one stuck "closed" would silently defeat the interlock), and the table stops
         at once. The other contact following within the switch's travel is the case
-        opened after all: `case.opened`, the disagreement withdrawn."""
+        opened after all: `case.opened`, the disagreement withdrawn. Closing, one contact
+        closes first while the other still reads open (the interlock holds): a fault
+        only if the other has not followed when the travel is over."""
         ctl = self.ctl
         if "case_open_nc" not in ctl.hal.signals:
             if value:
@@ -109,16 +114,34 @@ class Inputs:
             return
         no, nc = bool(ctl.hal.read("case_open")), bool(ctl.hal.read("case_open_nc"))
         if no and nc:
+            self._case_was_open = True
             self._withdraw_contacts()
             self._case_opened()
         elif no != nc:
-            ctl.fault("case.contacts", "case", None, {"case_open": no, "case_open_nc": nc})
+            if not self._case_was_open:
+                self._contacts_disagree(no, nc)
             if self._contacts_check is None:
                 self._contacts_check = ctl.clock.call_later(CONTACTS_SETTLE_S,
                                                             self._contacts)
+        elif self._case_was_open:
+            # Both closed: the case shut. A disagreement on the way was its travel.
+            self._case_was_open = False
+            if self._contacts_check is not None:
+                self._contacts_check.cancel()
+                self._contacts_check = None
+
+    def _contacts_disagree(self, no: bool, nc: bool) -> None:
+        self.ctl.fault("case.contacts", "case", None, {"case_open": no, "case_open_nc": nc})
 
     def _contacts(self) -> None:
+        """The switch's travel is over: contacts that still disagree are one failed
+        (one that closed first and the other never followed, while the case shut)."""
         self._contacts_check = None
+        ctl = self.ctl
+        no, nc = bool(ctl.hal.read("case_open")), bool(ctl.hal.read("case_open_nc"))
+        if no != nc and not any(f.active and f.id == "case.contacts" for f in ctl.faults):
+            self._case_was_open = False
+            self._contacts_disagree(no, nc)
 
     def _withdraw_contacts(self) -> None:
         """Both contacts open within the switch's travel: the disagreement raised at the

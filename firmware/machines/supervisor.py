@@ -92,7 +92,7 @@ class Supervisor:
         self._slow: dict[str, deque[bool]] = {}
         self._drift_warned: set[tuple[str, int]] = set()
         self._motions: dict[str, _Motion] = {}
-        self.watch = Watch(ctl.clock, ctl.fault)
+        self.watch = Watch(ctl.clock, ctl.fault, self._link_doubt)
 
     # -- learned timings ----------------------------------------------------------------
 
@@ -182,6 +182,25 @@ class Supervisor:
             motion.timer = self.ctl.clock.call_later(self.k * learned,
                                                      lambda: self._missed(mechanism))
         self._motions[mechanism] = motion
+
+    def postpone(self, by_s: float) -> None:
+        """The board held for `by_s` while the host was silent: a motion whose ARM
+        reached it only after (armed again whole at RESUME) started that much later,
+        so every stop awaited is judged that much later (one still overdue, the hold's
+        length unknown, gets its whole limit again); none teaches a travel time."""
+        now = self.ctl.clock.now()
+        for mechanism, motion in self._motions.items():
+            if motion.timer is None or (motion.sensor in self.degraded
+                                        and motion.timed_stop is not None):
+                continue        # stopped by time, not awaited
+            motion.timer.cancel()
+            motion.learn = False
+            limit = motion.due - motion.started
+            motion.due += by_s
+            if motion.due <= now:
+                motion.due = now + limit
+            motion.timer = self.ctl.clock.call_later(
+                motion.due - now, lambda m=mechanism: self._missed(m))
 
     def unlearned(self, mechanism: str) -> None:
         """The motion under way is timed from a doubtful start: it teaches nothing."""
@@ -301,6 +320,14 @@ class Supervisor:
         motion = self._motions.pop(mechanism)
         assert motion.timed_stop is not None
         motion.timed_stop()
+
+    def _link_doubt(self) -> bool | None:
+        """False: nothing in doubt (or no link); None: the board silent a while; True:
+        the link declared lost."""
+        hal = self.ctl.hal
+        if not (hal.capabilities.link and hal.link_in_doubt()):
+            return False
+        return True if hal.link_lost else None
 
     def _missed(self, mechanism: str) -> None:
         hal = self.ctl.hal

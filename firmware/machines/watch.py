@@ -13,18 +13,27 @@ from typing import Any
 from mjtable_core.clock import Clock, Timer
 
 OnMiss = Callable[[str, str, "int | None", dict[str, Any]], None]
+# Whether the board's link is in doubt (None) or lost (True): see Watch.
+LinkDoubt = Callable[[], "bool | None"]
+RECHECK_S = 0.05        # a watchdog due while the link is in doubt looks again this soon
 
 
 @dataclass
 class _Armed:
     timer: Timer
     started: float
+    due: float
+    missed: Callable[[], None]
 
 
 class Watch:
-    def __init__(self, clock: Clock, on_miss: OnMiss) -> None:
+    def __init__(self, clock: Clock, on_miss: OnMiss, link: LinkDoubt | None = None) -> None:
         self.clock = clock
         self.on_miss = on_miss
+        # A board's link: False while heard, None in doubt, True declared lost. A host
+        # that was silent (a stall) wakes to its watchdogs due while the board held
+        # every motor: none is judged until the link is heard again (postpone()).
+        self.link = link
         self._armed: dict[str, _Armed] = {}
         self.last_duration: dict[str, float] = {}
 
@@ -39,12 +48,33 @@ class Watch:
         started = self.clock.now()
 
         def missed() -> None:
+            state = self.link() if self.link is not None else False
+            if state is None and key in self._armed:
+                self._armed[key].timer = self.clock.call_later(RECHECK_S, missed)
+                return
             self._armed.pop(key, None)
+            if state:
+                return          # link.lost is the one fault; the re-home judges anew
             waited = round(self.clock.now() - started, 3)
             facts = evidence() if callable(evidence) else evidence
             self.on_miss(fault_id, where, side, {**facts, "waited_s": waited})
 
-        self._armed[key] = _Armed(self.clock.call_later(within_s, missed), started)
+        self._armed[key] = _Armed(self.clock.call_later(within_s, missed), started,
+                                  started + within_s, missed)
+
+    def postpone(self, by_s: float) -> None:
+        """The board held every motor for `by_s` while the host was silent: every
+        watchdog's limit moves on by as much (the motion it watches stood). One still
+        overdue (the hold's length unknown: no stamp learned yet) has its whole limit
+        again from now."""
+        now = self.clock.now()
+        for armed in self._armed.values():
+            armed.timer.cancel()
+            limit = armed.due - armed.started
+            armed.due += by_s
+            if armed.due <= now:
+                armed.due = now + limit
+            armed.timer = self.clock.call_later(max(0.0, armed.due - now), armed.missed)
 
     def done(self, key: str) -> float | None:
         """Disarm `key`; returns how long the motion took."""

@@ -17,7 +17,6 @@ import socket
 import sys
 import threading
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import replace
 from typing import Any
 
 from hal.armed import REASONS, Capabilities, OnStopped, StopReport, StopSpec
@@ -134,6 +133,7 @@ class IoBoardHal:
         self._resuming: dict[str, Any] | None = None
         self._record: list[tuple[int, int, bytes]] = []
         self._held: dict[str, Value] = {}   # outputs the board held off: what we meant
+        self._held_at: float | None = None  # when the board's hold began (our clock)
         self._welcome_info: Welcome | None = None   # the board's answer to RESUME
         self.resumes = 0                    # silences carried on from the record
         self.board_failsafe = False
@@ -489,6 +489,10 @@ class IoBoardHal:
         expected = resuming["expected"]
         replayed = 0
         self._held = {}
+        self._held_at = None
+        # The motions armed before the silence: what the replay arms anew (a lid's stop
+        # replayed starts the raise) runs on the new link and is no business of ours.
+        before = dict(self._current)
         for seq, msg, data in record:
             if (seq - expected) % 256 >= 128:
                 continue            # read before we went silent
@@ -497,37 +501,38 @@ class IoBoardHal:
                 self._held_off(data)
             else:
                 self._on_message(msg, data)
-        self._carry_on(set(part.running))
+        self._carry_on(before, set(part.running))
         self.resumes += 1
         if self.on_link_resumed is not None:
+            # How long the board held (its failsafe's stamp): every motor stood.
+            held_s = 0.0 if self._held_at is None else self.clock.now() - self._held_at
             self.on_link_resumed({"reason": resuming["reason"], "replayed": replayed,
-                                  "silent_s": round(self.clock.now() - resuming["since"], 3)})
+                                  "silent_s": round(self.clock.now() - resuming["since"], 3),
+                                  "held_s": round(max(0.0, held_s), 3)})
 
     def _held_off(self, data: bytes) -> None:
         """An output the board drove itself at its hold (off; the display E80): so it
         reads from there on in the replay; what we meant it to be is driven again."""
-        name, value, _stamp = decode_input(data)
+        name, value, stamp = decode_input(data)
+        at = self._board_time.at(stamp, self.clock.now())
+        self._held_at = at if self._held_at is None else min(self._held_at, at)
         if name in self.values and self.signals[name].is_output:
             self._held.setdefault(name, self.values[name])
             self.values[name] = value
 
-    def _carry_on(self, running: set[int]) -> None:
+    def _carry_on(self, before: dict[str, int], running: set[int]) -> None:
         """After the record: what we drive and the board stopped while we were silent
-        is driven again. An armed motion the board no longer runs (armed while silent,
-        or ended at the HELLO of an older board) is armed again from where it is."""
-        for name, stop_id in list(self._current.items()):
-            if stop_id in running:
+        is driven again. An armed motion of `before` that the board neither runs nor
+        reported stopped never reached it (armed while it held: it ignores ARM then):
+        the motor never turned, so it is armed again as it was, whole. One the replay
+        ended or armed anew is left as it is."""
+        for name, stop_id in before.items():
+            if stop_id in running or self._current.get(name) != stop_id:
                 continue
             armed = self._armed.pop(stop_id, None)
             del self._current[name]
-            if armed is None:
-                continue
-            spec, on_stopped = armed
-            if self.values[spec.input] != spec.level:
-                spec = replace(spec, blank_s=0.0)      # on its way: the next edge is it
-            elif spec.confirm_s > 0:
-                spec = replace(spec, edges=0)          # at its stop: only the dwell left
-            self.arm(spec, on_stopped)
+            if armed is not None:
+                self.arm(*armed)
         held, self._held = self._held, {}
         self.values.update(held)
         for signal in self.signals.values():

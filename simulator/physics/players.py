@@ -88,6 +88,10 @@ class SimPlayers:
             self.refeeding = True
             self.topping_up = False
             self._later(self.sim.push_time_s, self._refeed)
+        if name == "dice.spin" and value:
+            # The dice seen tumbling: what the display shows next is a new throw, even
+            # the same faces as before a code covered them.
+            self._covered = None
         if self.topping_up:
             if name == "lid.upper" and value:
                 self._later(self.sim.push_time_s / 4, self._topped_up)
@@ -116,7 +120,10 @@ class SimPlayers:
         elif str(value or "")[:1].isalpha() and self._dice_shown:
             self._covered = self._dice_shown    # a code (E80, rF) over the dice shown
         elif value:
-            self._covered = None            # the dice spinning ("--"): a new throw
+            # The dice spinning ("--"): a new throw; the faces before are gone (a code
+            # over the spin covers no dice: the same faces after it are a throw).
+            self._covered = None
+            self._dice_shown = []
 
     def _on_display(self, value: Value) -> None:
         faces = _faces(value)
