@@ -106,7 +106,11 @@ class SimPlayers:
         elif str(value or "")[:1].isalpha() and self._dice_shown:
             self._covered = self._dice_shown    # a code (E80, rF) over the dice shown
         elif value:
-            self._covered = None            # the dice spinning ("--"): a new throw
+            # The dice spinning ("--"): a new throw. The faces before it are gone from
+            # the display, so a code shown over the spin covers no dice (the same faces
+            # landing again are that new throw's).
+            self._covered = None
+            self._dice_shown = []
 
     def _on_display(self, value: Value) -> None:
         faces = _faces(value)
