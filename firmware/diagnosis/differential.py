@@ -284,9 +284,10 @@ def _missing(fault: Fault, ctl: Controller) -> Ranked:
                    "if they do, look for tiles left on the table"), "disc")
     if len(heavy) == 1:
         n = heavy[0]
-        # Other sides short too: the disc may have stopped while this side was last.
-        feed = [DISC, RING] if len(short) > 1 else []
-        parts = [_at(CONVEYOR, n), _at(COUNT, n), *feed]
+        # The disc feeds every side: stopped while this side was last (others short
+        # too), or turning slowly as this side was the last to fill (a slow disc's
+        # gaps can outlast the stall limit), it cannot be told from the belt by counts.
+        parts = [_at(CONVEYOR, n), _at(COUNT, n), DISC, RING]
         if left:
             return ([TABLE, *parts],
                     N_("look for tiles left on the table and top up; if none are missing, "
@@ -295,9 +296,6 @@ def _missing(fault: Fault, ctl: Controller) -> Ranked:
                        "the head, clean the count sensor of side {side}; if the belt is "
                        "fine, run the disc self-test"), f"conveyor.{n}")
         return ([*parts, TABLE],
-                N_("run the conveyor self-test of side {side}: if the belt does not move, "
-                   "the conveyor motor or its fuse; if it moves and tiles reach the head, "
-                   "clean the count sensor of side {side}") if not feed else
                 N_("run the conveyor self-test of side {side}: if the belt does not move, "
                    "the conveyor motor or its fuse; if it moves and tiles reach the head, "
                    "clean the count sensor of side {side}; if the belt is fine, run the "
