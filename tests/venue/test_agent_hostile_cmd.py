@@ -106,9 +106,11 @@ def test_garbage_on_cmd_is_refused_and_the_next_command_is_taken(tmp_path: Path)
         b"\xff\xfe not utf-8",
     ]
     broker, daemon, lines = _run([*hostile, GOOD], tmp_path)
-    # The venue's command goes first; the garbage is refused by the agent, never sent on.
-    assert [a["accepted"] for a in broker.acks] == [True] + [False] * len(hostile)
-    assert all(a["why"] == "malformed command" for a in broker.acks[1:])
+    # The garbage is refused by the agent, never sent on; the venue's command is taken
+    # (first when both wait at once; on a loaded host some garbage may be read before it
+    # arrives, so the order is not asserted here: the next test measures the jump).
+    assert sorted(a["accepted"] for a in broker.acks) == [False] * len(hostile) + [True]
+    assert all(a["why"] == "malformed command" for a in broker.acks if not a["accepted"])
     assert daemon.envelopes == [json.loads(GOOD)]
     assert len(lines) == 5 and all("malformed" in line for line in lines)
 
