@@ -81,12 +81,7 @@ def simulate_ioboard(config: Config, cycles: int, seed: int | None = None,
     `link_noise` flips each bit with that probability from the start. Warnings are
     allowed (a late edge seen as timing.drift); a run that an error halts stops early.
     """
-    if scenario is None:
-        warnings = tuple(i for i, k in CATALOGUE.items() if k.severity != ERROR)
-        scenario = Scenario(seed=config.simulator.seed if seed is None else seed,
-                            cycles=cycles, source="<none>", expect=Expect(allow=warnings))
-    elif cycles:
-        scenario = dataclasses.replace(scenario, cycles=cycles)
+    scenario = _board_scenario(config, cycles, seed, scenario)
     harness = Harness(config, scenario, seed, rig="ioboard", rig_options={
         "transport": transport, "link_noise": link_noise, "board_version": board_version,
         "heartbeat_limit_s": heartbeat_limit_s})
@@ -102,10 +97,17 @@ def simulate_pico(config: Config, cycles: int, seed: int | None = None,
                   scenario: Scenario | None = None) -> dict[str, Any]:
     """Run `cycles` hands (or a scenario's) with the board played by MicroPython on an
     emulated RP2040 (simulator/rigs/pico_run.py): the harness's report with a `board` object."""
+    scenario = _board_scenario(config, cycles, seed, scenario)
+    return Harness(config, scenario, seed, rig="pico").run(progress)
+
+
+def _board_scenario(config: Config, cycles: int, seed: int | None,
+                    scenario: Scenario | None) -> Scenario:
+    """The scenario of a run behind a board: the one given (for `cycles` hands if
+    given), else plain hands where warnings are allowed (a late edge seen as
+    timing.drift) and an error halts the run early."""
     if scenario is None:
         warnings = tuple(i for i, k in CATALOGUE.items() if k.severity != ERROR)
-        scenario = Scenario(seed=config.simulator.seed if seed is None else seed,
-                            cycles=cycles, source="<none>", expect=Expect(allow=warnings))
-    elif cycles:
-        scenario = dataclasses.replace(scenario, cycles=cycles)
-    return Harness(config, scenario, seed, rig="pico").run(progress)
+        return Scenario(seed=config.simulator.seed if seed is None else seed,
+                        cycles=cycles, source="<none>", expect=Expect(allow=warnings))
+    return dataclasses.replace(scenario, cycles=cycles) if cycles else scenario
