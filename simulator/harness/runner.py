@@ -598,12 +598,15 @@ class Harness:
         if any(f.active and f.kind.severity == ERROR for f in ctl.faults):
             return True
         hold = ctl.refeed_hold
-        if hold is None or self.players.refeeding:
+        if hold is None:
+            return False
+        if EXTRA in hold.evidence.get("took_the_place_of", ()):
+            return True     # extra tiles a technician must take out, whatever players try
+        if self.players.refeeding:
             return False
         # Not asked of the players (the display shows something else, the dice of a
-        # hand dealt after the resume, say), or extra tiles a technician must take out.
-        shown = self.table.values["display"] == "rF" or ctl.cycle.state == "homing"
-        return not shown or EXTRA in hold.evidence.get("took_the_place_of", ())
+        # hand dealt after the resume, say).
+        return not (self.table.values["display"] == "rF" or ctl.cycle.state == "homing")
 
     def run(self, progress: Callable[[int, int], None] | None = None,
             wall_limit_s: float | None = None) -> dict[str, Any]:
