@@ -35,6 +35,7 @@ from mjtable_core.clock import Clock, Timer
 from mjtable_core.signals import Value
 from simulator.physics.table import HEAD_LEAVE_HOME_AT, PLATE_LEAVE_HOME_AT, SimTable
 from simulator.rigs.board_pins import SimPins
+from simulator.rigs.cable import Cable
 from simulator.rigs.lockstep import Meter
 
 READ_TIMEOUT_S = 0.05
@@ -153,7 +154,7 @@ class TcpPort(_Metered):
         self._server.close()
 
 
-class IoBoardEmulator:
+class IoBoardEmulator(Cable):
     """The board's firmware (`board/`) on a port, in front of the simulated table.
 
     What is the simulator's own is only what a cable does: the port, noise and a
@@ -223,30 +224,7 @@ class IoBoardEmulator:
             self._reader.join(timeout=1.0)
         self.port.close()
 
-    # -- injected link faults (call inside the loop) -----------------------------------
-
-    def drop_link(self, duration_s: float) -> None:
-        """From now on, for `duration_s`, nothing crosses the cable either way. A drop
-        already longer (the power off, a cable pulled) is not cut short by a shorter
-        one: bytes the board sent while a dead host's port is closed would stay unread
-        and stall the lockstep."""
-        self._drop_until = max(self._drop_until, self.clock.now() + duration_s)
-
-    def _dropping(self) -> bool:
-        return self.clock.now() < self._drop_until
-
-    def _garble(self, data: bytes, rng: random.Random) -> bytes:
-        if self.noise <= 0:
-            return data
-        out = bytearray(data)
-        for i in range(len(out)):
-            for bit in range(8):
-                if rng.random() < self.noise:
-                    out[i] ^= 1 << bit
-                    self.bits_flipped += 1
-        return bytes(out)
-
-    # -- bytes ------------------------------------------------------------------------
+    # -- bytes (the cable's drops and noise: simulator/rigs/cable.py) ----------------
 
     def _send_bytes(self, data: bytes) -> None:
         if self._dropping():

@@ -32,6 +32,7 @@ from hal.protocol import CHANNELS, Decoder, Msg, Reason, decode_stopped, decode_
 from mjtable_core.config import Config, check_link
 from mjtable_core.signals import Value
 from simulator.physics.table import SimTable
+from simulator.rigs.cable import Cable
 from simulator.rigs.host_clock import HostClock
 from simulator.rigs.ioboard_emulator import PtyPort
 from simulator.rigs.lockstep import LockstepClock, MeteredPort
@@ -59,7 +60,7 @@ class _Link:
         self.stats = _LinkStats()
 
 
-class PicoBoard:
+class PicoBoard(Cable):
     """The emulated Pico in front of the simulated table, on the lockstep clock."""
 
     def __init__(self, table: SimTable, clock: LockstepClock, chip: PicoChip,
@@ -186,24 +187,7 @@ class PicoBoard:
             if name in self.table.signals:
                 self.table.command(name, decode_value(name, bytes((value,))))
 
-    # -- bytes ----------------------------------------------------------------------------
-
-    def drop_link(self, duration_s: float) -> None:
-        self._drop_until = self.clock.now() + duration_s
-
-    def _dropping(self) -> bool:
-        return self.clock.now() < self._drop_until
-
-    def _garble(self, data: bytes, rng: random.Random) -> bytes:
-        if self.noise <= 0:
-            return data
-        out = bytearray(data)
-        for i in range(len(out)):
-            for bit in range(8):
-                if rng.random() < self.noise:
-                    out[i] ^= 1 << bit
-                    self.bits_flipped += 1
-        return bytes(out)
+    # -- bytes (the cable's drops and noise: simulator/rigs/cable.py) -----------------------
 
     def _from_chip(self, data: bytes) -> None:
         for frame in self._to_host.feed(data):
