@@ -52,12 +52,8 @@ class Session:
         """The table position of seat wind `wind` in the hand being played."""
         return (self.dealer + WIND_LETTERS.index(wind)) % 4
 
-    def record(self, winner: str | None, payments: dict[str, int], cycle: int | None = None,
-               discarder: str | None = None, also_won: tuple[str, ...] = ()) -> dict:
-        """Book one hand: `winner` its seat wind (None for a drawn hand), `payments` the
-        answer's by seat wind; with `also_won`, the others who won on the same discard
-        (seat winds) and its `discarder`, kept for their own results (`also_won()`).
-        Returns the hand's record and moves the dealer."""
+    def _book(self, payments: dict[str, int]) -> dict[int, int]:
+        """Add `payments` (by seat wind, summing to 0) to the scores; by position."""
         if self.finished:
             raise RulesError(_("the game is over: four rounds were played"))
         if sum(payments.values()) != 0:
@@ -66,6 +62,15 @@ class Session:
         by_position = {self.position_of(w): p for w, p in payments.items()}
         for position, points in by_position.items():
             self.scores[position] += points
+        return by_position
+
+    def record(self, winner: str | None, payments: dict[str, int], cycle: int | None = None,
+               discarder: str | None = None, also_won: tuple[str, ...] = ()) -> dict:
+        """Book one hand: `winner` its seat wind (None for a drawn hand), `payments` the
+        answer's by seat wind; with `also_won`, the others who won on the same discard
+        (seat winds) and its `discarder`, kept for their own results (`also_won()`).
+        Returns the hand's record and moves the dealer."""
+        by_position = self._book(payments)
         record = {"hand": len(self.hands) + 1, "cycle": cycle, "dealer": self.dealer,
                   "prevalent_wind": WIND_LETTERS[self.prevalent],
                   "winner": None if winner is None else self.position_of(winner),
@@ -113,14 +118,7 @@ class Session:
              cycle: int | None = None) -> dict:
         """Book a failed declaration's fine (`payments` by seat wind, the answer's) in the
         scores; the dealer does not move and the hand is still to be booked."""
-        if self.finished:
-            raise RulesError(_("the game is over: four rounds were played"))
-        if sum(payments.values()) != 0:
-            raise RulesError(_("payments: they sum to {total}, not 0").format(
-                total=sum(payments.values())))
-        by_position = {self.position_of(w): p for w, p in payments.items()}
-        for position, points in by_position.items():
-            self.scores[position] += points
+        by_position = self._book(payments)
         record = {"fine": penalty.get("name_zh"), "cycle": cycle,
                   "declarer": self.position_of(declarer),
                   "disqualified": bool(penalty.get("disqualified")),
