@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -49,17 +50,23 @@ def answering_table(desk: DeskThread, table: str) -> tuple[mqtt.Client, list[dic
     return client, heard
 
 
+def counter_at_t3(desk: DeskThread, browser: Any) -> tuple[Any, Any]:
+    """The dashboard at phone size in Chinese, logged in, its counter on table t3."""
+    page = browser.page
+    page.set_viewport_size(PHONE)
+    desk.login(page)
+    page.goto(desk.url + "?lang=zh_CN")
+    counter = page.locator("#counter")
+    counter.locator("select[name=table]").select_option("t3")
+    return page, counter
+
+
 def test_staff_open_a_table_for_a_booking_and_close_it_from_the_dashboard(
         desk, browser, shots):
     online(desk, ["t1", "t2", "t3"])
     table, heard = answering_table(desk, "t3")
     try:
-        page = browser.page
-        page.set_viewport_size(PHONE)
-        desk.login(page)
-        page.goto(desk.url + "?lang=zh_CN")
-        counter = page.locator("#counter")
-        counter.locator("select[name=table]").select_option("t3")
+        page, counter = counter_at_t3(desk, browser)
         counter.locator("input[name=booking_id]").fill("王先生 8号")
         counter.locator("select[name=for_s]").select_option(str(3 * 3600))
         page.screenshot(path=str(shots / "venue-counter-phone-zh_CN.png"))
@@ -117,12 +124,7 @@ def test_a_double_click_on_open_sends_one_command(desk, browser) -> None:
     online(desk, ["t1", "t2", "t3"])
     table, heard = answering_table(desk, "t3")
     try:
-        page = browser.page
-        page.set_viewport_size(PHONE)
-        desk.login(page)
-        page.goto(desk.url + "?lang=zh_CN")
-        counter = page.locator("#counter")
-        counter.locator("select[name=table]").select_option("t3")
+        page, counter = counter_at_t3(desk, browser)
         counter.locator("input[name=booking_id]").fill("B-9")
         counter.locator("button[value=enable]").dblclick()
         counter.locator(".said", has_text="B-9").wait_for(timeout=WAIT_MS)
@@ -142,12 +144,7 @@ def test_a_booking_name_the_table_cannot_take_is_said_in_the_counters_words(
     online(desk, ["t1", "t2", "t3"])
     table, heard = answering_table(desk, "t3")
     try:
-        page = browser.page
-        page.set_viewport_size(PHONE)
-        desk.login(page)
-        page.goto(desk.url + "?lang=zh_CN")
-        counter = page.locator("#counter")
-        counter.locator("select[name=table]").select_option("t3")
+        page, counter = counter_at_t3(desk, browser)
         for name in ("<b>王</b>", "李四 \U0001F004", "A&B"):
             counter.locator("input[name=booking_id]").fill(name)
             counter.locator("button[value=enable]").click()
