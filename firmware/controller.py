@@ -1,14 +1,19 @@
 """The controller: the composition root of one table.
 
-It builds the machines and the parts they share (outputs behind the latch, the fault
-path, input dispatch, the table's journaled state, clearing, the plate-off-home
-policy), starts and stops the table, and draws the one status picture. Every input
-change arrives through `inputs`, inside the loop; nothing else touches machine state.
+`compose_table` is the one composition of a running table: the daemon, the simulator's
+harness, the benches and the tests call it. `Controller` builds the ports a machine is
+handed (`machines/ports.py`: the outputs behind the latch, the clock, the config,
+supervision and motions, the fault sink, `emit`, the table's marks), the machines with
+their named peers, and the wings that work on them (the fault path, clearing, the
+journaled table state, diagnosis); it starts and stops the table and draws the one
+status picture. Every input change arrives through `inputs`, inside the loop; nothing
+else touches machine state.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from firmware import words
@@ -16,12 +21,13 @@ from firmware.diagnosis.recorder import FlightRecorder
 from firmware.diagnosis.recurrence import FaceUpTracker
 from firmware.diagnosis.silent import SilentSensors
 from firmware.diagnosis.wear import Wear
-from firmware.faults import relink
+from firmware.faults import recovery, relink
 from firmware.faults.clearing import Clearing
 from firmware.faults.guided_refeed import GuidedRefeed
 from firmware.faults.kinds import ERROR, Fault
 from firmware.faults.path import FaultPath
-from firmware.faults.shutdown import BUILD, TABLE, LatchedOutputs, Shutdown
+from firmware.faults.shutdown import TABLE, LatchedOutputs, Shutdown
+from firmware.hands.consumers import attach_consumers
 from firmware.hands.handoff import Handoff
 from firmware.hands.scoring import TableScore
 from firmware.machines.build import Build
@@ -29,10 +35,12 @@ from firmware.machines.cycle import Cycle
 from firmware.machines.dice import Dice
 from firmware.machines.inputs import Inputs
 from firmware.machines.lid import Lid
+from firmware.machines.maintenance import Maintenance, TableWork
 from firmware.machines.motion import Motions
 from firmware.machines.off_home import OffHome
 from firmware.machines.owner import Owner
 from firmware.machines.plate import Plate
+from firmware.machines.ports import Marks, Ports, edge_clock
 from firmware.machines.side import SideBuilder
 from firmware.machines.supervisor import Supervisor
 from firmware.state.journal import Journal, MemoryJournal
@@ -40,39 +48,63 @@ from firmware.state.table_state import TableState
 from hal.interface import Hal
 from mjtable_core.clock import Clock
 from mjtable_core.config import Config
-from mjtable_core.geometry import Geometry
 from mjtable_core.signals import Kind
 
 Event = dict[str, Any]
 Subscriber = Callable[[Event], None]
-
-# Shown while the booking gate holds the table: "En(able)".
-GATE_DISPLAY = "En"
 
 # Events after which the journal is written.
 JOURNALED = {"build.started", "build.staged", "handoff", "fault", "resume", "refeed",
              "walls.committed", "dice.thrown", "raising", "fault.cleared"}
 
 
-def build_mechanisms(geometry: Geometry) -> list[str]:
-    """What a build drives: held by a technician, the next build waits."""
-    return ["disc", *[f"{part}.{n}" for n in geometry.sides for part in ("head", "conveyor")]]
+def compose_table(config: Config, hal: Hal, clock: Clock, journal: Journal | None = None,
+                  *, consumers: bool = True, state_dir: Path | None = None) -> Controller:
+    """One table, composed: the controller and its machines on `hal` and `clock`, and
+    (`consumers`) the config's handoff file and rules engine on its handoff (a
+    relative handoff file goes in `state_dir`). Raises ConfigError for a bad engine."""
+    ctl = Controller(config, hal, clock, journal)
+    if consumers:
+        attach_consumers(ctl, state_dir)
+    return ctl
+
+
+class _Mark:
+    """A controller attribute that is one of the table's marks (`ports.Marks`), which
+    the machines share: the fault wing and the API read and set it here."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, ctl: Controller, owner: type | None = None) -> Any:
+        return getattr(ctl.marks, self.name)
+
+    def __set__(self, ctl: Controller, value: Any) -> None:
+        setattr(ctl.marks, self.name, value)
 
 
 class Controller:
+    tampered = _Mark()
+    service_mode = _Mark()
+    estopped = _Mark()
+    halted_by = _Mark()
+    refeed_hold = _Mark()
+    gate_closed = _Mark()
+
     def __init__(self, config: Config, hal: Hal, clock: Clock,
                  journal: Journal | None = None) -> None:
         self.config = config
-        self.geometry = config.geometry
+        self.marks = Marks()        # the table's marks, shared with the machines
+        self.geometry = geometry = config.geometry
         self.timing = config.timing
         # Every write goes through the latch: after a shutdown nothing restarts a motor.
-        self.outputs = LatchedOutputs(hal)
-        self.hal = self.outputs
-        self.shutdown = Shutdown(self.outputs)
-        self.owner = Owner(self)
-        self.outputs.owner = self.owner
-        self.outputs.on_refused = lambda name, value: self.emit(
-            "motor.refused", signal=name, value=value, latched=sorted(self.outputs.scopes))
+        self.outputs = outputs = LatchedOutputs(hal)
+        self.hal = outputs
+        self.shutdown = Shutdown(outputs)
+        self.owner = owner = Owner()
+        outputs.owner = owner
+        outputs.on_refused = lambda name, value: self.emit(
+            "motor.refused", signal=name, value=value, latched=sorted(outputs.scopes))
         self.clock = clock
         self.journal = journal if journal is not None else MemoryJournal()
         self.subscribers: list[Subscriber] = []
@@ -86,28 +118,32 @@ class Controller:
         self.halt_parked: dict[str, str] = {}
         # While a resume runs: where it puts the machines back (journaled meanwhile).
         self.resume_plan: dict[str, str] = {}
-        self.supervisor = Supervisor(self)
-        self.watch = self.supervisor.watch
-        self.face_up = FaceUpTracker(self.geometry.side_count)
-        self.tampered = False       # latched by case_open; only a technician clears it
-        self.service_mode = False   # the case may be opened in service mode
-        self.halted_by: str | None = None  # while a halt parks the machines (events)
-        self.refeed_hold: Fault | None = None
-        self.estopped = False
-        # The booking gate (firmware/service/gate.py): why no new hand may start, or None.
-        self.gate_closed: Callable[[], str | None] = lambda: None
+        self.edge_time = edge_clock(outputs, clock)
+        self.supervisor = supervisor = Supervisor(outputs, clock, self.timing, geometry,
+                                                  self.fault, self.emit, self.edge_time)
+        self.watch = supervisor.watch
+        self.motions = Motions(outputs, supervisor)
+        self.ports = ports = Ports(outputs, clock, config, self.emit, self.fault,
+                                   self.on_machine_error, self.edge_time, self.marks,
+                                   supervisor, self.motions)
+        self.face_up = FaceUpTracker(geometry.side_count)
         self.table_state = TableState(self)   # writes `self.journal`, which a test may swap
         self.save_journal = self.table_state.save
         self.handoff = Handoff(self)
         self.scoring = TableScore(self)     # the game's scores and the next dealer
-        self.motions = Motions(self)
-        self.lid = Lid(self)
-        self.sides = [SideBuilder(self, n) for n in self.geometry.sides]
-        self.plates = [Plate(self, n) for n in self.geometry.sides]
-        self.dice = Dice(self)
-        self.build = Build(self)
-        self.cycle = Cycle(self)
-        self.off_home = OffHome(self)
+        self.lid = Lid(ports, owner)
+        self.sides = [SideBuilder(ports, n) for n in geometry.sides]
+        self.plates = [Plate(ports, n) for n in geometry.sides]
+        self.dice = Dice(ports)
+        self.build = Build(ports, self.sides, self.lid)
+        self.cycle = cycle = Cycle(ports, self.lid, self.plates, self.build, self.dice, owner,
+                                   self.handoff, self.scoring.next_dealer, self.faults)
+        owner.bind(cycle=cycle, build=self.build, lid=self.lid, dice=self.dice,
+                   sides=self.sides, plates=self.plates, supervisor=supervisor,
+                   on_release=cycle.start_next_build)
+        self.home, self.start_next_build = cycle.home, cycle.start_next_build
+        self.request_refeed, self.gate_opened = cycle.request_refeed, cycle.gate_opened
+        self.off_home = OffHome(ports, cycle, self.lid, self.plates, owner, self.journaled)
         self.rehome_plates = self.off_home.rehome_plates
         self.plate_turn_refused = self.off_home.turn_refused
         self.plate_off_home = self.off_home.plate_off_home
@@ -116,15 +152,18 @@ class Controller:
         self.halt, self.estop, self.release_estop = (
             clearing.halt, clearing.estop, clearing.release_estop)
         self.clear_fault, self.top_up_done = clearing.clear_fault, clearing.top_up_done
+        cycle.top_up_done = clearing.top_up_done
         self.may_resume, self.needs_resume = clearing.may_resume, clearing.needs_resume
         self.resume_after_fault = clearing.resume_after_fault
         self.may_resume_table = clearing.may_resume_table
         # The refeed hold answered by the players' lift keys (no technician).
         self.guided_refeed = GuidedRefeed(self)
-        self.inputs = Inputs(self)
+        self.inputs = Inputs(ports, lid=self.lid, dice=self.dice, sides=self.sides,
+                             plates=self.plates, build=self.build, cycle=cycle, owner=owner,
+                             faults=self.faults, face_up_seen=self.face_up.seen,
+                             lift_released=self.guided_refeed.key_released,
+                             refed_by_keys=self.guided_refeed.both_keys)
         self.input_watchers = self.inputs.watchers
-        self.edge_time = self.inputs.edge_time
-        self.tile_face_up = self.inputs.tile_face_up
         hal.listen(self.inputs.on_signal)
         # A backend with a link of its own (ioboard) reports link.lost / link.version
         # into the fault path, from inside the loop, like any other fault.
@@ -138,6 +177,20 @@ class Controller:
         self.recorder = FlightRecorder(self)
         self.wear = Wear(self)      # trends before a part fails (journaled)
         self.silent = SilentSensors(self)   # sensors a build must light, never lit
+
+    def journaled(self) -> dict[str, str]:
+        """Each machine's state as the journal keeps it (recovery.py)."""
+        return recovery.journaled(self)
+
+    def maintenance(self) -> Maintenance:
+        """Test mode, self-tests and jog on this table (one per API server)."""
+        work = TableWork(self.start, self.halt, self.needs_resume, self.may_resume,
+                         self.may_resume_table, self.resume_after_fault)
+        return Maintenance(self.ports, cycle=self.cycle, build=self.build, lid=self.lid,
+                           dice=self.dice, sides=self.sides, plates=self.plates,
+                           owner=self.owner, work=work, journaled=self.journaled,
+                           turn_refused=self.plate_turn_refused,
+                           input_watchers=self.input_watchers, subscribers=self.subscribers)
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -155,66 +208,12 @@ class Controller:
             return
         self.home()
 
-    def home(self) -> None:
-        """Bring every mechanism to its home sensor; the cycle is homed when all are.
-
-        The lid first: a plate found off home turns only once the lid is down
-        (`Cycle.check_homed`), or it would lift a wall into an open hole."""
-        if self.lid.state in ("unknown", "open", "opening"):
-            self.lid.close()
-        for side in self.sides:
-            if not self.hal.read(f"side.{side.side}.head_home") and side.state == "idle":
-                side.rehome()
-        self.cycle.check_homed()
-
     def stop(self) -> None:
         """A clean stop, through the shutdown path: every output safe and latched, no
         supervision left. The machines keep their states for the journal."""
         self.shutdown.invoke(TABLE, self.hal.safe_state, self.supervisor.cancel_all)
         self.emit("stop")
         self.save_journal(clean=True)
-
-    def after_homing(self) -> None:
-        """Homed (the result of the cycle's `homed` transition): build the set on the
-        disc, unless a set is staged, must be refed, or a build fault holds the build."""
-        if self.refeed_hold is not None:
-            self.hal.write("display", "rF")
-            return
-        if self.cycle.faces_display():
-            self.hal.write("display", self.cycle.faces_display())
-        self.start_next_build()
-
-    def start_next_build(self) -> None:
-        """Build the next set, unless something holds it: a refeed to be done, a build
-        fault (the build's outputs latched), or a technician holding one of the build's
-        mechanisms (it starts when they are released)."""
-        if (self.build.state != "idle" or self.cycle.state in ("homing", "fault")
-                or self.refeed_hold is not None or BUILD in self.shutdown.scopes):
-            return
-        why = self.owner.refuses(build_mechanisms(self.geometry)) or self.gate_closed()
-        if why is not None:
-            self.emit("build.held", why=why)
-            return
-        self.build.start(set_name=self.cycle.set_building)
-
-    def hold_for_gate(self) -> None:
-        """The booking gate is closed: the hand just ended stays the last one. The
-        display and the ready lamp say so until the venue enables the table."""
-        self.hal.write("display", GATE_DISPLAY)
-        self.hal.write("lamp.ready", False)
-        self.emit("gate.held", why=self.gate_closed())
-
-    def gate_opened(self) -> None:
-        """The venue enabled the table: a held build starts, the lid key works again."""
-        if self.hal.read("display") == GATE_DISPLAY:
-            self.hal.write("display", "")
-            self.hal.write("lamp.ready", self.build.state == "staged")
-        self.start_next_build()
-
-    def request_refeed(self, reason: str) -> None:
-        """A set that cannot be trusted is built again from the start, never resumed."""
-        self.emit("refeed", set=self.cycle.set_building, reason=reason)
-        self.build.start(set_name=self.cycle.set_building)
 
     def _link_resumed(self, evidence: dict[str, Any]) -> None:
         """A silence carried on from the board's record: no fault, only the log; the

@@ -507,7 +507,6 @@ def test_a_self_test_in_test_mode_is_judged_by_the_interlock_table_not_as_a_faul
     # the table: that motion is the technician's, on purpose. The referee flagged it as
     # a motor run after the fault's stop; now it judges it against the interlock table.
     from firmware.faults.kinds import CATALOGUE
-    from firmware.machines.maintenance import Maintenance
     from simulator.harness.runner import Harness
     from simulator.scenario import ActionSpec, Expect, FaultSpec, Scenario
     from tests.conftest import CONFIGS, quick
@@ -523,7 +522,7 @@ def test_a_self_test_in_test_mode_is_judged_by_the_interlock_table_not_as_a_faul
     results: list[dict] = []
 
     def hook(ctl: Any) -> None:
-        service = Maintenance(ctl)
+        service = ctl.maintenance()
 
         def on_event(event: dict) -> None:
             if event["kind"] == "fault" and event["id"] == "plate.stuck":

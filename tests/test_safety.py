@@ -12,7 +12,7 @@ from firmware.controller import Controller
 from firmware.diagnosis.guided import diagnose
 from firmware.faults.clearing import ClearRefused
 from firmware.faults.path import FAULT_HISTORY
-from firmware.machines.maintenance import Maintenance, MaintenanceRefused
+from firmware.machines.maintenance import MaintenanceRefused
 from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import VirtualClock
 from simulator.harness.runner import ScopedClock
@@ -57,7 +57,7 @@ def test_1_test_mode_at_power_on_starts_no_build(rig: Rig) -> None:
     ctl, hal, clock = rig
     hal.values["side.0.head_home"] = False           # homing not done at once
     hal.values["key.lift.0"] = hal.values["key.lift.1"] = True
-    service = Maintenance(ctl)
+    service = ctl.maintenance()
     service.power_on()
     assert service.test_mode and hal.motors_off()
     run_for(clock, 12.0)
@@ -424,7 +424,7 @@ def test_9_one_owner_refuses_a_second_user_of_the_lid(rig: Rig) -> None:
     diagnose(ctl, "set_stays_on_table", results.append)    # a second check at once
     assert results and results[-1]["checks"][0]["run"] is False
     assert "lid" in results[-1]["checks"][0]["why"]
-    service = Maintenance(ctl)
+    service = ctl.maintenance()
     try:
         service.jog("lid", "down", 1.0, by="tech")
     except MaintenanceRefused as exc:

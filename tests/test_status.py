@@ -11,7 +11,6 @@ from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.console import render
 from firmware.console.view import picture, snap_from_status, snapshot
-from firmware.machines.maintenance import Maintenance
 from firmware.state.table_state import JOURNALED_STATUS
 from simulator.harness.runner import Harness
 from tests.test_diagnosis import table_in_play
@@ -19,7 +18,7 @@ from tests.test_diagnosis import table_in_play
 
 def _api(harness: Harness, state: Path) -> ApiServer:
     ctl = harness.ctl
-    return ApiServer(ctl, Maintenance(ctl), Technicians(state / "technicians.json"), None)
+    return ApiServer(ctl, ctl.maintenance(), Technicians(state / "technicians.json"), None)
 
 
 # One table walked through these moments in order (the fixture is shared): a hand in

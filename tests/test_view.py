@@ -8,7 +8,6 @@ from rich.console import Console
 
 from firmware.console.view import screen, snapshot
 from firmware.i18n import language
-from firmware.machines.maintenance import Maintenance
 from tests.test_diagnosis import table_in_play
 
 
@@ -57,7 +56,7 @@ def test_live_view_shows_a_fault_and_degrades_below_24_rows(lang: str) -> None:
 
 def test_test_mode_and_e_stop_have_their_own_names(table) -> None:
     harness = table_in_play()
-    Maintenance(harness.ctl).enter(by="li")
+    harness.ctl.maintenance().enter(by="li")
     text = "\n".join(render(snapshot(harness.ctl), (100, 40), "en"))
     assert "test mode" in text and " fault " not in text and "TEST MODE" in text
     harness.ctl.estop("li")
@@ -70,7 +69,7 @@ def test_players_keep_off_the_keys_in_test_mode() -> None:
     pressed: list[str] = []
     real_press = harness.table.press
     harness.table.press = lambda key, *a, **k: (pressed.append(key), real_press(key, *a, **k))
-    service = Maintenance(harness.ctl)
+    service = harness.ctl.maintenance()
     service.enter(by="li")
     # Long enough for players' patience to run out several times over.
     harness.clock.run_until(harness.clock.now() + 600.0)

@@ -61,7 +61,7 @@ async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
                         max_rows=ctl.config.api.log_max_rows, wall=wall)
     eventlog.attach(ctl)
     eventlog.on_failure = lambda exc: ctl.clock.post(lambda: log_failed(ctl, eventlog, exc))
-    maintenance = Maintenance(ctl)
+    maintenance = ctl.maintenance()
     server = ApiServer(ctl, maintenance, Technicians(state / statedir.TECHNICIANS_NAME), eventlog)
     server.wall = wall
     # The usage ledger (billing) lives beside the event log, for every backend: a

@@ -25,12 +25,16 @@ from mjtable_core.clock import Timer
 from rules.tiles import set_composition
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from collections.abc import Sequence
+
+    from firmware.machines.lid import Lid
+    from firmware.machines.ports import Ports
     from firmware.machines.side import SideBuilder
 
 STATES = ["idle", "building", "paused_full", "paused_top_up", "sweeping", "staged", "fault"]
 INITIAL = "idle"
 RUNNING = ("building", "paused_full", "paused_top_up")
+BUILDING = (*RUNNING, "sweeping")      # a set part built
 TRANSITIONS = [
     {"trigger": "start", "source": "idle", "dest": "building", "before": "_begin",
      "after": "_announce"},
@@ -53,8 +57,20 @@ SLOW_BUILDS_RECUR, SLOW_BUILDS_WINDOW = 2, 3
 
 
 class Build(Recoverable):
-    def __init__(self, ctl: Controller) -> None:
-        self.ctl = ctl
+    def __init__(self, ports: Ports, sides: Sequence[SideBuilder], lid: Lid) -> None:
+        self.hal = ports.outputs
+        self.clock = ports.clock
+        self.config = ports.config
+        self.timing = ports.timing
+        self.geometry = ports.geometry
+        self.emit = ports.emit
+        self.fault = ports.fault
+        self.supervisor = ports.supervisor
+        self.watch = ports.watch
+        self.sides = sides
+        self.lid = lid
+        for side in sides:
+            side.build = self       # each side tells its build of its arrivals
         self.started_at = 0.0
         self.finished_at = 0.0
         self.set_name: str | None = None
@@ -66,7 +82,7 @@ class Build(Recoverable):
         # The last uninterrupted count at each side, and the longest wait between two.
         self._last_count: dict[int, float] = {}
         self.longest_gap = 0.0
-        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
+        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ports.on_error)
 
     @property
     def running(self) -> bool:
@@ -77,18 +93,18 @@ class Build(Recoverable):
         return {"state": self.state, "set": self.set_name}
 
     def all_full(self, *_: object) -> bool:
-        return all(side.state == "full" for side in self.ctl.sides)
+        return all(side.state == "full" for side in self.sides)
 
     def may_feed(self) -> bool:
         """Whether the feed may run: the build feeding (not paused for a top-up, nor
         parked by a fault) and the lid at its lower stop. Every feed command asks, so
         a resume with the lid still part open starts nothing (`lid_down` starts it)."""
-        return self.state in ("building", "paused_full", "sweeping") and self.ctl.lid.down()
+        return self.state in ("building", "paused_full", "sweeping") and self.lid.down()
 
     def _disc(self, on: bool) -> None:
         on = on and self.may_feed()
-        self.ctl.hal.write("motor.disc", on)
-        self.ctl.hal.write("motor.ring", on)
+        self.hal.write("motor.disc", on)
+        self.hal.write("motor.ring", on)
 
     def lid_down(self) -> None:
         """The lid reached its lower stop: a build held by it feeds (again)."""
@@ -96,49 +112,49 @@ class Build(Recoverable):
             self._disc(True)
         if self.state == "sweeping":
             self._disc(True)
-            for side in self.ctl.sides:
-                self.ctl.hal.write(side.conveyor, True)
+            for side in self.sides:
+                self.hal.write(side.conveyor, True)
         elif self.running:
-            for side in self.ctl.sides:
+            for side in self.sides:
                 side.feed(True)
 
     def motors_off(self) -> None:
         """The build's safe state: disc, ring, every conveyor and head off, as one
         stop the backend fences (a command still crossing a noisy link starts none)."""
         motors = ["motor.disc", "motor.ring"]
-        for side in self.ctl.sides:
+        for side in self.sides:
             motors += [side.conveyor, side.head]
-        self.ctl.hal.safe_state(motors)
+        self.hal.safe_state(motors)
 
     def stop_supervision(self) -> None:
-        watch = self.ctl.watch
-        for key in ["build", "stall", "sweep", *[f"blind.{n}" for n in self.ctl.geometry.sides]]:
+        watch = self.watch
+        for key in ["build", "stall", "sweep", *[f"blind.{n}" for n in self.geometry.sides]]:
             watch.cancel(key)
-        for side in self.ctl.sides:
-            self.ctl.supervisor.cancel(side.key)
+        for side in self.sides:
+            self.supervisor.cancel(side.key)
         if self._full_timer is not None:
             self._full_timer.cancel()
             self._full_timer = None
 
     def _arm_limits(self) -> None:
-        timing = self.ctl.timing
-        self.ctl.watch.expect("build", timing.build_fault_s, "build.tiles_missing", "build",
+        timing = self.timing
+        self.watch.expect("build", timing.build_fault_s, "build.tiles_missing", "build",
                               lambda: {"limit_s": timing.build_fault_s,
                                        "why": N_("build too long"), "arriving": True,
                                        **self._shortfall()})
         self._arm_stall()
 
     def _arm_stall(self) -> None:
-        stall = self.ctl.timing.stall_s
-        self.ctl.watch.expect("stall", stall, "build.tiles_missing", "build",
+        stall = self.timing.stall_s
+        self.watch.expect("stall", stall, "build.tiles_missing", "build",
                               lambda: {"limit_s": stall,
                                        "why": N_("no tile arrived within the stall limit"),
                                        **self._shortfall()})
 
     def _shortfall(self) -> dict[str, object]:
-        target = self.ctl.config.tiles_per_side
-        short = {str(s.side): target - s.counted for s in self.ctl.sides if s.counted < target}
-        return {"counted": {str(s.side): s.counted for s in self.ctl.sides},
+        target = self.config.tiles_per_side
+        short = {str(s.side): target - s.counted for s in self.sides if s.counted < target}
+        return {"counted": {str(s.side): s.counted for s in self.sides},
                 "missing": sum(short.values()), "short_sides": short}
 
     # -- callbacks ------------------------------------------------------------------
@@ -148,23 +164,23 @@ class Build(Recoverable):
         self.set_name = set_name
         self.untrusted = False
         self.interrupted = False    # a fault or top-up paused it: its time says nothing
-        self.started_at = self.ctl.clock.now()
+        self.started_at = self.clock.now()
         self.walls = []
         self._last_count = {}
         self.longest_gap = 0.0
-        self.ctl.hal.write("lamp.building", True)
-        for side in self.ctl.sides:
+        self.hal.write("lamp.building", True)
+        for side in self.sides:
             side.start()
         self._arm_limits()
 
     def _announce(self, *_: object) -> None:
-        self.ctl.emit("build.started", set=self.set_name)
+        self.emit("build.started", set=self.set_name)
 
     def on_enter_building(self, event: EventData) -> None:
         self._disc(True)
         if event.transition.source != "paused_full":
             # Started or recovered: the sides were, before the build could feed them.
-            for side in self.ctl.sides:
+            for side in self.sides:
                 side.feed(True)
         if from_fault(event):
             self._after_fault()
@@ -172,9 +188,9 @@ class Build(Recoverable):
     def on_enter_paused_full(self, event: EventData) -> None:
         self._last_count = {}       # a wait across a pause says nothing of the disc
         self._disc(False)
-        self.ctl.watch.cancel("stall")
+        self.watch.cancel("stall")
         if from_fault(event):
-            for side in self.ctl.sides:
+            for side in self.sides:
                 side.feed(True)
             self._after_fault()
 
@@ -189,13 +205,13 @@ class Build(Recoverable):
         self.interrupted = True
         self._last_count = {}
         self._disc(False)
-        for side in self.ctl.sides:
+        for side in self.sides:
             side.feed(False)
-        self.ctl.watch.cancel("build")
-        self.ctl.watch.cancel("stall")
+        self.watch.cancel("build")
+        self.watch.cancel("stall")
 
     def _feed(self, *_: object) -> None:
-        for side in self.ctl.sides:
+        for side in self.sides:
             side.feed(True)
         self._arm_limits()
 
@@ -204,18 +220,18 @@ class Build(Recoverable):
         (the sides were recovered first and feed and turn again)."""
         self._arm_limits()
         if self.state == "paused_full":
-            self.ctl.watch.cancel("stall")
-            building = [s for s in self.ctl.sides if s.state != "full"]
-            if not all(self.ctl.hal.read(f"side.{s.side}.full") for s in building):
+            self.watch.cancel("stall")
+            building = [s for s in self.sides if s.state != "full"]
+            if not all(self.hal.read(f"side.{s.side}.full") for s in building):
                 self.belt_room()    # a belt emptied while stopped: its edge is long gone
         if self.all_full():
             self.side_full()
 
     def on_enter_sweeping(self, *_: object) -> None:
-        self.finished_at = self.ctl.clock.now()
+        self.finished_at = self.clock.now()
         self.stop_supervision()
-        self.walls = [side.stacks() for side in self.ctl.sides]
-        timing = self.ctl.timing
+        self.walls = [side.stacks() for side in self.sides]
+        timing = self.timing
         # As long as the slowest tile of this build took to come: a tile still on the
         # disc would come within it (never past the stall limit).
         sweep = timing.sweep_s if timing.sweep_s <= 0 else max(
@@ -226,9 +242,9 @@ class Build(Recoverable):
             return
         # Every tile should be stacked: whatever still reaches a head is extra.
         self._disc(True)
-        for side in self.ctl.sides:
-            self.ctl.hal.write(side.conveyor, self.may_feed())
-        self._sweep_timer = self.ctl.clock.call_later(sweep, self._end_sweep)
+        for side in self.sides:
+            self.hal.write(side.conveyor, self.may_feed())
+        self._sweep_timer = self.clock.call_later(sweep, self._end_sweep)
 
     def _end_sweep(self) -> None:
         if self.state != "sweeping":
@@ -237,7 +253,7 @@ class Build(Recoverable):
         if over:
             # Counted before staging: foreign tiles or tiles of the other set stand in
             # these walls. Held for the operator, never dealt.
-            self.ctl.fault("build.extra_tiles", "build", None,
+            self.fault("build.extra_tiles", "build", None,
                            {"over": over, "during": "sweeping",
                             "why": N_("the walls hold more copies of a tile than a set "
                                       "has: foreign tiles or tiles of the other set")})
@@ -247,11 +263,11 @@ class Build(Recoverable):
     def _over_a_set(self) -> dict[str, int]:
         """The tiles read into the walls more often than a set holds them (tables with
         a reader at each head; none elsewhere)."""
-        if not all(side.has_reader for side in self.ctl.sides):
+        if not all(side.has_reader for side in self.sides):
             return {}
-        held = set_composition(self.ctl.config.table.tiles)
+        held = set_composition(self.config.table.tiles)
         read: dict[str, int] = {}
-        for side in self.ctl.sides:
+        for side in self.sides:
             for code in side.tiles:
                 if code is not None:
                     read[code] = read.get(code, 0) + 1
@@ -264,28 +280,28 @@ class Build(Recoverable):
         self.motors_off()
 
     def on_enter_staged(self, event: EventData) -> None:
-        self.ctl.hal.write("lamp.building", False)
-        self.ctl.hal.write("lamp.ready", True)
+        self.hal.write("lamp.building", False)
+        self.hal.write("lamp.ready", True)
         if from_fault(event):
             return      # staged before the fault: announced then
-        self.ctl.hal.write("buzzer", True)
-        self.ctl.clock.call_later(BUZZ_S, lambda: self.ctl.hal.write("buzzer", False))
+        self.hal.write("buzzer", True)
+        self.clock.call_later(BUZZ_S, lambda: self.hal.write("buzzer", False))
         build_s = self.finished_at - self.started_at
         if not self.interrupted:
             self._check_slow(build_s)
-        self.ctl.emit("build.staged", set=self.set_name, build_s=round(build_s, 3))
+        self.emit("build.staged", set=self.set_name, build_s=round(build_s, 3))
 
     def _check_slow(self, build_s: float) -> None:
-        supervisor = self.ctl.supervisor
+        supervisor = self.supervisor
         learned = supervisor.learned_build()
-        slow = learned is not None and build_s > learned * self.ctl.timing.slow_factor
+        slow = learned is not None and build_s > learned * self.timing.slow_factor
         # A rare slow draw happens on a clean table: warn only when slow builds recur.
         recurs = supervisor.slow_recurs("build", slow, SLOW_BUILDS_RECUR, SLOW_BUILDS_WINDOW)
         if recurs:
             assert learned is not None
-            self.ctl.fault("build.slow", "build", None,
+            self.fault("build.slow", "build", None,
                            {"build_s": round(build_s, 3), "learned_s": round(learned, 3),
-                            "factor": self.ctl.timing.slow_factor,
+                            "factor": self.timing.slow_factor,
                             "slow_builds_of_last": [sum(supervisor._slow["build"]),
                                                     len(supervisor._slow["build"])]})
         if recurs or not slow:
@@ -294,16 +310,16 @@ class Build(Recoverable):
     def restore_staged(self, set_name: str, walls: list[list[list[str | None]]]) -> None:
         """From the journal: a set finished before the stop is still staged inside.
 
-        Only the controller's journal restore at boot calls this (the one place a
-        machine's state is set directly)."""
+        Only the journal's restore at boot calls this (the one place a machine's
+        state is set directly)."""
         self.set_name = set_name
         self.walls = walls
         self.machine.set_state("staged", model=self)
-        self.ctl.hal.write("lamp.ready", True)
+        self.hal.write("lamp.ready", True)
 
     def _release(self, *_: object) -> None:
-        self.ctl.hal.write("lamp.ready", False)
-        for side in self.ctl.sides:
+        self.hal.write("lamp.ready", False)
+        for side in self.sides:
             side.release()
 
     # -- supervision edges -------------------------------------------------------------
@@ -312,19 +328,19 @@ class Build(Recoverable):
         """A tile was counted at `side`: arrivals are flowing."""
         if self.state == "building":
             self._arm_stall()
-            now = side.last_arrival if side.last_arrival is not None else self.ctl.clock.now()
+            now = side.last_arrival if side.last_arrival is not None else self.clock.now()
             last = self._last_count.get(side.side)
             if last is not None:
                 self.longest_gap = max(self.longest_gap, now - last)
             self._last_count[side.side] = now
         key = f"blind.{side.side}"
-        self.ctl.watch.cancel(key)
-        if self.ctl.hal.read(f"side.{side.side}.full"):
+        self.watch.cancel(key)
+        if self.hal.read(f"side.{side.side}.full"):
             self._arm_blind(side)
 
     def _arm_blind(self, side: SideBuilder) -> None:
-        blind = self.ctl.timing.blind_s
-        self.ctl.watch.expect(f"blind.{side.side}", blind, "count.blind",
+        blind = self.timing.blind_s
+        self.watch.expect(f"blind.{side.side}", blind, "count.blind",
                               f"side.{side.side}.count",
                               lambda: {"belt_full": True, "counted": side.counted,
                                        "blind_s": blind, "head_home_glitches": side.glitches},
@@ -333,7 +349,7 @@ class Build(Recoverable):
     def extra_tile(self, side: SideBuilder, lit: bool = True) -> None:
         """A tile reached a head whose side is already complete (`lit`: still in front
         of its count sensor a moment later, as a tile would be)."""
-        self.ctl.fault("build.extra_tiles", f"side.{side.side}.count", side.side,
+        self.fault("build.extra_tiles", f"side.{side.side}.count", side.side,
                        {"side": side.side, "counted": side.counted, "target": side.target,
                         "during": self.state, "count_lit": lit})
 
@@ -342,13 +358,13 @@ class Build(Recoverable):
         if full and side.state in ("feeding", "stacking") and self.running:
             self._arm_blind(side)
         elif not full:
-            self.ctl.watch.cancel(f"blind.{side.side}")
-        building = [s for s in self.ctl.sides if s.state != "full"]
+            self.watch.cancel(f"blind.{side.side}")
+        building = [s for s in self.sides if s.state != "full"]
         every_full = bool(building) and all(
-            self.ctl.hal.read(f"side.{s.side}.full") for s in building)
+            self.hal.read(f"side.{s.side}.full") for s in building)
         if every_full and self.state == "building" and self._full_timer is None:
-            self._full_timer = self.ctl.clock.call_later(
-                self.ctl.timing.belt_full_pause_s, self._pause_full)
+            self._full_timer = self.clock.call_later(
+                self.timing.belt_full_pause_s, self._pause_full)
         elif not every_full:
             if self._full_timer is not None:
                 self._full_timer.cancel()

@@ -8,14 +8,26 @@ each from the right seat, and the deal is handed off.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
+from firmware.faults.shutdown import BUILD
 from firmware.machines.machine import Recoverable, attach, from_fault, recover_transitions
+from firmware.machines.protocols import Hands, noop
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.machines.build import Build
+    from firmware.machines.dice import Dice
+    from firmware.machines.lid import Lid
+    from firmware.machines.owner import Owner
+    from firmware.machines.plate import Plate
+    from firmware.machines.ports import Ports
+    from mjtable_core.geometry import Geometry
+
+# Shown while the booking gate holds the table: "En(able)".
+GATE_DISPLAY = "En"
 
 STATES = ["homing", "play", "opening", "hole_open", "closing", "raising", "dealing",
           "rolling", "top_up_opening", "top_up_open", "top_up_closing", "fault"]
@@ -57,12 +69,33 @@ TRANSITIONS = [
 ]
 
 
+def build_mechanisms(geometry: Geometry) -> list[str]:
+    """What a build drives: held by a technician, the next build waits."""
+    return ["disc", *[f"{part}.{n}" for n in geometry.sides for part in ("head", "conveyor")]]
+
+
 class Cycle(Recoverable):
-    def __init__(self, ctl: Controller) -> None:
-        self.ctl = ctl
+    def __init__(self, ports: Ports, lid: Lid, plates: Sequence[Plate], build: Build,
+                 dice: Dice, owner: Owner, hands: Hands,
+                 next_dealer: Callable[[], int | None], faults: Sequence[Any]) -> None:
+        self.hal = ports.outputs
+        self.clock = ports.clock
+        self.geometry = ports.geometry
+        self.emit = ports.emit
+        self.marks = ports.marks
+        self.lid, self.plates, self.build, self.dice = lid, plates, build, dice
+        self.owner = owner
+        self.hands = hands              # the committed deal, the throws, the handoff
+        self.next_dealer = next_dealer  # a scored hand names the next dealer
+        self.faults = faults            # the fault path's list, kept in place
+        self._build_mechanisms = build_mechanisms(ports.geometry)
+        # Hooks set once their owners are built: plates found off home turned round
+        # (off_home.py), and a top-up that ends a build fault (faults/clearing.py).
+        self.rehome_plates: Callable[[], None] = noop
+        self.top_up_done: Callable[[], None] = noop
         self.number = 0                      # hands dealt since start
         self.set_in_play: str | None = None  # unknown at first use
-        self.set_building = ctl.geometry.first_set   # power-on: the disc holds a set
+        self.set_building = ports.geometry.first_set   # power-on: the disc holds a set
         self.dealer: int | None = None
         self.throws: list[list[int]] = []
         self.walls: list[list[list[str | None]]] = []
@@ -71,14 +104,24 @@ class Cycle(Recoverable):
         self._raise_pending = False
         # The last throw of the hand handed off: shown again after a restart in play.
         self.shown_faces: list[int] | None = None
-        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error,
+        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ports.on_error,
                               after_state_change="_announce")
+        # The peers that answer the cycle: its lid, plates, cams and dice.
+        lid.on_open = self._lid_opened
+        lid.on_closed = self._lid_down
+        for plate in plates:
+            plate.came_home = self.plate_done
+        for side in build.sides:
+            side.rehomed = self.check_homed
+        dice.faces_of = lambda count: hands.faces(len(self.throws), count)
+        dice.landed = self.rolled
+        ports.supervisor.hand_number = lambda: self.number
 
     def _announce(self, event: EventData) -> None:
         if event.transition is not None and event.transition.dest is not None:
-            held = self.ctl.halted_by if self.state == "fault" else None
-            self.ctl.emit("phase", state=self.state, cycle=self.number,
-                          **({"held_by": held} if held else {}))
+            held = self.marks.halted_by if self.state == "fault" else None
+            self.emit("phase", state=self.state, cycle=self.number,
+                      **({"held_by": held} if held else {}))
 
     def status(self) -> dict[str, Any]:
         """The hand cycle as the status picture shows it (keys as the picture names them)."""
@@ -95,13 +138,13 @@ class Cycle(Recoverable):
                 state == "homing" and self._deal_pending):
             return None
         return {"walls": self.walls, "dealer": self.dealer, "throws": self.throws,
-                **self.ctl.handoff.secret()}
+                **self.hands.secret()}
 
     def restore_deal(self, saved: dict[str, Any]) -> None:
         self.walls = saved["walls"]
         self.dealer = saved["dealer"]
         self.throws = [list(t) for t in saved["throws"]]
-        self.ctl.handoff.restore_secret(saved)
+        self.hands.restore_secret(saved)
         self._deal_pending = True
 
     def faces_display(self) -> str:
@@ -132,30 +175,41 @@ class Cycle(Recoverable):
         return state == "raising" or (state == "homing" and self._raise_pending)
 
     def gate_open(self, *_: object) -> bool:
-        return self.ctl.gate_closed() is None
+        return self.marks.gate_closed() is None
 
     def _gate_held(self, *_: object) -> None:
-        self.ctl.hold_for_gate()
+        """The booking gate is closed: the hand just ended stays the last one. The
+        display and the ready lamp say so until the venue enables the table."""
+        self.hal.write("display", GATE_DISPLAY)
+        self.hal.write("lamp.ready", False)
+        self.emit("gate.held", why=self.marks.gate_closed())
+
+    def gate_opened(self) -> None:
+        """The venue enabled the table: a held build starts, the lid key works again."""
+        if self.hal.read("display") == GATE_DISPLAY:
+            self.hal.write("display", "")
+            self.hal.write("lamp.ready", self.build.state == "staged")
+        self.start_next_build()
 
     def set_staged(self, *_: object) -> bool:
-        return self.ctl.build.state == "staged"
+        return self.build.state == "staged"
 
     def build_running(self, *_: object) -> bool:
         # Also after tiles went missing: topping up is how players fix that.
-        return self.ctl.build.running or any(
-            f.active and f.id == "build.tiles_missing" for f in self.ctl.faults)
+        return self.build.running or any(
+            f.active and f.id == "build.tiles_missing" for f in self.faults)
 
     def expected_thrower(self, event: EventData) -> bool:
         seat = event.kwargs["seat"]
         if self.dealer is None:
             return True          # the first dice key of a hand names the dealer
-        request = self.ctl.handoff.next_throw(self.dealer, self.throws)
+        request = self.hands.next_throw(self.dealer, self.throws)
         return request is not None and request.thrower_position == seat
 
     def more_throws(self, event: EventData) -> bool:
         assert self.dealer is not None
         throws = [*self.throws, event.kwargs["faces"]]
-        return self.ctl.handoff.next_throw(self.dealer, throws) is not None
+        return self.hands.next_throw(self.dealer, throws) is not None
 
     # -- homing -----------------------------------------------------------------------
 
@@ -163,55 +217,102 @@ class Cycle(Recoverable):
         """Homing is done when the lid is down and every cam is at home."""
         if self.state != "homing":
             return
-        ctl = self.ctl
-        ctl.rehome_plates()
-        cams = [f"side.{n}.{s}" for n in ctl.geometry.sides
+        self.rehome_plates()
+        cams = [f"side.{n}.{s}" for n in self.geometry.sides
                 for s in ("head_home", "plate_home")]
         # The plates' machines too: a plate coming round is home only once its edge is
         # believed (plate.py), and a raise after homing turns every plate from home.
-        if (ctl.lid.state == "closed" and all(ctl.hal.read(c) for c in cams)
-                and all(plate.state == "home" for plate in ctl.plates)):
+        if (self.lid.state == "closed" and all(self.hal.read(c) for c in cams)
+                and all(plate.state == "home" for plate in self.plates)):
             self.homed()
 
+    def home(self) -> None:
+        """Bring every mechanism to its home sensor; the cycle is homed when all are.
+
+        The lid first: a plate found off home turns only once the lid is down
+        (`check_homed`), or it would lift a wall into an open hole."""
+        if self.lid.state in ("unknown", "open", "opening"):
+            self.lid.close()
+        for side in self.build.sides:
+            if not self.hal.read(f"side.{side.side}.head_home") and side.state == "idle":
+                side.rehome()
+        self.check_homed()
+
     def _after_homing(self, *_: object) -> None:
-        self.ctl.after_homing()
+        """Homed (the result of the `homed` transition): build the set on the disc,
+        unless a set is staged, must be refed, or a build fault holds the build."""
+        if self.marks.refeed_hold is not None:
+            self.hal.write("display", "rF")
+            return
+        if self.faces_display():
+            self.hal.write("display", self.faces_display())
+        self.start_next_build()
+
+    def start_next_build(self) -> None:
+        """Build the next set, unless something holds it: a refeed to be done, a build
+        fault (the build's outputs latched), or a technician holding one of the build's
+        mechanisms (it starts when they are released)."""
+        if (self.build.state != "idle" or self.state in ("homing", "fault")
+                or self.marks.refeed_hold is not None or BUILD in self.hal.scopes):
+            return
+        why = self.owner.refuses(self._build_mechanisms) or self.marks.gate_closed()
+        if why is not None:
+            self.emit("build.held", why=why)
+            return
+        self.build.start(set_name=self.set_building)
+
+    def request_refeed(self, reason: str) -> None:
+        """A set that cannot be trusted is built again from the start, never resumed."""
+        self.emit("refeed", set=self.set_building, reason=reason)
+        self.build.start(set_name=self.set_building)
 
     def on_enter_homing(self, event: EventData) -> None:
         if from_fault(event):
-            self.ctl.home()     # re-read every home sensor, bring round what is off
+            self.home()     # re-read every home sensor, bring round what is off
 
     # -- the cycle --------------------------------------------------------------------
 
     def on_enter_opening(self, event: EventData) -> None:
-        if from_fault(event) and self.ctl.lid.state == "open":
+        if from_fault(event) and self.lid.state == "open":
             self.lid_opened()
             return
-        self.ctl.lid.open()
+        self.lid.open()
 
     on_enter_top_up_opening = on_enter_opening
 
     def on_enter_top_up_open(self, *_: object) -> None:
-        self.ctl.emit("top_up", open=True)
+        self.emit("top_up", open=True)
+
+    def _lid_opened(self) -> None:
+        # The lid also moves for a technician's test; only the cycle's own moves count.
+        if self.may_lid_opened():
+            self.lid_opened()
+
+    def _lid_down(self) -> None:
+        # A build resumed while the lid was still off its stop was held: it feeds now.
+        self.build.lid_down()
+        if self.may_lid_closed():
+            self.lid_closed()
 
     def on_exit_play(self, event: EventData) -> None:
-        if event.transition.dest == "top_up_opening" and self.ctl.build.running:
-            self.ctl.build.pause()
+        if event.transition.dest == "top_up_opening" and self.build.running:
+            self.build.pause()
 
     def on_enter_closing(self, event: EventData) -> None:
-        if from_fault(event) and self.ctl.lid.state == "closed":
+        if from_fault(event) and self.lid.state == "closed":
             self.lid_closed()
             return
-        self.ctl.lid.close()
+        self.lid.close()
 
     on_enter_top_up_closing = on_enter_closing
 
     def on_exit_top_up_closing(self, event: EventData) -> None:
         if event.transition.dest == "fault":
             return          # parked: the top-up goes on after the resume, not now
-        if self.ctl.build.state == "paused_top_up":
-            self.ctl.build.resume()
-        elif self.ctl.build.state == "fault":
-            self.ctl.top_up_done()
+        if self.build.state == "paused_top_up":
+            self.build.resume()
+        elif self.build.state == "fault":
+            self.top_up_done()
 
     def on_enter_raising(self, event: EventData) -> None:
         if from_fault(event):
@@ -220,8 +321,8 @@ class Cycle(Recoverable):
         self._plates_done = set()
         self._raise_pending = False
         # Journaled before any plate moves: a cut from here on finishes this raise.
-        self.ctl.emit("raising", set=self.ctl.build.set_name, cycle=self.number + 1)
-        for plate in self.ctl.plates:
+        self.emit("raising", set=self.build.set_name, cycle=self.number + 1)
+        for plate in self.plates:
             plate.turn()
 
     def finish_raising(self, *_: object) -> None:
@@ -230,11 +331,11 @@ class Cycle(Recoverable):
         Never with the lid off its lower stop: it would lift a wall into the open hole
         (a stop believed from a pulse while the lid stood blocked part open). The lid
         closes first; its lid_closed finishes the raise."""
-        if self.ctl.lid.state != "closed":
-            if self.ctl.lid.may_close():
-                self.ctl.lid.close()
+        if self.lid.state != "closed":
+            if self.lid.may_close():
+                self.lid.close()
             return
-        for plate in self.ctl.plates:
+        for plate in self.plates:
             if plate.side not in self._plates_done and plate.state == "home":
                 plate.turn()
         if self._every_plate_home():
@@ -243,8 +344,8 @@ class Cycle(Recoverable):
     def _every_plate_home(self) -> bool:
         # Each plate made its turn, and none is still turning: a plate that finished
         # and was sent round again by a resume is not a wall that is up.
-        return (len(self._plates_done) == len(self.ctl.plates)
-                and all(p.state == "home" for p in self.ctl.plates))
+        return (len(self._plates_done) == len(self.plates)
+                and all(p.state == "home" for p in self.plates))
 
     def plate_done(self, plate: object) -> None:
         if self.state == "homing":
@@ -260,59 +361,59 @@ class Cycle(Recoverable):
         """The seat whose dice key the hand waits for (None: any seat, the dealer)."""
         if self.dealer is None:
             return None
-        request = self.ctl.handoff.next_throw(self.dealer, self.throws)
+        request = self.hands.next_throw(self.dealer, self.throws)
         return None if request is None else request.thrower_position
 
     def on_enter_dealing(self, event: EventData) -> None:
         source = event.transition.source
         if source == "fault":
             if self.dealer is not None:
-                self.ctl.hal.write(f"lamp.dealer.{self.dealer}", True)
+                self.hal.write(f"lamp.dealer.{self.dealer}", True)
             if event.kwargs.get("was") == "rolling":
-                self.ctl.emit("dice.again", thrower=self.pending_thrower())
+                self.emit("dice.again", thrower=self.pending_thrower())
         elif source == "homing":
             self._deal_pending = False
             if self.dealer is not None:
-                self.ctl.hal.write(f"lamp.dealer.{self.dealer}", True)
+                self.hal.write(f"lamp.dealer.{self.dealer}", True)
         elif source == "raising":
             self._walls_up()
 
     def _walls_up(self) -> None:
         """The staged set is now in play; the set just pushed in is built next."""
         self.number += 1
-        self.walls = self.ctl.build.walls
-        self.set_in_play = self.ctl.build.set_name
-        self.set_building = self.ctl.geometry.next_set(self.set_in_play)
+        self.walls = self.build.walls
+        self.set_in_play = self.build.set_name
+        self.set_building = self.geometry.next_set(self.set_in_play)
         self.dealer = None
         self.throws = []
         self.shown_faces = None
-        for n in self.ctl.geometry.sides:
-            self.ctl.hal.write(f"lamp.dealer.{n}", False)
+        for n in self.geometry.sides:
+            self.hal.write(f"lamp.dealer.{n}", False)
         # A scored hand named the next dealer: his lamp, before the dice; his key throws.
-        self.dealer = self.ctl.scoring.next_dealer()
+        self.dealer = self.next_dealer()
         if self.dealer is not None:
-            self.ctl.hal.write(f"lamp.dealer.{self.dealer}", True)
-        self.ctl.handoff.commit(self.walls, self.number)
-        self.ctl.build.raised()
-        self.ctl.start_next_build()     # unless a build fault or a technician holds it
+            self.hal.write(f"lamp.dealer.{self.dealer}", True)
+        self.hands.commit(self.walls, self.number)
+        self.build.raised()
+        self.start_next_build()     # unless a build fault or a technician holds it
 
     def on_enter_rolling(self, event: EventData) -> None:
         seat = event.kwargs["seat"]
         if self.dealer is None:
             self.dealer = seat
-            self.ctl.hal.write(f"lamp.dealer.{seat}", True)
-        request = self.ctl.handoff.next_throw(self.dealer, self.throws)
+            self.hal.write(f"lamp.dealer.{seat}", True)
+        request = self.hands.next_throw(self.dealer, self.throws)
         assert request is not None
-        self.ctl.dice.roll(count=request.dice)
+        self.dice.roll(count=request.dice)
 
     def _record_throw(self, event: EventData) -> None:
         thrower = self.pending_thrower() if self.dealer is not None else None
         self.throws.append(event.kwargs["faces"])
-        self.ctl.emit("dice.thrown", faces=event.kwargs["faces"], thrower=thrower,
+        self.emit("dice.thrown", faces=event.kwargs["faces"], thrower=thrower,
                       cycle=self.number)
 
     def _hand_off(self, *_: object) -> None:
         assert self.dealer is not None and self.set_in_play is not None
         self.shown_faces = list(self.throws[-1])
-        self.ctl.handoff.hand_off(self.walls, self.throws, self.dealer, self.number,
+        self.hands.hand_off(self.walls, self.throws, self.dealer, self.number,
                                   self.set_in_play)

@@ -7,16 +7,18 @@ HAL's random source: the OS CSPRNG on a table, a seed only in the simulator
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
 from firmware.i18n import N_
 from firmware.machines.machine import attach
+from firmware.machines.protocols import noop
 from mjtable_core.clock import Timer
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.machines.ports import Ports
 
 STATES = ["idle", "spinning", "fault"]
 INITIAL = "idle"
@@ -30,53 +32,61 @@ SPIN_SEEN_WITHIN_S = 1.0
 
 
 class Dice:
-    def __init__(self, ctl: Controller) -> None:
-        self.ctl = ctl
-        self.rng, self.source = ctl.hal.entropy()
+    def __init__(self, ports: Ports) -> None:
+        self.hal = ports.outputs
+        self.clock = ports.clock
+        self.timing = ports.timing
+        self.fault = ports.fault
+        self.watch = ports.watch
+        # Hooks the cycle sets: the faces of this throw (from the hand's committed
+        # seed), and the throw landed.
+        self.faces_of: Callable[[int], list[int]] = lambda count: []
+        self.landed: Callable[..., None] = noop
+        self.rng, self.source = self.hal.entropy()
         self.count = 2
         self.faces: list[int] = []
         self._spin_seen: float | None = None
         self._timer: Timer | None = None
-        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
+        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ports.on_error)
 
     def status(self) -> dict[str, Any]:
         """The dice as the status picture shows them: state and the last faces."""
         return {"state": self.state, "faces": list(self.faces)}
 
     def on_enter_spinning(self, event: EventData) -> None:
-        timing = self.ctl.timing
+        timing = self.timing
         self.count = count = event.kwargs["count"]
         self._spin_seen = None
-        self.ctl.hal.write("motor.dice", True)
-        self.ctl.hal.write("display", "-" * count)
-        self.ctl.watch.expect("dice", SPIN_SEEN_WITHIN_S, "dice.stuck", "motor.dice",
+        self.hal.write("motor.dice", True)
+        self.hal.write("display", "-" * count)
+        self.watch.expect("dice", SPIN_SEEN_WITHIN_S, "dice.stuck", "motor.dice",
                               {"sensor": "dice.spin", "limit_s": SPIN_SEEN_WITHIN_S})
         spin = self.rng.uniform(timing.dice_min_spin_s, timing.dice_max_spin_s)
-        self._timer = self.ctl.clock.call_later(spin, self.stop)
+        self._timer = self.clock.call_later(spin, self.stop)
 
     def on_exit_spinning(self, *_: object) -> None:
-        self.ctl.hal.write("motor.dice", False)
+        self.hal.write("motor.dice", False)
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
 
     def _rolled(self, *_: object) -> None:
         # From the seed committed before the walls were built, never drawn now.
-        self.faces = self.ctl.handoff.faces(len(self.ctl.cycle.throws), self.count)
-        self.ctl.hal.write("display", "-".join(map(str, self.faces)))
-        self.ctl.cycle.rolled(faces=list(self.faces))
+        self.faces = self.faces_of(self.count)
+        self.hal.write("display", "-".join(map(str, self.faces)))
+        self.landed(faces=list(self.faces))
 
     def on_sensor(self, spinning: bool) -> None:
         if spinning:
-            self.ctl.watch.done("dice")
-            self._spin_seen = self.ctl.clock.now()
+            self.watch.done("dice")
+            self._spin_seen = self.clock.now()
         elif (self.state == "spinning" and self._spin_seen is not None
-              and self.ctl.hal.read("motor.dice")):
+              and self.hal.read("motor.dice")):
             # The dice stopped tumbling while the motor still runs: held or jammed.
             # (Its motor off, as the I/O board holds it while the host is silent,
             # they stop by themselves; driven again, they tumble again.)
-            spun = self.ctl.clock.now() - self._spin_seen
-            self.ctl.fault("dice.stuck", "motor.dice", None,
+            spun = self.clock.now() - self._spin_seen
+            self.fault("dice.stuck", "motor.dice", None,
                            {"sensor": "dice.spin", "spun_s": round(spun, 3),
-                            "min_spin_s": self.ctl.timing.dice_min_spin_s,
+                            "min_spin_s": self.timing.dice_min_spin_s,
                             "why": N_("tumbling stopped while the dice motor ran")})

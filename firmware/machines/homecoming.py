@@ -22,21 +22,29 @@ turns the plates under watch, so a plate that sticks is still found.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from firmware.faults import recovery
 from firmware.i18n import N_, _
+from firmware.machines.build import BUILDING
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.machines.build import Build
+    from firmware.machines.off_home import Journaled
+    from firmware.machines.plate import Plate
+    from firmware.machines.ports import Marks
+    from firmware.machines.protocols import FaultSink
+    from firmware.machines.side import SideBuilder
 
 # Mechanisms that carry or stack tiles: the build's counts do not see them move.
 TILE_MOVERS = ("head", "conveyor", "disc", "ring")
+# Why a plate found off home may not be turned round now, or None (off_home.py).
+TurnRefused = Callable[[], "str | None"]
 
 
-def build_incomplete(ctl: Controller) -> bool:
+def build_incomplete(journaled: Journaled) -> bool:
     """A set is part built (running, or parked by a fault, a halt or test mode)."""
-    return recovery.journaled(ctl)["build"] in recovery.BUILDING
+    return journaled()["build"] in BUILDING
 
 
 def moves_tiles(mechanism: str) -> bool:
@@ -44,23 +52,24 @@ def moves_tiles(mechanism: str) -> bool:
     return mechanism.partition(".")[0] in TILE_MOVERS
 
 
-def hold_for_refeed(ctl: Controller, moved: list[str]) -> None:
+def hold_for_refeed(fault: FaultSink, marks: Marks, build: Build, set_name: str,
+                    moved: list[str]) -> None:
     """The half-built set's tiles were moved uncounted: hold the build for a refeed
     (display rF; `clear ID --refed` once belts, heads and tracks are emptied)."""
-    fault = ctl.fault("build.interrupted", "build", None,
-                      {"build_in_progress": True, "set": ctl.cycle.set_building,
-                       "moved": sorted(moved), "by": "test_mode"})
-    fault.active = True
-    ctl.refeed_hold = fault
-    ctl.build.untrusted = True
+    held = fault("build.interrupted", "build", None,
+                 {"build_in_progress": True, "set": set_name,
+                  "moved": sorted(moved), "by": "test_mode"})
+    held.active = True
+    marks.refeed_hold = held
+    build.untrusted = True
 
 
-def stranded_plates(ctl: Controller) -> list[str]:
+def stranded_plates(plates: Sequence[Plate], turn_refused: TurnRefused) -> list[str]:
     """Plates off home that the table may not turn round (their tracks may hold
     stacks): a technician brings them home."""
-    if ctl.plate_turn_refused() is None:
+    if turn_refused() is None:
         return []
-    return [plate.key for plate in ctl.plates if plate.settled_off_home()]
+    return [plate.key for plate in plates if plate.settled_off_home()]
 
 
 def stranded_why(plates: list[str]) -> str:
@@ -76,21 +85,25 @@ REFEED_NOTE = N_("the tests moved tiles of the set being built: empty belts, hea
                  "tracks onto the disc, then clear the refeed hold with --refed")
 
 
-def _nothing_stacked(ctl: Controller) -> bool:
+def _nothing_stacked(marks: Marks, journaled: Journaled,
+                     sides: Sequence[SideBuilder]) -> bool:
     """A build just begun and stopped before its first tile was counted (test mode at
     power-on): its tracks hold nothing yet."""
-    return (ctl.refeed_hold is None and build_incomplete(ctl)
-            and all(side.counted == 0 for side in ctl.sides))
+    return (marks.refeed_hold is None and build_incomplete(journaled)
+            and all(side.counted == 0 for side in sides))
 
 
-def plate_test_refused(ctl: Controller, name: str) -> str | None:
+def plate_test_refused(name: str, plates: Sequence[Plate], sides: Sequence[SideBuilder],
+                       turn_refused: TurnRefused, marks: Marks,
+                       journaled: Journaled) -> str | None:
     """Why the self-test `name` may not turn its plate now, or None (not a plate, its
     track is empty, or it is off home and the test is its way home)."""
     part, _sep, side = name.partition(".")
     if part != "plate":
         return None
-    plate = ctl.plates[int(side)]
-    if plate.settled_off_home() or ctl.plate_turn_refused() is None or _nothing_stacked(ctl):
+    plate = plates[int(side)]
+    if (plate.settled_off_home() or turn_refused() is None
+            or _nothing_stacked(marks, journaled, sides)):
         return None
     return _("{plate} not tested: its track holds stacks of the next set, and one turn "
              "would lift them onto the table (the next hand would be built wrong). Every "

@@ -14,15 +14,18 @@ its stop: that stop is believed once it has stayed CONFIRM_S, the motor still dr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from firmware.machines.machine import attach
+from firmware.machines.protocols import noop
 from firmware.machines.supervisor import CONFIRM_S
 from mjtable_core.clock import Timer
 from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.machines.owner import Owner
+    from firmware.machines.ports import Ports
 
 STATES = ["unknown", "opening", "open", "closing", "closed", "fault"]
 INITIAL = "unknown"
@@ -44,9 +47,20 @@ TRANSITIONS = [
 
 
 class Lid:
-    def __init__(self, ctl: Controller) -> None:
-        self.ctl = ctl
-        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
+    def __init__(self, ports: Ports, owner: Owner) -> None:
+        self.hal = ports.outputs
+        self.clock = ports.clock
+        self.emit = ports.emit
+        self.fault = ports.fault
+        self.edge_time = ports.edge_time
+        self.supervisor = ports.supervisor
+        self.motions = ports.motions
+        self.owner = owner
+        # Hooks the cycle sets (it is built after the lid): the lid reached its upper
+        # stop, or its lower stop with the sensor read.
+        self.on_open: Callable[[], None] = noop
+        self.on_closed: Callable[[], None] = noop
+        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ports.on_error)
         self.then: str | None = None     # after a probing travel: "open" or "close"
         self.glitches = 0                # stop edges seen impossibly early or too brief
         self._confirm: Timer | None = None   # a part-length move's stop being confirmed
@@ -58,10 +72,10 @@ class Lid:
         return {"state": self.state}
 
     def at_lower(self, *_: object) -> bool:
-        return bool(self.ctl.hal.read("lid.lower"))
+        return bool(self.hal.read("lid.lower"))
 
     def at_upper(self, *_: object) -> bool:
-        return bool(self.ctl.hal.read("lid.upper"))
+        return bool(self.hal.read("lid.upper"))
 
     def down(self) -> bool:
         """At its lower stop, believed and read: the one permission for the feed (disc,
@@ -72,7 +86,7 @@ class Lid:
         return not self.at_lower() and not self.at_upper()
 
     def on_enter_opening(self, *_: object) -> None:
-        supervisor = self.ctl.supervisor
+        supervisor = self.supervisor
         if self.at_upper():
             self.reached_upper()
             return
@@ -82,14 +96,14 @@ class Lid:
             self.close()
             return
         whole = self.at_lower()
-        self.ctl.motions.run(
+        self.motions.run(
             "lid.up", "motor.lid", LID_UP, "lid.upper", True, "lid.not_rising",
-            moved=lambda: not self.ctl.hal.read("lid.lower"), timed_stop=self.reached_upper,
+            moved=lambda: not self.hal.read("lid.lower"), timed_stop=self.reached_upper,
             learn=whole, confirms=None if whole else "lid.lower",
             confirm_s=0.0 if whole else CONFIRM_S)
 
     def on_enter_closing(self, *_: object) -> None:
-        supervisor = self.ctl.supervisor
+        supervisor = self.supervisor
         if self.at_lower():
             self.reached_lower()
             return
@@ -98,26 +112,24 @@ class Lid:
             self.open()
             return
         whole = self.at_upper()
-        self.ctl.motions.run(
+        self.motions.run(
             "lid.down", "motor.lid", LID_DOWN, "lid.lower", True, "lid.not_lowering",
-            moved=lambda: not self.ctl.hal.read("lid.upper"), timed_stop=self.reached_lower,
+            moved=lambda: not self.hal.read("lid.upper"), timed_stop=self.reached_lower,
             learn=whole, confirms=None if whole else "lid.upper",
             confirm_s=0.0 if whole else CONFIRM_S)
 
     def on_enter_open(self, *_: object) -> None:
-        self.ctl.hal.write("motor.lid", LID_OFF)
-        self.ctl.supervisor.reached("lid.up")
+        self.hal.write("motor.lid", LID_OFF)
+        self.supervisor.reached("lid.up")
         if self.then == "close":
             self.then = None
             self.close()
             return
-        # The lid also moves for a technician's test; only the cycle's own moves count.
-        if self.ctl.cycle.may_lid_opened():
-            self.ctl.cycle.lid_opened()
+        self.on_open()
 
     def on_enter_closed(self, *_: object) -> None:
-        self.ctl.hal.write("motor.lid", LID_OFF)
-        self.ctl.supervisor.reached("lid.down")
+        self.hal.write("motor.lid", LID_OFF)
+        self.supervisor.reached("lid.down")
         if not self.at_lower():
             # The stop dropped back as the motor stopped (a pulse ending): it is driven
             # to again (`slipped`, queued). Closed it is not: nothing it guards may start.
@@ -126,10 +138,7 @@ class Lid:
             self.then = None
             self.open()
             return
-        # A build resumed while the lid was still off its stop was held: it feeds now.
-        self.ctl.build.lid_down()
-        if self.ctl.cycle.may_lid_closed():
-            self.ctl.cycle.lid_closed()
+        self.on_closed()
 
     def on_enter_fault(self, *_: object) -> None:
         self.then = None
@@ -147,16 +156,16 @@ class Lid:
         """A part-length move's stop: believed once it has stayed CONFIRM_S."""
         self._cancel_confirm()
         self._confirming = name
-        self._edge_at = self.ctl.edge_time(name)
-        self._confirm = self.ctl.clock.call_later(CONFIRM_S, self._stop_stayed)
+        self._edge_at = self.edge_time(name)
+        self._confirm = self.clock.call_later(CONFIRM_S, self._stop_stayed)
 
     def _stop_stayed(self) -> None:
         self._confirm = None
         name = self._confirming
         moving = "opening" if name == "lid.upper" else "closing"
-        if self.state == moving and self.ctl.hal.read(name):
+        if self.state == moving and self.hal.read(name):
             # The travel took until the edge, not until it was confirmed.
-            self.ctl.supervisor.reached("lid.up" if name == "lid.upper" else "lid.down",
+            self.supervisor.reached("lid.up" if name == "lid.upper" else "lid.down",
                                         at=self._edge_at)
             if name == "lid.upper":
                 self.reached_upper()
@@ -166,21 +175,21 @@ class Lid:
     def _guarded_running(self) -> list[str]:
         """The motors the lower lid stop guards that are commanded on now: the feed
         (disc, ring, conveyors) and the plate cams that raise the walls."""
-        hal = self.ctl.hal
+        hal = self.hal
         return sorted(name for name, signal in hal.signals.items()
                       if signal.is_motor and name != "motor.lid" and name != "motor.dice"
                       and not name.endswith(".head")
                       and hal.read(name) not in (signal.safe_value, None))
 
     def on_sensor(self, name: str, active: bool) -> None:
-        if self.ctl.hal.read("lid.upper") and self.ctl.hal.read("lid.lower"):
-            self.ctl.fault("lid.sensor_conflict", "lid", None,
+        if self.hal.read("lid.upper") and self.hal.read("lid.lower"):
+            self.fault("lid.sensor_conflict", "lid", None,
                            {"lid.upper": True, "lid.lower": True,
-                            "changed_last": name, "motor.lid": self.ctl.hal.read("motor.lid"),
+                            "changed_last": name, "motor.lid": self.hal.read("motor.lid"),
                             # How far into a travel to that stop: too soon, it lied.
-                            "travel_s": self.ctl.supervisor.elapsed(
+                            "travel_s": self.supervisor.elapsed(
                                 "lid.up" if name == "lid.upper" else "lid.down"),
-                            "learned_s": round(self.ctl.supervisor.learned(
+                            "learned_s": round(self.supervisor.learned(
                                 "lid.up" if name == "lid.upper" else "lid.down"), 3)})
             return
         if active:
@@ -188,13 +197,13 @@ class Lid:
             moving = "opening" if name == "lid.upper" else "closing"
             if self.state != moving:
                 return
-            early = self.ctl.supervisor.too_early(mechanism)
+            early = self.supervisor.too_early(mechanism)
             if early is not None:
                 # Sooner than any lid can travel: a glitch, not the stop. Keep going.
                 self.glitches += 1
-                self.ctl.emit("sensor.glitch", sensor=name, after_s=round(early, 4))
+                self.emit("sensor.glitch", sensor=name, after_s=round(early, 4))
                 return
-            if self.ctl.supervisor.part_length(mechanism):
+            if self.supervisor.part_length(mechanism):
                 self._confirm_stop(name)
                 return
             if name == "lid.upper":
@@ -204,18 +213,18 @@ class Lid:
         elif name == self._confirming and self._cancel_confirm():
             # Dropped back sooner than CONFIRM_S: a glitch, not the stop. Keep going.
             self.glitches += 1
-            self.ctl.emit("sensor.glitch", sensor=name,
-                          after_s=round(self.ctl.edge_time(name) - self._edge_at, 4))
+            self.emit("sensor.glitch", sensor=name,
+                          after_s=round(self.edge_time(name) - self._edge_at, 4))
         elif (name, self.state) in (("lid.lower", "closed"), ("lid.upper", "open")) and (
-                "lid" not in self.ctl.owner.held):
+                "lid" not in self.owner.held):
             # The stop it rests on dropped back: never believed as is, driven to again.
-            self.ctl.emit("sensor.dropped", sensor=name, lid=self.state)
+            self.emit("sensor.dropped", sensor=name, lid=self.state)
             guarded = self._guarded_running() if name == "lid.lower" else []
             if guarded:
                 # The lower stop is the interlock of the feed and the walls: what it
                 # guards may not run on while the lid is driven down again (the stop
                 # believed may have been a pulse while the lid stood blocked part open).
-                self.ctl.fault("lid.not_lowering", "motor.lid", None,
+                self.fault("lid.not_lowering", "motor.lid", None,
                                {"sensor": name, "dropped_while": guarded,
                                 "suspect_sensor": name})
                 return

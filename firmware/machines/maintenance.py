@@ -2,7 +2,7 @@
 
 Test mode is what real tables do when both lift keys are held at power-on: the table
 stops building and a technician steps through the mechanism tests one by one. Each
-test drives its motor through the HAL and watches its sensor with the controller's
+test drives its motor through the HAL and watches its sensor with the table's
 clock (never a sleep); the result shows on the display (`t3` while test 3 runs, then
 `3P` or `3F`) and the lamps (ready = pass, buzzer = fail), and goes to every API
 subscriber and the event log. In test mode a lift key 0 press runs the next test, a
@@ -16,7 +16,7 @@ motors it then drives are the only ones that move while the table is latched.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,18 @@ from mjtable_core.geometry import REFERENCE, Geometry
 from mjtable_core.signals import LID_DOWN, LID_OFF, LID_UP, Value
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.machines.build import Build
+    from firmware.machines.cycle import Cycle
+    from firmware.machines.dice import Dice
+    from firmware.machines.homecoming import TurnRefused
+    from firmware.machines.lid import Lid
+    from firmware.machines.off_home import Journaled
+    from firmware.machines.owner import Owner
+    from firmware.machines.plate import Plate
+    from firmware.machines.ports import Ports
+    from firmware.machines.protocols import Emit
+    from firmware.machines.side import SideBuilder
+    from mjtable_core.config import TimingSection
 
 MAX_JOG_S = 5.0
 # Hold-to-run (the phone console): the motor runs while the technician's page keeps
@@ -74,17 +85,17 @@ class MechanismTest:
     number: int
     name: str
     label: str
-    steps: Callable[[Controller], list[Step]]
+    steps: Callable[[TimingSection], list[Step]]
     note: str = ""
     side: int | None = None
 
 
-def _k(ctl: Controller, travel: float) -> float:
-    return travel * ctl.timing.timeout_factor
+def _k(timing: TimingSection, travel: float) -> float:
+    return travel * timing.timeout_factor
 
 
-def _lid_steps(ctl: Controller) -> list[Step]:
-    limit = _k(ctl, ctl.timing.lid_travel_s)
+def _lid_steps(timing: TimingSection) -> list[Step]:
+    limit = _k(timing, timing.lid_travel_s)
     return [Step(_("lid rises to lid.upper"), {"motor.lid": LID_UP}, ("lid.upper", True),
                  limit, "lid.not_rising"),
             Step(_("lid stops"), {"motor.lid": LID_OFF}, None, SETTLE_S),
@@ -94,8 +105,8 @@ def _lid_steps(ctl: Controller) -> list[Step]:
 
 
 def _cam_steps(motor: str, sensor: str, turn_s: float, fault_id: str,
-               ctl: Controller) -> list[Step]:
-    limit = _k(ctl, turn_s)
+               timing: TimingSection) -> list[Step]:
+    limit = _k(timing, turn_s)
     return [Step(_("{motor} leaves {sensor}").format(motor=motor, sensor=sensor),
                  {motor: True}, (sensor, False), limit, fault_id),
             Step(_("{motor} returns to {sensor}").format(motor=motor, sensor=sensor),
@@ -103,18 +114,18 @@ def _cam_steps(motor: str, sensor: str, turn_s: float, fault_id: str,
             Step(_("{motor} stops").format(motor=motor), {motor: False}, None, SETTLE_S)]
 
 
-def _free_run(*motors: str) -> Callable[[Controller], list[Step]]:
-    def steps(_ctl: Controller) -> list[Step]:
+def _free_run(*motors: str) -> Callable[[TimingSection], list[Step]]:
+    def steps(_timing: TimingSection) -> list[Step]:
         return [Step(_("{motors} run").format(motors=" + ".join(motors)),
                      dict.fromkeys(motors, True), None, FREE_RUN_S),
                 Step(_("stop"), dict.fromkeys(motors, False), None, SETTLE_S)]
     return steps
 
 
-def _dice_steps(ctl: Controller) -> list[Step]:
+def _dice_steps(timing: TimingSection) -> list[Step]:
     return [Step(_("dice start tumbling (dice.spin)"), {"motor.dice": True},
                  ("dice.spin", True), 1.0, "dice.stuck"),
-            Step(_("dice tumble for the minimum spin"), {}, None, ctl.timing.dice_min_spin_s),
+            Step(_("dice tumble for the minimum spin"), {}, None, timing.dice_min_spin_s),
             Step(_("dice settle (dice.spin off)"), {"motor.dice": False},
                  ("dice.spin", False), 2.0, "dice.stuck")]
 
@@ -129,9 +140,9 @@ def mechanism_tests(geometry: Geometry = REFERENCE) -> list[MechanismTest]:
         for n in geometry.sides:
             tests.append(MechanismTest(
                 len(tests) + 1, f"{cam}.{n}", _(title).format(n=n),
-                lambda ctl, n=n, cam=cam, fault=fault: _cam_steps(
+                lambda timing, n=n, cam=cam, fault=fault: _cam_steps(
                     f"motor.side.{n}.{cam}", f"side.{n}.{cam}_home",
-                    getattr(ctl.timing, f"{cam}_turn_s"), fault, ctl),
+                    getattr(timing, f"{cam}_turn_s"), fault, timing),
                 side=n))
     tests.append(MechanismTest(len(tests) + 1, "disc", _("shuffle disc and magnet ring"),
                                _free_run("motor.disc", "motor.ring"),
@@ -187,11 +198,39 @@ class _Jog:
     deadman: Timer | None = None        # stops a hold not kept within HOLD_S
 
 
-class Maintenance:
-    """Test mode, self-tests and jog for one controller."""
+@dataclass(frozen=True)
+class TableWork:
+    """The table's own work as test mode stops and resumes it: the power-on path, and
+    the halt and resume of the fault path (faults/clearing.py)."""
 
-    def __init__(self, ctl: Controller) -> None:
-        self.ctl = ctl
+    start: Callable[[], None]
+    halt: Callable[[str, str], None]
+    needs_resume: Callable[[], bool]
+    may_resume: Callable[[], bool]
+    may_resume_table: Callable[[], bool]
+    resume_after_fault: Callable[[], None]
+
+
+class Maintenance:
+    """Test mode, self-tests and jog for one table."""
+
+    def __init__(self, ports: Ports, *, cycle: Cycle, build: Build, lid: Lid, dice: Dice,
+                 sides: Sequence[SideBuilder], plates: Sequence[Plate], owner: Owner,
+                 work: TableWork, journaled: Journaled, turn_refused: TurnRefused,
+                 input_watchers: list[Callable[[str, Value], None]],
+                 subscribers: list[Callable[[dict[str, Any]], None]]) -> None:
+        self.hal = ports.outputs
+        self.clock = ports.clock
+        self.timing = ports.timing
+        self.geometry = ports.geometry
+        self.emit: Emit = ports.emit
+        self.fault = ports.fault
+        self.marks = ports.marks
+        self.cycle, self.build, self.lid, self.dice = cycle, build, lid, dice
+        self.sides, self.plates, self.owner = sides, plates, owner
+        self.work = work
+        self.journaled = journaled          # each machine's state as the journal keeps it
+        self.turn_refused = turn_refused    # why a plate off home may not come round
         self.test_mode = False
         self.results: dict[str, dict[str, Any]] = {}
         self.last_test: str | None = None
@@ -203,8 +242,8 @@ class Maintenance:
         self.moved_tiles: set[str] = set()
         # The lid jogged in this test mode: it must be back at its lower stop to leave.
         self.lid_jogged = False
-        ctl.input_watchers.append(self._on_input)
-        ctl.subscribers.append(self._on_event)
+        input_watchers.append(self._on_input)
+        subscribers.append(self._on_event)
 
     # -- state ----------------------------------------------------------------------
 
@@ -224,7 +263,7 @@ class Maintenance:
 
     def busy(self) -> str | None:
         """Why the table cannot be taken for service now, or None."""
-        cycle = self.ctl.cycle.state
+        cycle = self.cycle.state
         if cycle in HOLES_OPEN:
             return _("the lid is open for the players (cycle {cycle}): hands may be in the "
                      "hole; close it with a lift key first").format(cycle=cycle)
@@ -233,9 +272,9 @@ class Maintenance:
                 cycle=cycle)
         if cycle in ("dealing",):
             return _("a hand is being dealt (waiting for the dice); finish the deal first")
-        if self.ctl.build.running:
-            built = sum(s.counted for s in self.ctl.sides)
-            total = sum(s.target for s in self.ctl.sides)
+        if self.build.running:
+            built = sum(s.counted for s in self.sides)
+            total = sum(s.target for s in self.sides)
             return _("a set is being built ({built}/{total} tiles); wait for the ready lamp, "
                      "or force test mode (the half-built set is then rebuilt)").format(
                          built=built, total=total)
@@ -245,11 +284,11 @@ class Maintenance:
 
     def power_on(self) -> None:
         """Start the table, or enter test mode when both lift keys are held."""
-        hal = self.ctl.hal
+        hal = self.hal
         held = hal.read("key.lift.0") and hal.read("key.lift.1")
         # The boot path runs either way (it also reads the journal); test mode then
         # stops the homing it began within the same loop turn.
-        self.ctl.start()
+        self.work.start()
         if held:
             self.enter(by=None, reason="both lift keys held at power-on", force=True)
 
@@ -258,16 +297,16 @@ class Maintenance:
         if self.test_mode:
             return
         why = self.busy()
-        if why is not None and not (force and self.ctl.cycle.state not in HOLES_OPEN):
+        if why is not None and not (force and self.cycle.state not in HOLES_OPEN):
             raise MaintenanceRefused(_("cannot enter test mode: {why}").format(why=why))
-        self.ctl.halt("test mode", TEST_MODE)
+        self.work.halt("test mode", TEST_MODE)
         self.test_mode = True
-        self.ctl.service_mode = True    # opening the case is expected now
+        self.marks.service_mode = True    # opening the case is expected now
         self.results = {}
         self.last_test = None
         self.lid_jogged = False
-        self.ctl.hal.write("display", "t-")
-        self.ctl.emit("service.mode", on=True, by=by, reason=reason)
+        self.hal.write("display", "t-")
+        self.emit("service.mode", on=True, by=by, reason=reason)
 
     def leave(self, by: str | None) -> None:
         """Leave test mode; the table re-homes unless a fault or the e-stop holds it."""
@@ -276,7 +315,7 @@ class Maintenance:
         self._abort(N_("leaving test mode"))
         # A plate the table may not turn round stays where it is: say which and how,
         # and stay in test mode (never an E31 that a clear raises again at once).
-        stranded = homecoming.stranded_plates(self.ctl)
+        stranded = homecoming.stranded_plates(self.plates, self.turn_refused)
         if stranded:
             raise MaintenanceRefused(_("cannot leave test mode: {why}").format(
                 why=homecoming.stranded_why(stranded)))
@@ -287,32 +326,34 @@ class Maintenance:
                       "down (it stops at lid.lower), then leave test mode again")))
         self._queue = []
         self.test_mode = False
-        self.ctl.service_mode = False
+        self.marks.service_mode = False
         for lamp in ("lamp.ready", "lamp.building"):
-            self.ctl.hal.write(lamp, False)
-        self.ctl.hal.write("display", "")
-        self.ctl.emit("service.mode", on=False, by=by)
+            self.hal.write(lamp, False)
+        self.hal.write("display", "")
+        self.emit("service.mode", on=False, by=by)
         self.resume_if_clear()
         # Test mode borrowed the ready lamp; a set still staged inside is ready again.
-        if self.ctl.build.state == "staged":
-            self.ctl.hal.write("lamp.ready", True)
+        if self.build.state == "staged":
+            self.hal.write("lamp.ready", True)
 
     def resume_if_clear(self) -> bool:
         """Re-home and build again when nothing holds the table stopped."""
-        if self.test_mode or not self.ctl.needs_resume() or not (
-                self.ctl.may_resume() or self.ctl.may_resume_table()):
+        work = self.work
+        if self.test_mode or not work.needs_resume() or not (
+                work.may_resume() or work.may_resume_table()):
             return False
-        if self.moved_tiles and homecoming.build_incomplete(self.ctl):
-            homecoming.hold_for_refeed(self.ctl, sorted(self.moved_tiles))
+        if self.moved_tiles and homecoming.build_incomplete(self.journaled):
+            homecoming.hold_for_refeed(self.fault, self.marks, self.build,
+                                       self.cycle.set_building, sorted(self.moved_tiles))
         self.moved_tiles.clear()
-        self.ctl.resume_after_fault()
+        work.resume_after_fault()
         return True
 
     # -- self-tests -------------------------------------------------------------------
 
     def test(self, name: str, by: str | None, done: Done | None = None) -> None:
         """Run one mechanism's self-test (or "all" in order); `done` gets each result."""
-        tests = tests_by_name(self.ctl.geometry)
+        tests = tests_by_name(self.geometry)
         names = list(tests) if name == "all" else [name]
         for n in names:
             if n not in tests:
@@ -327,11 +368,11 @@ class Maintenance:
         self._start(tests[names[0]], by, done)
 
     def _note_moved(self, mechanism: str) -> None:
-        if homecoming.moves_tiles(mechanism) and homecoming.build_incomplete(self.ctl):
+        if homecoming.moves_tiles(mechanism) and homecoming.build_incomplete(self.journaled):
             self.moved_tiles.add(mechanism)
 
     def _check_free(self) -> None:
-        if self.ctl.estopped:
+        if self.marks.estopped:
             raise MaintenanceRefused(_("the e-stop is active: release it before moving anything"))
         if self.running is not None:
             raise MaintenanceRefused(_("{running} is still running; wait for it to finish").format(
@@ -347,26 +388,28 @@ class Maintenance:
                 name=test.name, why=_("the lid is not at its lower stop (lid.lower not "
                                       "seen): hands may be in the hole; lower the lid "
                                       "with a lift key or jog lid down first")))
-        skipped = homecoming.plate_test_refused(self.ctl, test.name)
+        skipped = homecoming.plate_test_refused(test.name, self.plates, self.sides,
+                                                 self.turn_refused, self.marks,
+                                                 self.journaled)
         if skipped is not None:
             self._skip(test, by, done, skipped)
             return
         try:
-            self.ctl.owner.acquire(SERVICE, [test.name], f"test {test.name}")
+            self.owner.acquire(SERVICE, [test.name], f"test {test.name}")
         except Busy as exc:
             raise MaintenanceRefused(_("cannot test {name}: {why}").format(
                 name=test.name, why=in_use(exc))) from None
         self._note_moved(test.name)
-        self._run = run = _Run(test, test.steps(self.ctl), by, done,
-                               started=self.ctl.clock.now())
+        self._run = run = _Run(test, test.steps(self.timing), by, done,
+                               started=self.clock.now())
         self.last_test = test.name
-        hal = self.ctl.hal
+        hal = self.hal
         hal.write("display", f"t{test.number}")
         hal.write("lamp.ready", False)
         hal.write("lamp.building", True)
-        for n in self.ctl.geometry.sides:
+        for n in self.geometry.sides:
             hal.write(f"lamp.dealer.{n}", n == test.side)
-        self.ctl.emit("service.test.started", test=test.name, number=test.number, by=by)
+        self.emit("service.test.started", test=test.name, number=test.number, by=by)
         self._next_step(run)
 
     def _next_step(self, run: _Run) -> None:
@@ -379,18 +422,18 @@ class Maintenance:
             return
         step = run.steps[run.index]
         for name, value in step.outputs.items():
-            self.ctl.hal.write(name, value, holder=SERVICE)
-        step_started = self.ctl.clock.now()
+            self.hal.write(name, value, holder=SERVICE)
+        step_started = self.clock.now()
         if step.expect is None:
-            run.timer = self.ctl.clock.call_later(step.within_s, lambda: self._next_step(run))
+            run.timer = self.clock.call_later(step.within_s, lambda: self._next_step(run))
             return
         sensor, wanted = step.expect
-        if self.ctl.hal.read(sensor) == wanted:
-            self.ctl.clock.post(lambda: self._next_step(run))
+        if self.hal.read(sensor) == wanted:
+            self.clock.post(lambda: self._next_step(run))
             return
 
         def missed() -> None:
-            waited = round(self.ctl.clock.now() - step_started, 3)
+            waited = round(self.clock.now() - step_started, 3)
             self._finish(run, passed=False,
                          detail=_("{step}: {sensor} did not turn {wanted} within {seconds} "
                                   "s").format(step=step.what, sensor=sensor,
@@ -400,14 +443,14 @@ class Maintenance:
                          evidence={"sensor": sensor, "expected": wanted,
                                    "waited_s": waited, "step": step.what})
 
-        run.timer = self.ctl.clock.call_later(step.within_s, missed)
+        run.timer = self.clock.call_later(step.within_s, missed)
 
     def _on_input(self, name: str, value: Value) -> None:
         run = self._run
         if run is not None and 0 <= run.index < len(run.steps):
             expect = run.steps[run.index].expect
             if expect is not None and expect == (name, value):
-                run.log.append({"t": round(self.ctl.clock.now() - run.started, 3),
+                run.log.append({"t": round(self.clock.now() - run.started, 3),
                                 "seen": name, "value": value})
                 if run.timer is not None:
                     run.timer.cancel()
@@ -419,16 +462,16 @@ class Maintenance:
     def _finish(self, run: _Run, passed: bool, detail: str, fault_id: str | None = None,
                 evidence: dict[str, Any] | None = None) -> None:
         # Motors off first, whatever happened.
-        self.ctl.hal.safe_state()
+        self.hal.safe_state()
         if run.timer is not None:
             run.timer.cancel()
         self._run = None
-        self.ctl.owner.release(SERVICE)
+        self.owner.release(SERVICE)
         test = run.test
         result: dict[str, Any] = {
             "test": test.name, "number": test.number, "label": test.label,
             "result": "P" if passed else "F", "detail": detail, "by": run.by,
-            "took_s": round(self.ctl.clock.now() - run.started, 3), "seen": run.log}
+            "took_s": round(self.clock.now() - run.started, 3), "seen": run.log}
         if fault_id is not None:
             kind = CATALOGUE[fault_id]
             result["evidence"] = evidence or {}
@@ -436,15 +479,15 @@ class Maintenance:
                 "fault": fault_id, "code": kind.display_code(test.side),
                 **kind.texts(test.side)}
         self.results[test.name] = result
-        hal = self.ctl.hal
+        hal = self.hal
         hal.write("lamp.building", False)
         hal.write("lamp.ready", passed)
-        if not self.ctl.estopped:       # ES stays on the display until released
+        if not self.marks.estopped:       # ES stays on the display until released
             hal.write("display", f"{test.number}{'P' if passed else 'F'}")
         if not passed:
             hal.write("buzzer", True)
-            self.ctl.clock.call_later(0.5, lambda: hal.write("buzzer", False))
-        self.ctl.emit("service.test", **result)
+            self.clock.call_later(0.5, lambda: hal.write("buzzer", False))
+        self.emit("service.test", **result)
         if run.done is not None:
             run.done(result)
         self._next_queued(run.by, run.done)
@@ -458,17 +501,17 @@ class Maintenance:
             "result": SKIPPED, "detail": why, "by": by, "took_s": 0.0, "seen": []}
         self.results[test.name] = result
         self.last_test = test.name      # the panel's next lift key steps past it
-        if not self.ctl.estopped:
-            self.ctl.hal.write("display", f"{test.number}{SKIPPED}")
-        self.ctl.emit("service.test", **result)
+        if not self.marks.estopped:
+            self.hal.write("display", f"{test.number}{SKIPPED}")
+        self.emit("service.test", **result)
         if done is not None:
             done(result)
         self._next_queued(by, done)
 
     def _next_queued(self, by: str | None, done: Done | None) -> None:
-        if self._queue and self.test_mode and not self.ctl.estopped:
-            nxt = tests_by_name(self.ctl.geometry)[self._queue.pop(0)]
-            self.ctl.clock.post(lambda: self._panel(lambda: self._start(nxt, by, done)))
+        if self._queue and self.test_mode and not self.marks.estopped:
+            nxt = tests_by_name(self.geometry)[self._queue.pop(0)]
+            self.clock.post(lambda: self._panel(lambda: self._start(nxt, by, done)))
 
     def _abort(self, why: str) -> None:
         self._queue = []
@@ -485,26 +528,26 @@ class Maintenance:
         elif kind == "estop":
             self._abort(N_("e-stop"))
         elif kind == "estop.released" and self.test_mode:
-            self.ctl.hal.write("display", "t-")     # test mode still holds the table
+            self.hal.write("display", "t-")     # test mode still holds the table
         elif kind == "key" and self.test_mode and self.running is None:
             # Test mode on the panel: lift key 0 = next test, 1 = again, dice key = leave.
             key = event["key"]
-            order = [t.name for t in mechanism_tests(self.ctl.geometry)]
+            order = [t.name for t in mechanism_tests(self.geometry)]
             if key == "key.lift.0":
                 nxt = order[0] if self.last_test is None else order[
                     (order.index(self.last_test) + 1) % len(order)]
-                self.ctl.clock.post(lambda: self._panel(lambda: self.test(nxt, "panel")))
+                self.clock.post(lambda: self._panel(lambda: self.test(nxt, "panel")))
             elif key == "key.lift.1" and self.last_test is not None:
                 again = self.last_test
-                self.ctl.clock.post(lambda: self._panel(lambda: self.test(again, "panel")))
+                self.clock.post(lambda: self._panel(lambda: self.test(again, "panel")))
             elif key.startswith("key.dice."):
-                self.ctl.clock.post(lambda: self._panel(lambda: self.leave("panel")))
+                self.clock.post(lambda: self._panel(lambda: self.leave("panel")))
 
     def _panel(self, action: Callable[[], None]) -> None:
         try:
             action()
         except MaintenanceRefused as exc:
-            self.ctl.emit("service.refused", reason=str(exc), by="panel")
+            self.emit("service.refused", reason=str(exc), by="panel")
 
     # -- jog --------------------------------------------------------------------------
 
@@ -516,8 +559,7 @@ class Maintenance:
         tiles under the lid (disc, ring, belts) or lifts a wall while the lid is away
         from its lower stop, and a lid opened over a running build.
         """
-        ctl = self.ctl
-        if ctl.estopped:
+        if self.marks.estopped:
             return _("the e-stop is active: release it before moving anything")
         if self.running is not None:
             return _("{running} is still running; wait for it to finish").format(
@@ -529,57 +571,57 @@ class Maintenance:
             return _("the lid is not at its lower stop (lid.lower not seen): hands may be "
                      "in the hole; lower the lid with a lift key or jog lid down first")
         if part in ("disc", "ring"):
-            if ctl.build.running:
+            if self.build.running:
                 return _("the build is driving the disc and ring (build {state})").format(
-                    state=ctl.build.state)
+                    state=self.build.state)
         elif part in ("head", "conveyor"):
             n = int(side)
-            if ctl.sides[n].state in ("feeding", "stacking"):
+            if self.sides[n].state in ("feeding", "stacking"):
                 return _("side {n} is building ({state}); wait or enter test mode").format(
-                    n=n, state=ctl.sides[n].state)
+                    n=n, state=self.sides[n].state)
         elif part == "plate":
             n = int(side)
-            if ctl.plates[n].state in ("leaving", "returning") or ctl.cycle.state == "raising":
+            if self.plates[n].state in ("leaving", "returning") or self.cycle.state == "raising":
                 return _("the cycle is raising the walls")
-            if not self.test_mode and ctl.cycle.state in ("play", "dealing", "rolling"):
+            if not self.test_mode and self.cycle.state in ("play", "dealing", "rolling"):
                 return _("the walls are in play on the plates; enter test mode first")
-            if homecoming.plate_test_refused(ctl, motor) is not None:
+            if homecoming.plate_test_refused(motor, self.plates, self.sides, self.turn_refused,
+                                             self.marks, self.journaled) is not None:
                 # Short of a whole turn it is left off home under them, and its way
                 # home lifts them all the same.
                 return _("its track holds stacks of the next set, and a turn would lift "
                          "them onto the table (the next hand would be built wrong)")
-        elif part == "dice" and (ctl.dice.state == "spinning" or ctl.cycle.state == "rolling"):
+        elif part == "dice" and (self.dice.state == "spinning" or self.cycle.state == "rolling"):
             return _("the dice are rolling")
         return None
 
     def _lid_interlock(self, direction: str) -> str | None:
-        ctl = self.ctl
-        cycle = ctl.cycle.state
+        cycle = self.cycle.state
         if cycle in HOLES_OPEN:
             return _("hands may be in the hole: the lid is open for the players "
                      "(cycle {cycle}); close it with a lift key first").format(cycle=cycle)
-        if ctl.lid.state in ("opening", "closing"):
-            return _("the cycle is moving the lid ({state})").format(state=ctl.lid.state)
+        if self.lid.state in ("opening", "closing"):
+            return _("the cycle is moving the lid ({state})").format(state=self.lid.state)
         sensor = "lid.upper" if direction == "up" else "lid.lower"
-        if ctl.hal.read(sensor):
+        if self.hal.read(sensor):
             return _("the lid is already at {sensor}").format(sensor=sensor)
-        if direction == "up" and (ctl.build.running or ctl.build.state == "sweeping"):
+        if direction == "up" and (self.build.running or self.build.state == "sweeping"):
             # An open lid over a turning disc: hands reach moving tiles (motor.lid_open).
             return _("the build is driving the disc and ring (build {state}): the lid "
                      "stays down; wait for the ready lamp, or top up with both lift "
-                     "keys").format(state=ctl.build.state)
+                     "keys").format(state=self.build.state)
         return None
 
     def _lid_down(self) -> bool:
         """The lid at its lower stop, by its sensor alone: lid.lower guards the feed and
         is never run on a timer (supervisor.GUARDS), so nothing else can stand in."""
-        return bool(self.ctl.hal.read("lid.lower"))
+        return bool(self.hal.read("lid.lower"))
 
     def jog(self, motor: str, direction: str, seconds: float, by: str,
             done: Done | None = None, hold: bool = False) -> dict[str, Any]:
         """Run one motor for `seconds` (the lid stops at its limit sensor); with `hold`,
         only while `keep` comes at least every HOLD_S (`seconds` then caps the press)."""
-        motors = jog_motors(self.ctl.geometry)
+        motors = jog_motors(self.geometry)
         signal = motors.get(motor)
         if signal is None:
             raise NoSuchMechanism(_("no motor {motor!r}; motors: {motors}").format(
@@ -597,22 +639,22 @@ class Maintenance:
         if why is not None:
             raise MaintenanceRefused(_("jog {motor} refused: {why}").format(motor=motor, why=why))
         try:
-            self.ctl.owner.acquire(JOG, [mechanism_of(signal)], f"jog {motor} by {by}")
+            self.owner.acquire(JOG, [mechanism_of(signal)], f"jog {motor} by {by}")
         except Busy as exc:
             raise MaintenanceRefused(_("jog {motor} refused: {why}").format(
                 motor=motor, why=in_use(exc))) from None
         self._note_moved(motor)
         self.lid_jogged = self.lid_jogged or motor == "lid"
         jog = _Jog(motor, signal, direction, seconds, by, done,
-                   started=self.ctl.clock.now())
+                   started=self.clock.now())
         if motor == "lid":
             jog.stop_at = "lid.upper" if direction == "up" else "lid.lower"
             value: Value = LID_UP if direction == "up" else LID_DOWN
         else:
             value = True
         self._jog = jog
-        self.ctl.hal.write(signal, value, holder=JOG)
-        jog.timer = self.ctl.clock.call_later(seconds, lambda: self._end_jog(jog, "time up"))
+        self.hal.write(signal, value, holder=JOG)
+        jog.timer = self.clock.call_later(seconds, lambda: self._end_jog(jog, "time up"))
         started: dict[str, Any] = {"motor": motor, "signal": signal, "direction": direction,
                                    "seconds": seconds, "by": by}
         if hold:
@@ -620,13 +662,13 @@ class Maintenance:
             jog.hold = started["hold"] = self._holds
             started["hold_s"] = HOLD_S
             self._arm(jog)
-        self.ctl.emit("service.jog.started", **started)
+        self.emit("service.jog.started", **started)
         return started
 
     def _arm(self, jog: _Jog) -> None:
         if jog.deadman is not None:
             jog.deadman.cancel()
-        jog.deadman = self.ctl.clock.call_later(HOLD_S, lambda: self._end_jog(jog, "hold lost"))
+        jog.deadman = self.clock.call_later(HOLD_S, lambda: self._end_jog(jog, "hold lost"))
 
     def keep(self, hold: int, by: str) -> dict[str, Any]:
         """The technician still holds the button: run HOLD_S more. A hold that has
@@ -647,7 +689,7 @@ class Maintenance:
 
     def _end_jog(self, jog: _Jog, why: str) -> None:
         off: Value = LID_OFF if jog.motor == "lid" else False
-        self.ctl.hal.write(jog.signal, off)
+        self.hal.write(jog.signal, off)
         if jog.timer is not None:
             jog.timer.cancel()
         if jog.deadman is not None:
@@ -655,9 +697,9 @@ class Maintenance:
         if self._jog is not jog:
             return
         self._jog = None
-        self.ctl.owner.release(JOG)
+        self.owner.release(JOG)
         result = {"motor": jog.motor, "direction": jog.direction, "by": jog.by,
-                  "ran_s": round(self.ctl.clock.now() - jog.started, 3), "stopped": why}
-        self.ctl.emit("service.jog", **result)
+                  "ran_s": round(self.clock.now() - jog.started, 3), "stopped": why}
+        self.emit("service.jog", **result)
         if jog.done is not None:
             jog.done(result)

@@ -22,7 +22,8 @@ from hal.interlocks import interlock_rules
 from mjtable_core.signals import Value
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.machines.protocols import Outputs
+    from firmware.machines.supervisor import Supervisor
 
 # The pin's expiry runs this much past the supervisor's k·T: the supervisor judges
 # first; the pin's expiry only counts when the loop is not there to judge at all.
@@ -30,8 +31,11 @@ EXPIRY_MARGIN = 1.25
 
 
 class Motions:
-    def __init__(self, ctl: Controller) -> None:
-        self.ctl = ctl
+    def __init__(self, outputs: Outputs, supervisor: Supervisor) -> None:
+        self.hal = outputs
+        self.supervisor = supervisor
+        # A missed stop asks whether the pin's interlock stopped the motor.
+        supervisor.interlocked = self.interlocked
         self.last: dict[str, StopReport] = {}     # the last report of each output
         self._outputs: dict[str, str] = {}         # the output each mechanism drives
 
@@ -44,18 +48,17 @@ class Motions:
         `mechanism` (fault `fault_id` at `where`, default the output); `learn`: a
         whole travel, which teaches T and whose stop can come no sooner than MIN_TRAVEL
         of it; `confirm_s`: how long the stop must hold before it is believed."""
-        ctl = self.ctl
-        supervisor = ctl.supervisor
+        supervisor = self.supervisor
         learned = supervisor.learned(mechanism)
         self._outputs[mechanism] = output
-        if ctl.hal.capabilities.armed_stops and sensor not in supervisor.degraded:
+        if self.hal.capabilities.armed_stops and sensor not in supervisor.degraded:
             spec = StopSpec(output, value, sensor, level, edges=1,
                             blank_s=MIN_TRAVEL * learned if learn else 0.0,
                             confirm_s=confirm_s,
                             max_s=supervisor.k * learned * EXPIRY_MARGIN)
-            ctl.outputs.arm(spec, self._stopped)
+            self.hal.arm(spec, self._stopped)
         else:
-            ctl.hal.write(output, value)
+            self.hal.write(output, value)
         supervisor.expect(mechanism, sensor, fault_id, where or output, side, evidence,
                           moved=moved, timed_stop=timed_stop, learn=learn, confirms=confirms)
 
@@ -71,6 +74,6 @@ class Motions:
         if report is None or report.reason is not StopReason.INTERLOCK or report.at < since:
             return None
         return {name: report.inputs[name]
-                for out, name, level, value in interlock_rules(self.ctl.hal.signals)
+                for out, name, level, value in interlock_rules(self.hal.signals)
                 if out == output and value in (None, report.spec.value)
                 and name in report.inputs and report.inputs[name] != level}

@@ -10,33 +10,48 @@ table.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from firmware.faults import recovery
 from firmware.i18n import N_
-from firmware.machines.plate import Plate
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.machines.cycle import Cycle
+    from firmware.machines.lid import Lid
+    from firmware.machines.owner import Owner
+    from firmware.machines.plate import Plate
+    from firmware.machines.ports import Ports
+
+# Each machine's state as the journal keeps it (a parked machine: where it was),
+# from faults/recovery.py: where recovery would put it back.
+Journaled = Callable[[], dict[str, str]]
 
 
 class OffHome:
-    def __init__(self, ctl: Controller) -> None:
-        self.ctl = ctl
+    def __init__(self, ports: Ports, cycle: Cycle, lid: Lid, plates: Sequence[Plate],
+                 owner: Owner, journaled: Journaled) -> None:
+        self.hal = ports.outputs
+        self.clock = ports.clock
+        self.fault = ports.fault
+        self.marks = ports.marks
+        self.cycle, self.lid, self.plates, self.owner = cycle, lid, plates, owner
+        self.journaled = journaled
+        cycle.rehome_plates = self.rehome_plates
+        for plate in plates:
+            plate.found_off_home = self.plate_off_home
 
     def rehome_plates(self) -> None:
         """Turn round every plate found off home; only with the lid at its lower stop,
         and only where a turn lifts nothing (`turn_refused`): else plate.stuck."""
-        ctl = self.ctl
-        if ctl.lid.state != "closed":
+        if self.lid.state != "closed":
             return
-        for plate in ctl.plates:
+        for plate in self.plates:
             if plate.settled_off_home() and plate.state in ("home", "fault"):
                 if self.turn_refused() is None:
                     plate.rehome()
                 else:
                     # Outside the machine callback that asked (homing): see save_journal.
-                    ctl.clock.post(lambda p=plate: self._off_home_fault(p))
+                    self.clock.post(lambda p=plate: self._off_home_fault(p))
 
     def turn_refused(self) -> str | None:
         """Why a plate found off home may not be turned round now, or None.
@@ -47,16 +62,15 @@ class OffHome:
         empty), and the hand in play stands on the table, so a turn would lift those
         stacks onto it. A plate that moved by hand, or a home sensor that reads off
         home at rest, is a technician's job."""
-        ctl = self.ctl
-        states = recovery.journaled(ctl)        # parked machines: where they were
-        if ctl.cycle.raise_in_progress(states["cycle"]):
+        states = self.journaled()        # parked machines: where they were
+        if self.cycle.raise_in_progress(states["cycle"]):
             return None
-        if states["build"] == "idle" and ctl.refeed_hold is None:
+        if states["build"] == "idle" and self.marks.refeed_hold is None:
             return None         # nothing stacked since the last raise
         return N_("its track may hold stacks: a turn would lift them onto the table")
 
     def _off_home_fault(self, plate: Plate) -> None:
-        if self.ctl.cycle.state != "homing" or not plate.settled_off_home():
+        if self.cycle.state != "homing" or not plate.settled_off_home():
             return
         why = self.turn_refused()
         if why is None:
@@ -66,24 +80,23 @@ class OffHome:
     def _found_off_home(self, plate: Plate, why: str) -> None:
         # Whether anything drove it: a plate off home with its motor off and no turn
         # commanded was not taken there by its motor.
-        self.ctl.fault("plate.stuck", f"side.{plate.side}.plate", plate.side,
+        self.fault("plate.stuck", f"side.{plate.side}.plate", plate.side,
                        {"sensor": plate.sensor, "found_off_home": True, "raising": False,
-                        "motor_on": bool(self.ctl.hal.read(f"motor.side.{plate.side}.plate")),
+                        "motor_on": bool(self.hal.read(f"motor.side.{plate.side}.plate")),
                         "commanded": plate.state not in ("home", "fault"),
-                        "cycle_state": self.ctl.cycle.state, "why": why})
+                        "cycle_state": self.cycle.state, "why": why})
 
     def plate_off_home(self, plate: Plate) -> None:
         """A plate at rest (its machine home) settled off home: see the module's doc."""
-        ctl = self.ctl
-        if ctl.owner.refuses([plate.key]) is not None:
+        if self.owner.refuses([plate.key]) is not None:
             return          # a technician's jog or test moves it
-        if ctl.cycle.state == "homing":
-            ctl.cycle.check_homed()
+        if self.cycle.state == "homing":
+            self.cycle.check_homed()
             return
         why = self.turn_refused()
         if why is not None:
             self._found_off_home(plate, why)
-        elif ctl.lid.state == "closed":
+        elif self.lid.state == "closed":
             plate.rehome()
         else:
             plate.stale = True
@@ -91,6 +104,6 @@ class OffHome:
     def check_plates_at_rest(self) -> None:
         """After a resume: a plate put back home while it still reads off home is
         judged as if just found so (a clear without a fix is refused again)."""
-        for plate in self.ctl.plates:
+        for plate in self.plates:
             if plate.state == "home" and plate.settled_off_home():
                 self.plate_off_home(plate)

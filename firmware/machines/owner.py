@@ -9,12 +9,14 @@ in error, or worse, lower it onto a player's hand).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
+from firmware.machines.protocols import Machine, noop
 from firmware.why import HELD_BY
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.machines.supervisor import Supervisor
 
 CYCLE, BUILD = "cycle", "build"
 LID_IN_USE = ("homing", "opening", "hole_open", "closing", "top_up_opening", "top_up_open",
@@ -50,30 +52,50 @@ class Busy(Exception):
 class Owner:
     """Grants mechanisms to one holder at a time; the table's own use counts."""
 
-    def __init__(self, ctl: Controller) -> None:
-        self.ctl = ctl
+    # The table's machines, bound once they are built (`bind`): the owner is built
+    # first, as the latch and the lid ask it.
+    cycle: Machine
+    build: Any                      # Build: its state, and whether it runs
+    lid: Machine
+    dice: Machine
+    sides: Sequence[Any]            # SideBuilder: its state and its head's key
+    plates: Sequence[Machine]
+    supervisor: Supervisor
+
+    def __init__(self) -> None:
         self.held: dict[str, tuple[str, str]] = {}     # mechanism -> (holder, why)
+        # Mechanisms released: a build that waited for them goes on (the cycle's).
+        self.on_release: Callable[[], None] = noop
+
+    def bind(self, *, cycle: Machine, build: Any, lid: Machine, dice: Machine,
+             sides: Sequence[Any], plates: Sequence[Machine], supervisor: Supervisor,
+             on_release: Callable[[], None]) -> None:
+        """The machines whose work is the table's own use of a mechanism, and what
+        runs when a holder lets go (the cycle's `start_next_build`)."""
+        self.cycle, self.build, self.lid, self.dice = cycle, build, lid, dice
+        self.sides, self.plates, self.supervisor = sides, plates, supervisor
+        self.on_release = on_release
 
     def table_use(self, mechanism: str) -> str | None:
         """Whether the cycle or the build is using `mechanism` now."""
-        ctl = self.ctl
+        cycle, lid, build = self.cycle, self.lid, self.build
         part, _, side = mechanism.partition(".")
         if part == "lid":
-            if ctl.cycle.state in LID_IN_USE or ctl.lid.state in ("opening", "closing"):
-                return f"{CYCLE} ({ctl.cycle.state}, lid {ctl.lid.state})"
+            if cycle.state in LID_IN_USE or lid.state in ("opening", "closing"):
+                return f"{CYCLE} ({cycle.state}, lid {lid.state})"
         elif part == "plate":
-            plate = ctl.plates[int(side)]
-            if ctl.cycle.state == "raising" or plate.state in ("leaving", "returning"):
+            plate = self.plates[int(side)]
+            if cycle.state == "raising" or plate.state in ("leaving", "returning"):
                 return f"{CYCLE} (raising the walls)"
         elif part in ("head", "conveyor"):
-            builder = ctl.sides[int(side)]
-            if builder.state in ("feeding", "stacking") or ctl.supervisor.is_supervised(
+            builder = self.sides[int(side)]
+            if builder.state in ("feeding", "stacking") or self.supervisor.is_supervised(
                     builder.key):
                 return f"{BUILD} (side {side} {builder.state})"
         elif part == "disc":
-            if ctl.build.running or ctl.build.state == "sweeping":
-                return f"{BUILD} ({ctl.build.state})"
-        elif part == "dice" and (ctl.dice.state == "spinning" or ctl.cycle.state == "rolling"):
+            if build.running or build.state == "sweeping":
+                return f"{BUILD} ({build.state})"
+        elif part == "dice" and (self.dice.state == "spinning" or cycle.state == "rolling"):
             return f"{CYCLE} (rolling the dice)"
         return None
 
@@ -101,7 +123,7 @@ class Owner:
         for mechanism in released:
             del self.held[mechanism]
         if released:
-            self.ctl.start_next_build()     # a build that waited for them goes on
+            self.on_release()     # a build that waited for them goes on
 
     def holds(self, holder: str, motor: str) -> bool:
         """Whether `holder` holds the mechanism motor signal `motor` belongs to."""

@@ -11,14 +11,16 @@ rest would lift a wall nobody asked for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from firmware.machines.machine import attach
+from firmware.machines.protocols import noop
 from firmware.machines.supervisor import CONFIRM_S
 from mjtable_core.clock import Timer
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.machines.ports import Ports
 
 STATES = ["home", "leaving", "returning", "fault"]
 INITIAL = "home"
@@ -34,8 +36,17 @@ TRANSITIONS = [
 
 
 class Plate:
-    def __init__(self, ctl: Controller, side: int) -> None:
-        self.ctl = ctl
+    def __init__(self, ports: Ports, side: int) -> None:
+        self.hal = ports.outputs
+        self.clock = ports.clock
+        self.emit = ports.emit
+        self.edge_time = ports.edge_time
+        self.supervisor = ports.supervisor
+        self.motions = ports.motions
+        # Hooks: a turn ended at home (the cycle's), and at rest it settled off home
+        # (off_home.py decides whether it may come round).
+        self.came_home: Callable[[Plate], None] = noop
+        self.found_off_home: Callable[[Plate], None] = noop
         self.side = side
         self.motor = f"motor.side.{side}.plate"
         self.sensor = f"side.{side}.plate_home"
@@ -45,7 +56,7 @@ class Plate:
         self._edge_at = 0.0         # when the edge being confirmed happened
         self.stale = False          # parked off home: come round before the next turn
         self.round_first = False    # this motion is that coming round
-        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
+        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ports.on_error)
 
     @property
     def key(self) -> str:
@@ -58,7 +69,7 @@ class Plate:
     def _supervise(self, whole: bool) -> None:
         # Stopped where the pin is, once home has held CONFIRM_S: the dwell is counted
         # there too, so a late loop cannot let the cam coast past home.
-        self.ctl.motions.run(
+        self.motions.run(
             self.key, self.motor, True, self.sensor, True, "plate.stuck",
             where=f"side.{self.side}.plate", side=self.side, evidence={"left_home": self.left},
             moved=lambda: self.left, timed_stop=self.back_home, learn=whole,
@@ -81,18 +92,18 @@ class Plate:
 
     def _rehoming(self, *_: object) -> None:
         # Found off home: turn on until home; being off home is evidence it moved.
-        self.left = not self.ctl.hal.read(self.sensor)
+        self.left = not self.hal.read(self.sensor)
         self.stale = False          # it is coming round to home now
         self._supervise(whole=False)
 
     def on_enter_home(self, *_: object) -> None:
-        self.ctl.hal.write(self.motor, False)
-        self.ctl.supervisor.reached(self.key)
+        self.hal.write(self.motor, False)
+        self.supervisor.reached(self.key)
         if self.round_first:
             self.round_first = False
             self.turn()             # now the whole turn that raises the wall
             return
-        self.ctl.cycle.plate_done(self)
+        self.came_home(self)
 
     def on_enter_fault(self, *_: object) -> None:
         self.round_first = False
@@ -102,36 +113,36 @@ class Plate:
 
     def _glitch(self, after_s: float) -> None:
         self.glitches += 1
-        self.ctl.emit("sensor.glitch", sensor=self.sensor, after_s=round(after_s, 4))
+        self.emit("sensor.glitch", sensor=self.sensor, after_s=round(after_s, 4))
 
     def settled_off_home(self) -> bool:
         """Off home, and not a glitch still being told apart (homing asks this)."""
-        return self._confirm is None and not self.ctl.hal.read(self.sensor)
+        return self._confirm is None and not self.hal.read(self.sensor)
 
     def on_sensor(self, home: bool) -> None:
         """Every edge is believed only once it has stayed CONFIRM_S: one that flips back
         sooner is a glitch, whichever way it went. How long it stayed is taken from
         the edges' own times (the board's stamps over a link), so a real home left
         again because the stop arrived late is still a real home."""
-        at = self.ctl.edge_time(self.sensor)
+        at = self.edge_time(self.sensor)
         if self._confirm is not None:
             self._confirm.cancel()
             self._confirm = None
             if at - self._edge_at < CONFIRM_S:
-                self._glitch(self.ctl.supervisor.elapsed(self.key) or 0.0)
+                self._glitch(self.supervisor.elapsed(self.key) or 0.0)
                 return
             self._act(not home)         # it stayed long enough: it was real
         if home and self.state == "returning":
-            early = self.ctl.supervisor.too_early(self.key)
+            early = self.supervisor.too_early(self.key)
             if early is not None:
                 self._glitch(early)
                 return
         self._edge_at = at
-        self._confirm = self.ctl.clock.call_later(CONFIRM_S, lambda: self._settled(home))
+        self._confirm = self.clock.call_later(CONFIRM_S, lambda: self._settled(home))
 
     def _settled(self, home: bool) -> None:
         self._confirm = None
-        if bool(self.ctl.hal.read(self.sensor)) == home:
+        if bool(self.hal.read(self.sensor)) == home:
             self._act(home)
 
     def _act(self, home: bool) -> None:
@@ -141,7 +152,7 @@ class Plate:
                 self.left_home()
             elif self.state == "home":
                 # At rest, yet off home: coasted past home, moved by hand, or a sensor
-                # reading off home. Never left believed home (controller decides).
-                self.ctl.plate_off_home(self)
+                # reading off home. Never left believed home (off_home.py decides).
+                self.found_off_home(self)
         elif self.state == "returning":
             self.back_home()

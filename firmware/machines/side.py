@@ -9,16 +9,18 @@ arrivals closer than the physical minimum gap are one tile counted twice.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
 from firmware.i18n import N_
 from firmware.machines.machine import Recoverable, attach, from_fault, recover_transitions
+from firmware.machines.protocols import SideBuild, noop
 from firmware.machines.supervisor import CONFIRM_S
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.machines.ports import Ports
     from mjtable_core.clock import Timer
 
 STATES = ["idle", "feeding", "stacking", "full", "fault"]
@@ -53,18 +55,32 @@ FLAKY_WINDOW_S = 60.0
 
 
 class SideBuilder(Recoverable):
-    def __init__(self, ctl: Controller, side: int) -> None:
-        self.ctl = ctl
+    # The build this side feeds: it sets itself here as it is built (`Build`).
+    build: SideBuild
+
+    def __init__(self, ports: Ports, side: int) -> None:
+        self.hal = ports.outputs
+        self.clock = ports.clock
+        self.timing = ports.timing
+        self.emit = ports.emit
+        self.fault = ports.fault
+        self.edge_time = ports.edge_time
+        self.supervisor = ports.supervisor
+        self.motions = ports.motions
+        # Hooks: the cam came home from a re-homing (the cycle's homing check), and a
+        # tile arrived face up (input dispatch warns).
+        self.rehomed: Callable[[], None] = noop
+        self.on_face_up: Callable[[SideBuilder, int, str | None], None] = noop
         self.side = side
-        self.target = ctl.config.tiles_per_side
+        self.target = ports.config.tiles_per_side
         self.conveyor = f"motor.side.{side}.conveyor"
         self.head = f"motor.side.{side}.head"
         self.count_sensor = f"side.{side}.count"
         self.reader = f"side.{side}.tile_id"
         self.face_up = f"side.{side}.face_up"
         self.key = f"head.{side}"     # its head's mechanism, for the supervisor
-        self.has_reader = self.reader in ctl.hal.signals
-        self.has_face_up = self.face_up in ctl.hal.signals
+        self.has_reader = self.reader in self.hal.signals
+        self.has_face_up = self.face_up in self.hal.signals
         self.counted = 0          # tiles seen by the count sensor this build
         self.stacked = 0          # tiles the head has put away
         self.tiles: list[str | None] = []   # in the order counted
@@ -89,7 +105,7 @@ class SideBuilder(Recoverable):
         # a cam at rest does not leave home by itself.
         self.dark_at_rest = False
         self.confirming: Timer | None = None    # the side's last home, until it has held
-        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ctl.on_machine_error)
+        self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ports.on_error)
 
     def status(self) -> dict[str, Any]:
         """This side's builder as the status picture shows it."""
@@ -116,9 +132,9 @@ class SideBuilder(Recoverable):
     def feed(self, on: bool) -> None:
         """Run the conveyor while this side still needs tiles and the build may feed
         (the lid at its lower stop: `Build.may_feed`)."""
-        self.ctl.hal.write(self.conveyor, on and self.counted < self.target
+        self.hal.write(self.conveyor, on and self.counted < self.target
                            and self.state in ("feeding", "stacking")
-                           and self.ctl.build.may_feed())
+                           and self.build.may_feed())
 
     # -- callbacks ------------------------------------------------------------------
 
@@ -144,9 +160,9 @@ class SideBuilder(Recoverable):
         self._turn()
 
     def on_enter_full(self, event: EventData) -> None:
-        self.ctl.hal.write(self.head, False)
+        self.hal.write(self.head, False)
         if not from_fault(event):
-            self.ctl.build.side_full()
+            self.build.side_full()
 
     def rehome(self) -> None:
         """Turn the cam until it is home again (found off home)."""
@@ -155,12 +171,12 @@ class SideBuilder(Recoverable):
     def _turn(self, resumed: bool = False, began: float | None = None) -> None:
         # A turn chained from a home edge began when the cam passed home, not when the
         # loop got to it: a late edge must not make the next home look impossibly early.
-        self.turn_began = self.ctl.clock.now() if began is None else began
+        self.turn_began = self.clock.now() if began is None else began
         if self.confirming is not None:     # a new turn: that home was not the last
             self.confirming.cancel()
             self.confirming = None
         self.chained_at = self.turn_began
-        home = bool(self.ctl.hal.read(f"side.{self.side}.head_home"))
+        home = bool(self.hal.read(f"side.{self.side}.head_home"))
         if not resumed:
             # A cam found off home finishes a part turn first: that one stacks nothing.
             self.turn_from_home = home
@@ -168,11 +184,11 @@ class SideBuilder(Recoverable):
         self.whole_turn = home and not resumed
         # Stopped where the pin is, at the home edge: a late loop cannot let the cam
         # coast past home. A chained turn starts again from home when the loop sees it.
-        self.ctl.motions.run(
+        self.motions.run(
             self.key, self.head, True, f"side.{self.side}.head_home", True, "head.jam",
             where=f"side.{self.side}.head", side=self.side,
             evidence={"counted": self.counted, "stacked": self.stacked,
-                      "count_active": bool(self.ctl.hal.read(f"side.{self.side}.count")),
+                      "count_active": bool(self.hal.read(f"side.{self.side}.count")),
                       "home_dark_at_rest": self.dark_at_rest},
             moved=lambda: self.left_home, timed_stop=self.on_home, learn=self.whole_turn)
 
@@ -185,40 +201,40 @@ class SideBuilder(Recoverable):
 
     def on_count_edge(self, active: bool) -> None:
         if not active:
-            self.dark_since = self.ctl.edge_time(self.count_sensor)
+            self.dark_since = self.edge_time(self.count_sensor)
             self._gone()
             return
-        now = self.ctl.edge_time(self.count_sensor)
-        timing = self.ctl.timing
+        now = self.edge_time(self.count_sensor)
+        timing = self.timing
         gap = None if self.last_arrival is None else now - self.last_arrival
         if gap is not None and gap < timing.count_debounce_s:
             return      # contact bounce of the same tile
         if self.state == "full":
-            if not self.ctl.hal.read(self.conveyor):
+            if not self.hal.read(self.conveyor):
                 # Its conveyor is off and the belt's tiles have slid back: no tile can
                 # reach the head. The count sensor, not an extra tile.
                 self.glitches += 1
-                self.ctl.emit("sensor.glitch", sensor=self.count_sensor,
+                self.emit("sensor.glitch", sensor=self.count_sensor,
                               why=N_("a count at a full side whose conveyor is off"))
                 return
             # An extra tile, or this side's own leftover after a ghost count: either
             # way the wall is a tile short or over, never handed off as it is. Told
             # once a tile would still be in front of the sensor: whether it was is
             # evidence (a pulse gone sooner is the sensor flickering).
-            wait = GHOST_TURNS * self.ctl.supervisor.learned(self.key)
-            self.ctl.clock.call_at(now + wait, lambda: self.ctl.build.extra_tile(
-                self, lit=bool(self.ctl.hal.read(self.count_sensor))))
+            wait = GHOST_TURNS * self.supervisor.learned(self.key)
+            self.clock.call_at(now + wait, lambda: self.build.extra_tile(
+                self, lit=bool(self.hal.read(self.count_sensor))))
             return
         if self.state not in ("feeding", "stacking"):
-            self.ctl.emit("tile.unexpected", side=self.side, state=self.state)
+            self.emit("tile.unexpected", side=self.side, state=self.state)
             return
         if gap is not None and gap < timing.count_min_gap_s:
-            self.ctl.fault("count.double", f"side.{self.side}.count", self.side,
+            self.fault("count.double", f"side.{self.side}.count", self.side,
                            {"gap_s": round(gap, 4), "min_gap_s": timing.count_min_gap_s,
                             "counted": self.counted})
             return
         dark = self.dark_since
-        ghost_s = GHOST_TURNS * self.ctl.supervisor.learned(self.key)
+        ghost_s = GHOST_TURNS * self.supervisor.learned(self.key)
         if (dark is not None and self.last_arrival is not None
                 and now - dark < timing.count_min_gap_s
                 and dark - self.last_arrival >= ghost_s):
@@ -233,15 +249,15 @@ class SideBuilder(Recoverable):
                 self.unread += 1
             self.uncounted += max(0, self.unseen_reads - 1)
         self.unseen_reads = 0
-        self.ctl.build.arrival(self)
+        self.build.arrival(self)
         index = self.counted
         self.counted += 1
-        tile = self.ctl.hal.read(self.reader) if self.has_reader else None
+        tile = self.hal.read(self.reader) if self.has_reader else None
         self.tiles.append(tile)   # type: ignore[arg-type]
         if self.counted >= self.target:
-            self.ctl.hal.write(self.conveyor, False)
-        if self.has_face_up and self.ctl.hal.read(self.face_up):
-            self.ctl.tile_face_up(self, index, tile)    # type: ignore[arg-type]
+            self.hal.write(self.conveyor, False)
+        if self.has_face_up and self.hal.read(self.face_up):
+            self.on_face_up(self, index, tile)    # type: ignore[arg-type]
         if self.state == "feeding":     # hot path: while stacking, nothing changes state
             self.tile_arrived()
 
@@ -250,12 +266,12 @@ class SideBuilder(Recoverable):
         sensor; repeated, the technician is told which sensor (W95, play goes on)."""
         self.glitches += 1
         self.ghosts += 1
-        self.ctl.emit("sensor.glitch", sensor=self.count_sensor, dark_s=dark_s,
+        self.emit("sensor.glitch", sensor=self.count_sensor, dark_s=dark_s,
                       why=N_("the count sensor flickered on one tile"))
         self.count_flickers.append(at)
         if (len(self.count_flickers) == FLAKY_GLITCHES
                 and at - self.count_flickers[0] <= FLAKY_WINDOW_S):
-            self.ctl.fault("sensor.flaky", self.count_sensor, self.side,
+            self.fault("sensor.flaky", self.count_sensor, self.side,
                            {"sensor": self.count_sensor, "glitches": self.glitches,
                             "dark_s": dark_s})
 
@@ -266,40 +282,40 @@ class SideBuilder(Recoverable):
         arrival = self.last_arrival
         if arrival is None or self.state not in ("feeding", "stacking"):
             return
-        now = self.ctl.edge_time(self.count_sensor)
-        if now - arrival >= GHOST_TURNS * self.ctl.supervisor.learned(self.key):
+        now = self.edge_time(self.count_sensor)
+        if now - arrival >= GHOST_TURNS * self.supervisor.learned(self.key):
             return
 
         def still_dark() -> None:
-            if self.last_arrival == arrival and not self.ctl.hal.read(self.count_sensor):
+            if self.last_arrival == arrival and not self.hal.read(self.count_sensor):
                 self.ghosts += 1
-                self.ctl.emit("sensor.glitch", sensor=self.count_sensor,
+                self.emit("sensor.glitch", sensor=self.count_sensor,
                               why=N_("a count gone before the head could take its tile"))
 
-        self.ctl.clock.call_later(2 * self.ctl.timing.count_debounce_s, still_dark)
+        self.clock.call_later(2 * self.timing.count_debounce_s, still_dark)
 
     def on_home_edge(self, home: bool) -> None:
         if not home:
             self.left_home = True
             self.home_opened += 1
-            self.dark_at_rest = not self.ctl.hal.read(self.head)
-            if self.state == "idle" and not self.ctl.hal.read(self.head):
+            self.dark_at_rest = not self.hal.read(self.head)
+            if self.state == "idle" and not self.hal.read(self.head):
                 # The cam coasted past home after it was stopped (a slow stop over the
                 # board's link). Bring it round now: homing waits for it, and the next
                 # build would take its first turn for a part turn that stacks nothing.
                 self.rehome()
             return
         self.dark_at_rest = False
-        if self.ctl.supervisor.elapsed(self.key) is None or self.confirming is not None:
+        if self.supervisor.elapsed(self.key) is None or self.confirming is not None:
             return
-        at = self.ctl.edge_time(f"side.{self.side}.head_home")
+        at = self.edge_time(f"side.{self.side}.head_home")
         elapsed = at - self.turn_began
-        learned = self.ctl.supervisor.learned(self.key)
+        learned = self.supervisor.learned(self.key)
         if self.whole_turn and elapsed < 0.7 * learned:
             # Home again so early is impossible (a worn motor is slower, never faster):
             # a glitch on the sensor.
             self.glitches += 1
-            self.ctl.emit("sensor.glitch", sensor=f"side.{self.side}.head_home",
+            self.emit("sensor.glitch", sensor=f"side.{self.side}.head_home",
                           after_s=round(elapsed, 4))
             # Filtered, the table rides through; the technician is still told once
             # they repeat. One warning per sensor: while it is active, each glitch
@@ -307,10 +323,10 @@ class SideBuilder(Recoverable):
             self.glitch_times.append(at)
             if len(self.glitch_times) == FLAKY_GLITCHES and \
                     at - self.glitch_times[0] <= FLAKY_WINDOW_S:
-                self.ctl.fault("sensor.flaky", f"side.{self.side}.head_home", self.side,
+                self.fault("sensor.flaky", f"side.{self.side}.head_home", self.side,
                                {"sensor": f"side.{self.side}.head_home",
                                 "glitches": self.glitches, "after_s": round(elapsed, 4)})
-            self.ctl.supervisor.unlearned(self.key)    # a turn with a glitch times nothing
+            self.supervisor.unlearned(self.key)    # a turn with a glitch times nothing
             if self.chained_at is not None and at - self.chained_at < REANCHOR * learned:
                 # Soon after the home this turn started from (an edge it was chained
                 # from, or the sensor read at the start): either may be the glitch, so
@@ -322,16 +338,16 @@ class SideBuilder(Recoverable):
         if elapsed < LEARN_TURNS * learned:
             # Short of a whole turn: home, or a glitch taken for it. Either way it must
             # not teach a shorter turn (glitches taken for home would ratchet it down).
-            self.ctl.supervisor.unlearned(self.key)
+            self.supervisor.unlearned(self.key)
         self.on_home(at)
 
     def on_home(self, at: float | None = None) -> None:
         """The cam is home (`at`: its edge's own time; None when a timer stands in)."""
-        self.ctl.supervisor.reached(self.key)
+        self.supervisor.reached(self.key)
         if self.state != "stacking":
             # Re-homing: the cam was found off home and has come round.
-            self.ctl.hal.write(self.head, False)
-            self.ctl.cycle.check_homed()
+            self.hal.write(self.head, False)
+            self.rehomed()
             return
         if at is not None and self.turn_from_home and self.stacked + 1 >= self.target:
             self._confirm_last(at)
@@ -342,7 +358,7 @@ class SideBuilder(Recoverable):
         """The side's last home counts once it has held CONFIRM_S, the motor off: a
         glitch the pin stopped the cam at opens again within it (a stopped cam cannot
         leave home), and that turn, short of its tile, is not the side's last stack."""
-        self.ctl.hal.write(self.head, False)
+        self.hal.write(self.head, False)
         opened = self.home_opened
 
         def held() -> None:
@@ -350,15 +366,15 @@ class SideBuilder(Recoverable):
                 return      # a fault ended the build; the next build's first turn clears it
             self.confirming = None
             sensor = f"side.{self.side}.head_home"
-            if self.home_opened == opened and self.ctl.hal.read(sensor):
+            if self.home_opened == opened and self.hal.read(sensor):
                 self._counted_home(at)
                 return
             self.glitches += 1
-            self.ctl.emit("sensor.glitch", sensor=sensor,
+            self.emit("sensor.glitch", sensor=sensor,
                           why=N_("a cam stopped at home that left it with its motor off"))
             self._turn(resumed=True)     # finish the turn: it stacks its tile at home
 
-        self.confirming = self.ctl.clock.call_later(CONFIRM_S, held)
+        self.confirming = self.clock.call_later(CONFIRM_S, held)
 
     def _counted_home(self, at: float | None) -> None:
         if self.turn_from_home:
@@ -366,6 +382,6 @@ class SideBuilder(Recoverable):
         if self.tiles_waiting():
             self._turn(began=at)
         else:
-            self.ctl.hal.write(self.head, False)
+            self.hal.write(self.head, False)
         if self.complete() or not self.tiles_waiting():   # hot path: skip no-op triggers
             self.turn_done()

@@ -53,7 +53,10 @@ GUARDS = frozenset({"lid.lower"})
 LINK_RECHECK_S = 0.05   # a missed stop judged again this soon while the link is in doubt
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.machines.protocols import Emit, FaultSink, Outputs
+    from mjtable_core.clock import Clock
+    from mjtable_core.config import TimingSection
+    from mjtable_core.geometry import Geometry
 
 
 @dataclass
@@ -74,14 +77,25 @@ class _Motion:
 
 
 class Supervisor:
-    def __init__(self, ctl: Controller) -> None:
-        self.ctl = ctl
-        timing = ctl.timing
+    def __init__(self, outputs: Outputs, clock: Clock, timing: TimingSection,
+                 geometry: Geometry, fault: FaultSink, emit: Emit,
+                 edge_time: Callable[[str], float]) -> None:
+        self.hal = outputs
+        self.clock = clock
+        self.timing = timing
+        self.fault = fault
+        self.emit = emit
+        self.edge_time = edge_time
+        # Hooks set as the table is composed: the hand under way (the cycle's number),
+        # and the inputs that made the pin's interlock stop a motion (motion.py).
+        self.hand_number: Callable[[], int] = lambda: 0
+        self.interlocked: Callable[[str, float], dict[str, Any] | None] = (
+            lambda mechanism, since: None)
         self.k = timing.timeout_factor
         self.margin = timing.drift_margin
         self.window = timing.learn_window
         self.nominal = {"lid.up": timing.lid_travel_s, "lid.down": timing.lid_travel_s}
-        for n in ctl.geometry.sides:
+        for n in geometry.sides:
             self.nominal[f"plate.{n}"] = timing.plate_turn_s
             self.nominal[f"head.{n}"] = timing.head_turn_s
         self.runs: dict[str, deque[float]] = {}
@@ -92,7 +106,7 @@ class Supervisor:
         self._slow: dict[str, deque[bool]] = {}
         self._drift_warned: set[tuple[str, int]] = set()
         self._motions: dict[str, _Motion] = {}
-        self.watch = Watch(ctl.clock, ctl.fault, self._link_doubt)
+        self.watch = Watch(clock, fault, self._link_doubt)
 
     # -- learned timings ----------------------------------------------------------------
 
@@ -121,12 +135,12 @@ class Supervisor:
             return      # one slow draw: an outlier, neither warned nor learned
         if recurs:
             # Once per mechanism and hand: a worn motor would otherwise warn every turn.
-            key = (mechanism, self.ctl.cycle.number)
+            key = (mechanism, self.hand_number())
             if key not in self._drift_warned:
                 self._drift_warned.add(key)
                 side = int(mechanism.split(".")[1]) if mechanism[-1].isdigit() else None
                 recent = self._slow[mechanism]
-                self.ctl.fault("timing.drift", mechanism, side,
+                self.fault("timing.drift", mechanism, side,
                                {"mechanism": mechanism, "took_s": round(duration, 3),
                                 "learned_s": round(expected, 3),
                                 "limit_s": round(expected * (1 + self.margin), 3),
@@ -153,7 +167,7 @@ class Supervisor:
             if mechanism in self.nominal or mechanism == "build":
                 self.runs[mechanism] = deque(runs, maxlen=self.window)
         self._means.clear()
-        self.degraded = (set(saved.get("degraded", [])) & set(self.ctl.hal.signals)) - GUARDS
+        self.degraded = (set(saved.get("degraded", [])) & set(self.hal.signals)) - GUARDS
 
     # -- motions --------------------------------------------------------------------------
 
@@ -170,16 +184,16 @@ class Supervisor:
         """
         self.cancel(mechanism)
         motion = _Motion(sensor, fault_id, where, side, dict(evidence or {}), moved,
-                         timed_stop, self.ctl.clock.now(), learn,
+                         timed_stop, self.clock.now(), learn,
                          confirms=confirms if confirms in self.suspects else None)
         learned = self.learned(mechanism)
         if sensor in self.degraded and timed_stop is not None:
             # A little past T, so the mechanism surely reaches its mechanical stop.
-            motion.timer = self.ctl.clock.call_later(learned * TIMED_STOP_MARGIN,
+            motion.timer = self.clock.call_later(learned * TIMED_STOP_MARGIN,
                                                      lambda: self._timed(mechanism))
         else:
             motion.due = motion.started + self.k * learned
-            motion.timer = self.ctl.clock.call_later(self.k * learned,
+            motion.timer = self.clock.call_later(self.k * learned,
                                                      lambda: self._missed(mechanism))
         self._motions[mechanism] = motion
 
@@ -188,7 +202,7 @@ class Supervisor:
         reached it only after (armed again whole at RESUME) started that much later,
         so every stop awaited is judged that much later (one still overdue, the hold's
         length unknown, gets its whole limit again); none teaches a travel time."""
-        now = self.ctl.clock.now()
+        now = self.clock.now()
         for mechanism, motion in self._motions.items():
             if motion.timer is None or (motion.sensor in self.degraded
                                         and motion.timed_stop is not None):
@@ -199,7 +213,7 @@ class Supervisor:
             motion.due += by_s
             if motion.due <= now:
                 motion.due = now + limit
-            motion.timer = self.ctl.clock.call_later(
+            motion.timer = self.clock.call_later(
                 motion.due - now, lambda m=mechanism: self._missed(m))
 
     def unlearned(self, mechanism: str) -> None:
@@ -217,7 +231,7 @@ class Supervisor:
         if motion.timer is not None:
             motion.timer.cancel()
         self.misses[motion.sensor] = 0
-        took = (self.ctl.clock.now() if at is None else at) - motion.started
+        took = (self.clock.now() if at is None else at) - motion.started
         if motion.confirms is not None:
             self._judge(mechanism, motion.confirms, took)
         if motion.learn:
@@ -240,28 +254,28 @@ class Supervisor:
                     "limit_s": round(learned * (1 + self.margin), 3)}
         if took > learned * (1 + self.margin):
             self.misses.pop(suspect, None)
-            self.ctl.emit("sensor.trusted", **evidence,
+            self.emit("sensor.trusted", **evidence,
                           why=N_("the travel back was slow: the motor is slow, which is no "
                                  "evidence that the stop was reached"))
             return
         signs = self.misses.get(suspect, 0) + 1     # the misses, and this travel back
-        if took >= FULL_TRAVEL * learned and signs < self.ctl.timing.degrade_after:
+        if took >= FULL_TRAVEL * learned and signs < self.timing.degrade_after:
             self.suspects.add(suspect)      # not enough signs yet: it stays a suspect
-            self.ctl.emit("sensor.suspect", **evidence, signs=signs)
+            self.emit("sensor.suspect", **evidence, signs=signs)
         elif took >= FULL_TRAVEL * learned and suspect in GUARDS:
             # Failed, but an interlock: no timer; each miss stays a stop-fault.
             self.misses[suspect] = signs
-            self.ctl.emit("sensor.failed", **evidence,
+            self.emit("sensor.failed", **evidence,
                           why=N_("the travel back took the whole learned time: the sensor "
                                  "failed; it guards the motors, so it is never run on a "
                                  "timer: replace it"))
         elif took >= FULL_TRAVEL * learned:
             self.degraded.add(suspect)
-            self.ctl.fault("sensor.degraded", suspect, None,
+            self.fault("sensor.degraded", suspect, None,
                            {**evidence, "why": N_("the travel back took the whole learned "
                                                   "time: the stop was reached unseen")})
         else:
-            self.ctl.emit("sensor.trusted", **evidence,
+            self.emit("sensor.trusted", **evidence,
                           why=N_("the travel back was short: it was stopped, not the "
                                  "sensor"))
 
@@ -279,7 +293,7 @@ class Supervisor:
         motion = self._motions.get(mechanism)
         if motion is None or not motion.learn:
             return None
-        elapsed = self.ctl.clock.now() - motion.started
+        elapsed = self.clock.now() - motion.started
         return elapsed if elapsed < MIN_TRAVEL * self.learned(mechanism) else None
 
     def part_length(self, mechanism: str) -> bool:
@@ -301,7 +315,7 @@ class Supervisor:
 
     def elapsed(self, mechanism: str) -> float | None:
         motion = self._motions.get(mechanism)
-        return None if motion is None else self.ctl.clock.now() - motion.started
+        return None if motion is None else self.clock.now() - motion.started
 
     def cancel(self, mechanism: str) -> None:
         motion = self._motions.pop(mechanism, None)
@@ -324,13 +338,13 @@ class Supervisor:
     def _link_doubt(self) -> bool | None:
         """False: nothing in doubt (or no link); None: the board silent a while; True:
         the link declared lost."""
-        hal = self.ctl.hal
+        hal = self.hal
         if not (hal.capabilities.link and hal.link_in_doubt()):
             return False
         return True if hal.link_lost else None
 
     def _missed(self, mechanism: str) -> None:
-        hal = self.ctl.hal
+        hal = self.hal
         if hal.capabilities.link and hal.link_in_doubt():
             # The board has not been heard for a while: the sensor's edge may be on
             # the cable (the board stopped the motor on it). Never a jam for a silent
@@ -339,20 +353,20 @@ class Supervisor:
             if hal.link_lost:
                 self._motions.pop(mechanism)
                 return
-            self._motions[mechanism].timer = self.ctl.clock.call_later(
+            self._motions[mechanism].timer = self.clock.call_later(
                 LINK_RECHECK_S, lambda: self._missed(mechanism))
             return
         motion = self._motions[mechanism]
-        now = self.ctl.clock.now()
+        now = self.clock.now()
         # The edge came in time by its own stamp, and the sensor still reads it.
-        edge = self.ctl.edge_time(motion.sensor)
+        edge = self.edge_time(motion.sensor)
         in_time = motion.started <= edge <= motion.due and bool(hal.read(motion.sensor))
         if not motion.late_grace and (now - motion.due > LATE_LOOP_S or in_time):
             # The loop ran late (a host that stalled): the edge it waited for may be
             # among what it caught up on just now, its dwell still being confirmed.
             # Judged again once that could have held.
             motion.late_grace = True
-            motion.timer = self.ctl.clock.call_later(2 * CONFIRM_S + LINK_RECHECK_S,
+            motion.timer = self.clock.call_later(2 * CONFIRM_S + LINK_RECHECK_S,
                                                      lambda: self._missed(mechanism))
             return
         del self._motions[mechanism]
@@ -362,7 +376,7 @@ class Supervisor:
                     "learned_s": round(self.learned(mechanism), 3), "moved": moved}
         # The board's interlock stopped the motor: the inputs that forbade it are the
         # evidence, not the sensor the motion waited for (no miss of it either).
-        blocked = self.ctl.motions.interlocked(mechanism, motion.started)
+        blocked = self.interlocked(mechanism, motion.started)
         if blocked is None:
             self.misses[motion.sensor] = self.misses.get(motion.sensor, 0) + 1 if moved else 0
         if blocked is not None:
@@ -371,4 +385,4 @@ class Supervisor:
             # Failed sensor or obstruction? The next travel back tells (_judge).
             self.suspects.add(motion.sensor)
             evidence["suspect_sensor"] = motion.sensor
-        self.ctl.fault(motion.fault_id, motion.where, motion.side, evidence)
+        self.fault(motion.fault_id, motion.where, motion.side, evidence)

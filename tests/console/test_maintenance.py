@@ -11,7 +11,7 @@ from simulator.harness.run import WiredTable, assemble
 
 def table(seed: int = 5) -> tuple[WiredTable, Maintenance, list[dict]]:
     bench = assemble(load_config(), seed)
-    service = Maintenance(bench.controller)
+    service = bench.controller.maintenance()
     events: list[dict] = []
     bench.controller.subscribers.append(events.append)
     return bench, service, events

@@ -23,7 +23,6 @@ from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.console.tui import ConsoleApp
 from firmware.diagnosis.guided import SYMPTOMS
-from firmware.machines.maintenance import Maintenance
 from simulator.harness.runner import Harness
 from tests.test_diagnosis import table_in_play
 
@@ -38,7 +37,7 @@ class TableApi:
     def __init__(self, app: ConsoleApp, harness: Harness, state: Path) -> None:
         self.app, self.harness = app, harness
         ctl = harness.ctl
-        self.server = ApiServer(ctl, Maintenance(ctl), Technicians(state / "technicians.json"),
+        self.server = ApiServer(ctl, ctl.maintenance(), Technicians(state / "technicians.json"),
                                 None)
         self.calls: list[tuple[str, dict[str, Any]]] = []
 

@@ -36,7 +36,7 @@ def test_jog_of_the_lid_is_refused_while_the_hole_is_open(rig: Rig) -> None:
     # The claim the other two attacks measure themselves against.
     ctl, _hal, _clock = rig
     open_hole(rig)
-    why = jog_refused(Maintenance(ctl), "lid", "down")
+    why = jog_refused(ctl.maintenance(), "lid", "down")
     assert why is not None and "hands may be in the hole" in why
 
 
@@ -48,7 +48,7 @@ def test_jog_under_the_lid_is_refused_while_the_hole_is_open(
         rig: Rig, mechanism: str, motor: str | None) -> None:
     ctl, hal, _clock = rig
     open_hole(rig)
-    why = jog_refused(Maintenance(ctl), mechanism)
+    why = jog_refused(ctl.maintenance(), mechanism)
     assert why is not None, f"{mechanism} ran with the hole open"
     if motor is not None:
         assert hal.values[motor] is False
@@ -62,7 +62,7 @@ def test_a_latched_fault_does_not_refuse_the_jog_that_frees_the_jam(rig: Rig) ->
     run_for(clock, 1.0)
     ctl.fault("head.jam", "side.2.head", 2, {})
     assert hal.values["motor.side.2.head"] is False and hal.values["motor.disc"] is False
-    service = Maintenance(ctl)
+    service = ctl.maintenance()
     service.jog("head.2", "fwd", 0.5, by="tech")
     assert hal.values["motor.side.2.head"] is True
     run_for(clock, 0.6)
@@ -77,7 +77,7 @@ def test_estop_during_a_self_test_stops_it_and_latches(rig: Rig) -> None:
     ctl, hal, clock = rig
     homed(rig)
     fill_all(rig)
-    service = Maintenance(ctl)
+    service = ctl.maintenance()
     service.enter(by="tech")
     service.test("disc", by="tech")
     run_for(clock, 0.2)
@@ -97,7 +97,7 @@ def test_estop_during_test_all_does_not_run_the_queued_tests(rig: Rig) -> None:
     ctl, hal, clock = rig
     homed(rig)
     fill_all(rig)
-    service = Maintenance(ctl)
+    service = ctl.maintenance()
     service.enter(by="tech")
     service.test("all", by="tech")
     run_for(clock, 0.2)
@@ -113,7 +113,7 @@ def test_estop_during_a_jog_stops_the_motor(rig: Rig) -> None:
     ctl, hal, clock = rig
     homed(rig)
     fill_all(rig)
-    service = Maintenance(ctl)
+    service = ctl.maintenance()
     service.enter(by="tech")
     service.jog("conveyor.3", "fwd", 5.0, by="tech")
     assert hal.values["motor.side.3.conveyor"] is True
@@ -143,7 +143,7 @@ def test_two_faults_in_two_scopes_need_both_cleared(rig: Rig) -> None:
     events = events_of(ctl)
     jam = ctl.fault("head.jam", "side.0.head", 0, {})
     lid = ctl.fault("lid.not_rising", "lid", None, {})
-    service = Maintenance(ctl)
+    service = ctl.maintenance()
     ctl.clear_fault(jam, by="tech")
     assert service.resume_if_clear() is False        # the lid fault still holds the table
     assert hal.motors_off()
@@ -229,7 +229,7 @@ def test_a_diagnosis_lid_check_never_opens_the_lid_over_a_running_build(rig: Rig
 
 def test_jog_lid_up_is_refused_over_a_running_build(rig: Rig) -> None:
     assert not lid_opened_while_building(
-        rig, lambda ctl: Maintenance(ctl).jog("lid", "up", 2.0, by="tech"))
+        rig, lambda ctl: ctl.maintenance().jog("lid", "up", 2.0, by="tech"))
 
 
 # -- bounded history -------------------------------------------------------------------

@@ -95,14 +95,13 @@ def test_a_failed_journal_write_is_a_fault_not_a_wedge() -> None:
 
     def raising_started() -> bool:
         return any(e["kind"] == "raising" for e in events)
-    # Fail exactly when the walls start to rise: the write inside emit("raising").
-    original = ctl.emit
+    # Fail exactly when the walls start to rise: the write inside emit("raising"),
+    # which saves after every subscriber has heard the event.
 
-    def emit(kind: str, **data: Any) -> None:
-        if kind == "raising":
+    def fail_from_raising(event: dict[str, Any]) -> None:
+        if event["kind"] == "raising":
             journal.failing = True
-        original(kind, **data)
-    ctl.emit = emit                          # type: ignore[method-assign]
+    ctl.subscribers.insert(0, fail_from_raising)
     bench.clock.run_until(4000.0, until=raising_started)
     assert raising_started()
     bench.clock.run_until(bench.clock.now() + 30.0)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from firmware.controller import GATE_DISPLAY
+from firmware.machines.cycle import GATE_DISPLAY
 from firmware.service.gate import EXPIRED, NOT_ENABLED, BookingGate
 from mjtable_core.config import load_config
 from simulator.harness.runner import Harness

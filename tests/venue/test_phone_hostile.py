@@ -18,7 +18,6 @@ import pytest
 from firmware.api.auth import Cost, Technicians
 from firmware.api.server import ApiServer
 from firmware.diagnosis.guided import SYMPTOMS
-from firmware.machines.maintenance import Maintenance
 from mjtable_core.config import load_config
 from tests.test_diagnosis import table_in_play
 from tests.venue.own_loop import run_in_own_thread
@@ -51,7 +50,7 @@ def against_a_table(state: Path, scenario: Scenario, table: list | None = None) 
 
     async def run() -> None:
         ctl = table_in_play().ctl
-        server = ApiServer(ctl, Maintenance(ctl), technicians, None)
+        server = ApiServer(ctl, ctl.maintenance(), technicians, None)
         if table is not None:
             table.extend((ctl, server))
         await server.start_unix(state / "api.sock")

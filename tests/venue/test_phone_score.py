@@ -20,7 +20,6 @@ import pytest
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.console import winform
-from firmware.machines.maintenance import Maintenance
 from mjtable_core.config import load_config
 from simulator.harness.runner import Harness
 from tests.test_diagnosis import table_in_play
@@ -64,7 +63,7 @@ def post_score(harness: Harness, state: Path, body: dict[str, Any], csrf: bool =
 
     async def scenario() -> tuple[int, dict[str, Any]]:
         ctl = harness.ctl
-        server = ApiServer(ctl, Maintenance(ctl), Technicians(state / "technicians.json"),
+        server = ApiServer(ctl, ctl.maintenance(), Technicians(state / "technicians.json"),
                            None)
         score = server.handlers["score"]
 
