@@ -43,7 +43,7 @@ from collections.abc import Collection
 from functools import partial
 from typing import Any
 
-from firmware.controller import Controller
+from firmware.controller import Controller, compose_table
 from hal.armed import Capabilities
 from hal.interface import Listener, drive_safe
 from mjtable_core.clock import RealClock
@@ -194,7 +194,7 @@ async def _measure(config: Config, events: int, speed: float,
     started = time.perf_counter()
     while len(latencies) < events:
         hal = TimedHal(clock, config)
-        ctl = Controller(config, hal, clock)
+        ctl = compose_table(config, hal, clock, consumers=False)
         ctl.subscribers.append(partial(_on_fault, hal, faults))
         ctl.start()
         await _building(ctl)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.controller import Controller
+from firmware.controller import Controller, compose_table
 from hal.armed import Capabilities
 from hal.interface import Listener, drive_safe
 from mjtable_core.clock import VirtualClock
@@ -112,7 +112,7 @@ class ScriptedHal:
 def rig(config: Config) -> Iterator[tuple[Controller, ScriptedHal, VirtualClock]]:
     clock = VirtualClock()
     hal = ScriptedHal(clock)
-    yield Controller(config, hal, clock), hal, clock
+    yield compose_table(config, hal, clock, consumers=False), hal, clock
 
 
 def events_of(ctl: Controller) -> list[dict]:

@@ -17,8 +17,7 @@ from typing import Any
 
 from firmware import statedir
 from firmware.console.view import live_view_available, log_line, screen, snapshot
-from firmware.controller import Controller
-from firmware.hands.consumers import attach_consumers
+from firmware.controller import Controller, compose_table
 from firmware.i18n import _, table_language
 from firmware.service.sdnotify import attach_systemd
 from firmware.service.tablelock import StateUnwritable, lock_table
@@ -64,9 +63,9 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
     # The journal lives as long as the machine it describes (firmware/state/journal.py); its
     # fsyncs run beside the loop, never in it (firmware/state/journal_flush.py).
     journal = FlushedJournal(statedir.state_dir(state_dir)) if opened.persistent else None
-    ctl = Controller(config, opened.hal, clock, journal)
     # [rules] engine and handoff_file; a relative handoff file goes in the state directory.
-    attach_consumers(ctl, statedir.state_dir(state_dir))
+    ctl = compose_table(config, opened.hal, clock, journal,
+                        state_dir=statedir.state_dir(state_dir))
     stopped = asyncio.Event()
     hands = 0
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware.controller import Controller
+from firmware.controller import compose_table
 from firmware.diagnosis.recorder import RECORD_S, RECORDING
 from firmware.faults.shutdown import SAFE_STATE
 from firmware.i18n import _
@@ -268,7 +268,7 @@ def replay(recording: dict[str, Any], config: Config, seed: int = 1,
     clock = VirtualClock()
     table = SimTable(config, clock, seed)
     hal = ReplayHal(table, bool(recording.get("board_time")))
-    ctl = Controller(config, hal, clock)
+    ctl = compose_table(config, hal, clock, consumers=False)
     players = SimPlayers(table, clock, config)
     state: dict[str, Any] = {"at": None, "fault": None}
     inputs = set(anchor.get("inputs", {}))

@@ -13,9 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.controller import Controller
+from firmware.controller import Controller, compose_table
 from firmware.faults.kinds import CATALOGUE, ERROR
-from firmware.hands.consumers import attach_consumers
 from firmware.hands.handoff import Consumer
 from hal.protocol import VERSION
 from mjtable_core.clock import VirtualClock
@@ -44,8 +43,7 @@ def assemble(config: Config, seed: int | None = None) -> WiredTable:
     clock = VirtualClock()
     table = SimTable(config, clock, seed)
     hal = SimHal(table)
-    controller = Controller(config, hal, clock)
-    attach_consumers(controller)   # the config's rules engine and handoff file
+    controller = compose_table(config, hal, clock)   # with the config's engine and file
     players = SimPlayers(table, clock, config)
     return WiredTable(config, clock, table, hal, controller, players)
 

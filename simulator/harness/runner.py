@@ -20,11 +20,10 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from firmware.controller import Controller
+from firmware.controller import Controller, compose_table
 from firmware.faults.clearing import ClearRefused
 from firmware.faults.guided_refeed import EXTRA
 from firmware.faults.kinds import BUILD, CATALOGUE, ERROR, RELINK, Fault
-from firmware.hands.consumers import attach_consumers
 from firmware.hands.handoff import Consumer
 from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import Clock
@@ -176,8 +175,8 @@ class Harness:
 
     def boot(self) -> None:
         self._scoped = ScopedClock(self.rig.host)
-        self.ctl = Controller(self.config, self.hal, self._scoped, self.journal)
-        attach_consumers(self.ctl)     # the config's rules engine and handoff file
+        # With the config's rules engine and handoff file.
+        self.ctl = compose_table(self.config, self.hal, self._scoped, self.journal)
         self.ctl.handoff.consumers.extend(self.consumers)
         for hook in self.boot_hooks:
             hook(self.ctl)

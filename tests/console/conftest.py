@@ -17,7 +17,7 @@ import pytest
 from firmware.api.attach import Attachment, attach_api
 from firmware.api.auth import Technicians
 from firmware.api.budget import UNLIMITED
-from firmware.controller import Controller
+from firmware.controller import Controller, compose_table
 from hal.backends import open_hal
 from mjtable_core.clock import RealClock
 from mjtable_core.config import load_config
@@ -63,7 +63,7 @@ def start_daemon(state: Path, seed: int = 3, budgets: bool = False, speed: float
             api=dataclasses.replace(base.api, lockout_failures=3, lockout_s=LOCKOUT_S))
         clock = RealClock(loop, speed)
         opened = open_hal(config, clock, seed)
-        ctl = Controller(config, opened.hal, clock)
+        ctl = compose_table(config, opened.hal, clock, consumers=False)
         api = await attach_api(ctl, state_dir=state, socket_path=socket)
         if not budgets:
             api.server.set_budgets(UNLIMITED)
