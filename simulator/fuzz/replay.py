@@ -20,18 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware.controller import compose_table
 from firmware.diagnosis.recorder import RECORD_S, RECORDING
 from firmware.faults.shutdown import SAFE_STATE
 from firmware.i18n import _
 from hal.armed import Capabilities, OnStopped, PinStops, StopSpec
 from hal.interface import Listener
 from mjtable_core import jsontext
-from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
 from mjtable_core.oserror import said
 from mjtable_core.signals import OUTPUT_KINDS, Value
-from simulator.physics.players import SimPlayers
+from simulator.harness.run import assemble
 from simulator.physics.table import SimTable
 from simulator.rigs.backend import SimHal
 
@@ -265,11 +263,12 @@ def replay(recording: dict[str, Any], config: Config, seed: int = 1,
         line(_("the recording is of a {tiles}-tile table; this config is of {ours} "
                "tiles").format(tiles=recording["tiles"], ours=config.table.tiles))
         return out
-    clock = VirtualClock()
-    table = SimTable(config, clock, seed)
-    hal = ReplayHal(table, bool(recording.get("board_time")))
-    ctl = compose_table(config, hal, clock, consumers=False)
-    players = SimPlayers(table, clock, config)
+    board_time = bool(recording.get("board_time"))
+    wired = assemble(config, seed, hal=lambda table: ReplayHal(table, board_time),
+                     consumers=False)
+    clock, table, ctl, players = wired.clock, wired.table, wired.controller, wired.players
+    hal = wired.hal
+    assert isinstance(hal, ReplayHal)
     state: dict[str, Any] = {"at": None, "fault": None}
     inputs = set(anchor.get("inputs", {}))
 

@@ -39,13 +39,16 @@ class WiredTable:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
-def assemble(config: Config, seed: int | None = None) -> WiredTable:
+def assemble(config: Config, seed: int | None = None, *,
+             hal: Callable[[SimTable], SimHal] = SimHal, consumers: bool = True) -> WiredTable:
+    """One simulated table on `hal` (made on the table), composed as the daemon's is;
+    `consumers`: with the config's rules engine and handoff file."""
     clock = VirtualClock()
     table = SimTable(config, clock, seed)
-    hal = SimHal(table)
-    controller = compose_table(config, hal, clock)   # with the config's engine and file
+    sim_hal = hal(table)
+    controller = compose_table(config, sim_hal, clock, consumers=consumers)
     players = SimPlayers(table, clock, config)
-    return WiredTable(config, clock, table, hal, controller, players)
+    return WiredTable(config, clock, table, sim_hal, controller, players)
 
 
 def simulate(config: Config, cycles: int, seed: int | None = None,
