@@ -20,7 +20,7 @@ import rules
 from mjtable_core.config import Config, load_config
 from rules.engine import DERIVED
 from simulator.harness.audit_cli import audit_simulated
-from simulator.harness.run import assemble
+from simulator.harness.runner import assemble
 from tests.conftest import CONFIGS, ROOT, quick
 
 TABLE_OF = {"mcr": "144", "jingji": "144", "fuzhou": "144", "guangdong": "136",

@@ -22,7 +22,8 @@ from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config
 from mjtable_core.schema import ConfigError
 from rules.engine import BuiltinEngine
-from simulator.harness.run import WiredTable, assemble, simulate
+from simulator.harness.run import simulate
+from simulator.harness.runner import WiredTable, assemble
 from tests.conftest import CONFIGS, ROOT, ScriptedHal, installed_package, quick
 
 MJTABLE = [sys.executable, "-m", "mjtable.cli"]

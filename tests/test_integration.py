@@ -9,7 +9,8 @@ import pytest
 
 import rules
 from mjtable_core.config import load_config
-from simulator.harness.run import assemble, simulate
+from simulator.harness.run import simulate
+from simulator.harness.runner import assemble
 from tests.conftest import CONFIGS, quick
 
 CYCLES = 20

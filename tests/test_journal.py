@@ -9,8 +9,7 @@ from firmware.controller import Controller
 from firmware.state.journal import FILE_NAME, FileJournal, MemoryJournal
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config
-from simulator.harness.run import WiredTable, assemble
-from simulator.harness.runner import ScopedClock
+from simulator.harness.runner import ScopedClock, WiredTable, assemble
 from tests.conftest import ScriptedHal, quick
 
 

@@ -29,7 +29,7 @@ from mjtable_core import jsontext
 from mjtable_core.config import Config
 from mjtable_core.oserror import said
 from mjtable_core.signals import OUTPUT_KINDS, Value
-from simulator.harness.run import assemble
+from simulator.harness.runner import assemble
 from simulator.physics.table import SimTable
 from simulator.rigs.backend import SimHal
 

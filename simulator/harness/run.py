@@ -3,52 +3,22 @@
 `simulate()` runs the harness (simulator/harness/runner.py) on the virtual clock as fast as
 the CPU allows and returns the report that `mjtable simulate` prints;
 `simulate_ioboard()` runs the same harness through the real serial path
-(`mjtable simulate --hal ioboard`). `assemble()` wires a table without running it.
+(`mjtable simulate --hal ioboard`). A table wired without running it is the harness's
+`assemble()` (runner.py), where the harness composes its tables.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.controller import Controller, compose_table
 from firmware.faults.kinds import CATALOGUE, ERROR
 from firmware.hands.handoff import Consumer
 from hal.protocol import VERSION
-from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
 from simulator.harness.runner import Harness
-from simulator.physics.players import SimPlayers
-from simulator.physics.table import SimTable
-from simulator.rigs.backend import SimHal
 from simulator.scenario import Expect, Scenario
-
-
-@dataclass
-class WiredTable:
-    """One simulated table: everything wired, nothing run yet."""
-
-    config: Config
-    clock: VirtualClock
-    table: SimTable
-    hal: SimHal
-    controller: Controller
-    players: SimPlayers
-    events: list[dict[str, Any]] = field(default_factory=list)
-
-
-def assemble(config: Config, seed: int | None = None, *,
-             hal: Callable[[SimTable], SimHal] = SimHal, consumers: bool = True) -> WiredTable:
-    """One simulated table on `hal` (made on the table), composed as the daemon's is;
-    `consumers`: with the config's rules engine and handoff file."""
-    clock = VirtualClock()
-    table = SimTable(config, clock, seed)
-    sim_hal = hal(table)
-    controller = compose_table(config, sim_hal, clock, consumers=consumers)
-    players = SimPlayers(table, clock, config)
-    return WiredTable(config, clock, table, sim_hal, controller, players)
 
 
 def simulate(config: Config, cycles: int, seed: int | None = None,

@@ -8,7 +8,9 @@ the right place, motors safe, no wall handed off wrongly, every tile accounted f
 and the next cycles completing.
 
 A power cut kills the controller without a clean stop — its timers die with it — and
-boots a new one on the same journal after the cut's duration.
+boots a new one on the same journal after the cut's duration. Every table the harness
+runs is composed here, as the daemon composes its own (`compose_table`); `assemble()`
+wires one without running it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import resource
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.controller import Controller, compose_table
@@ -26,14 +29,15 @@ from firmware.faults.guided_refeed import EXTRA
 from firmware.faults.kinds import BUILD, CATALOGUE, ERROR, RELINK, Fault
 from firmware.hands.handoff import Consumer
 from firmware.state.journal import MemoryJournal
-from mjtable_core.clock import Clock
+from mjtable_core.clock import Clock, VirtualClock
 from mjtable_core.config import Config
 from mjtable_core.geometry import Geometry
 from simulator.harness import problems
 from simulator.harness.referee import Referee
 from simulator.harness.watchdog import StallWatchdog
 from simulator.physics.players import SimPlayers
-from simulator.physics.table import DirtySensor, build_bound
+from simulator.physics.table import DirtySensor, SimTable, build_bound
+from simulator.rigs.backend import SimHal
 from simulator.rigs.rig import IoboardRig, PicoRig, SimRig
 from simulator.rigs.stalls import HostStalls
 from simulator.scenario import (
@@ -97,6 +101,32 @@ class ScopedClock:
         for timer in self.timers:
             timer.cancel()
         self.timers = []
+
+
+@dataclass
+class WiredTable:
+    """One simulated table: everything wired, nothing run yet."""
+
+    config: Config
+    clock: VirtualClock
+    table: SimTable
+    hal: SimHal
+    controller: Controller
+    players: SimPlayers
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def assemble(config: Config, seed: int | None = None, *,
+             hal: Callable[[SimTable], SimHal] = SimHal, consumers: bool = True) -> WiredTable:
+    """One simulated table on `hal` (made on the table), composed as the daemon's is;
+    `consumers`: with the config's rules engine and handoff file."""
+    clock = VirtualClock()
+    table = SimTable(config, clock, seed)
+    sim_hal = hal(table)
+    controller = compose_table(config, sim_hal, clock, consumers=consumers)
+    players = SimPlayers(table, clock, config)
+    return WiredTable(config, clock, table, sim_hal, controller, players)
+
 
 
 class Harness:

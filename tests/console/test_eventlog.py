@@ -14,7 +14,7 @@ from firmware.state import eventlog
 from firmware.state.durable import Durable, Ticket, shared
 from firmware.state.eventlog import EventLog, LogReader
 from mjtable_core.config import load_config
-from simulator.harness.run import assemble
+from simulator.harness.runner import assemble
 
 
 def test_wal_full_sync_rotation_and_queries(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from firmware.machines.maintenance import Maintenance, MaintenanceRefused, mechanism_tests
 from mjtable_core.config import load_config
-from simulator.harness.run import WiredTable, assemble
+from simulator.harness.runner import WiredTable, assemble
 
 
 def table(seed: int = 5) -> tuple[WiredTable, Maintenance, list[dict]]:

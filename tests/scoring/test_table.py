@@ -14,8 +14,7 @@ from firmware.api.server import hand_in_play
 from firmware.hands.scoring import ScoreRefused
 from mjtable_core.config import load_config
 from rules.variants import REGISTRY
-from simulator.harness.run import assemble
-from simulator.harness.runner import Harness
+from simulator.harness.runner import Harness, assemble
 from simulator.scenario import parse_scenario
 from tests.conftest import quick
 

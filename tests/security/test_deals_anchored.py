@@ -22,7 +22,7 @@ from firmware.state.eventlog import EventLog, LogReader
 from mjtable.cli import main
 from mjtable_core.config import load_config
 from rules.commit import PREFIX_DICE, canonical_layout
-from simulator.harness.run import assemble
+from simulator.harness.runner import assemble
 from tests.conftest import quick
 
 

@@ -21,7 +21,7 @@ from mjtable.cli import main
 from mjtable_core.config import load_config
 from rules import dicecommit
 from rules.chain import read_records, verify_history
-from simulator.harness.run import assemble
+from simulator.harness.runner import assemble
 from tests.conftest import quick
 
 

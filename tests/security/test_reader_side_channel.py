@@ -14,7 +14,7 @@ from typing import Any
 
 from firmware.api.server import ApiServer
 from mjtable_core.config import load_config
-from simulator.harness.run import assemble
+from simulator.harness.runner import assemble
 from tests.conftest import quick
 
 BUILDS = 20

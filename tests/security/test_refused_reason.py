@@ -14,7 +14,7 @@ import firmware.hands.handoff as handoff_module
 import rules
 from firmware.hands.handoff import public_event
 from mjtable_core.config import load_config
-from simulator.harness.run import assemble
+from simulator.harness.runner import assemble
 from tests.conftest import quick
 
 REASON = "walls[2][5][0]: B5 appears 5 times, the set holds 4"

@@ -14,7 +14,7 @@ from firmware.api import server as api_server
 from firmware.api.client import Client
 from firmware.state.journal import MemoryJournal
 from mjtable_core.config import load_config
-from simulator.harness.run import assemble
+from simulator.harness.runner import assemble
 from tests.console.conftest import Daemon
 
 from .conftest import raw
