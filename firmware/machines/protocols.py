@@ -46,11 +46,9 @@ class FaultSink(Protocol):
                  evidence: dict[str, Any]) -> Any: ...
 
 
-class Machine(Protocol):
-    """Any of the table's state machines, as a peer reads it."""
-
-    @property
-    def state(self) -> str: ...
+# A state machine as a peer reads it: its `state`, and the triggers `transitions` adds
+# at run time, which no static type names.
+Machine = Any
 
 
 class SideBuild(Protocol):
@@ -66,8 +64,10 @@ class SideBuild(Protocol):
 class Throw(Protocol):
     """What the variant asks of the next throw (hands/handoff.py ThrowRequest)."""
 
-    thrower_position: int
-    dice: int
+    @property
+    def thrower_position(self) -> int: ...
+    @property
+    def dice(self) -> int: ...
 
 
 class Hands(Protocol):
