@@ -29,7 +29,7 @@ import json
 import os
 import socket
 import stat
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ from firmware.api.access import (
 )
 from firmware.api.auth import Technicians, technician_name
 from firmware.api.budget import Bucket, Budgets
+from firmware.api.calls import Handler
 from firmware.api.clientrows import ClientRows
 from firmware.api.framing import OVERLONG, LineSplitter
 from firmware.api.lockout import Lockout
@@ -99,8 +100,6 @@ LOG_PACE = 9.0            # after a log read, wait this many times its processor
 MAX_SYMPTOM = 300         # characters a technician says of a symptom
 TCP_LOGIN_S = 10.0        # a TCP connection not logged in by then is dropped
 ACTIONS_PER_WINDOW = 60   # rows of one technician's action (or login) a minute
-
-Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
 
 
 _OPENED = itertools.count()
