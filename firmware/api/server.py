@@ -55,9 +55,9 @@ from firmware.api.loglane import LogLane
 from firmware.api.logreply import Encoded, bounded_log
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
 from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
+from firmware.api.table import Table
 from firmware.api.tcpslots import PER_TECHNICIAN as TCP_PER_TECHNICIAN
 from firmware.api.tcpslots import Slot, network, place, technician_full
-from firmware.controller import Controller
 from firmware.diagnosis.guided import diagnose
 from firmware.faults.clearing import ClearRefused
 from firmware.faults.kinds import Fault
@@ -192,7 +192,7 @@ class Client:
 class ApiServer:
     """Serves the API of one controller."""
 
-    def __init__(self, ctl: Controller, maintenance: Maintenance, technicians: Technicians,
+    def __init__(self, ctl: Table, maintenance: Maintenance, technicians: Technicians,
                  eventlog: EventLog | None, lockout: Lockout | None = None,
                  max_clients: int = MAX_CLIENTS) -> None:
         self.ctl = ctl
@@ -1014,7 +1014,7 @@ def _is_estop(line: bytes) -> bool:
         return False
 
 
-def hand_in_play(ctl: Controller) -> bool:
+def hand_in_play(ctl: Table) -> bool:
     """Players are at a dealt hand: from the walls rising to the lid opening again."""
     state = ctl.cycle.state
     if state == "fault":

@@ -21,6 +21,7 @@ from hal.protocol import VERSION
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config
 from simulator.harness.runner import Harness
+from simulator.harness.table import Driven
 from simulator.physics.players import SimPlayers
 from simulator.physics.table import SimTable
 from simulator.rigs.backend import SimHal
@@ -35,7 +36,7 @@ class WiredTable:
     clock: VirtualClock
     table: SimTable
     hal: SimHal
-    controller: Controller
+    controller: Driven
     players: SimPlayers
     events: list[dict[str, Any]] = field(default_factory=list)
 
