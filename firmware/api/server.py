@@ -46,7 +46,7 @@ from firmware.api.access import (
     needs_technician,
 )
 from firmware.api.auth import Technicians, technician_name
-from firmware.api.budget import Bucket, Budgets
+from firmware.api.budget import Budgets
 from firmware.api.calls import Handler
 from firmware.api.clientrows import ClientRows
 from firmware.api.framing import OVERLONG, LineSplitter
@@ -57,7 +57,7 @@ from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix
 from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
 from firmware.api.table import Table
 from firmware.api.tcpslots import PER_TECHNICIAN as TCP_PER_TECHNICIAN
-from firmware.api.tcpslots import Slot, network, place, technician_full
+from firmware.api.tcpslots import Slot, place, technician_full
 from firmware.diagnosis.guided import diagnose
 from firmware.faults.clearing import ClearRefused
 from firmware.faults.kinds import Fault
@@ -76,6 +76,7 @@ from firmware.state.eventlog import EventLog
 from firmware.state.ledger import Ledger
 from firmware.state.storage import STORAGE_ERRORS, problem
 from firmware.why import IDLE, SLOW_LINE, STOPPED_READING
+from mjtable_core.limits import Bucket, network
 from mjtable_core.signals import Kind
 
 SEND_QUEUE = 512          # messages waiting for one client before it is dropped
@@ -129,7 +130,7 @@ class Client:
         self.junk = Bucket(*budgets.junk)
         self.estops = Bucket(*budgets.estop_lane)
         self.host = ""      # a TCP client's address
-        self.net = ""       # and the network it is counted in (firmware/api/tcpslots.py)
+        self.net = ""       # and the network it is counted in (mjtable_core/limits.py)
         self.opened = next(_OPENED)     # oldest first, when a slot is taken
 
     def send(self, message: dict[str, Any]) -> bool:

@@ -25,9 +25,9 @@ import aiomqtt
 
 from firmware.api.client import AsyncClient, ClientError
 from firmware.i18n import _, language
-from firmware.printable import printable
 from firmware.service import signed
 from mjtable_core.config import Config
+from mjtable_core.printable import printable
 from venue import homeassistant
 from venue.brokerwords import LOGIN_RETRY_S, login_refused, refused_line
 from venue.wire import (

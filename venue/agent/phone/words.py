@@ -6,9 +6,9 @@ and hands the script the ones it needs as JSON.
 
 from __future__ import annotations
 
-from firmware import words as table_words
 from firmware.i18n import N_, _, language
 from firmware.machines.maintenance import jog_motors, tests_by_name
+from mjtable_core import words as table_words
 from mjtable_core.geometry import Geometry
 
 # Shown in the page's own markup.
