@@ -4,9 +4,10 @@ Nothing here can slow the table: the daemon drops a client that stops reading, a
 the agent never asks it to wait. Hand records go out from the daemon's ledger, every
 one the venue has not acknowledged, again after every reconnect; the venue keeps
 each (table, boot, seq) once. Commands from `cmd` signed by one of the venue's keys
-for this table are handed to the daemon first, in the order they came: the daemon
-checks them whole (firmware/service/signed.py) and the agent publishes its answer on
-`cmd/ack`. What no venue key signed is refused here, after them, without the daemon.
+for this table (venue/signing.py) are handed to the daemon first, in the order they
+came: the daemon checks them whole (firmware/service/signed.py) and the agent
+publishes its answer on `cmd/ack`. What no venue key signed is refused here, after
+them, without the daemon.
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ import aiomqtt
 
 from firmware.api.client import AsyncClient, ClientError
 from firmware.i18n import _, language
-from firmware.service import signed
+from mjtable_core import signed
 from mjtable_core.config import Config
 from mjtable_core.printable import printable
 from venue import homeassistant
 from venue.brokerwords import LOGIN_RETRY_S, login_refused, refused_line
+from venue.signing import Checker, load_keys
 from venue.wire import (
     OFFLINE,
     ONLINE,
@@ -85,8 +87,8 @@ class Agent:
         self._usage_counted: dict[str, Any] | None = None
         self._usage_at = -USAGE_TIME_EVERY_S
         # The stateless half of the daemon's check: which `cmd` messages are the venue's.
-        self._verifier = signed.Verifier(self.table, signed.load_keys(self.venue.keys),
-                                         time.time, self.venue.command_max_s)
+        self._verifier = Checker(self.table, load_keys(self.venue.keys), time.time,
+                                 self.venue.command_max_s)
 
     def stop(self) -> None:
         self._stopping.set()
