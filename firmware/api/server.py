@@ -9,7 +9,7 @@ The table runs on the same loop, so no client may hold it: lines are framed in l
 time (firmware/api/framing.py) and the loop gets a turn every few lines; every line
 and byte a client sends is charged to its own budget and everyone's
 (firmware/api/budget.py), and a client past them is not read; an e-stop press skips
-every budget. Rows a client can cause go through one gate (firmware/api/clientrows.py).
+every budget. Rows a client can cause go through one gate (mjtable_core/clientrows.py).
 
 Access (docs/console.md, "Security"): every method has a class (firmware/api/access.py);
 technician and motion requests need a session, opened on the connection by `login`
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware import i18n, words
-from firmware.api import health, hold, usage, venue
+from firmware.api import controls, health, hold, usage, venue
 from firmware.api import protocol as p
 from firmware.api.access import (
     MOTION,
@@ -48,7 +48,6 @@ from firmware.api.access import (
 from firmware.api.auth import Technicians, technician_name
 from firmware.api.budget import Budgets
 from firmware.api.calls import Handler
-from firmware.api.clientrows import ClientRows
 from firmware.api.framing import OVERLONG, LineSplitter
 from firmware.api.lockout import Lockout
 from firmware.api.loglane import LogLane
@@ -76,6 +75,7 @@ from firmware.state.eventlog import EventLog
 from firmware.state.ledger import Ledger
 from firmware.state.storage import STORAGE_ERRORS, problem
 from firmware.why import IDLE, SLOW_LINE, STOPPED_READING
+from mjtable_core.clientrows import ClientRows
 from mjtable_core.limits import Bucket, network
 from mjtable_core.signals import Kind
 
@@ -202,7 +202,7 @@ class ApiServer:
         self.eventlog = eventlog
         api = ctl.config.api
         self.lockout = lockout or Lockout(ctl.clock, api.lockout_failures, api.lockout_s)
-        # Every row a client can cause goes through one gate (firmware/api/clientrows.py).
+        # Every row a client can cause goes through one gate (mjtable_core/clientrows.py).
         self.client_rows = ClientRows(ctl.clock, ctl.emit)
         self.refusals = RefusalLog(ctl.clock, self.client_rows.emit)
         self.dropped = DroppedConnections(ctl.clock, self.client_rows.emit)
@@ -237,7 +237,7 @@ class ApiServer:
             "estop": self._estop, "walls": self._walls, "log": self._log,
             "config": self._config, "login": self._login, "logout": self._logout,
             "score": self._score, **usage.handlers(self), **venue.handlers(self),
-            **hold.handlers(self), **health.handlers(self)}
+            **hold.handlers(self), **health.handlers(self), **controls.handlers(self)}
         self.ledger: Ledger | None = None      # the usage ledger, when the daemon has one
         self.venue: venue.Venue | None = None  # signed commands and the booking gate
         # Default deny: a handler written without its class, and no daemon starts.

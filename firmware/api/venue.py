@@ -78,7 +78,7 @@ def handlers(server: Server) -> dict[str, Handler]:
         except signed.Refused as exc:
             name = printable(str(raw.get("name", ""))[:32]) if isinstance(raw, dict) else ""
             # Anyone in the socket's group can send envelopes: a few rows per reason a
-            # window, then a count (firmware/api/clientrows.py), never one per request.
+            # window, then a count (mjtable_core/clientrows.py), never one per request.
             server.client_rows.row("venue.refused", exc.why, per_key=REFUSED_PER_WINDOW,
                                    id=shown_id, command=name,
                                    why=exc.why, detail=printable(exc.detail))
