@@ -24,7 +24,7 @@ from typing import Any
 
 import aiomqtt
 
-from firmware.api.client import AsyncClient, ClientError
+from firmware.api.client import COMMAND, FAULTS, INFO, SUBSCRIBE, USAGE, AsyncClient, ClientError
 from firmware.i18n import _, language
 from mjtable_core import signed
 from mjtable_core.config import Config
@@ -124,7 +124,7 @@ class Agent:
             timeout=10)
 
     async def _with_broker(self, link: AsyncClient) -> None:
-        subscribed = await link.request("subscribe", {"streams": ["events", "status"]})
+        subscribed = await link.request(SUBSCRIBE, {"streams": ["events", "status"]})
         self._status = subscribed["status"]
         user = self.venue.username or self.table
         while not self._stopping.is_set():
@@ -158,7 +158,7 @@ class Agent:
     async def _session(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
         await mqtt.subscribe(self.topics.cmd, qos=1)
         await self._birth(link, mqtt)
-        usage = await link.request("usage", {"after": 0, "limit": 1})
+        usage = await link.request(USAGE, {"after": 0, "limit": 1})
         self.sent = usage["totals"]["acked"]     # re-send whatever the venue lacks
         self._hands.set()
         tasks = [asyncio.create_task(coro) for coro in (
@@ -182,7 +182,7 @@ class Agent:
             await asyncio.gather(*tasks, stop, return_exceptions=True)
 
     async def _birth(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
-        info = await link.request("info")
+        info = await link.request(INFO)
         born = birth(self.table, _version(), self.config.table.model,
                      self.config.rules.variant, self.venue.console_url, info.get("protocol"))
         await mqtt.publish(self.topics.info, payload(born), qos=1, retain=True)
@@ -241,7 +241,7 @@ class Agent:
             await asyncio.sleep(FAULTS_EVERY_S)
 
     async def _publish_faults(self, link: AsyncClient, mqtt: aiomqtt.Client) -> dict[str, Any]:
-        faults = await link.request("faults", lang=self.lang)
+        faults = await link.request(FAULTS, lang=self.lang)
         await mqtt.publish(self.topics.faults, payload(
             faults_message(self.table, faults["active"])), qos=1, retain=True)
         return faults
@@ -269,7 +269,7 @@ class Agent:
 
     async def _publish_usage(self, link: AsyncClient, mqtt: aiomqtt.Client,
                              force: bool = False) -> dict[str, Any]:
-        usage = await link.request("usage", {"after": 0, "limit": 1})
+        usage = await link.request(USAGE, {"after": 0, "limit": 1})
         await self._usage_out(mqtt, usage["totals"], force)
         return usage["totals"]
 
@@ -296,13 +296,13 @@ class Agent:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._hands.wait(), LEDGER_POLL_S)
             self._hands.clear()
-            totals = (await link.request("usage", {"after": 0, "limit": 1}))["totals"]
+            totals = (await link.request(USAGE, {"after": 0, "limit": 1}))["totals"]
             if totals["acked"] != acked:
                 acked, moved = totals["acked"], time.monotonic()
             elif acked < self.sent and time.monotonic() - moved > RESEND_S:
                 self.sent, moved = acked, time.monotonic()
             while True:
-                usage = await link.request("usage", {"after": self.sent, "limit": 100})
+                usage = await link.request(USAGE, {"after": self.sent, "limit": 100})
                 for record in usage["records"]:
                     # Returns once the broker has it (PUBACK).
                     await mqtt.publish(self.topics.event_hand, payload(record), qos=1)
@@ -391,7 +391,7 @@ class Agent:
         """One of the venue's commands to the daemon, which checks it whole (expiry,
         replay) and runs it; its answer on `cmd/ack`."""
         try:
-            answer = await link.request("command", {"envelope": envelope}, lang=self.lang)
+            answer = await link.request(COMMAND, {"envelope": envelope}, lang=self.lang)
         except ClientError as exc:
             if not exc.error:
                 raise               # no answer: the daemon is gone
@@ -399,7 +399,7 @@ class Agent:
             # NaN, a lone surrogate): refused as malformed like any garbage, never the
             # end of the session; retained on `cmd`, it would end every session after it.
             envelope = None
-            answer = await link.request("command", {"envelope": None}, lang=self.lang)
+            answer = await link.request(COMMAND, {"envelope": None}, lang=self.lang)
         name = (envelope or {}).get("cmd", {}).get("name") if isinstance(
             envelope, dict) and isinstance(envelope.get("cmd"), dict) else None
         await mqtt.publish(self.topics.cmd_ack, payload(answer), qos=1)

@@ -19,7 +19,22 @@ from typing import Any
 
 from aiohttp import web
 
-from firmware.api.client import INFO, JOG_MOTORS, SYMPTOMS, AsyncClient, ClientError
+from firmware.api.client import (
+    DIAGNOSE,
+    FAULTS,
+    INFO,
+    JOG_HOLD,
+    JOG_KEEP,
+    JOG_MOTORS,
+    JOG_STOP,
+    SCORE,
+    SUBSCRIBE,
+    SYMPTOMS,
+    TEST,
+    TESTMODE,
+    AsyncClient,
+    ClientError,
+)
 from firmware.i18n import _, language
 from mjtable_core.config import Config
 from venue.agent.phone import guard, score, words
@@ -128,7 +143,7 @@ class PhoneConsole:
             link = AsyncClient(self.socket)
             try:
                 await link.open()
-                first = await link.request("subscribe", {"streams": ["status"]})
+                first = await link.request(SUBSCRIBE, {"streams": ["status"]})
                 self.status = first["status"]
                 while (message := await link.stream.get()) is not None:
                     if message.get("stream") == "status":
@@ -263,7 +278,7 @@ class PhoneConsole:
             return cached[2]
         try:
             async with self._passing_link() as link:
-                found = (await link.request("faults", lang=lang))["active"]
+                found = (await link.request(FAULTS, lang=lang))["active"]
         except ClientError:
             found = active
         shown = [{"code": f.get("code"), "id": f.get("id"), "where": f.get("where"),
@@ -295,7 +310,7 @@ class PhoneConsole:
         # Without the daemon's list (it cannot be asked) the daemon refuses it itself.
         if not isinstance(symptom, str) or (known and symptom not in known):
             return _refused(400, "unknown symptom")
-        return await self._daemon(request, None, "diagnose", {"symptom": symptom})
+        return await self._daemon(request, None, DIAGNOSE, {"symptom": symptom})
 
     async def _login(self, request: web.Request) -> web.Response:
         body = await _body(request)
@@ -337,14 +352,14 @@ class PhoneConsole:
         body = await _body(request)
         if not isinstance(body.get("on"), bool):
             return _refused(400, "on: true or false")
-        return await self._daemon(request, True, "testmode",
+        return await self._daemon(request, True, TESTMODE,
                                   {"on": body["on"], "force": body.get("force") is True})
 
     async def _test(self, request: web.Request) -> web.Response:
         body = await _body(request)
         if not isinstance(body.get("mechanism"), str):
             return _refused(400, "mechanism")
-        return await self._daemon(request, True, "test", {"mechanism": body["mechanism"]},
+        return await self._daemon(request, True, TEST, {"mechanism": body["mechanism"]},
                                   timeout=120.0)
 
     async def _jog_start(self, request: web.Request) -> web.Response:
@@ -352,7 +367,7 @@ class PhoneConsole:
         motor, direction = body.get("motor"), body.get("direction")
         if not isinstance(motor, str) or not isinstance(direction, str):
             return _refused(400, "motor and direction")
-        response = await self._daemon(request, True, "jog_hold",
+        response = await self._daemon(request, True, JOG_HOLD,
                                       {"motor": motor, "direction": direction})
         if response.status == 200:
             request[SESSION].hold = json.loads(response.text or "{}").get("hold")
@@ -360,7 +375,7 @@ class PhoneConsole:
 
     async def _jog_keep(self, request: web.Request) -> web.Response:
         body = await _body(request)
-        return await self._daemon(request, True, "jog_keep", {"hold": body.get("hold")})
+        return await self._daemon(request, True, JOG_KEEP, {"hold": body.get("hold")})
 
     async def _jog_stop(self, request: web.Request) -> web.Response:
         """Stop: from a technician's session it stops that session's hold; from a
@@ -372,7 +387,7 @@ class PhoneConsole:
         if session.link is None or session.hold is None:
             return web.json_response({"stopped": None})
         hold, session.hold = session.hold, None
-        return await self._daemon(request, True, "jog_stop", {"hold": hold})
+        return await self._daemon(request, True, JOG_STOP, {"hold": hold})
 
     async def _score(self, request: web.Request) -> web.Response:
         """A hand's result from the players: a player's action, open to any session
@@ -386,7 +401,7 @@ class PhoneConsole:
                 return _refused(400, str(exc), "bad_request")
         try:
             async with self._passing_link() as link:
-                result = await link.request("score", asked, lang=lang)
+                result = await link.request(SCORE, asked, lang=lang)
         except ClientError as exc:
             refused = exc.error.get("message") or _("no answer from the table")
             with language(lang):
