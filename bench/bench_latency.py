@@ -43,7 +43,7 @@ from collections.abc import Collection
 from functools import partial
 from typing import Any
 
-from firmware.controller import Controller, compose_table
+from firmware.controller import compose_table
 from hal.armed import Capabilities
 from hal.interface import Listener, drive_safe
 from mjtable_core.clock import RealClock
@@ -51,6 +51,7 @@ from mjtable_core.config import Config, load_config
 from mjtable_core.geometry import REFERENCE
 from mjtable_core.signals import Value
 from rules.tiles import set_composition
+from simulator.harness.table import Driven
 
 SIDE_COUNT = REFERENCE.side_count   # the scripted machine is the reference table
 HEAD_TURN_S = 0.1      # the shortest head turn the config allows: most edges per second
@@ -167,7 +168,7 @@ def _feed(hal: TimedHal, clock: RealClock, edges: int, in_flight: int) -> None:
         hal.idle[side].wait(WAIT_S)
 
 
-async def _building(ctl: Controller) -> None:
+async def _building(ctl: Driven) -> None:
     for _ in range(int(WAIT_S * 1000)):
         if ctl.build.state == "building" and all(s.state == "feeding" for s in ctl.sides):
             return

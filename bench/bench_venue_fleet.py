@@ -43,7 +43,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from bench import children
 from bench.venue_brokers import VENUE_PASSWORD, VENUE_USER, Amqtt, Mosquitto, table_password
 from bench.venue_tables import ROOT, Daemon, call, wait_for
-from firmware.service.signed import sign
+from venue.signing import sign
 
 KEEPALIVE_S = 5
 KEY_ID = "venue-bench"

@@ -8,12 +8,16 @@ its translation. Screens, logs and the console say it through `worded`.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from firmware.i18n import N_, _
 
-if TYPE_CHECKING:
-    from firmware.machines.owner import Busy
+
+class InUse(Protocol):
+    """A refusal of the owner's (firmware/machines/owner.py): who uses which mechanism."""
+
+    mechanism: str
+    user: str
 
 # Why the link to the I/O board was declared lost (`reason` in link.lost's evidence:
 # the HAL stores a short fixed word, the technician reads a sentence).
@@ -108,7 +112,7 @@ def fault_why(evidence: Any) -> str | None:
     return None
 
 
-def in_use(busy: Busy) -> str:
+def in_use(busy: InUse) -> str:
     """A mechanism someone else uses, said at once (a refused jog, test or check)."""
     return _("{mechanism} is in use by {user}").format(mechanism=busy.mechanism,
                                                        user=busy.user)

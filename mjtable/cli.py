@@ -9,11 +9,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from firmware.cli_types import number, positive_int, speed, whole
 from firmware.diagnosis.faultcard import FORMATS, short_name
 from firmware.i18n import LANGUAGES, _, join, language, resolve, set_language
 from hal.interface import HalError
 from mjtable import board_cli, cli_words
+from mjtable_core.cli_types import number, positive_int, speed, whole
 from mjtable_core.config import Config, check_link, load_config
 from mjtable_core.schema import ConfigError
 

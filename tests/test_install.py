@@ -172,3 +172,5 @@ def test_the_dashboards_assets_are_in_the_package(installed: Path) -> None:
     (site,) = (installed.parent / "lib").glob("python3*/site-packages")
     static = site / "venue" / "desk" / "static"
     assert {p.name for p in static.iterdir()} >= {"desk.js", "desk.css"}
+    # Its fault words are data beside it (generated from the kinds, venue/desk/faultwords.py).
+    assert (site / "venue" / "desk" / "faultwords.json").is_file()

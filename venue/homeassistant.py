@@ -13,8 +13,8 @@ import json
 import re
 from typing import Any
 
-from firmware import words
 from firmware.i18n import N_, _, language
+from mjtable_core import words
 from venue.wire import OFFLINE, ONLINE, Topics
 
 # Home Assistant's node and object ids, and one MQTT topic level of Mosquitto's ACL

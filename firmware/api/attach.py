@@ -10,8 +10,8 @@ from pathlib import Path
 from firmware import statedir
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
+from firmware.api.table import Table
 from firmware.api.venue import Venue
-from firmware.controller import Controller
 from firmware.machines.maintenance import Maintenance
 from firmware.service.gate import BookingGate
 from firmware.service.identify import Identify
@@ -37,7 +37,7 @@ class Attachment:
             self.ledger.close()     # counts up to now and waits for the disk
 
 
-def log_failed(ctl: Controller, eventlog: EventLog, exc: BaseException) -> None:
+def log_failed(ctl: Table, eventlog: EventLog, exc: BaseException) -> None:
     """E96 for an event log that cannot be written (in the loop): the table stops
     through the shutdown path and deals no hand it cannot log. One active fault is
     enough; after a clear the next failing batch raises it again."""
@@ -48,7 +48,7 @@ def log_failed(ctl: Controller, eventlog: EventLog, exc: BaseException) -> None:
               {"file": str(eventlog.path), "error": f"{type(exc).__name__}: {exc}"})
 
 
-async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
+async def attach_api(ctl: Table, *, state_dir: str | Path | None = None,
                      socket_path: str | Path | None = None,
                      wall: Callable[[], float] | None = None) -> Attachment:
     """Open the event log, maintenance (test mode, jog) and the API listeners for `ctl`.
@@ -92,7 +92,7 @@ async def attach_api(ctl: Controller, *, state_dir: str | Path | None = None,
     return Attachment(maintenance, eventlog, server, problems, ledger)
 
 
-def _venue(ctl: Controller, state: Path, ledger: Ledger,
+def _venue(ctl: Table, state: Path, ledger: Ledger,
            wall: Callable[[], float] | None) -> Venue:
     """The venue's side of the daemon: the signed-command verifier and the gate."""
     section = ctl.config.venue

@@ -1,9 +1,10 @@
-"""Token buckets for what clients may make the daemon do (firmware/api/server.py).
+"""What clients may make the daemon do (firmware/api/server.py), as token buckets.
 
-A bucket holds up to `burst` tokens and gains `rate` a second on the loop's clock.
-Work is charged after the fact and may run the balance below zero; whoever charged
-then waits until it is back at zero. So a client is slowed to the rate it was given,
-whatever it sends, and the table's loop keeps the rest of the processor.
+A bucket (mjtable_core/limits.py) holds up to `burst` tokens and gains `rate` a second
+on the loop's clock. Work is charged after the fact and may run the balance below
+zero; whoever charged then waits until it is back at zero. So a client is slowed to
+the rate it was given, whatever it sends, and the table's loop keeps the rest of the
+processor.
 """
 
 from __future__ import annotations
@@ -36,34 +37,3 @@ class Budgets:
 # For tests that flood on purpose to see something else (lockouts, log rows).
 UNLIMITED = Budgets(client_lines=(1e9, 1e9), client_bytes=(1e12, 1e12),
                     all_lines=(1e9, 1e9), all_bytes=(1e12, 1e12), junk=(1e9, 1e9))
-
-
-class Bucket:
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate = rate
-        self.burst = burst
-        self._balance = burst
-        self._at: float | None = None     # full until first used
-
-    def _refill(self, now: float) -> None:
-        if self._at is None:
-            self._at = now
-        self._balance = min(self.burst, self._balance + (now - self._at) * self.rate)
-        self._at = now
-
-    def charge(self, amount: float, now: float) -> None:
-        self._refill(now)
-        self._balance -= amount
-
-    def wait_s(self, now: float) -> float:
-        """Seconds until the balance is back at zero (0 when it is there)."""
-        self._refill(now)
-        return 0.0 if self._balance >= 0 else -self._balance / self.rate
-
-    def spare(self, now: float) -> bool:
-        """Over half full: its owner has asked little of late."""
-        self._refill(now)
-        return self._balance >= self.burst / 2
-
-    def empty(self, now: float) -> bool:
-        return self.wait_s(now) > 0

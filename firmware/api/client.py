@@ -34,6 +34,11 @@ LOGIN, LOGOUT, ESTOP, DIAGNOSE, SCORE, USAGE, COMMAND = (
 HEALTH, MAINTAINED, CLEAR, TESTMODE, TEST, JOG = (
     "health", "maintained", "clear", "testmode", "test", "jog")
 JOG_HOLD, JOG_KEEP, JOG_STOP = "jog_hold", "jog_keep", "jog_stop"
+# What a remote console draws its controls from (firmware/api/controls.py).
+SYMPTOMS, JOG_MOTORS = "symptoms", "jog_motors"
+METHODS = frozenset({INFO, STATUS, SUBSCRIBE, FAULTS, WALLS, LOG, CONFIG, LOGIN, LOGOUT,
+                     ESTOP, DIAGNOSE, SCORE, USAGE, COMMAND, HEALTH, MAINTAINED, CLEAR,
+                     TESTMODE, TEST, JOG, JOG_HOLD, JOG_KEEP, JOG_STOP, SYMPTOMS, JOG_MOTORS})
 
 EXIT_REFUSED = 1
 EXIT_USAGE = 2

@@ -6,27 +6,39 @@ or a part serviced (its as-new time is learned again) and needs a technician.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from firmware.api import protocol as p
 from firmware.api.access import OPEN, TECHNICIAN, method
+from firmware.api.calls import Caller, Handler
 from firmware.diagnosis import upkeep
 from firmware.i18n import _
 
 if TYPE_CHECKING:
-    from firmware.api.server import ApiServer, Client
-
-Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
+    from firmware.diagnosis.wear import Wear
 
 
-def handlers(server: ApiServer) -> dict[str, Handler]:
+class Table(Protocol):
+    """What these methods use of the table."""
+
+    @property
+    def wear(self) -> Wear: ...
+    def emit(self, kind: str, **data: Any) -> None: ...
+    def save_journal(self, clean: bool = False) -> None: ...
+
+
+class Server(Protocol):
+    @property
+    def ctl(self) -> Table: ...
+
+
+def handlers(server: Server) -> dict[str, Handler]:
     @method(OPEN)
-    async def health(client: Client, params: dict[str, Any], _who: str | None) -> Any:
+    async def health(client: Caller, params: dict[str, Any], _who: str | None) -> Any:
         return server.ctl.wear.report()
 
     @method(TECHNICIAN)
-    async def maintained(client: Client, params: dict[str, Any], who: str | None) -> Any:
+    async def maintained(client: Caller, params: dict[str, Any], who: str | None) -> Any:
         job, part = params.get("job"), params.get("part")
         wear = server.ctl.wear
         if isinstance(job, str) and job in upkeep.BY_ID:

@@ -12,21 +12,39 @@ action; it is refused unless this connection's session started the hold.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from firmware.api import protocol as p
 from firmware.api.access import MOTION, OPEN, method
+from firmware.api.calls import Caller, Handler, Now
 from firmware.i18n import _
-from firmware.machines.maintenance import MAX_HOLD_S, MaintenanceRefused, NoSuchMechanism
+from firmware.machines.maintenance import (
+    MAX_HOLD_S,
+    Maintenance,
+    MaintenanceRefused,
+    NoSuchMechanism,
+)
 
-if TYPE_CHECKING:
-    from firmware.api.server import ApiServer, Client
 
-Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
+class Table(Protocol):
+    @property
+    def clock(self) -> Now: ...
 
 
-def handlers(server: ApiServer) -> dict[str, Handler]:
+class Server(Protocol):
+    """What the jog methods use of the server: the table's clock, the maintenance
+    machine, and the list of those told when a connection ends."""
+
+    @property
+    def ctl(self) -> Table: ...
+    @property
+    def maintenance(self) -> Maintenance: ...
+    @property
+    def closing(self) -> list[Callable[[Any], None]]: ...
+
+
+def handlers(server: Server) -> dict[str, Handler]:
     held: dict[int, int] = {}       # id(client) -> the hold it started
 
     def number(params: dict[str, Any]) -> int | None:
@@ -38,7 +56,7 @@ def handlers(server: ApiServer) -> dict[str, Handler]:
         return hold
 
     @method(MOTION)   # starting moves a motor
-    async def jog_hold(client: Client, params: dict[str, Any], who: str | None) -> Any:
+    async def jog_hold(client: Caller, params: dict[str, Any], who: str | None) -> Any:
         motor, direction = params.get("motor"), params.get("direction")
         if not isinstance(motor, str) or not isinstance(direction, str):
             raise p.ApiError(p.BAD_REQUEST, "jog_hold needs \"motor\" and \"direction\"")
@@ -53,7 +71,7 @@ def handlers(server: ApiServer) -> dict[str, Handler]:
         return started
 
     @method(OPEN)   # checked against the session that started the hold
-    async def jog_keep(client: Client, params: dict[str, Any], _who: str | None) -> Any:
+    async def jog_keep(client: Caller, params: dict[str, Any], _who: str | None) -> Any:
         hold = number(params)
         session = (client.technician if server.ctl.clock.now() < client.session_until
                    else None)
@@ -65,12 +83,12 @@ def handlers(server: ApiServer) -> dict[str, Handler]:
             raise p.ApiError(p.REFUSED, str(exc)) from None
 
     @method(OPEN)   # a stop is the safe direction
-    async def jog_stop(client: Client, params: dict[str, Any], who: str | None) -> Any:
+    async def jog_stop(client: Caller, params: dict[str, Any], who: str | None) -> Any:
         hold = number(params)
         held.pop(id(client), None)
         return server.maintenance.stop_jog(hold, who or client.technician)
 
-    def closed(client: Client) -> None:
+    def closed(client: Caller) -> None:
         hold = held.pop(id(client), None)
         if hold is not None:
             server.maintenance.stop_jog(hold, client.technician)

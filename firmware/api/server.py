@@ -9,7 +9,7 @@ The table runs on the same loop, so no client may hold it: lines are framed in l
 time (firmware/api/framing.py) and the loop gets a turn every few lines; every line
 and byte a client sends is charged to its own budget and everyone's
 (firmware/api/budget.py), and a client past them is not read; an e-stop press skips
-every budget. Rows a client can cause go through one gate (firmware/api/clientrows.py).
+every budget. Rows a client can cause go through one gate (mjtable_core/clientrows.py).
 
 Access (docs/console.md, "Security"): every method has a class (firmware/api/access.py);
 technician and motion requests need a session, opened on the connection by `login`
@@ -29,12 +29,12 @@ import json
 import os
 import socket
 import stat
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from firmware import i18n, words
-from firmware.api import health, hold, usage, venue
+from firmware.api import controls, health, hold, usage, venue
 from firmware.api import protocol as p
 from firmware.api.access import (
     MOTION,
@@ -46,17 +46,17 @@ from firmware.api.access import (
     needs_technician,
 )
 from firmware.api.auth import Technicians, technician_name
-from firmware.api.budget import Bucket, Budgets
-from firmware.api.clientrows import ClientRows
+from firmware.api.budget import Budgets
+from firmware.api.calls import Handler
 from firmware.api.framing import OVERLONG, LineSplitter
 from firmware.api.lockout import Lockout
 from firmware.api.loglane import LogLane
 from firmware.api.logreply import Encoded, bounded_log
 from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
 from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
+from firmware.api.table import Table
 from firmware.api.tcpslots import PER_TECHNICIAN as TCP_PER_TECHNICIAN
-from firmware.api.tcpslots import Slot, network, place, technician_full
-from firmware.controller import Controller
+from firmware.api.tcpslots import Slot, place, technician_full
 from firmware.diagnosis.guided import diagnose
 from firmware.faults.clearing import ClearRefused
 from firmware.faults.kinds import Fault
@@ -75,6 +75,8 @@ from firmware.state.eventlog import EventLog
 from firmware.state.ledger import Ledger
 from firmware.state.storage import STORAGE_ERRORS, problem
 from firmware.why import IDLE, SLOW_LINE, STOPPED_READING
+from mjtable_core.clientrows import ClientRows
+from mjtable_core.limits import Bucket, network
 from mjtable_core.signals import Kind
 
 SEND_QUEUE = 512          # messages waiting for one client before it is dropped
@@ -99,8 +101,6 @@ LOG_PACE = 9.0            # after a log read, wait this many times its processor
 MAX_SYMPTOM = 300         # characters a technician says of a symptom
 TCP_LOGIN_S = 10.0        # a TCP connection not logged in by then is dropped
 ACTIONS_PER_WINDOW = 60   # rows of one technician's action (or login) a minute
-
-Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
 
 
 _OPENED = itertools.count()
@@ -130,7 +130,7 @@ class Client:
         self.junk = Bucket(*budgets.junk)
         self.estops = Bucket(*budgets.estop_lane)
         self.host = ""      # a TCP client's address
-        self.net = ""       # and the network it is counted in (firmware/api/tcpslots.py)
+        self.net = ""       # and the network it is counted in (mjtable_core/limits.py)
         self.opened = next(_OPENED)     # oldest first, when a slot is taken
 
     def send(self, message: dict[str, Any]) -> bool:
@@ -193,7 +193,7 @@ class Client:
 class ApiServer:
     """Serves the API of one controller."""
 
-    def __init__(self, ctl: Controller, maintenance: Maintenance, technicians: Technicians,
+    def __init__(self, ctl: Table, maintenance: Maintenance, technicians: Technicians,
                  eventlog: EventLog | None, lockout: Lockout | None = None,
                  max_clients: int = MAX_CLIENTS) -> None:
         self.ctl = ctl
@@ -202,7 +202,7 @@ class ApiServer:
         self.eventlog = eventlog
         api = ctl.config.api
         self.lockout = lockout or Lockout(ctl.clock, api.lockout_failures, api.lockout_s)
-        # Every row a client can cause goes through one gate (firmware/api/clientrows.py).
+        # Every row a client can cause goes through one gate (mjtable_core/clientrows.py).
         self.client_rows = ClientRows(ctl.clock, ctl.emit)
         self.refusals = RefusalLog(ctl.clock, self.client_rows.emit)
         self.dropped = DroppedConnections(ctl.clock, self.client_rows.emit)
@@ -237,7 +237,7 @@ class ApiServer:
             "estop": self._estop, "walls": self._walls, "log": self._log,
             "config": self._config, "login": self._login, "logout": self._logout,
             "score": self._score, **usage.handlers(self), **venue.handlers(self),
-            **hold.handlers(self), **health.handlers(self)}
+            **hold.handlers(self), **health.handlers(self), **controls.handlers(self)}
         self.ledger: Ledger | None = None      # the usage ledger, when the daemon has one
         self.venue: venue.Venue | None = None  # signed commands and the booking gate
         # Default deny: a handler written without its class, and no daemon starts.
@@ -1015,7 +1015,7 @@ def _is_estop(line: bytes) -> bool:
         return False
 
 
-def hand_in_play(ctl: Controller) -> bool:
+def hand_in_play(ctl: Table) -> bool:
     """Players are at a dealt hand: from the walls rising to the lid opening again."""
     state = ctl.cycle.state
     if state == "fault":

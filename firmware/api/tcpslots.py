@@ -11,7 +11,6 @@ for a fifth, which logs in in milliseconds.
 
 from __future__ import annotations
 
-import ipaddress
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,23 +22,6 @@ TCP_MAX = 16                # TCP connections at once
 PER_NET = 8                 # from one network (its /24), logged in or not
 UNAUTHENTICATED = 4         # not logged in, over every address
 PER_TECHNICIAN = 4          # sessions of one technician over TCP
-
-
-def network(host: str, prefix4: int = 24, prefix6: int = 64) -> str:
-    """The network `host` is counted in ("192.168.1.0/24"); the host itself when it is
-    no address."""
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return host
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    if address.is_loopback:
-        # One machine: 127.0.1.1, 127.0.2.1... were as many networks, and a local user
-        # connecting from four of them took a LAN technician's slot before it logged in.
-        return "127.0.0.0/8" if address.version == 4 else "::1/128"
-    prefix = prefix4 if address.version == 4 else prefix6
-    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
 
 
 @dataclass

@@ -7,20 +7,17 @@ from anyone on the socket, ahead of the agent, would keep hands from the venue's
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from firmware.api import protocol as p
 from firmware.api.access import OPEN, method
+from firmware.api.calls import Caller, Handler
 
 if TYPE_CHECKING:
-    from firmware.api.server import ApiServer, Client
     from firmware.state.ledger import Ledger
 
-Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
 
-
-def handlers(server: ApiServer) -> dict[str, Handler]:
+def handlers(server: object) -> dict[str, Handler]:
     """The methods, bound to whatever ledger is attached to `server` (`server.ledger`)."""
 
     def ledger() -> Ledger:
@@ -30,7 +27,7 @@ def handlers(server: ApiServer) -> dict[str, Handler]:
         return found
 
     @method(OPEN)   # the venue acknowledges by a signed command
-    async def usage(client: Client, params: dict[str, Any], _: str | None) -> Any:
+    async def usage(client: Caller, params: dict[str, Any], _: str | None) -> Any:
         after, limit = params.get("after", 0), params.get("limit", 100)
         for name, value in (("after", after), ("limit", limit)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:

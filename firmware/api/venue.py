@@ -8,11 +8,12 @@ reason a minute, then a count: "venue.refused.repeated").
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from firmware.api import protocol as p
 from firmware.api.access import OPEN, method
+from firmware.api.calls import Caller, Handler
 from firmware.i18n import _
 from firmware.printable import printable
 from firmware.service import signed
@@ -20,13 +21,35 @@ from firmware.service.gate import BookingGate
 from firmware.service.identify import IDENTIFY_S, Identify
 
 if TYPE_CHECKING:
-    from firmware.api.server import ApiServer, Client
     from firmware.state.ledger import Ledger
 
 BOOKING_MAX = 64          # characters of a booking id (the venue's are 1–64)
 REFUSED_PER_WINDOW = 3    # "venue.refused" rows of one reason a minute; then a count
 
-Handler = Callable[["Client", dict[str, Any], str | None], Awaitable[Any]]
+
+
+class Table(Protocol):
+    """What a venue's command may do to the table."""
+
+    @property
+    def estopped(self) -> bool: ...
+    def estop(self, by: str | None = None) -> None: ...
+    def gate_opened(self) -> None: ...
+    def emit(self, kind: str, **data: Any) -> None: ...
+
+
+class Rows(Protocol):
+    def row(self, kind: str, key: Hashable, per_key: int = 1, **fields: Any) -> bool: ...
+
+
+class Server(Protocol):
+    """What the `command` method uses of the server (`venue` is read when it runs: the
+    daemon attaches it after the server is built)."""
+
+    @property
+    def ctl(self) -> Table: ...
+    @property
+    def client_rows(self) -> Rows: ...
 
 
 class Venue:
@@ -40,9 +63,9 @@ class Venue:
         self.identify = identify
 
 
-def handlers(server: ApiServer) -> dict[str, Handler]:
+def handlers(server: Server) -> dict[str, Handler]:
     @method(OPEN)   # signed by the venue and checked here (firmware/service/signed.py)
-    async def command(client: Client, params: dict[str, Any], _who: str | None) -> Any:
+    async def command(client: Caller, params: dict[str, Any], _who: str | None) -> Any:
         venue: Venue | None = getattr(server, "venue", None)
         if venue is None:
             raise p.ApiError(p.NOT_AVAILABLE, "this daemon takes no venue commands")
@@ -55,7 +78,7 @@ def handlers(server: ApiServer) -> dict[str, Handler]:
         except signed.Refused as exc:
             name = printable(str(raw.get("name", ""))[:32]) if isinstance(raw, dict) else ""
             # Anyone in the socket's group can send envelopes: a few rows per reason a
-            # window, then a count (firmware/api/clientrows.py), never one per request.
+            # window, then a count (mjtable_core/clientrows.py), never one per request.
             server.client_rows.row("venue.refused", exc.why, per_key=REFUSED_PER_WINDOW,
                                    id=shown_id, command=name,
                                    why=exc.why, detail=printable(exc.detail))
@@ -67,7 +90,7 @@ def handlers(server: ApiServer) -> dict[str, Handler]:
     return {"command": command}
 
 
-def run(server: ApiServer, venue: Venue, cmd: signed.Command) -> Any:
+def run(server: Server, venue: Venue, cmd: signed.Command) -> Any:
     """Do what a verified command asks; bad arguments are refused like a bad command."""
     args, ctl = cmd.args, server.ctl
     if cmd.name == "enable":

@@ -25,12 +25,12 @@ from firmware.api.client import (
     Client,
     ClientError,
 )
-from firmware.cli_types import number, whole
 from firmware.console import render
 from firmware.i18n import LANGUAGES, _, resolve, set_language
 from firmware.printable import printable
 from firmware.state import chain_words
 from firmware.state.storage import STORAGE_ERRORS, problem, read_only
+from mjtable_core.cli_types import number, whole
 
 TOKEN_ENV = "MJTABLE_TOKEN"
 

@@ -36,11 +36,12 @@ from firmware import words as table_words
 from firmware.api import client
 from firmware.api import protocol as p
 from firmware.api.client import TIMEOUT, AsyncClient
-from firmware.console import render, winform
+from firmware.console import render
 from firmware.diagnosis.guided import SYMPTOMS
 from firmware.diagnosis.recorder import RECORDING
 from firmware.i18n import N_, _
 from firmware.printable import printable
+from rules.scoring import winform
 
 HIGHLIGHT_S = 1.0
 # A reply stays where it starts (its verdict on top) this long, while events go on.

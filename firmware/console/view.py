@@ -12,10 +12,9 @@ controller state and costs the loop only the copy.
 from __future__ import annotations
 
 import importlib.util
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from firmware import words
-from firmware.controller import Controller
 from firmware.i18n import N_, _, join
 from firmware.printable import printable
 from firmware.why import fault_why
@@ -37,7 +36,13 @@ FIXED_ROWS = 13
 MAX_FAULT_LINES = 3
 
 
-def snapshot(ctl: Controller) -> dict[str, Any]:
+class Pictured(Protocol):
+    """A table that draws its one status picture (the controller's `status`)."""
+
+    def status(self) -> dict[str, Any]: ...
+
+
+def snapshot(ctl: Pictured) -> dict[str, Any]:
     """Everything the picture needs, copied inside the loop from the one status."""
     return snap_from_status(ctl.status())
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.diagnosis.table import Evidence
     from firmware.faults.kinds import Fault
 
 
-def blind_cause(fault: Fault, ctl: Controller) -> dict[str, Any] | None:
+def blind_cause(fault: Fault, ctl: Evidence) -> dict[str, Any] | None:
     """Extra diagnosis for `count.blind`: which part to look at first, and why."""
     if fault.id != "count.blind" or fault.side is None:
         return None

@@ -29,7 +29,7 @@ from firmware.i18n import N_
 from firmware.machines.supervisor import MIN_TRAVEL
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.diagnosis.table import Evidence
     from firmware.faults.kinds import Fault
 
 Suspect = tuple[str, str]      # (part, cause msgid with {side})
@@ -89,7 +89,7 @@ def _lid_sensor(name: str, on: bool) -> Suspect:
     return name, which[name]
 
 
-def rank(fault: Fault, ctl: Controller) -> dict[str, Any] | None:
+def rank(fault: Fault, ctl: Evidence) -> dict[str, Any] | None:
     """The ranked suspects of `fault` from its evidence, the test that tells them apart
     and its self-test; None for a fault whose catalogue causes say it all."""
     rule = RULES.get(fault.kind.rule or "")
@@ -124,7 +124,7 @@ def _side_in(part: str) -> str | None:
     return next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "side"), None)
 
 
-def _head(fault: Fault, ctl: Controller) -> Ranked:
+def _head(fault: Fault, ctl: Evidence) -> Ranked:
     if fault.evidence.get("home_dark_at_rest"):
         # Home went dark with the head's motor off, and never lit again: a cam at rest
         # does not leave home by itself. The sensor first, described as it failed.
@@ -153,7 +153,7 @@ def _head(fault: Fault, ctl: Controller) -> Ranked:
                "off is the sensor"), "head.{side}")
 
 
-def _plate(fault: Fault, ctl: Controller) -> Ranked:
+def _plate(fault: Fault, ctl: Evidence) -> Ranked:
     evidence = fault.evidence
     if evidence.get("found_off_home") and not evidence.get("motor_on"):
         # Off home while it rested, its motor off and nothing commanded: a motor cannot
@@ -196,7 +196,7 @@ def _interlocked(fault: Fault) -> Ranked | None:
 
 
 def _lid(left: str, toward: str) -> Any:
-    def rule(fault: Fault, ctl: Controller) -> Ranked:
+    def rule(fault: Fault, ctl: Evidence) -> Ranked:
         interlocked = _interlocked(fault)
         if interlocked is not None:
             return interlocked
@@ -218,7 +218,7 @@ def _lid(left: str, toward: str) -> Any:
     return rule
 
 
-def _lid_conflict(fault: Fault, ctl: Controller) -> Ranked:
+def _lid_conflict(fault: Fault, ctl: Evidence) -> Ranked:
     changed = fault.evidence.get("changed_last", "lid.upper")
     other = "lid.lower" if changed == "lid.upper" else "lid.upper"
     # The lid driven towards the sensor that just lit, far enough to be there: that one
@@ -232,7 +232,7 @@ def _lid_conflict(fault: Fault, ctl: Controller) -> Ranked:
                "view: the one lit at the wrong stop is stuck; replace it"), "lid")
 
 
-def _dice(fault: Fault, ctl: Controller) -> Ranked:
+def _dice(fault: Fault, ctl: Evidence) -> Ranked:
     test = N_("run the dice self-test and watch the dice: if they tumble, replace the "
               "spin sensor; if they do not, clear the dice plate, check the fuse, then "
               "the motor")
@@ -245,7 +245,7 @@ def _dice(fault: Fault, ctl: Controller) -> Ranked:
 HAND = 14
 
 
-def _missing(fault: Fault, ctl: Controller) -> Ranked:
+def _missing(fault: Fault, ctl: Evidence) -> Ranked:
     short: dict[str, int] = fault.evidence.get("short_sides") or {}
     sides = [str(n) for n in ctl.geometry.sides]
     missing = int(fault.evidence.get("missing") or 0)
@@ -329,7 +329,7 @@ def _at(suspect: Suspect, side: str) -> Suspect:
     return suspect[0].replace("{side}", side), suspect[1]
 
 
-def _blind(fault: Fault, ctl: Controller) -> Ranked:
+def _blind(fault: Fault, ctl: Evidence) -> Ranked:
     side = ctl.sides[fault.side] if fault.side is not None else None
     count = f"side.{fault.side}.count"
     if side is not None and count in ctl.hal.signals and ctl.hal.read(count):
@@ -358,7 +358,7 @@ def _blind(fault: Fault, ctl: Controller) -> Ranked:
                "the belt is empty, the belt-full sensor is stuck"), "conveyor.{side}")
 
 
-def _extra(fault: Fault, ctl: Controller) -> Ranked:
+def _extra(fault: Fault, ctl: Evidence) -> Ranked:
     test = N_("count the tiles at side {side}: if the wall holds the right number, clean "
               "the count sensor of side {side}; if not, remove the foreign tiles")
     here = ctl.sides[fault.side] if fault.side is not None else None
@@ -388,7 +388,7 @@ CASE_NC = ("case_open_nc", N_("the case switch's normally-closed contact stuck o
                               "wire broken"))
 
 
-def _contacts(fault: Fault, ctl: Controller) -> Ranked:
+def _contacts(fault: Fault, ctl: Evidence) -> Ranked:
     # The contact that reports open while the other says closed is the one a broken
     # wire would show (an open circuit reads open) — or the other is stuck closed.
     first, second = ((CASE_NC, CASE_NO) if fault.evidence.get("case_open_nc")
@@ -398,13 +398,13 @@ def _contacts(fault: Fault, ctl: Controller) -> Ranked:
                "one that does not follow is the fault"), None)
 
 
-def _case(fault: Fault, ctl: Controller) -> Ranked:
+def _case(fault: Fault, ctl: Evidence) -> Ranked:
     return ([CASE_OPENED, CASE_SWITCH],
             N_("close the case and look at the case switch in the signal view: if it "
                "still reads open, replace the switch"), None)
 
 
-def _drift(fault: Fault, ctl: Controller) -> Ranked:
+def _drift(fault: Fault, ctl: Evidence) -> Ranked:
     mechanism = str(fault.evidence.get("mechanism", fault.where))
     cam, _dot, n = mechanism.partition(".")
     if cam in ("head", "plate"):
@@ -413,15 +413,15 @@ def _drift(fault: Fault, ctl: Controller) -> Ranked:
     return [("motor.lid", N_("the motor wears or the mechanism is stiff"))], None, None
 
 
-def _degraded(fault: Fault, ctl: Controller) -> Ranked:
+def _degraded(fault: Fault, ctl: Evidence) -> Ranked:
     return [(fault.where, N_("a failed position sensor"))], None, None
 
 
-def _double(fault: Fault, ctl: Controller) -> Ranked:
+def _double(fault: Fault, ctl: Evidence) -> Ranked:
     return [COUNT], None, None
 
 
-def _face_up(fault: Fault, ctl: Controller) -> Ranked:
+def _face_up(fault: Fault, ctl: Evidence) -> Ranked:
     if ctl.face_up.sensor_suspected(fault, ctl):
         return [FACE_SENSOR], None, None
     return ([FACE_TILE, FACE_SENSOR],
@@ -441,13 +441,13 @@ COUNT_DARK = ("side.{side}.count", N_("the count sensor of side {side} dead or c
                                      "(never lights)"))
 
 
-def _silent(fault: Fault, ctl: Controller) -> Ranked:
+def _silent(fault: Fault, ctl: Evidence) -> Ranked:
     # The one sensor not seen lit is the evidence.
     full = str(fault.evidence.get("sensor", "")).endswith(".full")
     return [FULL_DARK if full else COUNT_DARK], None, None
 
 
-def _flaky(fault: Fault, ctl: Controller) -> Ranked:
+def _flaky(fault: Fault, ctl: Evidence) -> Ranked:
     # The edges themselves are the evidence: the sensor they came from, nothing else.
     if str(fault.evidence.get("sensor", "")).endswith(".count"):
         return [COUNT_FLICKER], None, None

@@ -20,7 +20,7 @@ from firmware.diagnosis.symptoms import AmbiguousSymptom, UnknownSymptom, match
 from firmware.i18n import N_, _, keep_language
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.diagnosis.table import Checked
 
 Result = dict[str, Any]
 Done = Callable[[Result], None]
@@ -37,7 +37,7 @@ SYMPTOMS = {
 CHECK_LIMIT_S = 15.0
 
 
-def diagnose(ctl: Controller, symptom: str, done: Done | None = None) -> Result | None:
+def diagnose(ctl: Checked, symptom: str, done: Done | None = None) -> Result | None:
     """Diagnose `symptom`: a name in SYMPTOMS or what a technician says, in English or
     Chinese (firmware/diagnosis/symptoms.py). Returns the result, or None when `done` will
     receive it after the checks on the machine. Raises UnknownSymptom (and its
@@ -59,14 +59,14 @@ def diagnose(ctl: Controller, symptom: str, done: Done | None = None) -> Result 
     return None
 
 
-def _state(ctl: Controller, machine: Any) -> str:
+def _state(ctl: Checked, machine: Any) -> str:
     """A machine's state as evidence: one halted by test mode or the e-stop is said so,
     never "fault" (the status picture's `held_by`)."""
     held = ctl.status()["held_by"] if machine.state == "fault" else None
     return held or machine.state
 
 
-def _busy(ctl: Controller) -> str | None:
+def _busy(ctl: Checked) -> str | None:
     """A check moves a mechanism: only when the table is not using it."""
     if any(f.active and f.kind.severity == "E" for f in ctl.faults):
         return _("an error fault is active; the checks run once it is cleared")
@@ -81,7 +81,7 @@ HOLDER = "diagnosis"
 MOVES = {"lid_check": ["lid"], "dice_check": ["dice"]}
 
 
-def _take(ctl: Controller, check: Callable[..., None]) -> str | None:
+def _take(ctl: Checked, check: Callable[..., None]) -> str | None:
     """Hold the check's mechanism for it, or say who has it."""
     from firmware.machines.owner import Busy
     from firmware.why import in_use
@@ -98,7 +98,7 @@ def _take(ctl: Controller, check: Callable[..., None]) -> str | None:
     return None
 
 
-def _faults(ctl: Controller, symptom: str, family: str | None = None) -> list[dict[str, Any]]:
+def _faults(ctl: Checked, symptom: str, family: str | None = None) -> list[dict[str, Any]]:
     """The last faults that explain `symptom` (their kinds say which), of one family."""
     return [f.as_dict() for f in ctl.faults if symptom in f.kind.symptoms and (
         family is None or f.kind.family == family)][-5:]
@@ -107,7 +107,7 @@ def _faults(ctl: Controller, symptom: str, family: str | None = None) -> list[di
 # -- what is known ------------------------------------------------------------------
 
 
-def _set_stays(ctl: Controller) -> Result:
+def _set_stays(ctl: Checked) -> Result:
     lid = _faults(ctl, "set_stays_on_table", "lid")
     plates = _faults(ctl, "set_stays_on_table", "plate")
     evidence = {"set_in_play": ctl.cycle.set_in_play, "set_building": ctl.cycle.set_building,
@@ -125,7 +125,7 @@ def _set_stays(ctl: Controller) -> Result:
             "remedy": [_("nothing to repair; push the played set in with the lift key")]}
 
 
-def _tile_face_up(ctl: Controller) -> Result:
+def _tile_face_up(ctl: Checked) -> Result:
     seen = [f for f in ctl.faults if "tile_face_up" in f.kind.symptoms]
     if not seen:
         fitted = any(s.has_face_up for s in ctl.sides)
@@ -147,7 +147,7 @@ def _tile_face_up(ctl: Controller) -> Result:
                        _("if different tiles come face up, check the flip spring")]}
 
 
-def _walls_not_rising(ctl: Controller) -> Result:
+def _walls_not_rising(ctl: Checked) -> Result:
     plates = {p.side: {"state": _state(ctl, p), "home": bool(ctl.hal.read(p.sensor)),
                        "learned_s": round(ctl.supervisor.learned(p.key), 3)}
               for p in ctl.plates}
@@ -173,7 +173,7 @@ def _walls_not_rising(ctl: Controller) -> Result:
             "remedy": [_("press a lift key, push the played set in, press it again")]}
 
 
-def _lid_not_lowering(ctl: Controller) -> Result:
+def _lid_not_lowering(ctl: Checked) -> Result:
     faults = _faults(ctl, "lid_not_lowering")
     evidence = {"lid": _state(ctl, ctl.lid), "lid.upper": bool(ctl.hal.read("lid.upper")),
                 "lid.lower": bool(ctl.hal.read("lid.lower")),
@@ -188,7 +188,7 @@ def _lid_not_lowering(ctl: Controller) -> Result:
             "remedy": []}
 
 
-def _build_never_finishes(ctl: Controller) -> Result:
+def _build_never_finishes(ctl: Checked) -> Result:
     target = ctl.config.tiles_per_side
     short = {s.side: target - s.counted for s in ctl.sides if s.counted < target}
     faults = _faults(ctl, "build_never_finishes")
@@ -211,7 +211,7 @@ def _build_never_finishes(ctl: Controller) -> Result:
             "remedy": []}
 
 
-def _wrong_tile_count(ctl: Controller) -> Result:
+def _wrong_tile_count(ctl: Checked) -> Result:
     faults = _faults(ctl, "wrong_tile_count")
     glitches = {s.side: s.glitches for s in ctl.sides if s.glitches}
     evidence = {"counted": [s.counted for s in ctl.sides],
@@ -235,7 +235,7 @@ def _wrong_tile_count(ctl: Controller) -> Result:
             "remedy": [_("count the walls by hand; if a side is off, run the count check")]}
 
 
-def _dice_not_spinning(ctl: Controller) -> Result:
+def _dice_not_spinning(ctl: Checked) -> Result:
     faults = _faults(ctl, "dice_not_spinning")
     evidence = {"dice": _state(ctl, ctl.dice), "faces": ctl.dice.faces, "faults": faults}
     active = [f for f in faults if f["active"]]
@@ -247,7 +247,7 @@ def _dice_not_spinning(ctl: Controller) -> Result:
             "remedy": [_("the dealer's dice key starts a throw after the walls rise")]}
 
 
-PASSIVE: dict[str, Callable[[Controller], Result]] = {
+PASSIVE: dict[str, Callable[[Checked], Result]] = {
     "set_stays_on_table": _set_stays,
     "tile_face_up": _tile_face_up,
     "walls_not_rising": _walls_not_rising,
@@ -264,7 +264,7 @@ PASSIVE: dict[str, Callable[[Controller], Result]] = {
 class _Watcher:
     """Records input edges during a check, on the controller's clock."""
 
-    def __init__(self, ctl: Controller) -> None:
+    def __init__(self, ctl: Checked) -> None:
         self.ctl = ctl
         self.start = ctl.clock.now()
         self.edges: list[tuple[float, str, Any]] = []
@@ -278,7 +278,7 @@ class _Watcher:
         return self.edges
 
 
-def lid_check(ctl: Controller, result: Result, done: Done) -> None:
+def lid_check(ctl: Checked, result: Result, done: Done) -> None:
     """Open and close the lid, watching both sensors."""
     watcher = _Watcher(ctl)
     faults_before = len(ctl.faults)
@@ -330,7 +330,7 @@ def lid_check(ctl: Controller, result: Result, done: Done) -> None:
     poll_later()
 
 
-def dice_check(ctl: Controller, result: Result, done: Done) -> None:
+def dice_check(ctl: Checked, result: Result, done: Done) -> None:
     """Run the dice motor for the minimum spin and watch for tumbling."""
     watcher = _Watcher(ctl)
     spin_s = ctl.timing.dice_min_spin_s
@@ -358,7 +358,7 @@ def dice_check(ctl: Controller, result: Result, done: Done) -> None:
     ctl.clock.call_later(spin_s, keep_language(stop))
 
 
-ACTIVE: dict[str, Callable[[Controller, Result, Done], None]] = {
+ACTIVE: dict[str, Callable[[Checked, Result, Done], None]] = {
     "set_stays_on_table": lid_check,
     "lid_not_lowering": lid_check,
     "dice_not_spinning": dice_check,

@@ -24,7 +24,7 @@ from firmware.faults.kinds import CATALOGUE, INFO
 from mjtable_core.signals import OUTPUT_KINDS, Value
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.diagnosis.table import Watched
 
 RECORD_S = 300.0        # at most this long before the fault
 MAX_ENTRIES = 3000      # a whole 144-tile build is ~800
@@ -37,7 +37,7 @@ AT_REST = ("idle", "staged")
 class FlightRecorder:
     """The ring of recent edges and commands of one controller."""
 
-    def __init__(self, ctl: Controller) -> None:
+    def __init__(self, ctl: Watched) -> None:
         self.ctl = ctl
         self.entries: deque[list[Any]] = deque(maxlen=MAX_ENTRIES)
         self.anchor: dict[str, Any] | None = None

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.i18n import _
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.diagnosis.table import Evidence
     from firmware.faults.kinds import Fault
 
 RECURS_AFTER = 2    # builds of the same set
@@ -57,7 +57,7 @@ class FaceUpTracker:
             # A journal from before kept the codes: only how many is used.
             self.builds[(set_name, cycle)] = [None] * len(tiles)
 
-    def sensor_suspected(self, fault: Fault, ctl: Controller) -> bool:
+    def sensor_suspected(self, fault: Fault, ctl: Evidence) -> bool:
         """Whether the face-up sensor at `fault`'s side is suspected: most of what it
         read in one build looked face up. Once suspected it stays so across builds
         (never a tile verdict from it) until that side's face-up fault is cleared."""
@@ -67,7 +67,7 @@ class FaceUpTracker:
             self.suspected.add(side)
         return side in self.suspected
 
-    def diagnose(self, fault: Fault, ctl: Controller) -> dict[str, Any] | None:
+    def diagnose(self, fault: Fault, ctl: Evidence) -> dict[str, Any] | None:
         """Extra diagnosis for a face-up fault: is it one tile coming back?"""
         if fault.id != "tile.face_up":
             return None

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 from mjtable_core.signals import Value
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.diagnosis.table import Watched
 
 # Builds in a row without the sensor lit: P(a working `full` never lit) is about 2^-N.
 SILENT_BUILDS = 20
 
 
 class SilentSensors:
-    def __init__(self, ctl: Controller, builds: int = SILENT_BUILDS) -> None:
+    def __init__(self, ctl: Watched, builds: int = SILENT_BUILDS) -> None:
         self.ctl = ctl
         self.builds = builds
         self.watched = [f"side.{n}.{part}" for n in ctl.config.geometry.sides

@@ -27,7 +27,7 @@ from firmware.i18n import N_
 from mjtable_core.signals import Value
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.diagnosis.table import Watched
 
 AS_NEW_RUNS = 20        # runs learned before a mechanism's as-new time is taken
 WARN_RATIO = 1.15       # 15 % slower than new: service it within a week
@@ -78,7 +78,7 @@ class Warning_:
 class Wear:
     """The table's wear trends, kept in the journal across restarts."""
 
-    def __init__(self, ctl: Controller) -> None:
+    def __init__(self, ctl: Watched) -> None:
         self.ctl = ctl
         self.hands = 0
         self.table_s = 0.0          # table time counted (the clock restarts at boot)

@@ -18,7 +18,7 @@ from firmware.i18n import _
 from firmware.service.identify import SHOWN as IDENTIFY_SHOWN
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.faults.table import Table
 
 
 class ClearRefused(ValueError):
@@ -26,7 +26,7 @@ class ClearRefused(ValueError):
 
 
 class Clearing:
-    def __init__(self, ctl: Controller) -> None:
+    def __init__(self, ctl: Table) -> None:
         self.ctl = ctl
 
     def halt(self, reason: str, held_by: str | None = None) -> None:

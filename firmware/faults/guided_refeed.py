@@ -24,7 +24,7 @@ from firmware.i18n import N_
 from mjtable_core.clock import Timer
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.faults.table import Table
 
 CONFIRM_HOLD_S = 2.0    # both lift keys held this long: the players say it was refed
 BY = "players (refeed)"
@@ -35,7 +35,7 @@ WAITING = ("play", "dealing")
 
 
 class GuidedRefeed:
-    def __init__(self, ctl: Controller) -> None:
+    def __init__(self, ctl: Table) -> None:
         self.ctl = ctl
         self._timer: Timer | None = None
 

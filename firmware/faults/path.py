@@ -25,7 +25,7 @@ from firmware.faults.shutdown import TABLE
 from firmware.i18n import table_language
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.faults.table import Table
 
 # Fault history kept in memory and journal: every active fault, and this many recent
 # others; `counts` keeps how often each fault was raised since power-on.
@@ -38,7 +38,7 @@ HOUR_S = 3600.0
 
 
 class FaultPath:
-    def __init__(self, ctl: Controller) -> None:
+    def __init__(self, ctl: Table) -> None:
         self.ctl = ctl
         # Kept in place (never rebound): the controller and the API hold this list.
         self.faults: list[Fault] = []

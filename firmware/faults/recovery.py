@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 from firmware.faults.shutdown import TABLE
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.faults.table import Parked, Table
 
 BUILDING = ("building", "paused_full", "paused_top_up", "sweeping")
 
 
-def machines(ctl: Controller) -> dict[str, Any]:
+def machines(ctl: Parked) -> dict[str, Any]:
     named: dict[str, Any] = {"cycle": ctl.cycle, "build": ctl.build, "lid": ctl.lid,
                              "dice": ctl.dice}
     named.update({f"side.{s.side}": s for s in ctl.sides})
@@ -32,14 +32,14 @@ def machines(ctl: Controller) -> dict[str, Any]:
     return named
 
 
-def park(ctl: Controller, parked: Iterable[Any]) -> dict[str, str]:
+def park(ctl: Parked, parked: Iterable[Any]) -> dict[str, str]:
     """Before a shutdown parks `parked`: where each one not parked already was."""
     wanted = {id(m) for m in parked}
     return {name: m.state for name, m in machines(ctl).items()
             if id(m) in wanted and m.state != "fault"}
 
 
-def plan(ctl: Controller) -> dict[str, str]:
+def plan(ctl: Parked) -> dict[str, str]:
     """Where each machine still parked goes back to: the first snapshot that parked it."""
     named = machines(ctl)
     snapshots = [f.parked for f in ctl.faults if f.parked] + [ctl.halt_parked]
@@ -51,7 +51,7 @@ def plan(ctl: Controller) -> dict[str, str]:
     return targets
 
 
-def journaled(ctl: Controller) -> dict[str, str]:
+def journaled(ctl: Parked) -> dict[str, str]:
     """Each machine's state as the journal keeps it: where recovery would put it back.
 
     A machine parked by a fault (or a halt) is journaled as the state it was parked
@@ -63,13 +63,13 @@ def journaled(ctl: Controller) -> dict[str, str]:
             for name, m in machines(ctl).items()}
 
 
-def _drop_snapshots(ctl: Controller) -> None:
+def _drop_snapshots(ctl: Table) -> None:
     for fault in ctl.faults:
         fault.parked = {}
     ctl.halt_parked = {}
 
 
-def resume(ctl: Controller) -> None:
+def resume(ctl: Table) -> None:
     """Continue the interrupted work; the caller has checked nothing holds the table."""
     before = plan(ctl)
     _drop_snapshots(ctl)
@@ -83,7 +83,7 @@ def resume(ctl: Controller) -> None:
     ctl.save_journal()
 
 
-def _resume(ctl: Controller, before: dict[str, str]) -> None:
+def _resume(ctl: Table, before: dict[str, str]) -> None:
     ctl.shutdown.release()
     ctl.hal.write("display", "rF" if ctl.refeed_hold is not None else "")
     ctl.emit("resume", states=before)
@@ -114,7 +114,7 @@ def _resume(ctl: Controller, before: dict[str, str]) -> None:
     _resume_cycle(ctl, before)
 
 
-def _resume_build(ctl: Controller, before: dict[str, str]) -> None:
+def _resume_build(ctl: Table, before: dict[str, str]) -> None:
     build = ctl.build
     if build.state != "fault":
         return
@@ -136,7 +136,7 @@ def _resume_build(ctl: Controller, before: dict[str, str]) -> None:
     build.recover(to=was)
 
 
-def _resume_cycle(ctl: Controller, before: dict[str, str]) -> None:
+def _resume_cycle(ctl: Table, before: dict[str, str]) -> None:
     cycle = ctl.cycle
     if cycle.state == "fault":
         was = before.get("cycle", "homing")
@@ -148,7 +148,7 @@ def _resume_cycle(ctl: Controller, before: dict[str, str]) -> None:
     ctl.start_next_build()      # the next set's build, if a build fault held it
 
 
-def resume_table(ctl: Controller, build_held: Iterable[str]) -> None:
+def resume_table(ctl: Table, build_held: Iterable[str]) -> None:
     """A table fault cleared while a build fault (`build_held`: the build machines it
     parked) still holds the build: the cycle, the lid, the plates and the dice go on
     where they were (a top-up interrupted goes on); the build stays parked and

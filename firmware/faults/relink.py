@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from firmware.faults.kinds import CATALOGUE, ERROR, RELINK
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.faults.table import Table
 
 
-def link_fault(ctl: Controller, fault_id: str, evidence: dict[str, Any]) -> None:
+def link_fault(ctl: Table, fault_id: str, evidence: dict[str, Any]) -> None:
     """The backend's link fault, into the fault path. A board of another protocol met
     while the link was lost (another board on the cable, or one flashed with older
     firmware) answers our HELLO: the link is there, its protocol is not. E81 with the
@@ -31,7 +31,7 @@ def link_fault(ctl: Controller, fault_id: str, evidence: dict[str, Any]) -> None
     ctl.fault(fault_id, "link", None, evidence)
 
 
-def link_back(ctl: Controller) -> None:
+def link_back(ctl: Table) -> None:
     """The board answered a HELLO again: clear link.lost (and link.version, for a
     board reflashed since), then go on."""
     lost = [f for f in ctl.faults if f.active and CATALOGUE[f.id].answer == RELINK]

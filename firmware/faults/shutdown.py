@@ -12,13 +12,12 @@ technician's jog or self-test is how a latched table is looked at.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hal.armed import OnStopped, StopSpec
 from mjtable_core.signals import Value
 
 if TYPE_CHECKING:
-    from firmware.machines.owner import Owner
     from hal.interface import Hal
 
 TABLE, BUILD = "table", "build"
@@ -32,6 +31,13 @@ def build_motor(name: str) -> bool:
         (".conveyor", ".head"))
 
 
+class Holders(Protocol):
+    """Who holds a mechanism (the owner, firmware/machines/owner.py): its holder may
+    still drive the motors it holds."""
+
+    def holds(self, holder: str, motor: str) -> bool: ...
+
+
 class LatchedOutputs:
     """The HAL as the firmware sees it: inputs pass through; a write that would start a
     motor of a latched scope is refused and reported instead of reaching the table."""
@@ -41,7 +47,7 @@ class LatchedOutputs:
         # Read on every edge and turn: the HAL's own, not looked up through __getattr__.
         self.read = hal.read
         self.scopes: set[str] = set()
-        self.owner: Owner | None = None
+        self.owner: Holders | None = None
         self.refused: list[tuple[str, Value]] = []
         self.on_refused: Callable[[str, Value], None] | None = None
         # Every command that reaches the HAL, for the flight recorder (recorder.py).

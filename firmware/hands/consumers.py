@@ -23,7 +23,7 @@ from mjtable_core import plugins
 from mjtable_core.schema import ConfigError
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.hands.table import Consuming
 
 ENGINE_GROUP = plugins.RULES_ENGINES
 Record = dict[str, Any]
@@ -212,7 +212,7 @@ def handoff_path(value: str, state_dir: Path | None) -> Path | None:
     return (state_dir if state_dir is not None else Path.cwd()) / path
 
 
-def attach_consumers(ctl: Controller, state_dir: Path | None = None) -> list[Any]:
+def attach_consumers(ctl: Consuming, state_dir: Path | None = None) -> list[Any]:
     """Add the config's consumers to the controller's handoff: the file first (it is
     what survives a crash), then the engine. Raises ConfigError for a bad engine."""
     section, file = ctl.config.rules, ctl.config.source

@@ -27,7 +27,7 @@ import rules
 from rules import dicecommit
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.hands.table import Table
 
 Consumer = Callable[[dict[str, Any]], None]
 # Records kept in memory for the API's `walls` (5 by default); the full history is
@@ -63,7 +63,7 @@ def public_event(event: dict[str, Any]) -> dict[str, Any]:
 
 
 class Handoff:
-    def __init__(self, ctl: Controller) -> None:
+    def __init__(self, ctl: Table) -> None:
         self.ctl = ctl
         section = ctl.config.rules
         self.variant = rules.load_variant(section.variant, dict(section.overrides))

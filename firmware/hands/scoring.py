@@ -31,7 +31,7 @@ from rules.scoring.session import Session
 from rules.variants import REGISTRY
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.hands.table import Scoring
 
 SCHEMA = "mjtable.hand-score/1"
 
@@ -41,7 +41,7 @@ class ScoreRefused(Exception):
 
 
 class TableScore:
-    def __init__(self, ctl: Controller) -> None:
+    def __init__(self, ctl: Scoring) -> None:
         self.ctl = ctl
         self.session: Session | None = None
         # Where each scored hand's line goes (a HandoffFile beside the deal records).

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from firmware import statedir
-from firmware.console.view import live_view_available, log_line, screen, snapshot
-from firmware.controller import Controller, compose_table
+from firmware.console.view import Pictured, live_view_available, log_line, screen, snapshot
+from firmware.controller import compose_table
 from firmware.i18n import _, table_language
 from firmware.service.sdnotify import attach_systemd
 from firmware.service.tablelock import StateUnwritable, lock_table
@@ -146,7 +146,7 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
     return 0
 
 
-async def _live_view(ctl: Controller, speed: float, stopped: asyncio.Event) -> None:
+async def _live_view(ctl: Pictured, speed: float, stopped: asyncio.Event) -> None:
     from rich.live import Live
 
     # The loop only copies a snapshot; drawing and writing happen in another thread,

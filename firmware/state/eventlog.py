@@ -54,7 +54,7 @@ from firmware.state.chain_words import (
 from firmware.state.storage import Unreadable
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.state.table import Listened
 
 
 def _private(path: Path) -> None:
@@ -353,7 +353,7 @@ class EventLog(LogReader):
 
     # -- writing (from the loop) -------------------------------------------------
 
-    def attach(self, ctl: Controller) -> None:
+    def attach(self, ctl: Listened) -> None:
         """Log every event of `ctl`, stamped with the hand it happened in."""
         ctl.subscribers.append(lambda event: self.record(event, ctl.cycle.number))
 

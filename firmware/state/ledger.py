@@ -35,7 +35,7 @@ from firmware.state import durable
 from mjtable_core.clock import Clock, Timer
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.state.table import Listened
 
 FILE_NAME = "ledger.sqlite"
 FORMAT = "mjtable.ledger/1"
@@ -97,7 +97,7 @@ class Ledger:
 
     # -- the controller's events ------------------------------------------------------
 
-    def attach(self, ctl: Controller) -> None:
+    def attach(self, ctl: Listened) -> None:
         ctl.subscribers.append(self.on_event)
         self._schedule()
 

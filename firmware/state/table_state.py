@@ -15,7 +15,7 @@ from firmware.faults import recovery
 from firmware.faults.kinds import CATALOGUE, INFO, REFEED, Fault
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from firmware.state.table import Journaled
 
 # The machines' part of the status picture the journal keeps as it is (recovery reads
 # them back); the build's and cycle's states are journaled as recovery would restore
@@ -26,7 +26,7 @@ NOT_INCOMPLETE = (None, "idle", "staged")
 
 
 class TableState:
-    def __init__(self, ctl: Controller) -> None:
+    def __init__(self, ctl: Journaled) -> None:
         self.ctl = ctl
         self.read = False
         self._storage_error: str | None = None     # a journal write failed: fault pending

@@ -21,7 +21,7 @@ from simulator.physics.table import SimTable
 from simulator.scenario import Scenario
 
 if TYPE_CHECKING:
-    from firmware.controller import Controller
+    from simulator.harness.table import Driven
 
 STEPS_PER_WEEK = 7
 
@@ -77,7 +77,7 @@ def soak(config: Config, motor: str, side: int, *, seed: int, week_hands: float,
     part = motor.split(".")[-1]
     seen: dict[str, Any] = {"hands": 0, "warned": None, "stopped": None}
 
-    def watch(ctl: Controller) -> None:
+    def watch(ctl: Driven) -> None:
         def on_event(event: dict[str, Any]) -> None:
             kind = event["kind"]
             if kind == "walls.committed":

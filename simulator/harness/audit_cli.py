@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from firmware.cli_types import number, positive_int, whole
 from firmware.i18n import _
+from mjtable_core.cli_types import number, positive_int, whole
 from mjtable_core.config import Config, load_config
 from mjtable_core.schema import ConfigError
 from rules.audit import ALPHA, audit

@@ -34,6 +34,7 @@ from mjtable_core.config import Config
 from mjtable_core.geometry import Geometry
 from simulator.harness import problems
 from simulator.harness.referee import Referee
+from simulator.harness.table import Driven
 from simulator.harness.watchdog import StallWatchdog
 from simulator.physics.players import SimPlayers
 from simulator.physics.table import DirtySensor, SimTable, build_bound
@@ -153,10 +154,10 @@ class Harness:
         check_for_table(scenario, config.table.tiles, self.table.signals)
         self.journal = MemoryJournal()
         self.players = SimPlayers(self.table, self.clock, config)
-        self.ctl: Controller
+        self.ctl: Driven
         self._scoped: ScopedClock | None = None
         self.consumers = list(consumers)
-        self.boot_hooks: list[Callable[[Controller], None]] = []
+        self.boot_hooks: list[Callable[[Driven], None]] = []
         # What happened.
         self.faults: list[dict[str, Any]] = []
         self.handoffs: list[dict[str, Any]] = []

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from firmware.controller import Controller
 from firmware.faults.kinds import ERROR
 from mjtable_core.clock import Clock
 from mjtable_core.signals import Value
+from simulator.harness.table import Driven
 from simulator.physics.players import SimPlayers
 from simulator.physics.table import SimTable
 
@@ -32,7 +32,7 @@ PLAYERS_BUSY = frozenset({"playing", "pushing"})
 
 class StallWatchdog:
     def __init__(self, clock: Clock, table: SimTable, players: SimPlayers,
-                 controller: Callable[[], Controller]) -> None:
+                 controller: Callable[[], Driven]) -> None:
         self.clock = clock
         self.table = table
         self.players = players

@@ -163,3 +163,12 @@ def test_clear_is_refused_while_the_case_reads_open(tmp_path) -> None:
             "case.opened"]
     finally:
         stop()
+
+
+def test_the_clients_method_names_are_the_daemons(daemon: Daemon) -> None:
+    # Every method the daemon registers has its constant in the one client, and no
+    # constant names a method the daemon does not have.
+    from firmware.api.client import METHODS
+
+    with Client(daemon.socket) as client:
+        assert set(client.call("info")["methods"]) == METHODS

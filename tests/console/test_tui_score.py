@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Checkbox, Input, Label
 
-from firmware.console import winform
+from rules.scoring import winform
 from simulator.harness.runner import Harness
 from tests.console.test_tui_screens import SimConsole, screen_text, settle, shows
 from tests.test_diagnosis import table_in_play

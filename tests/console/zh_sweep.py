@@ -19,7 +19,7 @@ console run simulate fuzz deal audit bench verify-deals faults info status log e
 verify-log diagnose test test-mode jog clear estop walls config tui add-technician
 remove-technician technicians on off all lid disc ring dice fwd up down plate head conveyor lift
 check release json mqtt mqtts help force
-agent score usage command replay health maintained venue staff integrator board flash
+agent score usage command replay health maintained symptoms venue staff integrator board flash
 Pico pico MicroPython RP2040
 wipe hole sensors felt channels oil tips rails
 li zhang wang

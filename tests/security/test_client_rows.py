@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from firmware.api.client import EXIT_USAGE, Client, ClientError
-from firmware.api.clientrows import TEXT_BYTES, ClientRows, bounded
 from firmware.console.cli import main
 from firmware.state.eventlog import EventLog
+from mjtable_core.clientrows import TEXT_BYTES, ClientRows, bounded
 from mjtable_core.clock import VirtualClock
 from tests.console.conftest import Daemon
 

@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from firmware.api.budget import Budgets
-from firmware.api.clientrows import WINDOW_S
 from firmware.api.venue import REFUSED_PER_WINDOW
 from firmware.hands.consumers import HandoffFile, drop_partial_line, quarantine_path
 from mjtable.cli import main
+from mjtable_core.clientrows import WINDOW_S
 from tests.console.conftest import Daemon, start_daemon
 from tests.console.conftest import raw as console_raw
 

@@ -15,6 +15,7 @@ import pytest
 
 from firmware.api import server as api_server
 from firmware.api import tcpslots
+from mjtable_core import limits
 from tests.console.conftest import TOKEN, Daemon, start_daemon
 
 
@@ -99,10 +100,10 @@ def test_a_technicians_tcp_sessions_are_counted_and_capped(
 
 
 def test_slots_are_counted_per_network() -> None:
-    lan = [tcpslots.Slot(n, tcpslots.network(f"192.168.1.{n}"), False, True)
+    lan = [tcpslots.Slot(n, limits.network(f"192.168.1.{n}"), False, True)
            for n in range(2, 6)]
     # A fifth address of the same /24 takes the oldest waiting one's slot.
-    why, taken = tcpslots.place(lan, tcpslots.network("192.168.1.77"))
+    why, taken = tcpslots.place(lan, limits.network("192.168.1.77"))
     assert why is None and taken is lan[0]
     # Sessions of one /24 fill its share; a waiting one there gives its slot up.
     full = [tcpslots.Slot(n, "192.168.1.0/24", True, False)
@@ -111,8 +112,8 @@ def test_slots_are_counted_per_network() -> None:
     assert why is not None and taken is None
     why, taken = tcpslots.place(full, "10.0.0.0/24")
     assert why is None and taken is None
-    assert tcpslots.network("2001:db8::1") == "2001:db8::/64"
-    assert tcpslots.network("10.1.2.3", 16) == "10.1.0.0/16"
+    assert limits.network("2001:db8::1") == "2001:db8::/64"
+    assert limits.network("10.1.2.3", 16) == "10.1.0.0/16"
 
 
 def test_over_tcp_everything_but_login_needs_a_session(
@@ -165,16 +166,16 @@ def test_loopback_is_one_network_however_many_24s() -> None:
     slots: list[tcpslots.Slot] = []
 
     def connect(host: str, who: str) -> None:
-        why, taken = tcpslots.place(slots, tcpslots.network(host))
+        why, taken = tcpslots.place(slots, limits.network(host))
         assert why is None
         if taken is not None:
             slots.remove(taken)
-        slots.append(tcpslots.Slot(who, tcpslots.network(host), False, True))
+        slots.append(tcpslots.Slot(who, limits.network(host), False, True))
     for n in range(2, 6):
         connect(f"127.0.{n}.1", "local")
     connect("192.168.1.5", "technician")
     for n in range(6, 200):
         connect(f"127.0.{n}.1", "local")
         assert any(s.client == "technician" for s in slots), n
-    assert tcpslots.network("::ffff:127.0.9.1") == tcpslots.network("127.0.0.1")
-    assert tcpslots.network("::ffff:192.168.1.5") == "192.168.1.0/24"
+    assert limits.network("::ffff:127.0.9.1") == limits.network("127.0.0.1")
+    assert limits.network("::ffff:192.168.1.5") == "192.168.1.0/24"

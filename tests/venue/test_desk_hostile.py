@@ -171,13 +171,13 @@ def test_only_the_table_a_command_was_for_can_answer_it() -> None:
 
     from aiohttp.test_utils import TestServer
 
-    from firmware.service.signed import sign
     from tests.venue.test_desk_login import CONFIG
     from tests.venue.watch import VenueKey
     from venue.desk.app import make_app
     from venue.desk.config import parse
     from venue.desk.fleet import Fleet
     from venue.desk.login import OFFICE, STAFF
+    from venue.signing import sign
 
     class Impostor:
         def __init__(self, fleet: Fleet) -> None:

@@ -13,7 +13,6 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from firmware.service.signed import sign
 from tests.venue.watch import VenueKey
 from venue.desk.app import make_app
 from venue.desk.config import parse
@@ -21,6 +20,7 @@ from venue.desk.fleet import Fleet
 from venue.desk.keys import FLEET
 from venue.desk.login import INTEGRATORS, OFFICE, STAFF
 from venue.desk.sessions import COOKIE, CSRF_HEADER
+from venue.signing import sign
 
 PASSWORD = "counter-password-1"
 CONFIG = {"staff": {"lockout_failures": 3, "argon2_memory_kib": 64, "argon2_passes": 1}}

@@ -10,8 +10,8 @@ import jinja2
 
 from bench.venue_brokers import VENUE_PASSWORD, VENUE_USER, Mosquitto
 from bench.venue_tables import wait_for
-from firmware import words
 from firmware.i18n import language
+from mjtable_core import words
 from tests.venue.watch import Watcher
 from venue import homeassistant
 from venue.wire import Topics

@@ -19,8 +19,8 @@ import pytest
 
 from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
-from firmware.console import winform
 from mjtable_core.config import load_config
+from rules.scoring import winform
 from simulator.harness.runner import Harness
 from tests.test_diagnosis import table_in_play
 from venue.agent.phone.server import PhoneConsole

@@ -9,6 +9,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from firmware.service import signed
+from venue.signing import sign
 
 NOW = 1_800_000_000.0
 
@@ -32,9 +33,9 @@ def test_a_time_that_is_not_a_number_is_malformed_not_valid_forever(field: str,
     valid forever, its id kept with no expiry."""
     verifier, key = _verifier()
     with pytest.raises(signed.Refused) as refused:
-        verifier.check(signed.sign(key, _cmd(1, **{field: value})))
+        verifier.check(sign(key, _cmd(1, **{field: value})))
     assert refused.value.why == signed.MALFORMED
-    assert verifier.check(signed.sign(key, _cmd(2))).name == "identify"
+    assert verifier.check(sign(key, _cmd(2))).name == "identify"
 
 
 @pytest.mark.parametrize("booking", ["B" * 65, "B-7\x1b[2J", "B-7\u202e"])
@@ -53,7 +54,7 @@ def test_a_booking_id_too_long_or_with_control_characters_is_refused(booking: st
     server: Any = SimpleNamespace(ctl=SimpleNamespace(gate_opened=lambda: None))
 
     def enable(n: int, booking_id: str) -> Any:
-        return run(server, venue, verifier.check(signed.sign(key, _cmd(
+        return run(server, venue, verifier.check(sign(key, _cmd(
             n, name="enable", args={"for_s": 60, "booking_id": booking_id}))))
     with pytest.raises(signed.Refused) as refused:
         enable(1, booking)
@@ -68,10 +69,10 @@ def test_a_replay_after_the_wall_clock_is_set_back_is_still_refused() -> None:
     key = Ed25519PrivateKey.generate()
     now = [NOW]
     verifier = signed.Verifier("t1", {"venue-1": key.public_key()}, lambda: now[0], 300.0)
-    first = signed.sign(key, _cmd(1))
+    first = sign(key, _cmd(1))
     verifier.check(first)
     now[0] = NOW + 600          # expired: the next check tidies the ids
-    verifier.check(signed.sign(key, _cmd(2, issued=now[0], expires=now[0] + 60)))
+    verifier.check(sign(key, _cmd(2, issued=now[0], expires=now[0] + 60)))
     now[0] = NOW + 10           # NTP sets the clock back
     with pytest.raises(signed.Refused) as refused:
         verifier.check(first)
@@ -84,6 +85,6 @@ def test_a_used_id_is_on_the_disk_before_its_command_runs(tmp_path) -> None:
     key = Ed25519PrivateKey.generate()
     verifier = signed.Verifier("t1", {"venue-1": key.public_key()}, lambda: NOW, 300.0,
                                tmp_path / signed.FILE_NAME)
-    verifier.check(signed.sign(key, _cmd(1)))
+    verifier.check(sign(key, _cmd(1)))
     assert verifier.db.execute("PRAGMA synchronous").fetchone() == (2,)     # FULL
     verifier.close()

@@ -13,7 +13,7 @@ import paho.mqtt.client as mqtt
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from firmware.service.signed import sign
+from venue.signing import sign
 
 
 class Watcher:

@@ -4,9 +4,10 @@ Nothing here can slow the table: the daemon drops a client that stops reading, a
 the agent never asks it to wait. Hand records go out from the daemon's ledger, every
 one the venue has not acknowledged, again after every reconnect; the venue keeps
 each (table, boot, seq) once. Commands from `cmd` signed by one of the venue's keys
-for this table are handed to the daemon first, in the order they came: the daemon
-checks them whole (firmware/service/signed.py) and the agent publishes its answer on
-`cmd/ack`. What no venue key signed is refused here, after them, without the daemon.
+for this table (venue/signing.py) are handed to the daemon first, in the order they
+came: the daemon checks them whole (firmware/service/signed.py) and the agent
+publishes its answer on `cmd/ack`. What no venue key signed is refused here, after
+them, without the daemon.
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ from typing import Any
 
 import aiomqtt
 
-from firmware.api.client import AsyncClient, ClientError
+from firmware.api.client import COMMAND, FAULTS, INFO, SUBSCRIBE, USAGE, AsyncClient, ClientError
 from firmware.i18n import _, language
-from firmware.printable import printable
-from firmware.service import signed
+from mjtable_core import signed
 from mjtable_core.config import Config
+from mjtable_core.printable import printable
 from venue import homeassistant
 from venue.brokerwords import LOGIN_RETRY_S, login_refused, refused_line
+from venue.signing import Checker, load_keys
 from venue.wire import (
     OFFLINE,
     ONLINE,
@@ -85,8 +87,8 @@ class Agent:
         self._usage_counted: dict[str, Any] | None = None
         self._usage_at = -USAGE_TIME_EVERY_S
         # The stateless half of the daemon's check: which `cmd` messages are the venue's.
-        self._verifier = signed.Verifier(self.table, signed.load_keys(self.venue.keys),
-                                         time.time, self.venue.command_max_s)
+        self._verifier = Checker(self.table, load_keys(self.venue.keys), time.time,
+                                 self.venue.command_max_s)
 
     def stop(self) -> None:
         self._stopping.set()
@@ -122,7 +124,7 @@ class Agent:
             timeout=10)
 
     async def _with_broker(self, link: AsyncClient) -> None:
-        subscribed = await link.request("subscribe", {"streams": ["events", "status"]})
+        subscribed = await link.request(SUBSCRIBE, {"streams": ["events", "status"]})
         self._status = subscribed["status"]
         user = self.venue.username or self.table
         while not self._stopping.is_set():
@@ -156,7 +158,7 @@ class Agent:
     async def _session(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
         await mqtt.subscribe(self.topics.cmd, qos=1)
         await self._birth(link, mqtt)
-        usage = await link.request("usage", {"after": 0, "limit": 1})
+        usage = await link.request(USAGE, {"after": 0, "limit": 1})
         self.sent = usage["totals"]["acked"]     # re-send whatever the venue lacks
         self._hands.set()
         tasks = [asyncio.create_task(coro) for coro in (
@@ -180,7 +182,7 @@ class Agent:
             await asyncio.gather(*tasks, stop, return_exceptions=True)
 
     async def _birth(self, link: AsyncClient, mqtt: aiomqtt.Client) -> None:
-        info = await link.request("info")
+        info = await link.request(INFO)
         born = birth(self.table, _version(), self.config.table.model,
                      self.config.rules.variant, self.venue.console_url, info.get("protocol"))
         await mqtt.publish(self.topics.info, payload(born), qos=1, retain=True)
@@ -239,7 +241,7 @@ class Agent:
             await asyncio.sleep(FAULTS_EVERY_S)
 
     async def _publish_faults(self, link: AsyncClient, mqtt: aiomqtt.Client) -> dict[str, Any]:
-        faults = await link.request("faults", lang=self.lang)
+        faults = await link.request(FAULTS, lang=self.lang)
         await mqtt.publish(self.topics.faults, payload(
             faults_message(self.table, faults["active"])), qos=1, retain=True)
         return faults
@@ -267,7 +269,7 @@ class Agent:
 
     async def _publish_usage(self, link: AsyncClient, mqtt: aiomqtt.Client,
                              force: bool = False) -> dict[str, Any]:
-        usage = await link.request("usage", {"after": 0, "limit": 1})
+        usage = await link.request(USAGE, {"after": 0, "limit": 1})
         await self._usage_out(mqtt, usage["totals"], force)
         return usage["totals"]
 
@@ -294,13 +296,13 @@ class Agent:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._hands.wait(), LEDGER_POLL_S)
             self._hands.clear()
-            totals = (await link.request("usage", {"after": 0, "limit": 1}))["totals"]
+            totals = (await link.request(USAGE, {"after": 0, "limit": 1}))["totals"]
             if totals["acked"] != acked:
                 acked, moved = totals["acked"], time.monotonic()
             elif acked < self.sent and time.monotonic() - moved > RESEND_S:
                 self.sent, moved = acked, time.monotonic()
             while True:
-                usage = await link.request("usage", {"after": self.sent, "limit": 100})
+                usage = await link.request(USAGE, {"after": self.sent, "limit": 100})
                 for record in usage["records"]:
                     # Returns once the broker has it (PUBACK).
                     await mqtt.publish(self.topics.event_hand, payload(record), qos=1)
@@ -389,7 +391,7 @@ class Agent:
         """One of the venue's commands to the daemon, which checks it whole (expiry,
         replay) and runs it; its answer on `cmd/ack`."""
         try:
-            answer = await link.request("command", {"envelope": envelope}, lang=self.lang)
+            answer = await link.request(COMMAND, {"envelope": envelope}, lang=self.lang)
         except ClientError as exc:
             if not exc.error:
                 raise               # no answer: the daemon is gone
@@ -397,7 +399,7 @@ class Agent:
             # NaN, a lone surrogate): refused as malformed like any garbage, never the
             # end of the session; retained on `cmd`, it would end every session after it.
             envelope = None
-            answer = await link.request("command", {"envelope": None}, lang=self.lang)
+            answer = await link.request(COMMAND, {"envelope": None}, lang=self.lang)
         name = (envelope or {}).get("cmd", {}).get("name") if isinstance(
             envelope, dict) and isinstance(envelope.get("cmd"), dict) else None
         await mqtt.publish(self.topics.cmd_ack, payload(answer), qos=1)

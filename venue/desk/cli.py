@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from firmware.cli_types import positive_int
 from firmware.i18n import _
+from mjtable_core.cli_types import positive_int
 from mjtable_core.schema import ConfigError
 
 if TYPE_CHECKING:

@@ -25,9 +25,9 @@ from typing import Any
 
 import aiomqtt
 
-from firmware.faults.kinds import CATALOGUE
 from firmware.i18n import language
 from venue import homeassistant
+from venue.desk.faultwords import catalogue, kind_texts
 from venue.wire import (
     OFFLINE,
     ONLINE,
@@ -40,7 +40,7 @@ from venue.wire import (
 )
 
 # The made-up tables' faults: the lid's (what a kind is about lives on the kind).
-DEMO_FAULTS = tuple(k.id for k in CATALOGUE.values() if k.family == "lid")
+DEMO_FAULTS = tuple(i for i, k in catalogue().items() if k["family"] == "lid")
 # A believable venue: a table faults after about one hand in 25 and is repaired in a
 # minute or so, so a grid of 20 shows a fault now and then, not five at once.
 FAULT_AFTER_HAND = 0.04
@@ -255,20 +255,21 @@ class DemoTable:
         await self._usage(client)
 
     async def _fault(self, client: aiomqtt.Client) -> None:
-        kind = CATALOGUE[self.rng.choice(DEMO_FAULTS)]
+        fault_id = self.rng.choice(DEMO_FAULTS)
+        kind = catalogue()[fault_id]
         wall = time.time()
         with language(self.lang):
-            texts = kind.texts()
+            texts = kind_texts(kind)
         # A fault as the daemon reports it (firmware/faults/kinds.py's as_dict, the API's
         # raised_wall), turned into the venue's messages by the agent's own builders.
-        fault = {"code": kind.code, "id": kind.id, "where": "lid", "active": True,
+        fault = {"code": kind["code"], "id": fault_id, "where": "lid", "active": True,
                  "t": round(wall - self.started, 3), "raised_wall": round(wall, 3),
                  "diagnosis": {"summary": texts["summary"], "causes": texts["causes"],
-                               "remedy": texts["remedy"], "severity": kind.severity}}
+                               "remedy": texts["remedy"], "severity": kind["severity"]}}
         await client.publish(self.topics.event_fault, payload(
             fault_event(self.table, fault, wall)), qos=1)
         await self._faults(client, [fault])
-        self.status.update(state="fault", display=kind.code, counters={"faults_active": 1})
+        self.status.update(state="fault", display=kind["code"], counters={"faults_active": 1})
         await self._status(client)
         await asyncio.sleep(self.rng.uniform(15, 60))      # the technician walks over
         await self._faults(client, [])

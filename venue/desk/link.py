@@ -1,7 +1,7 @@
 """The venue's side of the broker: every table's topics into the Fleet, hand records
 into the Store, acknowledged with a signed `usage_ack`, and signed commands out.
 
-The venue's key signs whatever it sends (firmware/service/signed.py); the tables check it.
+The venue's key signs whatever it sends (venue/signing.py); the tables check it.
 Acknowledgements are gathered for ACK_EVERY_S, so an agent re-sending a hundred
 records gets one `usage_ack`, not a hundred.
 """
@@ -24,11 +24,11 @@ import aiomqtt
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from firmware.i18n import _
-from firmware.service.signed import sign
 from venue.brokerwords import login_refused, refused_line
 from venue.desk.config import BrokerSection
 from venue.desk.fleet import SUBSCRIPTIONS, Fleet
 from venue.desk.store import Store
+from venue.signing import sign
 from venue.wire import Topics, broker_address, payload
 
 RETRY_S = 1.0

@@ -5,7 +5,7 @@ which is kept mode 0600: it holds password hashes. Every refusal the desk makes
 (a wrong password, a locked name, an expired session, a missing CSRF token, a forged
 API key) is a row of `log`, so the owner can read who tried what, from where.
 
-Refusals are windowed like the daemon's client rows (firmware/api/clientrows.py): a
+Refusals are windowed like the daemon's client rows (mjtable_core/clientrows.py): a
 few rows per cause and address a minute, the rest counted in one `KIND.repeated` row,
 and at most REFUSALS_PER_WINDOW over every address; past that only counted, in one
 `desk.rows.suppressed` row. A client flooding made-up cookies no longer turns the log
@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from firmware.api.clientrows import ClientRows
+from mjtable_core.clientrows import ClientRows
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS staff (

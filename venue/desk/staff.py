@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from firmware.api.auth import check_name
 from firmware.i18n import N_, _
-from firmware.printable import printable
+from mjtable_core.names import check_name
+from mjtable_core.printable import printable
 from venue.desk.office import Office
 from venue.desk.sections import StaffSection
 

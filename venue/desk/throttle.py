@@ -20,8 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from firmware.api.budget import Bucket
-from firmware.api.tcpslots import network
+from mjtable_core.limits import Bucket, network
 
 LOGINS_BURST = 10           # logins from one address at once...
 LOGINS_PER_MIN = 10.0       # ...and then this many a minute

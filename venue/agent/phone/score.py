@@ -1,5 +1,5 @@
 """The phone's score form: what the page posts, turned into the daemon's `score` by the
-console's own F4 form (firmware/console/winform.py), so both send the same params; and
+console's own F4 form (rules/scoring/winform.py), so both send the same params; and
 the daemon's answer as the players read it.
 
 The page sends tiles as codes from its keyboard, never text: each is checked to be one
@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from firmware.console import winform
 from firmware.i18n import _
+from rules.scoring import winform
 
 _CODE = re.compile(r"[WBTFJH][1-9]")
 FLAGS = ("self_drawn", "fourth_tile", "kong", "last_tile", "zuozhuang")

@@ -19,8 +19,22 @@ from typing import Any
 
 from aiohttp import web
 
-from firmware.api.client import AsyncClient, ClientError
-from firmware.diagnosis.guided import SYMPTOMS
+from firmware.api.client import (
+    DIAGNOSE,
+    FAULTS,
+    INFO,
+    JOG_HOLD,
+    JOG_KEEP,
+    JOG_MOTORS,
+    JOG_STOP,
+    SCORE,
+    SUBSCRIBE,
+    SYMPTOMS,
+    TEST,
+    TESTMODE,
+    AsyncClient,
+    ClientError,
+)
 from firmware.i18n import _, language
 from mjtable_core.config import Config
 from venue.agent.phone import guard, score, words
@@ -67,7 +81,7 @@ class PhoneConsole:
         self.lockout = PhoneLockout()      # wrong tokens per phone (lockout.py)
         self.status: dict[str, Any] | None = None
         self._faults: dict[str, tuple[float, str, list[dict[str, Any]]]] = {}
-        self._tests: dict[str, list[dict[str, Any]]] = {}
+        self._controls: dict[str, dict[str, Any]] = {}     # by language: see _controls_in
         self._tasks: list[asyncio.Task[None]] = []
         self._passing = asyncio.Semaphore(PASSING)
         self._runner: web.AppRunner | None = None
@@ -129,7 +143,7 @@ class PhoneConsole:
             link = AsyncClient(self.socket)
             try:
                 await link.open()
-                first = await link.request("subscribe", {"streams": ["status"]})
+                first = await link.request(SUBSCRIBE, {"streams": ["status"]})
                 self.status = first["status"]
                 while (message := await link.stream.get()) is not None:
                     if message.get("stream") == "status":
@@ -187,13 +201,11 @@ class PhoneConsole:
         if session is None:
             session = self.sessions.visitor(request.remote or "")
         lang = self._language(request)
-        tests = await self._mechanism_tests(lang)
-        with language(lang):
-            symptoms = [{"name": n, "label": _(text)} for n, text in SYMPTOMS.items()]
+        controls = await self._controls_in(lang)
         html = render(lang, self.config.table.id, {
             "csrf": session.csrf, "technician": session.technician, "lang": lang,
-            "words": words.script_words(lang), "symptoms": symptoms, "tests": tests,
-            "motors": words.motors(self.config.geometry, lang),
+            "words": words.script_words(lang), "symptoms": controls["symptoms"],
+            "tests": controls["tests"], "motors": controls["motors"],
             "score": words.score_words(lang), "tiles": score.faces(lang)})
         response = web.Response(text=html, content_type="text/html", charset="utf-8")
         if fresh:
@@ -213,16 +225,25 @@ class PhoneConsole:
         return guard.choose_language(request.cookies.get(LANG_COOKIE),
                                      request.headers.get("Accept-Language"), self.default_lang)
 
-    async def _mechanism_tests(self, lang: str) -> list[dict[str, Any]]:
-        if lang not in self._tests:
+    async def _controls_in(self, lang: str) -> dict[str, Any]:
+        """What the page's controls offer, in `lang`, as the daemon says it: its
+        self-tests, the symptoms of a guided diagnosis and the motors a jog turns
+        (with the test labels `running` names). Kept once had; none while the daemon
+        cannot be asked."""
+        if lang not in self._controls:
             try:
                 async with self._passing_link() as link:
-                    info = await link.request("info", lang=lang)
-                self._tests[lang] = [{"name": t["name"], "label": f"{t['number']} {t['label']}"}
-                                     for t in info["tests"]]
+                    info = await link.request(INFO, lang=lang)
+                    symptoms = await link.request(SYMPTOMS, lang=lang)
+                    motors = await link.request(JOG_MOTORS, lang=lang)
             except ClientError:
-                return []
-        return self._tests[lang]
+                return {"tests": [], "symptoms": [], "motors": [], "test_labels": {}}
+            self._controls[lang] = {
+                "tests": [{"name": t["name"], "label": f"{t['number']} {t['label']}"}
+                          for t in info["tests"]],
+                "test_labels": {t["name"]: t["label"] for t in info["tests"]},
+                "symptoms": symptoms["symptoms"], "motors": motors["motors"]}
+        return self._controls[lang]
 
     async def _view(self, request: web.Request) -> web.Response:
         """Everything the page shows, in the reader's language."""
@@ -232,11 +253,12 @@ class PhoneConsole:
         if status is None:
             return web.json_response({"online": False,
                                       "technician": session and session.technician})
+        test_labels = (await self._controls_in(lang))["test_labels"]
         with language(lang):
             lamps = [{"name": n, "label": words.lamp_name(n), "on": bool(v)}
                      for n, v in (status.get("lamps") or {}).items()]
             service = status.get("service") or {}
-            running = words.running(service.get("running"), self.config.geometry)
+            running = words.running(service.get("running"), test_labels)
         return web.json_response({
             "online": True, "table": status.get("table"), "display": status.get("display"),
             "lamps": lamps, "estopped": status.get("estopped"),
@@ -256,7 +278,7 @@ class PhoneConsole:
             return cached[2]
         try:
             async with self._passing_link() as link:
-                found = (await link.request("faults", lang=lang))["active"]
+                found = (await link.request(FAULTS, lang=lang))["active"]
         except ClientError:
             found = active
         shown = [{"code": f.get("code"), "id": f.get("id"), "where": f.get("where"),
@@ -281,9 +303,14 @@ class PhoneConsole:
     async def _diagnose(self, request: web.Request) -> web.Response:
         body = await _body(request)
         symptom = body.get("symptom")
-        if symptom not in SYMPTOMS:
+        known = {s["name"] for c in self._controls.values() for s in c["symptoms"]}
+        if not known:
+            controls = await self._controls_in(self._language(request))
+            known = {s["name"] for s in controls["symptoms"]}
+        # Without the daemon's list (it cannot be asked) the daemon refuses it itself.
+        if not isinstance(symptom, str) or (known and symptom not in known):
             return _refused(400, "unknown symptom")
-        return await self._daemon(request, None, "diagnose", {"symptom": symptom})
+        return await self._daemon(request, None, DIAGNOSE, {"symptom": symptom})
 
     async def _login(self, request: web.Request) -> web.Response:
         body = await _body(request)
@@ -325,14 +352,14 @@ class PhoneConsole:
         body = await _body(request)
         if not isinstance(body.get("on"), bool):
             return _refused(400, "on: true or false")
-        return await self._daemon(request, True, "testmode",
+        return await self._daemon(request, True, TESTMODE,
                                   {"on": body["on"], "force": body.get("force") is True})
 
     async def _test(self, request: web.Request) -> web.Response:
         body = await _body(request)
         if not isinstance(body.get("mechanism"), str):
             return _refused(400, "mechanism")
-        return await self._daemon(request, True, "test", {"mechanism": body["mechanism"]},
+        return await self._daemon(request, True, TEST, {"mechanism": body["mechanism"]},
                                   timeout=120.0)
 
     async def _jog_start(self, request: web.Request) -> web.Response:
@@ -340,7 +367,7 @@ class PhoneConsole:
         motor, direction = body.get("motor"), body.get("direction")
         if not isinstance(motor, str) or not isinstance(direction, str):
             return _refused(400, "motor and direction")
-        response = await self._daemon(request, True, "jog_hold",
+        response = await self._daemon(request, True, JOG_HOLD,
                                       {"motor": motor, "direction": direction})
         if response.status == 200:
             request[SESSION].hold = json.loads(response.text or "{}").get("hold")
@@ -348,7 +375,7 @@ class PhoneConsole:
 
     async def _jog_keep(self, request: web.Request) -> web.Response:
         body = await _body(request)
-        return await self._daemon(request, True, "jog_keep", {"hold": body.get("hold")})
+        return await self._daemon(request, True, JOG_KEEP, {"hold": body.get("hold")})
 
     async def _jog_stop(self, request: web.Request) -> web.Response:
         """Stop: from a technician's session it stops that session's hold; from a
@@ -360,7 +387,7 @@ class PhoneConsole:
         if session.link is None or session.hold is None:
             return web.json_response({"stopped": None})
         hold, session.hold = session.hold, None
-        return await self._daemon(request, True, "jog_stop", {"hold": hold})
+        return await self._daemon(request, True, JOG_STOP, {"hold": hold})
 
     async def _score(self, request: web.Request) -> web.Response:
         """A hand's result from the players: a player's action, open to any session
@@ -374,7 +401,7 @@ class PhoneConsole:
                 return _refused(400, str(exc), "bad_request")
         try:
             async with self._passing_link() as link:
-                result = await link.request("score", asked, lang=lang)
+                result = await link.request(SCORE, asked, lang=lang)
         except ClientError as exc:
             refused = exc.error.get("message") or _("no answer from the table")
             with language(lang):

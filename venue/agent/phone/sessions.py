@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware.api.client import AsyncClient, ClientError
+from firmware.api.client import JOG_STOP, LOGIN, LOGOUT, SUBSCRIBE, AsyncClient, ClientError
 
 MAX_VISITORS = 256          # read-only sessions kept; the oldest is forgotten first
 PER_ADDRESS = 16            # ...and one address's: a device loading the page again and
@@ -95,9 +95,9 @@ class Sessions:
             link = AsyncClient(self.socket)
             await link.open()
             try:
-                result = await link.request("login", auth={"name": name, "token": token})
+                result = await link.request(LOGIN, auth={"name": name, "token": token})
                 # A connection that sends nothing is dropped by the daemon: take its events.
-                await link.request("subscribe", {"streams": ["events"]})
+                await link.request(SUBSCRIBE, {"streams": ["events"]})
             except ClientError:
                 await link.aclose()
                 raise
@@ -142,8 +142,8 @@ class Sessions:
         if link is not None:
             with contextlib.suppress(ClientError):
                 if session.hold is not None:
-                    await link.request("jog_stop", {"hold": session.hold}, timeout=2.0)
-                await link.request("logout", timeout=2.0)
+                    await link.request(JOG_STOP, {"hold": session.hold}, timeout=2.0)
+                await link.request(LOGOUT, timeout=2.0)
             await link.aclose()
 
     def _forget(self, session: Session) -> None:

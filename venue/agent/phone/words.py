@@ -6,10 +6,8 @@ and hands the script the ones it needs as JSON.
 
 from __future__ import annotations
 
-from firmware import words as table_words
 from firmware.i18n import N_, _, language
-from firmware.machines.maintenance import jog_motors, tests_by_name
-from mjtable_core.geometry import Geometry
+from mjtable_core import words as table_words
 
 # Shown in the page's own markup.
 PAGE = {
@@ -107,24 +105,15 @@ def lamp_name(name: str) -> str:
     return table_words.lamp(name)
 
 
-def motors(geometry: Geometry, lang: str | None = None) -> list[dict[str, object]]:
-    """The jog's motors, their names in the reader's language, and the directions each
-    may turn."""
-    with language(lang):
-        return [{"motor": m, "label": table_words.motor(m),
-                 "directions": ["up", "down"] if m == "lid" else ["fwd"]}
-                for m in jog_motors(geometry)]
-
-
-def running(motion: str | None, geometry: Geometry) -> str | None:
+def running(motion: str | None, test_labels: dict[str, str]) -> str | None:
     """The service motion in progress ("test lid", "jog head.2": ids) as a technician
-    reads it: the test's label, or the jogged motor's name."""
+    reads it: the test's label (the daemon's, by test name), or the jogged motor's
+    name."""
     if not motion:
         return None
     verb, _sep, name = motion.partition(" ")
     if verb == "test":
-        test = tests_by_name(geometry).get(name)
-        return test.label if test is not None else motion
+        return test_labels.get(name, motion)
     if verb == "jog":
         return _("jog") + " " + table_words.motor(name)
     return motion

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from firmware.i18n import _
+from mjtable_core.i18n import _
 
 
 def whole(text: str) -> int:

@@ -1,4 +1,5 @@
-"""Every event-log row a client can cause goes through here: counted, capped, bounded.
+"""Every event-log row a client can cause goes through here: counted, capped, bounded
+(the daemon's API rows, and the venue desk's refusals, windowed the same).
 
 A row that a request can cause (an error inside the daemon, a refusal, a dropped
 connection, an open diagnosis, a technician's action) is written at most `per_key`

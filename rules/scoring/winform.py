@@ -13,8 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from firmware.i18n import _
-from rules.tiles import FLOWERS, HONOURS, SUITED
+from ..i18n import _
+from ..tiles import FLOWERS, HONOURS, SUITED
 
 SOURCES = ("left", "across", "right")
 MELD_TYPES = ("chow", "pung", "kong")
