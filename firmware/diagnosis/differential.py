@@ -36,6 +36,7 @@ from firmware.faults.kinds.lid import LID_BLOCKED, LID_MOTOR, LOWER_DARK_TEST, l
 from firmware.faults.kinds.plate import PLATE_MOTOR, PLATE_SENSOR_GLITCH
 from firmware.faults.kinds.table import CASE_OPENED, CASE_SWITCH
 from firmware.i18n import N_
+from firmware.machines.supervisor import MIN_TRAVEL
 
 if TYPE_CHECKING:
     from firmware.controller import Controller
@@ -100,6 +101,10 @@ class TableEvidence:
     def sides(self) -> tuple[SideView, ...]:
         return tuple(SideView(s.side, s.has_reader, s.unseen_reads, s.glitches,
                               s.ghost_counts()) for s in self._ctl.sides)
+
+    @property
+    def min_travel(self) -> float:
+        return MIN_TRAVEL
 
     @property
     def count_lit(self) -> bool:

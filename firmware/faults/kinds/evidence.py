@@ -49,6 +49,10 @@ class EvidenceView(Protocol):
     def sides(self) -> Sequence[SideView]:
         """Each side's machine, by side number."""
     @property
+    def min_travel(self) -> float:
+        """The least share of its learned time a travel takes (a worn motor is slower,
+        never faster): supervision's."""
+    @property
     def count_lit(self) -> bool:
         """The count sensor of the fault's side reads lit now (False: dark, or no side)."""
     def face_up_sensor_suspected(self) -> bool:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from firmware.faults.kinds.evidence import EvidenceView, Ranked, Rule, Suspect
 from firmware.faults.kinds.kind import ERROR, FaultKind
 from firmware.i18n import N_
-from firmware.machines.supervisor import MIN_TRAVEL
 
 LID_LOWER_DARK: Suspect = ("lid.lower", N_("the lower lid sensor gone dark while the lid "
                                           "rested down"))
@@ -52,7 +51,7 @@ def conflict(view: EvidenceView) -> Ranked:
     # The lid driven towards the sensor that just lit, far enough to be there: that one
     # is right, the other stayed lit. At rest, or too soon, the one that lit is the liar.
     travel = view.evidence.get("travel_s")
-    arrived = travel is not None and travel >= MIN_TRAVEL * float(
+    arrived = travel is not None and travel >= view.min_travel * float(
         view.evidence.get("learned_s") or 0.0)
     first, second = (other, changed) if arrived else (changed, other)
     return ([lid_sensor(first, True), lid_sensor(second, True)],
