@@ -28,9 +28,10 @@ from tests.test_diagnosis import run_check, table_in_play
 
 ROOT = Path(__file__).resolve().parent.parent
 # What an injected problem may raise is the simulator's own expectation, kept apart from
-# the firmware's on purpose: its scenario, fuzz and soak tables are keyed by problem.
+# the firmware's on purpose: its scenario, fuzz and soak tables are keyed by problem; and
+# what a fault must stop is the referee's own judgement of the physics.
 SIMULATOR_EXPECTATIONS = {"simulator/scenario.py", "simulator/fuzz/batch.py",
-                          "simulator/fuzz/soak.py"}
+                          "simulator/fuzz/soak.py", "simulator/harness/stops.py"}
 
 
 def _code_files() -> list[str]:
@@ -67,7 +68,8 @@ def test_no_module_keeps_a_table_of_fault_ids() -> None:
     assert [hit for path in _code_files() for hit in _tables_of_ids(path)] == []
 
 
-def test_the_referee_judges_from_the_kind_not_the_firmwares_sets() -> None:
+def test_the_referee_keeps_no_copy_of_the_firmwares_sets() -> None:
+    # It keeps its own table instead (tests/test_referee_table.py).
     for path in ("simulator/harness/referee.py", "simulator/harness/runner.py"):
         text = (ROOT / path).read_text()
         assert "BUILD_SCOPE" not in text and "UNTRUSTED_COUNT" not in text
@@ -102,4 +104,5 @@ def test_a_new_fault_kind_is_one_catalogue_entry(monkeypatch: pytest.MonkeyPatch
     assert "the belt slips" in run_check(harness, "wrong_tile_count")["verdict"]
     assert any(row["name"] == "belt slips" for row in entries())
     harness.clock.run_until(harness.clock.now() + 2.0)
-    assert harness.referee.violations == []        # judged by its scope, stopped safe
+    # Not named in the referee's table: judged as stopping every motor, and none runs.
+    assert harness.referee.violations == []
