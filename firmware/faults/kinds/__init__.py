@@ -13,9 +13,9 @@ A family module (lid.py, head.py, plate.py, count.py, build.py, tile.py, dice.py
 timing.py, sensor.py, table.py) holds its kinds (`KINDS`, in catalogue order), the
 suspects only it names (parts.py those several name) and its evidence rules, functions of
 a read-only view of the evidence (evidence.py). A new fault kind, besides the code that
-raises it, is written in three
-files: its family module, its zh_CN strings (firmware/locale/zh_CN/LC_MESSAGES/mjtable.po)
-and its test; `make docs` then regenerates the fault tables. A new family is a new module
+raises it, is written in three files: its family module, its zh_CN strings
+(firmware/locale/zh_CN/LC_MESSAGES/mjtable.po) and its test; `make docs` then regenerates
+the fault tables. A new family is a new module
 listed in catalogue.py's FAMILIES. The referee judges a stop-fault it does not name as
 stopping every motor: a kind that stops only the build is named in its table too
 (simulator/harness/stops.py; tests/test_referee_table.py says so).
