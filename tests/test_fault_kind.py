@@ -1,4 +1,4 @@
-"""A fault's behaviour lives on its kind (firmware/faults/kinds.py): no module keeps a set of
+"""A fault's behaviour lives on its kind (firmware/faults/kinds/): no module keeps a set of
 fault ids, and a new kind is one catalogue entry plus the code that raises it."""
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from firmware.diagnosis.differential import RULES
 from firmware.diagnosis.faultcard import entries
 from firmware.diagnosis.guided import PASSIVE
 from firmware.faults.kinds import (
@@ -18,18 +17,21 @@ from firmware.faults.kinds import (
     CATALOGUE,
     CLEAR,
     ERROR,
+    FAMILIES,
     REFEED,
     RELINK,
     TABLE,
     FaultKind,
 )
+from firmware.faults.kinds.count import double
 from tests.test_diagnosis import run_check, table_in_play
 
 ROOT = Path(__file__).resolve().parent.parent
 # What an injected problem may raise is the simulator's own expectation, kept apart from
-# the firmware's on purpose: its scenario, fuzz and soak tables are keyed by problem.
+# the firmware's on purpose: its scenario, fuzz and soak tables are keyed by problem; and
+# what a fault must stop is the referee's own judgement of the physics.
 SIMULATOR_EXPECTATIONS = {"simulator/scenario.py", "simulator/fuzz/batch.py",
-                          "simulator/fuzz/soak.py"}
+                          "simulator/fuzz/soak.py", "simulator/harness/stops.py"}
 
 
 def _code_files() -> list[str]:
@@ -37,7 +39,7 @@ def _code_files() -> list[str]:
                             text=True, check=True).stdout.split()
     return [f for f in listed if f.split("/")[0] in (
         "firmware", "hal", "mjtable_core", "venue", "board", "simulator")
-        and f != "firmware/faults/kinds.py" and f not in SIMULATOR_EXPECTATIONS]
+        and not f.startswith("firmware/faults/kinds/") and f not in SIMULATOR_EXPECTATIONS]
 
 
 def _tables_of_ids(path: str) -> list[str]:
@@ -66,7 +68,8 @@ def test_no_module_keeps_a_table_of_fault_ids() -> None:
     assert [hit for path in _code_files() for hit in _tables_of_ids(path)] == []
 
 
-def test_the_referee_judges_from_the_kind_not_the_firmwares_sets() -> None:
+def test_the_referee_keeps_no_copy_of_the_firmwares_sets() -> None:
+    # It keeps its own table instead (tests/test_referee_table.py).
     for path in ("simulator/harness/referee.py", "simulator/harness/runner.py"):
         text = (ROOT / path).read_text()
         assert "BUILD_SCOPE" not in text and "UNTRUSTED_COUNT" not in text
@@ -77,7 +80,9 @@ def test_every_kind_names_what_exists(fault_id: str) -> None:
     kind = CATALOGUE[fault_id]
     assert kind.scope in (BUILD, TABLE)
     assert kind.answer in (CLEAR, REFEED, RELINK, CASE_CLOSED)
-    assert kind.rule is None or kind.rule in RULES
+    # Written in its family's module, and its evidence rule beside it.
+    family = next(f for f in FAMILIES if kind in f.KINDS)
+    assert kind.rule is None or kind.rule.__module__ == family.__name__
     assert set(kind.symptoms) <= set(PASSIVE)
     assert kind.short
 
@@ -87,7 +92,7 @@ def test_a_new_fault_kind_is_one_catalogue_entry(monkeypatch: pytest.MonkeyPatch
     kind = FaultKind("belt.slipping", "E77", ERROR, "the belt slips under the tiles",
                      ("a worn belt",), ("replace the belt of side {side}",),
                      short="belt slips", scope=BUILD, untrusts_count=True, answer=REFEED,
-                     rule="double", symptoms=("wrong_tile_count",))
+                     rule=double, symptoms=("wrong_tile_count",))
     monkeypatch.setitem(CATALOGUE, kind.id, kind)
     harness = table_in_play()
     ctl = harness.ctl
@@ -99,4 +104,5 @@ def test_a_new_fault_kind_is_one_catalogue_entry(monkeypatch: pytest.MonkeyPatch
     assert "the belt slips" in run_check(harness, "wrong_tile_count")["verdict"]
     assert any(row["name"] == "belt slips" for row in entries())
     harness.clock.run_until(harness.clock.now() + 2.0)
-    assert harness.referee.violations == []        # judged by its scope, stopped safe
+    # Not named in the referee's table: judged as stopping every motor, and none runs.
+    assert harness.referee.violations == []

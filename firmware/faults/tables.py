@@ -1,8 +1,8 @@
 """The fault tables of docs/faults.md and docs/mechanics.md, generated from the kinds.
 
 `make docs` (`python -m firmware.faults.tables docs`) rewrites the tables between their
-markers; a test fails when a document is stale. A fault kind is written once, in
-firmware/faults/kinds.py, and the documents follow it.
+markers; a test fails when a document is stale. A fault kind is written once, in its
+family's module (firmware/faults/kinds/), and the documents follow it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from firmware.faults.kinds import (
     FaultKind,
 )
 
-BEGIN = "<!-- generated from firmware/faults/kinds.py by `make docs`: edit the kinds -->"
+BEGIN = "<!-- generated from firmware/faults/kinds/ by `make docs`: edit the kinds -->"
 END = "<!-- end of the generated table -->"
 
 

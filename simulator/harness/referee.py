@@ -36,7 +36,8 @@ no link; only a motor already running gets the link's grace to be stopped (the S
 or the board's failsafe when the link is broken).
 
 What the firmware believes is used only for *when* to judge (a commit, a handoff, a
-fault's instant); what is judged is always the physical table.
+fault's instant); what is judged is always the physical table, and what a fault must
+stop is the referee's own table (stops.py), never the firmware's fault kinds.
 """
 
 from __future__ import annotations
@@ -45,28 +46,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.faults.kinds import BUILD, CATALOGUE, ERROR
 from hal.interlocks import Rule, interlock_rules
-from mjtable_core.geometry import Geometry
 from mjtable_core.signals import Value
+from simulator.harness.stops import feed_motors, motors_of, must_stop
 from simulator.physics.table import SimTable
 
 RULES = ("motor.lid_open", "wall.lid_open", "wall.not_up", "wall.onto_wall", "handoff.mismatch",
          "build.onto_track", "motor.case_open", "motor.after_stop", "motor.on_at_fault",
          "motor.interlock")
 CASE_REACTION_S = 0.05   # one loop turn; the firmware reacts within the instant
-
-
-def feed_motors(geometry: Geometry) -> frozenset[str]:
-    """The motors that move tiles under the lid."""
-    return frozenset({"motor.disc", "motor.ring",
-                      *[f"motor.side.{n}.conveyor" for n in geometry.sides]})
-
-
-def build_motors(geometry: Geometry) -> frozenset[str]:
-    """What a build fault stops: the feed and every stacking head."""
-    return frozenset({*feed_motors(geometry),
-                      *[f"motor.side.{n}.head" for n in geometry.sides]})
 
 
 @dataclass
@@ -77,6 +65,7 @@ class Stop:
     motors: frozenset[str]
     at: float
     where: str | None = None      # a fault's place: only its own clearance resumes it
+    failsafe: bool = False        # the board's failsafe stops it (the link is lost)
 
 
 @dataclass
@@ -240,12 +229,12 @@ class Referee:
     def on_event(self, event: dict[str, Any]) -> None:
         """Called with every controller event: when to judge, never what."""
         kind = event["kind"]
-        if kind == "fault" and CATALOGUE[event["id"]].severity == ERROR:
-            # What the fault's kind says its safe state stops.
-            motors = (build_motors(self.table.geometry)
-                      if CATALOGUE[event["id"]].scope == BUILD else frozenset(self.motors))
+        must = must_stop(event) if kind == "fault" else None
+        if must is not None:
+            # What the referee's own table says this fault must stop (stops.py).
+            motors = motors_of(must, self.table.geometry, frozenset(self.motors))
             self._stop(Stop(event["id"], motors, self.table.clock.now(),
-                            str(event.get("where"))))
+                            str(event.get("where")), must.failsafe))
         elif kind in ("estop", "halted"):
             self._stop(Stop(kind, frozenset(self.motors), self.table.clock.now()))
         elif kind == "fault.cleared":
@@ -274,8 +263,7 @@ class Referee:
         self._early_clears.append((fault_id, where))
 
     def _stop(self, stop: Stop) -> None:
-        link = (stop.reason in CATALOGUE and CATALOGUE[stop.reason].family == "link"
-                ) or self.link_broken()
+        link = stop.failsafe or self.link_broken()
         self.pending += 1
         # Watched from now: a motor turning on within the grace is caught too.
         self._in_grace.append(stop)

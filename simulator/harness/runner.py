@@ -26,14 +26,14 @@ from typing import Any
 from firmware.controller import Controller, compose_table
 from firmware.faults.clearing import ClearRefused
 from firmware.faults.guided_refeed import EXTRA
-from firmware.faults.kinds import BUILD, CATALOGUE, ERROR, RELINK, Fault
+from firmware.faults.kinds import CATALOGUE, ERROR, RELINK, Fault
 from firmware.hands.handoff import Consumer
 from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import Clock, VirtualClock
 from mjtable_core.config import Config
-from mjtable_core.geometry import Geometry
 from simulator.harness import problems
 from simulator.harness.referee import Referee
+from simulator.harness.stops import motors_of, must_stop
 from simulator.harness.table import Driven
 from simulator.harness.watchdog import StallWatchdog
 from simulator.physics.players import SimPlayers
@@ -57,12 +57,6 @@ CYCLE_ALLOWANCE_S = 900.0
 # their callbacks die young instead of riding through the garbage collector's older
 # generations (a few thousand kept closures cost a simulated hand more than the pruning).
 PRUNE_AT = 64
-
-def build_motors(geometry: Geometry) -> list[str]:
-    """What a build fault must stop: disc, ring, every conveyor and head."""
-    return ["motor.disc", "motor.ring", *[f"motor.side.{n}.{m}" for n in geometry.sides
-                                          for m in ("conveyor", "head")]]
-
 
 # A clear the table refuses is tried again this often, this long apart.
 CLEAR_TRIES, CLEAR_RETRY_S = 3, 1.0
@@ -302,13 +296,14 @@ class Harness:
         self.max_active_copies = max(self.max_active_copies, copies)
         if CATALOGUE[event["id"]].severity == ERROR:
             self._after_fault()
-            kind = CATALOGUE[event["id"]]
-            motors = build_motors(self.config.geometry) if kind.scope == BUILD else [
-                s.name for s in self.table.signals.values() if s.is_motor]
+            # What it must stop is the referee's word (stops.py), not the fault kind's.
+            must = must_stop(event)
+            motors = sorted(motors_of(must, self.config.geometry, frozenset(
+                s.name for s in self.table.signals.values() if s.is_motor))) if must else []
             # Judged once the stop has reached the table: over the board's link SAFE
             # crosses first; with the link lost (or broken at this instant: the stop
             # cannot cross), the board's failsafe acts in its limit.
-            link = kind.family == "link" or self.rig.link_broken()
+            link = (must is not None and must.failsafe) or self.rig.link_broken()
             self._checks += 1
             check = lambda: self._motors_stopped(  # noqa: E731
                 event["id"], event["where"], motors)

@@ -1,0 +1,27 @@
+"""The I/O board's link: no frame within its heartbeat, or another protocol version.
+
+The catalogue's causes say it all: no evidence rule.
+"""
+
+from __future__ import annotations
+
+from firmware.faults.kinds.kind import ERROR, RELINK, FaultKind
+from firmware.i18n import N_
+
+KINDS = (
+    FaultKind("link.lost", "E80", ERROR, N_("no frame from the I/O board within its heartbeat"),
+              (N_("cable"), N_("board power")),
+              (N_("check the cable and board power"),),
+              # A tile that passed a counter while the link was down was never reported.
+              short=N_("board link lost"), untrusts_count=True, answer=RELINK,
+              sees="no frame from the I/O board within the link timeout",
+              clears=("clears by itself when the board answers again (the host says HELLO until it"
+                      " does; a clear is refused while the link is still lost); the interrupted "
+                      "motion is issued again, a half-built set is held for a refeed (I94)")),
+    FaultKind("link.version", "E81", ERROR, N_("the I/O board speaks another protocol version"),
+              (N_("board firmware out of date"),),
+              (N_("reflash the board"),),
+              short=N_("board program mismatch"), answer=RELINK,
+              sees="protocol version mismatch at the handshake",
+              clears="technician clears; the interrupted motion is issued again"),
+)
