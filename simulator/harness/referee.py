@@ -99,6 +99,8 @@ class Referee:
 
     def __post_init__(self) -> None:
         self.motors = [s.name for s in self.table.signals.values() if s.is_motor]
+        # What a witnessed change is judged for: a motor's command, the lid's lower stop.
+        self._motor_names = frozenset(n for n in self.table.signals if n.startswith("motor."))
         self.table.witnesses.append(self._on_witness)
         self.table.observers.append(self._on_reading)
         self.table.happenings.append(self._on_happening)
@@ -137,7 +139,7 @@ class Referee:
     # -- the table's own events -----------------------------------------------------
 
     def _on_witness(self, name: str, value: Value) -> None:
-        motor = name.startswith("motor.")
+        motor = name in self._motor_names
         if name == "lid.lower" or motor:
             self._check_motors(name if motor else None)
         if self.interlocks and motor:

@@ -52,6 +52,10 @@ class SimPlayers:
         self._test_mode = False
         self.refeeding = False      # answering an rF: hands off the keys meanwhile
         self.refeeds = 0            # refeeds the players did themselves
+        # The changes players react to (_on_change): every other change at the table,
+        # a tile counted, a cam leaving home, is nothing to them.
+        self._heeded = frozenset({"display", "dice.spin", "lid.upper", "lamp.ready"} | {
+            name for name in table.signals if name.endswith(".plate_home")})
         table.witnesses.append(self._on_change)
         self.clock.call_later(PATIENCE_S, self._patience)
 
@@ -80,7 +84,7 @@ class SimPlayers:
             self._later(self.sim.key_delay_s, self.top_up)
 
     def _on_change(self, name: str, value: Value) -> None:
-        if self.in_test_mode():
+        if name not in self._heeded or self.in_test_mode():
             return      # a technician's lid test is not the hole opening for them
         phase = self.phase
         if name == "display" and value == "rF" and not self.refeeding:

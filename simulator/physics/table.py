@@ -92,6 +92,11 @@ class SimTable:
         self.values: dict[str, Value] = {s.name: s.rest_value
                                          for s in self.signals.values()}
         self.physical: dict[str, Value] = dict(self.values)
+        # Asked on every command and edge: the outputs, and the readers (which report
+        # every read, a repeat too), named once.
+        self._outputs = frozenset(s.name for s in self.signals.values() if s.is_output)
+        self._readers = frozenset(s.name for s in self.signals.values()
+                                  if s.kind is Kind.READER)
         self.listener: Listener | None = None
         # What the firmware's sensors report (a console, the I/O-board emulator) ...
         self.observers: list[Callable[[str, Value], None]] = []
@@ -133,6 +138,7 @@ class SimTable:
                              lambda s=side: self._set(f"side.{s.n}.plate_home", True),
                              jitter, self.noise)
         self.lid = Travel(clock, self.sim.lid_travel_s, self._lid_moved, jitter, self.noise)
+        self._appliers = self._motors_physics()
         self._dice_timer: Timer | None = None
         self._place_first_use()
         for n in geometry.sides:
@@ -297,8 +303,9 @@ class SimTable:
 
     def _set(self, name: str, value: Value) -> None:
         """Physics moved an input to `value`; a stuck sensor still reads its stuck value."""
-        changed = self.physical[name] != value
-        self.physical[name] = value
+        physical = self.physical
+        changed = physical[name] != value
+        physical[name] = value
         if changed:
             for witness in self.witnesses:
                 witness(name, value)
@@ -307,8 +314,7 @@ class SimTable:
     def _deliver(self, name: str, value: Value) -> None:
         # A tile reader reports every read, the same code again too: a reader silent
         # on a repeat would tell "the same tile as the last one" (docs/console.md).
-        if not self.powered or (self.values[name] == value
-                                and self.signals[name].kind is not Kind.READER):
+        if not self.powered or (self.values[name] == value and name not in self._readers):
             return
         self.values[name] = value
         if self.listener is not None:
@@ -336,11 +342,12 @@ class SimTable:
 
     def command(self, name: str, value: Value) -> None:
         """An output driven by the firmware (through the sim HAL)."""
-        if name not in self.signals or not self.signals[name].is_output:
+        if name not in self._outputs:
             raise KeyError(f"not an output: {name}")
-        if self.values[name] == value or not self.powered:
+        values = self.values
+        if values[name] == value or not self.powered:
             return
-        self.values[name] = value
+        values[name] = value
         for observer in self.observers:
             observer(name, value)
         for witness in self.witnesses:
@@ -349,26 +356,34 @@ class SimTable:
 
     def _apply(self, name: str) -> None:
         """Let the physics follow motor `name`'s current command."""
-        on = self.motor_on(name)
-        parts = name.split(".")
-        if name == "motor.lid":
-            value = self.values[name] if on else "off"
+        apply = self._appliers.get(name)
+        if apply is not None:       # an output that moves nothing (display, lamps)
+            apply(self.motor_on(name))
+
+    def _motors_physics(self) -> dict[str, Callable[[bool], None]]:
+        """What each motor moves, given whether it turns: looked up once per command
+        instead of taking its name apart."""
+        def lid(on: bool) -> None:
+            value = self.values["motor.lid"] if on else "off"
             self.lid.drive({LID_UP: 1, LID_DOWN: -1}.get(str(value), 0))
-        elif name in ("motor.disc", "motor.ring"):
+
+        def conveyor(side: SideModel, on: bool) -> None:
+            if not on:
+                self._belt_slides_back(side)
             self._update_arrivals()
-        elif name == "motor.dice":
-            self._dice(on)
-        elif parts[:2] == ["motor", "side"]:
-            side = self.sides[int(parts[2])]
-            if parts[3] == "conveyor":
-                if not on:
-                    self._belt_slides_back(side)
-                self._update_arrivals()
-                self._schedule_feed(side)
-            elif parts[3] == "head":
-                side.head.set_motor(on)
-            elif parts[3] == "plate":
-                side.plate.set_motor(on)
+            self._schedule_feed(side)
+
+        appliers: dict[str, Callable[[bool], None]] = {
+            "motor.lid": lid,
+            "motor.disc": lambda _on: self._update_arrivals(),
+            "motor.ring": lambda _on: self._update_arrivals(),
+            "motor.dice": self._dice,
+        }
+        for side in self.sides:
+            appliers[side.conveyor] = lambda on, s=side: conveyor(s, on)
+            appliers[f"motor.side.{side.n}.head"] = lambda on, s=side: s.head.set_motor(on)
+            appliers[f"motor.side.{side.n}.plate"] = lambda on, s=side: s.plate.set_motor(on)
+        return appliers
 
     def press(self, key: str, hold_s: float = 0.2) -> None:
         """A player presses a panel key."""
@@ -450,14 +465,15 @@ class SimTable:
                 and self.motor_on(side.conveyor))
 
     def _update_arrivals(self) -> None:
-        rate = self.sim.arrival_rate_per_side / max(self.slow_motors.get("motor.disc", 1.0),
-                                                    self.slow_motors.get("motor.ring", 1.0))
+        slow = self.slow_motors
+        rate = self.sim.arrival_rate_per_side / (
+            max(slow.get("motor.disc", 1.0), slow.get("motor.ring", 1.0)) if slow else 1.0)
         # The disc and ring once for all four sides (_feeding, side by side).
-        turning = (self._pickable() and self.motor_on("motor.disc")
-                   and self.motor_on("motor.ring"))
+        motor_on = self.motor_on
+        turning = self._pickable() and motor_on("motor.disc") and motor_on("motor.ring")
+        capacity = self.sim.belt_capacity
         for side in self.sides:
-            can = (turning and self.motor_on(side.conveyor)
-                   and len(side.belt) < self.sim.belt_capacity)
+            can = turning and motor_on(side.conveyor) and len(side.belt) < capacity
             if can and side.arrival is None:
                 delay = self.rng.expovariate(rate)
                 side.arrival = self.clock.call_later(delay, lambda s=side: self._arrive(s))
