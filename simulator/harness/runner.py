@@ -626,8 +626,13 @@ class Harness:
                 return True
             if self._checks or self.referee.pending:
                 return False
-            return bool(self.watchdog.stalls) or self.halted() or (
-                len(self.handoffs) >= cycles and self.ctl.build.state == "staged")
+            ctl = self.ctl
+            # halted() is False while nothing holds the table: not asked then (this
+            # runs after every event).
+            return bool(self.watchdog.stalls) or (
+                (self.link_dead or ctl.refeed_hold is not None or bool(ctl.faults))
+                and self.halted()) or (
+                len(self.handoffs) >= cycles and ctl.build.state == "staged")
 
         # From now: a table may have run for months before this run (tests/test_clean_soak.py).
         # A technician may come an hour late: the wait for them is no stall.
