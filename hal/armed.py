@@ -117,6 +117,8 @@ class PinStops:
 
     def cancel(self, output: str) -> None:
         """End `output`'s armed stop, if any, as cancelled (the caller drives it)."""
+        if output not in self._armed:
+            return      # every write asks: only the loop arms, so none can appear here
         with self._lock:
             if output in self._armed:
                 self._end(output, 3, self._ms(), drive=False)
