@@ -60,9 +60,20 @@ class SideModel:
     # When each tile went onto the belt, for the build's lower bound.
     loaded_at: list[float] = field(default_factory=list)
     conveyor: str = ""      # its conveyor's motor, named once
+    # Its sensors, named once: set at every tile.
+    count: str = ""
+    full: str = ""
+    tile_id: str = ""
+    face_up: str = ""
+    head_home: str = ""
 
     def __post_init__(self) -> None:
         self.conveyor = f"motor.side.{self.n}.conveyor"
+        self.count = f"side.{self.n}.count"
+        self.full = f"side.{self.n}.full"
+        self.tile_id = f"side.{self.n}.tile_id"
+        self.face_up = f"side.{self.n}.face_up"
+        self.head_home = f"side.{self.n}.head_home"
 
 
 @dataclass
@@ -129,7 +140,7 @@ class SimTable:
             side.head = Cam(clock, self.sim.head_turn_s,
                             [(head_home_window, lambda s=side: self._head_left(s)),
                              (HEAD_TAKE_AT, lambda s=side: self._head_take(s))],
-                            lambda s=side: self._set(f"side.{s.n}.head_home", True),
+                            lambda s=side: self._set(s.head_home, True),
                             jitter, self.noise)
             side.plate = Cam(clock, self.sim.plate_turn_s,
                              [(plate_home_window,
@@ -510,7 +521,7 @@ class SimTable:
             side.belt.append((tile, self.clock.now() + self.sim.belt_transit_s))
             side.loaded_at.append(self.clock.now())
             self.where[tile.id] = f"belt.{side.n}"
-            self._set(f"side.{side.n}.full", len(side.belt) >= self.sim.belt_capacity)
+            self._set(side.full, len(side.belt) >= self.sim.belt_capacity)
             self._schedule_feed(side)
         self._update_arrivals()
 
@@ -519,7 +530,7 @@ class SimTable:
             tile, _ = side.belt.pop()
             side.loaded_at.pop()
             self._to_disc(tile)
-        self._set(f"side.{side.n}.full", False)
+        self._set(side.full, False)
 
     def _schedule_feed(self, side: SideModel) -> None:
         if side.feed is not None or side.slot is not None or not side.belt:
@@ -542,16 +553,16 @@ class SimTable:
         side.slot = tile
         self.where[tile.id] = f"slot.{side.n}"
         n = side.n
-        if f"side.{n}.tile_id" in self.values:
-            self._set(f"side.{n}.tile_id", tile.code)
-        if f"side.{n}.face_up" in self.values:
-            self._set(f"side.{n}.face_up", tile.magnet == "weak")
-        self._set(f"side.{n}.full", len(side.belt) >= self.sim.belt_capacity)
+        if side.tile_id in self.values:
+            self._set(side.tile_id, tile.code)
+        if side.face_up in self.values:
+            self._set(side.face_up, tile.magnet == "weak")
+        self._set(side.full, len(side.belt) >= self.sim.belt_capacity)
         self._count_edge(n)
         self._update_arrivals()
 
     def _count_edge(self, n: int) -> None:
-        name = f"side.{n}.count"
+        name = self.sides[n].count
         dirty = self.dirty.get(name)
         if dirty is not None and self.noise.random() < dirty.miss:
             self.physical[name] = True      # the tile is there; the sensor did not see it
@@ -574,14 +585,14 @@ class SimTable:
     # -- heads and plates ------------------------------------------------------------
 
     def _head_left(self, side: SideModel) -> None:
-        self._set(f"side.{side.n}.head_home", False)
+        self._set(side.head_home, False)
 
     def _head_take(self, side: SideModel) -> None:
         tile = side.slot
         if tile is None:
             return      # an empty turn
         side.slot = None
-        self._set(f"side.{side.n}.count", False)
+        self._set(side.count, False)
         if side.half_stack is None:
             side.half_stack = tile
             self.where[tile.id] = f"head.{side.n}"
