@@ -101,6 +101,7 @@ class Referee:
         self.motors = [s.name for s in self.table.signals.values() if s.is_motor]
         # What a witnessed change is judged for: a motor's command, the lid's lower stop.
         self._motor_names = frozenset(n for n in self.table.signals if n.startswith("motor."))
+        self._feed_motors = feed_motors(self.table.geometry)   # asked at every command
         self.table.witnesses.append(self._on_witness)
         self.table.observers.append(self._on_reading)
         self.table.happenings.append(self._on_happening)
@@ -180,7 +181,7 @@ class Referee:
     def _check_motors(self, turned: str | None) -> None:
         now = self.table.clock.now()
         if not self.lid_closed():
-            for motor in feed_motors(self.table.geometry):
+            for motor in self._feed_motors:
                 if self.running(motor):
                     self._breach("motor.lid_open", f"{motor} runs with the lid at "
                                  f"{self.table.lid.position:.0%} of its travel", motor)
