@@ -79,17 +79,25 @@ class ScopedClock:
 
     def call_at(self, when: float, callback: Callable[[], None]) -> Any:
         if len(self.timers) > self._prune_at:
-            # Forget timers that fired or were cancelled; grow the limit so this stays rare.
-            now = self.clock.now()
-            self.timers = [t for t in self.timers if not t.cancelled and t.when >= now]
-            self._prune_at = max(PRUNE_AT, 2 * len(self.timers))
+            self._prune()
         timer = self.clock.call_at(when, callback)
         self.timers.append(timer)
         return timer
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> Any:
-        # max() spelled out: the controller's every timer comes through here.
-        return self.call_at(self.now() + (0.0 if delay < 0.0 else delay), callback)
+        # max() spelled out, and call_at's body too: the controller's every timer comes
+        # through here.
+        if len(self.timers) > self._prune_at:
+            self._prune()
+        timer = self.clock.call_later(delay, callback)
+        self.timers.append(timer)
+        return timer
+
+    def _prune(self) -> None:
+        # Forget timers that fired or were cancelled; grow the limit so this stays rare.
+        now = self.clock.now()
+        self.timers = [t for t in self.timers if not t.cancelled and t.when >= now]
+        self._prune_at = max(PRUNE_AT, 2 * len(self.timers))
 
     def post(self, callback: Callable[[], None]) -> None:
         self.call_at(self.clock.now(), callback)

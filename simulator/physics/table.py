@@ -320,7 +320,16 @@ class SimTable:
         if changed:
             for witness in self.witnesses:
                 witness(name, value)
-        self._deliver(name, self.stuck.get(name, value))
+        value = self.stuck.get(name, value)
+        # _deliver, spelled out: every edge of the table comes through here.
+        values = self.values
+        if not self.powered or (values[name] == value and name not in self._readers):
+            return
+        values[name] = value
+        if self.listener is not None:
+            self.listener(name, value)
+        for observer in self.observers:
+            observer(name, value)
 
     def _deliver(self, name: str, value: Value) -> None:
         # A tile reader reports every read, the same code again too: a reader silent

@@ -142,9 +142,7 @@ class HostClock:
         if self.clock.now() >= self.awake_from:
             # Awake, nothing put off: the rig's own timer, kept for a stall to take over.
             if len(self._direct) > self._prune_at:
-                now = self.clock.now()
-                self._direct = [t for t in self._direct if not t.cancelled and t.when >= now]
-                self._prune_at = max(PRUNE_AT, 2 * len(self._direct))
+                self._prune()
             timer = self.clock.call_at(when, callback)
             self._direct.append(timer)
             return timer
@@ -153,7 +151,20 @@ class HostClock:
         return host_timer
 
     def call_later(self, delay: float, callback: Callback) -> Any:
-        return self.call_at(self.now() + (0.0 if delay < 0.0 else delay), callback)
+        now = self.clock.now()
+        if now >= self.awake_from:      # as call_at, one call fewer (every host timer)
+            if len(self._direct) > self._prune_at:
+                self._prune()
+            timer = self.clock.call_later(delay, callback)
+            self._direct.append(timer)
+            return timer
+        return self.call_at(now + (0.0 if delay < 0.0 else delay), callback)
+
+    def _prune(self) -> None:
+        # Forget the timers spent; grow the limit so this stays rare.
+        now = self.clock.now()
+        self._direct = [t for t in self._direct if not t.cancelled and t.when >= now]
+        self._prune_at = max(PRUNE_AT, 2 * len(self._direct))
 
     def post(self, callback: Callback) -> None:
         """Thread-safe, as the rig's clock's post is."""
