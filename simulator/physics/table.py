@@ -492,8 +492,13 @@ class SimTable:
         motor_on = self.motor_on
         turning = self._pickable() and motor_on("motor.disc") and motor_on("motor.ring")
         capacity = self.sim.belt_capacity
+        values, dead = self.values, self.dead_motors
         for side in self.sides:
-            can = turning and motor_on(side.conveyor) and len(side.belt) < capacity
+            # motor_on(side.conveyor) spelled out (`turning` holds `powered`): four sides
+            # at every command of a feed motor and every tile.
+            conveyor = values[side.conveyor] if turning else None
+            can = (bool(conveyor) and conveyor != "off" and side.conveyor not in dead
+                   and len(side.belt) < capacity)
             if can and side.arrival is None:
                 delay = self.rng.expovariate(rate)
                 side.arrival = self.clock.call_later(delay, lambda s=side: self._arrive(s))
