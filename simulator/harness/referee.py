@@ -102,7 +102,8 @@ class Referee:
         # What a witnessed change is judged for: a motor's command, the lid's lower stop.
         self._motor_names = frozenset(n for n in self.table.signals if n.startswith("motor."))
         self._feed_motors = feed_motors(self.table.geometry)   # asked at every command
-        self.table.witnesses.append(self._on_witness)
+        self.table.heed(self._on_witness, {n for n in self.table.signals
+                                           if n.startswith("motor.") or n == "lid.lower"})
         self.table.observers.append(self._on_reading)
         self.table.happenings.append(self._on_happening)
         self._seen: set[tuple[str, str]] = set()

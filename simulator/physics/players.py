@@ -56,7 +56,7 @@ class SimPlayers:
         # a tile counted, a cam leaving home, is nothing to them.
         self._heeded = frozenset({"display", "dice.spin", "lid.upper", "lamp.ready"} | {
             name for name in table.signals if name.endswith(".plate_home")})
-        table.witnesses.append(self._on_change)
+        table.heed(self._on_change, self._heeded)
         self.clock.call_later(PATIENCE_S, self._patience)
 
     def _later(self, delay: float, action: Callable[[], None]) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from mjtable_core.clock import Clock, Timer
@@ -113,6 +113,12 @@ class SimTable:
         self.observers: list[Callable[[str, Value], None]] = []
         # ... and what really happens, as people at the table see it.
         self.witnesses: list[Callable[[str, Value], None]] = []
+        # The names a witness judges, where it said so (heed): a change of any other
+        # name is not passed to it. The witnesses of each name, in the order added,
+        # worked out at its first change and again whenever one is added.
+        self._heeds: dict[int, frozenset[str]] = {}
+        self._witnesses_of: dict[str, tuple[Callable[[str, Value], None], ...]] = {}
+        self._witnessed = 0     # len(witnesses) when _witnesses_of was worked out
         # ... and what the mechanics do with tiles (a wall rising, a stack laid), for
         # a referee that judges physics (simulator/harness/referee.py).
         self.happenings: list[Callable[[str, int], None]] = []
@@ -318,7 +324,10 @@ class SimTable:
         changed = physical[name] != value
         physical[name] = value
         if changed:
-            for witness in self.witnesses:
+            witnesses = self._witnesses_of.get(name)
+            if witnesses is None or self._witnessed != len(self.witnesses):
+                witnesses = self._witnesses_for(name)
+            for witness in witnesses:
                 witness(name, value)
         value = self.stuck.get(name, value)
         # _deliver, spelled out: every edge of the table comes through here.
@@ -330,6 +339,21 @@ class SimTable:
             self.listener(name, value)
         for observer in self.observers:
             observer(name, value)
+
+    def heed(self, witness: Callable[[str, Value], None], names: Iterable[str]) -> None:
+        """Add `witness`, to be told only of changes of `names` (a witness in
+        `witnesses` without one is told of every change)."""
+        self._heeds[id(witness)] = frozenset(names)
+        self.witnesses.append(witness)
+
+    def _witnesses_for(self, name: str) -> tuple[Callable[[str, Value], None], ...]:
+        if self._witnessed != len(self.witnesses):
+            self._witnesses_of.clear()
+            self._witnessed = len(self.witnesses)
+        heeds = self._heeds
+        found = self._witnesses_of[name] = tuple(
+            w for w in self.witnesses if id(w) not in heeds or name in heeds[id(w)])
+        return found
 
     def _deliver(self, name: str, value: Value) -> None:
         # A tile reader reports every read, the same code again too: a reader silent
@@ -370,7 +394,10 @@ class SimTable:
         values[name] = value
         for observer in self.observers:
             observer(name, value)
-        for witness in self.witnesses:
+        witnesses = self._witnesses_of.get(name)
+        if witnesses is None or self._witnessed != len(self.witnesses):
+            witnesses = self._witnesses_for(name)
+        for witness in witnesses:
             witness(name, value)
         self._apply(name)
 
