@@ -92,8 +92,9 @@ class PinStops:
         # Each output's pending look (when it is due, board ms, and its timer).
         self._timers: dict[str, tuple[int, Timer]] = {}
         self._seen: dict[str, Value] = {}   # an edge is a change: a bounce back is not one
-        # Inputs an armed stop reads, and how many read each.
-        self._watched: dict[str, int] = {}
+        # Inputs an armed stop reads, and how many read each (an edge of any other
+        # input needs no call: a backend may look here first).
+        self.watched: dict[str, int] = {}
 
     def _ms(self) -> int:
         return round(self.clock.now() * 1000)
@@ -107,7 +108,7 @@ class PinStops:
                              round(spec.blank_s * 1000), round(spec.confirm_s * 1000),
                              round(spec.max_s * 1000), now)
             self._armed[spec.output] = (spec, stop, on_stopped)
-            self._watched[spec.input] = self._watched.get(spec.input, 0) + 1
+            self.watched[spec.input] = self.watched.get(spec.input, 0) + 1
             level = self._seen[spec.input] = self._read(spec.input)
             if spec.edges == 0 and level == spec.level:
                 stop.reached(now, True)
@@ -116,6 +117,8 @@ class PinStops:
 
     def cancel(self, output: str) -> None:
         """End `output`'s armed stop, if any, as cancelled (the caller drives it)."""
+        if output not in self._armed:
+            return      # every write asks: only the loop arms, so none can appear here
         with self._lock:
             if output in self._armed:
                 self._end(output, 3, self._ms(), drive=False)
@@ -128,7 +131,7 @@ class PinStops:
     def on_input(self, name: str, value: Value, in_loop: bool = True) -> None:
         """An input changed, where the pin is: stop what it ends, now. From another
         thread (`in_loop` False) a dwell's timer is set from inside the loop."""
-        if name not in self._watched:       # the hot path: nothing armed on it
+        if name not in self.watched:       # the hot path: nothing armed on it
             return
         with self._lock:
             if self._seen.get(name, not value) == value:
@@ -170,11 +173,11 @@ class PinStops:
 
     def _end(self, output: str, reason: int, now: int, drive: bool = True) -> None:
         spec, _stop, on_stopped = self._armed.pop(output)
-        left = self._watched[spec.input] - 1
+        left = self.watched[spec.input] - 1
         if left:
-            self._watched[spec.input] = left
+            self.watched[spec.input] = left
         else:
-            del self._watched[spec.input]
+            del self.watched[spec.input]
         pending = self._timers.pop(output, None)
         if pending is not None:
             pending[1].cancel()

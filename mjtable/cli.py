@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from firmware.diagnosis.faultcard import FORMATS, short_name
@@ -254,12 +255,26 @@ def _run(config: Config, args: argparse.Namespace) -> int:
 
 def _simulate(config: Config, args: argparse.Namespace) -> int:
     from simulator.harness.run import simulate
-    from simulator.scenario import ScenarioError
 
     if args.hal == "ioboard":   # the real serial path, against the I/O-board emulator
         from simulator.harness.run import simulate_ioboard as simulate
     if args.hal == "pico":      # the board's firmware on its chip (emulated)
         from simulator.harness.run import simulate_pico as simulate
+    # What startup loaded (modules, the config) outlives the run: frozen, the collector's
+    # full passes during the run no longer walk it (unfrozen after, for a caller that
+    # goes on).
+    gc.collect()
+    gc.freeze()
+    try:
+        return _simulate_report(config, args, simulate)
+    finally:
+        gc.unfreeze()
+
+
+def _simulate_report(config: Config, args: argparse.Namespace,
+                     simulate: Callable[..., dict[str, Any]]) -> int:
+    from simulator.scenario import ScenarioError
+
     progress = None
     if sys.stderr.isatty():
         def progress(done: int, total: int) -> None:

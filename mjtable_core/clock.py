@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 Callback = Callable[[], None]
+_heappush = heapq.heappush
 
 
 class Timer(Protocol):
@@ -64,15 +65,24 @@ class VirtualClock:
     def now(self) -> float:
         return self._now
 
-    # max() spelled out: these run for every timer of the table and the firmware.
+    # max() spelled out, and call_later not through call_at: these run for every timer
+    # of the table and the firmware.
     def call_at(self, when: float, callback: Callback) -> _VirtualTimer:
         now = self._now
-        timer = _VirtualTimer(now if now > when else when, callback)
-        heapq.heappush(self._queue, (timer.when, next(self._seq), timer))
+        if now > when:
+            when = now
+        timer = _VirtualTimer(when, callback)
+        _heappush(self._queue, (when, next(self._seq), timer))
         return timer
 
     def call_later(self, delay: float, callback: Callback) -> _VirtualTimer:
-        return self.call_at(self._now + (0.0 if delay < 0.0 else delay), callback)
+        now = self._now
+        when = now + (0.0 if delay < 0.0 else delay)
+        if now > when:
+            when = now
+        timer = _VirtualTimer(when, callback)
+        _heappush(self._queue, (when, next(self._seq), timer))
+        return timer
 
     def post(self, callback: Callback) -> None:
         self.call_at(self._now, callback)
@@ -85,8 +95,10 @@ class VirtualClock:
         self._stopped = False
         queue = self._queue
         pop = heapq.heappop
+        # A clock with nothing to settle (this one) skips the call at every event.
+        settles = type(self)._settle is not VirtualClock._settle
         while not self._stopped:
-            if self._settle() and until is not None and until():
+            if settles and self._settle() and until is not None and until():
                 return
             # The next live timer due by `deadline` (_next_due, inline: once per event).
             timer = None

@@ -48,6 +48,7 @@ class FlightRecorder:
                        if sig.kind not in OUTPUT_KINDS]
         self._board_time = ctl.hal.capabilities.board_time
         self._clock_now = ctl.clock.now
+        self._edge_time = ctl.edge_time     # looked up once: asked at every edge
         ctl.input_watchers.append(self._on_input)
         ctl.outputs.watchers.append(self._on_output)
         ctl.subscribers.append(self._on_event)
@@ -67,8 +68,7 @@ class FlightRecorder:
     # every edge and command is one entry: _add inline.
     def _on_input(self, name: str, value: Value) -> None:
         if self._board_time:
-            self.entries.append([self._clock_now(), "i", name, value,
-                                 self.ctl.edge_time(name)])
+            self.entries.append([self._clock_now(), "i", name, value, self._edge_time(name)])
         else:
             self.entries.append([self._clock_now(), "i", name, value])
         self._appended += 1

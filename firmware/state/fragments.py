@@ -22,6 +22,8 @@ DEPTH = 4       # dicts nested deeper are encoded whole (json.dumps finds any cy
 INFINITY = float("inf")
 
 _dumps = json.dumps
+_STR = {str}
+_CONTAINERS = frozenset({list, dict})
 
 
 def _float_text(value: float) -> str:
@@ -74,8 +76,10 @@ class Fragments:
         kind = type(value)
         if kind is list:
             return self._list(value, path, seen)
-        if (kind is dict and len(path) < DEPTH and all(type(k) is str for k in value)
-                and any(type(v) is list or type(v) is dict for v in value.values())):
+        # Keys all str, some value a container: the type checks in C (map), not in a
+        # generator per key.
+        if (kind is dict and len(path) < DEPTH and set(map(type, value)) == _STR
+                and not _CONTAINERS.isdisjoint(map(type, value.values()))):
             parts = []
             items = sorted(value.items()) if self.sort_keys else value.items()
             for key, item in items:

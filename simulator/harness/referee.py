@@ -88,7 +88,11 @@ class Referee:
 
     def __post_init__(self) -> None:
         self.motors = [s.name for s in self.table.signals.values() if s.is_motor]
-        self.table.witnesses.append(self._on_witness)
+        # What a witnessed change is judged for: a motor's command, the lid's lower stop.
+        self._motor_names = frozenset(n for n in self.table.signals if n.startswith("motor."))
+        self._feed_motors = feed_motors(self.table.geometry)   # asked at every command
+        self.table.heed(self._on_witness, {n for n in self.table.signals
+                                           if n.startswith("motor.") or n == "lid.lower"})
         self.table.observers.append(self._on_reading)
         self.table.happenings.append(self._on_happening)
         self._seen: set[tuple[str, str]] = set()
@@ -126,7 +130,7 @@ class Referee:
     # -- the table's own events -----------------------------------------------------
 
     def _on_witness(self, name: str, value: Value) -> None:
-        motor = name.startswith("motor.")
+        motor = name in self._motor_names
         if name == "lid.lower" or motor:
             self._check_motors(name if motor else None)
         if self.interlocks and motor:
@@ -167,7 +171,7 @@ class Referee:
     def _check_motors(self, turned: str | None) -> None:
         now = self.table.clock.now()
         if not self.lid_closed():
-            for motor in feed_motors(self.table.geometry):
+            for motor in self._feed_motors:
                 if self.running(motor):
                     self._breach("motor.lid_open", f"{motor} runs with the lid at "
                                  f"{self.table.lid.position:.0%} of its travel", motor)

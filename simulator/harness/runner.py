@@ -77,17 +77,25 @@ class ScopedClock:
 
     def call_at(self, when: float, callback: Callable[[], None]) -> Any:
         if len(self.timers) > self._prune_at:
-            # Forget timers that fired or were cancelled; grow the limit so this stays rare.
-            now = self.clock.now()
-            self.timers = [t for t in self.timers if not t.cancelled and t.when >= now]
-            self._prune_at = max(PRUNE_AT, 2 * len(self.timers))
+            self._prune()
         timer = self.clock.call_at(when, callback)
         self.timers.append(timer)
         return timer
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> Any:
-        # max() spelled out: the controller's every timer comes through here.
-        return self.call_at(self.now() + (0.0 if delay < 0.0 else delay), callback)
+        # max() spelled out, and call_at's body too: the controller's every timer comes
+        # through here.
+        if len(self.timers) > self._prune_at:
+            self._prune()
+        timer = self.clock.call_later(delay, callback)
+        self.timers.append(timer)
+        return timer
+
+    def _prune(self) -> None:
+        # Forget timers that fired or were cancelled; grow the limit so this stays rare.
+        now = self.clock.now()
+        self.timers = [t for t in self.timers if not t.cancelled and t.when >= now]
+        self._prune_at = max(PRUNE_AT, 2 * len(self.timers))
 
     def post(self, callback: Callable[[], None]) -> None:
         self.call_at(self.clock.now(), callback)
@@ -651,8 +659,13 @@ class Harness:
                 return True
             if self._checks or self.referee.pending:
                 return False
-            return bool(self.watchdog.stalls) or self.halted() or (
-                len(self.handoffs) >= cycles and self.ctl.build.state == "staged")
+            ctl = self.ctl
+            # halted() is False while nothing holds the table: not asked then (this
+            # runs after every event).
+            return bool(self.watchdog.stalls) or (
+                (self.link_dead or ctl.refeed_hold is not None or bool(ctl.faults))
+                and self.halted()) or (
+                len(self.handoffs) >= cycles and ctl.build.state == "staged")
 
         # From now: a table may have run for months before this run (tests/test_clean_soak.py).
         # A technician may come an hour late: the wait for them is no stall.

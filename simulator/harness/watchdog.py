@@ -40,7 +40,7 @@ class StallWatchdog:
         self.stalls: list[dict[str, Any]] = []
         self.last_progress = clock.now()
         self.last_moved = clock.now()      # real progress, never reset by an excuse
-        table.witnesses.append(self._on_witness)
+        table.heed(self._on_witness, [n for n in table.signals if n.endswith(".count")])
         self.clock.call_later(CHECK_EVERY_S, self._check)
 
     def progress(self) -> None:

@@ -120,17 +120,26 @@ class Cam:
         self._next_mark = 0
         self.on_turn_end()
 
+    # _schedule and _on_timer run for every mark of every turn: _cancel, _advance and
+    # call_later spelled out.
     def _schedule(self) -> None:
-        self._cancel()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if not self.running or self.blocked:
             return
         target = self.marks[self._next_mark][0] if self._next_mark < len(self.marks) else 1.0
-        delay = max(0.0, (target - self.angle) * self.turn_s)
-        self._timer = self.clock.call_later(delay, self._on_timer)
+        delay = (target - self.angle) * self.turn_s
+        clock = self.clock
+        self._timer = clock.call_at(clock.now() + (delay if delay > 0.0 else 0.0),
+                                    self._on_timer)
 
     def _on_timer(self) -> None:
         self._timer = None
-        self._advance()
+        if self.running and not self.blocked:
+            now = self.clock.now()
+            self.angle += (now - self._since) / self.turn_s
+            self._since = now
         # Keep any overshoot (a late timer on a real clock): the cam turned that far.
         if self._next_mark < len(self.marks):
             self.angle = max(self.angle, self.marks[self._next_mark][0])

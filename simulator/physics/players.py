@@ -52,7 +52,11 @@ class SimPlayers:
         self._test_mode = False
         self.refeeding = False      # answering an rF: hands off the keys meanwhile
         self.refeeds = 0            # refeeds the players did themselves
-        table.witnesses.append(self._on_change)
+        # The changes players react to (_on_change): every other change at the table,
+        # a tile counted, a cam leaving home, is nothing to them.
+        self._heeded = frozenset({"display", "dice.spin", "lid.upper", "lamp.ready"} | {
+            name for name in table.signals if name.endswith(".plate_home")})
+        table.heed(self._on_change, self._heeded)
         self.clock.call_later(PATIENCE_S, self._patience)
 
     def _later(self, delay: float, action: Callable[[], None]) -> None:
@@ -80,7 +84,7 @@ class SimPlayers:
             self._later(self.sim.key_delay_s, self.top_up)
 
     def _on_change(self, name: str, value: Value) -> None:
-        if self.in_test_mode():
+        if name not in self._heeded or self.in_test_mode():
             return      # a technician's lid test is not the hole opening for them
         phase = self.phase
         if name == "display" and value == "rF" and not self.refeeding:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from mjtable_core.clock import Clock, Timer
@@ -60,9 +60,20 @@ class SideModel:
     # When each tile went onto the belt, for the build's lower bound.
     loaded_at: list[float] = field(default_factory=list)
     conveyor: str = ""      # its conveyor's motor, named once
+    # Its sensors, named once: set at every tile.
+    count: str = ""
+    full: str = ""
+    tile_id: str = ""
+    face_up: str = ""
+    head_home: str = ""
 
     def __post_init__(self) -> None:
         self.conveyor = f"motor.side.{self.n}.conveyor"
+        self.count = f"side.{self.n}.count"
+        self.full = f"side.{self.n}.full"
+        self.tile_id = f"side.{self.n}.tile_id"
+        self.face_up = f"side.{self.n}.face_up"
+        self.head_home = f"side.{self.n}.head_home"
 
 
 @dataclass
@@ -92,11 +103,22 @@ class SimTable:
         self.values: dict[str, Value] = {s.name: s.rest_value
                                          for s in self.signals.values()}
         self.physical: dict[str, Value] = dict(self.values)
+        # Asked on every command and edge: the outputs, and the readers (which report
+        # every read, a repeat too), named once.
+        self._outputs = frozenset(s.name for s in self.signals.values() if s.is_output)
+        self._readers = frozenset(s.name for s in self.signals.values()
+                                  if s.kind is Kind.READER)
         self.listener: Listener | None = None
         # What the firmware's sensors report (a console, the I/O-board emulator) ...
         self.observers: list[Callable[[str, Value], None]] = []
         # ... and what really happens, as people at the table see it.
         self.witnesses: list[Callable[[str, Value], None]] = []
+        # The names a witness judges, where it said so (heed): a change of any other
+        # name is not passed to it. The witnesses of each name, in the order added,
+        # worked out at its first change and again whenever one is added.
+        self._heeds: dict[int, frozenset[str]] = {}
+        self._witnesses_of: dict[str, tuple[Callable[[str, Value], None], ...]] = {}
+        self._witnessed = 0     # len(witnesses) when _witnesses_of was worked out
         # ... and what the mechanics do with tiles (a wall rising, a stack laid), for
         # a referee that judges physics (simulator/harness/referee.py).
         self.happenings: list[Callable[[str, int], None]] = []
@@ -124,7 +146,7 @@ class SimTable:
             side.head = Cam(clock, self.sim.head_turn_s,
                             [(head_home_window, lambda s=side: self._head_left(s)),
                              (HEAD_TAKE_AT, lambda s=side: self._head_take(s))],
-                            lambda s=side: self._set(f"side.{s.n}.head_home", True),
+                            lambda s=side: self._set(s.head_home, True),
                             jitter, self.noise)
             side.plate = Cam(clock, self.sim.plate_turn_s,
                              [(plate_home_window,
@@ -133,6 +155,7 @@ class SimTable:
                              lambda s=side: self._set(f"side.{s.n}.plate_home", True),
                              jitter, self.noise)
         self.lid = Travel(clock, self.sim.lid_travel_s, self._lid_moved, jitter, self.noise)
+        self._appliers = self._motors_physics()
         self._dice_timer: Timer | None = None
         self._place_first_use()
         for n in geometry.sides:
@@ -297,18 +320,45 @@ class SimTable:
 
     def _set(self, name: str, value: Value) -> None:
         """Physics moved an input to `value`; a stuck sensor still reads its stuck value."""
-        changed = self.physical[name] != value
-        self.physical[name] = value
+        physical = self.physical
+        changed = physical[name] != value
+        physical[name] = value
         if changed:
-            for witness in self.witnesses:
+            witnesses = self._witnesses_of.get(name)
+            if witnesses is None or self._witnessed != len(self.witnesses):
+                witnesses = self._witnesses_for(name)
+            for witness in witnesses:
                 witness(name, value)
-        self._deliver(name, self.stuck.get(name, value))
+        value = self.stuck.get(name, value)
+        # _deliver, spelled out: every edge of the table comes through here.
+        values = self.values
+        if not self.powered or (values[name] == value and name not in self._readers):
+            return
+        values[name] = value
+        if self.listener is not None:
+            self.listener(name, value)
+        for observer in self.observers:
+            observer(name, value)
+
+    def heed(self, witness: Callable[[str, Value], None], names: Iterable[str]) -> None:
+        """Add `witness`, to be told only of changes of `names` (a witness in
+        `witnesses` without one is told of every change)."""
+        self._heeds[id(witness)] = frozenset(names)
+        self.witnesses.append(witness)
+
+    def _witnesses_for(self, name: str) -> tuple[Callable[[str, Value], None], ...]:
+        if self._witnessed != len(self.witnesses):
+            self._witnesses_of.clear()
+            self._witnessed = len(self.witnesses)
+        heeds = self._heeds
+        found = self._witnesses_of[name] = tuple(
+            w for w in self.witnesses if id(w) not in heeds or name in heeds[id(w)])
+        return found
 
     def _deliver(self, name: str, value: Value) -> None:
         # A tile reader reports every read, the same code again too: a reader silent
         # on a repeat would tell "the same tile as the last one" (docs/console.md).
-        if not self.powered or (self.values[name] == value
-                                and self.signals[name].kind is not Kind.READER):
+        if not self.powered or (self.values[name] == value and name not in self._readers):
             return
         self.values[name] = value
         if self.listener is not None:
@@ -336,39 +386,51 @@ class SimTable:
 
     def command(self, name: str, value: Value) -> None:
         """An output driven by the firmware (through the sim HAL)."""
-        if name not in self.signals or not self.signals[name].is_output:
+        if name not in self._outputs:
             raise KeyError(f"not an output: {name}")
-        if self.values[name] == value or not self.powered:
+        values = self.values
+        if values[name] == value or not self.powered:
             return
-        self.values[name] = value
+        values[name] = value
         for observer in self.observers:
             observer(name, value)
-        for witness in self.witnesses:
+        witnesses = self._witnesses_of.get(name)
+        if witnesses is None or self._witnessed != len(self.witnesses):
+            witnesses = self._witnesses_for(name)
+        for witness in witnesses:
             witness(name, value)
         self._apply(name)
 
     def _apply(self, name: str) -> None:
         """Let the physics follow motor `name`'s current command."""
-        on = self.motor_on(name)
-        parts = name.split(".")
-        if name == "motor.lid":
-            value = self.values[name] if on else "off"
+        apply = self._appliers.get(name)
+        if apply is not None:       # an output that moves nothing (display, lamps)
+            apply(self.motor_on(name))
+
+    def _motors_physics(self) -> dict[str, Callable[[bool], None]]:
+        """What each motor moves, given whether it turns: looked up once per command
+        instead of taking its name apart."""
+        def lid(on: bool) -> None:
+            value = self.values["motor.lid"] if on else "off"
             self.lid.drive({LID_UP: 1, LID_DOWN: -1}.get(str(value), 0))
-        elif name in ("motor.disc", "motor.ring"):
+
+        def conveyor(side: SideModel, on: bool) -> None:
+            if not on:
+                self._belt_slides_back(side)
             self._update_arrivals()
-        elif name == "motor.dice":
-            self._dice(on)
-        elif parts[:2] == ["motor", "side"]:
-            side = self.sides[int(parts[2])]
-            if parts[3] == "conveyor":
-                if not on:
-                    self._belt_slides_back(side)
-                self._update_arrivals()
-                self._schedule_feed(side)
-            elif parts[3] == "head":
-                side.head.set_motor(on)
-            elif parts[3] == "plate":
-                side.plate.set_motor(on)
+            self._schedule_feed(side)
+
+        appliers: dict[str, Callable[[bool], None]] = {
+            "motor.lid": lid,
+            "motor.disc": lambda _on: self._update_arrivals(),
+            "motor.ring": lambda _on: self._update_arrivals(),
+            "motor.dice": self._dice,
+        }
+        for side in self.sides:
+            appliers[side.conveyor] = lambda on, s=side: conveyor(s, on)
+            appliers[f"motor.side.{side.n}.head"] = lambda on, s=side: s.head.set_motor(on)
+            appliers[f"motor.side.{side.n}.plate"] = lambda on, s=side: s.plate.set_motor(on)
+        return appliers
 
     def press(self, key: str, hold_s: float = 0.2) -> None:
         """A player presses a panel key."""
@@ -450,14 +512,20 @@ class SimTable:
                 and self.motor_on(side.conveyor))
 
     def _update_arrivals(self) -> None:
-        rate = self.sim.arrival_rate_per_side / max(self.slow_motors.get("motor.disc", 1.0),
-                                                    self.slow_motors.get("motor.ring", 1.0))
+        slow = self.slow_motors
+        rate = self.sim.arrival_rate_per_side / (
+            max(slow.get("motor.disc", 1.0), slow.get("motor.ring", 1.0)) if slow else 1.0)
         # The disc and ring once for all four sides (_feeding, side by side).
-        turning = (self._pickable() and self.motor_on("motor.disc")
-                   and self.motor_on("motor.ring"))
+        motor_on = self.motor_on
+        turning = self._pickable() and motor_on("motor.disc") and motor_on("motor.ring")
+        capacity = self.sim.belt_capacity
+        values, dead = self.values, self.dead_motors
         for side in self.sides:
-            can = (turning and self.motor_on(side.conveyor)
-                   and len(side.belt) < self.sim.belt_capacity)
+            # motor_on(side.conveyor) spelled out (`turning` holds `powered`): four sides
+            # at every command of a feed motor and every tile.
+            conveyor = values[side.conveyor] if turning else None
+            can = (bool(conveyor) and conveyor != "off" and side.conveyor not in dead
+                   and len(side.belt) < capacity)
             if can and side.arrival is None:
                 delay = self.rng.expovariate(rate)
                 side.arrival = self.clock.call_later(delay, lambda s=side: self._arrive(s))
@@ -494,7 +562,7 @@ class SimTable:
             side.belt.append((tile, self.clock.now() + self.sim.belt_transit_s))
             side.loaded_at.append(self.clock.now())
             self.where[tile.id] = f"belt.{side.n}"
-            self._set(f"side.{side.n}.full", len(side.belt) >= self.sim.belt_capacity)
+            self._set(side.full, len(side.belt) >= self.sim.belt_capacity)
             self._schedule_feed(side)
         self._update_arrivals()
 
@@ -503,7 +571,7 @@ class SimTable:
             tile, _ = side.belt.pop()
             side.loaded_at.pop()
             self._to_disc(tile)
-        self._set(f"side.{side.n}.full", False)
+        self._set(side.full, False)
 
     def _schedule_feed(self, side: SideModel) -> None:
         if side.feed is not None or side.slot is not None or not side.belt:
@@ -526,16 +594,16 @@ class SimTable:
         side.slot = tile
         self.where[tile.id] = f"slot.{side.n}"
         n = side.n
-        if f"side.{n}.tile_id" in self.values:
-            self._set(f"side.{n}.tile_id", tile.code)
-        if f"side.{n}.face_up" in self.values:
-            self._set(f"side.{n}.face_up", tile.magnet == "weak")
-        self._set(f"side.{n}.full", len(side.belt) >= self.sim.belt_capacity)
+        if side.tile_id in self.values:
+            self._set(side.tile_id, tile.code)
+        if side.face_up in self.values:
+            self._set(side.face_up, tile.magnet == "weak")
+        self._set(side.full, len(side.belt) >= self.sim.belt_capacity)
         self._count_edge(n)
         self._update_arrivals()
 
     def _count_edge(self, n: int) -> None:
-        name = f"side.{n}.count"
+        name = self.sides[n].count
         dirty = self.dirty.get(name)
         if dirty is not None and self.noise.random() < dirty.miss:
             self.physical[name] = True      # the tile is there; the sensor did not see it
@@ -558,14 +626,14 @@ class SimTable:
     # -- heads and plates ------------------------------------------------------------
 
     def _head_left(self, side: SideModel) -> None:
-        self._set(f"side.{side.n}.head_home", False)
+        self._set(side.head_home, False)
 
     def _head_take(self, side: SideModel) -> None:
         tile = side.slot
         if tile is None:
             return      # an empty turn
         side.slot = None
-        self._set(f"side.{side.n}.count", False)
+        self._set(side.count, False)
         if side.half_stack is None:
             side.half_stack = tile
             self.where[tile.id] = f"head.{side.n}"

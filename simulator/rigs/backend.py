@@ -36,8 +36,11 @@ class SimHal:
         # A separate stream from the physics, so firmware draws do not shift the table.
         self._entropy = random.Random(f"mjtable-dice-{table.seed}")
         self.stops = PinStops(table.clock, self.signals, table.command,
-                              lambda name: table.values[name], table.values)
+                              table.values.__getitem__, table.values)
         self._changed_at: dict[str, float] = {}
+        # Asked for every edge the firmware hears: the mapping's own lookup, no call
+        # of ours around it.
+        self.changed_at = self._changed_at.get  # type: ignore[method-assign]
         table.listener = self.stops.on_input
 
     def write(self, name: str, value: Value) -> None:
@@ -50,16 +53,23 @@ class SimHal:
     def listen(self, listener: Listener) -> None:
         host = self.host
         on_input = self.stops.on_input
+        watched = self.stops.watched
+        changed_at = self._changed_at
+        now = self.table.clock.now
 
         def heard(name: str, value: Value, at: float) -> None:
-            self._changed_at[name] = at     # the stamp this edge came with
+            changed_at[name] = at     # the stamp this edge came with
             listener(name, value)
 
+        # Every edge of the table comes through here: what the calls above would do,
+        # spelled out while no stop reads the input and the host is awake.
         def changed(name: str, value: Value) -> None:
-            at = self.table.clock.now()
-            on_input(name, value)
-            if host is None:
-                heard(name, value, at)
+            at = now()
+            if name in watched:
+                on_input(name, value)
+            if host is None or at >= host.awake_from:
+                changed_at[name] = at
+                listener(name, value)
             else:
                 host.deliver(heard, name, value, at)
         self.table.listener = changed
