@@ -82,11 +82,13 @@ let rxQueue = [];            // UART0 bytes still to cross the line
 let cdcQueue = [];           // USB serial bytes for the chip
 let rxAlarm = null;
 let cdcUp = false;
+let cdcRead = null;          // the host's OUT transfer the device armed, waiting for bytes
 let lastFeed = null;         // chip time of the last watchdog feed
 const feeds = [];            // loop periods (ns), between watchdog feeds
 const gpioIn = new Map();    // pin -> level the table drives (kept across resets)
 let pendingReset = false;
 let idleNs = 0;              // chip time the core spent asleep (WFI/WFE)
+let entries = {};            // exception number -> times taken, since last asked ("irqs")
 
 const now = () => base + sim.clock.nanos;
 
@@ -115,6 +117,16 @@ function boot() {
   cdc = new USBCDC(mcu.usbCtrl);
   cdc.onDeviceConnected = () => { cdcUp = true; };
   cdc.onSerialData = (data) => { for (const b of data) console_.push(b); };
+  // A USB host sends nothing on an OUT endpoint until it has data (it NAKs the
+  // device's request); rp2040js's CDC host answers at once with an empty packet, and
+  // TinyUSB re-arms the endpoint: an interrupt every few microseconds that keeps the
+  // core from ever sleeping. The read waits here until there are bytes to send.
+  cdcRead = null;
+  mcu.usbCtrl.onEndpointRead = (endpoint, size) => {
+    if (endpoint !== cdc.outEndpoint) return;
+    cdcRead = { endpoint, size };
+    cdcSend();
+  };
   rxAlarm = sim.clock.createAlarm(feedRx);
   if (rxQueue.length) rxAlarm.schedule(BYTE_NS);
   const wdt = mcu.peripherals[0x40058];
@@ -129,7 +141,19 @@ function boot() {
     write(offset, value);
   };
   wireI2C(mcu.i2c[1]);
+  const entry = mcu.core.exceptionEntry.bind(mcu.core);
+  mcu.core.exceptionEntry = (n) => { entries[n] = (entries[n] || 0) + 1; entry(n); };
   mcu.core.PC = 0x10000000;
+}
+
+function cdcSend() {
+  // The host's pending OUT transfer, once the host has bytes for it.
+  if (cdcRead === null || cdc.txFIFO.empty) return;
+  const { endpoint, size } = cdcRead;
+  cdcRead = null;
+  const buffer = new Uint8Array(Math.min(size, cdc.txFIFO.itemCount));
+  for (let i = 0; i < buffer.length; i++) buffer[i] = cdc.txFIFO.pull();
+  mcu.usbCtrl.endpointReadDone(endpoint, buffer);
 }
 
 function feedRx() {
@@ -183,6 +207,7 @@ function runTo(target) {
     if (cdcUp && cdcQueue.length) {
       // As fast as the chip takes them: the device's FIFO drops what it has no room for.
       while (cdcQueue.length && !cdc.txFIFO.full) cdc.sendSerialByte(cdcQueue.shift());
+      cdcSend();
     }
     const left = target - now();
     if (core.waiting) {
@@ -221,6 +246,7 @@ function handle(cmd) {
       const out = feeds.splice(0);
       return { loop_ns: out, idle_ns: idleNs };
     }
+    case 'irqs': { const out = entries; entries = {}; return { entries: out }; }
     case 'pc': return { pc: mcu.core.PC.toString(16), t: now(), resets, cdc: cdcUp };
     case 'quit': process.exit(0);
     default: return { error: 'unknown op ' + cmd.op };
