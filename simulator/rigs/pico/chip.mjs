@@ -100,19 +100,7 @@ function boot() {
   mcu.flash.set(image);
   for (const [pin, level] of gpioIn) mcu.gpio[pin].setInputValue(level);
   mcu.uart[0].onByte = (b) => { tx.push(b); };
-  // rp2040js raises the UART's TX interrupt again on every interrupt clear, so a
-  // driver that keeps it enabled (MicroPython's) never leaves its handler. On the
-  // PL011 it is an edge: the FIFO falling to its trigger level, after a write.
-  for (const uart of mcu.uart) {
-    uart.checkInterrupts = function () {
-      this.rp2040.setInterrupt(this.irq, !!(this.interruptStatus & this.interruptMask));
-    };
-    const write = uart.writeUint32.bind(uart);
-    uart.writeUint32 = (offset, value) => {
-      write(offset, value);
-      if (offset === 0) { uart.interruptStatus |= 1 << 5; uart.checkInterrupts(); }
-    };
-  }
+  for (const uart of mcu.uart) paceTx(uart);
   cdcUp = false;
   cdc = new USBCDC(mcu.usbCtrl);
   cdc.onDeviceConnected = () => { cdcUp = true; };
@@ -144,6 +132,47 @@ function boot() {
   const entry = mcu.core.exceptionEntry.bind(mcu.core);
   mcu.core.exceptionEntry = (n) => { entries[n] = (entries[n] || 0) + 1; entry(n); };
   mcu.core.PC = 0x10000000;
+}
+
+// The UART's transmitter as the PL011 has it, where rp2040js sends every byte the
+// instant it is written and says its FIFO is always empty: a 32-byte FIFO and the
+// shift register, one byte out every ten bit times; UARTFR says full, empty and busy;
+// the TX interrupt is raised when the FIFO falls to its trigger level (4 bytes,
+// pico-sdk's) and cleared by writing above it or by UARTICR. MicroPython fills the
+// FIFO from its own buffer (txbuf) in that interrupt, and a uart.write that finds the
+// buffer full gives up after its timeout with the rest of the bytes unsent: what a
+// burst of frames does on a real Pico, which an instant line would never show.
+const TX_DEPTH = 33;         // the FIFO and the shift register
+const TX_LEVEL = 4;
+const TXINTR = 1 << 5, TXFF = 1 << 5, TXFE = 1 << 7, BUSY = 1 << 3, RXFF = 1 << 6, RXFE = 1 << 4;
+
+function paceTx(uart) {
+  const line = [];           // bytes written and not yet out, the first on the wire
+  const alarm = sim.clock.createAlarm(() => {
+    alarm.scheduled = false;
+    const byte = line.shift();
+    if (uart.onByte) uart.onByte(byte);
+    if (line.length) alarm.schedule(BYTE_NS);
+    if (line.length === TX_LEVEL) { uart.interruptStatus |= TXINTR; uart.checkInterrupts(); }
+  });
+  Object.defineProperty(uart, 'flags', {
+    get: () => (uart.rxFIFO.full ? RXFF : 0) | (uart.rxFIFO.empty ? RXFE : 0)
+      | (line.length >= TX_DEPTH ? TXFF : 0) | (line.length <= 1 ? TXFE : 0)
+      | (line.length ? BUSY : 0),
+  });
+  // rp2040js raises the TX interrupt again on every interrupt check: only the FIFO's
+  // fall to its level raises it here.
+  uart.checkInterrupts = function () {
+    this.rp2040.setInterrupt(this.irq, !!(this.interruptStatus & this.interruptMask));
+  };
+  const write = uart.writeUint32.bind(uart);
+  uart.writeUint32 = (offset, value) => {
+    if (offset !== 0) { write(offset, value); return; }
+    if (line.length < TX_DEPTH) line.push(value & 0xff);    // a full FIFO loses it
+    if (!alarm.scheduled) alarm.schedule(BYTE_NS);
+    if (line.length > TX_LEVEL) uart.interruptStatus &= ~TXINTR;
+    uart.checkInterrupts();
+  };
 }
 
 function cdcSend() {
