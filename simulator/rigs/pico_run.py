@@ -49,7 +49,7 @@ from simulator.rigs.pico_chip import NS, PicoChip
 
 STEP_S = 0.001          # table time between two looks at the chip's outputs
 BOOT_LIMIT_NS = 5 * NS  # chip time the flashed board may take to start its loop
-ERROR_WORDS = (b"Traceback", b"MemoryError", b"uncaught exception")
+ERROR_WORDS = (b"Traceback", b"MemoryError", b"Uncaught exception", b"uncaught exception")
 MEM_FREE = re.compile(rb"board mem_free (\d+)")
 TX_LOST = re.compile(rb"tx_lost (\d+)")
 
