@@ -22,32 +22,48 @@ from board.pins_pico import Pins
 STATUS_MS = 1000
 
 
+class Turn:
+    """One turn of the loop in the board (run through pins.call: the board is not
+    re-entrant and a pin's handler may fire meanwhile). Returns how long the loop may
+    wait for a byte: 0 if the board is due now, else 1 ms."""
+
+    def __init__(self, pins, board, uart):
+        self.pins = pins
+        self.board = board
+        self.uart = uart
+
+    def __call__(self):
+        waiting = self.uart.any()
+        if waiting:
+            self.board.feed(self.uart.read(waiting))
+        self.pins.poll_slow()
+        now = self.pins.now_ms()
+        due = self.board.next_due()
+        if due is not None and now >= due:
+            self.board.poll()
+            due = self.board.next_due()
+        return 0 if due is not None and due <= self.pins.now_ms() else 1
+
+
 def run():
     pins = Pins(pinmap)
     board = Board(pins, heartbeat_limit_ms=pinmap.HEARTBEAT_LIMIT_MS)
     pins.attach(board)
     watchdog = machine.WDT(timeout=pinmap.WATCHDOG_MS)
-    uart = pins.uart
+    turn = Turn(pins, board, pins.uart)
     poller = select.poll()
-    poller.register(uart, select.POLLIN)
+    poller.register(pins.uart, select.POLLIN)
     status_at = 0
     try:
         while True:
-            waiting = uart.any()
-            if waiting:
-                board.feed(uart.read(waiting))
-            pins.poll_slow()
-            now = pins.now_ms()
-            due = board.next_due()
-            if due is not None and now >= due:
-                board.poll()
-                due = board.next_due()
+            wait = pins.call(turn)
             watchdog.feed()
+            now = pins.now_ms()
             if now >= status_at:
                 status_at = now + STATUS_MS
                 gc.collect()
-                print("board mem_free", gc.mem_free())
-            poller.poll(0 if due is not None and due <= pins.now_ms() else 1)
+                print("board mem_free", gc.mem_free(), "tx_lost", pins.tx_lost)
+            poller.poll(wait)
     finally:
         # Stopped (Ctrl-C at the USB console, an exception): nothing runs unwatched.
         pins.all_off()

@@ -4,6 +4,13 @@
 # MicroPython's scheduler between bytecodes) hands the change to the board, which
 # stops an armed motor before anything else. Expander inputs are read every few ms
 # from the main loop. Outputs on an expander are written from a shadow of its latch.
+#
+# The board is not re-entrant, and a soft IRQ runs between any two bytecodes of the
+# loop: one that ran the board while the loop was inside it gave two frames the same
+# sequence number (the host dropped the second as a duplicate), changed the stops
+# under the loop's iteration, or lost a latch bit the loop was setting. So the loop
+# enters the board only through call(); an edge that comes meanwhile is queued with
+# its time and handed to the board as soon as the loop's call returns.
 
 import time
 
@@ -20,14 +27,23 @@ _OLAT = 0x14
 class Pins:
     def __init__(self, pinmap):
         self.map = pinmap
+        # MicroPython's 256-byte buffers are too small: a uart.write that finds its
+        # buffer full gives the rest of its bytes up within a millisecond (four heads'
+        # STOPPED reports at once are some 400 bytes, 35 ms of line), and bytes that
+        # come while the loop collects its heap must wait somewhere.
         self.uart = machine.UART(pinmap.UART_ID, baudrate=pinmap.BAUD,
-                                 tx=machine.Pin(pinmap.UART_TX), rx=machine.Pin(pinmap.UART_RX))
+                                 tx=machine.Pin(pinmap.UART_TX), rx=machine.Pin(pinmap.UART_RX),
+                                 txbuf=pinmap.UART_TXBUF, rxbuf=pinmap.UART_RXBUF)
+        self.tx_lost = 0                # bytes a full buffer refused (said on the console)
         self.i2c = machine.I2C(pinmap.I2C_ID, sda=machine.Pin(pinmap.I2C_SDA),
                                scl=machine.Pin(pinmap.I2C_SCL), freq=pinmap.I2C_FREQ)
         self.names = pinmap.NAMES
         self.board = None
-        self._last_tick = time.ticks_ms()
-        self._ms = 0
+        # (board ms, ticks_ms) at the last reading: one load and one store, so a handler
+        # that reads the clock in the middle of the loop's reading gets a whole pair.
+        self._clock = (0, time.ticks_ms())
+        self._busy = False              # the board is running: an edge waits in _edges
+        self._edges: list = []          # (channel, value, board ms) not yet handed over
         self._latch: dict = {}          # expander address -> bytearray(2): output latch
         self._ports: dict = {}          # expander address -> (port A, port B) views of it
         self._inputs_of: dict = {}      # expander address -> [(channel, bit, active_low)]
@@ -94,13 +110,38 @@ class Pins:
     # -- the board's side -------------------------------------------------------------
 
     def now_ms(self):
+        ms, last = self._clock
         tick = time.ticks_ms()
-        self._ms += time.ticks_diff(tick, self._last_tick)
-        self._last_tick = tick
-        return self._ms
+        ms += time.ticks_diff(tick, last)
+        self._clock = (ms, tick)
+        return ms
+
+    def call(self, work):
+        """Run `work()` (the loop's turn in the board) with the pins' handlers held
+        off it, then hand the board every edge that came meanwhile; work's result."""
+        self._busy = True
+        try:
+            result = work()
+        finally:
+            self._busy = False
+        self._settle()
+        return result
+
+    def _settle(self):
+        edges = self._edges
+        board = self.board
+        while edges and board is not None:
+            self._busy = True
+            try:
+                ch, value, at = edges.pop(0)
+                board.on_input(ch, value, at)
+            finally:
+                self._busy = False
 
     def send(self, data):
-        self.uart.write(data)
+        sent = self.uart.write(data)
+        if sent != len(data):
+            self.tx_lost += len(data) - (sent or 0)
 
     def read(self, ch):
         return self._values[ch]
@@ -155,8 +196,18 @@ class Pins:
         if self._values[ch] == value:
             return
         self._values[ch] = value
-        if self.board is not None:
-            self.board.on_input(ch, value, self.now_ms())
+        if self.board is None:
+            return
+        at = self.now_ms()
+        if self._busy or self._edges:
+            # The board is busy (or older edges wait): in order, after the loop's call.
+            self._edges.append((ch, value, at))
+            return
+        self._busy = True
+        try:
+            self.board.on_input(ch, value, at)
+        finally:
+            self._busy = False
 
     def poll_slow(self):
         """Read the expanders' inputs every SLOW_POLL_MS."""

@@ -76,9 +76,10 @@ def _parser() -> argparse.ArgumentParser:
                           help=_("random fault scenarios judged by the simulator's referee"))
     fuzz.add_argument("--count", type=positive_int, default=100, help=_("scenarios to run"))
     fuzz.add_argument("--seed", type=whole, default=1, help=_("seed of the scenario generator"))
-    fuzz.add_argument("--rig", choices=("sim", "ioboard"), default="sim",
+    fuzz.add_argument("--rig", choices=("sim", "ioboard", "pico"), default="sim",
                       help=_("sim: the in-process simulated HAL; ioboard: the serial path "
-                             "and the I/O-board emulator (link faults too)"))
+                             "and the I/O-board emulator (link faults too); pico: the "
+                             "board's firmware on an emulated RP2040 (link faults too)"))
     fuzz.add_argument("--out", metavar="DIR", default="fuzz-failures",
                       help=_("where each failure is written, minimised, as a scenario file"))
     fuzz.add_argument("--wall-limit", type=number, default=30.0, metavar="S",
@@ -327,7 +328,7 @@ def _other_table(config: Config, rig: str) -> Any:
 def _fuzz(config: Config, args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from simulator.fuzz.batch import CLASSES, fuzz, ioboard_runner, sim_runner
+    from simulator.fuzz.batch import CLASSES, ConfigRunner, fuzz
     from simulator.harness.problems import class_name
 
     def progress(done: int, total: int, failed: int) -> None:
@@ -335,9 +336,9 @@ def _fuzz(config: Config, args: argparse.Namespace) -> int:
             print(_("fuzz: {done}/{total} run, {failed} failed").format(
                 done=done, total=total, failed=failed), file=sys.stderr, flush=True)
 
-    runner = ioboard_runner(config) if args.rig == "ioboard" else sim_runner(config)
+    runner = ConfigRunner(config, args.rig)
     try:
-        if args.rig == "ioboard":   # the config may name another backend
+        if args.rig != "sim":       # the config may name another backend
             check_link(config)
         report = fuzz(runner, args.count, args.seed, rig=args.rig,
                       out=Path(args.out), wall_limit_s=args.wall_limit,

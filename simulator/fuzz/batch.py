@@ -240,7 +240,7 @@ def generate(seed: int, index: int, rig: str = "sim",
     # What the table must heal from by itself (long stalls, ghosts, pairs at two
     # sides) is drawn from its own stream: every other draw of a batch stays put.
     healing = random.Random(f"fuzz-heal-{seed}-{index}" + ("-wide" if wide else ""))
-    kinds = [k for k in PLACES if rig == "ioboard" or k not in LINK_KINDS]
+    kinds = [k for k in PLACES if rig in ("ioboard", "pico") or k not in LINK_KINDS]
     cycles = rng.randint(2, 3)
     faults = [_fault(rng, rng.choice(kinds), cycles, tiles, wide, healing)
               for _ in range(rng.randint(1, 3))]

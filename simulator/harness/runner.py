@@ -144,6 +144,10 @@ class Harness:
                              "run with --hal ioboard")
         if scenario.play_time_s is not None:
             config = config.with_play_time(scenario.play_time_s)
+        if rig == "pico":       # the Pico board carries no tile reader
+            from simulator.rigs.pico_run import pico_config
+
+            config = pico_config(config)
         self.config = config
         self.scenario = scenario
         table_seed = seed if seed is not None else scenario.seed

@@ -19,6 +19,7 @@ board printed that looks like an error (a traceback, a MemoryError in a handler)
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import random
 import re
 import statistics
@@ -28,7 +29,15 @@ from typing import Any
 from board import pinmap
 from hal.backends.ioboard import IoBoardHal, LinkError, open_port
 from hal.interface import HalError
-from hal.protocol import CHANNELS, Decoder, Msg, Reason, decode_stopped, decode_value
+from hal.protocol import (
+    CHANNELS,
+    Decoder,
+    Msg,
+    Reason,
+    decode_signal,
+    decode_stopped,
+    decode_value,
+)
 from mjtable_core.config import Config, check_link
 from mjtable_core.signals import Value
 from simulator.physics.table import SimTable
@@ -40,8 +49,18 @@ from simulator.rigs.pico_chip import NS, PicoChip
 
 STEP_S = 0.001          # table time between two looks at the chip's outputs
 BOOT_LIMIT_NS = 5 * NS  # chip time the flashed board may take to start its loop
-ERROR_WORDS = (b"Traceback", b"MemoryError", b"uncaught exception")
+ERROR_WORDS = (b"Traceback", b"MemoryError", b"Uncaught exception", b"uncaught exception")
 MEM_FREE = re.compile(rb"board mem_free (\d+)")
+TX_LOST = re.compile(rb"tx_lost (\d+)")
+
+
+def pico_config(config: Config) -> Config:
+    """The table as the Pico board wires it: no tile reader (its channels are not on
+    the board, docs/board.md), so the host deals without knowing the tiles."""
+    if not config.table.tile_reader:
+        return config
+    return dataclasses.replace(config, table=dataclasses.replace(config.table,
+                                                                  tile_reader=False))
 
 
 class _LinkStats:
@@ -210,9 +229,25 @@ class PicoBoard(Cable):
         for frame in self._from_host.feed(data):
             if frame.type == Msg.ARM and len(frame.payload) >= 10:
                 self._confirm[frame.payload[0]] = int.from_bytes(frame.payload[8:10], "big")
+            elif frame.type == Msg.SET:
+                self._off_board(frame.payload)
         self._catch_up()
         self.link.stats.to_board += len(data)
         self.chip.uart_in(self._garble(data, self._rng_in))
+
+    def _off_board(self, payload: bytes) -> None:
+        """The display is not on the Pico (docs/board.md: its channel answers "not
+        fitted"): the table shows what the host sets, as a display on its own driver
+        would. Without it the players never see the dice and a hand needing a second
+        throw stands still in dealing."""
+        try:
+            name, value = decode_signal(payload)
+        except Exception:       # garbled or foreign: the board refuses it too
+            return
+        ch = payload[0]
+        signal = self.table.signals.get(name)
+        if ch not in pinmap.OUTPUTS and ch != 0 and signal is not None and signal.is_output:
+            self.table.command(name, value)
 
     # -- what the chip tells -------------------------------------------------------------
 
@@ -256,6 +291,8 @@ class PicoBoard(Cable):
                          "max": round(loops[-1] / 1000, 1)} if loops else {}),
             "mem_free_min": min(free) if free else None,
             "resets": self.chip.resets,
+            # Bytes the board's uart.write gave up with its buffer full (lost frames).
+            "uart_tx_lost": max((int(m) for m in TX_LOST.findall(console)), default=0),
             "errors": [line.decode(errors="replace") for line in console.splitlines()
                        if any(word in line for word in ERROR_WORDS)],
             "chip_time_s": round(self.chip.t_ns / NS, 3),

@@ -208,6 +208,16 @@ class PicoRig(IoboardRig):
         self.interlocks = tuple(interlock_rules(self.table.signals))
         self.error = None
 
+    def host_boots(self) -> LinkError | None:
+        """Power is back: a new host shakes hands with the chip, whose time moves on
+        while the host waits for its WELCOME (simulator/rigs/pico_run.py `connect`)."""
+        from simulator.rigs.lockstep import MeteredPort
+
+        port = MeteredPort(open_port(self.board.url, self.config.ioboard.baud),
+                           self.clock.meter)
+        self.wired.hal = IoBoardHal.from_config(self.config, self.host, port=port)
+        return self.wired.connect()
+
     def report(self) -> dict[str, Any]:
         out = super().report()
         out["hal"] = "pico"

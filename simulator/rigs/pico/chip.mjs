@@ -82,11 +82,13 @@ let rxQueue = [];            // UART0 bytes still to cross the line
 let cdcQueue = [];           // USB serial bytes for the chip
 let rxAlarm = null;
 let cdcUp = false;
+let cdcRead = null;          // the host's OUT transfer the device armed, waiting for bytes
 let lastFeed = null;         // chip time of the last watchdog feed
 const feeds = [];            // loop periods (ns), between watchdog feeds
 const gpioIn = new Map();    // pin -> level the table drives (kept across resets)
 let pendingReset = false;
 let idleNs = 0;              // chip time the core spent asleep (WFI/WFE)
+let entries = {};            // exception number -> times taken, since last asked ("irqs")
 
 const now = () => base + sim.clock.nanos;
 
@@ -98,23 +100,21 @@ function boot() {
   mcu.flash.set(image);
   for (const [pin, level] of gpioIn) mcu.gpio[pin].setInputValue(level);
   mcu.uart[0].onByte = (b) => { tx.push(b); };
-  // rp2040js raises the UART's TX interrupt again on every interrupt clear, so a
-  // driver that keeps it enabled (MicroPython's) never leaves its handler. On the
-  // PL011 it is an edge: the FIFO falling to its trigger level, after a write.
-  for (const uart of mcu.uart) {
-    uart.checkInterrupts = function () {
-      this.rp2040.setInterrupt(this.irq, !!(this.interruptStatus & this.interruptMask));
-    };
-    const write = uart.writeUint32.bind(uart);
-    uart.writeUint32 = (offset, value) => {
-      write(offset, value);
-      if (offset === 0) { uart.interruptStatus |= 1 << 5; uart.checkInterrupts(); }
-    };
-  }
+  for (const uart of mcu.uart) paceTx(uart);
   cdcUp = false;
   cdc = new USBCDC(mcu.usbCtrl);
   cdc.onDeviceConnected = () => { cdcUp = true; };
   cdc.onSerialData = (data) => { for (const b of data) console_.push(b); };
+  // A USB host sends nothing on an OUT endpoint until it has data (it NAKs the
+  // device's request); rp2040js's CDC host answers at once with an empty packet, and
+  // TinyUSB re-arms the endpoint: an interrupt every few microseconds that keeps the
+  // core from ever sleeping. The read waits here until there are bytes to send.
+  cdcRead = null;
+  mcu.usbCtrl.onEndpointRead = (endpoint, size) => {
+    if (endpoint !== cdc.outEndpoint) return;
+    cdcRead = { endpoint, size };
+    cdcSend();
+  };
   rxAlarm = sim.clock.createAlarm(feedRx);
   if (rxQueue.length) rxAlarm.schedule(BYTE_NS);
   const wdt = mcu.peripherals[0x40058];
@@ -129,7 +129,60 @@ function boot() {
     write(offset, value);
   };
   wireI2C(mcu.i2c[1]);
+  const entry = mcu.core.exceptionEntry.bind(mcu.core);
+  mcu.core.exceptionEntry = (n) => { entries[n] = (entries[n] || 0) + 1; entry(n); };
   mcu.core.PC = 0x10000000;
+}
+
+// The UART's transmitter as the PL011 has it, where rp2040js sends every byte the
+// instant it is written and says its FIFO is always empty: a 32-byte FIFO and the
+// shift register, one byte out every ten bit times; UARTFR says full, empty and busy;
+// the TX interrupt is raised when the FIFO falls to its trigger level (4 bytes,
+// pico-sdk's) and cleared by writing above it or by UARTICR. MicroPython fills the
+// FIFO from its own buffer (txbuf) in that interrupt, and a uart.write that finds the
+// buffer full gives up after its timeout with the rest of the bytes unsent: what a
+// burst of frames does on a real Pico, which an instant line would never show.
+const TX_DEPTH = 33;         // the FIFO and the shift register
+const TX_LEVEL = 4;
+const TXINTR = 1 << 5, TXFF = 1 << 5, TXFE = 1 << 7, BUSY = 1 << 3, RXFF = 1 << 6, RXFE = 1 << 4;
+
+function paceTx(uart) {
+  const line = [];           // bytes written and not yet out, the first on the wire
+  const alarm = sim.clock.createAlarm(() => {
+    alarm.scheduled = false;
+    const byte = line.shift();
+    if (uart.onByte) uart.onByte(byte);
+    if (line.length) alarm.schedule(BYTE_NS);
+    if (line.length === TX_LEVEL) { uart.interruptStatus |= TXINTR; uart.checkInterrupts(); }
+  });
+  Object.defineProperty(uart, 'flags', {
+    get: () => (uart.rxFIFO.full ? RXFF : 0) | (uart.rxFIFO.empty ? RXFE : 0)
+      | (line.length >= TX_DEPTH ? TXFF : 0) | (line.length <= 1 ? TXFE : 0)
+      | (line.length ? BUSY : 0),
+  });
+  // rp2040js raises the TX interrupt again on every interrupt check: only the FIFO's
+  // fall to its level raises it here.
+  uart.checkInterrupts = function () {
+    this.rp2040.setInterrupt(this.irq, !!(this.interruptStatus & this.interruptMask));
+  };
+  const write = uart.writeUint32.bind(uart);
+  uart.writeUint32 = (offset, value) => {
+    if (offset !== 0) { write(offset, value); return; }
+    if (line.length < TX_DEPTH) line.push(value & 0xff);    // a full FIFO loses it
+    if (!alarm.scheduled) alarm.schedule(BYTE_NS);
+    if (line.length > TX_LEVEL) uart.interruptStatus &= ~TXINTR;
+    uart.checkInterrupts();
+  };
+}
+
+function cdcSend() {
+  // The host's pending OUT transfer, once the host has bytes for it.
+  if (cdcRead === null || cdc.txFIFO.empty) return;
+  const { endpoint, size } = cdcRead;
+  cdcRead = null;
+  const buffer = new Uint8Array(Math.min(size, cdc.txFIFO.itemCount));
+  for (let i = 0; i < buffer.length; i++) buffer[i] = cdc.txFIFO.pull();
+  mcu.usbCtrl.endpointReadDone(endpoint, buffer);
 }
 
 function feedRx() {
@@ -183,6 +236,7 @@ function runTo(target) {
     if (cdcUp && cdcQueue.length) {
       // As fast as the chip takes them: the device's FIFO drops what it has no room for.
       while (cdcQueue.length && !cdc.txFIFO.full) cdc.sendSerialByte(cdcQueue.shift());
+      cdcSend();
     }
     const left = target - now();
     if (core.waiting) {
@@ -221,6 +275,7 @@ function handle(cmd) {
       const out = feeds.splice(0);
       return { loop_ns: out, idle_ns: idleNs };
     }
+    case 'irqs': { const out = entries; entries = {}; return { entries: out }; }
     case 'pc': return { pc: mcu.core.PC.toString(16), t: now(), resets, cdc: cdcUp };
     case 'quit': process.exit(0);
     default: return { error: 'unknown op ' + cmd.op };
