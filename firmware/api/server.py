@@ -8,7 +8,7 @@ controller runs in the loop, slow work (token hashes, log queries) in threads.
 The table runs on the same loop, so no client may hold it: lines are framed in linear
 time (firmware/api/framing.py) and the loop gets a turn every few lines; every line
 and byte a client sends is charged to its own budget and everyone's
-(firmware/api/budget.py), and a client past them is not read; an e-stop press skips
+(firmware/api/guards/budget.py), and a client past them is not read; an e-stop press skips
 every budget. Rows a client can cause go through one gate (mjtable_core/clientrows.py).
 
 Access (docs/console.md, "Security"): every method has a class (firmware/api/access.py);
@@ -46,17 +46,17 @@ from firmware.api.access import (
     needs_technician,
 )
 from firmware.api.auth import Technicians, technician_name
-from firmware.api.budget import Budgets
 from firmware.api.calls import Handler
 from firmware.api.framing import OVERLONG, LineSplitter
-from firmware.api.lockout import Lockout
+from firmware.api.guards.budget import Budgets
+from firmware.api.guards.lockout import Lockout
+from firmware.api.guards.peers import Peer, admitted, connection_budget, group_id, unix_peer
+from firmware.api.guards.tcpslots import PER_TECHNICIAN as TCP_PER_TECHNICIAN
+from firmware.api.guards.tcpslots import Slot, place, technician_full
 from firmware.api.loglane import LogLane
 from firmware.api.logreply import Encoded, bounded_log
-from firmware.api.peers import Peer, admitted, connection_budget, group_id, unix_peer
 from firmware.api.refusals import DroppedConnections, OpenDiagnoses, RefusalLog
 from firmware.api.table import Table
-from firmware.api.tcpslots import PER_TECHNICIAN as TCP_PER_TECHNICIAN
-from firmware.api.tcpslots import Slot, place, technician_full
 from firmware.diagnosis.guided import diagnose
 from firmware.faults.clearing import ClearRefused
 from firmware.faults.kinds import Fault
@@ -92,7 +92,7 @@ LINE_S = 10.0             # a request line must arrive whole within this (slowlo
 IDLE_S = 300.0            # a connection that sends nothing and subscribes to nothing
 SESSION_S = 900.0         # a login lasts this long on its connection (table time)
 SECRET_WORDS = ("token", "secret", "password", "key_hash", "nonce")
-# A client past its budget (firmware/api/budget.py) is not read until the budget is
+# A client past its budget (firmware/api/guards/budget.py) is not read until the budget is
 # back: the kernel then holds its bytes.
 LINES_PER_TURN = 8        # lines framed before the loop gets a turn (timers, the table)
 JUNK_HOLD_S = 10.0        # a connection sending lines that are no request: held, closed
@@ -431,7 +431,7 @@ class ApiServer:
             return f"too many connections ({self.max_clients}); try again later"
         if peer.uid is None:
             # TCP has its own slots, counted per network; one not logged in holds
-            # little and gives its slot up to a newcomer (firmware/api/tcpslots.py).
+            # little and gives its slot up to a newcomer (firmware/api/guards/tcpslots.py).
             slots = [Slot(c, c.net, c.technician is not None,
                           c.technician is None and not self._estop_network(c))
                      for c in sorted(self.clients, key=lambda c: c.opened)

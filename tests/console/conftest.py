@@ -16,7 +16,7 @@ import pytest
 
 from firmware.api.attach import Attachment, attach_api
 from firmware.api.auth import Technicians
-from firmware.api.budget import UNLIMITED
+from firmware.api.guards.budget import UNLIMITED
 from firmware.controller import Controller, compose_table
 from hal.backends import open_hal
 from mjtable_core.clock import RealClock

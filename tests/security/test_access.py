@@ -119,7 +119,7 @@ def test_a_captured_request_cannot_be_replayed(daemon: Daemon) -> None:
 
 
 def test_peer_credentials_are_logged_and_strangers_refused(daemon: Daemon) -> None:
-    from firmware.api.peers import Peer, admitted
+    from firmware.api.guards.peers import Peer, admitted
 
     with Client(daemon.socket, technician=("li", TOKEN)) as client, \
             pytest.raises(ClientError):
@@ -154,7 +154,7 @@ def test_a_lockout_never_holds_the_table_stopped(daemon: Daemon) -> None:
 
 def test_lockouts_are_per_uid() -> None:
     """The same name guessed from one uid does not lock it for another."""
-    from firmware.api.lockout import Lockout
+    from firmware.api.guards.lockout import Lockout
 
     clock = VirtualClock()
     lockout = Lockout(clock, failures=3, lock_s=60)

@@ -18,7 +18,7 @@ import pytest
 from firmware.api import auth
 from firmware.api import server as api_server
 from firmware.api.client import Client
-from firmware.api.peers import Peer
+from firmware.api.guards.peers import Peer
 from tests.console.conftest import TOKEN, Daemon
 
 from .conftest import login_line, raw, replies
@@ -109,7 +109,7 @@ def many_uids(daemon: Daemon, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[
 def test_guesses_from_many_uids_stay_bounded(daemon: Daemon, many_uids: list[int]) -> None:
     """Attack: the lockout counted per uid only, so 20 uids guessing one name had 20
     times the guesses. A name now has a bound over all uids too."""
-    from firmware.api.lockout import UNKNOWN_GLOBAL
+    from firmware.api.guards.lockout import UNKNOWN_GLOBAL
 
     checked: list[str] = []
     verify = daemon.api.server.technicians.verify

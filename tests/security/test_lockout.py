@@ -201,7 +201,7 @@ def test_open_diagnoses_cannot_flood_the_log(daemon: Daemon) -> None:
 def test_one_patient_uid_never_locks_a_name_for_the_others() -> None:
     """Attack: five guesses, wait out the lock, again: after about 80 minutes one uid had
     locked the name for every uid, its technician included."""
-    from firmware.api.lockout import Lockout
+    from firmware.api.guards.lockout import Lockout
     from mjtable_core.clock import VirtualClock
 
     clock = VirtualClock()

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from firmware.api import server as api_server
-from firmware.api.budget import Budgets
 from firmware.api.framing import OVERLONG, LineSplitter
+from firmware.api.guards.budget import Budgets
 from tests.console.conftest import Daemon, replies, start_daemon
 from tests.console.conftest import raw as console_raw
 

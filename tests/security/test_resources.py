@@ -62,7 +62,7 @@ def test_an_idle_connection_is_dropped(daemon: Daemon, monkeypatch: pytest.Monke
 
 
 def test_the_fd_budget_keeps_a_reserve(monkeypatch: pytest.MonkeyPatch) -> None:
-    from firmware.api import peers
+    from firmware.api.guards import peers
 
     monkeypatch.setattr(peers.resource, "getrlimit", lambda _: (1024, 1024))
     assert peers.connection_budget(5000) == 1024 - peers.RESERVED_FDS

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from firmware.api.budget import Budgets
+from firmware.api.guards.budget import Budgets
 from firmware.api.venue import REFUSED_PER_WINDOW
 from firmware.hands.consumers import HandoffFile, drop_partial_line, quarantine_path
 from mjtable.cli import main

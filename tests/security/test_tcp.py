@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from firmware.api import server as api_server
-from firmware.api import tcpslots
+from firmware.api.guards import tcpslots
 from mjtable_core import limits
 from tests.console.conftest import TOKEN, Daemon, start_daemon
 

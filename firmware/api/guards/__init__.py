@@ -1,0 +1,2 @@
+"""What guards the API's door: peer credentials, TCP slots per network, login
+lockout, request budgets."""
