@@ -8,10 +8,9 @@ form no import cycle. Each Protocol names only what the wing reads or calls.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from firmware.diagnosis.table import Evidence
+from firmware.diagnosis.table import Evidence, Machines
 
 if TYPE_CHECKING:
     from firmware.diagnosis.recurrence import FaceUpTracker
@@ -46,7 +45,7 @@ class Marks(Protocol):
     def mark(self) -> None: ...
 
 
-class Parked(Protocol):
+class Parked(Machines, Protocol):
     """Where the machines are, where a fault or a halt stopped them, and where a
     running resume puts them back: what recovery.py plans from (the API and the
     scoring read the plan too)."""
@@ -54,19 +53,6 @@ class Parked(Protocol):
     faults: list[Fault]
     halt_parked: dict[str, str]     # where a halt (not a fault) stopped the machines
     resume_plan: dict[str, str]     # where a running resume puts them back
-
-    @property
-    def cycle(self) -> Machine: ...
-    @property
-    def build(self) -> Machine: ...
-    @property
-    def lid(self) -> Machine: ...
-    @property
-    def dice(self) -> Machine: ...
-    @property
-    def sides(self) -> Sequence[Machine]: ...
-    @property
-    def plates(self) -> Sequence[Machine]: ...
 
 
 class Table(Parked, Evidence, Protocol):
