@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.controller import Controller
+from firmware.controller import compose_table
 from firmware.machines.maintenance import jog_motors, mechanism_tests
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, parse_config
@@ -112,7 +112,7 @@ def test_a_config_geometry_reaches_machines_tests_jog_and_status(
     hal = ScriptedHal(clock)
     hal.signals = catalogue(True, True, geometry)
     assert not [name for name in hal.signals if ".3" in name]
-    ctl = Controller(three, hal, clock)
+    ctl = compose_table(three, hal, clock, consumers=False)
     assert len(ctl.sides) == len(ctl.plates) == 3
     status = ctl.status()
     assert len(status["sides"]) == 3 and {s["target"] for s in status["sides"]} == {48}

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from firmware.controller import Controller
+from firmware.controller import compose_table
 from firmware.hands import consumers
-from firmware.hands.consumers import HandoffFile, attach_consumers, handoff_path, installed_engines
+from firmware.hands.consumers import HandoffFile, handoff_path, installed_engines
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import Config, load_config
 from mjtable_core.schema import ConfigError
@@ -211,12 +211,10 @@ def test_handoff_path_resolution(tmp_path: Path) -> None:
 def test_daemon_style_wiring_puts_a_relative_file_in_the_state_dir(
         config: Config, tmp_path: Path) -> None:
     clock = VirtualClock()
-    ctl = Controller(with_rules(config, handoff_file="handoffs.jsonl"), ScriptedHal(clock),
-                     clock)
-    added = attach_consumers(ctl, tmp_path)
-    assert [c.name for c in added] == [f"file:{tmp_path / 'handoffs.jsonl'}",
-                                       "engine:builtin"]
-    assert ctl.handoff.consumers == added
+    ctl = compose_table(with_rules(config, handoff_file="handoffs.jsonl"),
+                        ScriptedHal(clock), clock, state_dir=tmp_path)
+    assert [c.name for c in ctl.handoff.consumers] == [
+        f"file:{tmp_path / 'handoffs.jsonl'}", "engine:builtin"]
 
 
 def lines_of(path: Path) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from firmware.controller import Controller
+from firmware.controller import Controller, compose_table
 from firmware.state.journal import FILE_NAME, FileJournal, MemoryJournal
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config
@@ -37,7 +37,7 @@ def test_unreadable_journal_counts_as_an_unclean_stop(tmp_path: Path) -> None:
 def restart(bench, journal: MemoryJournal) -> Controller:
     """A new controller on the same table and journal, the old one's timers dead."""
     clock = ScopedClock(bench.clock)
-    ctl = Controller(bench.config, bench.hal, clock, journal)
+    ctl = compose_table(bench.config, bench.hal, clock, journal, consumers=False)
     ctl.start()
     return ctl
 
@@ -48,7 +48,7 @@ def booted(seed: int) -> tuple[WiredTable, MemoryJournal, ScopedClock, Controlle
     bench = assemble(quick(load_config()), seed=seed)
     journal = MemoryJournal()
     first = ScopedClock(bench.clock)
-    ctl = Controller(bench.config, bench.hal, first, journal)
+    ctl = compose_table(bench.config, bench.hal, first, journal, consumers=False)
     ctl.start()
     return bench, journal, first, ctl
 
@@ -120,11 +120,11 @@ def test_a_fault_before_start_does_not_write_over_the_journal(config) -> None:
     saved = {"clean": False, "cycle": 41, "set_building": "B"}
     journal.save(saved)
     clock = VirtualClock()
-    ctl = Controller(config, ScriptedHal(clock), clock, journal)
+    ctl = compose_table(config, ScriptedHal(clock), clock, journal, consumers=False)
     ctl.fault("link.version", "link", None, {"board_version": 1})
     assert journal.load() == saved
     # The daemon stops there; the next start recovers the machine as it was.
-    again = Controller(config, ScriptedHal(clock), clock, journal)
+    again = compose_table(config, ScriptedHal(clock), clock, journal, consumers=False)
     again.start()
     assert again.cycle.number == 41 and journal.load()["cycle"] == 41
 
@@ -135,11 +135,11 @@ def test_a_refeed_still_pending_survives_a_clean_restart(config) -> None:
     journal = MemoryJournal()
     journal.save({"clean": False, "cycle": 3, "build": "building", "set_building": "A"})
     clock = VirtualClock()
-    ctl = Controller(config, ScriptedHal(clock), clock, journal)
+    ctl = compose_table(config, ScriptedHal(clock), clock, journal, consumers=False)
     ctl.start()
     assert ctl.refeed_hold is not None
     ctl.stop()
-    again = Controller(config, ScriptedHal(clock), clock, journal)
+    again = compose_table(config, ScriptedHal(clock), clock, journal, consumers=False)
     again.start()
     assert again.refeed_hold is not None and again.refeed_hold.id == "build.interrupted"
     assert again.build.state == "idle"
@@ -153,7 +153,7 @@ def _restart(config, journal: MemoryJournal, plate_home: dict[int, bool] | None 
     hal = ScriptedHal(clock)
     for side, home in (plate_home or {}).items():
         hal.values[f"side.{side}.plate_home"] = home
-    ctl = Controller(config, hal, clock, journal)
+    ctl = compose_table(config, hal, clock, journal, consumers=False)
     ctl.start()
     clock.run_until(clock.now() + 0.2)
     return ctl, hal, clock

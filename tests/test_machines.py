@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from firmware.controller import Controller
+from firmware.controller import compose_table
 from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of, run_for
@@ -433,7 +433,7 @@ def test_an_idle_head_that_coasts_past_home_after_homing_is_brought_round(config
     journal.save({"clean": False, "cycle": 3, "build": "building", "set_building": "A"})
     clock = VirtualClock()
     hal = ScriptedHal(clock)
-    ctl = Controller(config, hal, clock, journal)
+    ctl = compose_table(config, hal, clock, journal, consumers=False)
     ctl.start()
     run_for(clock, 0.01)
     assert ctl.cycle.state == "play" and ctl.refeed_hold is not None

@@ -3,7 +3,7 @@ where the pin is; the supervisor stays the second line."""
 
 from __future__ import annotations
 
-from firmware.controller import Controller
+from firmware.controller import Controller, compose_table
 from hal.armed import StopReason
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config
@@ -18,7 +18,7 @@ def _table() -> tuple[VirtualClock, SimTable, Controller]:
     config = quick(load_config(CONFIGS["144"]))
     clock = VirtualClock()
     table = SimTable(config, clock, seed=1)
-    ctl = Controller(config, SimHal(table), clock)
+    ctl = compose_table(config, SimHal(table), clock, consumers=False)
     ctl.start()
     clock.run_until(1.0)
     assert ctl.lid.state == "closed"

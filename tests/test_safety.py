@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.controller import Controller
+from firmware.controller import Controller, compose_table
 from firmware.diagnosis.guided import diagnose
 from firmware.faults.clearing import ClearRefused
 from firmware.faults.path import FAULT_HISTORY
@@ -331,7 +331,8 @@ def test_7_a_restart_with_a_build_fault_holds_for_refeed_and_keeps_it_active() -
     assert ctl.build.state == "fault"
     ctl.stop()                                       # switched off instead of cleared
     first.kill()
-    again = Controller(bench.config, bench.hal, ScopedClock(bench.clock), journal)
+    again = compose_table(bench.config, bench.hal, ScopedClock(bench.clock), journal,
+                          consumers=False)
     again.start()
     bench.clock.run_until(bench.clock.now() + 5.0)
     assert again.refeed_hold is not None and again.refeed_hold.active
@@ -574,7 +575,7 @@ def test_2_a_raise_after_homing_waits_for_every_plate_to_be_home(config) -> None
     walls = [[["W1", "W2"]] * 18 for _ in range(4)]
     journal.save({"clean": False, "cycle": 1, "build": "staged", "staged_set": "A",
                   "staged_walls": walls, "raising": True, "set_building": "A"})
-    ctl = Controller(config, hal, clock, journal)
+    ctl = compose_table(config, hal, clock, journal, consumers=False)
     events = events_of(ctl)
     hal.values["side.2.plate_home"] = False
     hal.values["side.1.head_home"] = False

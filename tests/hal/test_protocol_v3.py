@@ -7,7 +7,7 @@ import pytest
 
 import hal.backends.ioboard
 import hal.protocol
-from firmware.controller import Controller
+from firmware.controller import compose_table
 from hal.armed import StopReason, StopReport, StopSpec
 from hal.backends.ioboard import IoBoardHal
 from hal.interlocks import interlock_table
@@ -227,7 +227,7 @@ def test_a_build_fault_on_the_board_goes_out_fenced(short):
     clock, port = VirtualClock(), _RecordingPort()
     hal = IoBoardHal.from_config(short, clock, port=port)
     hal.link.start()
-    ctl = Controller(short, hal, clock)
+    ctl = compose_table(short, hal, clock, consumers=False)
     hal.write("motor.side.0.conveyor", True)
     port.sent = b""
     ctl.fault("head.jam", "side.0.head", 0, {})

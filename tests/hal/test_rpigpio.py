@@ -14,7 +14,7 @@ import types
 
 import pytest
 
-from firmware.controller import Controller
+from firmware.controller import compose_table
 from hal.backends.rpigpio import RpiGpioHal, import_gpio
 from hal.interface import HalError
 from mjtable_core.clock import RealClock
@@ -154,7 +154,7 @@ def run_table(pi_config, gpio: FakeGPIO, scenario) -> None:
     async def main() -> None:
         clock = RealClock(asyncio.get_running_loop())
         hal = RpiGpioHal.from_config(pi_config, clock, gpio=gpio, model=RIG)
-        ctl = Controller(pi_config, hal, clock)
+        ctl = compose_table(pi_config, hal, clock, consumers=False)
         try:
             await scenario(ctl, hal)
         finally:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from firmware.controller import Controller
+from firmware.controller import compose_table
 from firmware.hands.handoff import public_event
 from mjtable_core.clock import VirtualClock
 from tests.conftest import ScriptedHal, events_of
@@ -35,7 +35,7 @@ def face_up_diagnoses(config, tiles: tuple[str, str]) -> list[dict]:
     W5 face up in an earlier build of the same set (revealed since)."""
     clock = VirtualClock()
     hal = ScriptedHal(clock)
-    rig = (Controller(config, hal, clock), hal, clock)
+    rig = (compose_table(config, hal, clock, consumers=False), hal, clock)
     ctl = rig[0]
     events = events_of(ctl)
     homed(rig)
