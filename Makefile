@@ -39,7 +39,7 @@ diagrams: $(STAMP)
 # words (from the kinds).
 docs: diagrams
 	$(BIN)/python -m firmware.faults.tables docs
-	$(BIN)/python -m firmware.faults.deskwords venue/desk/faultwords.json
+	$(BIN)/python -m firmware.faults.deskwords venue/desk/faults/faultwords.json
 
 # Strings a person reads: extract them, merge into the catalogues, then translate the
 # new entries in firmware/locale/*/LC_MESSAGES/mjtable.po (tests/test_i18n.py checks).

@@ -16,12 +16,12 @@ import time
 
 from aiohttp import web
 
-from venue.desk import throttle
-from venue.desk.app import make_app
+from venue.desk.accounts import throttle
+from venue.desk.accounts.sessions import COOKIE
 from venue.desk.config import parse
-from venue.desk.fleet import Fleet
-from venue.desk.login import SESSIONS
-from venue.desk.sessions import COOKIE
+from venue.desk.tables.fleet import Fleet
+from venue.desk.web.app import make_app
+from venue.desk.web.login import SESSIONS
 
 TABLES = 100
 

@@ -102,7 +102,7 @@ def measure(tables: int, seconds: float, speed: float, verbose: bool = False,
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-    from venue.desk.login import OFFICE
+    from venue.desk.web.login import OFFICE
 
     directory = Path(tempfile.mkdtemp(prefix="bench-notify-"))
     names = [f"t{n}" for n in range(1, tables + 1)]
@@ -128,7 +128,7 @@ def measure(tables: int, seconds: float, speed: float, verbose: bool = False,
                           broker_url=broker.url)
         desk.start()
         desk.run(stub.start())
-        from venue.desk.incident_pages import NOTIFIER
+        from venue.desk.web.incident_pages import NOTIFIER
         notifier = desk.desk.app[NOTIFIER]
         desk.connected()
         # The agents first: each waits for its daemon's socket, so it is on the broker

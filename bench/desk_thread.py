@@ -11,7 +11,7 @@ from typing import Any
 
 from venue.desk.config import parse
 from venue.desk.serve import Desk
-from venue.desk.store import Store
+from venue.desk.tables.store import Store
 
 
 class DeskThread:
@@ -75,7 +75,7 @@ class DeskThread:
     def session(self, name: str = "staff-test") -> tuple[str, str]:
         """A staff session opened straight in the desk (its cookie value, its CSRF
         token): for tests of the pages behind the login."""
-        from venue.desk.login import SESSIONS, STAFF
+        from venue.desk.web.login import SESSIONS, STAFF
 
         assert self.desk is not None and self.desk.app is not None
         app = self.desk.app
@@ -87,7 +87,7 @@ class DeskThread:
     def login(self, page: Any, name: str = "staff-test") -> str:
         """Log a Playwright page or browser context in (the context gets the session
         cookie); the CSRF token. The pages are all behind the staff login."""
-        from venue.desk.sessions import COOKIE
+        from venue.desk.accounts.sessions import COOKIE
 
         session_id, csrf = self.session(name)
         self.cookie = session_id
@@ -101,7 +101,7 @@ class DeskThread:
         import hashlib
         import time as clock
 
-        from venue.desk.login import OFFICE
+        from venue.desk.web.login import OFFICE
 
         assert self.desk is not None and self.desk.app is not None
         now = clock.time()

@@ -1,7 +1,7 @@
 """Technicians' names: one spelling for one person, and none that passes for another's.
 
 The rules a name must keep, the same for the daemon's technicians file
-(firmware/api/auth.py) and the venue's staff (venue/desk/staff.py); the tokens and
+(firmware/api/auth.py) and the venue's staff (venue/desk/accounts/staff.py); the tokens and
 their hashes stay with the daemon.
 """
 

@@ -170,7 +170,7 @@ def test_python_m_inside_a_source_checkout(installed: Path, tmp_path: Path) -> N
 def test_the_dashboards_assets_are_in_the_package(installed: Path) -> None:
     # `mjtable venue` serves its page from the package: no build step, no CDN.
     (site,) = (installed.parent / "lib").glob("python3*/site-packages")
-    static = site / "venue" / "desk" / "static"
+    static = site / "venue" / "desk" / "web" / "static"
     assert {p.name for p in static.iterdir()} >= {"desk.js", "desk.css"}
-    # Its fault words are data beside it (generated from the kinds, venue/desk/faultwords.py).
-    assert (site / "venue" / "desk" / "faultwords.json").is_file()
+    # Its fault words are data (generated from the kinds, venue/desk/faults/faultwords.py).
+    assert (site / "venue" / "desk" / "faults" / "faultwords.json").is_file()

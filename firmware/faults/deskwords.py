@@ -1,4 +1,4 @@
-"""The venue desk's fault words (venue/desk/faultwords.json), generated from the kinds.
+"""The venue desk's fault words (venue/desk/faults/faultwords.json), generated from the kinds.
 
 The desk shows a table's fault in the reader's language, which may not be the one the
 table sent it in; it takes the words by the fault's id from this file (their English,
@@ -15,7 +15,7 @@ from typing import Any
 
 from firmware.faults.kinds import CATALOGUE
 
-PATH = Path(__file__).resolve().parents[2] / "venue" / "desk" / "faultwords.json"
+PATH = Path(__file__).resolve().parents[2] / "venue" / "desk" / "faults" / "faultwords.json"
 
 
 def words() -> dict[str, dict[str, Any]]:

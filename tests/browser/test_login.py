@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from bench.desk_thread import DeskThread
-from venue.desk.login import STAFF
+from venue.desk.web.login import STAFF
 
 PASSWORD = "counter-password-1"
 

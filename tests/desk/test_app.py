@@ -1,4 +1,4 @@
-"""The venue's pages and API over HTTP (venue/desk/app.py and its parts)."""
+"""The venue's pages and API over HTTP (venue/desk/web/app.py and its parts)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from venue.desk.app import STATIC, make_app
 from venue.desk.config import parse
-from venue.desk.fleet import Fleet
-from venue.desk.store import Store, day_of
+from venue.desk.tables.fleet import Fleet
+from venue.desk.tables.store import Store, day_of
+from venue.desk.web.app import STATIC, make_app
 
 PAGE_BUDGET = 100 * 1024
 
@@ -43,8 +43,8 @@ def with_client(fleet: Fleet, test: Callable[[TestClient], Awaitable[Any]],
 
 
 def log_in(app: Any, client: TestClient) -> None:
-    from venue.desk.login import SESSIONS
-    from venue.desk.sessions import COOKIE
+    from venue.desk.accounts.sessions import COOKIE
+    from venue.desk.web.login import SESSIONS
 
     session_id, _session = app[SESSIONS].open("staff-test")
     client.session.cookie_jar.update_cookies({COOKIE: session_id})

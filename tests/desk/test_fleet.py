@@ -1,4 +1,4 @@
-"""What the owner sees of each table, from the tables' topics (venue/desk/fleet.py)."""
+"""What the owner sees of each table, from the tables' topics (venue/desk/tables/fleet.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from venue.desk.fleet import Fleet
-from venue.desk.store import day_of
+from venue.desk.tables.fleet import Fleet
+from venue.desk.tables.store import day_of
 
 
 class Clock:

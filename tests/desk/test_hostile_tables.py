@@ -1,5 +1,5 @@
 """A broken or hostile table on the broker cannot blank the grid or deafen the venue
-(venue/desk/fleet.py, store.py, link.py)."""
+(venue/desk/tables/fleet.py, store.py, link.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import time
 from typing import Any
 
 from venue.desk.config import BrokerSection
-from venue.desk.fleet import Fleet
-from venue.desk.link import BrokerLink
-from venue.desk.store import Store
+from venue.desk.tables.fleet import Fleet
+from venue.desk.tables.link import BrokerLink
+from venue.desk.tables.store import Store
 
 
 def strict(value: Any) -> str:
@@ -105,15 +105,15 @@ def test_many_open_streams_build_each_changed_tile_once(monkeypatch):
     # Before: every stream built and encoded every changed tile for itself: 200 open
     # dashboards and 100 tables changing each second were 20,000 tiles a second, and
     # the venue's loop lagged by 100 ms to 1 s (bench/bench_desk_sse.py).
-    from venue.desk import throttle
+    from venue.desk.accounts import throttle
 
     # Twenty pages of one session here: past its share of streams on a real desk.
     monkeypatch.setattr(throttle, "STREAMS_PER_SESSION", 20)
     from aiohttp.test_utils import TestClient, TestServer
 
     from tests.desk.test_app import fleet_of, log_in
-    from venue.desk.app import make_app
     from venue.desk.config import parse
+    from venue.desk.web.app import make_app
 
     fleet = fleet_of(5)
     built: list[str] = []

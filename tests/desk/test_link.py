@@ -1,5 +1,5 @@
 """The venue on a real broker: hand records kept once and acknowledged with a command
-the table's own check accepts (venue/desk/link.py)."""
+the table's own check accepts (venue/desk/tables/link.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from bench.desk_thread import DeskThread
 from firmware.service.signed import Refused, Verifier, load_keys
-from venue.desk.link import ACK_EVERY_S, new_key
+from venue.desk.tables.link import ACK_EVERY_S, new_key
 
 
 class Table:

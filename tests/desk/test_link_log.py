@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from venue.desk.config import parse
-from venue.desk.fleet import Fleet
-from venue.desk.link import BrokerLink
 from venue.desk.serve import free_port
-from venue.desk.store import Store
+from venue.desk.tables.fleet import Fleet
+from venue.desk.tables.link import BrokerLink
+from venue.desk.tables.store import Store
 
 
 def test_a_broker_down_is_told_once():

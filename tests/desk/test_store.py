@@ -1,5 +1,5 @@
 """The venue's copy of the hand records: once each, acknowledged without gaps, billed
-per day (venue/desk/store.py)."""
+per day (venue/desk/tables/store.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from venue.desk.store import Store, day_of, records_csv, usage_csv
+from venue.desk.tables.store import Store, day_of, records_csv, usage_csv
 
 NOON = time.mktime((2026, 3, 14, 12, 0, 0, 0, 0, -1))     # local noon
 

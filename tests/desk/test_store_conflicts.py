@@ -11,10 +11,10 @@ from aiohttp.test_utils import TestClient
 from tests.desk.test_store import NOON, record
 from tests.venue.test_desk_login import login, run
 from venue.desk.config import BrokerSection
-from venue.desk.fleet import Fleet
-from venue.desk.keys import STORE
-from venue.desk.link import BrokerLink
-from venue.desk.store import Store, day_of
+from venue.desk.tables.fleet import Fleet
+from venue.desk.tables.link import BrokerLink
+from venue.desk.tables.store import Store, day_of
+from venue.desk.web.keys import STORE
 
 
 def test_a_conflicting_record_is_kept_aside_told_and_the_same_one_again_is_not() -> None:
@@ -55,7 +55,7 @@ def test_the_link_says_so_and_the_usage_page_shows_both() -> None:
 def test_a_hand_varied_ten_thousand_ways_keeps_a_few_and_counts_the_rest() -> None:
     """Before: each variant of one hand's record was a row and a journal line (10,000
     sent, 10,000 of each). Now a few are kept aside and told, the rest counted."""
-    from venue.desk.store import CONFLICTS_PER_HAND
+    from venue.desk.tables.store import CONFLICTS_PER_HAND
 
     lines: list[str] = []
     store = Store()
@@ -67,5 +67,5 @@ def test_a_hand_varied_ten_thousand_ways_keeps_a_few_and_counts_the_rest() -> No
     shown = store.conflicts(day_of(NOON), day_of(NOON))
     assert len(shown) == CONFLICTS_PER_HAND and len(lines) == CONFLICTS_PER_HAND
     assert all(row["more"] == 10_000 - CONFLICTS_PER_HAND for row in shown)
-    from venue.desk.usage import _conflicts
+    from venue.desk.web.usage import _conflicts
     assert f"and {10_000 - CONFLICTS_PER_HAND} more" in _conflicts(shown)

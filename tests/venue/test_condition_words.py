@@ -7,7 +7,7 @@ import pytest
 
 from firmware.i18n import language
 from tests.console.zh_sweep import stray
-from venue.desk.faultwords import of_incident
+from venue.desk.faults.faultwords import of_incident
 
 
 @pytest.mark.parametrize(("fault_id", "english"), [

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from venue.desk.integrators import Integrators
+from venue.desk.accounts.integrators import Integrators
+from venue.desk.accounts.sessions import Sessions
+from venue.desk.accounts.staff import LOCKED, WRONG, Cost, LoginRefused, Staff
 from venue.desk.office import Office
 from venue.desk.sections import StaffSection
-from venue.desk.sessions import Sessions
-from venue.desk.staff import LOCKED, WRONG, Cost, LoginRefused, Staff
 
 CHEAP = Cost(memory_kib=64, passes=1)       # argon2id still, at a test's cost
 
@@ -143,7 +143,7 @@ def test_the_office_does_not_wait_for_the_disk_at_every_log_row(tmp_path) -> Non
     # A flood of forged keys must not fsync per refusal on the venue's event loop;
     # the hand records keep theirs.
     from venue.desk.office import own_connection
-    from venue.desk.store import Store
+    from venue.desk.tables.store import Store
 
     store = Store(tmp_path / "venue.sqlite")
     office = Office(own_connection(store.db), echo=False)

@@ -52,7 +52,7 @@ def test_enable_from_the_booking_api_opens_the_gate_of_a_real_table(tmp_path: Pa
         agent = start_agent(daemon)
         desk.start()
         desk.connected()
-        from venue.desk.login import INTEGRATORS
+        from venue.desk.web.login import INTEGRATORS
         api_key = desk.call(desk.desk.app[INTEGRATORS].issue, "miniapp")
         wait_for(lambda: call(daemon.socket, "log", {"kind": "build.held"})["rows"], 30,
                  "the build held at power-on")

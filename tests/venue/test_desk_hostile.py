@@ -1,5 +1,5 @@
 """Crafted requests against the desk's login and booking API, and the incidents of a
-fault that flaps (venue/desk/login.py, staff.py, booking.py, incidents.py)."""
+fault that flaps (venue/desk/web/login.py, staff.py, booking.py, incidents.py)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from aiohttp.test_utils import TestClient
 from argon2.exceptions import VerifyMismatchError
 
 from tests.venue.test_desk_login import logged, login, run
-from venue.desk.incidents import Incidents
+from venue.desk.accounts.sessions import Sessions
+from venue.desk.accounts.staff import Cost, LoginRefused, Staff
+from venue.desk.faults.incidents import Incidents
 from venue.desk.office import Office
 from venue.desk.sections import NotifySection, StaffSection
-from venue.desk.sessions import Sessions
-from venue.desk.staff import Cost, LoginRefused, Staff
 
 
 async def csrf(client: TestClient) -> str:
@@ -120,7 +120,7 @@ def test_pages_stuck_on_a_hanging_webhook_do_not_hold_up_staff_logins() -> None:
     # and nobody could log in to acknowledge them.
     import asyncio
 
-    from venue.desk.notify import Notifier
+    from venue.desk.faults.notify import Notifier
 
     async def main() -> float:
         release = threading.Event()
@@ -173,10 +173,10 @@ def test_only_the_table_a_command_was_for_can_answer_it() -> None:
 
     from tests.venue.test_desk_login import CONFIG
     from tests.venue.watch import VenueKey
-    from venue.desk.app import make_app
     from venue.desk.config import parse
-    from venue.desk.fleet import Fleet
-    from venue.desk.login import OFFICE, STAFF
+    from venue.desk.tables.fleet import Fleet
+    from venue.desk.web.app import make_app
+    from venue.desk.web.login import OFFICE, STAFF
     from venue.signing import sign
 
     class Impostor:
@@ -247,11 +247,11 @@ def test_a_second_venue_on_the_same_records_stops_with_one_line(tmp_path, capsys
 def test_a_price_that_is_not_one_is_refused_and_said_on_the_usage_page() -> None:
     # -1, 1e309 (infinity), "abc", NaN: the price stays as it was, and the page says why
     # instead of quietly showing the old price as if it had been saved.
-    from venue.desk.usage import PRICE, price
+    from venue.desk.web.usage import PRICE, price
 
     async def tried(client: TestClient, app: Any) -> None:
-        from venue.desk.login import OFFICE
-        from venue.desk.sessions import CSRF_FIELD
+        from venue.desk.accounts.sessions import CSRF_FIELD
+        from venue.desk.web.login import OFFICE
         await login(client)
         token = await csrf(client)
         ok = await client.post("/usage/price", data={CSRF_FIELD: token, PRICE: "38.5",

@@ -17,7 +17,7 @@ from bench.desk_thread import DeskThread
 from bench.venue_brokers import free_port
 from bench.venue_tables import wait_for
 from bench.webhook_stub import WebhookStub
-from venue.desk.sessions import COOKIE, CSRF_HEADER
+from venue.desk.accounts.sessions import COOKIE, CSRF_HEADER
 
 FAULT = {"table": "t4", "code": "E32", "id": "plate.stuck", "where": "side.2.plate",
          "active": True, "summary": "the wall lift plate did not complete its turn"}

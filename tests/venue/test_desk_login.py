@@ -14,12 +14,12 @@ from typing import Any
 from aiohttp.test_utils import TestClient, TestServer
 
 from tests.venue.watch import VenueKey
-from venue.desk.app import make_app
+from venue.desk.accounts.sessions import COOKIE, CSRF_HEADER
 from venue.desk.config import parse
-from venue.desk.fleet import Fleet
-from venue.desk.keys import FLEET
-from venue.desk.login import INTEGRATORS, OFFICE, STAFF
-from venue.desk.sessions import COOKIE, CSRF_HEADER
+from venue.desk.tables.fleet import Fleet
+from venue.desk.web.app import make_app
+from venue.desk.web.keys import FLEET
+from venue.desk.web.login import INTEGRATORS, OFFICE, STAFF
 from venue.signing import sign
 
 PASSWORD = "counter-password-1"

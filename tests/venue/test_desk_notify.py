@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from bench.webhook_stub import WebhookStub
-from venue.desk.incidents import Incidents
-from venue.desk.notify import Notifier
+from venue.desk.faults.incidents import Incidents
+from venue.desk.faults.notify import Notifier
 from venue.desk.office import Office
 from venue.desk.sections import NotifySection
 

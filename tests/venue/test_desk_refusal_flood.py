@@ -9,9 +9,9 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 
 from tests.venue.test_desk_login import run
-from venue.desk.login import OFFICE
+from venue.desk.accounts.sessions import COOKIE
 from venue.desk.office import REFUSALS_PER_KEY, REFUSALS_PER_WINDOW, Office
-from venue.desk.sessions import COOKIE
+from venue.desk.web.login import OFFICE
 
 
 def test_a_flood_of_made_up_cookies_writes_a_few_rows_and_counts_the_rest() -> None:

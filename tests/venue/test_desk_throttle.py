@@ -1,5 +1,5 @@
 """Staff logins are limited per address before their hash, and live streams per
-session and per address (venue/desk/throttle.py).
+session and per address (venue/desk/accounts/throttle.py).
 
 Before: logins under made-up names cost an argon2id hash each and were never limited
 (the dashboard's p50 went from 1.5 to 61 ms); 1,000 streams from one session held
@@ -15,8 +15,8 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 
 from tests.venue.test_desk_login import login, run
-from venue.desk import throttle
-from venue.desk.login import OFFICE, STAFF
+from venue.desk.accounts import throttle
+from venue.desk.web.login import OFFICE, STAFF
 
 
 def test_logins_from_one_address_are_limited_before_the_hash() -> None:

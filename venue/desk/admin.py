@@ -86,9 +86,9 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     try:
         from venue.desk import config as desk_config
-        from venue.desk.login import offices
         from venue.desk.serve import default_store
-        from venue.desk.store import FILE_NAME, Store
+        from venue.desk.tables.store import FILE_NAME, Store
+        from venue.desk.web.login import offices
 
         config = desk_config.load(args.config)
         path = default_store(args.state_dir, config.desk.state_dir) / FILE_NAME
@@ -116,7 +116,7 @@ def main(argv: list[str]) -> int:
 
 
 def _staff(staff: object, args: argparse.Namespace) -> int:
-    from venue.desk.staff import Staff
+    from venue.desk.accounts.staff import Staff
 
     assert isinstance(staff, Staff)
     if args.action == "list":
@@ -134,7 +134,7 @@ def _staff(staff: object, args: argparse.Namespace) -> int:
 
 
 def _integrator(integrators: object, args: argparse.Namespace) -> int:
-    from venue.desk.integrators import Integrators
+    from venue.desk.accounts.integrators import Integrators
 
     assert isinstance(integrators, Integrators)
     if args.action == "list":

@@ -99,7 +99,7 @@ def main(argv: list[str]) -> int:
 
 
 def _new_key(path: Path) -> int:
-    from venue.desk.link import new_key
+    from venue.desk.tables.link import new_key
 
     try:
         public = new_key(path)

@@ -27,7 +27,7 @@ import aiomqtt
 
 from firmware.i18n import language
 from venue import homeassistant
-from venue.desk.faultwords import catalogue, kind_texts
+from venue.desk.faults.faultwords import catalogue, kind_texts
 from venue.wire import (
     OFFLINE,
     ONLINE,

@@ -1,6 +1,6 @@
 """The back office's tables: staff, sessions, integrators' keys, incidents, its log.
 
-They live in the venue's own SQLite file, beside the hand records (venue/desk/store.py),
+They live in the venue's own SQLite file, beside the hand records (venue/desk/tables/store.py),
 which is kept mode 0600: it holds password hashes. Every refusal the desk makes
 (a wrong password, a locked name, an expired session, a missing CSRF token, a forged
 API key) is a row of `log`, so the owner can read who tried what, from where.

@@ -17,11 +17,11 @@ from aiohttp import web
 
 from firmware import statedir
 from firmware.i18n import _, current
-from venue.desk.app import make_app
 from venue.desk.config import DeskConfig, override
-from venue.desk.fleet import Fleet
-from venue.desk.link import BrokerLink, load_key
-from venue.desk.store import FILE_NAME, Store, day_of
+from venue.desk.tables.fleet import Fleet
+from venue.desk.tables.link import BrokerLink, load_key
+from venue.desk.tables.store import FILE_NAME, Store, day_of
+from venue.desk.web.app import make_app
 
 LOCK_NAME = "venue.lock"
 
@@ -138,7 +138,7 @@ def staff_hint(app: web.Application, say: Callable[[str], None], demo: bool) -> 
     """The demo's login, printed; or how to make the first staff account."""
     import secrets
 
-    from venue.desk.login import STAFF
+    from venue.desk.web.login import STAFF
 
     staff = app.get(STAFF)
     if staff is None:

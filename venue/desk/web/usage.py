@@ -11,12 +11,12 @@ from typing import Any
 from aiohttp import web
 
 from firmware.i18n import N_, _
-from venue.desk.keys import NAV, STORE
-from venue.desk.login import OFFICE, remote, staff_of
+from venue.desk.accounts.sessions import CSRF_FIELD
 from venue.desk.office import Office
-from venue.desk.page import escaped, page, render
-from venue.desk.sessions import CSRF_FIELD
-from venue.desk.store import amount, day_of, records_csv, usage_csv
+from venue.desk.tables.store import amount, day_of, records_csv, usage_csv
+from venue.desk.web.keys import NAV, STORE
+from venue.desk.web.login import OFFICE, remote, staff_of
+from venue.desk.web.page import escaped, page, render
 
 MAX_DAYS = 366
 PRICE = "price_per_hour"

@@ -20,13 +20,13 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from firmware.i18n import N_, _, language
-from venue.desk import lang as page_lang
-from venue.desk.integrators import Integrators
-from venue.desk.keys import CONFIG, STORE
+from venue.desk.accounts.integrators import Integrators
+from venue.desk.accounts.sessions import COOKIE, CSRF_FIELD, CSRF_HEADER, Session, Sessions
+from venue.desk.accounts.staff import LOCKED, Cost, LoginRefused, Staff
+from venue.desk.accounts.throttle import LoginThrottle, StreamSlots
 from venue.desk.office import Office, own_connection
-from venue.desk.sessions import COOKIE, CSRF_FIELD, CSRF_HEADER, Session, Sessions
-from venue.desk.staff import LOCKED, Cost, LoginRefused, Staff
-from venue.desk.throttle import LoginThrottle, StreamSlots
+from venue.desk.web import lang as page_lang
+from venue.desk.web.keys import CONFIG, STORE
 
 LOGIN_PATH = "/login"
 LOGOUT_PATH = "/logout"

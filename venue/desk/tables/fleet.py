@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from venue.desk.store import day_of, natural
+from venue.desk.tables.store import day_of, natural
 from venue.wire import ROOT
 
 STATES = ("idle", "playing", "booked", "fault", "offline")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.i18n import _
-from venue.desk.incidents import CONDITION_SUMMARIES
+from venue.desk.faults.incidents import CONDITION_SUMMARIES
 
 WORDS = Path(__file__).resolve().parent / "faultwords.json"
 

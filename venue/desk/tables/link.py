@@ -26,8 +26,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from firmware.i18n import _
 from venue.brokerwords import login_refused, refused_line
 from venue.desk.config import BrokerSection
-from venue.desk.fleet import SUBSCRIPTIONS, Fleet
-from venue.desk.store import Store
+from venue.desk.tables.fleet import SUBSCRIPTIONS, Fleet
+from venue.desk.tables.store import Store
 from venue.signing import sign
 from venue.wire import Topics, broker_address, payload
 

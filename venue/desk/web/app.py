@@ -11,20 +11,20 @@ from typing import Any
 from aiohttp import web
 
 from venue.desk.config import DeskConfig
-from venue.desk.fleet import Fleet
-from venue.desk.keys import CONFIG, FLEET, LINK, NAV, STORE
-from venue.desk.store import Store
+from venue.desk.tables.fleet import Fleet
+from venue.desk.tables.store import Store
+from venue.desk.web.keys import CONFIG, FLEET, LINK, NAV, STORE
 
 # Each module's setup(app) adds its routes, in this order.
 PARTS = (
-    "venue.desk.login",         # first: every part after it is behind staff login
-    "venue.desk.dashboard",
-    "venue.desk.usage",
-    "venue.desk.booking",
-    "venue.desk.incident_pages",
+    "venue.desk.web.login",         # first: every part after it is behind staff login
+    "venue.desk.web.dashboard",
+    "venue.desk.web.usage",
+    "venue.desk.web.booking",
+    "venue.desk.web.incident_pages",
 )
 
-STATIC = resources.files("venue.desk") / "static"
+STATIC = resources.files("venue.desk.web") / "static"
 
 
 def make_app(config: DeskConfig, fleet: Fleet, store: Store | None = None,

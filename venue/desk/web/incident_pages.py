@@ -17,13 +17,13 @@ from typing import Any
 from aiohttp import web
 
 from firmware.i18n import N_, _, current
-from venue.desk.faultwords import of_incident
-from venue.desk.incidents import Incidents
-from venue.desk.keys import CONFIG, FLEET, NAV
-from venue.desk.login import LOGOUT_PATH, OFFICE, staff_of
-from venue.desk.notify import Notifier
-from venue.desk.page import escaped, page, render
-from venue.desk.sessions import CSRF_FIELD
+from venue.desk.accounts.sessions import CSRF_FIELD
+from venue.desk.faults.faultwords import of_incident
+from venue.desk.faults.incidents import Incidents
+from venue.desk.faults.notify import Notifier
+from venue.desk.web.keys import CONFIG, FLEET, NAV
+from venue.desk.web.login import LOGOUT_PATH, OFFICE, staff_of
+from venue.desk.web.page import escaped, page, render
 
 NOTIFIER = web.AppKey("notifier", Notifier)
 PATH = "/incidents"

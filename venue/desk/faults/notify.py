@@ -16,8 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from firmware.i18n import _, language
-from venue.desk.faultwords import of_incident
-from venue.desk.incidents import (
+from venue.desk.faults.faultwords import of_incident
+from venue.desk.faults.incidents import (
     CONDITION_SUMMARIES,
     ESCALATED,
     ESTOP,

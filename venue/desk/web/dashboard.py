@@ -15,11 +15,11 @@ from typing import Any
 from aiohttp import web
 
 from firmware.i18n import N_, _
-from venue.desk.faultwords import summaries
-from venue.desk.fleet import STATES, Fleet
-from venue.desk.keys import CONFIG, FLEET, NAV
-from venue.desk.login import STREAMS, staff_of
-from venue.desk.page import escaped, page, render, script_json, words_block
+from venue.desk.faults.faultwords import summaries
+from venue.desk.tables.fleet import STATES, Fleet
+from venue.desk.web.keys import CONFIG, FLEET, NAV
+from venue.desk.web.login import STREAMS, staff_of
+from venue.desk.web.page import escaped, page, render, script_json, words_block
 
 PING_S = 15.0       # a comment this often: the page knows a silent stream is dead
 # A stream waits this long after a change for the others of a burst: 100 tables
@@ -131,7 +131,7 @@ def encoded(fleet: Fleet, table: str) -> bytes:
 
 async def events(request: web.Request) -> web.StreamResponse:
     """The tiles, then each change as it happens (text/event-stream); a few streams
-    per staff session and per address (venue/desk/throttle.py)."""
+    per staff session and per address (venue/desk/accounts/throttle.py)."""
     session = staff_of(request)
     with request.app[STREAMS].slot(session.csrf if session else "", request.remote or "") \
             as room:

@@ -9,7 +9,7 @@ acknowledged after `escalate_after_min` is paged again, to the escalation list. 
 what the table holds active opens one: an information-level event never pages.
 
 This module decides; it never sends and never reads a clock: `due(now)` says what
-to page, and the notifier sends it (venue/desk/notify.py).
+to page, and the notifier sends it (venue/desk/faults/notify.py).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ ESTOP = {"id": "estop", "where": "table", "code": "E-STOP"}
 OFFLINE = {"id": "offline", "where": "table", "code": "OFFLINE"}
 CONDITIONS = ("estop@table", "offline@table")
 # What the venue itself raises, by fault id: its words are the venue's, not a table's
-# catalogue, and a page shows them in its own language (venue/desk/faultwords.py).
+# catalogue, and a page shows them in its own language (venue/desk/faults/faultwords.py).
 CONDITION_SUMMARIES = {
     ESTOP["id"]: N_("the e-stop was pressed"),
     OFFLINE["id"]: N_("the table is offline (no agent on the broker)"),

@@ -70,7 +70,7 @@
       const table = counter.elements.table.value;
       const booking = counter.elements.booking_id.value.trim().replace(/\s+/g, "_");
       if (command === "enable" && !booking) { said.textContent = words.need_booking; return; }
-      // The booking API's rule (venue/desk/booking.py BOOKING), said in the counter's words.
+      // The booking API's rule (venue/desk/web/booking.py BOOKING), said in the counter's words.
       if (command === "enable" && !/^[\p{L}\p{N}_.:-]{1,64}$/u.test(booking)) {
         said.textContent = words.bad_booking; return;
       }

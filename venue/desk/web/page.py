@@ -14,8 +14,8 @@ from typing import Any
 from aiohttp import web
 
 from firmware.i18n import LANGUAGES, _, language
-from venue.desk import lang as page_lang
-from venue.desk.keys import CONFIG, NAV
+from venue.desk.web import lang as page_lang
+from venue.desk.web.keys import CONFIG, NAV
 
 LANGUAGE_NAMES = {"en": "English", "zh_CN": "中文"}
 

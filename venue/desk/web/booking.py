@@ -20,9 +20,11 @@ from typing import Any
 from aiohttp import web
 
 from firmware.i18n import N_, _, language
-from venue.desk.keys import CONFIG, FLEET, LINK
-from venue.desk.link import NotConnected
-from venue.desk.login import (
+from venue.desk.office import Office
+from venue.desk.sections import BookingSection
+from venue.desk.tables.link import NotConnected
+from venue.desk.web.keys import CONFIG, FLEET, LINK
+from venue.desk.web.login import (
     OFFICE,
     by_integrators,
     integrator_of,
@@ -30,8 +32,6 @@ from venue.desk.login import (
     remote,
     staff_of,
 )
-from venue.desk.office import Office
-from venue.desk.sections import BookingSection
 
 # Whole strings (fullmatch: "$" alone lets a trailing newline through).
 TABLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")      # never '/', '+' or '#'
@@ -82,7 +82,7 @@ class BadRequest(Exception):
 class Booking:
     def __init__(self, link: Any, fleet: Any, acks: Acks, office: Office,
                  section: BookingSection) -> None:
-        self.link = link                # venue.desk.link.BrokerLink: signs and publishes
+        self.link = link                # venue.desk.tables.link.BrokerLink: signs and publishes
         self.fleet = fleet
         self.acks = acks
         self.office = office
