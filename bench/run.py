@@ -1,7 +1,8 @@
 """`mjtable bench`: run the benchmarks and print their figures.
 
 Figures are measured here, never asserted in tests. bench/README.md says how each is
-measured and what it should reach; each module in bench/ documents its own figure.
+measured and what it should reach; each bench module (bench/table/, bench/rules/, …)
+documents its own figure.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ import sys
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bench import bench_firmware, bench_latency, bench_score, bench_startup, children
-from bench.bench_cycle import build_figures, peak_rss_mb, speed_factor
-from bench.bench_deal import deals_per_second
+from bench.helpers import children
+from bench.rules import bench_score
+from bench.rules.bench_deal import deals_per_second
+from bench.table import bench_firmware, bench_latency, bench_startup
+from bench.table.bench_cycle import build_figures, peak_rss_mb, speed_factor
 from firmware.i18n import _
 
 
@@ -129,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = figures(sizes)
     except (KeyboardInterrupt, SystemExit) as exc:
-        # Ctrl-C (or SIGTERM, bench/children.py): its children are stopped on the way
+        # Ctrl-C (or SIGTERM, bench/helpers/children.py): its children are stopped on the way
         # out; one line says so, never a traceback and never silence.
         code = exc.code if isinstance(exc, SystemExit) and isinstance(exc.code, int) else 130
         print(_("mjtable bench: interrupted; no figures"), file=sys.stderr, flush=True)

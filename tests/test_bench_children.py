@@ -15,7 +15,7 @@ from tests.conftest import ROOT
 # A bench in miniature: one long-lived child started the way the benches start theirs.
 BENCH = """
 import signal, sys
-from bench import children
+from bench.helpers import children
 children.install()
 child = children.spawn([sys.executable, "-c", "import time; time.sleep(120)"])
 print(child.pid, flush=True)
@@ -51,7 +51,7 @@ def test_a_signalled_bench_stops_its_children(signum: int) -> None:
 def test_a_favoured_child_runs_ahead_of_ordinary_work() -> None:
     # The power-cut bench's daemon and emulator: where the system allows a negative
     # nice (CAP_SYS_NICE), they get it; elsewhere they run as the bench does.
-    from bench import children
+    from bench.helpers import children
 
     proc = children.spawn([sys.executable, "-c", "import time; time.sleep(30)"],
                           favoured=True)
@@ -69,7 +69,7 @@ def test_every_bench_starts_its_long_lived_children_through_children() -> None:
     # (bench_attacks did): every Popen goes through children.spawn, and a bench that
     # spawns installs the signal handlers in its main.
     bare, uninstalled = [], []
-    for path in sorted((ROOT / "bench").glob("*.py")):
+    for path in sorted((ROOT / "bench").rglob("*.py")):
         if path.name == "children.py":
             continue
         text = path.read_text(encoding="utf-8")
@@ -77,5 +77,5 @@ def test_every_bench_starts_its_long_lived_children_through_children() -> None:
             bare.append(path.name)
         if "children.spawn(" in text and "children.install()" not in text:
             uninstalled.append(path.name)
-    assert not bare, f"start children with bench.children.spawn: {bare}"
+    assert not bare, f"start children with bench.helpers.children.spawn: {bare}"
     assert not uninstalled, f"call children.install() in main: {uninstalled}"

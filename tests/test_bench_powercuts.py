@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.bench_powercut_virtual import KINDS, bench_config, judged_run, run_cuts
+from bench.faults.bench_powercut_virtual import KINDS, bench_config, judged_run, run_cuts
 
 
 def test_each_kind_of_cut_happens_and_is_judged() -> None:

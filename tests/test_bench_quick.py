@@ -33,7 +33,7 @@ def test_quick_bench_prints_every_figure() -> None:
 def test_the_build_bound_comes_from_the_mechanics() -> None:
     import dataclasses
 
-    from bench.bench_cycle import mechanical_bound_s
+    from bench.table.bench_cycle import mechanical_bound_s
     from mjtable_core.config import load_config
 
     config = load_config()
@@ -52,7 +52,7 @@ def test_the_efficiency_is_against_an_ideal_controller_on_the_same_random_disc()
     # reference is the median build of an ideal controller, from the config alone.
     import dataclasses
 
-    from bench.bench_cycle import ideal_build_s, mechanical_bound_s
+    from bench.table.bench_cycle import ideal_build_s, mechanical_bound_s
     from mjtable_core.config import load_config
 
     config = load_config()

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bench.bench_diagnosis import run_one
+from bench.faults.bench_diagnosis import run_one
 from firmware.diagnosis.differential import rank
 from firmware.faults.kinds import Fault
 from firmware.i18n import language

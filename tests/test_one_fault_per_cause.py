@@ -3,7 +3,7 @@ shows a fault once it is cleared."""
 
 from __future__ import annotations
 
-from bench.bench_diagnosis import run_one
+from bench.faults.bench_diagnosis import run_one
 from firmware.faults.kinds import Fault
 from simulator.scenario import FaultSpec
 from tests.test_diagnosis import table_in_play

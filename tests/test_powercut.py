@@ -1,6 +1,6 @@
 """Power cuts: the daemon killed with SIGKILL in every phase, the table living on.
 
-The first test is bench/bench_powercut at CI size: one instant per phase against the
+The first test is bench/faults/bench_powercut at CI size: one instant per phase against the
 I/O-board emulator process. The others run in process on the scenario harness.
 """
 
@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.bench_powercut import PHASES, PowerCutBench
+from bench.faults.bench_powercut import PHASES, PowerCutBench
 from mjtable_core.config import load_config
 from simulator.harness.runner import Harness
 from simulator.scenario import parse_scenario
 from tests.conftest import quick
 
 # CI cuts in the three phases with the most to recover (a half-built set, walls half
-# risen, a hand half dealt); `python -m bench.bench_powercut` cuts in every phase.
+# risen, a hand half dealt); `python -m bench.faults.bench_powercut` cuts in every phase.
 CI_PHASES = ("build", "raise", "dice")
 assert set(CI_PHASES) <= set(PHASES)
 

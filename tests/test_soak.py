@@ -1,8 +1,8 @@
-"""A CI-sized soak: ~150 cycles, ~10 random faults with their technicians (bench/bench_soak)."""
+"""A CI-sized soak: ~150 cycles, ~10 random faults with technicians (bench/faults/bench_soak)."""
 
 from __future__ import annotations
 
-from bench.bench_soak import soak
+from bench.faults.bench_soak import soak
 from simulator.fuzz.soak import TEMPLATES, random_scenario
 from simulator.scenario import KINDS
 

@@ -5,7 +5,7 @@ stalls, and the firmware sees a dead motor (a stop-fault). `MotorAging` slows a
 simulated motor by `per_week` (compounded) for every `week_s` seconds of simulated
 table time, updating its speed `STEPS_PER_WEEK` times a week, and kills it once it is
 `stall_at` times slower than new. A week of use is a parameter, not a calendar week:
-a soak compresses weeks into fewer hands (bench/bench_wear.py).
+a soak compresses weeks into fewer hands (bench/faults/bench_wear.py).
 """
 
 from __future__ import annotations

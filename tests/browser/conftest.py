@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bench.browser import launch, leaves_loopback, why_no_browser
+from bench.helpers.browser import launch, leaves_loopback, why_no_browser
 
 
 # Package scope: Playwright's sync driver keeps an event loop running in this thread

@@ -12,7 +12,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from bench.desk_thread import DeskThread
+from bench.helpers.desk_thread import DeskThread
 from tests.browser.conftest import WAIT_MS
 from tests.browser.test_dashboard import online, publisher
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import paho.mqtt.client as mqtt
 import pytest
 
-from bench.desk_thread import DeskThread
+from bench.helpers.desk_thread import DeskThread
 from tests.browser.conftest import WAIT_MS
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bench.desk_thread import DeskThread
+from bench.helpers.desk_thread import DeskThread
 from firmware.faults.kinds import CATALOGUE
 from firmware.i18n import _, language
 from tests.browser.conftest import WAIT_MS

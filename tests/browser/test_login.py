@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bench.desk_thread import DeskThread
+from bench.helpers.desk_thread import DeskThread
 from venue.desk.web.login import STAFF
 
 PASSWORD = "counter-password-1"

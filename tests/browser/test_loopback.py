@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bench.browser import leaves_loopback
-from bench.desk_thread import DeskThread
+from bench.helpers.browser import leaves_loopback
+from bench.helpers.desk_thread import DeskThread
 
 
 def test_the_guard_tells_loopback_from_the_world():

@@ -104,7 +104,7 @@ def test_one_message_that_breaks_a_part_of_the_venue_does_not_stop_the_others():
 def test_many_open_streams_build_each_changed_tile_once(monkeypatch):
     # Before: every stream built and encoded every changed tile for itself: 200 open
     # dashboards and 100 tables changing each second were 20,000 tiles a second, and
-    # the venue's loop lagged by 100 ms to 1 s (bench/bench_desk_sse.py).
+    # the venue's loop lagged by 100 ms to 1 s (bench/venue/bench_desk_sse.py).
     from venue.desk.accounts import throttle
 
     # Twenty pages of one session here: past its share of streams on a real desk.

@@ -11,7 +11,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from bench.desk_thread import DeskThread
+from bench.helpers.desk_thread import DeskThread
 from firmware.service.signed import Refused, Verifier, load_keys
 from venue.desk.tables.link import ACK_EVERY_S, new_key
 

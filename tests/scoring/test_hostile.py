@@ -138,7 +138,7 @@ def test_plausible_hands_with_every_fact_score_or_are_refused(variant: str, seed
     payments sum to zero, or one RulesError line; never another exception."""
     import random
 
-    from bench.bench_score import random_hand
+    from bench.rules.bench_score import random_hand
     from rules.errors import RulesError
     from rules.scoring import score_request
 

@@ -1,6 +1,6 @@
 """The loop the table runs on under floods (issue 22): request framing in linear time,
 empty lines and garbage counted against their connection, and the e-stop ahead of
-everyone's budget. Figures under load are in bench/bench_floods.py."""
+everyone's budget. Figures under load are in bench/api/bench_floods.py."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.venue_brokers import Amqtt, amqtt_missing
-from bench.venue_tables import Daemon, wait_for
+from bench.helpers.venue_brokers import Amqtt, amqtt_missing
+from bench.helpers.venue_tables import Daemon, wait_for
 from tests.venue.test_agent_mosquitto import start_agent, stop_agent
 from tests.venue.watch import VenueKey, Watcher
 

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from bench.venue_brokers import (
+from bench.helpers.venue_brokers import (
     VENUE_PASSWORD,
     VENUE_USER,
     Mosquitto,
     mosquitto_missing,
     table_password,
 )
-from bench.venue_tables import ROOT, Daemon, wait_for
+from bench.helpers.venue_tables import ROOT, Daemon, wait_for
 from tests.venue.test_homeassistant import check_home_assistant
 from tests.venue.watch import VenueKey, Watcher
 
@@ -139,7 +139,7 @@ def test_commands_are_refused_unless_signed_fresh_unused_and_allowed(venue) -> N
         (good["cmd"]["id"], False, "command id already used")])
     assert answered.index((good["cmd"]["id"], True, None)) < answered.index(
         (good["cmd"]["id"], False, "command id already used"))
-    from bench.venue_tables import call
+    from bench.helpers.venue_tables import call
     rows = call(daemon.socket, "log", {"kind": "venue.refused"})["rows"]
     # The agent answers an expired or replayed command itself (the stateless half of the
     # check, and the ids it saw this session), so none of these reaches the daemon,

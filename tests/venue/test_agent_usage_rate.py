@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.venue_brokers import VENUE_PASSWORD, VENUE_USER, Mosquitto, mosquitto_missing
-from bench.venue_tables import Daemon, wait_for
+from bench.helpers.venue_brokers import VENUE_PASSWORD, VENUE_USER, Mosquitto, mosquitto_missing
+from bench.helpers.venue_tables import Daemon, wait_for
 from tests.venue.test_agent_mosquitto import start_agent, stop_agent, venue_section
 from tests.venue.watch import VenueKey, Watcher
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.venue_brokers import Mosquitto, mosquitto_missing
-from bench.venue_tables import ROOT, Daemon
+from bench.helpers.venue_brokers import Mosquitto, mosquitto_missing
+from bench.helpers.venue_tables import ROOT, Daemon
 from tests.venue.test_agent_mosquitto import stop_agent, venue_section
 from tests.venue.watch import VenueKey
 

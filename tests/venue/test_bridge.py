@@ -13,8 +13,8 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 import pytest
 
-from bench.venue_brokers import Mosquitto, mosquitto_missing, table_password
-from bench.venue_tables import Daemon, wait_for
+from bench.helpers.venue_brokers import Mosquitto, mosquitto_missing, table_password
+from bench.helpers.venue_tables import Daemon, wait_for
 from tests.venue.test_agent_mosquitto import start_agent, stop_agent
 
 pytestmark = pytest.mark.skipif(mosquitto_missing() is not None,

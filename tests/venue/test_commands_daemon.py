@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.venue_tables import Daemon, call, wait_for
+from bench.helpers.venue_tables import Daemon, call, wait_for
 from tests.venue.watch import VenueKey
 
 

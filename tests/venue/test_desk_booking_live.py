@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
-from bench.desk_thread import DeskThread
-from bench.venue_brokers import VENUE_PASSWORD, VENUE_USER, Mosquitto, mosquitto_missing
-from bench.venue_tables import Daemon, call, wait_for
+from bench.helpers.desk_thread import DeskThread
+from bench.helpers.venue_brokers import VENUE_PASSWORD, VENUE_USER, Mosquitto, mosquitto_missing
+from bench.helpers.venue_tables import Daemon, call, wait_for
 from tests.venue.test_agent_mosquitto import start_agent, venue_section
 from tests.venue.watch import VenueKey
 

@@ -13,10 +13,10 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from bench.desk_thread import DeskThread
-from bench.venue_brokers import free_port
-from bench.venue_tables import wait_for
-from bench.webhook_stub import WebhookStub
+from bench.helpers.desk_thread import DeskThread
+from bench.helpers.venue_brokers import free_port
+from bench.helpers.venue_tables import wait_for
+from bench.helpers.webhook_stub import WebhookStub
 from venue.desk.accounts.sessions import COOKIE, CSRF_HEADER
 
 FAULT = {"table": "t4", "code": "E32", "id": "plate.stuck", "where": "side.2.plate",

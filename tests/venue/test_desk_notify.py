@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bench.webhook_stub import WebhookStub
+from bench.helpers.webhook_stub import WebhookStub
 from venue.desk.faults.incidents import Incidents
 from venue.desk.faults.notify import Notifier
 from venue.desk.office import Office

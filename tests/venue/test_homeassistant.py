@@ -8,8 +8,8 @@ import json
 
 import jinja2
 
-from bench.venue_brokers import VENUE_PASSWORD, VENUE_USER, Mosquitto
-from bench.venue_tables import wait_for
+from bench.helpers.venue_brokers import VENUE_PASSWORD, VENUE_USER, Mosquitto
+from bench.helpers.venue_tables import wait_for
 from firmware.i18n import language
 from mjtable_core import words
 from tests.venue.watch import Watcher

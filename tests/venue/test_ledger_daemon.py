@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.venue_tables import Daemon, wait_for
+from bench.helpers.venue_tables import Daemon, wait_for
 
 
 def test_a_daemon_killed_during_a_hand_keeps_every_record_once(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.venue_brokers import (
+from bench.helpers.venue_brokers import (
     VENUE_PASSWORD,
     VENUE_USER,
     Mosquitto,

@@ -1,0 +1,1 @@
+"""The rules engine: deals and scoring per variant."""
