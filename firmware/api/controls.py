@@ -15,7 +15,7 @@ from firmware.api.access import OPEN, method
 from firmware.api.calls import Caller, Handler
 from firmware.diagnosis.guided import SYMPTOMS
 from firmware.i18n import _
-from firmware.machines.maintenance import jog_motors
+from firmware.machines.maintenance import jog_directions, jog_motors
 from mjtable_core.geometry import Geometry
 
 
@@ -29,11 +29,6 @@ class Server(Protocol):
     def ctl(self) -> Table: ...
 
 
-def directions(motor: str) -> list[str]:
-    """The directions a jog of `motor` takes (the maintenance refuses any other)."""
-    return ["up", "down"] if motor == "lid" else ["fwd"]
-
-
 def handlers(server: Server) -> dict[str, Handler]:
     @method(OPEN)
     async def symptoms(client: Caller, params: dict[str, Any], _who: str | None) -> Any:
@@ -43,7 +38,7 @@ def handlers(server: Server) -> dict[str, Handler]:
     @method(OPEN)
     async def motors(client: Caller, params: dict[str, Any], _who: str | None) -> Any:
         return {"motors": [{"motor": motor, "label": words.motor(motor),
-                            "directions": directions(motor)}
+                            "directions": list(jog_directions(motor))}
                            for motor in jog_motors(server.ctl.geometry)]}
 
     return {"symptoms": symptoms, "jog_motors": motors}

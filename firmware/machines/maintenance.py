@@ -169,6 +169,12 @@ def jog_motors(geometry: Geometry) -> dict[str, str]:
                for n in geometry.sides for part in ("head", "plate", "conveyor")}}
 
 
+def jog_directions(motor: str) -> tuple[str, ...]:
+    """The directions a jog of `motor` takes: the lid up or down, every other motor
+    forward only. The jog refuses any other; the API tells consoles the same."""
+    return ("up", "down") if motor == "lid" else ("fwd",)
+
+
 @dataclass
 class _Run:
     """A self-test in progress."""
@@ -626,8 +632,7 @@ class Maintenance:
         if signal is None:
             raise NoSuchMechanism(_("no motor {motor!r}; motors: {motors}").format(
                 motor=motor, motors=", ".join(motors)))
-        allowed = ("up", "down") if motor == "lid" else ("fwd",)
-        if direction not in allowed:
+        if direction not in jog_directions(motor):
             moves = (_("{motor} moves up or down, not “{direction}”") if motor == "lid"
                      else _("{motor} turns only fwd, not “{direction}”"))
             raise MaintenanceRefused(moves.format(motor=motor, direction=direction))
