@@ -1,5 +1,6 @@
 """Crafted requests against the desk's login and booking API, and the incidents of a
-fault that flaps (venue/desk/web/login.py, staff.py, booking.py, incidents.py)."""
+fault that flaps (venue/desk/: web/login.py, web/booking.py, accounts/staff.py,
+faults/incidents.py)."""
 
 from __future__ import annotations
 

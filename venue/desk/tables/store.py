@@ -35,7 +35,7 @@ class Store:
     def __init__(self, path: Path | str = ":memory:") -> None:
         self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         if str(path) != ":memory:":
-            os.chmod(path, 0o600)       # staff password hashes live here too (office.py)
+            os.chmod(path, 0o600)       # staff password hashes live here too (desk/office.py)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.execute(
