@@ -113,9 +113,11 @@ class VirtualClock:
                 self._now = max(self._now, deadline)
                 return
             timer.callback()
-            if until is not None and until():
-                self._settle()
-                return
+            if until is not None:
+                if settles:
+                    self._settle()  # what the callback sent on a link lands before `until`
+                if until():
+                    return
 
     def _settle(self) -> bool:
         """Before time moves on: run what is not a timer (a clock that waits for a
