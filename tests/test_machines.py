@@ -353,6 +353,28 @@ def test_both_lift_keys_during_a_build_are_a_top_up(rig) -> None:
     assert all(hal.values[f"motor.side.{n}.conveyor"] for n in range(4))
 
 
+def test_a_wrong_seat_between_throws_is_shown_the_throw_a_cut_lost(rig) -> None:
+    """The first throw's faces never reached the display (the link dropped as they were
+    written): players who never saw them press a key that is not the thrower's. The
+    table shows the throw, which names the second thrower, instead of ignoring the key
+    in silence (a stall the ioboard fuzz found: fuzz seed 20261204, run 300)."""
+    ctl, hal, clock = rig
+    homed(rig)
+    fill_all(rig)
+    raise_and_deal(rig)
+    hal.edge("key.dice.2", True)
+    run_for(clock, 0.1)
+    hal.edge("dice.spin", True)
+    run_for(clock, 6.0)
+    hal.edge("dice.spin", False)
+    first = ctl.cycle.throws[0]
+    hal.values["display"] = ""                  # lost on its way to the board
+    wrong = (2 + sum(first)) % 4                # a seat after the second thrower's
+    hal.edge(f"key.dice.{wrong}", True)
+    assert ctl.cycle.state == "dealing"
+    assert hal.values["display"] == "-".join(map(str, first))
+
+
 def test_cycle_raises_the_staged_set_and_rolls_for_the_right_seats(rig) -> None:
     ctl, hal, clock = rig
     homed(rig)

@@ -155,6 +155,14 @@ class Cycle(Recoverable):
             return ""
         return "-".join(map(str, self.shown_faces))
 
+    def show_last_throw(self) -> None:
+        """A dice key from a seat whose throw it is not, between two throws: a blank
+        display shows the last throw again, which names the thrower. A cut may have
+        lost it on its way to the board, and players who never saw it press the
+        dealer's key again; a silent table would leave them waiting for ever."""
+        if self.state == "dealing" and self.throws and self.hal.read("display") == "":
+            self.hal.write("display", "-".join(map(str, self.throws[-1])))
+
     # -- conditions -------------------------------------------------------------------
 
     def deal_pending(self, *_: object) -> bool:

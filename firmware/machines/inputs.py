@@ -220,3 +220,4 @@ class Inputs:
             cycle.dice_key(seat=seat)
         else:
             self.emit("key.ignored", key=f"dice.{seat}", state=cycle.state)
+            cycle.show_last_throw()
