@@ -357,7 +357,7 @@ def test_a_wrong_seat_between_throws_is_shown_the_throw_a_cut_lost(rig) -> None:
     """The first throw's faces never reached the display (the link dropped as they were
     written): players who never saw them press a key that is not the thrower's. The
     table shows the throw, which names the second thrower, instead of ignoring the key
-    in silence (a stall the ioboard fuzz found: fuzz seed 20261204, run 300)."""
+    in silence (stalls the ioboard fuzz found: seed 20261204, runs 300 and 1392)."""
     ctl, hal, clock = rig
     homed(rig)
     fill_all(rig)
@@ -373,6 +373,15 @@ def test_a_wrong_seat_between_throws_is_shown_the_throw_a_cut_lost(rig) -> None:
     hal.edge(f"key.dice.{wrong}", True)
     assert ctl.cycle.state == "dealing"
     assert hal.values["display"] == "-".join(map(str, first))
+    # The second throw's faces lost too (run 1392): in play, a key shows the hand's last.
+    hal.edge(f"key.dice.{(2 + sum(first) - 1) % 4}", True)
+    run_for(clock, 0.1)
+    hal.edge("dice.spin", True)
+    run_for(clock, 6.0)
+    assert ctl.cycle.state == "play"
+    hal.values["display"] = ""
+    hal.edge("key.dice.1", True)
+    assert hal.values["display"] == "-".join(map(str, ctl.cycle.throws[-1]))
 
 
 def test_cycle_raises_the_staged_set_and_rolls_for_the_right_seats(rig) -> None:

@@ -156,12 +156,17 @@ class Cycle(Recoverable):
         return "-".join(map(str, self.shown_faces))
 
     def show_last_throw(self) -> None:
-        """A dice key from a seat whose throw it is not, between two throws: a blank
-        display shows the last throw again, which names the thrower. A cut may have
-        lost it on its way to the board, and players who never saw it press the
-        dealer's key again; a silent table would leave them waiting for ever."""
-        if self.state == "dealing" and self.throws and self.hal.read("display") == "":
-            self.hal.write("display", "-".join(map(str, self.throws[-1])))
+        """A dice key that throws nothing, on a blank display: show the last throw
+        again. Between two throws it names the next thrower; in play it is the hand's
+        last. A cut may have lost it on its way to the board, and players who never
+        saw it press a key again; a silent table would leave them waiting for ever."""
+        if self.hal.read("display") != "":
+            return
+        shown = self.faces_display() or (
+            "-".join(map(str, self.throws[-1])) if self.state == "dealing" and self.throws
+            else "")
+        if shown:
+            self.hal.write("display", shown)
 
     # -- conditions -------------------------------------------------------------------
 
