@@ -1,6 +1,6 @@
-"""The scorekeeper: a declared win or a drawn hand, found its variant and scored; a
-table's game kept hand by hand (`session.py`); `mjtable score` (`cli.py`). See
-docs/scoring.md.
+"""The scorekeeper: finds the variant a declared win or a drawn hand names and scores it
+there; keeps a table's game hand by hand (`session.py`); `mjtable score` (`cli.py`).
+See docs/scoring.md.
 
 `score_request(obj)` reads a declared win's JSON object and answers with the dict that
 `mjtable score --json` prints; malformed or impossible input raises `RulesError`.
