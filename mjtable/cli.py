@@ -210,7 +210,7 @@ def _passthrough(argv: list[str]) -> int | None:
             from simulator.harness.audit_cli import main as audit_main
             return audit_main(rest)
         if word == "score":
-            from rules.scoring.cli import score_main
+            from rules.scorekeeper.cli import score_main
             return score_main(rest)
         if word == "verify-deals":
             from firmware.hands.deal_log import read_anchors

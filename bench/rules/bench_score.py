@@ -18,7 +18,7 @@ import time
 from collections import Counter
 
 from rules.errors import RulesError
-from rules.scoring import score_request
+from rules.scorekeeper import score_request
 from rules.scoring.shapes import clear_cache
 from rules.variants import REGISTRY
 

@@ -6,7 +6,7 @@ variant fines (错和, 诈和) is booked in the tallies at once and leaves the h
 The rules engine checks the win against the set the table dealt - no tile beyond its
 copies, flowers only where the variant has them, the hand's own 混 or 金 - scores it,
 and books it in the session
-(rules/scoring/session.py), which names the next dealer: his lamp lights when the next
+(rules/scorekeeper/session.py), which names the next dealer: his lamp lights when the next
 walls rise, before the dice, and the dice wait for his key. Until a first hand is scored
 the dealer is chosen as before, by the first dice key.
 
@@ -25,9 +25,9 @@ from firmware.faults.recovery import plan
 from firmware.i18n import _
 from rules.errors import RulesError
 from rules.ring import SEATS
-from rules.scoring import read_declared, score_declared, score_request
+from rules.scorekeeper import read_declared, score_declared, score_request
+from rules.scorekeeper.session import Session
 from rules.scoring.declared import WIND_LETTERS, Declared
-from rules.scoring.session import Session
 from rules.variants import REGISTRY
 
 if TYPE_CHECKING:

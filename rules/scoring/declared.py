@@ -4,7 +4,9 @@ Everything a scorer trusts is checked here once: tile codes, meld shapes, the nu
 tiles, no tile beyond its copies in the set the table dealt with, flowers only where the
 variant has them, winds and flags of the right type, and the facts of how the hand went
 (the variants' own keys: 漏和, 坐庄, 抢金, the wall...) against the tiles and each other.
-Which keys a variant reads, its set and its wild tile are its module's in rules/variants/.
+Which keys a variant reads, its set and its wild tile are its module's in rules/variants/;
+reading is given that variant's `VariantRules` (`declared_under`), and finding them by
+name is the scorekeeper's (rules/scorekeeper/, `read_declared`), above the registry.
 A bad field is a `RulesError` whose message starts with the path of the field
 (``melds[1].tiles``), never a score.
 """
@@ -16,8 +18,8 @@ from dataclasses import dataclass, field
 
 from ..errors import RulesError, shown
 from ..i18n import _
+from ..rulebook import Variant, VariantRules
 from ..tiles import FLOWERS, HONOURS, SUITED, successor
-from ..variants import REGISTRY, rules_of
 
 WIND_LETTERS = ("E", "S", "W", "N")
 SOURCES = ("left", "across", "right")
@@ -26,7 +28,7 @@ FLAGS = ("self_drawn", "fourth_tile", "kong", "last_tile")
 PLAYABLE = SUITED + HONOURS
 # Keys every variant reads; a variant's own keys (its module's `keys`) are refused in
 # the others, so a fact one rule book prices is never silently ignored by another.
-_COMMON_KEYS = {"variant", "concealed", "melds", "win_tile", *FLAGS, "flowers", "seat_wind",
+COMMON_KEYS = {"variant", "concealed", "melds", "win_tile", *FLAGS, "flowers", "seat_wind",
                 "prevalent_wind", "discarder", "params"}
 KONG_ROBBED = ("added", "concealed")
 # The wall at the win (Fuzhou's tiles left): each count's most.
@@ -95,6 +97,7 @@ class Declared:
     hun_discarded: bool = False  # Tianjin 小相公: the winner discarded a 混 this hand
     qiangjin: bool = False       # Fuzhou 抢金: won with the first tile
     wall: Wall | None = None
+    deal: Variant = field(kw_only=True)   # the variant's deal row: its set, wild, reserve
 
     @property
     def full_hand(self) -> tuple[str, ...]:
@@ -111,30 +114,17 @@ def wild_tiles(declared: Declared) -> frozenset[str]:
     gold tile; none elsewhere."""
     if declared.wild is None:
         return frozenset()
-    if rules_of(declared.variant).deal.wild == "hun":
+    if declared.deal.wild == "hun":
         return frozenset({declared.wild, successor(declared.wild)})
     return frozenset({declared.wild})
 
 
-def known_keys() -> set[str]:
-    """Every key of a declared win: the common ones and each registered variant's own."""
-    return _COMMON_KEYS.union(*(r.keys for r in REGISTRY.values()))
-
-
-def read_declared(obj: object) -> Declared:
-    """Check a declared win's JSON object and return it; RulesError on the first problem."""
-    if not isinstance(obj, dict):
-        raise RulesError(_("expected a JSON object, got {got}").format(got=_json_type(obj)))
-    known = known_keys()
-    unknown = sorted(set(obj) - known)
-    if unknown:
-        raise RulesError(_("{key}: unknown key (known: {known})").format(
-            key=_name(unknown[0]), known=", ".join(sorted(known))))
-    if obj.get("variant") is None:
-        raise RulesError(_("input: missing key {key}").format(key="'variant'"))
-    rules = rules_of(obj["variant"])
+def declared_under(rules: VariantRules, obj: dict) -> Declared:
+    """Check a declared win's JSON object under the variant `rules` and return it;
+    RulesError on the first problem. Its keys are known ones (the caller checked them
+    against every variant's) and its "variant" names `rules`."""
     variant = rules.name
-    others = sorted(set(obj) - _COMMON_KEYS - rules.keys)
+    others = sorted(set(obj) - COMMON_KEYS - rules.keys)
     if others:
         raise RulesError(_("{key}: not a key of the {variant} variant").format(
             key=others[0], variant=variant))
@@ -177,7 +167,7 @@ def read_declared(obj: object) -> Declared:
     declared = Declared(variant, tuple(concealed), tuple(melds), win_tile, flowers=flowers,
                         flower_tiles=flower_tiles, seat_wind=seat, prevalent_wind=prevalent,
                         discarder=discarder, wild=wild, params=params, **flags,
-                        **_facts(obj, seat))
+                        **_facts(obj, seat), deal=rules.deal)
     _check_copies(declared, set_size)
     _check_flags(declared)
     _check_facts(declared)
@@ -275,8 +265,7 @@ def _check_facts(declared: Declared) -> None:
                                "and its discarder"))
         if any(c.seat == declared.seat_of(declared.discarder) for c in declared.also_won):
             raise RulesError(_("also_won: the discarder does not win on his own discard"))
-        if rules_of(declared.variant).wild_key != "gold" and any(
-                c.jinque for c in declared.also_won):
+        if declared.deal.wild != "gold" and any(c.jinque for c in declared.also_won):
             raise RulesError(_("also_won: jinque (金雀, two 金 as the pair) is Fuzhou's; the "
                                "{variant} variant has no 金").format(variant=declared.variant))
     if declared.passed_win and not discard_win:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..errors import RulesError
 from ..i18n import _
-from ..variants import rules_of
+from ..rulebook import Variant, VariantRules
 from .declared import Wall, _facts, _json_type, _name
 from .result import Result
 
@@ -30,13 +30,12 @@ class Drawn:
     lazhuang: dict[int, int] = field(default_factory=dict)
     chan: bool = False
     wall: Wall | None = None
+    deal: Variant = field(kw_only=True)   # the variant's deal row (Fuzhou's reserve)
 
 
-def read_drawn(obj: dict) -> Drawn:
-    """Check a drawn hand's JSON object; RulesError on the first problem."""
-    if obj.get("variant") is None:
-        raise RulesError(_("input: missing key {key}").format(key="'variant'"))
-    rules = rules_of(obj["variant"])
+def drawn_under(rules: VariantRules, obj: dict) -> Drawn:
+    """Check a drawn hand's JSON object under the variant `rules` (its "variant" names
+    them); RulesError on the first problem."""
     allowed = {"variant", "draw", "params"} | (rules.keys & DRAW_KEYS)
     unknown = sorted(set(obj) - allowed)
     if unknown:
@@ -50,7 +49,7 @@ def read_drawn(obj: dict) -> Drawn:
         raise RulesError(_("params: expected an object, got {got}").format(
             got=_json_type(params)))
     facts = _facts(obj, 0)
-    return Drawn(rules.name, params, **facts)
+    return Drawn(rules.name, params, **facts, deal=rules.deal)
 
 
 def drawn_result(payments: dict[int, int], **notes: object) -> Result:

@@ -7,15 +7,45 @@ Fuzhou). Each number below names the page's line it rests on.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
+
+from mjtable_core.schema import option
 
 from ..errors import RulesError
 from ..i18n import _
-from ..variants import rules_of
-from ..variants.fuzhou import FuzhouParams
+from ..rulebook import Variant
 from .declared import Declared, Wall
 from .drawn import Drawn, drawn_result
 from .result import Fan, Result, not_a_win
 from .shapes import arrangements, counts_of
+
+STAKE = 1_000_000      # no table's stake is above it; a bigger number is a typo
+MULTIPLE = 1000
+
+
+@dataclass(frozen=True)
+class FuzhouParams:
+    """Choices among the page's schemes and numbers (docs/scoring.md).
+
+    scheme: "bianfeng" (底分 + 花分, the page's worked payments: the default), "simple"
+        ("屁胡一番…游金3番", the first of its two 游金 schemes) or "daoke" ("屁胡5番…游金15番").
+    base: 底分, the stake; each flower, 金 and kong is worth it too ("每朵花的银两与底分相同").
+    pinghu: 平胡 (no flower, no kong) as a multiple of the base ("平胡的得分按抢金计算").
+    qiangjin: 抢金 as a multiple of the base ("抢金的底分按牌局底分的３０倍计").
+    sanjindao: 三金倒 as a multiple of the base. The page prices it twice, 40 and 60; the
+        60 stands in the line where 金雀 (60) belongs, so 40 is the default.
+    jinque: 金雀 (the pair made of two 金) ("金雀的底分按牌局底分的6０倍计").
+    discard_multiplier: the discarder pays this times the win ("出冲的一方付出…２倍").
+    """
+
+    scheme: str = option("bianfeng", choices=("bianfeng", "simple", "daoke"))
+    base: int = option(1, minval=1, maxval=STAKE)
+    pinghu: int = option(30, minval=1, maxval=MULTIPLE)
+    qiangjin: int = option(30, minval=1, maxval=MULTIPLE)
+    sanjindao: int = option(40, minval=1, maxval=MULTIPLE)
+    jinque: int = option(60, minval=1, maxval=MULTIPLE)
+    discard_multiplier: int = option(2, minval=1, maxval=10)
+
 
 SEASONS, PLANTS = ("H1", "H2", "H3", "H4"), ("H5", "H6", "H7", "H8")
 
@@ -68,16 +98,16 @@ def _shapes(declared: Declared) -> tuple[bool, bool, bool]:
     return bool(readings), jinque, youjin
 
 
-def reserve(variant: str, wall: Wall) -> int:
+def reserve(deal: Variant, wall: Wall) -> int:
     """Tiles left unplayed when the hand is drawn: "一般情况下最后留18张，但每当有人有一个明杠
     则多留一张，有一个暗杠则多留两张（4个一样的花也算暗杠多留两张）"; the 18 is the deal row's
-    `reserve` (a venue may override it)."""
-    base = rules_of(variant).deal.reserve
+    `reserve`."""
+    base = deal.reserve
     return base + wall.exposed_kongs + 2 * (wall.concealed_kongs + wall.flower_sets)
 
 
 def _check_wall(declared: Declared, wall: Wall) -> int:
-    left = reserve(declared.variant, wall)
+    left = reserve(declared.deal, wall)
     held = _four_alike(declared)
     if len(held) > wall.flower_sets:
         raise RulesError(_("wall.flower_sets: the winner alone holds {n} sets of four alike "
@@ -98,7 +128,7 @@ def score_drawn(drawn: Drawn, params: FuzhouParams) -> Result:
     "最后可抓的4张牌…如果４人均没自摸，即为和局"."""
     if drawn.wall is None:
         return drawn_result(dict.fromkeys(range(4), 0))
-    left = reserve(drawn.variant, drawn.wall)
+    left = reserve(drawn.deal, drawn.wall)
     if drawn.wall.tiles_left != left:
         raise RulesError(_("wall.tiles_left: a hand is drawn when only the {left} tiles left "
                            "unplayed remain, not {got}").format(left=left,

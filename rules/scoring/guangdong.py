@@ -6,11 +6,35 @@ A 番 doubles: 分值 = 2 ** 番 ("番是2倍的意思"; the table: 鸡和 0→1
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from mjtable_core.schema import option
+
 from ..i18n import _
-from ..variants.guangdong import GuangdongParams
 from .declared import Declared
 from .result import Fan, Result, not_a_win, pay
 from .shapes import CODES, arrangements, counts_of
+
+
+@dataclass(frozen=True)
+class GuangdongParams:
+    """Choices where the rule book is silent (docs/scoring.md, Guangdong).
+
+    cap: 爆和, the most 番 of an ordinary hand ("爆和为3番"); 分值 is 2^番, so at most 13.
+    pinghu_honour_pair: whether a pair of honours keeps 平和 ("全部都是顺子没有刻子" says
+        nothing of the pair; True reads it literally).
+    discard_pays: "discarder" (the discarder pays the 分值 alone) or "all" (each loser
+        pays it); the book states no ordinary payment, only the 包 cases.
+    kong_robbed_pays_all: 抢杠: "被抢杠者包三家".
+    minimum: the fewest 番 that win (鸡和 is 0: "什么牌都可以和").
+    """
+
+    cap: int = option(3, minval=0, maxval=13)
+    pinghu_honour_pair: bool = option(True)
+    discard_pays: str = option("discarder", choices=("discarder", "all"))
+    kong_robbed_pays_all: bool = option(True)
+    minimum: int = option(0, minval=0, maxval=13)
+
 
 ORPHANS = ("W1", "W9", "B1", "B9", "T1", "T9", "F1", "F2", "F3", "F4", "J1", "J2", "J3")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..i18n import _
-from ..variants import Fines
+from ..rulebook import Fines
 from .declared import Declared
 from .result import Penalty, Result
 

@@ -1,11 +1,20 @@
 """The variants: one module each in this package, found and listed here (the registry).
 
-Each module (`mcr.py`, `tianjin.py`, ...) holds one `VariantRules`: its deal row (docs/
-rules.md's table column), its dealer rule, where its scorer is and its scoring
-parameters. A new variant is one module here and its tests. A venue may override any
-deal parameter (the TOML ``[rules.overrides]`` table); every override is checked for
-name, type and range, and the result for consistency, so a typo is an error and never
-a silently different deal. An unknown variant is refused everywhere with one line.
+Each module (`mcr.py`, `tianjin.py`, ...) holds one `VariantRules` (rules/rulebook.py):
+its deal row (docs/rules.md's table column), its dealer rule, its scorer and its scoring
+parameters, both imported from the scorer's module in rules/scoring/. A new variant is
+one module here (and its scorer, unless it shares one) and its tests. A venue may
+override any deal parameter (the TOML ``[rules.overrides]`` table); every override is
+checked for name, type and range, and the result for consistency, so a typo is an error
+and never a silently different deal. An unknown variant is refused everywhere with one line.
+
+The layers (import-linter's contract): the scorekeeper (rules/scorekeeper/) looks a
+variant up here; this package imports the scorers (rules/scoring/), which never import
+it; all of them build on rules/rulebook.py:
+    rules.scorekeeper > rules.variants > rules.scoring > rules.rulebook
+The modules are found by name (pkgutil), the one import here no import graph sees: a
+variant's module importing a name from this package back fails at once (the package is
+half made), so no cycle can hide behind it.
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ from mjtable_core.schema import ConfigError, load_section, not_allowed
 
 from ..errors import RulesError, shown
 from ..i18n import _
-from ._spec import (
+from ..rulebook import (
     BREAK_WALLS,
     DEAL_PATTERNS,
     PARAMETERS,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..rulebook import BASE_DEAL, DealerRule, Variant, VariantRules
+from ..scoring.mcr import score
 from ..tiles import FLOWERS
-from ._spec import BASE_DEAL, DealerRule, Variant, VariantRules
 from .mcr import COMPETITION_FINES
 
 RULES = VariantRules(
@@ -14,7 +15,7 @@ RULES = VariantRules(
     deal=Variant(name="jingji", tiles=144, stacks_per_wall=18, flowers=FLOWERS,
                  replacement="depth_first", **{**BASE_DEAL, "head_offset": 0}),
     dealer=DealerRule(after_win=False, after_draw=False),
-    scorer="rules.scoring.mcr:score",
+    score=score,
     keys=frozenset({"also_won"}),
     # The supplement (4): ""诈和""错和"后允许自摸和牌" - where the rule book's 第十四条
     # stops the fined player winning at all (停和).

@@ -15,9 +15,8 @@ import rules.variants as variants
 from mjtable_core.config import load_config
 from mjtable_core.schema import ConfigError
 from rules import RulesError, deal, deal_request
-from rules.scoring import score_request
-from rules.scoring.declared import known_keys
-from rules.scoring.session import Session
+from rules.scorekeeper import known_keys, score_request
+from rules.scorekeeper.session import Session
 from rules.variants import REGISTRY, VARIANTS, check_table_config, load_variant
 
 from .layouts import random_throws, random_walls
@@ -28,7 +27,10 @@ def test_one_module_per_variant_in_order() -> None:
     for name, rules in REGISTRY.items():
         assert rules.deal is VARIANTS[name] and rules.deal.name == name
         assert importlib.import_module(f"rules.variants.{name}").RULES is rules
-        assert rules.score.__module__ == rules.scorer.partition(":")[0]
+        # Its scorer is a module of rules/scoring/, below the registry (import-linter).
+        assert rules.score.__module__.rpartition(".")[0] == "rules.scoring"
+        assert rules.score_drawn in (None, getattr(
+            sys.modules[rules.score.__module__], "score_drawn", None))
 
 
 def _hostile_names() -> list[object]:
@@ -80,7 +82,8 @@ KANSAI = textwrap.dedent('''
 
     from mjtable_core.schema import option
     from rules.tiles import FLOWERS
-    from rules.variants._spec import BASE_DEAL, DealerRule, Variant, VariantRules
+    from rules.rulebook import BASE_DEAL, DealerRule, Variant, VariantRules
+    from rules.scoring.guangdong import score
 
 
     @dataclass(frozen=True)
@@ -97,7 +100,7 @@ KANSAI = textwrap.dedent('''
         deal=Variant(name="kansai", tiles=144, stacks_per_wall=18, flowers=FLOWERS,
                      replacement="depth_first", **BASE_DEAL),
         dealer=DealerRule(after_win=True, after_draw=False),
-        scorer="rules.scoring.guangdong:score", params=Params,
+        score=score, params=Params,
         keys=frozenset({"passed_win"}))
 ''')
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rules.errors import RulesError
-from rules.scoring import score_request
+from rules.scorekeeper import score_request
 
 
 def meld(kind: str, tiles: str, source: str | None = "across", claimed: str | None = None):

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mjtable.cli import main
-from rules.scoring.declared import known_keys
+from rules.scorekeeper import known_keys
 from rules.variants import REGISTRY
 
 from .test_fuzhou import PLAIN, fz
@@ -140,7 +140,7 @@ def test_plausible_hands_with_every_fact_score_or_are_refused(variant: str, seed
 
     from bench.rules.bench_score import random_hand
     from rules.errors import RulesError
-    from rules.scoring import score_request
+    from rules.scorekeeper import score_request
 
     hand = random_hand(variant, random.Random(seed))
     for key in sorted(REGISTRY[variant].keys - {"hun", "gold"}):

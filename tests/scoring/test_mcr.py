@@ -11,7 +11,7 @@ import pytest
 from MahjongGB import MahjongFanCalculator
 
 from rules.errors import RulesError
-from rules.scoring import score_request
+from rules.scorekeeper import score_request
 from rules.scoring.mcr_fans import FANS
 
 from .hands import random_win

@@ -9,8 +9,8 @@ import pytest
 
 from rules import deal, load_variant
 from rules.errors import RulesError
-from rules.scoring import score_request
-from rules.scoring.session import Session
+from rules.scorekeeper import score_request
+from rules.scorekeeper.session import Session
 from rules.variants import REGISTRY
 
 from ..rules.layouts import random_throws, random_walls

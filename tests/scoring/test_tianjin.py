@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.scoring.declared import read_declared, wild_tiles
+from rules.scorekeeper import read_declared
+from rules.scoring.declared import wild_tiles
 
 from .helpers import hand, meld, names, refused, scored
 

@@ -1,5 +1,8 @@
 """What one variant is made of: its deal row, its dealer rule, its scorer and its
-scoring parameters (each variant's module in this package fills one `VariantRules`).
+scoring parameters (each module in rules/variants/ fills one `VariantRules`).
+
+It sits below everything that names a variant: the scorers (rules/scoring/) build on it,
+the variants fill it in, and the registry lists them (docs/design.md, the rules' layers).
 
 The deal row (`Variant`) is docs/rules.md's table column; a venue overrides it in
 `[rules.overrides]`. The scoring parameters are a dataclass whose fields carry their
@@ -10,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,8 +20,8 @@ from typing import Any
 from mjtable_core.i18n import N_
 from mjtable_core.schema import Invalid, option
 
-from ..i18n import _
-from ..tiles import ALL_CODES, FLOWERS, SET_SIZES, set_composition
+from .i18n import _
+from .tiles import ALL_CODES, FLOWERS, SET_SIZES, set_composition
 
 DEAL_PATTERNS = ("13+jump", "16+1")
 BREAK_WALLS = ("dice", "dealer")
@@ -147,42 +149,27 @@ class VariantRules:
     order: where it is listed (known: mcr, jingji, ...).
     deal: the deal row.
     dealer: who deals the next hand.
-    scorer: "module:function" scoring a checked declared win (imported when first used,
-        so this package never imports the scorers).
+    score: the function scoring a checked declared win, `score(declared, params)`.
     params: the dataclass of its scoring parameters (None: the rule book fixes every value
         and a declared win's `params` is refused).
     keys: declared-win keys of this variant alone (refused in the others).
     fines: what a failed declaration costs (None: the rule book fines nothing).
-    drawn: "module:function" scoring a drawn hand where the rule book pays on a draw
-        (None: nobody pays).
+    score_drawn: the function scoring a drawn hand where the rule book pays on a draw,
+        `score_drawn(drawn, params)` (None: nobody pays).
     """
 
     name: str
     order: int
     deal: Variant
     dealer: DealerRule
-    scorer: str
+    score: Callable[..., Any]
     params: type | None = None
     keys: frozenset[str] = frozenset()
     fines: Fines | None = None
-    drawn: str | None = None
-
-    @functools.cached_property
-    def score(self) -> Callable[..., Any]:
-        """The scorer function, imported on first use."""
-        return _function(self.scorer)
-
-    @functools.cached_property
-    def score_drawn(self) -> Callable[..., Any] | None:
-        """The drawn hand's scorer, imported on first use; None where nobody pays."""
-        return None if self.drawn is None else _function(self.drawn)
+    score_drawn: Callable[..., Any] | None = None
 
     @property
     def wild_key(self) -> str | None:
         """The declared win's key for the turned wild tile (Tianjin "hun", Fuzhou "gold")."""
         return None if self.deal.wild == "none" else self.deal.wild
 
-
-def _function(where: str) -> Callable[..., Any]:
-    module, _sep, name = where.partition(":")
-    return getattr(importlib.import_module(module), name)

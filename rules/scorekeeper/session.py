@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from ..errors import RulesError
 from ..i18n import _
+from ..scoring.declared import WIND_LETTERS
 from ..variants import REGISTRY, rules_of
-from .declared import WIND_LETTERS
 
 # The competition's standard points per table: "每桌每局按4、2、1、0折算标准分".
 STANDARD_POINTS = (4, 2, 1, 0)
