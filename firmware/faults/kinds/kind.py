@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.i18n import _
 
 if TYPE_CHECKING:
-    from firmware.faults.kinds.evidence import Rule
+    from firmware.faults.kinds.evidence import Rule, Verdict
 
 ERROR, WARNING, INFO = "E", "W", "I"
 # What a fault's safe state stops (the names firmware/faults/shutdown.py uses).
@@ -44,6 +44,10 @@ class FaultKind:
     # the kind for it), written beside the kind in its family's module; None: the
     # catalogue's causes say it all.
     rule: Rule | None = None
+    # Where two causes look alike, the one its evidence decides, with the verdict and
+    # remedy a technician reads (firmware/faults/path.py adds it to the diagnosis);
+    # written beside the rule. None: the ranked suspects say it all.
+    verdict: Verdict | None = None
     # The symptoms (firmware/diagnosis/guided.py) whose diagnosis shows it.
     symptoms: tuple[str, ...] = ()
     # For the docs' fault tables (firmware/faults/tables.py), English: what the firmware
