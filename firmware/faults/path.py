@@ -19,6 +19,7 @@ from transitions.core import MachineError
 from firmware.diagnosis.differential import rank, verdict
 from firmware.faults import recovery
 from firmware.faults.kinds import CATALOGUE, ERROR, INFO, WARNING, Fault
+from firmware.faults.kinds.table import SOFTWARE_ERROR
 from firmware.faults.repeat_rows import RepeatRows
 from firmware.faults.shutdown import TABLE
 from firmware.i18n import table_language
@@ -184,7 +185,7 @@ class FaultPath:
         try:
             trigger = event.event.name if event.event is not None else None
             state = event.state.name if event.state is not None else None
-            self.fault("software.error", machine.lower(), None,
+            self.fault(SOFTWARE_ERROR, machine.lower(), None,
                        {"error": repr(event.error), "machine": machine, "trigger": trigger,
                         "state": state})
         finally:
