@@ -6,6 +6,7 @@ firmware, the docs' generator, the fault card or the referee is told of it."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from firmware.diagnosis.faultcard import entries
 from firmware.faults.kinds import CATALOGUE, FAMILIES, TABLE
 from firmware.faults.kinds.catalogue import gathered
 from firmware.faults.tables import catalogue_table, clearing_table
+from tests.conftest import ROOT
 from tests.test_diagnosis import run_check, table_in_play
 
 FAMILY = '''
@@ -91,3 +93,53 @@ def test_the_docs_tables_follow_a_new_family(belt: ModuleType) -> None:
 def test_a_family_writing_an_id_twice_is_refused(belt: ModuleType) -> None:
     with pytest.raises(ValueError, match=r"belt\.slipping written twice"):
         gathered([*FAMILIES, belt, belt])
+
+
+# An event of this name is emitted before its fault (firmware/faults/path.py): the
+# console's words for that event are not a branch on the fault.
+EVENTS_NAMED_AS_FAULTS = {"software.error"}
+
+
+def _branches_on_fault_ids(source: str) -> list[int]:
+    """Lines where `source` compares to a fault id written out, tests an id's prefix
+    or keys a dict by one: a decision about a kind taken outside its family module."""
+    ids = set(CATALOGUE) - EVENTS_NAMED_AS_FAULTS
+    prefixes = {i.partition(".")[0] + "." for i in CATALOGUE}
+
+    def named(node: ast.AST | None) -> bool:
+        return isinstance(node, ast.Constant) and (
+            node.value in ids or node.value in prefixes)
+
+    def branches(node: ast.AST) -> bool:
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            return any(map(named, operands + [
+                e for o in operands if isinstance(o, ast.Tuple | ast.Set | ast.List)
+                for e in o.elts]))
+        if isinstance(node, ast.Dict):
+            return any(map(named, node.keys))
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("startswith", "endswith")
+                and any(map(named, node.args)))
+
+    return sorted(node.lineno for node in ast.walk(ast.parse(source)) if branches(node))
+
+
+def test_no_module_outside_the_families_branches_on_a_fault_id() -> None:
+    """What a kind means is asked of the kind (its fields, its rule, its verdict); a
+    module that raises or looks for one kind names it by its family's constant."""
+    kinds = ROOT / "firmware" / "faults" / "kinds"
+    found = {str(path.relative_to(ROOT)): lines
+             for path in sorted((ROOT / "firmware").rglob("*.py"))
+             if kinds not in path.parents
+             and (lines := _branches_on_fault_ids(path.read_text(encoding="utf-8")))}
+    assert found == {}
+
+
+def test_the_branch_finder_finds_a_branch() -> None:
+    assert _branches_on_fault_ids(
+        'if fault.id == "head.jam":\n    pass\n'
+        'x = {"count.blind": 1}\n'
+        'y = fault_id.startswith("lid.")\n'
+        'z = fault_id in ("link.lost", "other")\n'
+        'ctl.fault("head.jam", "side.0.head", 0, {})\n') == [1, 3, 4, 5]

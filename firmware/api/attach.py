@@ -12,6 +12,7 @@ from firmware.api.auth import Technicians
 from firmware.api.server import ApiServer
 from firmware.api.table import Table
 from firmware.api.venue import Venue
+from firmware.faults.kinds.table import STORAGE_FAILED
 from firmware.machines.maintenance import Maintenance
 from firmware.service.gate import BookingGate
 from firmware.service.identify import Identify
@@ -41,10 +42,10 @@ def log_failed(ctl: Table, eventlog: EventLog, exc: BaseException) -> None:
     """E96 for an event log that cannot be written (in the loop): the table stops
     through the shutdown path and deals no hand it cannot log. One active fault is
     enough; after a clear the next failing batch raises it again."""
-    if any(f.active and f.id == "storage.failed" and f.where == "eventlog"
+    if any(f.active and f.id == STORAGE_FAILED and f.where == "eventlog"
            for f in ctl.faults):
         return
-    ctl.fault("storage.failed", "eventlog", None,
+    ctl.fault(STORAGE_FAILED, "eventlog", None,
               {"file": str(eventlog.path), "error": f"{type(exc).__name__}: {exc}"})
 
 

@@ -69,6 +69,13 @@ def rank(fault: Fault, ctl: Evidence) -> dict[str, Any] | None:
     return extra
 
 
+def verdict(fault: Fault, ctl: Evidence) -> dict[str, Any] | None:
+    """The cause `fault`'s evidence decides between two that look alike, as its kind's
+    family says (`FaultKind.verdict`); None for a kind that has no such rule."""
+    decide = fault.kind.verdict
+    return None if decide is None else decide(TableEvidence(fault, ctl))
+
+
 class TableEvidence:
     """The view an evidence rule reads (firmware/faults/kinds/evidence.py): `fault` and
     the table, read as the rule asks."""

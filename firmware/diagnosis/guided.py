@@ -13,10 +13,12 @@ a self-test, a jog or another check uses it, the check is not run and says why.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from firmware import words
 from firmware.diagnosis.symptoms import AmbiguousSymptom, UnknownSymptom, match
+from firmware.faults.kinds import lid, plate
 from firmware.i18n import N_, _, keep_language
 
 if TYPE_CHECKING:
@@ -98,22 +100,24 @@ def _take(ctl: Checked, check: Callable[..., None]) -> str | None:
     return None
 
 
-def _faults(ctl: Checked, symptom: str, family: str | None = None) -> list[dict[str, Any]]:
-    """The last faults that explain `symptom` (their kinds say which), of one family."""
+def _faults(ctl: Checked, symptom: str,
+            family: ModuleType | None = None) -> list[dict[str, Any]]:
+    """The last faults that explain `symptom` (their kinds say which), of one family
+    (its module in firmware/faults/kinds/)."""
     return [f.as_dict() for f in ctl.faults if symptom in f.kind.symptoms and (
-        family is None or f.kind.family == family)][-5:]
+        family is None or f.kind in family.KINDS)][-5:]
 
 
 # -- what is known ------------------------------------------------------------------
 
 
 def _set_stays(ctl: Checked) -> Result:
-    lid = _faults(ctl, "set_stays_on_table", "lid")
-    plates = _faults(ctl, "set_stays_on_table", "plate")
+    lids = _faults(ctl, "set_stays_on_table", lid)
+    plates = _faults(ctl, "set_stays_on_table", plate)
     evidence = {"set_in_play": ctl.cycle.set_in_play, "set_building": ctl.cycle.set_building,
                 "build": _state(ctl, ctl.build), "lid": _state(ctl, ctl.lid),
-                "lid_faults": lid, "plate_faults": plates}
-    active = [f for f in lid + plates if f["active"]]
+                "lid_faults": lids, "plate_faults": plates}
+    active = [f for f in lids + plates if f["active"]]
     if active:
         where = ", ".join(words.fault_at(f["code"], f["id"], f["where"]) for f in active)
         return {"normal": False, "verdict": _("not normal: {faults}").format(faults=where),

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from firmware.faults.kinds.tile import FACE_UP
 from firmware.i18n import _
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class FaceUpTracker:
 
     def diagnose(self, fault: Fault, ctl: Evidence) -> dict[str, Any] | None:
         """Extra diagnosis for a face-up fault: is it one tile coming back?"""
-        if fault.id != "tile.face_up":
+        if fault.id != FACE_UP:
             return None
         set_name = fault.evidence.get("set") or "?"
         side = fault.side if fault.side is not None else 0

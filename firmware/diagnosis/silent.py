@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from firmware.faults.kinds.sensor import SILENT
 from mjtable_core.signals import Value
 
 if TYPE_CHECKING:
@@ -48,5 +49,5 @@ class SilentSensors:
             elif self.dark_builds[name] >= self.builds and name not in self.warned:
                 self.warned.add(name)
                 side = int(name.split(".")[1])
-                self.ctl.fault("sensor.silent", name, side,
+                self.ctl.fault(SILENT, name, side,
                                {"sensor": name, "builds_dark": self.dark_builds[name]})

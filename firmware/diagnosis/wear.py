@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from firmware.diagnosis import upkeep
-from firmware.faults.kinds import CATALOGUE
+from firmware.faults.kinds import CATALOGUE, count
+from firmware.faults.kinds.build import TILES_MISSING
+from firmware.faults.kinds.tile import FACE_UP
 from firmware.faults.shutdown import SAFE_STATE
 from firmware.i18n import N_
 from mjtable_core.signals import Value
@@ -131,12 +133,12 @@ class Wear:
         kind = event["kind"]
         if kind == "sensor.glitch" and str(event.get("sensor", "")).endswith(".count"):
             self._retry(event["sensor"])
-        elif kind == "fault" and CATALOGUE[event["id"]].family == "count":
+        elif kind == "fault" and CATALOGUE[event["id"]] in count.KINDS:
             self._retry(event["where"])
-        elif kind == "fault" and event["id"] == "build.tiles_missing":
+        elif kind == "fault" and event["id"] == TILES_MISSING:
             short = (event.get("evidence") or {}).get("short_sides") or {}
             self._build["short"].update(int(n) for n, missing in short.items() if missing)
-        elif kind == "fault" and event["id"] == "tile.face_up":
+        elif kind == "fault" and event["id"] == FACE_UP:
             self._build["face_up"] += 1
         elif kind == "build.staged":
             self._built(str(event.get("set")))

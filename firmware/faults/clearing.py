@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from firmware import words
 from firmware.faults import recovery
 from firmware.faults.kinds import CASE_CLOSED, ERROR, RELINK, Fault
+from firmware.faults.kinds.kind import FACE_UP_BELIEVED, SENSOR_BELIEVED, TAMPER_RESET
 from firmware.faults.shutdown import BUILD, TABLE
 from firmware.i18n import _
 from firmware.service.identify import SHOWN as IDENTIFY_SHOWN
@@ -78,9 +79,10 @@ class Clearing:
                                  "it as refed (console: clear ID --refed)"))
         fault.active = False
         self._show_after_clear(fault)
-        if fault.id == "tile.face_up":
+        believed = fault.kind.on_clear      # what the technician's clear vouches for
+        if believed == FACE_UP_BELIEVED:
             ctl.face_up.suspected.discard(fault.side)      # the sensor seen to again
-        if fault.id == "sensor.degraded":
+        elif believed == SENSOR_BELIEVED:
             # Replaced or repaired: the sensor is believed again.
             ctl.supervisor.restore_sensor(fault.where)
         ctl.fault_path.repeat_rows.close((fault.id, fault.where, fault.side))
@@ -95,14 +97,14 @@ class Clearing:
                               else ctl.cycle.faces_display())
             if ctl.cycle.state not in ("homing", "fault") and ctl.build.state == "idle":
                 ctl.request_refeed("refed after an unclean stop")
-        if fault.id == "case.opened":
+        if believed == TAMPER_RESET:
             ctl.tampered = False
 
     def top_up_done(self) -> None:
         """Players topped up after tiles went missing: the build goes on."""
         ctl = self.ctl
         for fault in ctl.faults:
-            if fault.active and fault.id == "build.tiles_missing" and (
+            if fault.active and fault.kind.topped_up and (
                     fault is not ctl.refeed_hold):
                 self.clear_fault(fault, by="players (top-up)")
         if self.may_resume():

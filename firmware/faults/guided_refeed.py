@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from firmware.faults.kinds import ERROR
+from firmware.faults.kinds.build import EXTRA_TILES
 from firmware.i18n import N_
 from mjtable_core.clock import Timer
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 CONFIRM_HOLD_S = 2.0    # both lift keys held this long: the players say it was refed
 BY = "players (refeed)"
-EXTRA = "build.extra_tiles"
+EXTRA = EXTRA_TILES
 # Where the cycle may stand while the players refeed: the lid down, nothing of the
 # cycle moving (a hand in play, or walls up waiting for the dice).
 WAITING = ("play", "dealing")

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from transitions import EventData
 from transitions.core import MachineError
 
-from firmware.diagnosis.causes import blind_cause
-from firmware.diagnosis.differential import rank
+from firmware.diagnosis.differential import rank, verdict
 from firmware.faults import recovery
 from firmware.faults.kinds import CATALOGUE, ERROR, INFO, WARNING, Fault
+from firmware.faults.kinds.table import SOFTWARE_ERROR
 from firmware.faults.repeat_rows import RepeatRows
 from firmware.faults.shutdown import TABLE
 from firmware.i18n import table_language
@@ -102,9 +102,10 @@ class FaultPath:
 
     def diagnose(self, fault: Fault) -> dict[str, Any] | None:
         """What the evidence adds to the catalogue: the suspects ranked, a recurring
-        tile, a blind count sensor told from a jammed belt."""
+        tile, and the verdict of a kind whose evidence tells two causes apart (a blind
+        count sensor told from a jammed belt)."""
         ctl = self.ctl
-        learned = ctl.face_up.diagnose(fault, ctl) or blind_cause(fault, ctl) or {}
+        learned = ctl.face_up.diagnose(fault, ctl) or verdict(fault, ctl) or {}
         ranked = rank(fault, ctl) or {}
         if learned.get("recurring"):        # one tile coming back: that tile, certain
             ranked = {"suspects": ranked["suspects"][:1], "certain": True}
@@ -184,7 +185,7 @@ class FaultPath:
         try:
             trigger = event.event.name if event.event is not None else None
             state = event.state.name if event.state is not None else None
-            self.fault("software.error", machine.lower(), None,
+            self.fault(SOFTWARE_ERROR, machine.lower(), None,
                        {"error": repr(event.error), "machine": machine, "trigger": trigger,
                         "state": state})
         finally:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from firmware.faults.kinds import CATALOGUE, ERROR, RELINK
+from firmware.faults.kinds.link import LINK_LOST
+from firmware.faults.kinds.table import BUILD_INTERRUPTED
 
 if TYPE_CHECKING:
     from firmware.faults.table import Table
@@ -22,12 +24,11 @@ def link_fault(ctl: Table, fault_id: str, evidence: dict[str, Any]) -> None:
     while the link was lost (another board on the cable, or one flashed with older
     firmware) answers our HELLO: the link is there, its protocol is not. E81 with the
     reflash message then replaces E80, which no cable check would mend."""
-    if fault_id == "link.version":
-        for fault in ctl.faults:
-            if fault.active and fault.id == "link.lost":
-                fault.active = False
-                ctl.emit("fault.cleared", id=fault.id, code=fault.code, where=fault.where,
-                         by="link", superseded_by="link.version")
+    for fault in ctl.faults:
+        if fault.active and fault.id in CATALOGUE[fault_id].supersedes:
+            fault.active = False
+            ctl.emit("fault.cleared", id=fault.id, code=fault.code, where=fault.where,
+                     by="link", superseded_by=fault_id)
     ctl.fault(fault_id, "link", None, evidence)
 
 
@@ -42,8 +43,8 @@ def link_back(ctl: Table) -> None:
         # A set was being built: tiles that passed a counter while the link was down
         # were never reported, so its stacks are not trusted. Held for a refeed, as
         # after a power cut in a build (the resume below builds nothing over them).
-        hold = ctl.fault("build.interrupted", "build", None,
-                         {"build_in_progress": True, "after": "link.lost"})
+        hold = ctl.fault(BUILD_INTERRUPTED, "build", None,
+                         {"build_in_progress": True, "after": LINK_LOST})
         hold.active = True
         ctl.refeed_hold = hold
     if ctl.may_resume() and ctl.needs_resume():

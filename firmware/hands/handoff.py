@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import rules
+from firmware.faults.kinds.table import STORAGE_FAILED
 from rules import dicecommit
 
 if TYPE_CHECKING:
@@ -190,7 +191,7 @@ class Handoff:
                 if getattr(consumer, "required", False):
                     # The record of a deal that is not on disk cannot be verified
                     # later: the table stops through the fault path, never goes on.
-                    self.ctl.fault("storage.failed", "handoff", None,
+                    self.ctl.fault(STORAGE_FAILED, "handoff", None,
                                    {"file": consumer_name(consumer),
                                     "error": f"{type(exc).__name__}: {exc.strerror or exc}"})
                     return record

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from firmware.faults.kinds.table import STORAGE_FAILED
 from firmware.faults.recovery import plan
 from firmware.i18n import _
 from rules.errors import RulesError
@@ -203,7 +204,7 @@ class TableScore:
                 self.file(line)
             except OSError as exc:
                 # A score not on disk is not booked: the storage fault stops the table.
-                self.ctl.fault("storage.failed", "scores", None,
+                self.ctl.fault(STORAGE_FAILED, "scores", None,
                                {"error": f"{type(exc).__name__}: {exc.strerror or exc}"})
                 raise ScoreRefused(_("the score could not be written: {error}").format(
                     error=exc.strerror or exc)) from None

@@ -210,7 +210,7 @@ class Cycle(Recoverable):
     def build_running(self, *_: object) -> bool:
         # Also after tiles went missing: topping up is how players fix that.
         return self.build.running or any(
-            f.active and f.id == "build.tiles_missing" for f in self.faults)
+            f.active and f.kind.topped_up for f in self.faults)
 
     def expected_thrower(self, event: EventData) -> bool:
         seat = event.kwargs["seat"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from firmware.faults.kinds.table import CASE_CONTACTS
 from mjtable_core.clock import Timer
 from mjtable_core.signals import Value
 
@@ -151,7 +152,7 @@ class Inputs:
         (one that closed first and the other never followed, while the case shut)."""
         self._contacts_check = None
         no, nc = bool(self.hal.read("case_open")), bool(self.hal.read("case_open_nc"))
-        if no != nc and not any(f.active and f.id == "case.contacts" for f in self.faults):
+        if no != nc and not any(f.active and f.id == CASE_CONTACTS for f in self.faults):
             self._case_was_open = False
             self._contacts_disagree(no, nc)
 
@@ -163,7 +164,7 @@ class Inputs:
         self._contacts_check.cancel()
         self._contacts_check = None
         for fault in self.faults:
-            if fault.active and fault.id == "case.contacts":
+            if fault.active and fault.id == CASE_CONTACTS:
                 fault.active = False
                 self.emit("fault.cleared", id=fault.id, code=fault.code,
                               where=fault.where, by="case", superseded_by="case.opened")

@@ -18,6 +18,7 @@ from typing import Any
 from firmware import statedir
 from firmware.console.view import Pictured, live_view_available, log_line, screen, snapshot
 from firmware.controller import compose_table
+from firmware.faults.kinds.link import LINK_LOST
 from firmware.i18n import _, table_language
 from firmware.service.sdnotify import attach_systemd
 from firmware.service.tablelock import StateUnwritable, lock_table
@@ -108,7 +109,7 @@ async def _run(config: Config, speed: float, cycles: int | None, seed: int | Non
         # write a clean journal over the one it would have recovered.
         opened.connect()
     except LinkError as exc:
-        if exc.fault_id != "link.lost" or not opened.hal.capabilities.link:
+        if exc.fault_id != LINK_LOST or not opened.hal.capabilities.link:
             await api.close()
             raise
         # The board is silent (a cable out, its power off): start anyway with E80

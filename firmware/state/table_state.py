@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from firmware.faults import recovery
 from firmware.faults.kinds import CATALOGUE, INFO, REFEED, Fault
+from firmware.faults.kinds.table import BUILD_INTERRUPTED, POWER_RECOVERED, STORAGE_FAILED
 
 if TYPE_CHECKING:
     from firmware.state.table import Journaled
@@ -89,12 +90,12 @@ class TableState:
 
     def _storage_failed(self) -> bool:
         return self._storage_error is not None or any(
-            f.active and f.id == "storage.failed" for f in self.ctl.faults)
+            f.active and f.id == STORAGE_FAILED for f in self.ctl.faults)
 
     def _storage_fault(self) -> None:
         error, self._storage_error = self._storage_error, None
         if error is not None:
-            self.ctl.fault("storage.failed", "journal", None, {"error": error})
+            self.ctl.fault(STORAGE_FAILED, "journal", None, {"error": error})
 
     def recover(self) -> None:
         """The one place machines are put straight into a saved state (at boot)."""
@@ -141,9 +142,9 @@ class TableState:
         evidence = {"build_in_progress": building, "set": saved.get("set_building"),
                     "cycle": saved.get("cycle"), "build_state": saved.get("build")}
         if not saved.get("clean", False):
-            fault = ctl.fault("power.recovered", "power", None, evidence)
+            fault = ctl.fault(POWER_RECOVERED, "power", None, evidence)
         elif building:
-            fault = ctl.fault("build.interrupted", "build", None, evidence)
+            fault = ctl.fault(BUILD_INTERRUPTED, "build", None, evidence)
         if building:
             # The half-built set is declared invalid: hold until it is refed. The
             # refeed also answers a count that came out short or long (the whole set

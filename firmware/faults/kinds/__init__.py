@@ -5,9 +5,14 @@ Ids are stable: add, never rename. A code with `N` takes the side number.
 
 A fault's behaviour lives on its kind and nowhere else: what its safe state stops
 (`scope`), whether the counts of the set being built are trusted after it, what answers
-it, its short name, causes, remedies, the evidence rule that ranks its suspects and the
-symptoms it explains (firmware/diagnosis/guided.py). The firmware reads these; no module
-keeps sets of fault ids. The simulator's referee judges physics with its own table.
+it (a technician, a refeed, a top-up: `topped_up`), the faults it supersedes, what its
+clear makes the table believe again (`on_clear`), its short name, causes, remedies, the
+evidence rule that ranks its suspects, the verdict of one whose evidence tells two
+causes apart (`verdict`) and the symptoms it explains (firmware/diagnosis/guided.py).
+The firmware reads these; no module keeps sets of fault ids or branches on one. Code
+that raises a kind, or looks for that one kind, names it by the constant its family
+module gives its id (`table.STORAGE_FAILED`, `link.LINK_LOST`...). The simulator's
+referee judges physics with its own table.
 
 A family module (lid.py, head.py, plate.py, count.py, build.py, tile.py, dice.py, link.py,
 timing.py, sensor.py, table.py) holds its kinds (`KINDS`, in catalogue order), the

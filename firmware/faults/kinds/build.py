@@ -20,6 +20,11 @@ CONVEYOR: Suspect = ("motor.side.{side}.conveyor", N_("the conveyor motor of sid
                                                       "its fuse"))
 FOREIGN: Suspect = ("hole", N_("foreign tiles or tiles of the other set"))
 
+# The kinds other modules name: the one players answer by topping up (its evidence
+# says which sides were short), and the one a refeed hold may stand for.
+TILES_MISSING = "build.tiles_missing"
+EXTRA_TILES = "build.extra_tiles"
+
 # The most tiles players leave on the table by mistake: a hand.
 HAND = 14
 
@@ -127,17 +132,18 @@ def extra(view: EvidenceView) -> Ranked:
 
 
 KINDS = (
-    FaultKind("build.tiles_missing", "E50", ERROR,
+    FaultKind(TILES_MISSING, "E50", ERROR,
               N_("tiles stopped arriving before the set was complete"),
               (N_("a tile left on the table"),
                N_("a tile stuck on the disc"),
                N_("a tile without magnetism")),
               (N_("look for tiles on the table and disc"), N_("top up with both lift keys")),
-              short=N_("tiles missing"), scope=BUILD, answer=REFEED, rule=missing,
+              short=N_("tiles missing"), scope=BUILD, answer=REFEED, topped_up=True,
+              rule=missing,
               symptoms=("build_never_finishes", "wrong_tile_count"),
               sees="arrivals stop before the set is complete",
               clears="players top up (both lift keys) or technician clears"),
-    FaultKind("build.extra_tiles", "E51", ERROR, N_("more tiles than the set holds"),
+    FaultKind(EXTRA_TILES, "E51", ERROR, N_("more tiles than the set holds"),
               (N_("mixed sets"), N_("a foreign tile")),
               (N_("remove the extra tiles"),),
               short=N_("extra tiles"), scope=BUILD, untrusts_count=True, answer=REFEED,

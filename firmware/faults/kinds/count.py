@@ -1,7 +1,17 @@
 """The count sensor of a side: two arrivals closer than a tile allows, or a belt full
-with nothing counted."""
+with nothing counted.
+
+`count.blind` (a belt full, no tile counted) is either the count sensor or the belt:
+the tile reader at the head decides. A tile read at the head since the last counted
+arrival reached the head unseen — the count sensor is blind. Nothing read while the
+belt stays full — nothing reached the head: the conveyor is jammed, and replacing the
+count sensor would replace a good part. Without a reader the two cannot be told
+apart, and the cheaper look (the belt) comes first.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from firmware.faults.kinds.evidence import EvidenceView, Ranked, Suspect
 from firmware.faults.kinds.kind import BUILD, ERROR, FaultKind
@@ -45,6 +55,32 @@ def blind(view: EvidenceView) -> Ranked:
                "the belt is empty, the belt-full sensor is stuck"), "conveyor.{side}")
 
 
+def blind_verdict(view: EvidenceView) -> dict[str, Any] | None:
+    """Which part to look at first, and why."""
+    side = view.at_side()
+    if side is None:
+        return None
+    n = view.side
+    evidence = {"reader": side.has_reader, "tiles_read_uncounted": side.unseen_reads,
+                "belt_full_s": view.evidence.get("blind_s")}
+    if side.has_reader and side.unseen_reads > 0:
+        return {"cause": "count_sensor", "decided_by": evidence,
+                "verdict": f"a tile reached the head of side {n} (its reader saw it) but "
+                           "the count sensor did not: the count sensor is blind"}
+    if side.has_reader:
+        return {"cause": "conveyor_jam", "decided_by": evidence,
+                "verdict": f"the belt of side {n} stays full and no tile reached its head "
+                           "(the reader saw none): the conveyor is jammed, the count "
+                           "sensor is not at fault",
+                "remedy_instead": [f"clear the conveyor of side {n}: a tile is stuck on the "
+                                   "belt; the count sensor is fine"]}
+    return {"cause": "conveyor_or_count_sensor", "decided_by": evidence,
+            "verdict": f"the belt of side {n} is full and nothing is counted: a jammed "
+                       "conveyor or a blind count sensor (no tile reader to tell)",
+            "remedy": [f"look at the conveyor of side {n} first: if a tile is stuck, "
+                       "clear it; if tiles reach the head, clean the count sensor"]}
+
+
 KINDS = (
     FaultKind("count.double", "E4N", ERROR, N_("two tile arrivals closer than physically possible"),
               (N_("dirty or misaligned count sensor"), N_("sensor threshold drift")),
@@ -56,6 +92,7 @@ KINDS = (
               (N_("count sensor dead or covered"),),
               (N_("clean the count sensor of side {side}"), N_("replace it")),
               short=N_("count sensor blind"), scope=BUILD, untrusts_count=True, rule=blind,
+              verdict=blind_verdict,
               symptoms=("build_never_finishes", "wrong_tile_count"),
               sees="belt full (`side.N.full`) but no arrival counted"),
 )

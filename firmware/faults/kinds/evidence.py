@@ -63,6 +63,9 @@ class EvidenceView(Protocol):
 
 
 Rule = Callable[[EvidenceView], Ranked]
+# The cause the evidence decides between two that look alike, with its verdict and
+# remedy (None: nothing to add to the ranked suspects).
+Verdict = Callable[[EvidenceView], dict[str, Any] | None]
 
 
 def at(suspect: Suspect, side: str) -> Suspect:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.i18n import _
 
 if TYPE_CHECKING:
-    from firmware.faults.kinds.evidence import Rule
+    from firmware.faults.kinds.evidence import Rule, Verdict
 
 ERROR, WARNING, INFO = "E", "W", "I"
 # What a fault's safe state stops (the names firmware/faults/shutdown.py uses).
@@ -22,6 +22,11 @@ CLEAR = "clear"          # a technician clears it once the cause is dealt with
 REFEED = "refeed"        # the whole set goes in again, counted from zero
 CASE_CLOSED = "case_closed"  # refused while the case switch still reads open
 RELINK = "relink"        # the board's link clears it by itself; refused while lost
+# What a technician's clear makes the table believe again (`FaultKind.on_clear`,
+# firmware/faults/clearing.py).
+SENSOR_BELIEVED = "sensor_believed"    # the supervised sensor at its `where`: repaired
+FACE_UP_BELIEVED = "face_up_believed"  # the face-up sensor of its side: no longer suspected
+TAMPER_RESET = "tamper_reset"          # the case: a technician inspected it
 
 
 @dataclass(frozen=True)
@@ -40,10 +45,22 @@ class FaultKind:
     # After it the counts of the set being built cannot be trusted: built again.
     untrusts_count: bool = False
     answer: str = CLEAR
+    # Players topping up answer it too: while it is active the build still counts as
+    # running (firmware/machines/cycle.py), and a top-up clears it (clearing.py).
+    topped_up: bool = False
+    # Active faults of these kinds are over once it is raised: it names their cause
+    # better (firmware/faults/relink.py).
+    supersedes: tuple[str, ...] = ()
+    # What its clear makes the table believe again (SENSOR_BELIEVED...), or None.
+    on_clear: str | None = None
     # The evidence rule that ranks its suspects (firmware/diagnosis/differential.py asks
     # the kind for it), written beside the kind in its family's module; None: the
     # catalogue's causes say it all.
     rule: Rule | None = None
+    # Where two causes look alike, the one its evidence decides, with the verdict and
+    # remedy a technician reads (firmware/faults/path.py adds it to the diagnosis);
+    # written beside the rule. None: the ranked suspects say it all.
+    verdict: Verdict | None = None
     # The symptoms (firmware/diagnosis/guided.py) whose diagnosis shows it.
     symptoms: tuple[str, ...] = ()
     # For the docs' fault tables (firmware/faults/tables.py), English: what the firmware

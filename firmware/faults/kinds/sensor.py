@@ -4,9 +4,12 @@ or flickering (its impossible edges filtered out)."""
 from __future__ import annotations
 
 from firmware.faults.kinds.evidence import EvidenceView, Ranked, Suspect
-from firmware.faults.kinds.kind import WARNING, FaultKind
+from firmware.faults.kinds.kind import SENSOR_BELIEVED, WARNING, FaultKind
 from firmware.faults.kinds.parts import HEAD_SENSOR_GLITCH
 from firmware.i18n import N_
+
+# The kind the silent-sensor watch (firmware/diagnosis/silent.py) raises.
+SILENT = "sensor.silent"
 
 COUNT_FLICKER: Suspect = ("side.{side}.count", N_("the count sensor of side {side} flickers "
                                                   "(dirty, loose or failing)"))
@@ -38,9 +41,11 @@ KINDS = (
               (N_("a failed position sensor"),),
               (N_("replace that sensor"),),
               short=N_("sensor failed, running on time"), rule=degraded,
+              # Cleared: the sensor was replaced or repaired, and is believed again.
+              on_clear=SENSOR_BELIEVED,
               sees=("a lid stop missed, and the travel back to the other stop took its whole "
                     "learned time: running on the timed fallback")),
-    FaultKind("sensor.silent", "W97", WARNING,
+    FaultKind(SILENT, "W97", WARNING,
               N_("a sensor a build should light never seen lit"),
               (N_("a sensor failed dark (dead, unplugged or covered)"),),
               (N_("watch the sensor named in the signal view during a build; clean it, "

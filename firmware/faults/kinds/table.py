@@ -4,8 +4,15 @@ an internal firmware error, its case, and its storage."""
 from __future__ import annotations
 
 from firmware.faults.kinds.evidence import EvidenceView, Ranked, Suspect
-from firmware.faults.kinds.kind import CASE_CLOSED, ERROR, INFO, FaultKind
+from firmware.faults.kinds.kind import CASE_CLOSED, ERROR, INFO, TAMPER_RESET, FaultKind
 from firmware.i18n import N_
+
+# The kinds other modules raise or look for by name.
+POWER_RECOVERED = "power.recovered"
+BUILD_INTERRUPTED = "build.interrupted"
+SOFTWARE_ERROR = "software.error"
+CASE_CONTACTS = "case.contacts"
+STORAGE_FAILED = "storage.failed"
 
 CASE_OPENED: Suspect = ("case", N_("the case was opened"))
 CASE_SWITCH: Suspect = ("case_open", N_("the case switch stuck open"))
@@ -37,20 +44,20 @@ _REFEED_CLEARS = ("the players refeed and hold both lift keys 2 s (display `rF`)
                   "progress)")
 
 KINDS = (
-    FaultKind("power.recovered", "I92", INFO, N_("started after an unclean stop"),
+    FaultKind(POWER_RECOVERED, "I92", INFO, N_("started after an unclean stop"),
               (N_("power cut or crash"),),
               (N_("refeed the set if a build was in progress"),),
               short=N_("restarted after a power cut"),
               sees="boot after an unclean stop",
               clears=_REFEED_CLEARS),
-    FaultKind("build.interrupted", "I94", INFO,
+    FaultKind(BUILD_INTERRUPTED, "I94", INFO,
               N_("a set was half built when the table was stopped"),
               (N_("the table was switched off or restarted during a build"),),
               (N_("refeed that set: its stacks are not trusted"),),
               short=N_("set half built at stop"),
               sees="a set was half built when the table stopped",
               clears=_REFEED_CLEARS),
-    FaultKind("software.error", "E99", ERROR,
+    FaultKind(SOFTWARE_ERROR, "E99", ERROR,
               N_("an internal firmware error: the table stopped safe"),
               (N_("a firmware bug"),),
               (N_("note the event log entry and report it"), N_("clear the fault to re-home")),
@@ -60,9 +67,10 @@ KINDS = (
     FaultKind("case.opened", "E93", ERROR, N_("the case was opened outside service mode"),
               (N_("tampering"), N_("service without service mode")),
               (N_("a technician must inspect and clear"),),
-              short=N_("case opened"), answer=CASE_CLOSED, rule=case_opened,
+              short=N_("case opened"), answer=CASE_CLOSED, on_clear=TAMPER_RESET,
+              rule=case_opened,
               sees="`case_open` outside service mode"),
-    FaultKind("case.contacts", "E98", ERROR,
+    FaultKind(CASE_CONTACTS, "E98", ERROR,
               N_("two contacts of the case switch disagree"),
               (N_("one contact of the case switch failed (stuck or broken wire)"),),
               (N_("open and close the case and watch both contacts in the signal view; "
@@ -70,7 +78,7 @@ KINDS = (
               short=N_("case contacts disagree"), rule=contacts,
               sees="`case_open` and `case_open_nc` (a two-contact switch) read differently",
               clears="technician clears once both contacts agree"),
-    FaultKind("storage.failed", "E96", ERROR,
+    FaultKind(STORAGE_FAILED, "E96", ERROR,
               N_("could not write the journal, handoff file or event log"),
               (N_("storage full"), N_("SD card worn or read-only"),
                N_("out of file descriptors")),
