@@ -19,6 +19,7 @@ import select
 import shutil
 import subprocess
 import threading
+import time
 import tty
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,6 +30,11 @@ IMAGE = "micropython-1.27.0-rpi-pico.uf2"
 BOOTROM = "rp2040-bootrom-b1.bin"
 NS = 1_000_000_000
 USB_STEP_NS = 1_000_000      # chip time per step while the USB serial is served
+# Wall time the emulator may take to answer one command: a floor for a loaded machine
+# and more per second of chip time asked (a busy core runs some 5x slower than real
+# time here). Past it the emulator is stuck, and it is stopped rather than waited for.
+ANSWER_LIMIT_S = 30.0
+ANSWER_S_PER_CHIP_S = 30.0
 
 
 class ChipMissing(RuntimeError):
@@ -72,8 +78,9 @@ class PicoChip:
         where = directory or rp2_dir()
         self._proc = subprocess.Popen(
             [node_ready(), str(HERE / "chip.mjs"), str(where / IMAGE), str(where / BOOTROM)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
         self._lock = threading.Lock()
+        self._unread = b""
         self.on_uart = on_uart or (lambda data: None)
         self.on_usb: Callable[[bytes], None] = lambda data: None
         self.t_ns = 0
@@ -83,13 +90,15 @@ class PicoChip:
         self.console = bytearray()           # everything the chip said on USB
 
     def _cmd(self, **command: Any) -> dict[str, Any]:
+        ahead_s = max(0, int(command.get("to", 0)) - self.t_ns) / NS
         with self._lock:
-            assert self._proc.stdin is not None and self._proc.stdout is not None
-            self._proc.stdin.write(json.dumps(command) + "\n")
-            self._proc.stdin.flush()
-            line = self._proc.stdout.readline()
-        if not line:
-            raise ChipError(f"the emulator ended (exit {self._proc.poll()})")
+            assert self._proc.stdin is not None
+            try:
+                self._proc.stdin.write(json.dumps(command).encode() + b"\n")
+                self._proc.stdin.flush()
+            except (BrokenPipeError, ValueError) as exc:
+                raise ChipError(f"the emulator ended (exit {self._proc.poll()})") from exc
+            line = self._answer(command["op"], ANSWER_LIMIT_S + ANSWER_S_PER_CHIP_S * ahead_s)
         answer: dict[str, Any] = json.loads(line)
         if "error" in answer:
             raise ChipError(answer["error"])
@@ -105,6 +114,29 @@ class PicoChip:
                 self.console += data
                 self.on_usb(data)
         return answer
+
+    def _answer(self, op: str, limit_s: float) -> bytes:
+        """The emulator's next line; ChipError if it ended, or if it has not answered
+        within `limit_s` of wall time (then it is stopped: a late answer would be taken
+        for the next command's)."""
+        assert self._proc.stdout is not None
+        out = self._proc.stdout.fileno()
+        deadline = time.monotonic() + limit_s
+        while b"\n" not in self._unread:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._proc.kill()
+                self._proc.wait()
+                raise ChipError(f"the emulator did not answer '{op}' within {limit_s:.0f} s "
+                                f"of wall time (chip at {self.t_ns / NS:.3f} s): stopped")
+            ready, _, _ = select.select([out], [], [], left)
+            if ready:
+                data = os.read(out, 1 << 16)
+                if not data:
+                    raise ChipError(f"the emulator ended (exit {self._proc.wait()})")
+                self._unread += data
+        line, _, self._unread = self._unread.partition(b"\n")
+        return line
 
     def run_to(self, t_ns: int) -> None:
         if t_ns > self.t_ns:
@@ -144,23 +176,39 @@ class PicoChip:
 
     @contextlib.contextmanager
     def usb_serial(self) -> Iterator[str]:
-        """The chip's USB serial as a pty (its path yielded), the chip running freely.
+        """The chip's USB serial as a pty (its path yielded), the chip running on its own.
 
         What a Pico plugged into a computer is: `mjtable board flash --port PATH` (or
-        mpremote) talks to it while a thread moves the chip's time on, 1 ms a step.
+        mpremote) talks to it while a thread moves the chip's time on, 1 ms a step and
+        never ahead of the wall clock, as a real chip runs. (Left to run as fast as the
+        emulator goes, an idle chip ran some 6x real time: a host descheduled for
+        1.5 s on a loaded machine let the flash's 8 s watchdog bite mid-copy.)
+        A chip that fails while served raises its ChipError when the block is left;
+        until then what the host sends is dropped, as a dead Pico would.
         """
         master, slave = os.openpty()
         tty.setraw(slave)
         path = os.ttyname(slave)
         stop = threading.Event()
+        failed: list[ChipError] = []
         self.on_usb = lambda data: os.write(master, data)
 
         def serve() -> None:
+            wall0, chip0 = time.monotonic(), self.t_ns
             while not stop.is_set():
-                ready, _, _ = select.select([master], [], [], 0)
-                if ready:
-                    self.usb_in(os.read(master, 4096))
-                self.run_to(self.t_ns + USB_STEP_NS)
+                ahead_s = (self.t_ns - chip0) / NS - (time.monotonic() - wall0)
+                wait_s = 0.05 if failed else min(max(ahead_s, 0.0), 0.01)
+                ready, _, _ = select.select([master], [], [], wait_s)
+                data = os.read(master, 4096) if ready else b""
+                if failed:
+                    continue
+                try:
+                    if data:
+                        self.usb_in(data)
+                    if ahead_s <= 0:
+                        self.run_to(self.t_ns + USB_STEP_NS)
+                except ChipError as exc:
+                    failed.append(exc)
 
         thread = threading.Thread(target=serve, name="pico-usb", daemon=True)
         thread.start()
@@ -168,11 +216,13 @@ class PicoChip:
             yield path
         finally:
             stop.set()
-            thread.join()
+            thread.join()       # its command's answer is bounded by ANSWER_LIMIT_S
             self.on_usb = lambda data: None
             for fd in (master, slave):
                 with contextlib.suppress(OSError):
                     os.close(fd)
+            if failed:      # the cause, whatever the host made of the silence
+                raise failed[0]
 
     def close(self) -> None:
         if self._proc.poll() is None:

@@ -118,7 +118,9 @@ function boot() {
   rxAlarm = sim.clock.createAlarm(feedRx);
   if (rxQueue.length) rxAlarm.schedule(BYTE_NS);
   const wdt = mcu.peripherals[0x40058];
-  wdt.onWatchdogTrigger = () => { pendingReset = true; };
+  // rp2040js re-arms the watchdog's periodic alarm 0 ns ahead once its counter is at 0,
+  // and would fire it forever inside one clock tick: the chip resets instead.
+  wdt.onWatchdogTrigger = () => { pendingReset = true; wdt.alarm.enable = false; };
   const write = wdt.writeUint32.bind(wdt);
   wdt.writeUint32 = (offset, value) => {
     if (offset === WDT_LOAD) {
@@ -230,9 +232,13 @@ function reboot() {
 }
 
 function runTo(target) {
-  const clock = sim.clock, core = mcu.core;
+  let clock = sim.clock, core = mcu.core;
   while (now() < target) {
-    if (pendingReset) { reboot(); continue; }
+    if (pendingReset) {
+      reboot();                  // a new chip: its own clock and core from now on
+      clock = sim.clock; core = mcu.core;
+      continue;
+    }
     if (cdcUp && cdcQueue.length) {
       // As fast as the chip takes them: the device's FIFO drops what it has no room for.
       while (cdcQueue.length && !cdc.txFIFO.full) cdc.sendSerialByte(cdcQueue.shift());
