@@ -76,6 +76,8 @@ class SideBuilder(Recoverable):
         self.conveyor = f"motor.side.{side}.conveyor"
         self.head = f"motor.side.{side}.head"
         self.count_sensor = f"side.{side}.count"
+        self.home_sensor = f"side.{side}.head_home"
+        self.head_where = f"side.{side}.head"     # where a head fault is, for the supervisor
         self.reader = f"side.{side}.tile_id"
         self.face_up = f"side.{side}.face_up"
         self.key = f"head.{side}"     # its head's mechanism, for the supervisor
@@ -179,7 +181,7 @@ class SideBuilder(Recoverable):
             self.confirming.cancel()
             self.confirming = None
         self.chained_at = self.turn_began
-        home = bool(self.hal.read(f"side.{self.side}.head_home"))
+        home = bool(self.hal.read(self.home_sensor))
         if not resumed:
             # A cam found off home finishes a part turn first: that one stacks nothing.
             self.turn_from_home = home
@@ -188,10 +190,10 @@ class SideBuilder(Recoverable):
         # Stopped where the pin is, at the home edge: a late loop cannot let the cam
         # coast past home. A chained turn starts again from home when the loop sees it.
         self.motions.run(
-            self.key, self.head, True, f"side.{self.side}.head_home", True, "head.jam",
-            where=f"side.{self.side}.head", side=self.side,
+            self.key, self.head, True, self.home_sensor, True, "head.jam",
+            where=self.head_where, side=self.side,
             evidence={"counted": self.counted, "stacked": self.stacked,
-                      "count_active": bool(self.hal.read(f"side.{self.side}.count")),
+                      "count_active": bool(self.hal.read(self.count_sensor)),
                       "home_dark_at_rest": self.dark_at_rest},
             moved=lambda: self.left_home, timed_stop=self.on_home, learn=self.whole_turn)
 
@@ -311,7 +313,7 @@ class SideBuilder(Recoverable):
         self.dark_at_rest = False
         if self.supervisor.elapsed(self.key) is None or self.confirming is not None:
             return
-        at = self.edge_time(f"side.{self.side}.head_home")
+        at = self.edge_time(self.home_sensor)
         elapsed = at - self.turn_began
         learned = self.supervisor.learned(self.key)
         if self.whole_turn and elapsed < 0.7 * learned:
