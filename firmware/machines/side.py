@@ -78,6 +78,8 @@ class SideBuilder(Recoverable):
         self.count_sensor = f"side.{side}.count"
         self.home_sensor = f"side.{side}.head_home"
         self.head_where = f"side.{side}.head"     # where a head fault is, for the supervisor
+        self.full_sensor = f"side.{side}.full"    # its belt full: the build's blind watch
+        self.blind_key = f"blind.{side}"          # that watch's key
         self.reader = f"side.{side}.tile_id"
         self.face_up = f"side.{side}.face_up"
         self.key = f"head.{side}"     # its head's mechanism, for the supervisor
