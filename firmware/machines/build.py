@@ -333,15 +333,13 @@ class Build(Recoverable):
             if last is not None:
                 self.longest_gap = max(self.longest_gap, now - last)
             self._last_count[side.side] = now
-        key = f"blind.{side.side}"
-        self.watch.cancel(key)
-        if self.hal.read(f"side.{side.side}.full"):
+        self.watch.cancel(side.blind_key)
+        if self.hal.read(side.full_sensor):
             self._arm_blind(side)
 
     def _arm_blind(self, side: SideBuilder) -> None:
         blind = self.timing.blind_s
-        self.watch.expect(f"blind.{side.side}", blind, "count.blind",
-                              f"side.{side.side}.count",
+        self.watch.expect(side.blind_key, blind, "count.blind", side.count_sensor,
                               lambda: {"belt_full": True, "counted": side.counted,
                                        "blind_s": blind, "head_home_glitches": side.glitches},
                               side=side.side)

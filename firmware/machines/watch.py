@@ -47,10 +47,14 @@ class Watch:
         self.cancel(key)
         started = self.clock.now()
 
+        # `missed` finds itself again through `_armed`, never by its own name: a function
+        # that holds itself is a cycle only the garbage collector frees, and one is made
+        # for every tile (the build's stall watch is armed again at each arrival).
         def missed() -> None:
             state = self.link() if self.link is not None else False
-            if state is None and key in self._armed:
-                self._armed[key].timer = self.clock.call_later(RECHECK_S, missed)
+            armed = self._armed.get(key)
+            if state is None and armed is not None:
+                armed.timer = self.clock.call_later(RECHECK_S, armed.missed)
                 return
             self._armed.pop(key, None)
             if state:

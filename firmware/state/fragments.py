@@ -83,9 +83,12 @@ class Fragments:
             parts = []
             items = sorted(value.items()) if self.sort_keys else value.items()
             for key, item in items:
-                text = ATOM_TEXT.get(type(item))
+                kind = type(item)
+                text = ATOM_TEXT.get(kind)
+                # A list straight to _list: most of a journal's values are lists.
                 parts.append(f"{_key_text(key)}: "
                              + (text(item) if text is not None
+                                else self._list(item, (*path, key), seen) if kind is list
                                 else self._value(item, (*path, key), seen)))
             return "{" + ", ".join(parts) + "}"
         text = ATOM_TEXT.get(kind)
