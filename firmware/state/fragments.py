@@ -62,8 +62,8 @@ class Fragments:
 
     def __init__(self, sort_keys: bool = False) -> None:
         self.sort_keys = sort_keys
-        # path -> (the list's elements as saved, its text, each element's text by id)
-        self._lists: dict[tuple[str, ...], tuple[tuple[Any, ...], str, dict[int, str]]] = {}
+        # path -> (the list's elements as saved, its text, each element's text)
+        self._lists: dict[tuple[str, ...], tuple[tuple[Any, ...], str, list[str]]] = {}
 
     def encode(self, state: dict[str, Any]) -> str:
         seen: set[tuple[str, ...]] = set()
@@ -98,23 +98,36 @@ class Fragments:
     def _list(self, value: list[Any], path: tuple[str, ...],
               seen: set[tuple[str, ...]]) -> str:
         saved = self._lists.get(path)
+        parts: list[str] | None = None
         if saved is not None:
             items, text, texts = saved
             if len(items) == len(value) and all(map(is_, items, value)):
                 seen.add(path)
                 return text
-        else:
-            texts = {}
-        parts = []
-        for item in value:
-            part = texts.get(id(item))      # only ids of objects the cache still holds
-            if part is None:
-                part = _atom_text(item)
-                if part is None:            # not a list of atoms: encoded whole, not kept
-                    return _dumps(value, sort_keys=self.sort_keys)
-            parts.append(part)
+            if value:
+                parts = _slid(items, texts, value)
+        if parts is None:
+            parts = [_atom_text(item) for item in value]   # type: ignore[misc]
+            if None in parts:       # not a list of atoms: encoded whole, not kept
+                return _dumps(value, sort_keys=self.sort_keys)
         text = "[" + ", ".join(parts) + "]"
-        by_id = {id(v): p for v, p in zip(value, parts, strict=True)}
-        self._lists[path] = (tuple(value), text, by_id)
+        self._lists[path] = (tuple(value), text, parts)
         seen.add(path)
         return text
+
+
+def _slid(items: tuple[Any, ...], texts: list[str], value: list[Any]) -> list[str] | None:
+    """The texts of `value`'s elements if it is the saved window slid on (its oldest
+    elements gone, new ones appended), reusing the texts of the elements it still
+    holds, in C but for the new ones; None if it is not, or a new one is no atom."""
+    try:
+        start = items.index(value[0])   # equal (atoms), then checked to be the same
+    except ValueError:
+        return None
+    held = len(items) - start
+    if held > len(value) or not all(map(is_, items[start:], value[:held])):
+        return None
+    new = [_atom_text(item) for item in value[held:]]
+    if None in new:
+        return None
+    return texts[start:] + new      # type: ignore[operator]
