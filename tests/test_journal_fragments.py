@@ -60,6 +60,28 @@ def test_a_window_of_runs_sliding_and_changing_type_keeps_dumps_text() -> None:
     assert all(path[0] != "timings" for path in fragments.ordered._lists)   # nothing kept
 
 
+def test_a_window_slid_by_any_number_keeps_dumps_text() -> None:
+    fragments = _Both()
+    runs: list[Any] = [float(n) + 0.5 for n in range(6)]
+    state: dict[str, Any] = {"timings": {"runs": {"head.0": runs}}}
+    _same(fragments, state)
+    runs.append(6.5)                        # grown, nothing gone
+    _same(fragments, state)
+    del runs[:3]
+    runs += [7.5, 8.5]                      # slid by three, two new
+    _same(fragments, state)
+    runs[:] = [runs[0] + 0.0, *runs[1:]]    # an equal first element, not the same one
+    _same(fragments, state)
+    runs[:] = [1.5, *runs]                  # a new first element: encoded again
+    _same(fragments, state)
+    del runs[0]
+    runs.append([9])                        # slid on to a list: encoded whole
+    _same(fragments, state)
+    runs[:] = runs[1:-1]
+    _same(fragments, state)
+    runs.clear()
+    _same(fragments, state)
+
 def test_what_json_cannot_hold_is_still_refused() -> None:
     journal = MemoryJournal()
     journal.save({"runs": [0.5, 0.6]})
