@@ -13,7 +13,7 @@ implementation on the board, in the simulator and on a Pi's own GPIO.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from operator import itemgetter
@@ -58,6 +58,36 @@ class StopReport:
     reason: StopReason
     at: float                   # when the motor was stopped, on the loop's clock
     inputs: Mapping[str, Value]  # the inputs at that instant
+
+
+class Readings(Mapping[str, Value]):
+    """The inputs at a stop, as a mapping: their names and the tuple of their values
+    read then, made a dict only when asked. Every turn and travel ends in a stop and
+    its report; the report's inputs are looked into only for an interlock's stop."""
+
+    __slots__ = ("_dict", "_names", "_values")
+
+    def __init__(self, names: tuple[str, ...], values: tuple[Value, ...]) -> None:
+        self._names = names
+        self._values = values
+        self._dict: dict[str, Value] | None = None
+
+    def _readings(self) -> dict[str, Value]:
+        if self._dict is None:
+            self._dict = dict(zip(self._names, self._values, strict=True))
+        return self._dict
+
+    def __getitem__(self, name: str) -> Value:
+        return self._readings()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return repr(self._readings())
 
 
 OnStopped = Callable[[StopReport], None]
@@ -184,8 +214,9 @@ class PinStops:
         if drive:
             self._write(output, self.signals[output].safe_value)
         values = self._values
+        inputs: Mapping[str, Value]
         if values is not None and self._pick is not None:
-            inputs = dict(zip(self._inputs, self._pick(values), strict=True))
+            inputs = Readings(self._inputs, self._pick(values))
         elif values is not None:
             inputs = {name: values[name] for name in self._inputs}
         else:

@@ -42,6 +42,19 @@ def test_the_lid_is_stopped_by_the_pin_at_its_upper_stop() -> None:
     assert ctl.lid.state == "open" and table.values["motor.lid"] == LID_OFF
 
 
+
+def test_a_stops_report_holds_the_inputs_as_they_were_at_the_stop() -> None:
+    clock, table, ctl = _table()
+    ctl.lid.open()
+    clock.run_until(10.0)
+    inputs = ctl.motions.last["motor.lid"].inputs
+    as_read = dict(inputs)
+    assert as_read["lid.upper"] is True and "lid.upper" in inputs and "motor.lid" not in inputs
+    assert inputs == as_read and len(inputs) == len(as_read) and repr(inputs) == repr(as_read)
+    ctl.lid.close()
+    clock.run_until(20.0)
+    assert table.values["lid.upper"] is False and inputs["lid.upper"] is True    # a snapshot
+
 def test_a_deaf_loop_still_stops_the_lid_at_its_stop() -> None:
     # The firmware hears nothing any more (a stalled host): before armed stops the
     # lid ran on against its stop until the supervisor's k·T; now the pin stops it.
