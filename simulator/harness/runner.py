@@ -665,9 +665,10 @@ class Harness:
                 return False
             ctl = self.ctl
             # halted() is False while nothing holds the table: not asked then (this
-            # runs after every event).
+            # runs after every event). The refeed hold read from the marks themselves,
+            # not through the controller's property.
             return bool(self.watchdog.stalls) or (
-                (self.link_dead or ctl.refeed_hold is not None or bool(ctl.faults))
+                (self.link_dead or bool(ctl.faults) or ctl.marks.refeed_hold is not None)
                 and self.halted()) or (
                 len(self.handoffs) >= cycles and ctl.build.state == "staged")
 
