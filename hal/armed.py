@@ -125,6 +125,9 @@ class PinStops:
         # Inputs an armed stop reads, and how many read each (an edge of any other
         # input needs no call: a backend may look here first).
         self.watched: dict[str, int] = {}
+        # The outputs armed on each input, in the order armed (as `_armed` holds them):
+        # an edge looks at its own stops only.
+        self._armed_on: dict[str, list[str]] = {}
 
     def _ms(self) -> int:
         return round(self.clock.now() * 1000)
@@ -139,6 +142,7 @@ class PinStops:
                              round(spec.max_s * 1000), now)
             self._armed[spec.output] = (spec, stop, on_stopped)
             self.watched[spec.input] = self.watched.get(spec.input, 0) + 1
+            self._armed_on.setdefault(spec.input, []).append(spec.output)
             level = self._seen[spec.input] = self._read(spec.input)
             if spec.edges == 0 and level == spec.level:
                 stop.reached(now, True)
@@ -168,10 +172,10 @@ class PinStops:
                 return
             self._seen[name] = value
             now = self._ms()
-            for output, (spec, stop, _cb) in list(self._armed.items()):
-                if spec.input == name:
-                    stop.reached(now, value == spec.level)
-                    self._settle(output, now, in_loop)
+            armed = self._armed
+            for output, (spec, stop, _cb) in [(o, armed[o]) for o in self._armed_on[name]]:
+                stop.reached(now, value == spec.level)
+                self._settle(output, now, in_loop)
 
     def _settle(self, output: str, now: int, in_loop: bool = True) -> None:
         armed = self._armed.get(output)
@@ -206,8 +210,10 @@ class PinStops:
         left = self.watched[spec.input] - 1
         if left:
             self.watched[spec.input] = left
+            self._armed_on[spec.input].remove(output)
         else:
             del self.watched[spec.input]
+            del self._armed_on[spec.input]
         pending = self._timers.pop(output, None)
         if pending is not None:
             pending[1].cancel()
