@@ -81,6 +81,8 @@ class LatchedOutputs:
         return True
 
     def _refuses(self, name: str, value: Value, holder: str | None) -> bool:
+        if not self.scopes:
+            return False    # nothing latched (`latched`): every write and stop of a hand
         signal = self._hal.signals.get(name)
         starts_motor = signal is not None and signal.is_motor and value != signal.safe_value
         if starts_motor and self.latched(name) and not (
