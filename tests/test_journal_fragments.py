@@ -94,6 +94,10 @@ def test_what_json_cannot_hold_is_still_refused() -> None:
     with pytest.raises(ValueError):
         journal.save(cycle)
     assert journal.load() == {"runs": [0.5, 0.6]}      # the last good save stands
+    # After a refusal, a dict of atoms (encoded whole) is encoded as dumps does.
+    good = {"counts": {"a": 1, "b": [2.5]}, "whole": {"x": 1.5, "y": None}}
+    journal.save(good)
+    assert journal._state == json.dumps(good)
 
 
 def test_the_file_journal_writes_sorted_dumps_text(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ hold.
 from __future__ import annotations
 
 import json
-from json.encoder import encode_basestring_ascii as _key_text  # what dumps does to a str
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from operator import is_
 from typing import Any
 
@@ -22,6 +22,36 @@ DEPTH = 4       # dicts nested deeper are encoded whole (json.dumps finds any cy
 INFINITY = float("inf")
 
 _dumps = json.dumps
+_key_text = encode_basestring_ascii     # what dumps does to a str
+
+
+class _Whole:
+    """json.dumps for what is encoded whole (a dict of atoms, a list of lists), with
+    the C encoder dumps makes at every call made once: dumps's text (it is dumps's own
+    one-shot path), without the encoder built again a dozen times a save. Anything it
+    refuses goes to dumps itself, which refuses it as ever."""
+
+    def __init__(self, sort_keys: bool) -> None:
+        self.sort_keys = sort_keys
+        self._encode = self._encoder()
+
+    def _encoder(self) -> Any:
+        if c_make_encoder is None:      # no C accelerator: dumps itself
+            return None
+        plain = json.JSONEncoder(sort_keys=self.sort_keys)
+        return c_make_encoder({}, plain.default, encode_basestring_ascii, None,
+                              plain.key_separator, plain.item_separator, self.sort_keys,
+                              plain.skipkeys, plain.allow_nan)
+
+    def __call__(self, value: Any) -> str:
+        encode = self._encode
+        if encode is not None and type(value) is not str:
+            try:
+                return "".join(encode(value, 0))
+            except Exception:
+                # Its cycle markers may still hold the refused value: a new encoder.
+                self._encode = self._encoder()
+        return _dumps(value, sort_keys=self.sort_keys)
 _STR = {str}
 _CONTAINERS = frozenset({list, dict})
 
@@ -62,6 +92,7 @@ class Fragments:
 
     def __init__(self, sort_keys: bool = False) -> None:
         self.sort_keys = sort_keys
+        self._whole = _Whole(sort_keys)
         # path -> (the list's elements as saved, its text, each element's text)
         self._lists: dict[tuple[str, ...], tuple[tuple[Any, ...], str, list[str]]] = {}
 
@@ -93,7 +124,7 @@ class Fragments:
             return "{" + ", ".join(parts) + "}"
         text = ATOM_TEXT.get(kind)
         # Anything else whole, in C: a dict of atoms only, a subclass, a refusal.
-        return text(value) if text is not None else _dumps(value, sort_keys=self.sort_keys)
+        return text(value) if text is not None else self._whole(value)
 
     def _list(self, value: list[Any], path: tuple[str, ...],
               seen: set[tuple[str, ...]]) -> str:
@@ -109,7 +140,7 @@ class Fragments:
         if parts is None:
             parts = [_atom_text(item) for item in value]   # type: ignore[misc]
             if None in parts:       # not a list of atoms: encoded whole, not kept
-                return _dumps(value, sort_keys=self.sort_keys)
+                return self._whole(value)
         text = "[" + ", ".join(parts) + "]"
         self._lists[path] = (tuple(value), text, parts)
         seen.add(path)
