@@ -5,10 +5,12 @@
 # off, if this loop stops.
 #
 # Between passes the loop waits in select.poll (the core sleeps in WFE) for a byte on
-# the UART, at most 1 ms: a pin's interrupt wakes it at once and its handler runs
-# inside the wait, so an armed stop does not wait for the loop. Once a second it
-# collects the heap (a collection forced later, by an allocation in a pin's handler,
-# would hold a stop for its length) and says on the USB console how much is free.
+# the UART, at most 1 ms: a pin's interrupt wakes it at once, and a stop that ends on
+# its edge alone is made in the interrupt (board/pins_pico.py).
+# Once a second it collects the heap, if no stop is armed (a collection holds the loop
+# for some 10-30 ms, and a stop that ends on a dwell is made by the loop), else once
+# GC_LATE_MS have passed all the same; after each it says on the USB console how much
+# is free.
 
 import gc
 import select
@@ -20,6 +22,7 @@ from board.core import Board
 from board.pins_pico import Pins
 
 STATUS_MS = 1000
+GC_LATE_MS = 3000       # the heap is collected at least this often, stops or not
 
 
 class Turn:
@@ -53,14 +56,15 @@ def run():
     turn = Turn(pins, board, pins.uart)
     poller = select.poll()
     poller.register(pins.uart, select.POLLIN)
-    status_at = 0
+    collected_at = -GC_LATE_MS
     try:
         while True:
             wait = pins.call(turn)
             watchdog.feed()
             now = pins.now_ms()
-            if now >= status_at:
-                status_at = now + STATUS_MS
+            if now - collected_at >= STATUS_MS and (not board.stops
+                                                    or now - collected_at >= GC_LATE_MS):
+                collected_at = now
                 gc.collect()
                 print("board mem_free", gc.mem_free(), "tx_lost", pins.tx_lost)
             poller.poll(wait)

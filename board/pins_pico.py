@@ -1,9 +1,15 @@
 # The board's pins on a Raspberry Pi Pico (RP2040) under MicroPython.
 #
-# Inputs a motion stops on interrupt on both edges; the handler (a soft IRQ, run by
-# MicroPython's scheduler between bytecodes) hands the change to the board, which
-# stops an armed motor before anything else. Expander inputs are read every few ms
-# from the main loop. Outputs on an expander are written from a shadow of its latch.
+# Inputs a motion stops on interrupt on both edges. The handler is a hard IRQ: it runs
+# at once, even inside a long C call of the loop (the heap's collection, a UART write),
+# and allocates nothing (MicroPython raises MemoryError in a hard IRQ that does). It
+# makes an armed stop that ends on this edge alone (no dwell, at most one edge) by
+# writing the motor's line off on its expander, one I2C write; it queues the edge, with
+# its time, for the board, which a scheduled call (a soft IRQ) hands over: the board
+# then ends the stop and reports it as before. The loop's own I2C transfers run with
+# interrupts off (a fraction of a millisecond), so the handler never meets the bus
+# busy. Expander inputs are read every few ms from the main loop. Outputs on an
+# expander are written from a shadow of its latch.
 #
 # The board is not re-entrant, and a soft IRQ runs between any two bytecodes of the
 # loop: one that ran the board while the loop was inside it gave two frames the same
@@ -12,9 +18,11 @@
 # enters the board only through call(); an edge that comes meanwhile is queued with
 # its time and handed to the board as soon as the loop's call returns.
 
+import array
 import time
 
 import machine
+import micropython
 
 ZERO = b"\x00"
 ONE = b"\x01"
@@ -22,6 +30,8 @@ _IODIR = 0x00
 _GPPU = 0x0C
 _GPIO = 0x12
 _OLAT = 0x14
+_RING = 32              # edges the handler may queue before the board takes them
+_WRAP = 1024            # the queue's counters run modulo this (a multiple of _RING)
 
 
 class Pins:
@@ -50,6 +60,30 @@ class Pins:
         self._values: dict = {}         # channel -> bytes, every input and output
         self._gpio_pin: dict = {}       # channel -> (machine.Pin, active_low)
         self._next_slow = 0
+        # The hard handlers' state, made once (they may not allocate): a slot a GPIO
+        # input, its armed stop (if one ends on its edge alone) and the line it cuts.
+        gpio_inputs = [ch for ch in sorted(pinmap.INPUTS) if pinmap.INPUTS[ch][0] == "gpio"]
+        n = len(gpio_inputs)
+        self._slot_of = {ch: i for i, ch in enumerate(gpio_inputs)}
+        self._h_armed = bytearray(n)    # written last when arming, first when not
+        self._h_level = bytearray(n)    # the input value that ends the stop
+        self._h_edges = bytearray(n)    # 0: the level alone; 1: after blank_ms
+        self._h_last = bytearray(n)     # the input value the handler last saw
+        self._h_addr = bytearray(n)     # the expander, port and masks of the cut
+        self._h_port = bytearray(n)
+        self._h_and = bytearray(n)
+        self._h_or = bytearray(n)
+        self._h_start = array.array("i", bytes(4 * n))    # ticks_ms at arming
+        self._h_blank = array.array("i", bytes(4 * n))
+        self._h_stop = [None] * n       # the board's ArmedStop a slot is armed for
+        self._h_count = 0               # slots holding a stop
+        self._ring = array.array("i", bytes(4 * 3 * _RING))   # channel, value, ticks_ms
+        self._ends = array.array("i", bytes(4 * 2))     # taken, queued (modulo _WRAP)
+        self._flags = bytearray(2)      # a hand-over scheduled; edges the queue lost
+        self._cut_out = bytearray(2)   # the cut's I2C write: OLAT register, latch byte
+        self._line_out = bytearray(2)  # ... and the loop's
+        self._in_data = bytearray(2)   # an expander's inputs, as last read
+        self._hand_over_ref = self._hand_over          # bound once: scheduling allocates not
         self.outputs = {0: ZERO}
         for ch in pinmap.OUTPUTS:
             self.outputs[ch] = ZERO
@@ -66,6 +100,8 @@ class Pins:
             self.write(ch, self.outputs[ch])
         for ch in self.inputs:
             self._values[ch] = self._sample(ch)
+        for ch, slot in self._slot_of.items():
+            self._h_last[slot] = self._values[ch][0]
 
     # -- set-up -----------------------------------------------------------------------
 
@@ -80,7 +116,7 @@ class Pins:
             pin = machine.Pin(where[1], machine.Pin.IN, machine.Pin.PULL_UP)
             self._gpio_pin[ch] = (pin, where[2])
             pin.irq(handler=self._handler(ch),
-                    trigger=machine.Pin.IRQ_RISING | machine.Pin.IRQ_FALLING)
+                    trigger=machine.Pin.IRQ_RISING | machine.Pin.IRQ_FALLING, hard=True)
         else:
             bits = self._inputs_of.get(where[1])
             if bits is None:
@@ -125,6 +161,7 @@ class Pins:
         finally:
             self._busy = False
         self._settle()
+        self._arm_hard()
         return result
 
     def _settle(self):
@@ -168,12 +205,21 @@ class Pins:
         latch = self._latch[where[1]]
         port = where[2] >> 3
         mask = 1 << (where[2] & 7)
-        if on != where[3]:
-            latch[port] |= mask
-        else:
-            latch[port] &= ~mask
-        # Only the port the line is on: one byte less on the bus before a motor stops.
-        self.i2c.writeto_mem(where[1], _OLAT + port, self._ports[where[1]][port])
+        # Interrupts off: a handler's cut changes this latch byte and uses the bus. No
+        # allocation meanwhile (a collection with interrupts off would hold every stop).
+        out = self._line_out
+        state = machine.disable_irq()
+        try:
+            if on != where[3]:
+                latch[port] |= mask
+            else:
+                latch[port] &= ~mask
+            # Only the port the line is on: one byte less on the bus before a motor stops.
+            out[0] = _OLAT + port
+            out[1] = latch[port]
+            self.i2c.writeto(where[1], out)
+        finally:
+            machine.enable_irq(state)
 
     # -- inputs -----------------------------------------------------------------------
 
@@ -182,23 +228,165 @@ class Pins:
         if where[0] == "gpio":
             pin, low = self._gpio_pin[ch]
             return ONE if pin.value() != low else ZERO
-        data = self.i2c.readfrom_mem(where[1], _GPIO, 2)
+        data = self._read_expander(where[1])
         return ONE if bool(data[where[2] >> 3] & (1 << (where[2] & 7))) != where[3] else ZERO
 
+    def _read_expander(self, address):
+        """The expander's two GPIO bytes, in a buffer the next read overwrites."""
+        data = self._in_data
+        state = machine.disable_irq()       # the bus is the handlers' too (_cut)
+        try:
+            self.i2c.readfrom_mem_into(address, _GPIO, data)
+        finally:
+            machine.enable_irq(state)
+        return data
+
     def _handler(self, ch):
-        pin, low = self._gpio_pin[ch]
+        # Few closed-over names: MicroPython calls a closure of more than four (with its
+        # argument) by copying them to the heap, and a hard IRQ may not allocate.
+        slot = self._slot_of[ch]
 
         def changed(_pin):
-            self._changed(ch, ONE if pin.value() != low else ZERO)
+            self._edge(slot, ch)
         return changed
 
-    def _changed(self, ch, value):
+    def _edge(self, slot, ch):
+        """In a hard IRQ (no allocation: arrays, bytearrays and small ints only): cut
+        the stop armed on this input if the edge ends it, and queue the edge."""
+        pin, low = self._gpio_pin[ch]
+        value = 1 if pin.value() != low else 0
+        tick = time.ticks_ms()
+        if (self._h_armed[slot] and value == self._h_level[slot]
+                and value != self._h_last[slot]
+                and (not self._h_edges[slot]
+                     or time.ticks_diff(tick, self._h_start[slot]) >= self._h_blank[slot])):
+            self._h_armed[slot] = 0
+            self._cut(slot)
+        self._h_last[slot] = value
+        ends, flags = self._ends, self._flags
+        queued = ends[1]
+        if (queued - ends[0]) % _WRAP < _RING:
+            ring, at = self._ring, queued % _RING * 3
+            ring[at] = ch
+            ring[at + 1] = value
+            ring[at + 2] = tick  # type: ignore[call-overload]
+            ends[1] = (queued + 1) % _WRAP
+        elif flags[1] < 255:
+            flags[1] += 1
+        if not flags[0]:
+            flags[0] = 1
+            micropython.schedule(self._hand_over_ref, 0)
+
+    def _cut(self, slot):
+        """In a hard IRQ: the armed motor's line off, one I2C write."""
+        address, port = self._h_addr[slot], self._h_port[slot]
+        latch = self._latch[address]
+        latch[port] = (latch[port] & self._h_and[slot]) | self._h_or[slot]
+        # Register and value in one buffer: writeto_mem joins its two on the heap.
+        out = self._cut_out
+        out[0] = _OLAT + port
+        out[1] = latch[port]
+        try:    # noqa: SIM105 (no contextlib on MicroPython)
+            self.i2c.writeto(address, out)
+        except Exception:   # a bus fault: raising here would disable the handler
+            pass
+
+    def _hand_over(self, _arg):
+        """Scheduled by a handler: the queued edges to the board, in order."""
+        self._flags[0] = 0
+        ring, ends = self._ring, self._ends
+        while ends[0] != ends[1]:
+            at = ends[0] % _RING * 3
+            ch, value, tick = ring[at], ring[at + 1], ring[at + 2]
+            ends[0] = (ends[0] + 1) % _WRAP
+            ms, last = self._clock
+            self._changed(ch, ONE if value else ZERO, ms + time.ticks_diff(tick, last))
+        if self._flags[1]:
+            print("board edges lost", self._flags[1])
+            self._flags[1] = 0
+
+    def _arm_hard(self):
+        """The hard handlers' stops from the board's: each armed stop on a GPIO input
+        that ends on its edge alone, with no dwell, and whose output is off on one
+        expander port. The board keeps deciding every stop; this only makes the cut
+        earlier. Run after every turn of the loop, so the usual case is short: no stop,
+        or the same stops as last time."""
+        board = self.board
+        stops = board.stops if board is not None else None
+        if not stops and not self._h_count:
+            return
+        armed, held = self._h_armed, self._h_stop
+        seen = 0
+        for stop in stops.values() if stops else ():
+            slot = self._slot_of.get(stop.in_ch)
+            if slot is None:
+                continue
+            old = held[slot]
+            if old is stop:
+                seen += 1
+                continue            # armed for it already, or cut and not yet handed over
+            armed[slot] = 0
+            if old is not None and stops.get(old.out_ch) is old:
+                continue            # two stops on one input: the board's alone
+            if old is None:
+                self._h_count += 1
+            held[slot] = stop
+            seen += 1
+            cut = self._cut_of(stop) if stop.edges <= 1 and not stop.confirm_ms else None
+            if cut is None:
+                continue            # a dwell, edges to count, or two ports: the board's
+            ms, tick = self._clock
+            self._h_level[slot] = stop.level
+            self._h_edges[slot] = stop.edges
+            self._h_start[slot] = time.ticks_add(  # type: ignore[call-overload]
+                tick, stop.started - ms)
+            self._h_blank[slot] = stop.blank_ms
+            self._h_addr[slot], self._h_port[slot] = cut[1], cut[2]
+            self._h_and[slot], self._h_or[slot] = cut[3], cut[4]
+            armed[slot] = 1
+        if seen == self._h_count:
+            return
+        # A stop the board no longer holds: its slot is free.
+        count = 0
+        for slot in range(len(held)):
+            old = held[slot]
+            if old is not None and not (stops and stops.get(old.out_ch) is old):
+                armed[slot] = 0
+                held[slot] = None
+            elif old is not None:
+                count += 1
+        self._h_count = count
+
+    def _cut_of(self, stop):
+        """(stop, address, port, and-mask, or-mask) that turns its output to its safe
+        value in one write, or None."""
+        ch = stop.out_ch
+        safe = self.outputs.get(ch)
+        if safe != ZERO or stop.value == 0:
+            return None
+        lines = (self.map.LID_UP_PIN, self.map.LID_DOWN_PIN) if ch == 0 else (
+            self.map.OUTPUTS[ch],)
+        address = port = None
+        keep, force = 0xFF, 0
+        for where in lines:
+            if where[0] != "mcp" or (address is not None
+                                     and (where[1], where[2] >> 3) != (address, port)):
+                return None
+            address, port = where[1], where[2] >> 3
+            mask = 1 << (where[2] & 7)
+            keep &= ~mask & 0xFF
+            if where[3]:            # active low: off is high
+                force |= mask
+        return (stop, address, port, keep, force)
+
+    def _changed(self, ch, value, at=None):
         if self._values[ch] == value:
             return
         self._values[ch] = value
         if self.board is None:
             return
-        at = self.now_ms()
+        if at is None:
+            at = self.now_ms()
         if self._busy or self._edges:
             # The board is busy (or older edges wait): in order, after the loop's call.
             self._edges.append((ch, value, at))
@@ -208,6 +396,7 @@ class Pins:
             self.board.on_input(ch, value, at)
         finally:
             self._busy = False
+        self._arm_hard()
 
     def poll_slow(self):
         """Read the expanders' inputs every SLOW_POLL_MS."""
@@ -216,7 +405,7 @@ class Pins:
             return
         self._next_slow = now + self.map.SLOW_POLL_MS
         for address in self._inputs_of:
-            data = self.i2c.readfrom_mem(address, _GPIO, 2)
+            data = self._read_expander(address)
             for ch, bit, low in self._inputs_of[address]:
                 on = bool(data[bit >> 3] & (1 << (bit & 7))) != low
                 self._changed(ch, ONE if on else ZERO)
