@@ -40,7 +40,7 @@ def test_a_hand_on_the_chip_is_referee_clean_and_host_stalls_leave_every_stop_ma
     assert board["errors"] == [] and board["resets"] == 0 and board["uart_tx_lost"] == 0
     latency = board["stop_latency_us"]
     # Every head, plate and lid stop timed on the chip, each inside a head's 22 ms home
-    # window (most take 0.5 ms; an edge that comes while the loop is inside the board
-    # waits for it: docs/board.md has the figures).
+    # window (most are cut in the pin's hard IRQ, about 0.25 ms; a stop that ends on a
+    # dwell is made by the loop: docs/board.md has the figures).
     assert latency["n"] > 100 and latency["max"] < 22_000, latency
     assert report["link"]["host"]["resumes"] == 0
