@@ -353,20 +353,26 @@ def test_both_lift_keys_during_a_build_are_a_top_up(rig) -> None:
     assert all(hal.values[f"motor.side.{n}.conveyor"] for n in range(4))
 
 
+def throw(rig, seat: int) -> None:
+    """`seat` presses its dice key and the dice tumble until they settle."""
+    _ctl, hal, clock = rig
+    hal.edge(f"key.dice.{seat}", True)
+    run_for(clock, 0.1)
+    hal.edge("dice.spin", True)
+    run_for(clock, 6.0)
+    hal.edge("dice.spin", False)
+
+
 def test_a_wrong_seat_between_throws_is_shown_the_throw_a_cut_lost(rig) -> None:
     """The first throw's faces never reached the display (the link dropped as they were
     written): players who never saw them press a key that is not the thrower's. The
     table shows the throw, which names the second thrower, instead of ignoring the key
     in silence (stalls the ioboard fuzz found: seed 20261204, runs 300 and 1392)."""
-    ctl, hal, clock = rig
+    ctl, hal, _clock = rig
     homed(rig)
     fill_all(rig)
     raise_and_deal(rig)
-    hal.edge("key.dice.2", True)
-    run_for(clock, 0.1)
-    hal.edge("dice.spin", True)
-    run_for(clock, 6.0)
-    hal.edge("dice.spin", False)
+    throw(rig, 2)
     first = ctl.cycle.throws[0]
     hal.values["display"] = ""                  # lost on its way to the board
     wrong = (2 + sum(first)) % 4                # a seat after the second thrower's
@@ -374,10 +380,7 @@ def test_a_wrong_seat_between_throws_is_shown_the_throw_a_cut_lost(rig) -> None:
     assert ctl.cycle.state == "dealing"
     assert hal.values["display"] == "-".join(map(str, first))
     # The second throw's faces lost too (run 1392): in play, a key shows the hand's last.
-    hal.edge(f"key.dice.{(2 + sum(first) - 1) % 4}", True)
-    run_for(clock, 0.1)
-    hal.edge("dice.spin", True)
-    run_for(clock, 6.0)
+    throw(rig, (2 + sum(first) - 1) % 4)
     assert ctl.cycle.state == "play"
     hal.values["display"] = ""
     hal.edge("key.dice.1", True)
