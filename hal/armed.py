@@ -122,12 +122,10 @@ class PinStops:
         # Each output's pending look (when it is due, board ms, and its timer).
         self._timers: dict[str, tuple[int, Timer]] = {}
         self._seen: dict[str, Value] = {}   # an edge is a change: a bounce back is not one
-        # Inputs an armed stop reads, and how many read each (an edge of any other
-        # input needs no call: a backend may look here first).
-        self.watched: dict[str, int] = {}
-        # The outputs armed on each input, in the order armed (as `_armed` holds them):
-        # an edge looks at its own stops only.
-        self._armed_on: dict[str, list[str]] = {}
+        # Inputs an armed stop reads, each with the outputs armed on it in the order
+        # armed: an edge looks at its own stops only, and an edge of any other input
+        # needs no call (a backend may look here first).
+        self.watched: dict[str, list[str]] = {}
 
     def _ms(self) -> int:
         return round(self.clock.now() * 1000)
@@ -141,8 +139,7 @@ class PinStops:
                              round(spec.blank_s * 1000), round(spec.confirm_s * 1000),
                              round(spec.max_s * 1000), now)
             self._armed[spec.output] = (spec, stop, on_stopped)
-            self.watched[spec.input] = self.watched.get(spec.input, 0) + 1
-            self._armed_on.setdefault(spec.input, []).append(spec.output)
+            self.watched.setdefault(spec.input, []).append(spec.output)
             level = self._seen[spec.input] = self._read(spec.input)
             if spec.edges == 0 and level == spec.level:
                 stop.reached(now, True)
@@ -173,7 +170,7 @@ class PinStops:
             self._seen[name] = value
             now = self._ms()
             armed = self._armed
-            for output, (spec, stop, _cb) in [(o, armed[o]) for o in self._armed_on[name]]:
+            for output, (spec, stop, _cb) in [(o, armed[o]) for o in self.watched[name]]:
                 stop.reached(now, value == spec.level)
                 self._settle(output, now, in_loop)
 
@@ -207,13 +204,10 @@ class PinStops:
 
     def _end(self, output: str, reason: int, now: int, drive: bool = True) -> None:
         spec, _stop, on_stopped = self._armed.pop(output)
-        left = self.watched[spec.input] - 1
-        if left:
-            self.watched[spec.input] = left
-            self._armed_on[spec.input].remove(output)
-        else:
+        armed_on = self.watched[spec.input]
+        armed_on.remove(output)
+        if not armed_on:
             del self.watched[spec.input]
-            del self._armed_on[spec.input]
         pending = self._timers.pop(output, None)
         if pending is not None:
             pending[1].cancel()
