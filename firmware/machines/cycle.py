@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from transitions import EventData
 
 from firmware.faults.shutdown import BUILD
+from firmware.machines.dice import faces_text
 from firmware.machines.machine import Recoverable, attach, from_fault, recover_transitions
 from firmware.machines.protocols import Hands, noop
 
@@ -153,7 +154,7 @@ class Cycle(Recoverable):
         and players who never saw it would throw again), else nothing."""
         if self.state != "play" or not self.shown_faces:
             return ""
-        return "-".join(map(str, self.shown_faces))
+        return faces_text(self.shown_faces)
 
     def show_last_throw(self) -> None:
         """A dice key that throws nothing, on a blank display: show the last throw
@@ -162,9 +163,8 @@ class Cycle(Recoverable):
         saw it press a key again; a silent table would leave them waiting for ever."""
         if self.hal.read("display") != "":
             return
-        shown = self.faces_display() or (
-            "-".join(map(str, self.throws[-1])) if self.state == "dealing" and self.throws
-            else "")
+        between = self.state == "dealing" and self.throws
+        shown = faces_text(self.throws[-1]) if between else self.faces_display()
         if shown:
             self.hal.write("display", shown)
 

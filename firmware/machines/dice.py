@@ -7,7 +7,7 @@ HAL's random source: the OS CSPRNG on a table, a seed only in the simulator
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
@@ -73,7 +73,7 @@ class Dice:
     def _rolled(self, *_: object) -> None:
         # From the seed committed before the walls were built, never drawn now.
         self.faces = self.faces_of(self.count)
-        self.hal.write("display", "-".join(map(str, self.faces)))
+        self.hal.write("display", faces_text(self.faces))
         self.landed(faces=list(self.faces))
 
     def on_sensor(self, spinning: bool) -> None:
@@ -90,3 +90,8 @@ class Dice:
                            {"sensor": "dice.spin", "spun_s": round(spun, 3),
                             "min_spin_s": self.timing.dice_min_spin_s,
                             "why": N_("tumbling stopped while the dice motor ran")})
+
+
+def faces_text(faces: Sequence[int]) -> str:
+    """Dice faces as the display shows them ("3-5")."""
+    return "-".join(map(str, faces))
