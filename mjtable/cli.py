@@ -82,8 +82,9 @@ def _parser() -> argparse.ArgumentParser:
                              "board's firmware on an emulated RP2040 (link faults too)"))
     fuzz.add_argument("--out", metavar="DIR", default="fuzz-failures",
                       help=_("where each failure is written, minimised, as a scenario file"))
-    fuzz.add_argument("--wall-limit", type=number, default=30.0, metavar="S",
-                      help=_("real seconds one scenario may take"))
+    fuzz.add_argument("--wall-limit", type=number, default=None, metavar="S",
+                      help=_("real seconds one scenario may take (default: 30, on the "
+                             "pico rig 1800)"))
     fuzz.add_argument("--no-shrink", action="store_true",
                       help=_("write failures unminimised"))
     fuzz.add_argument("--json", action="store_true", help=_("print one JSON report"))

@@ -58,7 +58,9 @@ CLASSES = ("violations", "stalls", "crashes", "timeouts", "wrong_handoffs",
            "tiles_not_accounted", "wrong_fault", "wrong_diagnosis", "fault_flood",
            "stale_display", "hand_lost", "misnamed_first")
 FUZZ_PLAY_TIME_S = 20.0     # short hands: many scenarios per second
-WALL_LIMIT_S = 30.0
+# Real seconds a scenario may take, by rig: the emulated RP2040 runs a hand in about
+# the time a table does (docs/board.md), the other rigs in well under a second.
+WALL_LIMIT_S = {"sim": 30.0, "ioboard": 30.0, "pico": 1800.0}
 _SIDE_SENSORS = ("count", "full", "head_home", "plate_home")
 
 # Where each kind of fault can go (simulator/scenario.py KINDS, spelled out), on the
@@ -506,11 +508,14 @@ def _toml(value: Any) -> str:
 # -- the batch ------------------------------------------------------------------------
 
 def fuzz(run: Runner, count: int, seed: int, *, rig: str = "sim", out: Path | None = None,
-         wall_limit_s: float = WALL_LIMIT_S, shrink: bool = True,
+         wall_limit_s: float | None = None, shrink: bool = True,
          progress: Callable[[int, int, int], None] | None = None,
          wide: bool = False, other: Runner | None = None) -> dict[str, Any]:
     """Run `count` random scenarios; the counts per class and the failures' files.
-    `other` (another table size) runs every second scenario; `wide`: generate()."""
+    `other` (another table size) runs every second scenario; `wide`: generate().
+    `wall_limit_s` defaults to the rig's (WALL_LIMIT_S)."""
+    if wall_limit_s is None:
+        wall_limit_s = WALL_LIMIT_S[rig]
     totals = dict.fromkeys(CLASSES, 0)
     failures: list[dict[str, Any]] = []
     passed = done = 0
