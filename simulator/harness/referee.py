@@ -31,9 +31,10 @@ interlock table, on every rig (with a board or not), and the lid, wall and case 
 hold as ever.
 
 Over a link a stop-fault's scope is watched from the fault's instant: a motor that
-turns on after it is caught at once (once the instant's frames have crossed), link or
-no link; only a motor already running gets the link's grace to be stopped (the SAFE,
-or the board's failsafe when the link is broken).
+turns on after it is caught at once (once the instant's frames have crossed: within
+the instant on the ioboard rig, within `frame_grace_s` on a chip, whose UART and loop
+take real time), link or no link; only a motor already running gets the link's grace
+to be stopped (the SAFE, or the board's failsafe when the link is broken).
 
 What the firmware believes is used only for *when* to judge (a commit, a handoff, a
 fault's instant); what is judged is always the physical table, and what a fault must
@@ -78,6 +79,10 @@ class Referee:
     # Over a link a stop reaches the table after the frames cross (same instant on the
     # lockstep clock); with the link lost or broken, after the board's failsafe limit.
     link_grace_s: float = 0.0
+    # With the link sound: the time a stop's SAFE takes to cross the wire and be acted
+    # on. 0 on the rigs whose lockstep settles the link within the instant; on a
+    # chip, the line's pace and the board's turn (simulator/rigs/rig.py).
+    frame_grace_s: float = 0.0
     pending: int = 0
     # Whether the link is physically broken (dropped or garbled) at this instant: a stop
     # the firmware sends then cannot cross it, and the board's failsafe stops the motors
@@ -190,7 +195,8 @@ class Referee:
                     # Over a link: judged when the instant's frames have crossed (a SET
                     # sent before the fault, late for noise, is followed by the SAFE).
                     self._turned_late[turned] = stop
-                    self.table.clock.call_later(0.0, lambda: self._late_turn(turned))
+                    self.table.clock.call_later(self.frame_grace_s,
+                                                lambda: self._late_turn(turned))
                 elif not self.link_grace_s:
                     self._turned_on_after(turned, stop, now)
                 return
@@ -272,10 +278,11 @@ class Referee:
         # Watched from now: a motor turning on within the grace is caught too.
         self._in_grace.append(stop)
         clock = self.table.clock
-        if link:
+        grace = self.link_grace_s if link else self.frame_grace_s
+        if grace:
             # Judged once the grace's last instant is over: the board's failsafe may
             # fall in that very instant (its limit from the host's last frame).
-            clock.call_later(self.link_grace_s, lambda: clock.call_later(
+            clock.call_later(grace, lambda: clock.call_later(
                 0.0, lambda: self._stopped(stop)))
         else:
             clock.call_later(0.0, lambda: self._stopped(stop))

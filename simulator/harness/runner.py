@@ -192,6 +192,7 @@ class Harness:
         # The physics judged by the table itself, and a table that stops moving.
         self.referee = Referee(self.table, lambda: self.ctl.cycle.number,
                                link_grace_s=self.rig.link_grace_s,
+                               frame_grace_s=self.rig.frame_grace_s,
                                link_broken=self.rig.link_broken,
                                interlocks=self.rig.interlocks)
         self.host_stalls = HostStalls(self.table, self.rig.host)
@@ -319,9 +320,11 @@ class Harness:
             self._checks += 1
             check = lambda: self._motors_stopped(  # noqa: E731
                 event["id"], event["where"], motors)
-            if link:    # once the grace's last instant is over (the board's failsafe)
-                self.clock.call_later(self.rig.link_grace_s,
-                                      lambda: self.clock.call_later(0.0, check))
+            # Once the grace's last instant is over (the board's failsafe, or on a chip
+            # the SAFE's way across UART0).
+            grace = self.rig.link_grace_s if link else self.rig.frame_grace_s
+            if grace:
+                self.clock.call_later(grace, lambda: self.clock.call_later(0.0, check))
             else:
                 self.clock.call_later(0.0, check)
         self._detect(event["id"], str(event.get("where")))

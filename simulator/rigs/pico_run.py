@@ -109,6 +109,10 @@ class PicoBoard(Cable):
         self._from_host = Decoder()
         self._to_host = Decoder()
         self.latencies_us: list[float] = []
+        self.safe_us: list[float] = []
+        # SAFEs on their way: (chip ns the frame was handed to UART0, the motor channels
+        # it stops that were running then).
+        self._safes: list[tuple[int, frozenset[int]]] = []
         self.loop_ns: list[int] = []
         self._gpio_of = {where[1]: ch for ch, where in pinmap.INPUTS.items()
                          if where[0] == "gpio"}
@@ -205,6 +209,24 @@ class PicoBoard(Cable):
             name = CHANNELS[ch]
             if name in self.table.signals:
                 self.table.command(name, decode_value(name, bytes((value,))))
+        if self._safes:
+            self._safes_done(at)
+
+    def _safe_sent(self, channels: bytes) -> None:
+        """A SAFE (or SAFE_NOW) handed to the chip: timed until what it stops is off."""
+        named = frozenset(channels) or frozenset((0, *pinmap.OUTPUTS))
+        running = frozenset(ch for ch in named if self._out_value.get(ch, 0))
+        if running and len(self._safes) < 64:
+            self._safes.append((self.chip_ns(), running))
+
+    def _safes_done(self, at: int) -> None:
+        waiting = []
+        for sent, channels in self._safes:
+            if any(self._out_value.get(ch, 0) for ch in channels):
+                waiting.append((sent, channels))
+            else:
+                self.safe_us.append(max(0, at - sent) / 1000)
+        self._safes = waiting
 
     # -- bytes (the cable's drops and noise: simulator/rigs/cable.py) -----------------------
 
@@ -226,12 +248,17 @@ class PicoBoard(Cable):
     def _to_chip(self, data: bytes) -> None:
         if self._dropping() or self._closed:
             return
-        for frame in self._from_host.feed(data):
+        frames = list(self._from_host.feed(data))
+        for frame in frames:
             if frame.type == Msg.ARM and len(frame.payload) >= 10:
                 self._confirm[frame.payload[0]] = int.from_bytes(frame.payload[8:10], "big")
             elif frame.type == Msg.SET:
                 self._off_board(frame.payload)
         self._catch_up()
+        for frame in frames:
+            if frame.type in (Msg.SAFE, Msg.SAFE_NOW):
+                self._safe_sent(frame.payload[1:] if frame.type == Msg.SAFE_NOW
+                                else frame.payload)
         self.link.stats.to_board += len(data)
         self.chip.uart_in(self._garble(data, self._rng_in))
 
@@ -274,18 +301,25 @@ class PicoBoard(Cable):
         self.loop_ns += self.chip.loop_periods_ns()
         console = bytes(self.chip.console)
         free = [int(m) for m in MEM_FREE.findall(console)]
-        lat = sorted(self.latencies_us)
         loops = sorted(self.loop_ns)
 
         def pct(values: list[float], p: float) -> float:
             return round(values[min(len(values) - 1, int(p * len(values)))], 1)
 
+        def spread(values: list[float]) -> dict[str, float]:
+            if not values:
+                return {"n": 0}
+            ordered = sorted(values)
+            return {"n": len(ordered), "p50": round(statistics.median(ordered), 1),
+                    "p99": pct(ordered, 0.99), "max": round(ordered[-1], 1)}
+
         return {
             "chip": "rp2040",
             "micropython": getattr(self, "micropython", None),
-            "stop_latency_us": ({"n": len(lat), "p50": round(statistics.median(lat), 1),
-                                 "p99": pct(lat, 0.99), "max": round(lat[-1], 1)}
-                                if lat else {"n": 0}),
+            "stop_latency_us": spread(self.latencies_us),
+            # The host's SAFE handed to UART0 to the last motor it stops off: the line's
+            # pace and the board's turn (the referee's grace on this rig: rig.py).
+            "safe_latency_us": spread(self.safe_us),
             "loop_us": ({"p50": round(statistics.median(loops) / 1000, 1),
                          "p99": pct([x / 1000 for x in loops], 0.99),
                          "max": round(loops[-1] / 1000, 1)} if loops else {}),

@@ -28,6 +28,10 @@ from simulator.scenario import FaultSpec
 # After the cable is back: a few of the host's HELLOs, for the board's WELCOME.
 RELINK_GRACE_S = 1.0
 BOARD_TICK_S = 0.001
+# On the chip a stop's SAFE crosses UART0 at the line's pace (a byte in 87 µs) and is
+# acted on at the board loop's next turn, which a heap collection can hold some 10 ms:
+# the figure is the pico rig's `board.safe_latency_us` (docs/board.md).
+SAFE_GRACE_S = 0.05
 
 
 class SimRig:
@@ -35,6 +39,7 @@ class SimRig:
 
     name = "sim"
     link_grace_s = 0.0       # a write reaches the table in the same call
+    frame_grace_s = 0.0      # ... and so does a stop's SAFE
     interlocks: tuple[Rule, ...] = ()   # no board: the firmware's rules alone
 
     def __init__(self, config: Config, seed: int) -> None:
@@ -79,6 +84,7 @@ class IoboardRig:
     """The real serial path against the I/O-board emulator, on the lockstep clock."""
 
     name = "ioboard"
+    frame_grace_s = 0.0      # the emulator acts on a frame in the instant it lands
 
     def __init__(self, config: Config, seed: int, *, transport: str = "pty",
                  link_noise: float = 0.0, board_version: int = VERSION,
@@ -205,6 +211,7 @@ class PicoRig(IoboardRig):
         self.table = self.wired.table
         self.board = self.wired.board  # type: ignore[assignment]
         self.link_grace_s = 0.5 + BOARD_TICK_S + 0.002   # its loop looks every ms
+        self.frame_grace_s = SAFE_GRACE_S
         self.interlocks = tuple(interlock_rules(self.table.signals))
         self.error = None
 
