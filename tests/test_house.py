@@ -6,6 +6,7 @@ type it against a small Protocol in a leaf module of its wing, as the wings'
 
 from __future__ import annotations
 
+import ast
 import sys
 import tomllib
 from functools import cache
@@ -144,3 +145,95 @@ def test_no_import_cycle_anywhere() -> None:
     assert not found, "import cycles (TYPE_CHECKING imports count):\n" + "\n".join(
         f"  {len(group)} modules, for one: {' -> '.join(loop(graph, group))}; all: "
         f"{' '.join(group)}" for group in found)
+
+
+# Where `.state` is not a machine's: the reason each may be compared with a string.
+NOT_A_MACHINE_STATE = {
+    ("firmware/console/cli.py", "args.state"): "the testmode command's on/off argument",
+}
+
+
+def _string_names(tree: ast.Module) -> set[str]:
+    """The module-level names bound to a string or a tuple/list/set of strings."""
+    return {target.id for node in tree.body if isinstance(node, ast.Assign)
+            and _strings(node.value, set()) for target in node.targets
+            if isinstance(target, ast.Name)}
+
+
+def _strings(node: ast.expr, names: set[str]) -> bool:
+    """A string literal, one of `names`, or a tuple/list/set made only of them."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.Name):
+        return node.id in names
+    if isinstance(node, ast.Starred):
+        return _strings(node.value, names)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts) and all(_strings(e, names) for e in node.elts)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
+            "frozenset", "set", "tuple") and len(node.args) == 1:
+        return _strings(node.args[0], names)
+    return False
+
+
+def _states(node: ast.expr) -> list[ast.Attribute]:
+    """The `.state` attributes `node` is, or holds as a tuple's element."""
+    if isinstance(node, ast.Attribute) and node.attr == "state":
+        return [node]
+    if isinstance(node, ast.Tuple):
+        return [found for e in node.elts for found in _states(e)]
+    return []
+
+
+def state_string_compares(source: str, path: str) -> list[str]:
+    """Where a `.state` is compared with a string, a tuple or set of strings, or a
+    module-level name bound to them, as `path:line: expression`."""
+    tree = ast.parse(source)
+    names = _string_names(tree)
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        operands = [node.left, *node.comparators]
+        for i, operand in enumerate(operands):
+            others = operands[:i] + operands[i + 1:]
+            for state in _states(operand):
+                if (path, ast.unparse(state)) in NOT_A_MACHINE_STATE:
+                    continue
+                if any(_strings(other, names) or _holds_strings(other, names)
+                       for other in others):
+                    found.append(f"{path}:{node.lineno}: {ast.unparse(node)}")
+    return sorted(set(found))
+
+
+def _holds_strings(node: ast.expr, names: set[str]) -> bool:
+    """A tuple of tuples whose elements are all strings (`(a, x.state) in (("b", "c"),)`)."""
+    return isinstance(node, (ast.Tuple, ast.List, ast.Set)) and bool(node.elts) and all(
+        isinstance(e, ast.Tuple) and _strings(e, names) for e in node.elts)
+
+
+def test_the_check_sees_a_state_compared_with_strings() -> None:
+    source = '\n'.join((
+        'WAITING = ("play", "dealing")',
+        'a = lid.state == "closed"',
+        'b = "closed" != self.lid.state',
+        'c = plate.state in ("leaving", "returning")',
+        'd = cycle.state not in WAITING',
+        'e = (name, self.state) in (("lid.lower", "closed"),)',
+        'f = side.state in {"feeding", "stacking"}',
+        'g = lid.state == LidState.CLOSED',
+        'h = side.state in BUSY',
+        'i = lid.status == "closed"',
+    ))
+    assert [line.split(":")[1] for line in state_string_compares(source, "m.py")] == [
+        "2", "3", "4", "5", "6", "7"]
+
+
+def test_peers_read_a_state_through_its_enum_not_a_string() -> None:
+    """A machine's state is a member of its StrEnum (`LidState.CLOSED`) or a question
+    the machine answers (`lid.down()`, `build.staged`): a string typed in a peer is a
+    state nobody checks exists (issue 37, "The house")."""
+    found = [hit for path in sorted((ROOT / "firmware").rglob("*.py"))
+             for hit in state_string_compares(path.read_text(encoding="utf-8"),
+                                              path.relative_to(ROOT).as_posix())]
+    assert not found, "a state compared with strings:\n" + "\n".join(found)

@@ -64,6 +64,7 @@ from firmware.faults.recovery import plan
 from firmware.hands.handoff import public_event, public_record
 from firmware.hands.scoring import ScoreRefused
 from firmware.i18n import N_, _
+from firmware.machines.cycle import HAND_IN_PLAY, CycleState
 from firmware.machines.maintenance import (
     Maintenance,
     MaintenanceRefused,
@@ -882,7 +883,7 @@ class ApiServer:
         # Halted by test mode (or the e-stop), the cycle says what holds it, not
         # "fault": nothing is wrong with a table a technician is testing.
         return {"test_mode": self.maintenance.test_mode,
-                "cycle": held_by if cycle == "fault" and held_by else cycle,
+                "cycle": held_by if cycle == CycleState.FAULT and held_by else cycle,
                 "held_by": held_by, "refeed_hold": self.ctl.refeed_hold is not None}
 
     @method(MOTION)
@@ -1018,12 +1019,10 @@ def _is_estop(line: bytes) -> bool:
 def hand_in_play(ctl: Table) -> bool:
     """Players are at a dealt hand: from the walls rising to the lid opening again."""
     state = ctl.cycle.state
-    if state == "fault":
+    if state == CycleState.FAULT:
         # A fault stops the table, not the hand: where the cycle goes back to.
         state = plan(ctl).get("cycle", state)
-    return ctl.cycle.set_in_play is not None and state in (
-        "raising", "dealing", "rolling", "play", "top_up_opening", "top_up_open",
-        "top_up_closing")
+    return ctl.cycle.set_in_play is not None and state in HAND_IN_PLAY
 
 
 def _shown_value(kind: Kind, value: Any) -> Any:

@@ -20,6 +20,7 @@ from firmware import words
 from firmware.diagnosis.symptoms import AmbiguousSymptom, UnknownSymptom, match
 from firmware.faults.kinds import lid, plate
 from firmware.i18n import N_, _, keep_language
+from firmware.machines.lid import LidState
 
 if TYPE_CHECKING:
     from firmware.diagnosis.table import Checked
@@ -64,7 +65,7 @@ def diagnose(ctl: Checked, symptom: str, done: Done | None = None) -> Result | N
 def _state(ctl: Checked, machine: Any) -> str:
     """A machine's state as evidence: one halted by test mode or the e-stop is said so,
     never "fault" (the status picture's `held_by`)."""
-    held = ctl.status()["held_by"] if machine.state == "fault" else None
+    held = ctl.status()["held_by"] if machine.faulted else None
     return held or machine.state
 
 
@@ -72,9 +73,9 @@ def _busy(ctl: Checked) -> str | None:
     """A check moves a mechanism: only when the table is not using it."""
     if any(f.active and f.kind.severity == "E" for f in ctl.faults):
         return _("an error fault is active; the checks run once it is cleared")
-    if ctl.cycle.state != "play":
+    if not ctl.cycle.in_play:
         return _("the table is busy ({state})").format(state=words.state(_state(ctl, ctl.cycle)))
-    if ctl.build.running or ctl.build.state == "sweeping":
+    if ctl.build.part_built:
         return _("a set is being built: the disc turns under the lid")
     return None
 
@@ -163,7 +164,7 @@ def _walls_not_rising(ctl: Checked) -> Result:
                 "verdict": _("the lift plate of {where} is stuck").format(
                     where=stuck[-1]["where"]),
                 "evidence": evidence, "remedy": stuck[-1]["diagnosis"]["remedy"]}
-    if ctl.build.state != "staged":
+    if not ctl.build.staged:
         return {"normal": True, "evidence": evidence,
                 "verdict": _("walls rise only when a set is staged; the build is {state} at "
                              "{counted}/{tiles} tiles").format(
@@ -310,13 +311,13 @@ def lid_check(ctl: Checked, result: Result, done: Done) -> None:
 
     def poll() -> None:
         state = ctl.lid.state
-        if state == "fault":
+        if state == LidState.FAULT:
             finish(False, _("the lid did not complete its move"))
-        elif state == "open" and steps == ["open"]:
+        elif state == LidState.OPEN and steps == ["open"]:
             steps.append("close")
             ctl.lid.close()
             poll_later()
-        elif state == "closed" and steps == ["open", "close"]:
+        elif state == LidState.CLOSED and steps == ["open", "close"]:
             finish(True, _("lid moved both ways"))
         else:
             poll_later()

@@ -30,8 +30,6 @@ RECORD_S = 300.0        # at most this long before the fault
 MAX_ENTRIES = 3000      # a whole 144-tile build is ~800
 MAX_BYTES = 96_000      # of the entries' JSON, per fault
 RECORDING = "flight.recording"      # the event kind in the log
-# Build states in which no build is running: a phase change then is an anchor.
-AT_REST = ("idle", "staged")
 
 
 class FlightRecorder:
@@ -79,10 +77,10 @@ class FlightRecorder:
 
     def _on_event(self, event: dict[str, Any]) -> None:
         kind = event["kind"]
-        if self.ctl.cycle.state == "fault":
+        if self.ctl.cycle.faulted:
             pass        # parked by a fault: no start point a replay can reach
         elif kind == "build.started" or (
-                kind == "phase" and self.ctl.build.state in AT_REST):
+                kind == "phase" and self.ctl.build.at_rest):
             self._anchor(kind, event.get("state"))
         if kind == "fault" and CATALOGUE[event["id"]].severity != INFO:
             recording = self.freeze(event)

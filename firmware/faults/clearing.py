@@ -95,7 +95,7 @@ class Clearing:
                 held = self._active_errors()
                 ctl.hal.write("display", held[-1].code if held
                               else ctl.cycle.faces_display())
-            if ctl.cycle.state not in ("homing", "fault") and ctl.build.state == "idle":
+            if not ctl.cycle.holds_builds and ctl.build.idle:
                 ctl.request_refeed("refed after an unclean stop")
         if believed == TAMPER_RESET:
             ctl.tampered = False
@@ -133,7 +133,7 @@ class Clearing:
     def needs_resume(self) -> bool:
         """Some machine was stopped by a fault or a halt and waits to go on."""
         return bool(self.ctl.shutdown.scopes) or any(
-            m.state == "fault" for m in self.ctl.machines())
+            m.faulted for m in self.ctl.machines())
 
     def resume_after_fault(self) -> None:
         """Go on after a halt: every mechanism re-reads its sensors and the interrupted

@@ -30,9 +30,6 @@ if TYPE_CHECKING:
 CONFIRM_HOLD_S = 2.0    # both lift keys held this long: the players say it was refed
 BY = "players (refeed)"
 EXTRA = EXTRA_TILES
-# Where the cycle may stand while the players refeed: the lid down, nothing of the
-# cycle moving (a hand in play, or walls up waiting for the dice).
-WAITING = ("play", "dealing")
 
 
 class GuidedRefeed:
@@ -53,7 +50,9 @@ class GuidedRefeed:
             return N_("extra tiles are in the machine: a technician takes them out first")
         if ctl.service_mode:
             return N_("the table is in test mode")
-        if ctl.cycle.state not in WAITING or ctl.build.state != "idle":
+        # The lid down, nothing of the cycle moving (a hand in play, or walls up
+        # waiting for the dice), and no build under way.
+        if not ctl.cycle.waiting or not ctl.build.idle:
             return N_("the table is not waiting for a refeed")
         if not ctl.lid.down():
             return N_("the lid is not at its lower stop")

@@ -137,7 +137,7 @@ class FaultPath:
         ctl = self.ctl
         table = scope == TABLE
         machines = ctl.machines() if table else (
-            () if ctl.build.state == "staged" else (ctl.build, *ctl.sides))
+            () if ctl.build.staged else (ctl.build, *ctl.sides))
         parked = recovery.park(ctl, machines)
         if fault is not None:
             fault.parked = parked
@@ -146,7 +146,7 @@ class FaultPath:
 
         def mark_untrusted() -> None:
             if fault is not None and fault.kind.untrusts_count and (
-                    ctl.build.running or ctl.build.state == "sweeping"):
+                    ctl.build.part_built):
                 ctl.build.untrusted = True
 
         def stop_timers() -> None:

@@ -17,12 +17,13 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from firmware.faults.shutdown import TABLE
+from firmware.machines.build import BUILDING, BuildState
+from firmware.machines.cycle import CycleState
+from firmware.machines.lid import LidState
+from firmware.machines.side import SideState
 
 if TYPE_CHECKING:
     from firmware.faults.table import Parked, Table
-
-BUILDING = ("building", "paused_full", "paused_top_up", "sweeping")
-
 
 def machines(ctl: Parked) -> dict[str, Any]:
     named: dict[str, Any] = {"cycle": ctl.cycle, "build": ctl.build, "lid": ctl.lid,
@@ -36,7 +37,7 @@ def park(ctl: Parked, parked: Iterable[Any]) -> dict[str, str]:
     """Before a shutdown parks `parked`: where each one not parked already was."""
     wanted = {id(m) for m in parked}
     return {name: m.state for name, m in machines(ctl).items()
-            if id(m) in wanted and m.state != "fault"}
+            if id(m) in wanted and not m.faulted}
 
 
 def plan(ctl: Parked) -> dict[str, str]:
@@ -46,7 +47,7 @@ def plan(ctl: Parked) -> dict[str, str]:
     targets: dict[str, str] = {}
     for snapshot in snapshots:
         for name, state in snapshot.items():
-            if named[name].state == "fault":
+            if named[name].faulted:
                 targets.setdefault(name, state)
     return targets
 
@@ -59,7 +60,7 @@ def journaled(ctl: Parked) -> dict[str, str]:
     raise or the deal that the fault interrupted. During a resume the plan the resume
     started from still counts for the machines not yet back."""
     targets = {**ctl.resume_plan, **plan(ctl)}
-    return {name: targets.get(name, m.state) if m.state == "fault" else m.state
+    return {name: targets.get(name, m.state) if m.faulted else m.state
             for name, m in machines(ctl).items()}
 
 
@@ -87,16 +88,16 @@ def _resume(ctl: Table, before: dict[str, str]) -> None:
     ctl.shutdown.release()
     ctl.hal.write("display", "rF" if ctl.refeed_hold is not None else "")
     ctl.emit("resume", states=before)
-    if ctl.lid.state == "fault":
+    if ctl.lid.faulted:
         ctl.lid.reset()
-    if ctl.lid.state == "unknown":
+    if ctl.lid.state == LidState.UNKNOWN:
         ctl.lid.settle()
     for plate in ctl.plates:
-        if plate.state == "fault":
+        if plate.faulted:
             # A home sensor glitching at this instant is not a plate off home: only a
             # settled edge is believed (a plate at home sent round is a wall half up).
             off_home = plate.settled_off_home()
-            if not off_home or ctl.lid.state != "closed":
+            if not off_home or ctl.lid.state != LidState.CLOSED:
                 # Off home with the lid not down: it comes round at the next raise or
                 # homing, never now (it would lift a wall into the open hole).
                 plate.stale = off_home
@@ -108,7 +109,7 @@ def _resume(ctl: Table, before: dict[str, str]) -> None:
                 # the table. Said so again once the resume is done (plate.stuck).
                 plate.reset()
                 ctl.clock.post(ctl.check_plates_at_rest)
-    if ctl.dice.state == "fault":
+    if ctl.dice.faulted:
         ctl.dice.reset()
     _resume_build(ctl, before)
     _resume_cycle(ctl, before)
@@ -116,14 +117,15 @@ def _resume(ctl: Table, before: dict[str, str]) -> None:
 
 def _resume_build(ctl: Table, before: dict[str, str]) -> None:
     build = ctl.build
-    if build.state != "fault":
+    if not build.faulted:
         return
-    was = before.get("build", "idle")
-    if (was in BUILDING and build.untrusted) or was not in (*BUILDING, "staged"):
+    was = before.get("build", BuildState.IDLE)
+    if (was in BUILDING and build.untrusted) or (
+            was not in BUILDING and was != BuildState.STAGED):
         # Counting went wrong (or nothing says where it was): never finish this set as
         # if it were right.
         for side in ctl.sides:
-            if side.state == "fault":
+            if side.faulted:
                 side.reset()
         build.reset()
         # Held for a refeed (tiles moved uncounted): the refeed's clear builds it.
@@ -131,18 +133,18 @@ def _resume_build(ctl: Table, before: dict[str, str]) -> None:
             ctl.request_refeed("the count of the set being built cannot be trusted")
         return
     for side in ctl.sides:
-        if side.state == "fault":
-            side.recover(to=before.get(f"side.{side.side}", "idle"))
+        if side.faulted:
+            side.recover(to=before.get(f"side.{side.side}", SideState.IDLE))
     build.recover(to=was)
 
 
 def _resume_cycle(ctl: Table, before: dict[str, str]) -> None:
     cycle = ctl.cycle
-    if cycle.state == "fault":
-        was = before.get("cycle", "homing")
+    if cycle.faulted:
+        was = before.get("cycle", CycleState.HOMING)
         # A throw interrupted in the air is thrown again by the same seat.
-        cycle.recover(to="dealing" if was == "rolling" else was, was=was)
-    elif cycle.state == "homing":
+        cycle.recover(to=CycleState.DEALING if was == CycleState.ROLLING else was, was=was)
+    elif cycle.state == CycleState.HOMING:
         # Only the build was stopped (a head jammed while homing): home again.
         ctl.home()
     ctl.start_next_build()      # the next set's build, if a build fault held it
@@ -161,15 +163,15 @@ def resume_table(ctl: Table, build_held: Iterable[str]) -> None:
     ctl.halt_parked = {}
     ctl.shutdown.scopes.discard(TABLE)
     ctl.emit("resume", states=before, build_held=sorted(held))
-    if ctl.lid.state == "fault":
+    if ctl.lid.faulted:
         ctl.lid.reset()
-    if ctl.lid.state == "unknown":
+    if ctl.lid.state == LidState.UNKNOWN:
         ctl.lid.settle()
     for plate in ctl.plates:
-        if plate.state == "fault":
+        if plate.faulted:
             plate.stale = plate.settled_off_home()
             plate.reset()
-    if ctl.dice.state == "fault":
+    if ctl.dice.faulted:
         ctl.dice.reset()
     _resume_cycle(ctl, before)
     ctl.save_journal()

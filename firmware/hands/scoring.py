@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.faults.kinds.table import STORAGE_FAILED
 from firmware.faults.recovery import plan
 from firmware.i18n import _
+from firmware.machines.cycle import CycleState
 from rules.errors import RulesError
 from rules.ring import SEATS
 from rules.scorekeeper import read_declared, score_declared, score_request
@@ -214,9 +215,9 @@ class TableScore:
         in play, and the journal does not say whether that hand had ended."""
         cycle = self.ctl.cycle
         state = cycle.state
-        if state == "fault":
+        if state == CycleState.FAULT:
             state = plan(self.ctl).get("cycle", state)
-        return state == "homing" and cycle.set_in_play is not None
+        return state == CycleState.HOMING and cycle.set_in_play is not None
 
     def _result(self, seat: int, result: dict[str, Any], record: dict[str, Any],
                 session: Session

@@ -15,6 +15,7 @@ the build for the operator (E51).
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
@@ -31,10 +32,31 @@ if TYPE_CHECKING:
     from firmware.machines.ports import Ports
     from firmware.machines.side import SideBuilder
 
-STATES = ["idle", "building", "paused_full", "paused_top_up", "sweeping", "staged", "fault"]
-INITIAL = "idle"
-RUNNING = ("building", "paused_full", "paused_top_up")
-BUILDING = (*RUNNING, "sweeping")      # a set part built
+
+
+class BuildState(StrEnum):
+    IDLE = "idle"
+    BUILDING = "building"
+    PAUSED_FULL = "paused_full"         # every belt of a side still building full
+    PAUSED_TOP_UP = "paused_top_up"     # both lift keys: tiles topped up through the hole
+    SWEEPING = "sweeping"               # the last stack done, the disc swept before staging
+    STAGED = "staged"
+    FAULT = "fault"
+
+
+RUNNING = frozenset({BuildState.BUILDING, BuildState.PAUSED_FULL, BuildState.PAUSED_TOP_UP})
+BUILDING = RUNNING | {BuildState.SWEEPING}      # a set part built
+AT_REST = frozenset({BuildState.IDLE, BuildState.STAGED})
+# The feed may run (the lid down too): not while paused for a top-up.
+FEEDS = frozenset({BuildState.BUILDING, BuildState.PAUSED_FULL, BuildState.SWEEPING})
+# Bound once for the per-tile supervision: an enum's attribute costs a lookup each time.
+_BUILDING, _PAUSED_FULL, _SWEEPING = (BuildState.BUILDING, BuildState.PAUSED_FULL,
+                                      BuildState.SWEEPING)
+
+STATES = [state.value for state in BuildState]
+INITIAL = BuildState.IDLE.value
+# RUNNING as sources, in the order declared (a set's order is not the same twice).
+_RUNNING = [state.value for state in BuildState if state in RUNNING]
 TRANSITIONS = [
     {"trigger": "start", "source": "idle", "dest": "building", "before": "_begin",
      "after": "_announce"},
@@ -42,15 +64,15 @@ TRANSITIONS = [
     {"trigger": "belt_room", "source": "paused_full", "dest": "building"},
     {"trigger": "pause", "source": ["building", "paused_full"], "dest": "paused_top_up"},
     {"trigger": "resume", "source": "paused_top_up", "dest": "building", "after": "_feed"},
-    {"trigger": "side_full", "source": list(RUNNING), "dest": "sweeping",
+    {"trigger": "side_full", "source": _RUNNING, "dest": "sweeping",
      "conditions": "all_full"},
-    {"trigger": "side_full", "source": list(RUNNING), "dest": None},
+    {"trigger": "side_full", "source": _RUNNING, "dest": None},
     {"trigger": "swept", "source": "sweeping", "dest": "staged"},
     {"trigger": "raised", "source": "staged", "dest": "idle", "after": "_release"},
     {"trigger": "fail", "source": "*", "dest": "fault"},
     {"trigger": "reset", "source": "fault", "dest": "idle"},
     # Trusted counts: go on from where the fault stopped it (else reset and refeed).
-    *recover_transitions([*RUNNING, "sweeping", "staged"]),
+    *recover_transitions([*_RUNNING, "sweeping", "staged"]),
 ]
 BUZZ_S = 0.3
 SLOW_BUILDS_RECUR, SLOW_BUILDS_WINDOW = 2, 3
@@ -88,18 +110,42 @@ class Build(Recoverable):
     def running(self) -> bool:
         return self.state in RUNNING
 
+    @property
+    def part_built(self) -> bool:
+        """A set part built: running, or sweeping before it is staged."""
+        return self.state in BUILDING
+
+    @property
+    def idle(self) -> bool:
+        """No set under way nor staged."""
+        return self.state == BuildState.IDLE
+
+    @property
+    def staged(self) -> bool:
+        """A set built and swept, waiting in the walls to be raised."""
+        return self.state == BuildState.STAGED
+
+    @property
+    def at_rest(self) -> bool:
+        """No set under way: idle, or one staged."""
+        return self.state in AT_REST
+
+    @property
+    def faulted(self) -> bool:
+        return self.state == BuildState.FAULT
+
     def status(self) -> dict[str, Any]:
         """The build as the status picture shows it: state and the set it builds."""
         return {"state": self.state, "set": self.set_name}
 
     def all_full(self, *_: object) -> bool:
-        return all(side.state == "full" for side in self.sides)
+        return all(side.full for side in self.sides)
 
     def may_feed(self) -> bool:
         """Whether the feed may run: the build feeding (not paused for a top-up, nor
         parked by a fault) and the lid at its lower stop. Every feed command asks, so
         a resume with the lid still part open starts nothing (`lid_down` starts it)."""
-        return self.state in ("building", "paused_full", "sweeping") and self.lid.down()
+        return self.state in FEEDS and self.lid.down()
 
     def _disc(self, on: bool) -> None:
         on = on and self.may_feed()
@@ -108,9 +154,9 @@ class Build(Recoverable):
 
     def lid_down(self) -> None:
         """The lid reached its lower stop: a build held by it feeds (again)."""
-        if self.state == "building":
+        if self.state == _BUILDING:
             self._disc(True)
-        if self.state == "sweeping":
+        if self.state == _SWEEPING:
             self._disc(True)
             for side in self.sides:
                 self.hal.write(side.conveyor, True)
@@ -178,7 +224,7 @@ class Build(Recoverable):
 
     def on_enter_building(self, event: EventData) -> None:
         self._disc(True)
-        if event.transition.source != "paused_full":
+        if event.transition.source != _PAUSED_FULL:
             # Started or recovered: the sides were, before the build could feed them.
             for side in self.sides:
                 side.feed(True)
@@ -219,9 +265,9 @@ class Build(Recoverable):
         """A technician cleared the fault that stopped this build: supervise it again
         (the sides were recovered first and feed and turn again)."""
         self._arm_limits()
-        if self.state == "paused_full":
+        if self.state == _PAUSED_FULL:
             self.watch.cancel("stall")
-            building = [s for s in self.sides if s.state != "full"]
+            building = [s for s in self.sides if not s.full]
             if not all(self.hal.read(f"side.{s.side}.full") for s in building):
                 self.belt_room()    # a belt emptied while stopped: its edge is long gone
         if self.all_full():
@@ -247,7 +293,7 @@ class Build(Recoverable):
         self._sweep_timer = self.clock.call_later(sweep, self._end_sweep)
 
     def _end_sweep(self) -> None:
-        if self.state != "sweeping":
+        if self.state != _SWEEPING:
             return
         over = self._over_a_set()
         if over:
@@ -314,7 +360,7 @@ class Build(Recoverable):
         state is set directly)."""
         self.set_name = set_name
         self.walls = walls
-        self.machine.set_state("staged", model=self)
+        self.machine.set_state(BuildState.STAGED.value, model=self)
         self.hal.write("lamp.ready", True)
 
     def _release(self, *_: object) -> None:
@@ -326,7 +372,7 @@ class Build(Recoverable):
 
     def arrival(self, side: SideBuilder) -> None:
         """A tile was counted at `side`: arrivals are flowing."""
-        if self.state == "building":
+        if self.state == _BUILDING:
             self._arm_stall()
             now = side.last_arrival if side.last_arrival is not None else self.clock.now()
             last = self._last_count.get(side.side)
@@ -353,24 +399,24 @@ class Build(Recoverable):
 
     def on_belt(self, side: SideBuilder, full: bool) -> None:
         """A belt-full sensor changed: supervise the count, pause or resume the disc."""
-        if full and side.state in ("feeding", "stacking") and self.running:
+        if full and side.busy and self.running:
             self._arm_blind(side)
         elif not full:
             self.watch.cancel(f"blind.{side.side}")
-        building = [s for s in self.sides if s.state != "full"]
+        building = [s for s in self.sides if not s.full]
         every_full = bool(building) and all(
             self.hal.read(f"side.{s.side}.full") for s in building)
-        if every_full and self.state == "building" and self._full_timer is None:
+        if every_full and self.state == _BUILDING and self._full_timer is None:
             self._full_timer = self.clock.call_later(
                 self.timing.belt_full_pause_s, self._pause_full)
         elif not every_full:
             if self._full_timer is not None:
                 self._full_timer.cancel()
                 self._full_timer = None
-            if self.state == "paused_full":
+            if self.state == _PAUSED_FULL:
                 self.belt_room()
 
     def _pause_full(self) -> None:
         self._full_timer = None
-        if self.state == "building":
+        if self.state == _BUILDING:
             self.belts_full()

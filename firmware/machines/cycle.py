@@ -9,14 +9,19 @@ each from the right seat, and the deal is handed off.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
 
 from firmware.faults.shutdown import BUILD
+from firmware.machines.build import BuildState
 from firmware.machines.dice import faces_text
+from firmware.machines.lid import NOT_CLOSED, LidState
 from firmware.machines.machine import Recoverable, attach, from_fault, recover_transitions
+from firmware.machines.plate import PlateState
 from firmware.machines.protocols import Hands, noop
+from firmware.machines.side import SideState
 
 if TYPE_CHECKING:
     from firmware.machines.build import Build
@@ -30,9 +35,47 @@ if TYPE_CHECKING:
 # Shown while the booking gate holds the table: "En(able)".
 GATE_DISPLAY = "En"
 
-STATES = ["homing", "play", "opening", "hole_open", "closing", "raising", "dealing",
-          "rolling", "top_up_opening", "top_up_open", "top_up_closing", "fault"]
-INITIAL = "homing"
+
+
+class CycleState(StrEnum):
+    HOMING = "homing"
+    PLAY = "play"                       # a hand in play, the lid down
+    OPENING = "opening"                 # the lid rising to take the played tiles
+    HOLE_OPEN = "hole_open"
+    CLOSING = "closing"
+    RAISING = "raising"                 # the plates lifting the staged walls
+    DEALING = "dealing"                 # walls up, waiting for the dice
+    ROLLING = "rolling"
+    TOP_UP_OPENING = "top_up_opening"   # both lift keys: the lid opens for a top-up
+    TOP_UP_OPEN = "top_up_open"
+    TOP_UP_CLOSING = "top_up_closing"
+    FAULT = "fault"
+
+
+# The cycle moves or holds the lid (homing brings it down).
+LID_IN_USE = frozenset({
+    CycleState.HOMING, CycleState.OPENING, CycleState.HOLE_OPEN, CycleState.CLOSING,
+    CycleState.TOP_UP_OPENING, CycleState.TOP_UP_OPEN, CycleState.TOP_UP_CLOSING})
+# The lid open for the players: hands may be in the hole.
+HOLES_OPEN = frozenset({CycleState.HOLE_OPEN, CycleState.TOP_UP_OPEN})
+# Something of the cycle moving: the lid, the plates or the dice.
+MOVING = frozenset({CycleState.OPENING, CycleState.CLOSING, CycleState.RAISING,
+                    CycleState.ROLLING, CycleState.TOP_UP_OPENING, CycleState.TOP_UP_CLOSING})
+# The walls in play on the plates.
+WALLS_IN_PLAY = frozenset({CycleState.PLAY, CycleState.DEALING, CycleState.ROLLING})
+# Players at a dealt hand: from the walls rising to the lid opening again.
+HAND_IN_PLAY = frozenset({
+    CycleState.RAISING, CycleState.DEALING, CycleState.ROLLING, CycleState.PLAY,
+    CycleState.TOP_UP_OPENING, CycleState.TOP_UP_OPEN, CycleState.TOP_UP_CLOSING})
+# Nothing of the cycle moving, the lid down: a hand in play, or walls up for the dice.
+WAITING = frozenset({CycleState.PLAY, CycleState.DEALING})
+# A deal under way: walls up, the dice awaited or in the air.
+_DEALING = frozenset({CycleState.DEALING, CycleState.ROLLING})
+# No build starts: homing, or parked by a fault.
+HOLDS_BUILDS = frozenset({CycleState.HOMING, CycleState.FAULT})
+
+STATES = [state.value for state in CycleState]
+INITIAL = CycleState.HOMING.value
 TRANSITIONS = [
     # Homed is the transition's result: what follows homing runs after it, never as a
     # side effect of leaving `homing` (a fault leaves it too).
@@ -120,7 +163,7 @@ class Cycle(Recoverable):
 
     def _announce(self, event: EventData) -> None:
         if event.transition is not None and event.transition.dest is not None:
-            held = self.marks.halted_by if self.state == "fault" else None
+            held = self.marks.halted_by if self.state == CycleState.FAULT else None
             self.emit("phase", state=self.state, cycle=self.number,
                       **({"held_by": held} if held else {}))
 
@@ -129,14 +172,49 @@ class Cycle(Recoverable):
         return {"cycle": self.number, "state": self.state, "set_in_play": self.set_in_play,
                 "set_building": self.set_building, "dealer": self.dealer}
 
+    @property
+    def faulted(self) -> bool:
+        return self.state == CycleState.FAULT
+
+    @property
+    def in_play(self) -> bool:
+        """A hand in play, the lid down."""
+        return self.state == CycleState.PLAY
+
+    @property
+    def waiting(self) -> bool:
+        """Nothing of the cycle moving, the lid down: a hand in play, or walls up
+        waiting for the dice."""
+        return self.state in WAITING
+
+    @property
+    def holds_builds(self) -> bool:
+        """No build starts: homing, or parked by a fault."""
+        return self.state in HOLDS_BUILDS
+
+    @property
+    def uses_lid(self) -> bool:
+        """Moving or holding the lid (homing brings it down)."""
+        return self.state in LID_IN_USE
+
+    @property
+    def raising(self) -> bool:
+        """The plates lifting the staged walls."""
+        return self.state == CycleState.RAISING
+
+    @property
+    def rolling(self) -> bool:
+        """The dice thrown for the deal."""
+        return self.state == CycleState.ROLLING
+
     # -- a deal across a power cut ----------------------------------------------------
 
     def deal_state(self, state: str) -> dict[str, Any] | None:
         """The deal to journal, if the cycle is (or, parked, was) dealing: `state` is
         the cycle's journaled state. A deal restored at boot and not yet resumed (a
         second cut during the homing) is still a deal."""
-        if state not in ("dealing", "rolling") and not (
-                state == "homing" and self._deal_pending):
+        if state not in _DEALING and not (
+                state == CycleState.HOMING and self._deal_pending):
             return None
         return {"walls": self.walls, "dealer": self.dealer, "throws": self.throws,
                 **self.hands.secret()}
@@ -152,7 +230,7 @@ class Cycle(Recoverable):
         """What the display shows in play: the last throw of the hand handed off (a
         cut in the instant of the handoff may have lost it on the way to the board,
         and players who never saw it would throw again), else nothing."""
-        if self.state != "play" or not self.shown_faces:
+        if self.state != CycleState.PLAY or not self.shown_faces:
             return ""
         return faces_text(self.shown_faces)
 
@@ -163,7 +241,7 @@ class Cycle(Recoverable):
         saw it press a key again; a silent table would leave them waiting for ever."""
         if self.hal.read("display") != "":
             return
-        between = self.state == "dealing" and self.throws
+        between = self.state == CycleState.DEALING and self.throws
         shown = faces_text(self.throws[-1]) if between else self.faces_display()
         if shown:
             self.hal.write("display", shown)
@@ -185,7 +263,8 @@ class Cycle(Recoverable):
     def raise_in_progress(self, state: str) -> bool:
         """Whether a raise must be finished after a restart: the cycle is (or, parked,
         was) raising, or a raise restored at boot still waits for the homing."""
-        return state == "raising" or (state == "homing" and self._raise_pending)
+        return state == CycleState.RAISING or (
+            state == CycleState.HOMING and self._raise_pending)
 
     def gate_open(self, *_: object) -> bool:
         return self.marks.gate_closed() is None
@@ -201,11 +280,11 @@ class Cycle(Recoverable):
         """The venue enabled the table: a held build starts, the lid key works again."""
         if self.hal.read("display") == GATE_DISPLAY:
             self.hal.write("display", "")
-            self.hal.write("lamp.ready", self.build.state == "staged")
+            self.hal.write("lamp.ready", self.build.staged)
         self.start_next_build()
 
     def set_staged(self, *_: object) -> bool:
-        return self.build.state == "staged"
+        return self.build.staged
 
     def build_running(self, *_: object) -> bool:
         # Also after tiles went missing: topping up is how players fix that.
@@ -228,15 +307,15 @@ class Cycle(Recoverable):
 
     def check_homed(self, *_: object) -> None:
         """Homing is done when the lid is down and every cam is at home."""
-        if self.state != "homing":
+        if self.state != CycleState.HOMING:
             return
         self.rehome_plates()
         cams = [f"side.{n}.{s}" for n in self.geometry.sides
                 for s in ("head_home", "plate_home")]
         # The plates' machines too: a plate coming round is home only once its edge is
         # believed (plate.py), and a raise after homing turns every plate from home.
-        if (self.lid.state == "closed" and all(self.hal.read(c) for c in cams)
-                and all(plate.state == "home" for plate in self.plates)):
+        if (self.lid.state == LidState.CLOSED and all(self.hal.read(c) for c in cams)
+                and all(plate.state == PlateState.HOME for plate in self.plates)):
             self.homed()
 
     def home(self) -> None:
@@ -244,10 +323,10 @@ class Cycle(Recoverable):
 
         The lid first: a plate found off home turns only once the lid is down
         (`check_homed`), or it would lift a wall into an open hole."""
-        if self.lid.state in ("unknown", "open", "opening"):
+        if self.lid.state in NOT_CLOSED:
             self.lid.close()
         for side in self.build.sides:
-            if not self.hal.read(f"side.{side.side}.head_home") and side.state == "idle":
+            if not self.hal.read(f"side.{side.side}.head_home") and side.state == SideState.IDLE:
                 side.rehome()
         self.check_homed()
 
@@ -265,7 +344,7 @@ class Cycle(Recoverable):
         """Build the next set, unless something holds it: a refeed to be done, a build
         fault (the build's outputs latched), or a technician holding one of the build's
         mechanisms (it starts when they are released)."""
-        if (self.build.state != "idle" or self.state in ("homing", "fault")
+        if (self.build.state != BuildState.IDLE or self.holds_builds
                 or self.marks.refeed_hold is not None or BUILD in self.hal.scopes):
             return
         why = self.owner.refuses(self._build_mechanisms) or self.marks.gate_closed()
@@ -286,7 +365,7 @@ class Cycle(Recoverable):
     # -- the cycle --------------------------------------------------------------------
 
     def on_enter_opening(self, event: EventData) -> None:
-        if from_fault(event) and self.lid.state == "open":
+        if from_fault(event) and self.lid.state == LidState.OPEN:
             self.lid_opened()
             return
         self.lid.open()
@@ -308,11 +387,11 @@ class Cycle(Recoverable):
             self.lid_closed()
 
     def on_exit_play(self, event: EventData) -> None:
-        if event.transition.dest == "top_up_opening" and self.build.running:
+        if event.transition.dest == CycleState.TOP_UP_OPENING and self.build.running:
             self.build.pause()
 
     def on_enter_closing(self, event: EventData) -> None:
-        if from_fault(event) and self.lid.state == "closed":
+        if from_fault(event) and self.lid.state == LidState.CLOSED:
             self.lid_closed()
             return
         self.lid.close()
@@ -320,11 +399,11 @@ class Cycle(Recoverable):
     on_enter_top_up_closing = on_enter_closing
 
     def on_exit_top_up_closing(self, event: EventData) -> None:
-        if event.transition.dest == "fault":
+        if event.transition.dest == CycleState.FAULT:
             return          # parked: the top-up goes on after the resume, not now
-        if self.build.state == "paused_top_up":
+        if self.build.state == BuildState.PAUSED_TOP_UP:
             self.build.resume()
-        elif self.build.state == "fault":
+        elif self.build.faulted:
             self.top_up_done()
 
     def on_enter_raising(self, event: EventData) -> None:
@@ -344,12 +423,12 @@ class Cycle(Recoverable):
         Never with the lid off its lower stop: it would lift a wall into the open hole
         (a stop believed from a pulse while the lid stood blocked part open). The lid
         closes first; its lid_closed finishes the raise."""
-        if self.lid.state != "closed":
+        if self.lid.state != LidState.CLOSED:
             if self.lid.may_close():
                 self.lid.close()
             return
         for plate in self.plates:
-            if plate.side not in self._plates_done and plate.state == "home":
+            if plate.side not in self._plates_done and plate.state == PlateState.HOME:
                 plate.turn()
         if self._every_plate_home():
             self.walls_raised()
@@ -358,13 +437,13 @@ class Cycle(Recoverable):
         # Each plate made its turn, and none is still turning: a plate that finished
         # and was sent round again by a resume is not a wall that is up.
         return (len(self._plates_done) == len(self.plates)
-                and all(p.state == "home" for p in self.plates))
+                and all(p.state == PlateState.HOME for p in self.plates))
 
     def plate_done(self, plate: object) -> None:
-        if self.state == "homing":
+        if self.state == CycleState.HOMING:
             self.check_homed()
             return
-        if self.state != "raising":
+        if self.state != CycleState.RAISING:
             return
         self._plates_done.add(plate.side)  # type: ignore[attr-defined]
         if self._every_plate_home():
@@ -379,16 +458,16 @@ class Cycle(Recoverable):
 
     def on_enter_dealing(self, event: EventData) -> None:
         source = event.transition.source
-        if source == "fault":
+        if source == CycleState.FAULT:
             if self.dealer is not None:
                 self.hal.write(f"lamp.dealer.{self.dealer}", True)
-            if event.kwargs.get("was") == "rolling":
+            if event.kwargs.get("was") == CycleState.ROLLING:
                 self.emit("dice.again", thrower=self.pending_thrower())
-        elif source == "homing":
+        elif source == CycleState.HOMING:
             self._deal_pending = False
             if self.dealer is not None:
                 self.hal.write(f"lamp.dealer.{self.dealer}", True)
-        elif source == "raising":
+        elif source == CycleState.RAISING:
             self._walls_up()
 
     def _walls_up(self) -> None:

@@ -8,6 +8,7 @@ HAL's random source: the OS CSPRNG on a table, a seed only in the simulator
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
@@ -20,8 +21,16 @@ from mjtable_core.clock import Timer
 if TYPE_CHECKING:
     from firmware.machines.ports import Ports
 
-STATES = ["idle", "spinning", "fault"]
-INITIAL = "idle"
+
+
+class DiceState(StrEnum):
+    IDLE = "idle"
+    SPINNING = "spinning"
+    FAULT = "fault"
+
+
+STATES = [state.value for state in DiceState]
+INITIAL = DiceState.IDLE.value
 TRANSITIONS = [
     {"trigger": "roll", "source": "idle", "dest": "spinning"},
     {"trigger": "stop", "source": "spinning", "dest": "idle", "after": "_rolled"},
@@ -53,6 +62,14 @@ class Dice:
         """The dice as the status picture shows them: state and the last faces."""
         return {"state": self.state, "faces": list(self.faces)}
 
+    @property
+    def spinning(self) -> bool:
+        return self.state == DiceState.SPINNING
+
+    @property
+    def faulted(self) -> bool:
+        return self.state == DiceState.FAULT
+
     def on_enter_spinning(self, event: EventData) -> None:
         timing = self.timing
         self.count = count = event.kwargs["count"]
@@ -80,7 +97,7 @@ class Dice:
         if spinning:
             self.watch.done("dice")
             self._spin_seen = self.clock.now()
-        elif (self.state == "spinning" and self._spin_seen is not None
+        elif (self.state == DiceState.SPINNING and self._spin_seen is not None
               and self.hal.read("motor.dice")):
             # The dice stopped tumbling while the motor still runs: held or jammed.
             # (Its motor off, as the I/O board holds it while the host is silent,

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from firmware.faults.kinds.table import CASE_CONTACTS
+from firmware.machines.cycle import CycleState
 from mjtable_core.clock import Timer
 from mjtable_core.signals import Value
 
@@ -108,7 +109,7 @@ class Inputs:
 
     def _plate_home(self, plate: Plate, home: bool) -> None:
         plate.on_sensor(home)
-        if home and self.cycle.state == "homing":
+        if home and self.cycle.state == CycleState.HOMING:
             # It may be the last cam awaited: a glitch that hid it at the last check
             # leaves no other edge to end the homing.
             self.clock.post(self.cycle.check_homed)

@@ -15,6 +15,7 @@ its stop: that stop is believed once it has stayed CONFIRM_S, the motor still dr
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from firmware.machines.machine import attach
@@ -27,8 +28,24 @@ if TYPE_CHECKING:
     from firmware.machines.owner import Owner
     from firmware.machines.ports import Ports
 
-STATES = ["unknown", "opening", "open", "closing", "closed", "fault"]
-INITIAL = "unknown"
+
+
+class LidState(StrEnum):
+    UNKNOWN = "unknown"     # after a reset, until `settle` reads the stops
+    OPENING = "opening"
+    OPEN = "open"
+    CLOSING = "closing"
+    CLOSED = "closed"
+    FAULT = "fault"
+
+
+# Driven towards a stop.
+MOVING = frozenset({LidState.OPENING, LidState.CLOSING})
+# Where `close` may go from: not down, nor on its way down, nor parked by a fault.
+NOT_CLOSED = frozenset({LidState.UNKNOWN, LidState.OPEN, LidState.OPENING})
+
+STATES = [state.value for state in LidState]
+INITIAL = LidState.UNKNOWN.value
 TRANSITIONS = [
     {"trigger": "open", "source": ["closed", "closing", "unknown"], "dest": "opening"},
     {"trigger": "close", "source": ["unknown", "open", "opening"], "dest": "closing"},
@@ -80,7 +97,16 @@ class Lid:
     def down(self) -> bool:
         """At its lower stop, believed and read: the one permission for the feed (disc,
         ring, conveyors) and the plates, which must never run into the open hole."""
-        return self.state == "closed" and self.at_lower()
+        return self.state == LidState.CLOSED and self.at_lower()
+
+    @property
+    def moving(self) -> bool:
+        """Driven towards a stop (opening or closing)."""
+        return self.state in MOVING
+
+    @property
+    def faulted(self) -> bool:
+        return self.state == LidState.FAULT
 
     def _between(self) -> bool:
         return not self.at_lower() and not self.at_upper()
@@ -162,7 +188,7 @@ class Lid:
     def _stop_stayed(self) -> None:
         self._confirm = None
         name = self._confirming
-        moving = "opening" if name == "lid.upper" else "closing"
+        moving = LidState.OPENING if name == "lid.upper" else LidState.CLOSING
         if self.state == moving and self.hal.read(name):
             # The travel took until the edge, not until it was confirmed.
             self.supervisor.reached("lid.up" if name == "lid.upper" else "lid.down",
@@ -194,7 +220,7 @@ class Lid:
             return
         if active:
             mechanism = {"lid.upper": "lid.up", "lid.lower": "lid.down"}[name]
-            moving = "opening" if name == "lid.upper" else "closing"
+            moving = LidState.OPENING if name == "lid.upper" else LidState.CLOSING
             if self.state != moving:
                 return
             early = self.supervisor.too_early(mechanism)
@@ -215,7 +241,8 @@ class Lid:
             self.glitches += 1
             self.emit("sensor.glitch", sensor=name,
                           after_s=round(self.edge_time(name) - self._edge_at, 4))
-        elif (name, self.state) in (("lid.lower", "closed"), ("lid.upper", "open")) and (
+        elif (name, self.state) in (("lid.lower", LidState.CLOSED),
+                                    ("lid.upper", LidState.OPEN)) and (
                 "lid" not in self.owner.held):
             # The stop it rests on dropped back: never believed as is, driven to again.
             self.emit("sensor.dropped", sensor=name, lid=self.state)

@@ -2,11 +2,19 @@
 
 Every machine module declares its STATES, TRANSITIONS and INITIAL as data; the same
 data builds the running machine here and the mermaid diagram in `diagrams.py`.
+
+Its states are a StrEnum declared in its module (`LidState`), and STATES their values:
+`transitions` is handed plain strings, because an Enum state it names by the member's
+`.name` and keeps the member itself as `model.state`. So `model.state` stays the plain
+string every journal, event and reply has always carried, and compares equal to its
+member (`lid.state == LidState.CLOSED`). Peers compare with members, or ask the machine
+(`lid.down()`, `build.staged`), never with a string typed in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import Enum
 from functools import partial
 from typing import Any
 
@@ -67,6 +75,8 @@ class Quick:
     """
 
     def __init__(self, machine: Machine, trigger: str, source: str) -> None:
+        # A state enum's member as the plain string `transitions` names the state by.
+        source = source.value if isinstance(source, Enum) else source
         self.machine = machine
         self.trigger = trigger
         self.source = source

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 from firmware.faults.kinds import CATALOGUE, ERROR
 from firmware.i18n import N_, _
 from firmware.machines import homecoming
+from firmware.machines.cycle import HOLES_OPEN, WALLS_IN_PLAY, CycleState
+from firmware.machines.cycle import MOVING as CYCLE_MOVING
 from firmware.machines.owner import Busy, mechanism_of
 from firmware.why import in_use
 from firmware.words import TEST_MODE
@@ -52,9 +54,6 @@ HOLD_S = 0.5
 MAX_HOLD_S = 30.0
 SETTLE_S = 0.2          # motor off between two moves of one test
 FREE_RUN_S = 2.0        # motors without a sensor run this long in their test
-HOLES_OPEN = ("hole_open", "top_up_open")
-CYCLE_MOVING = ("opening", "closing", "raising", "rolling", "top_up_opening",
-                "top_up_closing")
 
 Done = Callable[[dict[str, Any]], None]
 SERVICE, JOG = "test mode", "jog"     # holders of mechanisms, as the owner names them
@@ -276,7 +275,7 @@ class Maintenance:
         if cycle in CYCLE_MOVING:
             return _("the table is moving (cycle {cycle}); wait until it settles").format(
                 cycle=cycle)
-        if cycle in ("dealing",):
+        if cycle == CycleState.DEALING:
             return _("a hand is being dealt (waiting for the dice); finish the deal first")
         if self.build.running:
             built = sum(s.counted for s in self.sides)
@@ -339,7 +338,7 @@ class Maintenance:
         self.emit("service.mode", on=False, by=by)
         self.resume_if_clear()
         # Test mode borrowed the ready lamp; a set still staged inside is ready again.
-        if self.build.state == "staged":
+        if self.build.staged:
             self.hal.write("lamp.ready", True)
 
     def resume_if_clear(self) -> bool:
@@ -582,14 +581,14 @@ class Maintenance:
                     state=self.build.state)
         elif part in ("head", "conveyor"):
             n = int(side)
-            if self.sides[n].state in ("feeding", "stacking"):
+            if self.sides[n].busy:
                 return _("side {n} is building ({state}); wait or enter test mode").format(
                     n=n, state=self.sides[n].state)
         elif part == "plate":
             n = int(side)
-            if self.plates[n].state in ("leaving", "returning") or self.cycle.state == "raising":
+            if self.plates[n].moving or self.cycle.raising:
                 return _("the cycle is raising the walls")
-            if not self.test_mode and self.cycle.state in ("play", "dealing", "rolling"):
+            if not self.test_mode and self.cycle.state in WALLS_IN_PLAY:
                 return _("the walls are in play on the plates; enter test mode first")
             if homecoming.plate_test_refused(motor, self.plates, self.sides, self.turn_refused,
                                              self.marks, self.journaled) is not None:
@@ -597,7 +596,7 @@ class Maintenance:
                 # home lifts them all the same.
                 return _("its track holds stacks of the next set, and a turn would lift "
                          "them onto the table (the next hand would be built wrong)")
-        elif part == "dice" and (self.dice.state == "spinning" or self.cycle.state == "rolling"):
+        elif part == "dice" and (self.dice.spinning or self.cycle.rolling):
             return _("the dice are rolling")
         return None
 
@@ -606,12 +605,12 @@ class Maintenance:
         if cycle in HOLES_OPEN:
             return _("hands may be in the hole: the lid is open for the players "
                      "(cycle {cycle}); close it with a lift key first").format(cycle=cycle)
-        if self.lid.state in ("opening", "closing"):
+        if self.lid.moving:
             return _("the cycle is moving the lid ({state})").format(state=self.lid.state)
         sensor = "lid.upper" if direction == "up" else "lid.lower"
         if self.hal.read(sensor):
             return _("the lid is already at {sensor}").format(sensor=sensor)
-        if direction == "up" and (self.build.running or self.build.state == "sweeping"):
+        if direction == "up" and self.build.part_built:
             # An open lid over a turning disc: hands reach moving tiles (motor.lid_open).
             return _("the build is driving the disc and ring (build {state}): the lid "
                      "stays down; wait for the ready lamp, or top up with both lift "

@@ -14,6 +14,10 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from firmware.i18n import N_
+from firmware.machines.build import BuildState
+from firmware.machines.cycle import CycleState
+from firmware.machines.lid import LidState
+from firmware.machines.plate import PlateState
 
 if TYPE_CHECKING:
     from firmware.machines.cycle import Cycle
@@ -43,10 +47,10 @@ class OffHome:
     def rehome_plates(self) -> None:
         """Turn round every plate found off home; only with the lid at its lower stop,
         and only where a turn lifts nothing (`turn_refused`): else plate.stuck."""
-        if self.lid.state != "closed":
+        if self.lid.state != LidState.CLOSED:
             return
         for plate in self.plates:
-            if plate.settled_off_home() and plate.state in ("home", "fault"):
+            if plate.settled_off_home() and not plate.moving:
                 if self.turn_refused() is None:
                     plate.rehome()
                 else:
@@ -65,12 +69,12 @@ class OffHome:
         states = self.journaled()        # parked machines: where they were
         if self.cycle.raise_in_progress(states["cycle"]):
             return None
-        if states["build"] == "idle" and self.marks.refeed_hold is None:
+        if states["build"] == BuildState.IDLE and self.marks.refeed_hold is None:
             return None         # nothing stacked since the last raise
         return N_("its track may hold stacks: a turn would lift them onto the table")
 
     def _off_home_fault(self, plate: Plate) -> None:
-        if self.cycle.state != "homing" or not plate.settled_off_home():
+        if self.cycle.state != CycleState.HOMING or not plate.settled_off_home():
             return
         why = self.turn_refused()
         if why is None:
@@ -83,20 +87,20 @@ class OffHome:
         self.fault("plate.stuck", f"side.{plate.side}.plate", plate.side,
                        {"sensor": plate.sensor, "found_off_home": True, "raising": False,
                         "motor_on": bool(self.hal.read(f"motor.side.{plate.side}.plate")),
-                        "commanded": plate.state not in ("home", "fault"),
+                        "commanded": plate.moving,
                         "cycle_state": self.cycle.state, "why": why})
 
     def plate_off_home(self, plate: Plate) -> None:
         """A plate at rest (its machine home) settled off home: see the module's doc."""
         if self.owner.refuses([plate.key]) is not None:
             return          # a technician's jog or test moves it
-        if self.cycle.state == "homing":
+        if self.cycle.state == CycleState.HOMING:
             self.cycle.check_homed()
             return
         why = self.turn_refused()
         if why is not None:
             self._found_off_home(plate, why)
-        elif self.lid.state == "closed":
+        elif self.lid.state == LidState.CLOSED:
             plate.rehome()
         else:
             plate.stale = True
@@ -105,5 +109,5 @@ class OffHome:
         """After a resume: a plate put back home while it still reads off home is
         judged as if just found so (a clear without a fix is refused again)."""
         for plate in self.plates:
-            if plate.state == "home" and plate.settled_off_home():
+            if plate.state == PlateState.HOME and plate.settled_off_home():
                 self.plate_off_home(plate)

@@ -19,8 +19,6 @@ if TYPE_CHECKING:
     from firmware.machines.supervisor import Supervisor
 
 CYCLE, BUILD = "cycle", "build"
-LID_IN_USE = ("homing", "opening", "hole_open", "closing", "top_up_opening", "top_up_open",
-              "top_up_closing")
 
 
 def motors_of(mechanism: str) -> tuple[str, ...]:
@@ -81,21 +79,21 @@ class Owner:
         cycle, lid, build = self.cycle, self.lid, self.build
         part, _, side = mechanism.partition(".")
         if part == "lid":
-            if cycle.state in LID_IN_USE or lid.state in ("opening", "closing"):
+            if cycle.uses_lid or lid.moving:
                 return f"{CYCLE} ({cycle.state}, lid {lid.state})"
         elif part == "plate":
             plate = self.plates[int(side)]
-            if cycle.state == "raising" or plate.state in ("leaving", "returning"):
+            if cycle.raising or plate.moving:
                 return f"{CYCLE} (raising the walls)"
         elif part in ("head", "conveyor"):
             builder = self.sides[int(side)]
-            if builder.state in ("feeding", "stacking") or self.supervisor.is_supervised(
+            if builder.busy or self.supervisor.is_supervised(
                     builder.key):
                 return f"{BUILD} (side {side} {builder.state})"
         elif part == "disc":
-            if build.running or build.state == "sweeping":
+            if build.part_built:
                 return f"{BUILD} ({build.state})"
-        elif part == "dice" and (self.dice.state == "spinning" or cycle.state == "rolling"):
+        elif part == "dice" and (self.dice.spinning or cycle.rolling):
             return f"{CYCLE} (rolling the dice)"
         return None
 

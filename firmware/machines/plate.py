@@ -12,6 +12,7 @@ rest would lift a wall nobody asked for.
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from firmware.machines.machine import attach
@@ -22,8 +23,20 @@ from mjtable_core.clock import Timer
 if TYPE_CHECKING:
     from firmware.machines.ports import Ports
 
-STATES = ["home", "leaving", "returning", "fault"]
-INITIAL = "home"
+
+
+class PlateState(StrEnum):
+    HOME = "home"
+    LEAVING = "leaving"
+    RETURNING = "returning"
+    FAULT = "fault"
+
+
+# Its cam commanded round (at home, or parked by a fault, it rests).
+MOVING = frozenset({PlateState.LEAVING, PlateState.RETURNING})
+
+STATES = [state.value for state in PlateState]
+INITIAL = PlateState.HOME.value
 TRANSITIONS = [
     {"trigger": "turn", "source": "home", "dest": "leaving"},
     {"trigger": "left_home", "source": "leaving", "dest": "returning"},
@@ -65,6 +78,15 @@ class Plate:
     def status(self) -> dict[str, Any]:
         """This plate as the status picture shows it."""
         return {"state": self.state}
+
+    @property
+    def moving(self) -> bool:
+        """Its cam commanded round (leaving or returning home)."""
+        return self.state in MOVING
+
+    @property
+    def faulted(self) -> bool:
+        return self.state == PlateState.FAULT
 
     def _supervise(self, whole: bool) -> None:
         # Stopped where the pin is, once home has held CONFIRM_S: the dwell is counted
@@ -132,7 +154,7 @@ class Plate:
                 self._glitch(self.supervisor.elapsed(self.key) or 0.0)
                 return
             self._act(not home)         # it stayed long enough: it was real
-        if home and self.state == "returning":
+        if home and self.state == PlateState.RETURNING:
             early = self.supervisor.too_early(self.key)
             if early is not None:
                 self._glitch(early)
@@ -148,11 +170,11 @@ class Plate:
     def _act(self, home: bool) -> None:
         if not home:
             self.left = True
-            if self.state == "leaving":
+            if self.state == PlateState.LEAVING:
                 self.left_home()
-            elif self.state == "home":
+            elif self.state == PlateState.HOME:
                 # At rest, yet off home: coasted past home, moved by hand, or a sensor
                 # reading off home. Never left believed home (off_home.py decides).
                 self.found_off_home(self)
-        elif self.state == "returning":
+        elif self.state == PlateState.RETURNING:
             self.back_home()

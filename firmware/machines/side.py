@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from transitions import EventData
@@ -23,8 +24,24 @@ if TYPE_CHECKING:
     from firmware.machines.ports import Ports
     from mjtable_core.clock import Timer
 
-STATES = ["idle", "feeding", "stacking", "full", "fault"]
-INITIAL = "idle"
+
+
+class SideState(StrEnum):
+    IDLE = "idle"
+    FEEDING = "feeding"     # its conveyor brings tiles to the head
+    STACKING = "stacking"   # the head turns a tile onto the wall
+    FULL = "full"
+    FAULT = "fault"
+
+
+# Building its wall: tiles are fed and stacked.
+BUSY = frozenset({SideState.FEEDING, SideState.STACKING})
+# Bound once for the per-tile handlers: an enum's attribute costs a lookup each time.
+_IDLE, _FEEDING, _STACKING, _FULL = (SideState.IDLE, SideState.FEEDING, SideState.STACKING,
+                                     SideState.FULL)
+
+STATES = [state.value for state in SideState]
+INITIAL = SideState.IDLE.value
 TRANSITIONS = [
     {"trigger": "start", "source": "idle", "dest": "feeding", "after": "_start_conveyor"},
     {"trigger": "tile_arrived", "source": "feeding", "dest": "stacking"},
@@ -111,13 +128,26 @@ class SideBuilder(Recoverable):
         self.confirming: Timer | None = None    # the side's last home, until it has held
         self.machine = attach(self, STATES, TRANSITIONS, INITIAL, ports.on_error)
         # The two steps every tile takes, as declared but without the generic dispatch.
-        self._arrived = Quick(self.machine, "tile_arrived", "feeding")
-        self._turned = Quick(self.machine, "turn_done", "stacking")
+        self._arrived = Quick(self.machine, "tile_arrived", SideState.FEEDING)
+        self._turned = Quick(self.machine, "turn_done", SideState.STACKING)
 
     def status(self) -> dict[str, Any]:
         """This side's builder as the status picture shows it."""
         return {"state": self.state, "counted": self.counted, "stacked": self.stacked,
                 "target": self.target}
+
+    @property
+    def busy(self) -> bool:
+        """Building its wall: feeding or stacking."""
+        return self.state in BUSY
+
+    @property
+    def full(self) -> bool:
+        return self.state == _FULL
+
+    @property
+    def faulted(self) -> bool:
+        return self.state == SideState.FAULT
 
     def complete(self, *_: object) -> bool:
         return self.stacked >= self.target
@@ -140,7 +170,7 @@ class SideBuilder(Recoverable):
         """Run the conveyor while this side still needs tiles and the build may feed
         (the lid at its lower stop: `Build.may_feed`)."""
         self.hal.write(self.conveyor, on and self.counted < self.target
-                           and self.state in ("feeding", "stacking")
+                           and self.state in BUSY
                            and self.build.may_feed())
 
     # -- callbacks ------------------------------------------------------------------
@@ -216,7 +246,7 @@ class SideBuilder(Recoverable):
         gap = None if self.last_arrival is None else now - self.last_arrival
         if gap is not None and gap < timing.count_debounce_s:
             return      # contact bounce of the same tile
-        if self.state == "full":
+        if self.state == _FULL:
             if not self.hal.read(self.conveyor):
                 # Its conveyor is off and the belt's tiles have slid back: no tile can
                 # reach the head. The count sensor, not an extra tile.
@@ -232,7 +262,7 @@ class SideBuilder(Recoverable):
             self.clock.call_at(now + wait, lambda: self.build.extra_tile(
                 self, lit=bool(self.hal.read(self.count_sensor))))
             return
-        if self.state not in ("feeding", "stacking"):
+        if self.state not in BUSY:
             self.emit("tile.unexpected", side=self.side, state=self.state)
             return
         if gap is not None and gap < timing.count_min_gap_s:
@@ -265,7 +295,7 @@ class SideBuilder(Recoverable):
             self.hal.write(self.conveyor, False)
         if self.has_face_up and self.hal.read(self.face_up):
             self.on_face_up(self, index, tile)    # type: ignore[arg-type]
-        if self.state == "feeding":     # hot path: while stacking, nothing changes state
+        if self.state == _FEEDING:     # hot path: while stacking, nothing changes state
             self._arrived(self)
 
     def _count_flicker(self, at: float, dark_s: float) -> None:
@@ -287,7 +317,7 @@ class SideBuilder(Recoverable):
         dark a moment later (not a bounce), that count was a ghost: evidence for the
         diagnosis of a tile that later turns up extra at another side."""
         arrival = self.last_arrival
-        if arrival is None or self.state not in ("feeding", "stacking"):
+        if arrival is None or self.state not in BUSY:
             return
         now = self.edge_time(self.count_sensor)
         if now - arrival >= GHOST_TURNS * self.supervisor.learned(self.key):
@@ -306,7 +336,7 @@ class SideBuilder(Recoverable):
             self.left_home = True
             self.home_opened += 1
             self.dark_at_rest = not self.hal.read(self.head)
-            if self.state == "idle" and not self.hal.read(self.head):
+            if self.state == _IDLE and not self.hal.read(self.head):
                 # The cam coasted past home after it was stopped (a slow stop over the
                 # board's link). Bring it round now: homing waits for it, and the next
                 # build would take its first turn for a part turn that stacks nothing.
@@ -351,7 +381,7 @@ class SideBuilder(Recoverable):
     def on_home(self, at: float | None = None) -> None:
         """The cam is home (`at`: its edge's own time; None when a timer stands in)."""
         self.supervisor.reached(self.key)
-        if self.state != "stacking":
+        if self.state != _STACKING:
             # Re-homing: the cam was found off home and has come round.
             self.hal.write(self.head, False)
             self.rehomed()
@@ -369,7 +399,7 @@ class SideBuilder(Recoverable):
         opened = self.home_opened
 
         def held() -> None:
-            if self.state != "stacking":
+            if self.state != _STACKING:
                 return      # a fault ended the build; the next build's first turn clears it
             self.confirming = None
             sensor = f"side.{self.side}.head_home"

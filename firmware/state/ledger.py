@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from firmware.machines.cycle import CycleState
 from firmware.state import durable
 from mjtable_core.clock import Clock, Timer
 
@@ -115,7 +116,7 @@ class Ledger:
         kind = event["kind"]
         if kind == "raising":
             self.hand_started(int(event.get("cycle") or 0))
-        elif kind == "phase" and event.get("state") == "opening":
+        elif kind == "phase" and event.get("state") == CycleState.OPENING:
             self.hand_ended()
 
     def hand_started(self, cycle: int) -> None:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from firmware.faults import recovery
 from firmware.faults.kinds import CATALOGUE, INFO, REFEED, Fault
 from firmware.faults.kinds.table import BUILD_INTERRUPTED, POWER_RECOVERED, STORAGE_FAILED
+from firmware.machines.build import BuildState
+from firmware.machines.cycle import CycleState
 
 if TYPE_CHECKING:
     from firmware.state.table import Journaled
@@ -43,7 +45,7 @@ class TableState:
         # the fault holds the table must not lose the staged set, raise or deal.
         states = recovery.journaled(ctl)
         build, cycle = states["build"], states["cycle"]
-        staged = build == "staged"
+        staged = build == BuildState.STAGED
         return {
             "clean": clean,
             "table": ctl.config.table.id,
@@ -66,7 +68,7 @@ class TableState:
             # A hand being dealt survives a power cut: walls up, dice partly thrown.
             "deal": ctl.cycle.deal_state(cycle),
             "raising": ctl.cycle.raise_in_progress(cycle),
-            "shown_faces": ctl.cycle.shown_faces if cycle == "play" else None,
+            "shown_faces": ctl.cycle.shown_faces if cycle == CycleState.PLAY else None,
             # Still waiting for the operator's refeed: a restart must hold again, or it
             # would build over the half-built set's tiles left in belts and heads.
             "refeed_pending": ctl.refeed_hold is not None,
@@ -128,7 +130,7 @@ class TableState:
                 ctl.cycle.restore_deal(saved["deal"])
             elif saved.get("shown_faces"):
                 ctl.cycle.shown_faces = [int(f) for f in saved["shown_faces"]]
-            if saved.get("raising") and ctl.build.state == "staged":
+            if saved.get("raising") and ctl.build.staged:
                 ctl.cycle.restore_raise()
             self._hold_half_built(saved)
         self.save(clean=False)
