@@ -346,8 +346,11 @@ class Pins:
         machine.enable_irq(state)
 
     def _disarm(self, slot):
+        # Interrupts off: a handler may be starting this timer again meanwhile.
+        state = machine.disable_irq()
         self._h_armed[slot] = 0
         self._h_timer[slot].deinit()
+        machine.enable_irq(state)
 
     def _hand_over(self, _arg):
         """Scheduled by a handler: the queued edges to the board, in order."""
@@ -409,8 +412,10 @@ class Pins:
                 # Held already (the edge reached the board before this): the rest of
                 # the dwell on the timer.
                 left = stop.held_since + stop.confirm_ms - self.now_ms()
+                state = machine.disable_irq()
                 self._h_timer[slot].init(mode=_ONE_SHOT, period=max(1, left),
                                          callback=self._h_fired[slot], hard=True)
+                machine.enable_irq(state)
         if seen == self._h_count:
             return
         # A stop the board no longer holds: its slot is free.
