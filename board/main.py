@@ -5,12 +5,13 @@
 # off, if this loop stops.
 #
 # Between passes the loop waits in select.poll (the core sleeps in WFE) for a byte on
-# the UART, at most 1 ms: a pin's interrupt wakes it at once, and a stop that ends on
-# its edge alone is made in the interrupt (board/pins_pico.py).
+# the UART, at most 1 ms: a pin's interrupt wakes it at once, and an armed stop on a
+# GPIO input is cut in the interrupt, or a dwell's end in a hard timer's
+# (board/pins_pico.py); the loop then decides and reports it.
 # Once a second it collects the heap, if no stop is armed (a collection holds the loop
-# for some 10-30 ms, and a stop that ends on a dwell is made by the loop), else once
-# GC_LATE_MS have passed all the same; after each it says on the USB console how much
-# is free.
+# for some 10-30 ms, and a stop the interrupts cannot cut, on an output they do not
+# reach, is made by the loop), else once GC_LATE_MS have passed all the same; after
+# each it says on the USB console how much is free.
 
 import gc
 import select

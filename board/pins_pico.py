@@ -3,13 +3,16 @@
 # Inputs a motion stops on interrupt on both edges. The handler is a hard IRQ: it runs
 # at once, even inside a long C call of the loop (the heap's collection, a UART write),
 # and allocates nothing (MicroPython raises MemoryError in a hard IRQ that does). It
-# makes an armed stop that ends on this edge alone (no dwell, at most one edge) by
-# writing the motor's line off on its expander, one I2C write; it queues the edge, with
-# its time, for the board, which a scheduled call (a soft IRQ) hands over: the board
-# then ends the stop and reports it as before. The loop's own I2C transfers run with
-# interrupts off (a fraction of a millisecond), so the handler never meets the bus
-# busy. Expander inputs are read every few ms from the main loop. Outputs on an
-# expander are written from a shadow of its latch.
+# counts the edges of the stop armed on its input (preallocated counters) and, on the
+# one that ends it, writes the motor's line off on its expander, one I2C write; a stop
+# with a confirmation dwell instead starts a one-shot hard timer there, which makes the
+# same cut when the dwell is over if the input held (an edge back cancels it). It
+# queues the edge, with its time, for the board, which a scheduled call (a soft IRQ)
+# hands over: the board then decides the stop and reports it as before (this is only
+# the early cut). The loop's own I2C transfers run with interrupts off (a fraction of
+# a millisecond), and so does a cut, so no two meet on the bus. Expander inputs are
+# read every few ms from the main loop. Outputs on an expander are written from a
+# shadow of its latch.
 #
 # The board is not re-entrant, and a soft IRQ runs between any two bytecodes of the
 # loop: one that ran the board while the loop was inside it gave two frames the same
@@ -32,6 +35,7 @@ _GPIO = 0x12
 _OLAT = 0x14
 _RING = 32              # edges the handler may queue before the board takes them
 _WRAP = 1024            # the queue's counters run modulo this (a multiple of _RING)
+_ONE_SHOT = machine.Timer.ONE_SHOT
 
 
 class Pins:
@@ -61,13 +65,15 @@ class Pins:
         self._gpio_pin: dict = {}       # channel -> (machine.Pin, active_low)
         self._next_slow = 0
         # The hard handlers' state, made once (they may not allocate): a slot a GPIO
-        # input, its armed stop (if one ends on its edge alone) and the line it cuts.
+        # input, its armed stop, the edges it has counted, its dwell's timer and the
+        # line it cuts.
         gpio_inputs = [ch for ch in sorted(pinmap.INPUTS) if pinmap.INPUTS[ch][0] == "gpio"]
         n = len(gpio_inputs)
         self._slot_of = {ch: i for i, ch in enumerate(gpio_inputs)}
         self._h_armed = bytearray(n)    # written last when arming, first when not
         self._h_level = bytearray(n)    # the input value that ends the stop
-        self._h_edges = bytearray(n)    # 0: the level alone; 1: after blank_ms
+        self._h_edges = bytearray(n)    # 0: the level alone; else the edges to count
+        self._h_seen = bytearray(n)     # edges counted past blank_ms (as ArmedStop.seen)
         self._h_last = bytearray(n)     # the input value the handler last saw
         self._h_addr = bytearray(n)     # the expander, port and masks of the cut
         self._h_port = bytearray(n)
@@ -75,7 +81,12 @@ class Pins:
         self._h_or = bytearray(n)
         self._h_start = array.array("i", bytes(4 * n))    # ticks_ms at arming
         self._h_blank = array.array("i", bytes(4 * n))
+        self._h_dwell = array.array("i", bytes(4 * n))  # confirm_ms; 0: cut on the edge
         self._h_stop = [None] * n       # the board's ArmedStop a slot is armed for
+        self._h_out: dict = {}          # output channel -> the slot that may cut it
+        self._h_timer = [machine.Timer(-1) for _ in range(n)]   # a dwell's end, each (soft timers)
+        self._h_pin: list = [None] * n  # (machine.Pin, active_low) of each slot
+        self._h_fired: list = [None] * n    # each timer's callback, bound once
         self._h_count = 0               # slots holding a stop
         self._ring = array.array("i", bytes(4 * 3 * _RING))   # channel, value, ticks_ms
         self._ends = array.array("i", bytes(4 * 2))     # taken, queued (modulo _WRAP)
@@ -102,6 +113,8 @@ class Pins:
             self._values[ch] = self._sample(ch)
         for ch, slot in self._slot_of.items():
             self._h_last[slot] = self._values[ch][0]
+            self._h_pin[slot] = self._gpio_pin[ch]
+            self._h_fired[slot] = self._dwell_handler(slot)
 
     # -- set-up -----------------------------------------------------------------------
 
@@ -188,6 +201,13 @@ class Pins:
             raise ValueError("not an output")
         if len(value) != 1 or value[0] > (2 if ch == 0 else 1):
             raise ValueError("bad value")
+        slot = self._h_out.get(ch)
+        if slot is not None and self._h_armed[slot]:
+            stop = self._h_stop[slot]
+            if stop is not None and stop.out_ch == ch:
+                # The board drives the line itself (its stop ended, was cancelled or
+                # replaced): no early cut of the handlers' may follow it.
+                self._disarm(slot)
         if ch == 0:     # the lid: off, up or down; both lines off before either goes on
             self._line(self.map.LID_UP_PIN, False)
             self._line(self.map.LID_DOWN_PIN, False)
@@ -251,17 +271,32 @@ class Pins:
         return changed
 
     def _edge(self, slot, ch):
-        """In a hard IRQ (no allocation: arrays, bytearrays and small ints only): cut
-        the stop armed on this input if the edge ends it, and queue the edge."""
+        """In a hard IRQ (no allocation: arrays, bytearrays and small ints only): count
+        the edge for the stop armed on this input as ArmedStop.reached does; on the one
+        that ends it, cut (or, with a dwell, start the dwell's timer); queue the edge."""
         pin, low = self._gpio_pin[ch]
         value = 1 if pin.value() != low else 0
         tick = time.ticks_ms()
-        if (self._h_armed[slot] and value == self._h_level[slot]
-                and value != self._h_last[slot]
-                and (not self._h_edges[slot]
-                     or time.ticks_diff(tick, self._h_start[slot]) >= self._h_blank[slot])):
-            self._h_armed[slot] = 0
-            self._cut(slot)
+        if self._h_armed[slot] and value != self._h_last[slot]:
+            if value == self._h_level[slot]:
+                need = self._h_edges[slot]
+                seen = self._h_seen[slot]
+                if need and seen < need:
+                    if time.ticks_diff(tick, self._h_start[slot]) >= self._h_blank[slot]:
+                        seen += 1
+                        self._h_seen[slot] = seen
+                    else:
+                        seen = -1           # inside the blank: not counted
+                if not need or seen >= need:
+                    dwell = self._h_dwell[slot]
+                    if dwell:
+                        self._h_timer[slot].init(mode=_ONE_SHOT, period=dwell,
+                                                 callback=self._h_fired[slot], hard=True)
+                    else:
+                        self._h_armed[slot] = 0
+                        self._cut(slot)
+            elif self._h_dwell[slot]:
+                self._h_timer[slot].deinit()    # the hold broke (the count stays)
         self._h_last[slot] = value
         ends, flags = self._ends, self._flags
         queued = ends[1]
@@ -278,18 +313,44 @@ class Pins:
             micropython.schedule(self._hand_over_ref, 0)
 
     def _cut(self, slot):
-        """In a hard IRQ: the armed motor's line off, one I2C write."""
+        """In a hard IRQ: the armed motor's line off, one I2C write. Interrupts off: a
+        pin's handler may preempt a timer's, and the latch byte and bus are shared."""
         address, port = self._h_addr[slot], self._h_port[slot]
         latch = self._latch[address]
+        out = self._cut_out
+        state = machine.disable_irq()
         latch[port] = (latch[port] & self._h_and[slot]) | self._h_or[slot]
         # Register and value in one buffer: writeto_mem joins its two on the heap.
-        out = self._cut_out
         out[0] = _OLAT + port
         out[1] = latch[port]
         try:    # noqa: SIM105 (no contextlib on MicroPython)
             self.i2c.writeto(address, out)
         except Exception:   # a bus fault: raising here would disable the handler
             pass
+        machine.enable_irq(state)
+
+    def _dwell_handler(self, slot):
+        def fired(_timer):
+            self._dwell_end(slot)
+        return fired
+
+    def _dwell_end(self, slot):
+        """In a hard IRQ, the dwell's timer: cut if the stop is still armed and its
+        input still at its level (an edge back would have cancelled the timer; read
+        again all the same, with interrupts off so no edge comes between)."""
+        pin, low = self._h_pin[slot]
+        state = machine.disable_irq()
+        if self._h_armed[slot] and (1 if pin.value() != low else 0) == self._h_level[slot]:
+            self._h_armed[slot] = 0
+            self._cut(slot)
+        machine.enable_irq(state)
+
+    def _disarm(self, slot):
+        # Interrupts off: a handler may be starting this timer again meanwhile.
+        state = machine.disable_irq()
+        self._h_armed[slot] = 0
+        self._h_timer[slot].deinit()
+        machine.enable_irq(state)
 
     def _hand_over(self, _arg):
         """Scheduled by a handler: the queued edges to the board, in order."""
@@ -307,8 +368,8 @@ class Pins:
 
     def _arm_hard(self):
         """The hard handlers' stops from the board's: each armed stop on a GPIO input
-        that ends on its edge alone, with no dwell, and whose output is off on one
-        expander port. The board keeps deciding every stop; this only makes the cut
+        whose output is off on one expander port, with its edges counted so far and
+        its dwell. The board keeps deciding every stop; this only makes the cut
         earlier. Run after every turn of the loop, so the usual case is short: no stop,
         or the same stops as last time."""
         board = self.board
@@ -325,25 +386,36 @@ class Pins:
             if old is stop:
                 seen += 1
                 continue            # armed for it already, or cut and not yet handed over
-            armed[slot] = 0
+            self._disarm(slot)
             if old is not None and stops.get(old.out_ch) is old:
                 continue            # two stops on one input: the board's alone
             if old is None:
                 self._h_count += 1
             held[slot] = stop
             seen += 1
-            cut = self._cut_of(stop) if stop.edges <= 1 and not stop.confirm_ms else None
+            cut = self._cut_of(stop)
             if cut is None:
-                continue            # a dwell, edges to count, or two ports: the board's
+                continue            # a GPIO output, or two ports: the board's alone
             ms, tick = self._clock
             self._h_level[slot] = stop.level
             self._h_edges[slot] = stop.edges
+            self._h_seen[slot] = min(stop.seen, stop.edges)
             self._h_start[slot] = time.ticks_add(  # type: ignore[call-overload]
                 tick, stop.started - ms)
             self._h_blank[slot] = stop.blank_ms
+            self._h_dwell[slot] = stop.confirm_ms
             self._h_addr[slot], self._h_port[slot] = cut[1], cut[2]
             self._h_and[slot], self._h_or[slot] = cut[3], cut[4]
+            self._h_out[stop.out_ch] = slot
             armed[slot] = 1
+            if stop.held_since is not None and stop.confirm_ms:
+                # Held already (the edge reached the board before this): the rest of
+                # the dwell on the timer.
+                left = stop.held_since + stop.confirm_ms - self.now_ms()
+                state = machine.disable_irq()
+                self._h_timer[slot].init(mode=_ONE_SHOT, period=max(1, left),
+                                         callback=self._h_fired[slot], hard=True)
+                machine.enable_irq(state)
         if seen == self._h_count:
             return
         # A stop the board no longer holds: its slot is free.
@@ -351,7 +423,7 @@ class Pins:
         for slot in range(len(held)):
             old = held[slot]
             if old is not None and not (stops and stops.get(old.out_ch) is old):
-                armed[slot] = 0
+                self._disarm(slot)
                 held[slot] = None
             elif old is not None:
                 count += 1

@@ -54,6 +54,44 @@ def test_an_armed_head_stops_on_the_chip_inside_its_home_window(
     assert figures["errors"] == [] and figures["resets"] == 0
 
 
+def _stop_on_chip(wired: PicoWiredTable, spec: StopSpec) -> float:
+    """Arm `spec` on the chip, run until it stops; its latency (µs of chip time, less
+    the dwell), and the stop's report checked: an edge, the motor off, no error."""
+    reports: list[StopReport] = []
+    before = len(wired.board.latencies_us)
+    _in_loop(wired, lambda: wired.hal.arm(spec, reports.append))
+    wired.clock.run_until(wired.clock.now() + spec.max_s + 1.0, until=lambda: bool(reports))
+    assert reports and reports[0].reason.value == "edge", reports
+    figures = wired.board.figures()
+    latency = wired.board.latencies_us[before:]
+    assert len(latency) == 1, figures
+    assert wired.table.values[spec.output] is False
+    assert figures["errors"] == [] and figures["resets"] == 0
+    return latency[0]
+
+
+def test_an_armed_plate_stops_on_the_chip_within_half_a_millisecond_of_its_dwell(
+        wired: PicoWiredTable) -> None:
+    # A plate's home holds 60 ms before it is believed: the pin's hard IRQ starts a
+    # hard one-shot timer on the edge, whose expiry cuts the line if home held
+    # (docs/board.md), whatever the loop is doing.
+    spec = StopSpec("motor.side.0.plate", True, "side.0.plate_home", True, edges=1,
+                    blank_s=0.05, confirm_s=0.06, max_s=6.0)
+    latency = _stop_on_chip(wired, spec)
+    print("dwell stop latency us", latency)
+    assert 0 <= latency < 500, latency
+
+
+def test_an_armed_head_counting_two_edges_stops_on_the_chip_at_the_second(
+        wired: PicoWiredTable) -> None:
+    # Two turns of the cam: the handler counts the edges and cuts on the second.
+    spec = StopSpec("motor.side.1.head", True, "side.1.head_home", True, edges=2,
+                    blank_s=0.005, max_s=6.0)
+    latency = _stop_on_chip(wired, spec)
+    print("two-edge stop latency us", latency)
+    assert 0 < latency < 500, latency
+
+
 def test_the_failsafe_turns_the_motors_off_on_the_chip_when_the_host_goes_silent(
         wired: PicoWiredTable) -> None:
     _in_loop(wired, lambda: wired.hal.write("motor.disc", True))
