@@ -24,6 +24,7 @@ import random
 import re
 import statistics
 import threading
+from collections import deque
 from typing import Any
 
 from board import pinmap
@@ -102,9 +103,11 @@ class PicoBoard(Cable):
         self._t0 = 0
         self._latch: dict[int, int] = {}
         self._out_value: dict[int, int] = {}
-        self._off_at: dict[int, int] = {}       # output channel -> chip ns it last went off
-        self._on_at: dict[int, int] = {}        # ... and last went on
-        self._edge_at: dict[int, int] = {}      # input channel -> chip ns it last changed
+        # Kept a while, to time a stop whose report comes after its motor ran again (a
+        # head's next turn) or its input changed again (the head leaving home).
+        self._running_since: dict[int, int] = {}    # output channel -> chip ns it went on
+        self._runs: dict[int, deque[tuple[int, int]]] = {}  # ... its last runs (on, off)
+        self._edges: dict[int, deque[int]] = {}     # input channel -> its last edges
         self._confirm: dict[int, int] = {}      # stop id -> confirm_ms the host asked for
         self._from_host = Decoder()
         self._to_host = Decoder()
@@ -187,7 +190,7 @@ class PicoBoard(Cable):
             if kind == "in":
                 ch = self._gpio_of.get(event[2])
                 if ch is not None:
-                    self._edge_at[ch] = at
+                    self._edges.setdefault(ch, deque(maxlen=16)).append(at)
             elif kind == "mcp":
                 self._latch[event[2]] = event[3]
                 self._outputs_changed(at)
@@ -202,15 +205,25 @@ class PicoBoard(Cable):
         for ch, where in pinmap.OUTPUTS.items():
             values[ch] = 1 if self._line(where) else 0
         for ch, value in values.items():
-            if self._out_value.get(ch, 0) == value:
+            previous = self._out_value.get(ch, 0)
+            if previous == value:
                 continue
             self._out_value[ch] = value
-            (self._on_at if value else self._off_at)[ch] = at
+            if previous:
+                self._runs.setdefault(ch, deque(maxlen=8)).append(
+                    (self._running_since.pop(ch, at), at))
+            if value:
+                self._running_since[ch] = at
             name = CHANNELS[ch]
             if name in self.table.signals:
                 self.table.command(name, decode_value(name, bytes((value,))))
         if self._safes:
             self._safes_done(at)
+
+    def last_run(self, ch: int) -> tuple[int, int] | None:
+        """Output channel `ch`'s last run that has ended: (chip ns on, chip ns off)."""
+        runs = self._runs.get(ch)
+        return runs[-1] if runs else None
 
     def _safe_sent(self, channels: bytes) -> None:
         """A SAFE (or SAFE_NOW) handed to the chip: timed until what it stops is off."""
@@ -289,11 +302,15 @@ class PicoBoard(Cable):
 
         out_ch, in_ch = CHANNEL_OF.get(stopped.output), CHANNEL_OF.get(stopped.input)
         self._apply_events()
-        off, on, edge = self._off_at.get(out_ch), self._on_at.get(out_ch), self._edge_at.get(in_ch)
-        if off is None or edge is None or on is None or edge < on or off < edge:
-            return      # stopped at its arming (already at its level): no edge to time
-        dwell = self._confirm.get(stopped.stop_id, 0) * 1_000_000
-        self.latencies_us.append(max(0, off - edge - dwell) / 1000)
+        runs, edges = self._runs.get(out_ch, ()), self._edges.get(in_ch, ())
+        for on, off in reversed(runs):      # its latest run that an edge of the input ended
+            inside = [edge for edge in edges if on <= edge <= off]
+            if inside:
+                runs.remove((on, off))      # type: ignore[union-attr]
+                dwell = self._confirm.get(stopped.stop_id, 0) * 1_000_000
+                self.latencies_us.append(max(0, off - inside[-1] - dwell) / 1000)
+                return
+        # No run that an edge ended: stopped at its arming (already at its level).
 
     def figures(self) -> dict[str, Any]:
         if self._figures is not None:       # closed: the chip is gone, its figures stay

@@ -101,7 +101,9 @@ def test_the_failsafe_turns_the_motors_off_on_the_chip_when_the_host_goes_silent
     wired.board.drop_link(5.0)          # the cable is out: nothing crosses either way
     wired.clock.run_until(wired.clock.now() + 0.7)
     assert wired.table.values["motor.disc"] is False
-    off = wired.board._off_at[1]
+    run = wired.board.last_run(1)
+    assert run is not None
+    off = run[1]
     # The host beats every 0.1 s; the board allows 0.5 s of silence from the last
     # frame it heard, counted by its own timer (whole milliseconds).
     assert 0.39 * NS < off - silent_from < 0.51 * NS, (off - silent_from) / NS
