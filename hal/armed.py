@@ -40,7 +40,13 @@ class StopReason(Enum):
     CANCELLED = "cancelled"     # cancel(), a write or safe_state on the output
 
 
-@dataclass(frozen=True)
+# A spec and a report are made at every turn and travel. Frozen, they stay; but a frozen
+# dataclass's own __init__ sets each field through object.__setattr__, more than twice
+# the cost of filling the instance's dict at once: the __init__s below do that, with
+# the fields' defaults (equality, hash, repr and replace() are the dataclass's own).
+
+
+@dataclass(frozen=True, init=False)
 class StopSpec:
     output: str
     value: Value
@@ -51,13 +57,23 @@ class StopSpec:
     confirm_s: float = 0.0      # the level must hold this long
     max_s: float = 0.0          # give up after this long (0: never)
 
+    def __init__(self, output: str, value: Value, input: str, level: Value,
+                 edges: int = 0, blank_s: float = 0.0, confirm_s: float = 0.0,
+                 max_s: float = 0.0) -> None:
+        self.__dict__.update(output=output, value=value, input=input, level=level,
+                             edges=edges, blank_s=blank_s, confirm_s=confirm_s, max_s=max_s)
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, init=False)
 class StopReport:
     spec: StopSpec
     reason: StopReason
     at: float                   # when the motor was stopped, on the loop's clock
     inputs: Mapping[str, Value]  # the inputs at that instant
+
+    def __init__(self, spec: StopSpec, reason: StopReason, at: float,
+                 inputs: Mapping[str, Value]) -> None:
+        self.__dict__.update(spec=spec, reason=reason, at=at, inputs=inputs)
 
 
 class Readings(Mapping[str, Value]):

@@ -6,7 +6,6 @@ import argparse
 import sys
 
 from firmware.i18n import _
-from hal.board_flash import FlashError, flash
 
 EXIT_FAILED = 1
 
@@ -26,7 +25,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace) -> int:
-    from hal.board_flash import board_files
+    # Here, not at the top: every `mjtable` command builds this parser.
+    from hal.board_flash import FlashError, board_files, flash
 
     try:
         done = flash(args.port, board_files(compile_mpy=not args.source), say=print,

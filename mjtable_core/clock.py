@@ -12,11 +12,15 @@ reads the wall clock. Two implementations share one interface:
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 import itertools
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    # Only RealClock's loop is asyncio's: a simulation never imports it (a tenth of
+    # its start-up).
+    import asyncio
 
 Callback = Callable[[], None]
 _heappush = heapq.heappush

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import sys
 from importlib.metadata import EntryPoint, entry_points
+from typing import Any
 
 from mjtable_core.i18n import N_, _
 from mjtable_core.schema import ConfigError
@@ -27,14 +28,16 @@ WHAT = {HAL_BACKENDS: N_("HAL backend"), RULES_ENGINES: N_("rules engine"),
 
 def installed(group: str) -> dict[str, EntryPoint]:
     """The entry points of `group` that installed packages declare, by name."""
-    return dict(_scan(group, tuple(sys.path)))
+    return {ep.name: ep for ep in _scan(tuple(sys.path)).select(group=group)}
 
 
-@functools.lru_cache(maxsize=32)
-def _scan(group: str, path: tuple[str, ...]) -> tuple[tuple[str, EntryPoint], ...]:
+@functools.lru_cache(maxsize=8)
+def _scan(path: tuple[str, ...]) -> Any:
     # Reading every distribution's metadata takes milliseconds and every config load
-    # asks; what is installed changes with the import path, so that is the key.
-    return tuple((ep.name, ep) for ep in entry_points(group=group))
+    # asks; what is installed changes with the import path, so that is the key. Every
+    # group in one pass: a scan per group read each distribution's files once per group.
+    # (EntryPoints from Python 3.12, SelectableGroups before: both `select(group=)`.)
+    return entry_points()
 
 
 def require(group: str, name: str, file: str, section: str, key: str) -> EntryPoint:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from mjtable_core.clock import Clock, Timer
@@ -24,6 +25,8 @@ class _Armed:
     started: float
     due: float
     missed: Callable[[], None]
+    fires: float            # when `timer` fires (`due`, unless armed again since)
+    rearmed: bool = False   # armed again since `timer` was set: it sets itself for `due`
 
 
 class Watch:
@@ -44,8 +47,8 @@ class Watch:
 
         `evidence` may be a function: then it describes the moment the watchdog fires.
         """
-        self.cancel(key)
         started = self.clock.now()
+        due = started + (within_s if within_s > 0.0 else 0.0)  # call_later's own time
 
         # `missed` finds itself again through `_armed`, never by its own name: a function
         # that holds itself is a cycle only the garbage collector frees, and one is made
@@ -54,7 +57,8 @@ class Watch:
             state = self.link() if self.link is not None else False
             armed = self._armed.get(key)
             if state is None and armed is not None:
-                armed.timer = self.clock.call_later(RECHECK_S, armed.missed)
+                armed.fires, armed.rearmed = self.clock.now() + RECHECK_S, False
+                armed.timer = self.clock.call_later(RECHECK_S, partial(self._fire, key))
                 return
             self._armed.pop(key, None)
             if state:
@@ -63,8 +67,29 @@ class Watch:
             facts = evidence() if callable(evidence) else evidence
             self.on_miss(fault_id, where, side, {**facts, "waited_s": waited})
 
-        self._armed[key] = _Armed(self.clock.call_later(within_s, missed), started,
-                                  started + within_s, missed)
+        armed = self._armed.get(key)
+        if armed is not None and armed.fires <= due:
+            # Armed again before its timer fires (the stall watch, at every tile): that
+            # timer stays, and fired before the new limit it sets itself for it (_fire).
+            # A timer made and cancelled per tile cost more than the rest of the watch.
+            armed.started, armed.due, armed.missed = started, due, missed
+            armed.rearmed = True
+            return
+        self.cancel(key)
+        self._armed[key] = _Armed(self.clock.call_later(within_s, partial(self._fire, key)),
+                                  started, due, missed, due)
+
+    def _fire(self, key: str) -> None:
+        """`key`'s timer fired: the limit it was armed with last, or looks again then."""
+        armed = self._armed.get(key)
+        if armed is None:
+            return
+        if armed.rearmed:
+            armed.rearmed = False
+            armed.fires = armed.due
+            armed.timer = self.clock.call_at(armed.due, partial(self._fire, key))
+            return
+        armed.missed()
 
     def postpone(self, by_s: float) -> None:
         """The board held every motor for `by_s` while the host was silent: every
@@ -72,13 +97,15 @@ class Watch:
         overdue (the hold's length unknown: no stamp learned yet) has its whole limit
         again from now."""
         now = self.clock.now()
-        for armed in self._armed.values():
+        for key, armed in self._armed.items():
             armed.timer.cancel()
             limit = armed.due - armed.started
             armed.due += by_s
             if armed.due <= now:
                 armed.due = now + limit
-            armed.timer = self.clock.call_later(max(0.0, armed.due - now), armed.missed)
+            armed.fires, armed.rearmed = max(now, armed.due), False
+            armed.timer = self.clock.call_later(max(0.0, armed.due - now),
+                                                partial(self._fire, key))
 
     def done(self, key: str) -> float | None:
         """Disarm `key`; returns how long the motion took."""

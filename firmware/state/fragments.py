@@ -95,6 +95,9 @@ class Fragments:
         self._whole = _Whole(sort_keys)
         # path -> (the list's elements as saved, its text, each element's text)
         self._lists: dict[tuple[str, ...], tuple[tuple[Any, ...], str, list[str]]] = {}
+        # Each key's text and separator ('"key": '), made once: the same few dozen keys
+        # at every save.
+        self._keys: dict[str, str] = {}
 
     def encode(self, state: dict[str, Any]) -> str:
         seen: set[tuple[str, ...]] = set()
@@ -113,14 +116,17 @@ class Fragments:
                 and not _CONTAINERS.isdisjoint(map(type, value.values()))):
             parts = []
             items = sorted(value.items()) if self.sort_keys else value.items()
+            keys = self._keys
             for key, item in items:
                 kind = type(item)
                 text = ATOM_TEXT.get(kind)
+                prefix = keys.get(key)
+                if prefix is None:
+                    prefix = keys[key] = _key_text(key) + ": "
                 # A list straight to _list: most of a journal's values are lists.
-                parts.append(f"{_key_text(key)}: "
-                             + (text(item) if text is not None
-                                else self._list(item, (*path, key), seen) if kind is list
-                                else self._value(item, (*path, key), seen)))
+                parts.append(prefix + (text(item) if text is not None
+                                       else self._list(item, (*path, key), seen) if kind is list
+                                       else self._value(item, (*path, key), seen)))
             return "{" + ", ".join(parts) + "}"
         text = ATOM_TEXT.get(kind)
         # Anything else whole, in C: a dict of atoms only, a subclass, a refusal.

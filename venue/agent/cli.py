@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import signal
 import sys
 from pathlib import Path
@@ -64,6 +63,10 @@ def main(config: Config, args: argparse.Namespace) -> int:
         except Invalid as exc:
             print(f"mjtable agent: --phone {exc}", file=sys.stderr)
             return EXIT_CONFIG
+    # Here, not at the top: every `mjtable` command builds this parser, and asyncio is
+    # a tenth of a simulation's start-up.
+    import asyncio
+
     from venue.agent.secret import SecretError, broker_password
     try:
         password, warning = broker_password(config.venue, config.source)
