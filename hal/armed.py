@@ -31,6 +31,7 @@ class Capabilities:
     board_time: bool = False    # changed_at() gives an input change's own time
     link: bool = False          # a link that can be lost: on_link_fault, on_link_back,
     #                             on_link_resumed, link_lost, link_in_doubt()
+    interlocks: bool = False    # its own interlocks stop outputs by themselves: cut_by()
 
 
 class StopReason(Enum):

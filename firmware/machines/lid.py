@@ -202,10 +202,13 @@ class Lid:
         """The motors the lower lid stop guards that are commanded on now: the feed
         (disc, ring, conveyors) and the plate cams that raise the walls."""
         hal = self.hal
+        # Behind a board, its interlock stopped them on this very edge and told us so
+        # before the edge itself: they read off, yet they ran when the stop dropped.
+        cut = hal.cut_by("lid.lower") if hal.capabilities.interlocks else ()
         return sorted(name for name, signal in hal.signals.items()
                       if signal.is_motor and name != "motor.lid" and name != "motor.dice"
                       and not name.endswith(".head")
-                      and hal.read(name) not in (signal.safe_value, None))
+                      and (hal.read(name) not in (signal.safe_value, None) or name in cut))
 
     def on_sensor(self, name: str, active: bool) -> None:
         if self.hal.read("lid.upper") and self.hal.read("lid.lower"):

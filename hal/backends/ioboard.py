@@ -154,6 +154,9 @@ class IoBoardHal:
         # Declared to the board at connect; it enforces them without us (protocol 3).
         self.interlocks = interlock_table(self.signals)
         self.trips: list[Trip] = []
+        # Outputs the board stopped by itself on an input's change whose INPUT report
+        # is still to come (the board reports the trips first): `cut_by`.
+        self._cut: dict[str, list[str]] = {}
         self._armed: dict[int, tuple[StopSpec, OnStopped]] = {}
         # The arming each output runs under now: a STOPPED for an older one (late
         # behind the next arm's frame, or a SET since) says nothing of the output.
@@ -318,16 +321,23 @@ class IoBoardHal:
             # A tile reader's every read is news, the same code again too (its silence
             # would say "the same tile as the last one"); other inputs only change.
             if self.values[name] == value and self.signals[name].kind is not Kind.READER:
+                self._cut.pop(name, None)
                 return
             self.values[name] = value
             self._changed_at[name] = self._board_time.at(stamp_ms, self.clock.now())
-            if self._listener is not None:
-                self._listener(name, value)
+            try:
+                if self._listener is not None:
+                    self._listener(name, value)
+            finally:
+                # Told with this change only: the next one cuts afresh, or nothing.
+                self._cut.pop(name, None)
         elif msg == Msg.INTERLOCK:
             trip = decode_interlock(payload)
             # The board refused or stopped the output by itself: it is off now.
             self.values[trip.output] = self.signals[trip.output].safe_value
             self.trips.append(trip)
+            if trip.tripped:
+                self._cut.setdefault(trip.input, []).append(trip.output)
         elif msg == Msg.STOPPED:
             self._stopped(decode_stopped(payload))
         elif msg == Msg.RECORD:
@@ -445,6 +455,7 @@ class IoBoardHal:
             return
         self._board_time.reset()
         self._changed_at.clear()
+        self._cut.clear()
         for name, value in info.inputs.items():
             if name in self.values:
                 self.values[name] = value
@@ -477,6 +488,7 @@ class IoBoardHal:
             # any lost link (a set being built is held for a refeed).
             self._board_time.reset()
             self._changed_at.clear()
+            self._cut.clear()
             for name, value in info.inputs.items():
                 if name in self.values:
                     self.values[name] = value
@@ -561,8 +573,10 @@ class IoBoardHal:
 
     # -- Hal --------------------------------------------------------------------------
 
-    # The board stops armed motions, stamps input changes, and its link can be lost.
-    capabilities = Capabilities(armed_stops=True, board_time=True, link=True)
+    # The board stops armed motions, stamps input changes, keeps its own interlocks,
+    # and its link can be lost.
+    capabilities = Capabilities(armed_stops=True, board_time=True, link=True,
+                                interlocks=True)
 
     def arm(self, spec: StopSpec, on_stopped: OnStopped) -> None:
         stop_id = self._next_stop_id
@@ -609,6 +623,12 @@ class IoBoardHal:
     def changed_at(self, name: str) -> float | None:
         """When input `name` last changed, by the board's stamp (for the listener)."""
         return self._changed_at.get(name)
+
+    def cut_by(self, name: str) -> list[str]:
+        """The outputs the board's interlock stopped by itself on the change of input
+        `name` being delivered now (for the listener): they ran when it changed, though
+        they read off already, the board's report of them coming first."""
+        return list(self._cut.get(name, ()))
 
     def listen(self, listener: Listener) -> None:
         self._listener = listener

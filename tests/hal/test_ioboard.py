@@ -410,3 +410,27 @@ def test_a_stop_over_a_noisy_cable_is_fenced_until_its_safe_gets_through(short):
     # Once, then ahead of each of the three resends of SET and SAFE (none acknowledged).
     assert sent[3:] == [Msg.SAFE_NOW, Msg.SET, Msg.SAFE] * 3
     hal.link.stop()
+
+
+def test_the_outputs_the_interlock_stopped_are_told_with_the_edge_that_stopped_them(short):
+    """The board reports its trips before the edge: by then the feed reads off, yet the
+    lid must know it ran when its lower stop dropped (`cut_by`), on that edge only."""
+    from hal.protocol import CHANNEL_OF, encode_input
+
+    def trip(output: str, stamp: int) -> bytes:
+        return (bytes((1, CHANNEL_OF[output], CHANNEL_OF["lid.lower"]))
+                + stamp.to_bytes(4, "big") + b"\x00")
+
+    hal = IoBoardHal(short.ioboard, short.signals(), VirtualClock(), port=object())
+    assert hal.capabilities.interlocks
+    hal.values["lid.lower"] = True
+    hal.values["motor.disc"] = hal.values["motor.ring"] = True
+    heard: list[tuple[object, bool, list[str]]] = []
+    hal.listen(lambda name, value: heard.append(
+        (value, hal.read("motor.disc"), hal.cut_by(name))))
+    hal._on_message(Msg.INTERLOCK, trip("motor.disc", 40))
+    hal._on_message(Msg.INTERLOCK, trip("motor.ring", 40))
+    hal._on_message(Msg.INPUT, encode_input("lid.lower", False, 40))
+    hal._on_message(Msg.INPUT, encode_input("lid.lower", True, 41))
+    assert heard == [(False, False, ["motor.disc", "motor.ring"]), (True, False, [])]
+    assert hal.cut_by("lid.lower") == []
