@@ -169,20 +169,53 @@ def _strings(node: ast.expr, names: set[str]) -> bool:
     if isinstance(node, ast.Starred):
         return _strings(node.value, names)
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return bool(node.elts) and all(_strings(e, names) for e in node.elts)
+        # None beside them is a state not yet read (`(None, "idle", "staged")`).
+        return any(_strings(e, names) for e in node.elts) and all(
+            _strings(e, names) or (isinstance(e, ast.Constant) and e.value is None)
+            for e in node.elts)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
             "frozenset", "set", "tuple") and len(node.args) == 1:
         return _strings(node.args[0], names)
     return False
 
 
-def _states(node: ast.expr) -> list[ast.Attribute]:
-    """The `.state` attributes `node` is, or holds as a tuple's element."""
-    if isinstance(node, ast.Attribute) and node.attr == "state":
+# The keys under which a status picture or the journal holds a machine's state.
+STATE_KEYS = frozenset({"cycle", "build", "lid", "dice", "state"})
+
+
+def _is_state(node: ast.expr, aliases: set[str]) -> bool:
+    """A machine's state as read: `x.state`, `getattr(x, "state")`, a status picture's
+    or journal's `x["build"]` / `x.get("build")`, or a local name bound to one."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "state"
+    if isinstance(node, ast.Name):
+        return node.id in aliases
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        return isinstance(key, ast.Constant) and key.value in STATE_KEYS
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[-1 if isinstance(
+            node.func, ast.Name) else 0], ast.Constant):
+        if isinstance(node.func, ast.Name) and node.func.id == "getattr":
+            return len(node.args) >= 2 and node.args[1].value == "state"
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+            return node.args[0].value in STATE_KEYS
+    return False
+
+
+def _states(node: ast.expr, aliases: set[str] = frozenset()) -> list[ast.expr]:
+    """The machine states `node` is, or holds as a tuple's element."""
+    if _is_state(node, aliases):
         return [node]
     if isinstance(node, ast.Tuple):
-        return [found for e in node.elts for found in _states(e)]
+        return [found for e in node.elts for found in _states(e, aliases)]
     return []
+
+
+def _aliases(tree: ast.Module) -> set[str]:
+    """The names bound to a machine's state (`state = event["state"]`)."""
+    return {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+            and _is_state(node.value, set()) for target in node.targets
+            if isinstance(target, ast.Name)}
 
 
 def state_string_compares(source: str, path: str) -> list[str]:
@@ -190,6 +223,7 @@ def state_string_compares(source: str, path: str) -> list[str]:
     module-level name bound to them, as `path:line: expression`."""
     tree = ast.parse(source)
     names = _string_names(tree)
+    aliases = _aliases(tree)
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Compare):
@@ -197,7 +231,7 @@ def state_string_compares(source: str, path: str) -> list[str]:
         operands = [node.left, *node.comparators]
         for i, operand in enumerate(operands):
             others = operands[:i] + operands[i + 1:]
-            for state in _states(operand):
+            for state in _states(operand, aliases):
                 if (path, ast.unparse(state)) in NOT_A_MACHINE_STATE:
                     continue
                 if any(_strings(other, names) or _holds_strings(other, names)
@@ -224,16 +258,25 @@ def test_the_check_sees_a_state_compared_with_strings() -> None:
         'g = lid.state == LidState.CLOSED',
         'h = side.state in BUSY',
         'i = lid.status == "closed"',
+        'state = event["state"]',
+        'j = state == "rolling"',
+        'k = status["lid"] == "closed"',
+        'm = journal.get("build") not in (None, "idle", "staged")',
+        'n = getattr(cycle, "state") == "play"',
+        'o = status["cycle"] == cycle',
     ))
     assert [line.split(":")[1] for line in state_string_compares(source, "m.py")] == [
-        "2", "3", "4", "5", "6", "7"]
+        "12", "13", "14", "15", "2", "3", "4", "5", "6", "7"]
 
 
 def test_peers_read_a_state_through_its_enum_not_a_string() -> None:
     """A machine's state is a member of its StrEnum (`LidState.CLOSED`) or a question
     the machine answers (`lid.down()`, `build.staged`): a string typed in a peer is a
-    state nobody checks exists (issue 37, "The house")."""
-    found = [hit for path in sorted((ROOT / "firmware").rglob("*.py"))
+    state nobody checks exists (issue 37, "The house"). The simulator and the benches
+    read the firmware's machines too, and may import their enums; the venue reads
+    states off the wire, where they are the protocol's strings."""
+    found = [hit for package in ("firmware", "simulator", "bench")
+             for path in sorted((ROOT / package).rglob("*.py"))
              for hit in state_string_compares(path.read_text(encoding="utf-8"),
                                               path.relative_to(ROOT).as_posix())]
     assert not found, "a state compared with strings:\n" + "\n".join(found)
