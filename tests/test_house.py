@@ -287,3 +287,29 @@ def test_peers_read_a_state_through_its_enum_not_a_string() -> None:
              for hit in state_string_compares(path.read_text(encoding="utf-8"),
                                               path.relative_to(ROOT).as_posix())]
     assert not found, "a state compared with strings:\n" + "\n".join(found)
+
+
+# The house's measures (issue 37, "Done when"): a package folder's modules, not counting
+# its __init__.py.
+ROOT_MODULES = 8
+FOLDER_MODULES = 20
+CONTROLLER_LINES = 300
+CONTROLLER_IMPORTERS = 3
+
+
+def _folders() -> dict[str, int]:
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        packages = tomllib.load(f)["tool"]["importlinter"]["root_packages"]
+    return {init.parent.relative_to(ROOT).as_posix(): sum(
+                1 for m in init.parent.glob("*.py") if m.name != "__init__.py")
+            for package in packages for init in sorted((ROOT / package).rglob("__init__.py"))}
+
+
+def test_the_house_keeps_its_measures() -> None:
+    folders = _folders()
+    assert folders["firmware"] <= ROOT_MODULES, "firmware/'s root: move a module to its wing"
+    assert {f: n for f, n in folders.items() if n > FOLDER_MODULES} == {}
+    lines = len((ROOT / "firmware" / "controller.py").read_text(encoding="utf-8").splitlines())
+    assert lines <= CONTROLLER_LINES, f"firmware/controller.py is {lines} lines"
+    importers = {m for m in _graph().find_modules_that_directly_import("firmware.controller")}
+    assert len(importers) <= CONTROLLER_IMPORTERS, sorted(importers)
