@@ -239,6 +239,12 @@ def state_string_compares(source: str, path: str) -> list[str]:
     aliases = _aliases(tree)
     found = []
     for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("startswith", "endswith")
+                and _is_state(node.func.value, aliases)
+                and all(_strings(a, names) for a in node.args)):
+            # A state's name spelled in part: `cycle.state.startswith("top_up")`.
+            found.append(f"{path}:{node.lineno}: {ast.unparse(node)}")
         if not isinstance(node, ast.Compare):
             continue
         operands = [node.left, *node.comparators]
@@ -277,9 +283,10 @@ def test_the_check_sees_a_state_compared_with_strings() -> None:
         'm = journal.get("build") not in (None, "idle", "staged")',
         'n = getattr(cycle, "state") == "play"',
         'o = status["cycle"] == cycle',
+        'p = cycle.state.startswith("top_up")',
     ))
     assert [line.split(":")[1] for line in state_string_compares(source, "m.py")] == [
-        "12", "13", "14", "15", "2", "3", "4", "5", "6", "7"]
+        "12", "13", "14", "15", "17", "2", "3", "4", "5", "6", "7"]
 
 
 def test_peers_read_a_state_through_its_enum_not_a_string() -> None:

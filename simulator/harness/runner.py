@@ -633,7 +633,8 @@ class Harness:
         if self.rig.link_returning():
             return False        # the cable comes back: the host connects by itself
         if (self._pending or self.players.topping_up or self.players.top_up_wanted
-                or self.ctl.cycle.state.startswith("top_up")):
+                or self.ctl.cycle.state in (CycleState.TOP_UP_OPENING, CycleState.TOP_UP_OPEN,
+                                            CycleState.TOP_UP_CLOSING)):
             return False
         # A refeed hold alone is no halt: the players answer it themselves (rF, both
         # lift keys held), unless it stands for extra tiles a technician must take out;
