@@ -326,3 +326,30 @@ def test_the_house_keeps_its_measures() -> None:
     assert lines <= CONTROLLER_LINES, f"firmware/controller.py is {lines} lines"
     importers = {m for m in _graph().find_modules_that_directly_import("firmware.controller")}
     assert len(importers) <= CONTROLLER_IMPORTERS, sorted(importers)
+
+
+# Who may open a Unix stream socket or write the API's requests by hand, beside the one
+# client (firmware/api/client.py), and why: a bench that needs the daemon's ordinary
+# answers asks them through the client.
+BESIDE_THE_CLIENT = {
+    "firmware/api/protocol.py": "the protocol itself (its docstring shows a request)",
+    "firmware/api/server.py": "the daemon: serves the socket, probes a stale one",
+    "bench/api/bench_attacks.py": "an attacker: malformed and hostile bytes on purpose",
+    "bench/api/bench_floods.py": "floods of malformed requests on purpose",
+    "bench/api/flood_child.py": "a flood from another uid, stdlib only",
+    "bench/faults/bench_powercut.py": "the board emulator's control socket, not the daemon",
+}
+
+
+def test_one_client_of_the_daemon() -> None:
+    """One client speaks the daemon's protocol (issue 37, "The house"): the console, the
+    TUI, the agent, the phone console and the benches use it."""
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        packages = tomllib.load(f)["tool"]["importlinter"]["root_packages"]
+    speaks = re.compile(r'"method":|socket\.AF_UNIX\b(?!, socket\.SOCK_DGRAM)'
+                        r'|open_unix_connection')
+    found = {path.relative_to(ROOT).as_posix() for package in packages
+             for path in sorted((ROOT / package).rglob("*.py"))
+             if speaks.search(path.read_text(encoding="utf-8"))}
+    assert found - {"firmware/api/client.py"} == set(BESIDE_THE_CLIENT), (
+        "speak to the daemon through firmware/api/client.py, or name the module here")
