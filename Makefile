@@ -35,11 +35,12 @@ bench: $(STAMP)
 diagrams: $(STAMP)
 	$(BIN)/python -m firmware.diagrams docs/state-machines.md
 
-# Every generated document: the state diagrams, the fault tables and the desk's fault
-# words (from the kinds).
+# Every generated document: the state diagrams, the fault tables, the desk's fault
+# words and the Chinese fault card (from the kinds).
 docs: diagrams
 	$(BIN)/python -m firmware.faults.tables docs
 	$(BIN)/python -m firmware.faults.deskwords venue/desk/faults/faultwords.json
+	$(BIN)/mjtable faults --lang zh_CN --format md > docs/zh_CN/faults.md
 
 # Strings a person reads: extract them, merge into the catalogues, then translate the
 # new entries in firmware/locale/*/LC_MESSAGES/mjtable.po (tests/test_i18n.py checks).

@@ -46,6 +46,9 @@ from bench.helpers import children
 from firmware import statedir
 from firmware.api.auth import Technicians
 from firmware.api.client import Client, ClientError
+from firmware.machines.build import RUNNING
+from firmware.machines.cycle import CycleState
+from firmware.machines.lid import LidState
 from firmware.state.journal import FILE_NAME as JOURNAL_NAME
 from mjtable_core.config import DEFAULT_CONFIG
 from mjtable_core.geometry import REFERENCE
@@ -346,8 +349,8 @@ class PowerCutBench:
             values = {name: s["value"] for name, s in last["signals"].items()}
             cams = all(values[f"side.{n}.{c}"] for n in REFERENCE.sides
                        for c in ("head_home", "plate_home"))
-            if (last["lid"] == "closed" and values["lid.lower"] and cams
-                    and last["state"] != "homing"):
+            if (last["lid"] == LidState.CLOSED and values["lid.lower"] and cams
+                    and last["state"] != CycleState.HOMING):
                 return last
             time.sleep(0.02)
         off = [name for name, s in last.get("signals", {}).items()
@@ -430,7 +433,7 @@ class PowerCutBench:
                 try:
                     at = self.instant(phase, previous)
                     previous = at["next"]
-                    builds_cut += at["build"] in ("building", "paused_full", "paused_top_up")
+                    builds_cut += at["build"] in RUNNING
                     self.log(f"{i + 1:4d} {phase:8s} ok   (+{at['delay_s']} s after "
                              f"{at['after']!r}, build {at['build']})")
                 except (Failure, ClientError, OSError) as exc:

@@ -44,6 +44,8 @@ from functools import partial
 from typing import Any
 
 from firmware.controller import compose_table
+from firmware.machines.build import BuildState
+from firmware.machines.side import SideState
 from hal.armed import Capabilities
 from hal.interface import Listener, drive_safe
 from mjtable_core.clock import RealClock
@@ -170,7 +172,8 @@ def _feed(hal: TimedHal, clock: RealClock, edges: int, in_flight: int) -> None:
 
 async def _building(ctl: Driven) -> None:
     for _ in range(int(WAIT_S * 1000)):
-        if ctl.build.state == "building" and all(s.state == "feeding" for s in ctl.sides):
+        if ctl.build.state == BuildState.BUILDING and all(
+                s.state == SideState.FEEDING for s in ctl.sides):
             return
         await asyncio.sleep(0.001)
     raise RuntimeError(f"the build did not start (cycle {ctl.cycle.state}, "

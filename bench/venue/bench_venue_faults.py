@@ -18,11 +18,11 @@ load average, and the agents' RSS and CPU.
 from __future__ import annotations
 
 import argparse
-import contextlib
+import asyncio
+import concurrent.futures
 import json
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -44,6 +44,7 @@ from bench.helpers.venue_brokers import (
     table_password,
 )
 from bench.helpers.venue_tables import ROOT, Daemon, call, wait_for
+from firmware.api.client import CLEAR, SUBSCRIBE, AsyncClient, ClientError
 
 TECHNICIAN, TOKEN = "li", "bench-token-0123"
 
@@ -81,41 +82,57 @@ class Subscriber:
 
 class Clearer:
     """A technician at the table: clears each warning as it is raised (told by the event
-    stream, not by polling the fault list), so the next one is a new fault."""
+    stream, not by polling the fault list), so the next one is a new fault. It speaks
+    through the one client of the daemon (firmware/api/client.py), in a loop of its own."""
 
-    def __init__(self, path: Path) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(str(path))
+    def __init__(self, path: Path, technician: tuple[str, str] = (TECHNICIAN, TOKEN)) -> None:
         self.cleared = 0
         self.seen: dict[float, float] = {}    # fault's table time: when it came (wall)
-        self.thread = threading.Thread(target=self._run, daemon=True)
+        self._loop = asyncio.new_event_loop()
+        self._stop = asyncio.Event()
+        self._clears: set[asyncio.Task[Any]] = set()
+        self._client = AsyncClient(path, on_stream=self._on_stream)
+        ready: concurrent.futures.Future[None] = concurrent.futures.Future()
+        self.thread = threading.Thread(target=self._loop.run_until_complete,
+                                       args=(self._run(technician, ready),), daemon=True)
         self.thread.start()
+        try:
+            ready.result(10.0)      # ClientError when the daemon cannot be reached
+        except BaseException:
+            self.stop()
+            raise
 
-    def _send(self, message: dict[str, Any]) -> None:
-        self.sock.sendall(json.dumps(message).encode() + b"\n")
+    async def _run(self, technician: tuple[str, str],
+                   ready: concurrent.futures.Future[None]) -> None:
+        try:
+            await self._client.open()
+            login = await self._client.login(technician)
+            if not login.get("ok"):
+                raise ClientError(f"login: {login.get('error')}")
+            await self._client.request(SUBSCRIBE, {"streams": ["events"]})
+        except BaseException as exc:
+            ready.set_exception(exc)
+            return
+        ready.set_result(None)
+        await self._stop.wait()
+        await self._client.aclose()
 
-    def _run(self) -> None:
-        self._send({"id": 1, "method": "login",
-                    "auth": {"name": TECHNICIAN, "token": TOKEN}})
-        self._send({"id": 2, "method": "subscribe", "params": {"streams": ["events"]}})
-        ids = iter(range(3, 1 << 30))
-        with contextlib.suppress(OSError, ValueError):
-            for line in self.sock.makefile("rb"):
-                came = time.time()
-                message = json.loads(line)
-                event = message.get("event") or {}
-                if event.get("kind") == "fault":
-                    self.seen[round(event.get("t", -1.0), 3)] = came
-                if event.get("kind") == "fault" and event.get("id") == "timing.drift":
-                    self._send({"id": next(ids), "method": "clear",
-                                "params": {"fault": "timing.drift"}})
-                    self.cleared += 1
+    def _on_stream(self, message: dict[str, Any]) -> None:
+        came = time.time()
+        event = message.get("event") or {}
+        if event.get("kind") != "fault":
+            return
+        self.seen[round(event.get("t", -1.0), 3)] = came
+        if event.get("id") == "timing.drift":
+            clear = self._loop.create_task(self._client.call(CLEAR, {"fault": "timing.drift"}))
+            self._clears.add(clear)
+            clear.add_done_callback(self._clears.discard)
+            self.cleared += 1
 
     def stop(self) -> None:
-        with contextlib.suppress(OSError):
-            self.sock.shutdown(socket.SHUT_RDWR)
+        self._loop.call_soon_threadsafe(self._stop.set)
         self.thread.join(5)
-        self.sock.close()
+        self._loop.close()
 
 
 def _usage(pid: int, started: float) -> dict[str, float]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.faults import recovery
 from firmware.faults.kinds import CATALOGUE, INFO, REFEED, Fault
 from firmware.faults.kinds.table import BUILD_INTERRUPTED, POWER_RECOVERED, STORAGE_FAILED
-from firmware.machines.build import BuildState
+from firmware.machines.build import AT_REST, BuildState
 from firmware.machines.cycle import CycleState
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # them (recovery.journaled), which a fault's parking can make differ from the picture.
 JOURNALED_STATUS = ("cycle", "set_in_play", "set_building")
 # A build that was not complete at a stop: its stacks are not trusted after a restart.
-NOT_INCOMPLETE = (None, "idle", "staged")
+NOT_INCOMPLETE = (None, *AT_REST)
 
 
 class TableState:

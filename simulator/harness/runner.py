@@ -28,6 +28,8 @@ from firmware.faults.clearing import ClearRefused
 from firmware.faults.guided_refeed import EXTRA
 from firmware.faults.kinds import CATALOGUE, ERROR, RELINK, Fault
 from firmware.hands.handoff import Consumer
+from firmware.machines.build import BuildState
+from firmware.machines.cycle import CycleState
 from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import Clock, VirtualClock
 from mjtable_core.config import Config
@@ -276,12 +278,13 @@ class Harness:
                                                  self.config.tiles_per_side), 3))
         elif kind == "phase":
             state = event["state"]
-            phase = {"opening": "lid_up", "closing": "lid_down", "raising": "raise"}.get(state)
+            phase = {CycleState.OPENING: "lid_up", CycleState.CLOSING: "lid_down",
+                     CycleState.RAISING: "raise"}.get(state)
             if phase:
                 self._phase(phase, ctl.cycle.number + 1)
-            elif state == "rolling":
+            elif state == CycleState.ROLLING:
                 self._phase("dice", ctl.cycle.number)
-            elif state == "play" and ctl.cycle.number > 0:
+            elif state == CycleState.PLAY and ctl.cycle.number > 0:
                 self._phase("play", ctl.cycle.number)
         elif kind == "fault":
             self._on_fault(event)
@@ -431,7 +434,7 @@ class Harness:
         if do == "replace_tile":
             return any(t.magnet != "ok" for t in table.tiles)
         if do == "top_up":
-            return bool(table.on_table) and self.ctl.cycle.state == "play"
+            return bool(table.on_table) and self.ctl.cycle.state == CycleState.PLAY
         if do == "remove_extra":
             return any(t.set_name == "X" for t in table.tiles)
         return True
@@ -630,7 +633,8 @@ class Harness:
         if self.rig.link_returning():
             return False        # the cable comes back: the host connects by itself
         if (self._pending or self.players.topping_up or self.players.top_up_wanted
-                or self.ctl.cycle.state.startswith("top_up")):
+                or self.ctl.cycle.state in (CycleState.TOP_UP_OPENING, CycleState.TOP_UP_OPEN,
+                                            CycleState.TOP_UP_CLOSING)):
             return False
         # A refeed hold alone is no halt: the players answer it themselves (rF, both
         # lift keys held), unless it stands for extra tiles a technician must take out;
@@ -646,7 +650,7 @@ class Harness:
             return False
         # Not asked of the players (the display shows something else, the dice of a
         # hand dealt after the resume, say).
-        return not (self.table.values["display"] == "rF" or ctl.cycle.state == "homing")
+        return not (self.table.values["display"] == "rF" or ctl.cycle.state == CycleState.HOMING)
 
     def run(self, progress: Callable[[int, int], None] | None = None,
             wall_limit_s: float | None = None) -> dict[str, Any]:
@@ -673,7 +677,7 @@ class Harness:
             return bool(self.watchdog.stalls) or (
                 (self.link_dead or bool(ctl.faults) or ctl.marks.refeed_hold is not None)
                 and self.halted()) or (
-                len(self.handoffs) >= cycles and ctl.build.state == "staged")
+                len(self.handoffs) >= cycles and ctl.build.state == BuildState.STAGED)
 
         # From now: a table may have run for months before this run (tests/test_clean_soak.py).
         # A technician may come an hour late: the wait for them is no stall.
