@@ -18,7 +18,7 @@ import contextlib
 import itertools
 import json
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +137,15 @@ class Client:
         # "lang": the texts in the reply in the console's language (docs/console.md).
         return self._request({"id": next(self._ids), "method": method,
                               "params": params or {}, "lang": i18n.current()}, method)
+
+    def streams(self) -> Iterator[dict[str, Any]]:
+        """The stream messages a `subscribe` asked for, as they come, until the daemon
+        closes the connection (no reply timeout: a stream may be quiet for long)."""
+        self.sock.settimeout(None)
+        for line in iter(lambda: self.file.readline(READ_LIMIT), b""):
+            message = json.loads(line)
+            if "stream" in message:
+                yield message
 
     def _request(self, request: dict[str, Any], method: str) -> Any:
         data = p.encode(request)

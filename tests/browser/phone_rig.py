@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import socket
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from firmware.api.client import SUBSCRIBE, Client
 from mjtable_core.config import load_config
 from tests.console.conftest import TOKEN, Daemon, start_daemon
 from venue.agent.phone.server import PhoneConsole
@@ -25,29 +24,18 @@ class Watcher:
     """The daemon's `signals` and `events` streams, each message with its arrival time."""
 
     def __init__(self, path: Path) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(str(path))
-        self.sock.sendall(b'{"id": 1, "method": "subscribe", "params": '
-                          b'{"streams": ["signals", "events"]}}\n')
+        self.client = Client(path)
+        self.client.call(SUBSCRIBE, {"streams": ["signals", "events"]})
         self.seen: list[tuple[float, dict[str, Any]]] = []
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
     def _read(self) -> None:
-        buf = b""
-        while True:
-            try:
-                chunk = self.sock.recv(65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            now = time.monotonic()
-            buf += chunk
-            *lines, buf = buf.split(b"\n")
-            with self.lock:
-                self.seen += [(now, json.loads(line)) for line in lines if line]
+        with contextlib.suppress(OSError, ValueError):     # closed under the reader
+            for message in self.client.streams():
+                with self.lock:
+                    self.seen.append((time.monotonic(), message))
 
     def signal_at(self, name: str, value: Any, after: float) -> float | None:
         """When `name` was first seen at `value` after `after` (monotonic), or None."""
@@ -76,7 +64,7 @@ class Watcher:
         raise AssertionError("not seen in time")
 
     def close(self) -> None:
-        self.sock.close()
+        self.client.close()
 
 
 class PhoneRig:

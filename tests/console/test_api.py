@@ -140,6 +140,19 @@ def test_subscribe_streams_events_signals_and_status(daemon: Daemon) -> None:
         assert {"event", "signals", "status"} <= streams
 
 
+def test_the_blocking_client_follows_the_streams_it_subscribed_to(daemon: Daemon) -> None:
+    with Client(daemon.socket, technician=("li", TOKEN)) as client:
+        reply = client.call("subscribe", {"streams": ["signals", "events"]})
+        assert "signals" in reply["status"]
+        client.call("jog", {"motor": "dice", "direction": "fwd", "seconds": 2})
+        seen = set()
+        for message in client.streams():
+            seen.add(message["stream"])
+            if seen >= {"event", "signals"}:
+                break
+    assert seen >= {"event", "signals"}
+
+
 def test_clear_is_refused_while_the_case_reads_open(tmp_path) -> None:
     # Finding 9 (issue 11): a case.opened fault is not cleared while case_open still
     # reads open; the API answers "refused" with what to do, and the fault stays.

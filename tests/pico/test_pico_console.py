@@ -31,7 +31,8 @@ def test_ctrl_c_stops_the_board_with_every_output_off_and_an_allocating_handler_
         chip.run_to(chip.t_ns + NS // 20)
         wired.board._apply_events()
         assert wired.table.values["motor.disc"] is False
-        assert wired.board._off_at[1] - stopped_at < NS // 50      # within 20 ms
+        run = wired.board.last_run(1)
+        assert run is not None and run[1] - stopped_at < NS // 50      # off within 20 ms
         assert b"KeyboardInterrupt" in chip.console
         assert not any("MemoryError" in line for line in wired.board.figures()["errors"])
         # At the REPL now (and within the watchdog's second): a hard IRQ handler that
