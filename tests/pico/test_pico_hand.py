@@ -8,10 +8,8 @@ from __future__ import annotations
 import pytest
 
 from firmware.faults.kinds import CATALOGUE
-from mjtable_core.config import load_config
-from simulator.harness.runner import Harness
-from simulator.rigs.pico_chip import ChipMissing
 from simulator.scenario import Expect, FaultSpec, Scenario
+from tests.pico.conftest import run_on_chip
 
 pytestmark = [pytest.mark.xdist_group("pico"), pytest.mark.timeout(400)]
 
@@ -21,14 +19,9 @@ STALLS = (FaultSpec("host_stall", "side.1.head", 1, phase="build", duration_s=0.
 
 
 def test_a_hand_on_the_chip_is_referee_clean_and_host_stalls_leave_every_stop_made() -> None:
-    config = load_config(None).with_play_time(2.0)
     scenario = Scenario(seed=1, cycles=1, source="<pico hand>", faults=STALLS,
                         expect=Expect(allow=tuple(CATALOGUE)))
-    try:
-        harness = Harness(config, scenario, None, rig="pico")
-    except ChipMissing as exc:
-        pytest.skip(str(exc))
-    report = harness.run()
+    report = run_on_chip(scenario)
     assert report["referee_violations"] == [], report["referee_violations"]
     assert report["completed"] and report["tiles_accounted"] and report["stalls"] == []
     assert report["motors_safe_after_faults"]
