@@ -173,9 +173,23 @@ class Pins:
             result = work()
         finally:
             self._busy = False
-        self._settle()
-        self._arm_hard()
+        self._after()
         return result
+
+    def _after(self):
+        """The edges that came while the board ran, then the hard handlers' stops from
+        the board's. _arm_hard runs held like the board: a hand-over that ran inside it
+        (between any two bytecodes) ended a stop it was arming and freed the slot, and
+        it then armed the slot for that ended stop, an early cut nothing disarmed."""
+        while True:
+            self._settle()
+            self._busy = True
+            try:
+                self._arm_hard()
+            finally:
+                self._busy = False
+            if not self._edges or self.board is None:
+                return
 
     def _settle(self):
         edges = self._edges
@@ -407,15 +421,18 @@ class Pins:
             self._h_addr[slot], self._h_port[slot] = cut[1], cut[2]
             self._h_and[slot], self._h_or[slot] = cut[3], cut[4]
             self._h_out[stop.out_ch] = slot
-            armed[slot] = 1
             if stop.held_since is not None and stop.confirm_ms:
                 # Held already (the edge reached the board before this): the rest of
-                # the dwell on the timer.
+                # the dwell on the timer, started as the slot is armed (an edge back
+                # and forth between the two would have its full dwell cut short).
                 left = stop.held_since + stop.confirm_ms - self.now_ms()
                 state = machine.disable_irq()
+                armed[slot] = 1
                 self._h_timer[slot].init(mode=_ONE_SHOT, period=max(1, left),
                                          callback=self._h_fired[slot], hard=True)
                 machine.enable_irq(state)
+            else:
+                armed[slot] = 1
         if seen == self._h_count:
             return
         # A stop the board no longer holds: its slot is free.
@@ -468,7 +485,7 @@ class Pins:
             self.board.on_input(ch, value, at)
         finally:
             self._busy = False
-        self._arm_hard()
+        self._after()
 
     def poll_slow(self):
         """Read the expanders' inputs every SLOW_POLL_MS."""
