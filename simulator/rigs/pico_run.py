@@ -109,6 +109,10 @@ class PicoBoard(Cable):
         self._runs: dict[int, deque[tuple[int, int]]] = {}  # ... its last runs (on, off)
         self._edges: dict[int, deque[int]] = {}     # input channel -> its last edges
         self._confirm: dict[int, int] = {}      # stop id -> confirm_ms the host asked for
+        # stop id -> (chip ns its ARM was handed to the chip, the frame's seq): a run that
+        # ended before it is another stop's.
+        self._armed_at: dict[int, tuple[int, int]] = {}
+        self._timed: deque[bytes] = deque(maxlen=32)   # STOPPEDs timed (the board resends)
         self._from_host = Decoder()
         self._to_host = Decoder()
         self.latencies_us: list[float] = []
@@ -265,6 +269,9 @@ class PicoBoard(Cable):
         for frame in frames:
             if frame.type == Msg.ARM and len(frame.payload) >= 10:
                 self._confirm[frame.payload[0]] = int.from_bytes(frame.payload[8:10], "big")
+                armed = self._armed_at.get(frame.payload[0])
+                if armed is None or armed[1] != frame.seq:     # not the host's resend
+                    self._armed_at[frame.payload[0]] = (self.chip_ns(), frame.seq)
             elif frame.type == Msg.SET:
                 self._off_board(frame.payload)
         self._catch_up()
@@ -296,21 +303,27 @@ class PicoBoard(Cable):
             stopped = decode_stopped(payload)
         except Exception:       # a garbled report: the host's decoder says so
             return
-        if stopped.reason != Reason.EDGE:
+        if stopped.reason != Reason.EDGE or payload in self._timed:
             return
+        self._timed.append(payload)
         from hal.protocol import CHANNEL_OF
 
         out_ch, in_ch = CHANNEL_OF.get(stopped.output), CHANNEL_OF.get(stopped.input)
         self._apply_events()
         runs, edges = self._runs.get(out_ch, ()), self._edges.get(in_ch, ())
-        for on, off in reversed(runs):      # its latest run that an edge of the input ended
-            inside = [edge for edge in edges if on <= edge <= off]
+        armed = self._armed_at.get(stopped.stop_id, (0, 0))[0]
+        # Its run: the first to end after its ARM (an older one, ended by a SAFE or a
+        # SET past an edge, is another stop's), timed from the last edge in it.
+        for on, off in runs:
+            if off < armed:
+                continue
+            inside = [edge for edge in edges if max(on, armed) <= edge <= off]
             if inside:
                 runs.remove((on, off))      # type: ignore[union-attr]
                 dwell = self._confirm.get(stopped.stop_id, 0) * 1_000_000
                 self.latencies_us.append(max(0, off - inside[-1] - dwell) / 1000)
-                return
-        # No run that an edge ended: stopped at its arming (already at its level).
+            # Else no edge ended it: stopped at its arming (already at its level).
+            return
 
     def figures(self) -> dict[str, Any]:
         if self._figures is not None:       # closed: the chip is gone, its figures stay
