@@ -269,14 +269,15 @@ class PicoBoard(Cable):
         for frame in frames:
             if frame.type == Msg.ARM and len(frame.payload) >= 10:
                 self._confirm[frame.payload[0]] = int.from_bytes(frame.payload[8:10], "big")
-                armed = self._armed_at.get(frame.payload[0])
-                if armed is None or armed[1] != frame.seq:     # not the host's resend
-                    self._armed_at[frame.payload[0]] = (self.chip_ns(), frame.seq)
             elif frame.type == Msg.SET:
                 self._off_board(frame.payload)
         self._catch_up()
         for frame in frames:
-            if frame.type in (Msg.SAFE, Msg.SAFE_NOW):
+            if frame.type == Msg.ARM and frame.payload:
+                armed = self._armed_at.get(frame.payload[0])
+                if armed is None or armed[1] != frame.seq:     # not the host's resend
+                    self._armed_at[frame.payload[0]] = (self.chip_ns(), frame.seq)
+            elif frame.type in (Msg.SAFE, Msg.SAFE_NOW):
                 self._safe_sent(frame.payload[1:] if frame.type == Msg.SAFE_NOW
                                 else frame.payload)
         self.link.stats.to_board += len(data)
