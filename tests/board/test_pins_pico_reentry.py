@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -150,14 +150,19 @@ class Board:
 
 
 @pytest.fixture
-def chip(monkeypatch: pytest.MonkeyPatch) -> Chip:
+def chip(monkeypatch: pytest.MonkeyPatch) -> Iterator[Chip]:
     chip = Chip()
     monkeypatch.setitem(sys.modules, "machine", fake_machine(chip))
     micro = types.ModuleType("micropython")
     micro.schedule = lambda func, arg: chip.pending.append((func, arg))  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "micropython", micro)
-    monkeypatch.delitem(sys.modules, "board.pins_pico", raising=False)
-    return chip
+    sys.modules.pop("board.pins_pico", None)
+    yield chip
+    # Bound to this fake machine: no other test may find it imported.
+    sys.modules.pop("board.pins_pico", None)
+    package = importlib.import_module("board")
+    if hasattr(package, "pins_pico"):
+        delattr(package, "pins_pico")
 
 
 def new_pins(chip: Chip, monkeypatch: pytest.MonkeyPatch) -> Any:
