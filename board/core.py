@@ -333,12 +333,16 @@ class Board:
             self._end(old, REASON_CANCELLED, now, drive=False)
         stop = ArmedStop(payload[0], out_ch, payload[2], payload[3], payload[4], payload[5],
                          get_u16(payload, 6), get_u16(payload, 8), get_u32(payload, 10), now)
+        # Refused, the output goes to its safe value, as a refused SET's does: the motion
+        # the old stop watched must not run on with no stop at all.
         if out_ch in self.fence:    # sent before the host's last SAFE: stale
+            self.pins.write(out_ch, self.pins.outputs[out_ch])
             self._stopped(stop, REASON_CANCELLED, now)
             return True
         value = bytes((stop.value,))
         blocker = self.interlocks.forbids(out_ch, stop.value, self._safe(out_ch), self._level)
         if blocker is not None:
+            self.pins.write(out_ch, self.pins.outputs[out_ch])
             self._report_trip(TRIP_REFUSED, out_ch, blocker, now)
             self._stopped(stop, REASON_INTERLOCK, now)
             return True

@@ -28,10 +28,12 @@ from simulator.scenario import FaultSpec
 # After the cable is back: a few of the host's HELLOs, for the board's WELCOME.
 RELINK_GRACE_S = 1.0
 BOARD_TICK_S = 0.001
-# On the chip a stop's SAFE crosses UART0 at the line's pace (a byte in 87 µs) and is
-# acted on at the board loop's next turn, which a heap collection can hold some 10 ms:
-# the figure is the pico rig's `board.safe_latency_us` (docs/board.md).
-SAFE_GRACE_S = 0.05
+# On the chip a stop's SAFE crosses UART0 at the line's pace (SAFE_NOW and SAFE: 15
+# bytes, 1.3 ms; 4.8 ms naming 20 outputs) and is acted on at the board loop's next
+# turn, one whole turn away at worst (the longest measured 50 ms, a heap collection in
+# it), then a few I2C writes: some 56 ms. Measured: the pico rig's
+# `board.safe_latency_us` (docs/board.md).
+SAFE_GRACE_S = 0.1
 
 
 class SimRig:
