@@ -79,6 +79,8 @@ SLOW_BUILDS_RECUR, SLOW_BUILDS_WINDOW = 2, 3
 
 
 class Build(Recoverable):
+    FAULT = BuildState.FAULT
+
     def __init__(self, ports: Ports, sides: Sequence[SideBuilder], lid: Lid) -> None:
         self.hal = ports.outputs
         self.clock = ports.clock
@@ -129,10 +131,6 @@ class Build(Recoverable):
     def at_rest(self) -> bool:
         """No set under way: idle, or one staged."""
         return self.state in AT_REST
-
-    @property
-    def faulted(self) -> bool:
-        return self.state == BuildState.FAULT
 
     def status(self) -> dict[str, Any]:
         """The build as the status picture shows it: state and the set it builds."""

@@ -119,6 +119,8 @@ def build_mechanisms(geometry: Geometry) -> list[str]:
 
 
 class Cycle(Recoverable):
+    FAULT = CycleState.FAULT
+
     def __init__(self, ports: Ports, lid: Lid, plates: Sequence[Plate], build: Build,
                  dice: Dice, owner: Owner, hands: Hands,
                  next_dealer: Callable[[], int | None], faults: Sequence[Any]) -> None:
@@ -171,10 +173,6 @@ class Cycle(Recoverable):
         """The hand cycle as the status picture shows it (keys as the picture names them)."""
         return {"cycle": self.number, "state": self.state, "set_in_play": self.set_in_play,
                 "set_building": self.set_building, "dealer": self.dealer}
-
-    @property
-    def faulted(self) -> bool:
-        return self.state == CycleState.FAULT
 
     @property
     def in_play(self) -> bool:

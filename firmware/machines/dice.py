@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from transitions import EventData
 
 from firmware.i18n import N_
-from firmware.machines.machine import attach
+from firmware.machines.machine import Parkable, attach
 from firmware.machines.protocols import noop
 from mjtable_core.clock import Timer
 
@@ -40,7 +40,9 @@ TRANSITIONS = [
 SPIN_SEEN_WITHIN_S = 1.0
 
 
-class Dice:
+class Dice(Parkable):
+    FAULT = DiceState.FAULT
+
     def __init__(self, ports: Ports) -> None:
         self.hal = ports.outputs
         self.clock = ports.clock
@@ -65,10 +67,6 @@ class Dice:
     @property
     def spinning(self) -> bool:
         return self.state == DiceState.SPINNING
-
-    @property
-    def faulted(self) -> bool:
-        return self.state == DiceState.FAULT
 
     def on_enter_spinning(self, event: EventData) -> None:
         timing = self.timing

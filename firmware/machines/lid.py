@@ -18,7 +18,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from firmware.machines.machine import attach
+from firmware.machines.machine import Parkable, attach
 from firmware.machines.protocols import noop
 from firmware.machines.supervisor import CONFIRM_S
 from mjtable_core.clock import Timer
@@ -63,7 +63,9 @@ TRANSITIONS = [
 ]
 
 
-class Lid:
+class Lid(Parkable):
+    FAULT = LidState.FAULT
+
     def __init__(self, ports: Ports, owner: Owner) -> None:
         self.hal = ports.outputs
         self.clock = ports.clock
@@ -103,10 +105,6 @@ class Lid:
     def moving(self) -> bool:
         """Driven towards a stop (opening or closing)."""
         return self.state in MOVING
-
-    @property
-    def faulted(self) -> bool:
-        return self.state == LidState.FAULT
 
     def _between(self) -> bool:
         return not self.at_lower() and not self.at_upper()

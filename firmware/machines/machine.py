@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import Enum
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 from transitions import EventData, Machine
 
@@ -46,7 +46,19 @@ def recover_transitions(dests: list[str]) -> list[Transition]:
              "conditions": "recovering_to"} for dest in dests]
 
 
-class Recoverable:
+class Parkable:
+    """Every machine's `fail` parks it in its states' FAULT (`FAULT`, set by each
+    machine to its enum's member) until `reset` or `recover`."""
+
+    FAULT: ClassVar[str]
+    state: str
+
+    @property
+    def faulted(self) -> bool:
+        return self.state == self.FAULT
+
+
+class Recoverable(Parkable):
     """The condition every `recover` transition uses."""
 
     def recovering_to(self, event: Any) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from firmware.machines.machine import attach
+from firmware.machines.machine import Parkable, attach
 from firmware.machines.protocols import noop
 from firmware.machines.supervisor import CONFIRM_S
 from mjtable_core.clock import Timer
@@ -48,7 +48,9 @@ TRANSITIONS = [
 ]
 
 
-class Plate:
+class Plate(Parkable):
+    FAULT = PlateState.FAULT
+
     def __init__(self, ports: Ports, side: int) -> None:
         self.hal = ports.outputs
         self.clock = ports.clock
@@ -83,10 +85,6 @@ class Plate:
     def moving(self) -> bool:
         """Its cam commanded round (leaving or returning home)."""
         return self.state in MOVING
-
-    @property
-    def faulted(self) -> bool:
-        return self.state == PlateState.FAULT
 
     def _supervise(self, whole: bool) -> None:
         # Stopped where the pin is, once home has held CONFIRM_S: the dwell is counted

@@ -72,6 +72,8 @@ FLAKY_WINDOW_S = 60.0
 
 
 class SideBuilder(Recoverable):
+    FAULT = SideState.FAULT
+
     # The build this side feeds: it sets itself here as it is built (`Build`).
     build: SideBuild
 
@@ -144,10 +146,6 @@ class SideBuilder(Recoverable):
     @property
     def full(self) -> bool:
         return self.state == _FULL
-
-    @property
-    def faulted(self) -> bool:
-        return self.state == SideState.FAULT
 
     def complete(self, *_: object) -> bool:
         return self.stacked >= self.target
