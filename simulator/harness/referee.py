@@ -273,19 +273,24 @@ class Referee:
         self._early_clears.append((fault_id, where))
 
     def _stop(self, stop: Stop) -> None:
-        link = stop.failsafe or self.link_broken()
         self.pending += 1
         # Watched from now: a motor turning on within the grace is caught too.
         self._in_grace.append(stop)
-        clock = self.table.clock
+        self.once_stopped(stop.failsafe, lambda: self._stopped(stop))
+
+    def once_stopped(self, failsafe: bool, judge: Callable[[], None]) -> None:
+        """Call `judge` once a stop made now has reached the table: over the link the
+        SAFE crosses first (`frame_grace_s`); with the link lost, or broken at this
+        instant (the stop cannot cross), the board's failsafe acts in its limit."""
+        link = failsafe or self.link_broken()
         grace = self.link_grace_s if link else self.frame_grace_s
+        clock = self.table.clock
         if grace:
-            # Judged once the grace's last instant is over: the board's failsafe may
-            # fall in that very instant (its limit from the host's last frame).
-            clock.call_later(grace, lambda: clock.call_later(
-                0.0, lambda: self._stopped(stop)))
+            # Once the grace's last instant is over: the board's failsafe may fall in
+            # that very instant (its limit from the host's last frame).
+            clock.call_later(grace, lambda: clock.call_later(0.0, judge))
         else:
-            clock.call_later(0.0, lambda: self._stopped(stop))
+            clock.call_later(0.0, judge)
 
     def _stopped(self, stop: Stop) -> None:
         self.pending -= 1

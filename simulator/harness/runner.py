@@ -316,20 +316,11 @@ class Harness:
             must = must_stop(event)
             motors = sorted(motors_of(must, self.config.geometry, frozenset(
                 s.name for s in self.table.signals.values() if s.is_motor))) if must else []
-            # Judged once the stop has reached the table: over the board's link SAFE
-            # crosses first; with the link lost (or broken at this instant: the stop
-            # cannot cross), the board's failsafe acts in its limit.
-            link = (must is not None and must.failsafe) or self.rig.link_broken()
+            # Judged once the stop has reached the table, as the referee judges it.
             self._checks += 1
-            check = lambda: self._motors_stopped(  # noqa: E731
-                event["id"], event["where"], motors)
-            # Once the grace's last instant is over (the board's failsafe, or on a chip
-            # the SAFE's way across UART0).
-            grace = self.rig.link_grace_s if link else self.rig.frame_grace_s
-            if grace:
-                self.clock.call_later(grace, lambda: self.clock.call_later(0.0, check))
-            else:
-                self.clock.call_later(0.0, check)
+            self.referee.once_stopped(must is not None and must.failsafe,
+                                      lambda: self._motors_stopped(
+                                          event["id"], event["where"], motors))
         self._detect(event["id"], str(event.get("where")))
         self._send_technician(event["id"], str(event.get("where")))
 
