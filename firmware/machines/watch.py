@@ -25,8 +25,9 @@ class _Armed:
     started: float
     due: float
     missed: Callable[[], None]
-    fires: float            # when `timer` fires (`due`, unless armed again since)
-    rearmed: bool = False   # armed again since `timer` was set: it sets itself for `due`
+    # When `timer` fires: `due`, or earlier when armed again since (it then sets itself
+    # for `due`).
+    fires: float
 
 
 class Watch:
@@ -57,7 +58,7 @@ class Watch:
             state = self.link() if self.link is not None else False
             armed = self._armed.get(key)
             if state is None and armed is not None:
-                armed.fires, armed.rearmed = self.clock.now() + RECHECK_S, False
+                armed.fires = self.clock.now() + RECHECK_S
                 armed.timer = self.clock.call_later(RECHECK_S, partial(self._fire, key))
                 return
             self._armed.pop(key, None)
@@ -73,7 +74,6 @@ class Watch:
             # timer stays, and fired before the new limit it sets itself for it (_fire).
             # A timer made and cancelled per tile cost more than the rest of the watch.
             armed.started, armed.due, armed.missed = started, due, missed
-            armed.rearmed = True
             return
         self.cancel(key)
         self._armed[key] = _Armed(self.clock.call_later(within_s, partial(self._fire, key)),
@@ -84,8 +84,7 @@ class Watch:
         armed = self._armed.get(key)
         if armed is None:
             return
-        if armed.rearmed:
-            armed.rearmed = False
+        if armed.fires < armed.due:
             armed.fires = armed.due
             armed.timer = self.clock.call_at(armed.due, partial(self._fire, key))
             return
@@ -103,7 +102,7 @@ class Watch:
             armed.due += by_s
             if armed.due <= now:
                 armed.due = now + limit
-            armed.fires, armed.rearmed = max(now, armed.due), False
+            armed.fires = max(now, armed.due)
             armed.timer = self.clock.call_later(max(0.0, armed.due - now),
                                                 partial(self._fire, key))
 
