@@ -52,15 +52,13 @@ from mjtable_core.geometry import REFERENCE
 from simulator.harness.diagnosis_judge import failed as judged_failures
 from simulator.harness.diagnosis_judge import judge as judge_diagnosis
 from simulator.physics.tiles import set_codes
+from simulator.rigs.rig import RIGS
 from simulator.scenario import AFTER_FAULT, PHASES, ActionSpec, Expect, FaultSpec, Scenario
 
 CLASSES = ("violations", "stalls", "crashes", "timeouts", "wrong_handoffs",
            "tiles_not_accounted", "wrong_fault", "wrong_diagnosis", "fault_flood",
            "stale_display", "hand_lost", "misnamed_first")
 FUZZ_PLAY_TIME_S = 20.0     # short hands: many scenarios per second
-# Real seconds a scenario may take, by rig: the emulated RP2040 runs a hand in about
-# the time a table does (docs/board.md), the other rigs in well under a second.
-WALL_LIMIT_S = {"sim": 30.0, "ioboard": 30.0, "pico": 1800.0}
 _SIDE_SENSORS = ("count", "full", "head_home", "plate_home")
 
 # Where each kind of fault can go (simulator/scenario.py KINDS, spelled out), on the
@@ -513,9 +511,9 @@ def fuzz(run: Runner, count: int, seed: int, *, rig: str = "sim", out: Path | No
          wide: bool = False, other: Runner | None = None) -> dict[str, Any]:
     """Run `count` random scenarios; the counts per class and the failures' files.
     `other` (another table size) runs every second scenario; `wide`: generate().
-    `wall_limit_s` defaults to the rig's (WALL_LIMIT_S)."""
+    `wall_limit_s` defaults to the rig's (simulator/rigs/rig.py)."""
     if wall_limit_s is None:
-        wall_limit_s = WALL_LIMIT_S[rig]
+        wall_limit_s = RIGS[rig].wall_limit_s
     totals = dict.fromkeys(CLASSES, 0)
     failures: list[dict[str, Any]] = []
     passed = done = 0

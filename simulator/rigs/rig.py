@@ -42,6 +42,7 @@ class SimRig:
     name = "sim"
     link_grace_s = 0.0       # a write reaches the table in the same call
     frame_grace_s = 0.0      # ... and so does a stop's SAFE
+    wall_limit_s = 30.0      # real seconds a fuzz scenario may take (some 0.15 s here)
     interlocks: tuple[Rule, ...] = ()   # no board: the firmware's rules alone
 
     def __init__(self, config: Config, seed: int) -> None:
@@ -87,6 +88,7 @@ class IoboardRig:
 
     name = "ioboard"
     frame_grace_s = 0.0      # the emulator acts on a frame in the instant it lands
+    wall_limit_s = 30.0      # some 4 s a scenario
 
     def __init__(self, config: Config, seed: int, *, transport: str = "pty",
                  link_noise: float = 0.0, board_version: int = VERSION,
@@ -202,6 +204,9 @@ class PicoRig(IoboardRig):
     behind the same serial path as the ioboard rig, on the lockstep clock."""
 
     name = "pico"
+    # The emulated RP2040 runs a hand in about the time a table does: a fuzz scenario
+    # takes 3 to 8 minutes.
+    wall_limit_s = 1800.0
 
     def __init__(self, config: Config, seed: int, **_options: Any) -> None:
         from simulator.rigs.pico_run import PicoWiredTable
@@ -232,3 +237,8 @@ class PicoRig(IoboardRig):
         out["hal"] = "pico"
         out["board"] = self.board.figures()  # type: ignore[attr-defined]
         return out
+
+
+# The rigs by the name `--hal` and `--rig` give them.
+RIGS: dict[str, type[SimRig] | type[IoboardRig]] = {
+    "sim": SimRig, "ioboard": IoboardRig, "pico": PicoRig}
