@@ -86,6 +86,12 @@ def _atom_text(value: Any) -> str | None:
     return None
 
 
+# What the last save kept, key by key as the state nests: for a list of atoms, its
+# elements as saved, its text and each element's text; for a dict walked, the same for
+# its own keys. Rebuilt at every save from what the save used: what is gone goes.
+_Kept = dict[str, Any]
+
+
 class Fragments:
     """Encodes a journal state as json.dumps would (with its `sort_keys`), reusing the
     text of lists that hold the same atoms as at the last save."""
@@ -93,53 +99,58 @@ class Fragments:
     def __init__(self, sort_keys: bool = False) -> None:
         self.sort_keys = sort_keys
         self._whole = _Whole(sort_keys)
-        # path -> (the list's elements as saved, its text, each element's text)
-        self._lists: dict[tuple[str, ...], tuple[tuple[Any, ...], str, list[str]]] = {}
+        self._kept: _Kept = {}
         # Each key's text and separator ('"key": '), made once: the same few dozen keys
         # at every save.
         self._keys: dict[str, str] = {}
 
     def encode(self, state: dict[str, Any]) -> str:
-        seen: set[tuple[str, ...]] = set()
-        text = self._value(state, (), seen)
-        for path in self._lists.keys() - seen:      # gone: do not keep its objects
-            del self._lists[path]
+        kept: _Kept = {}
+        text = self._value(state, 0, self._kept, kept, "")
+        self._kept = kept       # only once the whole state encoded: a refusal keeps the last
         return text
 
-    def _value(self, value: Any, path: tuple[str, ...], seen: set[tuple[str, ...]]) -> str:
+    def _value(self, value: Any, depth: int, old: _Kept, new: _Kept, key: str) -> str:
+        """The text of `value`, kept (if it is) in `new` under `key`; `old` holds what
+        the last save kept beside it. Kept by key, level by level: a path of keys
+        would be a tuple made and hashed for every value at every save."""
         kind = type(value)
         if kind is list:
-            return self._list(value, path, seen)
+            return self._list(value, old.get(key), new, key)
         # Keys all str, some value a container: the type checks in C (map), not in a
         # generator per key.
-        if (kind is dict and len(path) < DEPTH and set(map(type, value)) == _STR
+        if (kind is dict and depth < DEPTH and set(map(type, value)) == _STR
                 and not _CONTAINERS.isdisjoint(map(type, value.values()))):
+            was = old.get(key)
+            if type(was) is not dict:
+                was = {}
+            kept: _Kept = {}
+            new[key] = kept
             parts = []
             items = sorted(value.items()) if self.sort_keys else value.items()
             keys = self._keys
-            for key, item in items:
+            for name, item in items:
                 kind = type(item)
                 text = ATOM_TEXT.get(kind)
-                prefix = keys.get(key)
+                prefix = keys.get(name)
                 if prefix is None:
-                    prefix = keys[key] = _key_text(key) + ": "
+                    prefix = keys[name] = _key_text(name) + ": "
                 # A list straight to _list: most of a journal's values are lists.
                 parts.append(prefix + (text(item) if text is not None
-                                       else self._list(item, (*path, key), seen) if kind is list
-                                       else self._value(item, (*path, key), seen)))
+                                       else self._list(item, was.get(name), kept, name)
+                                       if kind is list
+                                       else self._value(item, depth + 1, was, kept, name)))
             return "{" + ", ".join(parts) + "}"
         text = ATOM_TEXT.get(kind)
         # Anything else whole, in C: a dict of atoms only, a subclass, a refusal.
         return text(value) if text is not None else self._whole(value)
 
-    def _list(self, value: list[Any], path: tuple[str, ...],
-              seen: set[tuple[str, ...]]) -> str:
-        saved = self._lists.get(path)
+    def _list(self, value: list[Any], saved: Any, new: _Kept, key: str) -> str:
         parts: list[str] | None = None
-        if saved is not None:
+        if type(saved) is tuple:
             items, text, texts = saved
             if len(items) == len(value) and all(map(is_, items, value)):
-                seen.add(path)
+                new[key] = saved
                 return text
             if value:
                 parts = _slid(items, texts, value)
@@ -148,8 +159,7 @@ class Fragments:
             if None in parts:       # not a list of atoms: encoded whole, not kept
                 return self._whole(value)
         text = "[" + ", ".join(parts) + "]"
-        self._lists[path] = (tuple(value), text, parts)
-        seen.add(path)
+        new[key] = (tuple(value), text, parts)
         return text
 
 
