@@ -82,6 +82,22 @@ def test_a_window_slid_by_any_number_keeps_dumps_text() -> None:
     runs.clear()
     _same(fragments, state)
 
+def test_a_window_handed_as_the_same_tuple_keeps_its_text() -> None:
+    fragments = _Both()
+    window = (0.5, 1.5, (2.5, 1.0))
+    holding = (0.5, [1.5])                  # a tuple holding a list: never kept
+    state: dict[str, Any] = {"runs": {"head.0": window, "held": holding}}
+    _same(fragments, state)
+    _same(fragments, state)                 # the very same tuple: the kept text
+    assert fragments.ordered._kept[""]["runs"]["head.0"][0] is window
+    holding[1].append(2.5)
+    _same(fragments, state)                 # encoded again: what it holds changed
+    state["runs"]["head.0"] = (*window[1:], -0.0)   # slid on, a new tuple
+    _same(fragments, state)
+    state["runs"]["head.0"] = [*state["runs"]["head.0"]]    # a list of the same
+    _same(fragments, state)
+
+
 def test_what_json_cannot_hold_is_still_refused() -> None:
     journal = MemoryJournal()
     journal.save({"runs": [0.5, 0.6]})

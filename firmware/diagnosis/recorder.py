@@ -95,7 +95,7 @@ class FlightRecorder:
             "t": self._now(), "kind": kind, "phase": phase,
             "state": {"cycle": ctl.cycle.state, "build": ctl.build.state},
             "inputs": {name: read(name) for name in self.inputs},
-            "timings": supervisor.export()["runs"],
+            "timings": {m: list(r) for m, r in supervisor.runs.items()},
             "slow": {k: list(v) for k, v in supervisor._slow.items()},
             # A sensor already under suspicion: the next miss may be the one that counts.
             "misses": dict(supervisor.misses), "suspects": sorted(supervisor.suspects),

@@ -6,8 +6,10 @@ of a simulated hand's CPU. The text is exactly `json.dumps(state)`'s, byte for b
 dicts keyed by strings are written key by key; a list of atoms (strings, numbers,
 booleans, None, and tuples of those) keeps its text while it holds the very same
 objects, and each element keeps its own text while it stays in the list (a window of
-runs slides by one). Atoms are immutable, so the same objects give the same text;
-anything else is encoded whole by `json.dumps`, which still refuses what JSON cannot
+runs slides by one). Atoms are immutable, so the same objects give the same text, and
+a tuple of atoms keeps its text while it is the very same tuple: a part that hands
+the journal the same tuple until its window moves costs one comparison a save.
+Anything else is encoded whole by `json.dumps`, which still refuses what JSON cannot
 hold.
 """
 
@@ -53,7 +55,7 @@ class _Whole:
                 self._encode = self._encoder()
         return _dumps(value, sort_keys=self.sort_keys)
 _STR = {str}
-_CONTAINERS = frozenset({list, dict})
+_CONTAINERS = frozenset({list, tuple, dict})
 
 
 def _float_text(value: float) -> str:
@@ -115,7 +117,7 @@ class Fragments:
         the last save kept beside it. Kept by key, level by level: a path of keys
         would be a tuple made and hashed for every value at every save."""
         kind = type(value)
-        if kind is list:
+        if kind is list or kind is tuple:
             return self._list(value, old.get(key), new, key)
         # Keys all str, some value a container: the type checks in C (map), not in a
         # generator per key.
@@ -135,21 +137,23 @@ class Fragments:
                 prefix = keys.get(name)
                 if prefix is None:
                     prefix = keys[name] = _key_text(name) + ": "
-                # A list straight to _list: most of a journal's values are lists.
+                # An array straight to _list: most of a journal's values are.
                 parts.append(prefix + (text(item) if text is not None
                                        else self._list(item, was.get(name), kept, name)
-                                       if kind is list
+                                       if kind is list or kind is tuple
                                        else self._value(item, depth + 1, was, kept, name)))
             return "{" + ", ".join(parts) + "}"
         text = ATOM_TEXT.get(kind)
         # Anything else whole, in C: a dict of atoms only, a subclass, a refusal.
         return text(value) if text is not None else self._whole(value)
 
-    def _list(self, value: list[Any], saved: Any, new: _Kept, key: str) -> str:
+    def _list(self, value: list[Any] | tuple[Any, ...], saved: Any, new: _Kept,
+              key: str) -> str:
         parts: list[str] | None = None
         if type(saved) is tuple:
             items, text, texts = saved
-            if len(items) == len(value) and all(map(is_, items, value)):
+            # The very tuple kept (a tuple is kept as itself), or the same elements.
+            if items is value or (len(items) == len(value) and all(map(is_, items, value))):
                 new[key] = saved
                 return text
             if value:
@@ -159,11 +163,12 @@ class Fragments:
             if None in parts:       # not a list of atoms: encoded whole, not kept
                 return self._whole(value)
         text = "[" + ", ".join(parts) + "]"
-        new[key] = (tuple(value), text, parts)
+        new[key] = (value if type(value) is tuple else tuple(value), text, parts)
         return text
 
 
-def _slid(items: tuple[Any, ...], texts: list[str], value: list[Any]) -> list[str] | None:
+def _slid(items: tuple[Any, ...], texts: list[str],
+          value: list[Any] | tuple[Any, ...]) -> list[str] | None:
     """The texts of `value`'s elements if it is the saved window slid on (its oldest
     elements gone, new ones appended), reusing the texts of the elements it still
     holds, in C but for the new ones; None if it is not, or a new one is no atom."""
