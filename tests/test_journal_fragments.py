@@ -98,6 +98,23 @@ def test_a_window_handed_as_the_same_tuple_keeps_its_text() -> None:
     _same(fragments, state)
 
 
+def test_a_dict_of_atoms_keeps_its_text_while_it_holds_the_same_ones() -> None:
+    fragments = _Both()
+    as_new = {"head.0": 0.45, "lid.up": 1.0}
+    state: dict[str, Any] = {"wear": {"as_new": as_new, "trends": []}}
+    _same(fragments, state)
+    state["wear"] = {"as_new": dict(as_new), "trends": []}     # a copy: the same atoms
+    _same(fragments, state)
+    as_new["lid.up"] = 1                    # equal to 1.0, written otherwise
+    state["wear"]["as_new"] = as_new
+    _same(fragments, state)
+    as_new["lid.up"] = True
+    as_new["head.0"] = -0.0
+    _same(fragments, state)
+    state["wear"]["as_new"] = {"lid.up": True, "head.0": -0.0}  # another order
+    _same(fragments, state)
+
+
 def test_what_json_cannot_hold_is_still_refused() -> None:
     journal = MemoryJournal()
     journal.save({"runs": [0.5, 0.6]})

@@ -76,6 +76,9 @@ ATOM_TEXT: dict[type, Any] = {
 }
 
 
+_ATOMS = frozenset(ATOM_TEXT)
+
+
 def _atom_text(value: Any) -> str | None:
     """The text of an atom or a tuple of atoms; None for anything else."""
     text = ATOM_TEXT.get(type(value))
@@ -89,9 +92,25 @@ def _atom_text(value: Any) -> str | None:
 
 
 # What the last save kept, key by key as the state nests: for a list of atoms, its
-# elements as saved, its text and each element's text; for a dict walked, the same for
-# its own keys. Rebuilt at every save from what the save used: what is gone goes.
+# elements as saved, its text and each element's text (a tuple); for a dict of atoms,
+# an _Atoms; for a dict walked, the same for its own keys. Rebuilt at every save from
+# what the save used: what is gone goes.
 _Kept = dict[str, Any]
+
+
+class _Atoms:
+    """A dict of atoms as saved: its keys and values (the very objects), and its text."""
+
+    __slots__ = ("keys", "text", "values")
+
+    def __init__(self, value: dict[str, Any], text: str) -> None:
+        self.keys = tuple(value)
+        self.values = tuple(value.values())
+        self.text = text
+
+    def holds(self, value: dict[str, Any]) -> bool:
+        return (len(self.keys) == len(value) and all(map(is_, self.keys, value))
+                and all(map(is_, self.values, value.values())))
 
 
 class Fragments:
@@ -121,8 +140,12 @@ class Fragments:
             return self._list(value, old.get(key), new, key)
         # Keys all str, some value a container: the type checks in C (map), not in a
         # generator per key.
-        if (kind is dict and depth < DEPTH and set(map(type, value)) == _STR
-                and not _CONTAINERS.isdisjoint(map(type, value.values()))):
+        if kind is dict and depth < DEPTH and set(map(type, value)) == _STR:
+            kinds = set(map(type, value.values()))
+            if kinds <= _ATOMS:     # a dict of atoms: kept while it holds the same ones
+                return self._atoms(value, old.get(key), new, key)
+            if _CONTAINERS.isdisjoint(kinds):
+                return self._whole(value)       # a tuple among atoms, a subclass
             was = old.get(key)
             if type(was) is not dict:
                 was = {}
@@ -146,6 +169,14 @@ class Fragments:
         text = ATOM_TEXT.get(kind)
         # Anything else whole, in C: a dict of atoms only, a subclass, a refusal.
         return text(value) if text is not None else self._whole(value)
+
+    def _atoms(self, value: dict[str, Any], saved: Any, new: _Kept, key: str) -> str:
+        if type(saved) is _Atoms and saved.holds(value):
+            new[key] = saved
+            return saved.text
+        text = self._whole(value)
+        new[key] = _Atoms(value, text)
+        return text
 
     def _list(self, value: list[Any] | tuple[Any, ...], saved: Any, new: _Kept,
               key: str) -> str:
