@@ -57,7 +57,7 @@ def test_a_window_of_runs_sliding_and_changing_type_keeps_dumps_text() -> None:
     _same(fragments, state)
     del state["timings"]
     _same(fragments, state)
-    assert all(path[0] != "timings" for path in fragments.ordered._lists)   # nothing kept
+    assert "timings" not in fragments.ordered._kept[""]     # nothing kept
 
 
 def test_a_window_slid_by_any_number_keeps_dumps_text() -> None:
@@ -81,6 +81,39 @@ def test_a_window_slid_by_any_number_keeps_dumps_text() -> None:
     _same(fragments, state)
     runs.clear()
     _same(fragments, state)
+
+def test_a_window_handed_as_the_same_tuple_keeps_its_text() -> None:
+    fragments = _Both()
+    window = (0.5, 1.5, (2.5, 1.0))
+    holding = (0.5, [1.5])                  # a tuple holding a list: never kept
+    state: dict[str, Any] = {"runs": {"head.0": window, "held": holding}}
+    _same(fragments, state)
+    _same(fragments, state)                 # the very same tuple: the kept text
+    assert fragments.ordered._kept[""]["runs"]["head.0"][0] is window
+    holding[1].append(2.5)
+    _same(fragments, state)                 # encoded again: what it holds changed
+    state["runs"]["head.0"] = (*window[1:], -0.0)   # slid on, a new tuple
+    _same(fragments, state)
+    state["runs"]["head.0"] = [*state["runs"]["head.0"]]    # a list of the same
+    _same(fragments, state)
+
+
+def test_a_dict_of_atoms_keeps_its_text_while_it_holds_the_same_ones() -> None:
+    fragments = _Both()
+    as_new = {"head.0": 0.45, "lid.up": 1.0}
+    state: dict[str, Any] = {"wear": {"as_new": as_new, "trends": []}}
+    _same(fragments, state)
+    state["wear"] = {"as_new": dict(as_new), "trends": []}     # a copy: the same atoms
+    _same(fragments, state)
+    as_new["lid.up"] = 1                    # equal to 1.0, written otherwise
+    state["wear"]["as_new"] = as_new
+    _same(fragments, state)
+    as_new["lid.up"] = True
+    as_new["head.0"] = -0.0
+    _same(fragments, state)
+    state["wear"]["as_new"] = {"lid.up": True, "head.0": -0.0}  # another order
+    _same(fragments, state)
+
 
 def test_what_json_cannot_hold_is_still_refused() -> None:
     journal = MemoryJournal()

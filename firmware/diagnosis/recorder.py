@@ -44,9 +44,11 @@ class FlightRecorder:
         self._mark = 0
         self.inputs = [name for name, sig in ctl.hal.signals.items()
                        if sig.kind not in OUTPUT_KINDS]
-        self._board_time = ctl.hal.capabilities.board_time
         self._clock_now = ctl.clock.now
-        self._edge_time = ctl.edge_time     # looked up once: asked at every edge
+        # The board's time of an edge, where the HAL keeps one: asked at every edge,
+        # looked up once (ctl.edge_time's own source, without its call around it).
+        self._changed_at = (ctl.outputs.changed_at if ctl.hal.capabilities.board_time
+                            else None)
         ctl.input_watchers.append(self._on_input)
         ctl.outputs.watchers.append(self._on_output)
         ctl.subscribers.append(self._on_event)
@@ -65,10 +67,12 @@ class FlightRecorder:
     # Times are kept raw on the hot path and rounded once, when a fault freezes them;
     # every edge and command is one entry: _add inline.
     def _on_input(self, name: str, value: Value) -> None:
-        if self._board_time:
-            self.entries.append([self._clock_now(), "i", name, value, self._edge_time(name)])
+        now = self._clock_now()
+        if self._changed_at is not None:
+            at = self._changed_at(name)
+            self.entries.append([now, "i", name, value, now if at is None else at])
         else:
-            self.entries.append([self._clock_now(), "i", name, value])
+            self.entries.append([now, "i", name, value])
         self._appended += 1
 
     def _on_output(self, name: str, value: Value) -> None:
@@ -95,7 +99,7 @@ class FlightRecorder:
             "t": self._now(), "kind": kind, "phase": phase,
             "state": {"cycle": ctl.cycle.state, "build": ctl.build.state},
             "inputs": {name: read(name) for name in self.inputs},
-            "timings": supervisor.export()["runs"],
+            "timings": {m: list(r) for m, r in supervisor.runs.items()},
             "slow": {k: list(v) for k, v in supervisor._slow.items()},
             # A sensor already under suspicion: the next miss may be the one that counts.
             "misses": dict(supervisor.misses), "suspects": sorted(supervisor.suspects),
@@ -130,7 +134,7 @@ class FlightRecorder:
         return {"fault": {**{k: fault.get(k) for k in ("id", "code", "where", "sim_time_s",
                                                        "cycle")}, "side": side},
                 "fault_t": now, "table": table.id, "tiles": table.tiles,
-                "board_time": self._board_time,
+                "board_time": self._changed_at is not None,
                 "anchor": anchor if anchored else None,
                 "stop_at": len(entries) - after,
                 "entries": entries}

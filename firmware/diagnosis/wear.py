@@ -95,6 +95,9 @@ class Wear:
         self._on: dict[str, float] = {}
         self._motors = frozenset(n for n, sig in ctl.hal.signals.items() if sig.is_motor)
         self.done_at: dict[str, int] = {}       # routine job -> hands when last done
+        # export()'s windows, made again once a build or a replaced part moves them:
+        # the journal keeps a tuple's text while it is the very same tuple.
+        self._windows: dict[str, Any] | None = None
         self._build = self._blank()
         ctl.subscribers.append(self._on_event)
         ctl.outputs.watchers.append(self._on_output)
@@ -155,6 +158,7 @@ class Wear:
     def _built(self, set_name: str) -> None:
         now = self._tick()
         build, self._build = self._build, self._blank()
+        self._windows = None
         for n in self.retries:
             self.retries[n].append(build["retries"][n])
             self.short[n].append(int(n in build["short"]))
@@ -179,6 +183,7 @@ class Wear:
         """A part was replaced or serviced: its as-new time is learned again."""
         self.as_new.pop(mechanism, None)
         self.trends.pop(mechanism, None)
+        self._windows = None
 
     # -- what it means -----------------------------------------------------------------
 
@@ -249,15 +254,20 @@ class Wear:
 
     def export(self) -> dict[str, Any]:
         self._tick()
+        windows = self._windows
+        if windows is None:
+            windows = self._windows = {
+                "trends": {m: tuple(t) for m, t in self.trends.items()},
+                "retries": {str(n): tuple(d) for n, d in self.retries.items()},
+                "short": {str(n): tuple(d) for n, d in self.short.items()},
+                "face_up": {s: tuple(d) for s, d in self.face_up.items()}}
         return {"hands": self.hands, "table_s": round(self.table_s, 1),
-                "as_new": self.as_new, "trends": {m: list(t) for m, t in self.trends.items()},
-                "retries": {str(n): list(d) for n, d in self.retries.items()},
-                "short": {str(n): list(d) for n, d in self.short.items()},
-                "face_up": {s: list(d) for s, d in self.face_up.items()},
+                "as_new": self.as_new, **windows,
                 "run_s": {m: round(s, 1) for m, s in self.run_s.items()},
                 "done_at": dict(self.done_at)}
 
     def restore(self, saved: dict[str, Any]) -> None:
+        self._windows = None
         try:
             self.hands = int(saved.get("hands", 0))
             self.table_s = float(saved.get("table_s", 0.0))

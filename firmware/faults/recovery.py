@@ -52,16 +52,22 @@ def plan(ctl: Parked) -> dict[str, str]:
     return targets
 
 
-def journaled(ctl: Parked) -> dict[str, str]:
+def journaled(ctl: Parked, named: dict[str, Any] | None = None) -> dict[str, str]:
     """Each machine's state as the journal keeps it: where recovery would put it back.
 
     A machine parked by a fault (or a halt) is journaled as the state it was parked
     from, so a power cut while the fault holds the table restores the staged set, the
     raise or the deal that the fault interrupted. During a resume the plan the resume
-    started from still counts for the machines not yet back."""
-    targets = {**ctl.resume_plan, **plan(ctl)}
-    return {name: targets.get(name, m.state) if m.faulted else m.state
-            for name, m in machines(ctl).items()}
+    started from still counts for the machines not yet back. `named`: only these
+    machines (all by default)."""
+    named = machines(ctl) if named is None else named
+    states = {name: m.state for name, m in named.items()}
+    # Saved several times a hand, with nothing parked but after a fault: no plan.
+    faulted = [name for name, m in named.items() if m.faulted]
+    if faulted:
+        targets = {**ctl.resume_plan, **plan(ctl)}
+        states.update((name, targets.get(name, states[name])) for name in faulted)
+    return states
 
 
 def _drop_snapshots(ctl: Table) -> None:

@@ -100,6 +100,9 @@ class Supervisor:
             self.nominal[f"head.{n}"] = timing.head_turn_s
         self.runs: dict[str, deque[float]] = {}
         self._means: dict[str, float] = {}      # learned(), until the runs change
+        # export()'s windows, until the runs change: the journal keeps a tuple's text
+        # while it is the very same tuple (state/fragments.py), several saves a hand.
+        self._windows: dict[str, tuple[float, ...]] = {}
         self.misses: dict[str, int] = {}
         self.degraded: set[str] = set()
         self.suspects: set[str] = set()
@@ -145,9 +148,12 @@ class Supervisor:
                                 "learned_s": round(expected, 3),
                                 "limit_s": round(expected * (1 + self.margin), 3),
                                 "slow_of_last": [int(sum(recent)), len(recent)]})
-        runs = self.runs.setdefault(mechanism, deque(maxlen=self.window))
-        runs.append(duration)
+        self._ran(mechanism, duration)
+
+    def _ran(self, mechanism: str, duration: float) -> None:
+        self.runs.setdefault(mechanism, deque(maxlen=self.window)).append(duration)
         self._means.pop(mechanism, None)
+        self._windows.pop(mechanism, None)
 
     def learned_build(self) -> float | None:
         """Mean of recent whole builds, once there are a few to go by."""
@@ -155,18 +161,23 @@ class Supervisor:
         return sum(runs) / len(runs) if runs and len(runs) >= 3 else None
 
     def record_build(self, build_s: float) -> None:
-        self.runs.setdefault("build", deque(maxlen=self.window)).append(build_s)
-        self._means.pop("build", None)
+        self._ran("build", build_s)
 
     def export(self) -> dict[str, Any]:
-        return {"runs": {m: list(r) for m, r in self.runs.items()},
+        windows = self._windows
+        return {"runs": {m: windows.get(m) or self._window(m) for m in self.runs},
                 "degraded": sorted(self.degraded)}
+
+    def _window(self, mechanism: str) -> tuple[float, ...]:
+        window = self._windows[mechanism] = tuple(self.runs[mechanism])
+        return window
 
     def restore(self, saved: dict[str, Any]) -> None:
         for mechanism, runs in saved.get("runs", {}).items():
             if mechanism in self.nominal or mechanism == "build":
                 self.runs[mechanism] = deque(runs, maxlen=self.window)
         self._means.clear()
+        self._windows.clear()
         self.degraded = (set(saved.get("degraded", [])) & set(self.hal.signals)) - GUARDS
 
     # -- motions --------------------------------------------------------------------------

@@ -6,8 +6,10 @@ of a simulated hand's CPU. The text is exactly `json.dumps(state)`'s, byte for b
 dicts keyed by strings are written key by key; a list of atoms (strings, numbers,
 booleans, None, and tuples of those) keeps its text while it holds the very same
 objects, and each element keeps its own text while it stays in the list (a window of
-runs slides by one). Atoms are immutable, so the same objects give the same text;
-anything else is encoded whole by `json.dumps`, which still refuses what JSON cannot
+runs slides by one). Atoms are immutable, so the same objects give the same text, and
+a tuple of atoms keeps its text while it is the very same tuple: a part that hands
+the journal the same tuple until its window moves costs one comparison a save.
+Anything else is encoded whole by `json.dumps`, which still refuses what JSON cannot
 hold.
 """
 
@@ -53,7 +55,7 @@ class _Whole:
                 self._encode = self._encoder()
         return _dumps(value, sort_keys=self.sort_keys)
 _STR = {str}
-_CONTAINERS = frozenset({list, dict})
+_CONTAINERS = frozenset({list, tuple, dict})
 
 
 def _float_text(value: float) -> str:
@@ -74,6 +76,9 @@ ATOM_TEXT: dict[type, Any] = {
 }
 
 
+_ATOMS = frozenset(ATOM_TEXT)
+
+
 def _atom_text(value: Any) -> str | None:
     """The text of an atom or a tuple of atoms; None for anything else."""
     text = ATOM_TEXT.get(type(value))
@@ -86,6 +91,28 @@ def _atom_text(value: Any) -> str | None:
     return None
 
 
+# What the last save kept, key by key as the state nests: for a list of atoms, its
+# elements as saved, its text and each element's text (a tuple); for a dict of atoms,
+# an _Atoms; for a dict walked, the same for its own keys. Rebuilt at every save from
+# what the save used: what is gone goes.
+_Kept = dict[str, Any]
+
+
+class _Atoms:
+    """A dict of atoms as saved: its keys and values (the very objects), and its text."""
+
+    __slots__ = ("keys", "text", "values")
+
+    def __init__(self, value: dict[str, Any], text: str) -> None:
+        self.keys = tuple(value)
+        self.values = tuple(value.values())
+        self.text = text
+
+    def holds(self, value: dict[str, Any]) -> bool:
+        return (len(self.keys) == len(value) and all(map(is_, self.keys, value))
+                and all(map(is_, self.values, value.values())))
+
+
 class Fragments:
     """Encodes a journal state as json.dumps would (with its `sort_keys`), reusing the
     text of lists that hold the same atoms as at the last save."""
@@ -93,53 +120,72 @@ class Fragments:
     def __init__(self, sort_keys: bool = False) -> None:
         self.sort_keys = sort_keys
         self._whole = _Whole(sort_keys)
-        # path -> (the list's elements as saved, its text, each element's text)
-        self._lists: dict[tuple[str, ...], tuple[tuple[Any, ...], str, list[str]]] = {}
+        self._kept: _Kept = {}
         # Each key's text and separator ('"key": '), made once: the same few dozen keys
         # at every save.
         self._keys: dict[str, str] = {}
 
     def encode(self, state: dict[str, Any]) -> str:
-        seen: set[tuple[str, ...]] = set()
-        text = self._value(state, (), seen)
-        for path in self._lists.keys() - seen:      # gone: do not keep its objects
-            del self._lists[path]
+        kept: _Kept = {}
+        text = self._value(state, 0, self._kept, kept, "")
+        self._kept = kept       # only once the whole state encoded: a refusal keeps the last
         return text
 
-    def _value(self, value: Any, path: tuple[str, ...], seen: set[tuple[str, ...]]) -> str:
+    def _value(self, value: Any, depth: int, old: _Kept, new: _Kept, key: str) -> str:
+        """The text of `value`, kept (if it is) in `new` under `key`; `old` holds what
+        the last save kept beside it. Kept by key, level by level: a path of keys
+        would be a tuple made and hashed for every value at every save."""
         kind = type(value)
-        if kind is list:
-            return self._list(value, path, seen)
+        if kind is list or kind is tuple:
+            return self._list(value, old.get(key), new, key)
         # Keys all str, some value a container: the type checks in C (map), not in a
         # generator per key.
-        if (kind is dict and len(path) < DEPTH and set(map(type, value)) == _STR
-                and not _CONTAINERS.isdisjoint(map(type, value.values()))):
+        if kind is dict and depth < DEPTH and set(map(type, value)) == _STR:
+            kinds = set(map(type, value.values()))
+            if kinds <= _ATOMS:     # a dict of atoms: kept while it holds the same ones
+                return self._atoms(value, old.get(key), new, key)
+            if _CONTAINERS.isdisjoint(kinds):
+                return self._whole(value)       # a tuple among atoms, a subclass
+            was = old.get(key)
+            if type(was) is not dict:
+                was = {}
+            kept: _Kept = {}
+            new[key] = kept
             parts = []
             items = sorted(value.items()) if self.sort_keys else value.items()
             keys = self._keys
-            for key, item in items:
+            for name, item in items:
                 kind = type(item)
                 text = ATOM_TEXT.get(kind)
-                prefix = keys.get(key)
+                prefix = keys.get(name)
                 if prefix is None:
-                    prefix = keys[key] = _key_text(key) + ": "
-                # A list straight to _list: most of a journal's values are lists.
+                    prefix = keys[name] = _key_text(name) + ": "
+                # An array straight to _list: most of a journal's values are.
                 parts.append(prefix + (text(item) if text is not None
-                                       else self._list(item, (*path, key), seen) if kind is list
-                                       else self._value(item, (*path, key), seen)))
+                                       else self._list(item, was.get(name), kept, name)
+                                       if kind is list or kind is tuple
+                                       else self._value(item, depth + 1, was, kept, name)))
             return "{" + ", ".join(parts) + "}"
         text = ATOM_TEXT.get(kind)
         # Anything else whole, in C: a dict of atoms only, a subclass, a refusal.
         return text(value) if text is not None else self._whole(value)
 
-    def _list(self, value: list[Any], path: tuple[str, ...],
-              seen: set[tuple[str, ...]]) -> str:
-        saved = self._lists.get(path)
+    def _atoms(self, value: dict[str, Any], saved: Any, new: _Kept, key: str) -> str:
+        if type(saved) is _Atoms and saved.holds(value):
+            new[key] = saved
+            return saved.text
+        text = self._whole(value)
+        new[key] = _Atoms(value, text)
+        return text
+
+    def _list(self, value: list[Any] | tuple[Any, ...], saved: Any, new: _Kept,
+              key: str) -> str:
         parts: list[str] | None = None
-        if saved is not None:
+        if type(saved) is tuple:
             items, text, texts = saved
-            if len(items) == len(value) and all(map(is_, items, value)):
-                seen.add(path)
+            # The very tuple kept (a tuple is kept as itself), or the same elements.
+            if items is value or (len(items) == len(value) and all(map(is_, items, value))):
+                new[key] = saved
                 return text
             if value:
                 parts = _slid(items, texts, value)
@@ -148,12 +194,12 @@ class Fragments:
             if None in parts:       # not a list of atoms: encoded whole, not kept
                 return self._whole(value)
         text = "[" + ", ".join(parts) + "]"
-        self._lists[path] = (tuple(value), text, parts)
-        seen.add(path)
+        new[key] = (value if type(value) is tuple else tuple(value), text, parts)
         return text
 
 
-def _slid(items: tuple[Any, ...], texts: list[str], value: list[Any]) -> list[str] | None:
+def _slid(items: tuple[Any, ...], texts: list[str],
+          value: list[Any] | tuple[Any, ...]) -> list[str] | None:
     """The texts of `value`'s elements if it is the saved window slid on (its oldest
     elements gone, new ones appended), reusing the texts of the elements it still
     holds, in C but for the new ones; None if it is not, or a new one is no atom."""

@@ -20,7 +20,7 @@ from firmware.machines.cycle import CycleState
 if TYPE_CHECKING:
     from firmware.state.table import Journaled
 
-# The machines' part of the status picture the journal keeps as it is (recovery reads
+# The cycle's part of the status picture the journal keeps as it is (recovery reads
 # them back); the build's and cycle's states are journaled as recovery would restore
 # them (recovery.journaled), which a fault's parking can make differ from the picture.
 JOURNALED_STATUS = ("cycle", "set_in_play", "set_building")
@@ -39,17 +39,17 @@ class TableState:
         # The recent history, and every fault still active however old, in the order
         # raised (times restart at every boot, so they do not order a history).
         recent = {id(f) for f in ctl.faults[-50:]}
-        machines = ctl.machine_status()
+        cycle_status = ctl.cycle.status()
         kept = [f for f in ctl.faults if f.active or id(f) in recent]
         # What a fault parked is journaled as where recovery puts it back: a cut while
         # the fault holds the table must not lose the staged set, raise or deal.
-        states = recovery.journaled(ctl)
+        states = recovery.journaled(ctl, {"build": ctl.build, "cycle": ctl.cycle})
         build, cycle = states["build"], states["cycle"]
         staged = build == BuildState.STAGED
         return {
             "clean": clean,
             "table": ctl.config.table.id,
-            **{key: machines[key] for key in JOURNALED_STATUS},
+            **{key: cycle_status[key] for key in JOURNALED_STATUS},
             "build": build,
             "staged_walls": ctl.build.walls if staged else None,
             "staged_set": ctl.build.set_name if staged else None,

@@ -75,6 +75,10 @@ def rules_of(name: object) -> VariantRules:
     return REGISTRY[name]
 
 
+LOADED_KEPT = 64    # a venue's few rows; past this, rows are loaded again each time
+_LOADED: dict[tuple[str, str], Variant] = {}
+
+
 def load_variant(name: str, overrides: dict | None = None) -> Variant:
     """The deal row of variant `name` with a venue's `overrides` applied.
 
@@ -87,12 +91,22 @@ def load_variant(name: str, overrides: dict | None = None) -> Variant:
     if not isinstance(overrides, dict):
         raise RulesError(_("overrides: expected a table of parameters, got {got}").format(
             got=type(overrides).__name__))
+    # Every record names its parameters and every check of it deals again: a row
+    # checked once is kept. Keyed by the overrides' repr: a record's values are JSON's
+    # (str, int, float, bool, None, lists), whose repr tells their types apart.
+    key = (name, repr(overrides))
+    variant = _LOADED.get(key)
+    if variant is not None:
+        return variant
     try:
-        return _overridden(name, overrides, "<overrides>", "overrides")
+        variant = _overridden(name, overrides, "<overrides>", "overrides")
     except ConfigError as exc:
         # The deal request's own wording: a path into the input, then the problem.
         raise RulesError(f"overrides.{exc.key}: {exc.problem}" if exc.key
                          else f"overrides: {exc.problem}") from None
+    if len(_LOADED) < LOADED_KEPT:
+        _LOADED[key] = variant      # frozen: safe to hand out again
+    return variant
 
 
 def _overridden(name: str, overrides: dict[str, Any], file: str, section: str) -> Variant:

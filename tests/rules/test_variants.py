@@ -89,3 +89,12 @@ def test_bad_variant_or_override_says_what_and_where(name, overrides, message):
 def test_variant_is_frozen():
     with pytest.raises(AttributeError):
         load_variant("mcr").tiles = 136
+
+
+def test_a_row_checked_once_is_kept_and_a_refused_one_refused_again():
+    overrides = {"head_offset": 0, "replacement": "round_robin"}
+    assert load_variant("mcr", dict(overrides)) is load_variant("mcr", dict(overrides))
+    assert load_variant("mcr", {"head_offset": 1}).head_offset == 1
+    for _ in range(2):      # kept by the values' types too: True is no 1
+        with pytest.raises(RulesError, match="got True, expected integer"):
+            load_variant("mcr", {"head_offset": True})
