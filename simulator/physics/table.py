@@ -27,6 +27,7 @@ import random
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 
 from mjtable_core.clock import Clock, Timer
 from mjtable_core.config import Config
@@ -66,6 +67,10 @@ class SideModel:
     tile_id: str = ""
     face_up: str = ""
     head_home: str = ""
+    plate_home: str = ""
+    # Its places in `where`, named once: set at every tile.
+    on_belt: str = ""
+    in_slot: str = ""
 
     def __post_init__(self) -> None:
         self.conveyor = f"motor.side.{self.n}.conveyor"
@@ -74,6 +79,9 @@ class SideModel:
         self.tile_id = f"side.{self.n}.tile_id"
         self.face_up = f"side.{self.n}.face_up"
         self.head_home = f"side.{self.n}.head_home"
+        self.plate_home = f"side.{self.n}.plate_home"
+        self.on_belt = f"belt.{self.n}"
+        self.in_slot = f"slot.{self.n}"
 
 
 @dataclass
@@ -142,17 +150,20 @@ class SimTable:
         self.dead_tiles = False     # set when a tile's magnet is made dead
         self.powered = True
         jitter = self.sim.timing_jitter
+        # The cams' marks and the timers of every tile are partials made once: called
+        # from C, not through a lambda's frame of ours (a few at every tile).
+        self._arrivals = [partial(self._arrive, side) for side in self.sides]
+        self._feeds = [partial(self._feed, side) for side in self.sides]
         for side in self.sides:
             side.head = Cam(clock, self.sim.head_turn_s,
-                            [(head_home_window, lambda s=side: self._head_left(s)),
-                             (HEAD_TAKE_AT, lambda s=side: self._head_take(s))],
-                            lambda s=side: self._set(s.head_home, True),
+                            [(head_home_window, partial(self._set, side.head_home, False)),
+                             (HEAD_TAKE_AT, partial(self._head_take, side))],
+                            partial(self._set, side.head_home, True),
                             jitter, self.noise)
             side.plate = Cam(clock, self.sim.plate_turn_s,
-                             [(plate_home_window,
-                               lambda s=side: self._set(f"side.{s.n}.plate_home", False)),
-                              (PLATE_RAISE_AT, lambda s=side: self._raise_wall(s))],
-                             lambda s=side: self._set(f"side.{s.n}.plate_home", True),
+                             [(plate_home_window, partial(self._set, side.plate_home, False)),
+                              (PLATE_RAISE_AT, partial(self._raise_wall, side))],
+                             partial(self._set, side.plate_home, True),
                              jitter, self.noise)
         self.lid = Travel(clock, self.sim.lid_travel_s, self._lid_moved, jitter, self.noise)
         self._appliers = self._motors_physics()
@@ -420,16 +431,20 @@ class SimTable:
             self._update_arrivals()
             self._schedule_feed(side)
 
+        def feed(_on: bool) -> None:
+            self._update_arrivals()
+
         appliers: dict[str, Callable[[bool], None]] = {
             "motor.lid": lid,
-            "motor.disc": lambda _on: self._update_arrivals(),
-            "motor.ring": lambda _on: self._update_arrivals(),
+            "motor.disc": feed,
+            "motor.ring": feed,
             "motor.dice": self._dice,
         }
         for side in self.sides:
-            appliers[side.conveyor] = lambda on, s=side: conveyor(s, on)
-            appliers[f"motor.side.{side.n}.head"] = lambda on, s=side: s.head.set_motor(on)
-            appliers[f"motor.side.{side.n}.plate"] = lambda on, s=side: s.plate.set_motor(on)
+            assert side.head is not None and side.plate is not None
+            appliers[side.conveyor] = partial(conveyor, side)
+            appliers[f"motor.side.{side.n}.head"] = side.head.set_motor
+            appliers[f"motor.side.{side.n}.plate"] = side.plate.set_motor
         return appliers
 
     def press(self, key: str, hold_s: float = 0.2) -> None:
@@ -528,7 +543,7 @@ class SimTable:
                    and len(side.belt) < capacity)
             if can and side.arrival is None:
                 delay = self.rng.expovariate(rate)
-                side.arrival = self.clock.call_later(delay, lambda s=side: self._arrive(s))
+                side.arrival = self.clock.call_later(delay, self._arrivals[side.n])
             elif not can and side.arrival is not None:
                 side.arrival.cancel()
                 side.arrival = None
@@ -561,7 +576,7 @@ class SimTable:
         if tile is not None:
             side.belt.append((tile, self.clock.now() + self.sim.belt_transit_s))
             side.loaded_at.append(self.clock.now())
-            self.where[tile.id] = f"belt.{side.n}"
+            self.where[tile.id] = side.on_belt
             self._set(side.full, len(side.belt) >= self.sim.belt_capacity)
             self._schedule_feed(side)
         self._update_arrivals()
@@ -579,7 +594,7 @@ class SimTable:
         if not self.motor_on(side.conveyor) or side.belt_jammed:
             return
         ready = max(side.belt[0][1], self.clock.now())
-        side.feed = self.clock.call_at(ready, lambda: self._feed(side))
+        side.feed = self.clock.call_at(ready, self._feeds[side.n])
 
     def _feed(self, side: SideModel) -> None:
         side.feed = None
@@ -592,7 +607,7 @@ class SimTable:
             return
         tile, _ = side.belt.popleft()
         side.slot = tile
-        self.where[tile.id] = f"slot.{side.n}"
+        self.where[tile.id] = side.in_slot
         n = side.n
         if side.tile_id in self.values:
             self._set(side.tile_id, tile.code)
@@ -625,9 +640,6 @@ class SimTable:
 
     # -- heads and plates ------------------------------------------------------------
 
-    def _head_left(self, side: SideModel) -> None:
-        self._set(side.head_home, False)
-
     def _head_take(self, side: SideModel) -> None:
         tile = side.slot
         if tile is None:
@@ -643,7 +655,7 @@ class SimTable:
             side.half_stack = None
             self._happened("stack.laid", side.n)
         if side.belt and side.feed is None:
-            side.feed = self.clock.call_later(SLOT_REFILL_S, lambda: self._feed(side))
+            side.feed = self.clock.call_later(SLOT_REFILL_S, self._feeds[side.n])
 
     def _happened(self, what: str, side: int) -> None:
         for happening in self.happenings:
