@@ -410,7 +410,11 @@ class SimTable:
             witnesses = self._witnesses_for(name)
         for witness in witnesses:
             witness(name, value)
-        self._apply(name)
+        # _apply, spelled out (`powered` was asked above): at every command.
+        apply = self._appliers.get(name)
+        if apply is not None:
+            value = values[name]
+            apply(bool(value) and value != "off" and name not in self.dead_motors)
 
     def _apply(self, name: str) -> None:
         """Let the physics follow motor `name`'s current command."""
@@ -527,12 +531,11 @@ class SimTable:
                 and self.motor_on(side.conveyor))
 
     def _update_arrivals(self) -> None:
-        slow = self.slow_motors
-        rate = self.sim.arrival_rate_per_side / (
-            max(slow.get("motor.disc", 1.0), slow.get("motor.ring", 1.0)) if slow else 1.0)
-        # The disc and ring once for all four sides (_feeding, side by side).
+        # The disc and ring once for all four sides (_feeding, side by side); most runs
+        # have no dead tile (_pickable, spelled out).
         motor_on = self.motor_on
-        turning = self._pickable() and motor_on("motor.disc") and motor_on("motor.ring")
+        turning = ((bool(self.disc) if not self.dead_tiles else self._pickable())
+                   and motor_on("motor.disc") and motor_on("motor.ring"))
         capacity = self.sim.belt_capacity
         values, dead = self.values, self.dead_motors
         for side in self.sides:
@@ -542,11 +545,16 @@ class SimTable:
             can = (bool(conveyor) and conveyor != "off" and side.conveyor not in dead
                    and len(side.belt) < capacity)
             if can and side.arrival is None:
-                delay = self.rng.expovariate(rate)
+                delay = self.rng.expovariate(self._arrival_rate())
                 side.arrival = self.clock.call_later(delay, self._arrivals[side.n])
             elif not can and side.arrival is not None:
                 side.arrival.cancel()
                 side.arrival = None
+
+    def _arrival_rate(self) -> float:
+        slow = self.slow_motors
+        return self.sim.arrival_rate_per_side / (
+            max(slow.get("motor.disc", 1.0), slow.get("motor.ring", 1.0)) if slow else 1.0)
 
     def _pickable(self) -> bool:
         if self.dead_tiles:
@@ -574,8 +582,9 @@ class SimTable:
             return
         tile = self._pick()
         if tile is not None:
-            side.belt.append((tile, self.clock.now() + self.sim.belt_transit_s))
-            side.loaded_at.append(self.clock.now())
+            now = self.clock.now()
+            side.belt.append((tile, now + self.sim.belt_transit_s))
+            side.loaded_at.append(now)
             self.where[tile.id] = side.on_belt
             self._set(side.full, len(side.belt) >= self.sim.belt_capacity)
             self._schedule_feed(side)
