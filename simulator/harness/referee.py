@@ -174,17 +174,23 @@ class Referee:
                     self._breach("motor.case_open", f"{motor} runs with the case open", motor)
 
     def _check_motors(self, turned: str | None) -> None:
-        now = self.table.clock.now()
-        if not self.lid_closed():
+        # lid_closed and running spelled out, and the time read only for a motor
+        # turned on: this runs at every motor command and every move of the lid.
+        table = self.table
+        if not table.physical["lid.lower"]:
             for motor in self._feed_motors:
                 if self.running(motor):
                     self._breach("motor.lid_open", f"{motor} runs with the lid at "
-                                 f"{self.table.lid.position:.0%} of its travel", motor)
-        if turned is not None and self.running(turned) and self.table.values["case_open"]:
-            self._breach("motor.case_open", f"{turned} turned on with the case open", turned)
-        if turned is None or not self.running(turned):
+                                 f"{table.lid.position:.0%} of its travel", motor)
+        if turned is None:
             return
-        self._turned_on[turned] = now
+        values = table.values
+        value = values[turned]
+        if not value or value == "off" or not table.powered:
+            return
+        if values["case_open"]:
+            self._breach("motor.case_open", f"{turned} turned on with the case open", turned)
+        self._turned_on[turned] = now = table.clock.now()
         if self._testing:
             # A self-test's motion: judged against the interlock table, not the stops.
             self._judge_interlocks()
