@@ -43,6 +43,10 @@ class SimHal:
         # recorded stamps).
         if type(self).changed_at is SimHal.changed_at:
             self.changed_at = self._changed_at.get  # type: ignore[method-assign]
+        # Read by the firmware at every turn of its machines: the table's own lookup
+        # likewise.
+        if type(self).read is SimHal.read:
+            self.read = table.values.__getitem__    # type: ignore[method-assign]
         table.listener = self.stops.on_input
 
     def write(self, name: str, value: Value) -> None:
