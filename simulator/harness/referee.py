@@ -98,12 +98,15 @@ class Referee:
         self._feed_motors = feed_motors(self.table.geometry)   # asked at every command
         self.table.heed(self._on_witness, {n for n in self.table.signals
                                            if n.startswith("motor.") or n == "lid.lower"})
-        self.table.observers.append(self._on_reading)
+        self._interlock_inputs = frozenset(rule[1] for rule in self.interlocks)
+        # The readings judged (_on_reading): the interlocks' inputs and the case switch,
+        # and in test mode every reading; the table passes no other to it.
+        self._judged_readings = self._interlock_inputs | {"case_open"}
+        self.table.observe(self._on_reading, self._judged_readings)
         self.table.happenings.append(self._on_happening)
         self._seen: set[tuple[str, str]] = set()
         self._turned_on: dict[str, float] = {}
         self._early_clears: list[tuple[str, str | None]] = []
-        self._interlock_inputs = frozenset(rule[1] for rule in self.interlocks)
         self._interlock_due = False
         self._turned_late: dict[str, Stop] = {}     # judged once the instant is over
         self._in_grace: list[Stop] = []     # stops still crossing the link
@@ -269,6 +272,8 @@ class Referee:
             self._in_grace = [s for s in self._in_grace if s.where is not None]
         elif kind == "service.mode":
             self._testing = bool(event.get("on"))
+            self.table.observe(self._on_reading,
+                               None if self._testing else self._judged_readings)
         elif kind == "walls.committed":
             self._walls_up()
         elif kind == "handoff":

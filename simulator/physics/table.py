@@ -117,8 +117,13 @@ class SimTable:
         self._readers = frozenset(s.name for s in self.signals.values()
                                   if s.kind is Kind.READER)
         self.listener: Listener | None = None
-        # What the firmware's sensors report (a console, the I/O-board emulator) ...
-        self.observers: list[Callable[[str, Value], None]] = []
+        # What the firmware's sensors report (a console, the I/O-board emulator, the
+        # referee) ... Added with `observe`, which works out who reads each name then:
+        # a tuple, so that none is added past it (asked at every reading).
+        self.observers: tuple[Callable[[str, Value], None], ...] = ()
+        self._reads: dict[int, frozenset[str]] = {}     # the names an observer gave
+        self._observers_of: dict[str, tuple[Callable[[str, Value], None], ...]] = \
+            dict.fromkeys(self.values, ())
         # ... and what really happens, as people at the table see it.
         self.witnesses: list[Callable[[str, Value], None]] = []
         # The names a witness judges, where it said so (heed): a change of any other
@@ -348,7 +353,7 @@ class SimTable:
         values[name] = value
         if self.listener is not None:
             self.listener(name, value)
-        for observer in self.observers:
+        for observer in self._observers_of[name]:
             observer(name, value)
 
     def heed(self, witness: Callable[[str, Value], None], names: Iterable[str]) -> None:
@@ -366,6 +371,26 @@ class SimTable:
             w for w in self.witnesses if id(w) not in heeds or name in heeds[id(w)])
         return found
 
+    def observe(self, observer: Callable[[str, Value], None],
+                names: Iterable[str] | None = None) -> None:
+        """From now on tell `observer` of the readings of `names` only (None: of every
+        reading). Added to `observers` unless it is there already, where it keeps its
+        place (an observer that reads other names from some moment on)."""
+        for kept in self.observers:
+            if kept == observer:
+                observer = kept     # the same bound method: the one whose id is the key
+                break
+        else:
+            self.observers += (observer,)
+        if names is None:
+            self._reads.pop(id(observer), None)
+        else:
+            self._reads[id(observer)] = frozenset(names)
+        reads = self._reads
+        self._observers_of = {
+            name: tuple(o for o in self.observers if id(o) not in reads or name in reads[id(o)])
+            for name in self.values}
+
     def _deliver(self, name: str, value: Value) -> None:
         # A tile reader reports every read, the same code again too: a reader silent
         # on a repeat would tell "the same tile as the last one" (docs/console.md).
@@ -374,7 +399,7 @@ class SimTable:
         self.values[name] = value
         if self.listener is not None:
             self.listener(name, value)
-        for observer in self.observers:
+        for observer in self._observers_of[name]:
             observer(name, value)
 
     def _pulse(self, name: str, first_s: float, width_s: float) -> None:
@@ -403,7 +428,7 @@ class SimTable:
         if values[name] == value or not self.powered:
             return
         values[name] = value
-        for observer in self.observers:
+        for observer in self._observers_of[name]:
             observer(name, value)
         witnesses = self._witnesses_of.get(name)
         if witnesses is None or self._witnessed != len(self.witnesses):
