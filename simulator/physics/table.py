@@ -118,20 +118,18 @@ class SimTable:
                                   if s.kind is Kind.READER)
         self.listener: Listener | None = None
         # What the firmware's sensors report (a console, the I/O-board emulator, the
-        # referee) ... Added with `observe`, which works out who reads each name then:
-        # a tuple, so that none is added past it (asked at every reading).
+        # referee), added with `observe` ...
         self.observers: tuple[Callable[[str, Value], None], ...] = ()
         self._reads: dict[int, frozenset[str]] = {}     # the names an observer gave
+        # ... and what really happens, as people at the table see it, added with `heed`.
+        self.witnesses: tuple[Callable[[str, Value], None], ...] = ()
+        self._heeds: dict[int, frozenset[str]] = {}     # the names a witness gave
+        # Who is told of each name, in the order added: worked out by `observe` and
+        # `heed`, not asked at every reading and change (tuples, so that none is added
+        # past them).
         self._observers_of: dict[str, tuple[Callable[[str, Value], None], ...]] = \
             dict.fromkeys(self.values, ())
-        # ... and what really happens, as people at the table see it.
-        self.witnesses: list[Callable[[str, Value], None]] = []
-        # The names a witness judges, where it said so (heed): a change of any other
-        # name is not passed to it. The witnesses of each name, in the order added,
-        # worked out at its first change and again whenever one is added.
-        self._heeds: dict[int, frozenset[str]] = {}
-        self._witnesses_of: dict[str, tuple[Callable[[str, Value], None], ...]] = {}
-        self._witnessed = 0     # len(witnesses) when _witnesses_of was worked out
+        self._witnesses_of = dict(self._observers_of)
         # ... and what the mechanics do with tiles (a wall rising, a stack laid), for
         # a referee that judges physics (simulator/harness/referee.py).
         self.happenings: list[Callable[[str, int], None]] = []
@@ -340,10 +338,7 @@ class SimTable:
         changed = physical[name] != value
         physical[name] = value
         if changed:
-            witnesses = self._witnesses_of.get(name)
-            if witnesses is None or self._witnessed != len(self.witnesses):
-                witnesses = self._witnesses_for(name)
-            for witness in witnesses:
+            for witness in self._witnesses_of[name]:
                 witness(name, value)
         value = self.stuck.get(name, value)
         # _deliver, spelled out: every edge of the table comes through here.
@@ -356,20 +351,14 @@ class SimTable:
         for observer in self._observers_of[name]:
             observer(name, value)
 
-    def heed(self, witness: Callable[[str, Value], None], names: Iterable[str]) -> None:
-        """Add `witness`, to be told only of changes of `names` (a witness in
-        `witnesses` without one is told of every change)."""
-        self._heeds[id(witness)] = frozenset(names)
-        self.witnesses.append(witness)
-
-    def _witnesses_for(self, name: str) -> tuple[Callable[[str, Value], None], ...]:
-        if self._witnessed != len(self.witnesses):
-            self._witnesses_of.clear()
-            self._witnessed = len(self.witnesses)
-        heeds = self._heeds
-        found = self._witnesses_of[name] = tuple(
-            w for w in self.witnesses if id(w) not in heeds or name in heeds[id(w)])
-        return found
+    def heed(self, witness: Callable[[str, Value], None],
+             names: Iterable[str] | None = None) -> None:
+        """Add `witness`, to be told of the changes of `names` only (None: of every
+        change)."""
+        if names is not None:
+            self._heeds[id(witness)] = frozenset(names)
+        self.witnesses += (witness,)
+        self._witnesses_of = _told_of(self.witnesses, self._heeds, self.values)
 
     def observe(self, observer: Callable[[str, Value], None],
                 names: Iterable[str] | None = None) -> None:
@@ -386,10 +375,7 @@ class SimTable:
             self._reads.pop(id(observer), None)
         else:
             self._reads[id(observer)] = frozenset(names)
-        reads = self._reads
-        self._observers_of = {
-            name: tuple(o for o in self.observers if id(o) not in reads or name in reads[id(o)])
-            for name in self.values}
+        self._observers_of = _told_of(self.observers, self._reads, self.values)
 
     def _deliver(self, name: str, value: Value) -> None:
         # A tile reader reports every read, the same code again too: a reader silent
@@ -430,10 +416,7 @@ class SimTable:
         values[name] = value
         for observer in self._observers_of[name]:
             observer(name, value)
-        witnesses = self._witnesses_of.get(name)
-        if witnesses is None or self._witnessed != len(self.witnesses):
-            witnesses = self._witnesses_for(name)
-        for witness in witnesses:
+        for witness in self._witnesses_of[name]:
             witness(name, value)
         # _apply, spelled out (`powered` was asked above): at every command.
         apply = self._appliers.get(name)
@@ -728,6 +711,14 @@ class SimTable:
 
     def motors_off(self) -> bool:
         return motors_off(self.signals, self.values)
+
+
+def _told_of(told: tuple[Callable[[str, Value], None], ...], names_of: dict[int, frozenset[str]],
+             names: Iterable[str]) -> dict[str, tuple[Callable[[str, Value], None], ...]]:
+    """Who of `told` is told of each of `names`, in their order: those that gave no
+    names (`names_of`, by id), and those whose names hold it."""
+    return {name: tuple(t for t in told if id(t) not in names_of or name in names_of[id(t)])
+            for name in names}
 
 
 def build_bound(table: SimTable, started_at: float, target: int) -> float:
