@@ -535,17 +535,25 @@ class SimTable:
     # -- disc, ring, belts ---------------------------------------------------------
 
     def _feeding(self, side: SideModel) -> bool:
-        return (self.motor_on("motor.disc") and self.motor_on("motor.ring")
-                and self.motor_on(side.conveyor))
+        # motor_on of the disc, the ring and the conveyor, spelled out: at every tile.
+        if not self.powered:
+            return False
+        values, dead = self.values, self.dead_motors
+        for motor in ("motor.disc", "motor.ring", side.conveyor):
+            value = values[motor]
+            if not value or value == "off" or motor in dead:
+                return False
+        return True
 
     def _update_arrivals(self) -> None:
-        # The disc and ring once for all four sides (_feeding, side by side); most runs
-        # have no dead tile (_pickable, spelled out).
-        motor_on = self.motor_on
-        turning = ((bool(self.disc) if not self.dead_tiles else self._pickable())
-                   and motor_on("motor.disc") and motor_on("motor.ring"))
-        capacity = self.sim.belt_capacity
+        # The disc and ring once for all four sides (_feeding, side by side, motor_on
+        # spelled out); most runs have no dead tile (_pickable, spelled out).
         values, dead = self.values, self.dead_motors
+        disc, ring = values["motor.disc"], values["motor.ring"]
+        turning = (bool(disc) and disc != "off" and bool(ring) and ring != "off"
+                   and self.powered and "motor.disc" not in dead and "motor.ring" not in dead
+                   and (bool(self.disc) if not self.dead_tiles else self._pickable()))
+        capacity = self.sim.belt_capacity
         for side in self.sides:
             # motor_on(side.conveyor) spelled out (`turning` holds `powered`): four sides
             # at every command of a feed motor and every tile.
