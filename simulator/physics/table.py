@@ -340,7 +340,8 @@ class SimTable:
         if changed:
             for witness in self._witnesses_of[name]:
                 witness(name, value)
-        value = self.stuck.get(name, value)
+        if name in self.stuck:      # asked, not got: most sensors are not stuck
+            value = self.stuck[name]
         # _deliver, spelled out: every edge of the table comes through here.
         values = self.values
         if not self.powered or (values[name] == value and name not in self._readers):
