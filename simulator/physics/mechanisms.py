@@ -57,9 +57,15 @@ class Cam:
             self._since = self.clock.now()
             self._schedule()
         else:
-            self._advance()
+            # _advance and _cancel, spelled out: at every stop of a head or a plate.
+            if not self.blocked:
+                now = self.clock.now()
+                self.angle += (now - self._since) / self.turn_s
+                self._since = now
             self.running = False
-            self._cancel()
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
 
     def time_to_home(self) -> float | None:
         """Seconds until this turn ends at home, once its last mark is behind it (None
