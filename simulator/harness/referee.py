@@ -93,11 +93,12 @@ class Referee:
 
     def __post_init__(self) -> None:
         self.motors = [s.name for s in self.table.signals.values() if s.is_motor]
-        # What a witnessed change is judged for: a motor's command, the lid's lower stop.
-        self._motor_names = frozenset(n for n in self.table.signals if n.startswith("motor."))
         self._feed_motors = feed_motors(self.table.geometry)   # asked at every command
-        self.table.heed(self._on_witness, {n for n in self.table.signals
-                                           if n.startswith("motor.") or n == "lid.lower"})
+        # What a witnessed change is judged for: a motor's command, the lid's lower
+        # stop; each its own witness, so that neither asks which it is.
+        self.table.heed(self._on_motor if self.interlocks else self._check_motors,
+                        {n for n in self.table.signals if n.startswith("motor.")})
+        self.table.heed(self._on_lid, {"lid.lower"})
         self._interlock_inputs = frozenset(rule[1] for rule in self.interlocks)
         # The readings judged (_on_reading): the interlocks' inputs and the case switch,
         # and in test mode every reading; the table passes no other to it.
@@ -137,12 +138,13 @@ class Referee:
 
     # -- the table's own events -----------------------------------------------------
 
-    def _on_witness(self, name: str, value: Value) -> None:
-        motor = name in self._motor_names
-        if name == "lid.lower" or motor:
-            self._check_motors(name if motor else None)
-        if self.interlocks and motor:
-            self._judge_interlocks()
+    def _on_motor(self, name: str, value: Value) -> None:
+        """A motor's command changed, on a rig whose board holds an interlock table."""
+        self._check_motors(name, value)
+        self._judge_interlocks()
+
+    def _on_lid(self, name: str, value: Value) -> None:
+        self._check_motors(None, value)
 
     def _judge_interlocks(self) -> None:
         """At the end of this instant: the board reacts to a reading or a command in
@@ -176,7 +178,9 @@ class Referee:
                 if self.running(motor):
                     self._breach("motor.case_open", f"{motor} runs with the case open", motor)
 
-    def _check_motors(self, turned: str | None) -> None:
+    def _check_motors(self, turned: str | None, _value: Value = None) -> None:
+        """The motor rules, when motor `turned` is commanded (a witness of the motors'
+        commands where the rig has no interlock table) or the lid moves (None)."""
         # lid_closed and running spelled out, and the time read only for a motor
         # turned on: this runs at every motor command and every move of the lid.
         table = self.table
@@ -198,6 +202,8 @@ class Referee:
             # A self-test's motion: judged against the interlock table, not the stops.
             self._judge_interlocks()
             return
+        if not self.stops and not self._in_grace:
+            return      # nothing stopped: most motor starts
         for stop in [*self.stops, *self._in_grace]:
             if turned in stop.motors:
                 if self.link_grace_s and turned not in self._turned_late:
