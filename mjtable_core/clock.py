@@ -80,10 +80,9 @@ class VirtualClock:
         return timer
 
     def call_later(self, delay: float, callback: Callback) -> _VirtualTimer:
-        now = self._now
-        when = now + (0.0 if delay < 0.0 else delay)
-        if now > when:
-            when = now
+        # No max(now, ...) around it: adding a delay of zero or more never lands
+        # before now.
+        when = self._now + (0.0 if delay < 0.0 else delay)
         timer = _VirtualTimer(when, callback)
         _heappush(self._queue, (when, next(self._seq), timer))
         return timer
