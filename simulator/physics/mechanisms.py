@@ -36,6 +36,7 @@ class Cam:
         self._timer: Timer | None = None
         self._next_mark = 0
         self._drawn = False       # this turn's time was drawn as the last turn ended
+        self._fire = self._on_timer     # bound once: every mark's timer calls it
 
     @property
     def mid_turn(self) -> bool:
@@ -136,8 +137,7 @@ class Cam:
         if not self.running or self.blocked:
             return
         target = self.marks[self._next_mark][0] if self._next_mark < len(self.marks) else 1.0
-        self._timer = self.clock.call_later((target - self.angle) * self.turn_s,
-                                            self._on_timer)
+        self._timer = self.clock.call_later((target - self.angle) * self.turn_s, self._fire)
 
     def _on_timer(self) -> None:
         self._timer = None
@@ -170,7 +170,7 @@ class Cam:
             return
         target = marks[self._next_mark][0] if self._next_mark < len(marks) else 1.0
         delay = (target - self.angle) * self.turn_s
-        self._timer = clock.call_at(now + (delay if delay > 0.0 else 0.0), self._on_timer)
+        self._timer = clock.call_at(now + (delay if delay > 0.0 else 0.0), self._fire)
 
 
 class Travel:
