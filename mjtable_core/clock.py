@@ -80,16 +80,17 @@ class VirtualClock:
         return timer
 
     def call_later(self, delay: float, callback: Callback) -> _VirtualTimer:
-        now = self._now
-        when = now + (0.0 if delay < 0.0 else delay)
-        if now > when:
-            when = now
+        # No max(now, ...) around it: adding a delay of zero or more never lands
+        # before now.
+        when = self._now + (0.0 if delay < 0.0 else delay)
         timer = _VirtualTimer(when, callback)
         _heappush(self._queue, (when, next(self._seq), timer))
         return timer
 
     def post(self, callback: Callback) -> None:
-        self.call_at(self._now, callback)
+        # call_at, spelled out: every stop the HAL ends reports through here.
+        now = self._now
+        _heappush(self._queue, (now, next(self._seq), _VirtualTimer(now, callback)))
 
     def stop(self) -> None:
         self._stopped = True
@@ -99,28 +100,34 @@ class VirtualClock:
         self._stopped = False
         queue = self._queue
         pop = heapq.heappop
-        # A clock with nothing to settle (this one) skips the call at every event.
+        # A clock with nothing to settle (this one) skips the call at every event, and
+        # asks `until` after each event instead (`after`); events are counted here and
+        # added to events_run on the way out. The loop is the cost of every event.
         settles = type(self)._settle is not VirtualClock._settle
-        while not self._stopped:
-            if settles and self._settle() and until is not None and until():
-                return
-            # The next live timer due by `deadline` (_next_due, inline: once per event).
-            timer = None
-            while queue and queue[0][0] <= deadline:
-                when, _, due = pop(queue)
-                if not due.cancelled:
-                    self._now = when
-                    self.events_run += 1
-                    timer = due
-                    break
-            if timer is None:
-                self._now = max(self._now, deadline)
-                return
-            timer.callback()
-            # A clock that settles asks `until` at the top, once what the callback sent
-            # on a link has landed; asked before, it judges a half-delivered table.
-            if not settles and until is not None and until():
-                return
+        after = None if settles else until
+        run = 0
+        try:
+            while not self._stopped:
+                if settles and self._settle() and until is not None and until():
+                    return
+                # The next live timer due by `deadline` (_next_due, inline).
+                while queue and queue[0][0] <= deadline:
+                    when, _, timer = pop(queue)
+                    if not timer.cancelled:
+                        break
+                else:
+                    self._now = max(self._now, deadline)
+                    return
+                self._now = when
+                run += 1
+                timer.callback()
+                # A clock that settles asks `until` at the top, once what the callback
+                # sent on a link has landed; asked before, it judges a half-delivered
+                # table.
+                if after is not None and after():
+                    return
+        finally:
+            self.events_run += run
 
     def _settle(self) -> bool:
         """Before time moves on: run what is not a timer (a clock that waits for a

@@ -27,8 +27,8 @@ def _table() -> tuple[VirtualClock, SimTable, Controller]:
 
 def _upper_at(table: SimTable, clock: VirtualClock) -> list[float]:
     seen: list[float] = []
-    table.witnesses.append(lambda name, value: name == "lid.upper" and value
-                           and seen.append(clock.now()))
+    table.heed(lambda name, value: name == "lid.upper" and value
+               and seen.append(clock.now()))
     return seen
 
 
@@ -79,8 +79,8 @@ def test_a_sensor_the_supervisor_no_longer_believes_is_not_armed_on() -> None:
 
 def _head_home_at(table: SimTable, clock: VirtualClock, side: int) -> list[float]:
     seen: list[float] = []
-    table.witnesses.append(lambda name, value: name == f"side.{side}.head_home" and value
-                           and seen.append(clock.now()))
+    table.heed(lambda name, value: name == f"side.{side}.head_home" and value
+               and seen.append(clock.now()))
     return seen
 
 

@@ -28,7 +28,7 @@ def _plate_motor_ons(harness: Harness, side: int) -> list[float]:
         if name == f"motor.side.{side}.plate" and value is True:
             ons.append(harness.clock.now())
 
-    harness.table.witnesses.append(witness)
+    harness.table.heed(witness)
     return ons
 
 

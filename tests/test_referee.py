@@ -535,3 +535,20 @@ def test_a_self_test_in_test_mode_is_judged_by_the_interlock_table_not_as_a_faul
     assert results and results[0]["test"] == "plate.1"     # the self-test ran
     assert report["referee_violations"] == []
     assert harness.referee._table_rules                     # judged against these
+
+
+def test_in_test_mode_every_reading_is_judged_against_the_interlock_table() -> None:
+    # The disc runs; the lid's lower stop then reads open (stuck). Out of test mode
+    # that reading is not one the referee judges; in test mode it is, at once.
+    for testing in (False, True):
+        clock, table, referee = bench()
+        table.command("motor.disc", "on")
+        if testing:
+            referee.on_event({"kind": "service.mode", "on": True})
+        table.stick("lid.lower", False)
+        clock.run_until(clock.now())
+        assert ("motor.interlock" in rules(referee)) is testing
+        referee.on_event({"kind": "service.mode", "on": False})
+        table.stick("lid.upper", True)      # out of test mode again: not judged
+        clock.run_until(clock.now())
+        assert rules(referee).count("motor.interlock") == int(testing)

@@ -15,9 +15,11 @@ from firmware.diagnosis.recorder import MAX_BYTES, RECORDING
 from firmware.faults.kinds import CATALOGUE
 from firmware.state.eventlog import EventLog
 from mjtable.cli import main
+from mjtable_core.clock import VirtualClock
 from mjtable_core.config import load_config
-from simulator.fuzz.replay import replay
+from simulator.fuzz.replay import ReplayHal, replay
 from simulator.harness.runner import Harness
+from simulator.physics.table import SimTable
 from simulator.scenario import load_scenario, parse_scenario
 
 ROOT = Path(__file__).resolve().parent
@@ -146,6 +148,17 @@ def test_through_the_io_board_the_edges_keep_the_boards_time() -> None:
     assert edges and all(len(e) == 5 for e in edges)
     result = replay(recording, config)
     assert result.reproduced, "\n".join(result.lines[-5:])
+
+
+def test_from_the_anchor_on_an_edge_keeps_the_time_the_recording_gave_it() -> None:
+    """The replay's HAL answers `changed_at` from the recording's stamps, not the
+    simulated HAL's own (which a replay never fills)."""
+    hal = ReplayHal(SimTable(load_config(), VirtualClock(), 1), board_time=True)
+    hal.listen(lambda name, value: None)
+    hal.feed("side.1.count", True, board_t=12.5)
+    assert hal.changed_at("side.1.count") is None       # before the anchor: now
+    hal.playing = True
+    assert hal.changed_at("side.1.count") == 12.5
 
 
 def test_a_recording_is_bounded_in_bytes_and_then_says_it_cannot_replay(

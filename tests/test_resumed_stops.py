@@ -31,7 +31,7 @@ def test_a_glitch_at_a_resumed_lid_closing_does_not_raise_walls_under_an_open_li
         if name.endswith(".plate") and value is True and not table.physical["lid.lower"]:
             unsafe.append(f"{name} on with the lid at {table.lid.position:.0%}")
 
-    table.witnesses.append(witness)
+    table.heed(witness)
 
     def halt() -> None:
         assert harness.ctl.lid.state == "closing"

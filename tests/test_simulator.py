@@ -11,6 +11,7 @@ import pytest
 from mjtable_core.clock import VirtualClock
 from mjtable_core.config import DEFAULT_CONFIG, Config, load_config, parse_config
 from mjtable_core.schema import ConfigError
+from mjtable_core.signals import Value
 from simulator.harness.run import simulate
 from simulator.physics.mechanisms import Cam, Travel
 from simulator.physics.table import SimTable
@@ -223,3 +224,24 @@ def test_the_noisiest_table_the_config_allows_runs_clean() -> None:
     with pytest.raises(ConfigError, match="timing_jitter"):
         parse_config({**tomllib.loads(DEFAULT_CONFIG.read_text()), "simulator": {
             "timing_jitter": 0.3}}, "<test>")
+
+
+def test_an_observer_is_told_of_the_readings_it_asked_for_in_its_place() -> None:
+    table = SimTable(load_config(), VirtualClock(), seed=5)
+    told: list[tuple[str, str]] = []
+
+    def first(name: str, value: Value) -> None:
+        told.append(("first", name))
+
+    def second(name: str, value: Value) -> None:
+        told.append(("second", name))
+
+    table.observe(first, {"case_open"})
+    table.observe(second)
+    table.stick("lid.upper", True)
+    table.stick("case_open", True)
+    table.observe(first)        # every reading from now on, still told first
+    table.stick("lid.upper", False)
+    assert told == [("second", "lid.upper"), ("first", "case_open"), ("second", "case_open"),
+                    ("first", "lid.upper"), ("second", "lid.upper")]
+    assert table.observers == (first, second)

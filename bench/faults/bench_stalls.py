@@ -145,7 +145,7 @@ def latency(config: Config) -> dict[str, Any]:
         elif name in edges and value:
             edges.pop(name)         # started again from home: a new turn
 
-    table.witnesses.append(witness)
+    table.heed(witness)
     harness.run(wall_limit_s=WALL_LIMIT_S)
     return {kind: {"stops": len(ms), "median_ms": round(statistics.median(ms), 3) if ms
                    else None, "max_ms": round(max(ms), 3) if ms else None}

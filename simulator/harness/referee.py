@@ -93,17 +93,21 @@ class Referee:
 
     def __post_init__(self) -> None:
         self.motors = [s.name for s in self.table.signals.values() if s.is_motor]
-        # What a witnessed change is judged for: a motor's command, the lid's lower stop.
-        self._motor_names = frozenset(n for n in self.table.signals if n.startswith("motor."))
         self._feed_motors = feed_motors(self.table.geometry)   # asked at every command
-        self.table.heed(self._on_witness, {n for n in self.table.signals
-                                           if n.startswith("motor.") or n == "lid.lower"})
-        self.table.observers.append(self._on_reading)
+        # What a witnessed change is judged for: a motor's command, the lid's lower
+        # stop; each its own witness, so that neither asks which it is.
+        self.table.heed(self._on_motor if self.interlocks else self._check_motors,
+                        {n for n in self.table.signals if n.startswith("motor.")})
+        self.table.heed(self._on_lid, {"lid.lower"})
+        self._interlock_inputs = frozenset(rule[1] for rule in self.interlocks)
+        # The readings judged (_on_reading): the interlocks' inputs and the case switch,
+        # and in test mode every reading; the table passes no other to it.
+        self._judged_readings = self._interlock_inputs | {"case_open"}
+        self.table.observe(self._on_reading, self._judged_readings)
         self.table.happenings.append(self._on_happening)
         self._seen: set[tuple[str, str]] = set()
         self._turned_on: dict[str, float] = {}
         self._early_clears: list[tuple[str, str | None]] = []
-        self._interlock_inputs = frozenset(rule[1] for rule in self.interlocks)
         self._interlock_due = False
         self._turned_late: dict[str, Stop] = {}     # judged once the instant is over
         self._in_grace: list[Stop] = []     # stops still crossing the link
@@ -134,12 +138,13 @@ class Referee:
 
     # -- the table's own events -----------------------------------------------------
 
-    def _on_witness(self, name: str, value: Value) -> None:
-        motor = name in self._motor_names
-        if name == "lid.lower" or motor:
-            self._check_motors(name if motor else None)
-        if self.interlocks and motor:
-            self._judge_interlocks()
+    def _on_motor(self, name: str, value: Value) -> None:
+        """A motor's command changed, on a rig whose board holds an interlock table."""
+        self._check_motors(name, value)
+        self._judge_interlocks()
+
+    def _on_lid(self, name: str, value: Value) -> None:
+        self._check_motors(None, value)
 
     def _judge_interlocks(self) -> None:
         """At the end of this instant: the board reacts to a reading or a command in
@@ -173,22 +178,32 @@ class Referee:
                 if self.running(motor):
                     self._breach("motor.case_open", f"{motor} runs with the case open", motor)
 
-    def _check_motors(self, turned: str | None) -> None:
-        now = self.table.clock.now()
-        if not self.lid_closed():
+    def _check_motors(self, turned: str | None, _value: Value = None) -> None:
+        """The motor rules, when motor `turned` is commanded (a witness of the motors'
+        commands where the rig has no interlock table) or the lid moves (None)."""
+        # lid_closed and running spelled out, and the time read only for a motor
+        # turned on: this runs at every motor command and every move of the lid.
+        table = self.table
+        if not table.physical["lid.lower"]:
             for motor in self._feed_motors:
                 if self.running(motor):
                     self._breach("motor.lid_open", f"{motor} runs with the lid at "
-                                 f"{self.table.lid.position:.0%} of its travel", motor)
-        if turned is not None and self.running(turned) and self.table.values["case_open"]:
-            self._breach("motor.case_open", f"{turned} turned on with the case open", turned)
-        if turned is None or not self.running(turned):
+                                 f"{table.lid.position:.0%} of its travel", motor)
+        if turned is None:
             return
-        self._turned_on[turned] = now
+        values = table.values
+        value = values[turned]
+        if not value or value == "off" or not table.powered:
+            return
+        if values["case_open"]:
+            self._breach("motor.case_open", f"{turned} turned on with the case open", turned)
+        self._turned_on[turned] = now = table.clock.now()
         if self._testing:
             # A self-test's motion: judged against the interlock table, not the stops.
             self._judge_interlocks()
             return
+        if not self.stops and not self._in_grace:
+            return      # nothing stopped: most motor starts
         for stop in [*self.stops, *self._in_grace]:
             if turned in stop.motors:
                 if self.link_grace_s and turned not in self._turned_late:
@@ -227,8 +242,15 @@ class Referee:
             # the other set forgotten on the table and pushed in at the next hand. Only
             # the count can tell those (build.extra_tiles); what this rule catches is a
             # set laid onto another's stacks, judged by the push each tile came with.
-            came_with = self.table.came_with
-            sets = {came_with.get(t.id, t.set_name) for stack in track for t in stack} - {"X"}
+            # The whole track at every stack laid: a plain loop over the stacks, the
+            # cheapest way to walk it in Python.
+            came_with = self.table.came_with.get
+            sets: set[str] = set()
+            add = sets.add
+            for top, bottom in track:
+                add(came_with(top.id, top.set_name))
+                add(came_with(bottom.id, bottom.set_name))
+            sets.discard("X")
             full = self.table.config.table.stacks_per_wall
             if len(sets) > 1 or len(track) > full:
                 self._breach("build.onto_track", f"side {n}: {len(track)} stacks of sets "
@@ -256,6 +278,8 @@ class Referee:
             self._in_grace = [s for s in self._in_grace if s.where is not None]
         elif kind == "service.mode":
             self._testing = bool(event.get("on"))
+            self.table.observe(self._on_reading,
+                               None if self._testing else self._judged_readings)
         elif kind == "walls.committed":
             self._walls_up()
         elif kind == "handoff":

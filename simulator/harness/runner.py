@@ -650,25 +650,29 @@ class Harness:
         wall_start = time.perf_counter()
         give_up = None if wall_limit_s is None else wall_start + wall_limit_s
         last = -1
+        referee, watchdog, handoffs = self.referee, self.watchdog, self.handoffs
 
         def finished() -> bool:
             nonlocal last
-            if progress is not None and len(self.handoffs) != last:
-                last = len(self.handoffs)
+            if progress is not None and len(handoffs) != last:
+                last = len(handoffs)
                 progress(last, cycles)
             if give_up is not None and time.perf_counter() > give_up:
                 self.timed_out = True
                 return True
-            if self._checks or self.referee.pending:
+            if self._checks or referee.pending:
                 return False
+            if watchdog.stalls:
+                return True
             ctl = self.ctl
             # halted() is False while nothing holds the table: not asked then (this
-            # runs after every event). The refeed hold read from the marks themselves,
-            # not through the controller's property.
-            return bool(self.watchdog.stalls) or (
-                (self.link_dead or bool(ctl.faults) or ctl.marks.refeed_hold is not None)
-                and self.halted()) or (
-                len(self.handoffs) >= cycles and ctl.build.state == BuildState.STAGED)
+            # runs after every event, hence no bool() and no lookups it can spare).
+            # The refeed hold read from the marks themselves, not through the
+            # controller's property.
+            if (self.link_dead or ctl.faults or ctl.marks.refeed_hold is not None) \
+                    and self.halted():
+                return True
+            return len(handoffs) >= cycles and ctl.build.state == BuildState.STAGED
 
         # From now: a table may have run for months before this run (tests/test_clean_soak.py).
         # A technician may come an hour late: the wait for them is no stall.

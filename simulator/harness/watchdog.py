@@ -51,8 +51,10 @@ class StallWatchdog:
             self.progress()
 
     def _on_witness(self, name: str, value: Value) -> None:
-        if value is True and name.endswith(".count"):
-            self.progress()
+        # A tile counted at a head (heeded: the count sensors only), progress() spelled
+        # out: at every tile.
+        if value is True:
+            self.last_progress = self.last_moved = self.clock.now()
 
     def excused(self) -> bool:
         """Waiting on people: a technician for a stop-fault, or players who are busy."""

@@ -36,6 +36,7 @@ class Cam:
         self._timer: Timer | None = None
         self._next_mark = 0
         self._drawn = False       # this turn's time was drawn as the last turn ended
+        self._fire = self._on_timer     # bound once: every mark's timer calls it
 
     @property
     def mid_turn(self) -> bool:
@@ -57,9 +58,15 @@ class Cam:
             self._since = self.clock.now()
             self._schedule()
         else:
-            self._advance()
+            # _advance and _cancel, spelled out: at every stop of a head or a plate.
+            if not self.blocked:
+                now = self.clock.now()
+                self.angle += (now - self._since) / self.turn_s
+                self._since = now
             self.running = False
-            self._cancel()
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
 
     def time_to_home(self) -> float | None:
         """Seconds until this turn ends at home, once its last mark is behind it (None
@@ -120,8 +127,9 @@ class Cam:
         self._next_mark = 0
         self.on_turn_end()
 
-    # _schedule and _on_timer run for every mark of every turn: _cancel, _advance and
-    # call_later spelled out.
+    # _schedule and _on_timer run for every mark of every turn: _cancel and _advance
+    # spelled out, and the next mark's timer set by _on_timer itself, with the `now`
+    # it already read (the time of an event does not move while it runs).
     def _schedule(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
@@ -129,21 +137,21 @@ class Cam:
         if not self.running or self.blocked:
             return
         target = self.marks[self._next_mark][0] if self._next_mark < len(self.marks) else 1.0
-        delay = (target - self.angle) * self.turn_s
-        clock = self.clock
-        self._timer = clock.call_at(clock.now() + (delay if delay > 0.0 else 0.0),
-                                    self._on_timer)
+        self._timer = self.clock.call_later((target - self.angle) * self.turn_s, self._fire)
 
     def _on_timer(self) -> None:
         self._timer = None
+        clock = self.clock
+        now = clock.now()
         if self.running and not self.blocked:
-            now = self.clock.now()
             self.angle += (now - self._since) / self.turn_s
             self._since = now
+        marks = self.marks
         # Keep any overshoot (a late timer on a real clock): the cam turned that far.
-        if self._next_mark < len(self.marks):
-            self.angle = max(self.angle, self.marks[self._next_mark][0])
-            callback = self.marks[self._next_mark][1]
+        if self._next_mark < len(marks):
+            mark, callback = marks[self._next_mark]
+            if mark > self.angle:
+                self.angle = mark
             self._next_mark += 1
             callback()
         else:
@@ -153,7 +161,16 @@ class Cam:
             self.turn_s = self.nominal_s * self.slow * wobble
             self._drawn = True
             self.on_turn_end()
-        self._schedule()
+        # _schedule, with the same `now`: what the callback did to the cam (stopped it,
+        # or started it and set a timer) is read after it.
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if not self.running or self.blocked:
+            return
+        target = marks[self._next_mark][0] if self._next_mark < len(marks) else 1.0
+        delay = (target - self.angle) * self.turn_s
+        self._timer = clock.call_at(now + (delay if delay > 0.0 else 0.0), self._fire)
 
 
 class Travel:

@@ -27,6 +27,7 @@ import random
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 
 from mjtable_core.clock import Clock, Timer
 from mjtable_core.config import Config
@@ -66,6 +67,10 @@ class SideModel:
     tile_id: str = ""
     face_up: str = ""
     head_home: str = ""
+    plate_home: str = ""
+    # Its places in `where`, named once: set at every tile.
+    on_belt: str = ""
+    in_slot: str = ""
 
     def __post_init__(self) -> None:
         self.conveyor = f"motor.side.{self.n}.conveyor"
@@ -74,6 +79,9 @@ class SideModel:
         self.tile_id = f"side.{self.n}.tile_id"
         self.face_up = f"side.{self.n}.face_up"
         self.head_home = f"side.{self.n}.head_home"
+        self.plate_home = f"side.{self.n}.plate_home"
+        self.on_belt = f"belt.{self.n}"
+        self.in_slot = f"slot.{self.n}"
 
 
 @dataclass
@@ -109,16 +117,19 @@ class SimTable:
         self._readers = frozenset(s.name for s in self.signals.values()
                                   if s.kind is Kind.READER)
         self.listener: Listener | None = None
-        # What the firmware's sensors report (a console, the I/O-board emulator) ...
-        self.observers: list[Callable[[str, Value], None]] = []
-        # ... and what really happens, as people at the table see it.
-        self.witnesses: list[Callable[[str, Value], None]] = []
-        # The names a witness judges, where it said so (heed): a change of any other
-        # name is not passed to it. The witnesses of each name, in the order added,
-        # worked out at its first change and again whenever one is added.
-        self._heeds: dict[int, frozenset[str]] = {}
-        self._witnesses_of: dict[str, tuple[Callable[[str, Value], None], ...]] = {}
-        self._witnessed = 0     # len(witnesses) when _witnesses_of was worked out
+        # What the firmware's sensors report (a console, the I/O-board emulator, the
+        # referee), added with `observe` ...
+        self.observers: tuple[Callable[[str, Value], None], ...] = ()
+        self._reads: dict[int, frozenset[str]] = {}     # the names an observer gave
+        # ... and what really happens, as people at the table see it, added with `heed`.
+        self.witnesses: tuple[Callable[[str, Value], None], ...] = ()
+        self._heeds: dict[int, frozenset[str]] = {}     # the names a witness gave
+        # Who is told of each name, in the order added: worked out by `observe` and
+        # `heed`, not asked at every reading and change (tuples, so that none is added
+        # past them).
+        self._observers_of: dict[str, tuple[Callable[[str, Value], None], ...]] = \
+            dict.fromkeys(self.values, ())
+        self._witnesses_of = dict(self._observers_of)
         # ... and what the mechanics do with tiles (a wall rising, a stack laid), for
         # a referee that judges physics (simulator/harness/referee.py).
         self.happenings: list[Callable[[str, int], None]] = []
@@ -142,17 +153,20 @@ class SimTable:
         self.dead_tiles = False     # set when a tile's magnet is made dead
         self.powered = True
         jitter = self.sim.timing_jitter
+        # The cams' marks and the timers of every tile are partials made once: called
+        # from C, not through a lambda's frame of ours (a few at every tile).
+        self._arrivals = [partial(self._arrive, side) for side in self.sides]
+        self._feeds = [partial(self._feed, side) for side in self.sides]
         for side in self.sides:
             side.head = Cam(clock, self.sim.head_turn_s,
-                            [(head_home_window, lambda s=side: self._head_left(s)),
-                             (HEAD_TAKE_AT, lambda s=side: self._head_take(s))],
-                            lambda s=side: self._set(s.head_home, True),
+                            [(head_home_window, partial(self._set, side.head_home, False)),
+                             (HEAD_TAKE_AT, partial(self._head_take, side))],
+                            partial(self._set, side.head_home, True),
                             jitter, self.noise)
             side.plate = Cam(clock, self.sim.plate_turn_s,
-                             [(plate_home_window,
-                               lambda s=side: self._set(f"side.{s.n}.plate_home", False)),
-                              (PLATE_RAISE_AT, lambda s=side: self._raise_wall(s))],
-                             lambda s=side: self._set(f"side.{s.n}.plate_home", True),
+                             [(plate_home_window, partial(self._set, side.plate_home, False)),
+                              (PLATE_RAISE_AT, partial(self._raise_wall, side))],
+                             partial(self._set, side.plate_home, True),
                              jitter, self.noise)
         self.lid = Travel(clock, self.sim.lid_travel_s, self._lid_moved, jitter, self.noise)
         self._appliers = self._motors_physics()
@@ -324,12 +338,10 @@ class SimTable:
         changed = physical[name] != value
         physical[name] = value
         if changed:
-            witnesses = self._witnesses_of.get(name)
-            if witnesses is None or self._witnessed != len(self.witnesses):
-                witnesses = self._witnesses_for(name)
-            for witness in witnesses:
+            for witness in self._witnesses_of[name]:
                 witness(name, value)
-        value = self.stuck.get(name, value)
+        if name in self.stuck:      # asked, not got: most sensors are not stuck
+            value = self.stuck[name]
         # _deliver, spelled out: every edge of the table comes through here.
         values = self.values
         if not self.powered or (values[name] == value and name not in self._readers):
@@ -337,23 +349,34 @@ class SimTable:
         values[name] = value
         if self.listener is not None:
             self.listener(name, value)
-        for observer in self.observers:
+        for observer in self._observers_of[name]:
             observer(name, value)
 
-    def heed(self, witness: Callable[[str, Value], None], names: Iterable[str]) -> None:
-        """Add `witness`, to be told only of changes of `names` (a witness in
-        `witnesses` without one is told of every change)."""
-        self._heeds[id(witness)] = frozenset(names)
-        self.witnesses.append(witness)
+    def heed(self, witness: Callable[[str, Value], None],
+             names: Iterable[str] | None = None) -> None:
+        """Add `witness`, to be told of the changes of `names` only (None: of every
+        change)."""
+        if names is not None:
+            self._heeds[id(witness)] = frozenset(names)
+        self.witnesses += (witness,)
+        self._witnesses_of = _told_of(self.witnesses, self._heeds, self.values)
 
-    def _witnesses_for(self, name: str) -> tuple[Callable[[str, Value], None], ...]:
-        if self._witnessed != len(self.witnesses):
-            self._witnesses_of.clear()
-            self._witnessed = len(self.witnesses)
-        heeds = self._heeds
-        found = self._witnesses_of[name] = tuple(
-            w for w in self.witnesses if id(w) not in heeds or name in heeds[id(w)])
-        return found
+    def observe(self, observer: Callable[[str, Value], None],
+                names: Iterable[str] | None = None) -> None:
+        """From now on tell `observer` of the readings of `names` only (None: of every
+        reading). Added to `observers` unless it is there already, where it keeps its
+        place (an observer that reads other names from some moment on)."""
+        for kept in self.observers:
+            if kept == observer:
+                observer = kept     # the same bound method: the one whose id is the key
+                break
+        else:
+            self.observers += (observer,)
+        if names is None:
+            self._reads.pop(id(observer), None)
+        else:
+            self._reads[id(observer)] = frozenset(names)
+        self._observers_of = _told_of(self.observers, self._reads, self.values)
 
     def _deliver(self, name: str, value: Value) -> None:
         # A tile reader reports every read, the same code again too: a reader silent
@@ -363,7 +386,7 @@ class SimTable:
         self.values[name] = value
         if self.listener is not None:
             self.listener(name, value)
-        for observer in self.observers:
+        for observer in self._observers_of[name]:
             observer(name, value)
 
     def _pulse(self, name: str, first_s: float, width_s: float) -> None:
@@ -392,14 +415,15 @@ class SimTable:
         if values[name] == value or not self.powered:
             return
         values[name] = value
-        for observer in self.observers:
+        for observer in self._observers_of[name]:
             observer(name, value)
-        witnesses = self._witnesses_of.get(name)
-        if witnesses is None or self._witnessed != len(self.witnesses):
-            witnesses = self._witnesses_for(name)
-        for witness in witnesses:
+        for witness in self._witnesses_of[name]:
             witness(name, value)
-        self._apply(name)
+        # _apply, spelled out (`powered` was asked above): at every command.
+        apply = self._appliers.get(name)
+        if apply is not None:
+            value = values[name]
+            apply(bool(value) and value != "off" and name not in self.dead_motors)
 
     def _apply(self, name: str) -> None:
         """Let the physics follow motor `name`'s current command."""
@@ -420,16 +444,20 @@ class SimTable:
             self._update_arrivals()
             self._schedule_feed(side)
 
+        def feed(_on: bool) -> None:
+            self._update_arrivals()
+
         appliers: dict[str, Callable[[bool], None]] = {
             "motor.lid": lid,
-            "motor.disc": lambda _on: self._update_arrivals(),
-            "motor.ring": lambda _on: self._update_arrivals(),
+            "motor.disc": feed,
+            "motor.ring": feed,
             "motor.dice": self._dice,
         }
         for side in self.sides:
-            appliers[side.conveyor] = lambda on, s=side: conveyor(s, on)
-            appliers[f"motor.side.{side.n}.head"] = lambda on, s=side: s.head.set_motor(on)
-            appliers[f"motor.side.{side.n}.plate"] = lambda on, s=side: s.plate.set_motor(on)
+            assert side.head is not None and side.plate is not None
+            appliers[side.conveyor] = partial(conveyor, side)
+            appliers[f"motor.side.{side.n}.head"] = side.head.set_motor
+            appliers[f"motor.side.{side.n}.plate"] = side.plate.set_motor
         return appliers
 
     def press(self, key: str, hold_s: float = 0.2) -> None:
@@ -508,18 +536,25 @@ class SimTable:
     # -- disc, ring, belts ---------------------------------------------------------
 
     def _feeding(self, side: SideModel) -> bool:
-        return (self.motor_on("motor.disc") and self.motor_on("motor.ring")
-                and self.motor_on(side.conveyor))
+        # motor_on of the disc, the ring and the conveyor, spelled out: at every tile.
+        if not self.powered:
+            return False
+        values, dead = self.values, self.dead_motors
+        for motor in ("motor.disc", "motor.ring", side.conveyor):
+            value = values[motor]
+            if not value or value == "off" or motor in dead:
+                return False
+        return True
 
     def _update_arrivals(self) -> None:
-        slow = self.slow_motors
-        rate = self.sim.arrival_rate_per_side / (
-            max(slow.get("motor.disc", 1.0), slow.get("motor.ring", 1.0)) if slow else 1.0)
-        # The disc and ring once for all four sides (_feeding, side by side).
-        motor_on = self.motor_on
-        turning = self._pickable() and motor_on("motor.disc") and motor_on("motor.ring")
-        capacity = self.sim.belt_capacity
+        # The disc and ring once for all four sides (_feeding, side by side, motor_on
+        # spelled out); most runs have no dead tile (_pickable, spelled out).
         values, dead = self.values, self.dead_motors
+        disc, ring = values["motor.disc"], values["motor.ring"]
+        turning = (bool(disc) and disc != "off" and bool(ring) and ring != "off"
+                   and self.powered and "motor.disc" not in dead and "motor.ring" not in dead
+                   and (bool(self.disc) if not self.dead_tiles else self._pickable()))
+        capacity = self.sim.belt_capacity
         for side in self.sides:
             # motor_on(side.conveyor) spelled out (`turning` holds `powered`): four sides
             # at every command of a feed motor and every tile.
@@ -527,11 +562,16 @@ class SimTable:
             can = (bool(conveyor) and conveyor != "off" and side.conveyor not in dead
                    and len(side.belt) < capacity)
             if can and side.arrival is None:
-                delay = self.rng.expovariate(rate)
-                side.arrival = self.clock.call_later(delay, lambda s=side: self._arrive(s))
+                delay = self.rng.expovariate(self._arrival_rate())
+                side.arrival = self.clock.call_later(delay, self._arrivals[side.n])
             elif not can and side.arrival is not None:
                 side.arrival.cancel()
                 side.arrival = None
+
+    def _arrival_rate(self) -> float:
+        slow = self.slow_motors
+        return self.sim.arrival_rate_per_side / (
+            max(slow.get("motor.disc", 1.0), slow.get("motor.ring", 1.0)) if slow else 1.0)
 
     def _pickable(self) -> bool:
         if self.dead_tiles:
@@ -559,9 +599,10 @@ class SimTable:
             return
         tile = self._pick()
         if tile is not None:
-            side.belt.append((tile, self.clock.now() + self.sim.belt_transit_s))
-            side.loaded_at.append(self.clock.now())
-            self.where[tile.id] = f"belt.{side.n}"
+            now = self.clock.now()
+            side.belt.append((tile, now + self.sim.belt_transit_s))
+            side.loaded_at.append(now)
+            self.where[tile.id] = side.on_belt
             self._set(side.full, len(side.belt) >= self.sim.belt_capacity)
             self._schedule_feed(side)
         self._update_arrivals()
@@ -579,7 +620,7 @@ class SimTable:
         if not self.motor_on(side.conveyor) or side.belt_jammed:
             return
         ready = max(side.belt[0][1], self.clock.now())
-        side.feed = self.clock.call_at(ready, lambda: self._feed(side))
+        side.feed = self.clock.call_at(ready, self._feeds[side.n])
 
     def _feed(self, side: SideModel) -> None:
         side.feed = None
@@ -592,7 +633,7 @@ class SimTable:
             return
         tile, _ = side.belt.popleft()
         side.slot = tile
-        self.where[tile.id] = f"slot.{side.n}"
+        self.where[tile.id] = side.in_slot
         n = side.n
         if side.tile_id in self.values:
             self._set(side.tile_id, tile.code)
@@ -625,9 +666,6 @@ class SimTable:
 
     # -- heads and plates ------------------------------------------------------------
 
-    def _head_left(self, side: SideModel) -> None:
-        self._set(side.head_home, False)
-
     def _head_take(self, side: SideModel) -> None:
         tile = side.slot
         if tile is None:
@@ -643,7 +681,7 @@ class SimTable:
             side.half_stack = None
             self._happened("stack.laid", side.n)
         if side.belt and side.feed is None:
-            side.feed = self.clock.call_later(SLOT_REFILL_S, lambda: self._feed(side))
+            side.feed = self.clock.call_later(SLOT_REFILL_S, self._feeds[side.n])
 
     def _happened(self, what: str, side: int) -> None:
         for happening in self.happenings:
@@ -682,6 +720,14 @@ class SimTable:
 
     def motors_off(self) -> bool:
         return motors_off(self.signals, self.values)
+
+
+def _told_of(told: tuple[Callable[[str, Value], None], ...], names_of: dict[int, frozenset[str]],
+             names: Iterable[str]) -> dict[str, tuple[Callable[[str, Value], None], ...]]:
+    """Who of `told` is told of each of `names`, in their order: those that gave no
+    names (`names_of`, by id), and those whose names hold it."""
+    return {name: tuple(t for t in told if id(t) not in names_of or name in names_of[id(t)])
+            for name in names}
 
 
 def build_bound(table: SimTable, started_at: float, target: int) -> float:

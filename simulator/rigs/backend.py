@@ -39,8 +39,14 @@ class SimHal:
                               table.values.__getitem__, table.values)
         self._changed_at: dict[str, float] = {}
         # Asked for every edge the firmware hears: the mapping's own lookup, no call
-        # of ours around it.
-        self.changed_at = self._changed_at.get  # type: ignore[method-assign]
+        # of ours around it, unless a subclass answers it its own way (a replay's
+        # recorded stamps).
+        if type(self).changed_at is SimHal.changed_at:
+            self.changed_at = self._changed_at.get  # type: ignore[method-assign]
+        # Read by the firmware at every turn of its machines: the table's own lookup
+        # likewise.
+        if type(self).read is SimHal.read:
+            self.read = table.values.__getitem__    # type: ignore[method-assign]
         table.listener = self.stops.on_input
 
     def write(self, name: str, value: Value) -> None:

@@ -151,14 +151,16 @@ class HostClock:
         return host_timer
 
     def call_later(self, delay: float, callback: Callback) -> Any:
-        now = self.clock.now()
-        if now >= self.awake_from:      # as call_at, one call fewer (every host timer)
+        # As call_at, one call fewer, and no time read while the host was never
+        # stalled: every host timer comes through here.
+        awake_from = self.awake_from
+        if awake_from == NEVER or self.clock.now() >= awake_from:
             if len(self._direct) > self._prune_at:
                 self._prune()
             timer = self.clock.call_later(delay, callback)
             self._direct.append(timer)
             return timer
-        return self.call_at(now + (0.0 if delay < 0.0 else delay), callback)
+        return self.call_at(self.clock.now() + (0.0 if delay < 0.0 else delay), callback)
 
     def _prune(self) -> None:
         # Forget the timers spent; grow the limit so this stays rare.
@@ -175,7 +177,8 @@ class HostClock:
         """Run `callback(*args)` now — a call into the host from the table's own
         thread of events (an input change) — or, while the host is stalled, when it
         wakes."""
-        if self.clock.now() < self.awake_from:
+        awake_from = self.awake_from
+        if awake_from != NEVER and self.clock.now() < awake_from:
             # Put off: kept as a timer of the host's, run in its turn when it wakes.
             self.run(_HostTimer(self, lambda: callback(*args), self.clock.now()))
             return

@@ -139,11 +139,11 @@ def test_an_armed_head_stops_on_the_board_at_its_home_edge(short):
     clock, table, wire, board = _board(short)
     board._hello(encode_hello(VERSION, interlock_table(table.signals)))
     stops_at: list[float] = []
-    table.witnesses.append(lambda name, value: name == "motor.side.1.head" and not value
-                           and stops_at.append(clock.now()))
+    table.heed(lambda name, value: name == "motor.side.1.head" and not value
+               and stops_at.append(clock.now()))
     homes: list[float] = []
-    table.witnesses.append(lambda name, value: name == "side.1.head_home" and value
-                           and homes.append(clock.now()))
+    table.heed(lambda name, value: name == "side.1.head_home" and value
+               and homes.append(clock.now()))
     board._on_bytes(Frame(0, Msg.ARM, encode_arm(
         5, "motor.side.1.head", True, "side.1.head_home", True, edges=1,
         max_ms=2000)).encode())
