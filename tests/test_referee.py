@@ -552,3 +552,25 @@ def test_in_test_mode_every_reading_is_judged_against_the_interlock_table() -> N
         table.stick("lid.upper", True)      # out of test mode again: not judged
         clock.run_until(clock.now())
         assert rules(referee).count("motor.interlock") == int(testing)
+
+
+def test_a_motor_judged_under_a_stop_long_gone_is_judged_again_under_a_new_one() -> None:
+    # The disc turns on under a head jam's stop (judged then); the jam is cleared and
+    # its stop forgotten. A new jam finds the disc still running: that is a breach of
+    # its own, however the memory of the old stop is reused for the new one.
+    clock, table, referee = bench()
+    missed = 0
+    for _ in range(20):
+        referee.on_event({"kind": "fault", "id": "head.jam", "code": "E22", "where": "a"})
+        clock.run_until(clock.now())
+        table.command("motor.disc", True)       # on under the stop: judged at once
+        referee.on_event({"kind": "fault.cleared", "id": "head.jam", "where": "a"})
+        clock.run_until(clock.now() + 1.0)
+        before = rules(referee).count("motor.after_stop")
+        referee.on_event({"kind": "fault", "id": "head.jam", "code": "E22", "where": "b"})
+        clock.run_until(clock.now())
+        missed += rules(referee).count("motor.after_stop") == before    # not judged
+        referee.on_event({"kind": "fault.cleared", "id": "head.jam", "where": "b"})
+        table.command("motor.disc", False)
+        clock.run_until(clock.now() + 1.0)
+    assert missed == 0

@@ -67,6 +67,9 @@ class Stop:
     at: float
     where: str | None = None      # a fault's place: only its own clearance resumes it
     failsafe: bool = False        # the board's failsafe stops it (the link is lost)
+    # The motors judged turning on under it: kept on the stop itself, not by its id,
+    # which a stop made once this one is gone may be given again.
+    judged: set[str] = field(default_factory=set, compare=False)
 
 
 @dataclass
@@ -111,7 +114,6 @@ class Referee:
         self._interlock_due = False
         self._turned_late: dict[str, Stop] = {}     # judged once the instant is over
         self._in_grace: list[Stop] = []     # stops still crossing the link
-        self._judged: set[tuple[int, str]] = set()  # (stop, motor) judged at turn-on
         self._testing = False       # test mode: motion is a technician's self-test
         self._table_rules = tuple(interlock_rules(self.table.signals))
 
@@ -217,14 +219,14 @@ class Referee:
                 return
 
     def _turned_on_after(self, turned: str, stop: Stop, now: float) -> None:
-        self._judged.add((id(stop), turned))
+        stop.judged.add(turned)
         rule = "motor.on_at_fault" if now == stop.at else "motor.after_stop"
         self._breach(rule, f"{turned} turned on after {stop.reason} stopped it "
                            f"(at t={stop.at:.3f})")
 
     def _late_turn(self, turned: str) -> None:
         stop = self._turned_late.pop(turned)
-        self._judged.add((id(stop), turned))
+        stop.judged.add(turned)
         if self.running(turned) and (stop in self.stops or stop in self._in_grace):
             self._turned_on_after(turned, stop, self._turned_on[turned])
 
@@ -327,7 +329,7 @@ class Referee:
             return
         self.stops.append(stop)
         for motor in sorted(stop.motors):
-            if not self.running(motor) or (id(stop), motor) in self._judged:
+            if not self.running(motor) or motor in stop.judged:
                 continue    # off, or turned on under the stop: judged when it did
             if (self._testing and stop.reason == "halted"
                     and self._turned_on.get(motor, -1.0) >= stop.at):
