@@ -574,3 +574,15 @@ def test_a_motor_judged_under_a_stop_long_gone_is_judged_again_under_a_new_one()
         table.command("motor.disc", False)
         clock.run_until(clock.now() + 1.0)
     assert missed == 0
+
+
+def test_the_motors_running_under_an_open_lid_are_named_in_the_tables_order() -> None:
+    # Not in a set's order, which changes with the process's hash seed: a report with
+    # several breaches in one instant reads the same from run to run.
+    clock, table, referee = bench()
+    feeding = ["motor.disc", "motor.ring", *[f"motor.side.{n}.conveyor" for n in range(4)]]
+    for motor in feeding:
+        table.command(motor, True)
+    open_lid(clock, table)
+    named = [v["detail"].split()[0] for v in referee.violations]
+    assert named == [m for m in referee.motors if m in feeding]

@@ -96,7 +96,10 @@ class Referee:
 
     def __post_init__(self) -> None:
         self.motors = [s.name for s in self.table.signals.values() if s.is_motor]
-        self._feed_motors = feed_motors(self.table.geometry)   # asked at every command
+        # Asked at every command; in the table's order, not a set's (which the hash
+        # seed changes), so that breaches of one instant are listed alike in every run.
+        feeding = feed_motors(self.table.geometry)
+        self._feed_motors = tuple(m for m in self.motors if m in feeding)
         # What a witnessed change is judged for: a motor's command, the lid's lower
         # stop; each its own witness, so that neither asks which it is.
         self.table.heed(self._on_motor if self.interlocks else self._check_motors,
