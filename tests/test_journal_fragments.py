@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -142,3 +143,97 @@ def test_the_file_journal_writes_sorted_dumps_text(tmp_path: Path) -> None:
         assert journal.path.read_text() == json.dumps({**state, "format": FORMAT},
                                                       sort_keys=True)
     assert journal.load()["wear"]["trends"]["b"][-1] == [4.5, 0.99]
+
+
+# Atoms as a journal may hand them, the hostile ones too (a subclass, NaN, -0.0, a lone
+# surrogate, 1 / 1.0 / True); each draw of a number a fresh object now and then.
+_ATOMS: list[Any] = [0.0, -0.0, 1, 1.0, True, False, None, math.nan, math.inf, -math.inf,
+                     "é", "\ud800", "", 10**30, 0.1, -7, type("Name", (str,), {})("s")]
+_NAMES = ["a", "b", "c", "runs", "as_new"]
+
+
+def _atom(draw: random.Random) -> Any:
+    atom = draw.choice(_ATOMS)
+    if type(atom) in (int, float) and draw.random() < 0.3:
+        atom = type(atom)(repr(atom))           # equal, not the same object
+    return atom
+
+
+def _drawn(draw: random.Random, depth: int) -> Any:
+    k = draw.random()
+    if depth > 5 or k < 0.35:
+        return _atom(draw)
+    if k < 0.5:
+        return [_atom(draw) for _ in range(draw.randrange(5))]
+    if k < 0.6:
+        return tuple(_atom(draw) if draw.random() < 0.8 else (_atom(draw), _atom(draw))
+                     for _ in range(draw.randrange(5)))
+    if k < 0.7:
+        return [_drawn(draw, depth + 1) for _ in range(draw.randrange(3))]
+    if k < 0.85:
+        return {draw.choice(_NAMES): _atom(draw) for _ in range(draw.randrange(4))}
+    return {draw.choice(_NAMES): _drawn(draw, depth + 1) for _ in range(draw.randrange(4))}
+
+
+def _containers(value: Any, found: dict[int, Any]) -> list[Any]:
+    if type(value) in (dict, list) and id(value) not in found:
+        found[id(value)] = value
+        for item in value.values() if type(value) is dict else value:
+            _containers(item, found)
+    return list(found.values())
+
+
+def _as_dumps(fragments: _Both, state: dict[str, Any]) -> bool:
+    """Whether dumps takes `state`; either way, both texts do as it does."""
+    took = True
+    for encode, sort_keys in ((fragments.ordered.encode, False),
+                              (fragments.sorted.encode, True)):
+        try:
+            text = json.dumps(state, sort_keys=sort_keys)
+        except (TypeError, ValueError) as exc:     # a cycle, what JSON cannot hold
+            with pytest.raises(type(exc)):
+                encode(state)
+            took = False
+        else:
+            assert encode(state) == text
+    return took
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_any_run_of_saves_writes_dumps_text(seed: int) -> None:
+    """Saves of a state changed in place between them (windows sliding, atoms swapped
+    for equal ones, the same objects handed again or under another key, a value that
+    changes its kind, a refusal now and then) all write dumps's text."""
+    draw = random.Random(seed)
+    fragments = _Both()
+    state: dict[str, Any] = {"runs": {"head.0": [0.4, 0.5]}, "as_new": {"a": 1.0}}
+    seen: list[Any] = []
+    for _ in range(80):
+        held = _containers(state, {})
+        if len(held) > 40:
+            state = {"runs": [1.5]}
+            held = _containers(state, {})
+        into = draw.choice(held)
+        k = draw.random()
+        if type(into) is dict:
+            name = draw.choice(_NAMES)
+            if into and k < 0.2:
+                del into[draw.choice(list(into))]
+            elif k < 0.4 and seen:
+                into[name] = draw.choice(seen)      # an object saved before
+            else:
+                into[name] = into[name] if name in into and k < 0.5 else _drawn(draw, 2)
+        elif into and k < 0.4:
+            del into[0]
+            into.append(_atom(draw))                # the window slides
+        elif into and k < 0.6:
+            into[draw.randrange(len(into))] = _atom(draw)
+        else:
+            into.append(draw.choice(seen) if seen and k < 0.7 else _drawn(draw, 3))
+        seen = _containers(state, {})[-20:]
+        if draw.random() < 0.05:
+            state["refused"] = draw.choice([{1, 2}, object()])
+            assert not _as_dumps(fragments, state)
+            del state["refused"]
+        if not _as_dumps(fragments, state):     # an object saved inside itself
+            state = {"runs": [2.5]}
