@@ -380,6 +380,27 @@ def test_a_run_that_ends_neither_done_nor_held_is_a_stall() -> None:
     assert "stalls" in classify(scenario, report)
 
 
+def test_a_top_up_the_lid_motor_cannot_open_leaves_the_table_held() -> None:
+    # Fuzz seed 20261207 #1987: tiles left on the table (E50), the players top up, but
+    # the lid motor is dead (E10) and no technician replaces it. The table holds
+    # showing E10 and ignores the players' lift keys: a held table, not a stall, though
+    # the players still mean to top up.
+    from simulator.harness.runner import Harness
+    from simulator.scenario import load_scenario
+    from tests.conftest import ROOT
+
+    scenario = load_scenario(
+        ROOT / "tests" / "scenarios" / "fuzz" / "lid_motor_dead_during_top_up.toml")
+    harness = Harness(load_config(scenario.config), scenario)
+    report = harness.run()
+    assert report["stalls"] == [] and report["problems"] == [], report["problems"]
+    assert harness.players.topping_up
+    active = {f.code for f in harness.ctl.faults if f.active}
+    assert active == {"E10", "E50"} and harness.table.values["display"] == "E10"
+    assert harness.ctl.cycle.state == "fault" and report["motors_off_at_end"]
+    assert report["sim_time_s"] < 1000.0     # it ended held, not at the run's deadline
+
+
 def lay(table: SimTable, n: int, *stacks: tuple) -> None:
     """Stacks laid onto track `n`, as the head reports them to the referee."""
     for stack in stacks:

@@ -623,9 +623,11 @@ class Harness:
             return False        # the power comes back: the table is judged then
         if self.rig.link_returning():
             return False        # the cable comes back: the host connects by itself
-        if (self._pending or self.players.topping_up or self.players.top_up_wanted
-                or self.ctl.cycle.state in (CycleState.TOP_UP_OPENING, CycleState.TOP_UP_OPEN,
-                                            CycleState.TOP_UP_CLOSING)):
+        if self._pending:
+            return False
+        if (self.players.topping_up or self.players.top_up_wanted
+                or ctl.cycle.state in (CycleState.TOP_UP_OPENING, CycleState.TOP_UP_OPEN,
+                                       CycleState.TOP_UP_CLOSING)) and not self._top_up_barred():
             return False
         # A refeed hold alone is no halt: the players answer it themselves (rF, both
         # lift keys held), unless it stands for extra tiles a technician must take out;
@@ -642,6 +644,15 @@ class Harness:
         # Not asked of the players (the display shows something else, the dice of a
         # hand dealt after the resume, say).
         return not (self.table.values["display"] == "rF" or ctl.cycle.state == CycleState.HOMING)
+
+    def _top_up_barred(self) -> bool:
+        """Players topping up are on their way no more: the cycle is parked by an error
+        their tiles do not answer (a dead lid motor, a blocked lid), and it ignores their
+        lift keys until a technician clears it."""
+        ctl = self.ctl
+        return ctl.cycle.state == CycleState.FAULT and any(
+            f.active and f.kind.severity == ERROR and not f.kind.topped_up
+            for f in ctl.faults)
 
     def run(self, progress: Callable[[int, int], None] | None = None,
             wall_limit_s: float | None = None) -> dict[str, Any]:
