@@ -6,6 +6,7 @@ after the fault, and reads the first fault as the console shows it.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -14,9 +15,11 @@ from bench.faults.bench_diagnosis import run_one
 from firmware.diagnosis.differential import rank
 from firmware.faults.kinds import Fault
 from firmware.i18n import language
+from mjtable_core.config import load_config
 from simulator.fuzz.batch import _elsewhere, generate
-from simulator.harness.diagnosis_judge import ranked_parts, verdict
-from simulator.scenario import FaultSpec
+from simulator.harness.diagnosis_judge import judge, ranked_parts, verdict
+from simulator.harness.runner import Harness
+from simulator.scenario import FaultSpec, Scenario
 
 
 @pytest.mark.parametrize(("kind", "where", "value"), [
@@ -130,3 +133,39 @@ def test_the_boards_interlock_report_is_the_evidence_of_the_fault() -> None:
     assert fault.evidence["interlock"] == {"side.2.plate_home": False}
     assert fault.diagnosis()["suspects"][0]["part"] == "side.2.plate_home"
     assert not ctl.supervisor.is_suspect("lid.upper")
+
+
+def test_a_ring_dead_as_the_last_side_fills_is_named_with_the_disc_test() -> None:
+    # Sides 0-2 full, side 3 three short when the ring stops: the counts look like
+    # tiles on the table or side 3's belt, but the ring and the disc feed that side too.
+    ring = FaultSpec(kind="motor_dead", where="motor.ring", cycle=2, at_s=26.0)
+    scenario = Scenario(seed=6439, cycles=3, faults=(ring,), play_time_s=20.0)
+    report = Harness(load_config(), scenario).run(wall_limit_s=60.0)
+    fault = next(f for f in report["faults"] if f["id"] == "build.tiles_missing")
+    assert fault["evidence"]["short_sides"] == {"3": 3}
+    parts, _test = ranked_parts(fault)
+    assert parts == ["table", "side.3.count", "motor.side.3.conveyor", "motor.disc",
+                     "motor.ring"]
+    assert "run the disc self-test" in fault["diagnosis"]["test"]
+    judged = judge(report)
+    assert judged is not None and judged["verdict"] == "among", judged
+
+
+# The table a build rule reads: four sides of 36 tiles, no tile reader.
+_TABLE = SimpleNamespace(config=SimpleNamespace(tiles_per_side=36),
+                         geometry=SimpleNamespace(sides=(0, 1, 2, 3)), sides=())
+
+
+def _stalled(short: dict[str, int]) -> list[str]:
+    fault = Fault("build.tiles_missing", "build", None, 1, 10.0,
+                  {"short_sides": short, "missing": sum(short.values())})
+    fault.diagnosis_extra = rank(fault, _TABLE)       # type: ignore[arg-type]
+    return [s["part"] for s in fault.diagnosis()["suspects"]]
+
+
+def test_sides_a_few_short_together_name_the_feed_before_each_sides_parts() -> None:
+    # Every side still filling stopped at once: one feed, not a part at each side.
+    assert _stalled({"1": 2, "3": 3})[:3] == ["table", "motor.disc", "motor.ring"]
+    # One side: its own belt or sensor first, the feed after.
+    assert _stalled({"3": 3}) == ["table", "side.3.count", "motor.side.3.conveyor",
+                                  "motor.disc", "motor.ring"]

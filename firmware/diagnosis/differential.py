@@ -12,8 +12,8 @@ first only when the evidence singles it out:
 - a lid that never left its stop: the lift motor, or the sensor of the stop it rests
   on stuck active; one that left and never arrived: an obstruction or the far sensor;
 - every side starving at once: the disc or the ring; one side starving while the
-  others filled: that side's conveyor or its count sensor; a few tiles short: tiles
-  left on the table.
+  others filled: that side's conveyor or its count sensor, then the disc or the ring
+  (they fed that side too); a few tiles short: tiles left on the table.
 
 Each suspect names the `part` a technician repairs (a signal or motor name, or the
 place of a jam) and its cause in the trade's words. Where more than one stays

@@ -2,8 +2,8 @@
 holds, or tiles arriving far slower than usual.
 
 Every side starving at once: the disc or the ring; one side starving while the others
-filled: that side's conveyor or its count sensor; a few tiles short: tiles left on the
-table.
+filled: that side's conveyor or its count sensor, then the disc or the ring (they stopped
+the last side filling too); a few tiles short: tiles left on the table.
 """
 
 from __future__ import annotations
@@ -92,19 +92,31 @@ def missing(view: EvidenceView) -> Ranked:
         return [*(at(COUNT, n) for n in unseen), LEFT_ON_TABLE], None, None
     # A few short: tiles left on the table first; a count sensor gone dark or a
     # conveyor stopped looks the same from the counts alone.
-    suspects = [LEFT_ON_TABLE]
+    own: list[Suspect] = []
     for n, count in sorted(short.items()):
         if count > 3 or count >= per_side:
-            suspects += [at(CONVEYOR, n), at(COUNT, n)]
+            own += [at(CONVEYOR, n), at(COUNT, n)]
         else:
-            suspects += [at(COUNT, n), at(CONVEYOR, n)]
-    if len(short) == sides:
-        suspects += [DISC, RING]
-    return (suspects, N_("look for tiles left on the table and top up; if none are "
-                         "missing, run the conveyor self-test of each short side and watch "
-                         "its head: tiles that reach it without being counted mean its "
-                         "count sensor (clean or replace it); a belt that does not move, "
-                         "its conveyor"), None)
+            own += [at(COUNT, n), at(CONVEYOR, n)]
+    # The stall says every side still filling stopped at once, and the disc and the
+    # ring feed them all: a ring that died as the last side filled leaves that side a
+    # few short and no other. One side stopped is likelier its own belt or sensor;
+    # several stopped together, the one feed rather than a part at each.
+    if len(short) >= 2:
+        return ([LEFT_ON_TABLE, DISC, RING, *own],
+                N_("look for tiles left on the table and top up; if none are missing, "
+                   "run the disc self-test: the disc and the magnet ring must both turn; "
+                   "if they do, run the conveyor self-test of each short side and watch "
+                   "its head: tiles that reach it without being counted mean its count "
+                   "sensor (clean or replace it); a belt that does not move, its "
+                   "conveyor"), "disc")
+    return ([LEFT_ON_TABLE, *own, *([DISC, RING] if short else [])],
+            N_("look for tiles left on the table and top up; if none are missing, run "
+               "the conveyor self-test of each short side and watch its head: tiles that "
+               "reach it without being counted mean its count sensor (clean or replace "
+               "it); a belt that does not move, its conveyor; if the belt moves and no "
+               "tile comes onto it, run the disc self-test: the disc and the magnet ring "
+               "must both turn"), None)
 
 
 def extra(view: EvidenceView) -> Ranked:
