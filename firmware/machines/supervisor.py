@@ -390,6 +390,10 @@ class Supervisor:
         blocked = self.interlocked(mechanism, motion.started)
         if blocked is None:
             self.misses[motion.sensor] = self.misses.get(motion.sensor, 0) + 1 if moved else 0
+        if in_time:
+            # Its stop came in time and still reads: the mechanism stands at its stop,
+            # and its machine did not believe the edge (took it for a glitch).
+            evidence["stop_seen_s"] = round(edge - motion.started, 3)
         if blocked is not None:
             evidence["interlock"] = blocked
         elif moved and motion.sensor in OPPOSITE:

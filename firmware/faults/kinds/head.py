@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from firmware.faults.kinds.evidence import EvidenceView, Ranked, Suspect
 from firmware.faults.kinds.kind import BUILD, ERROR, FaultKind
-from firmware.faults.kinds.parts import COUNT
+from firmware.faults.kinds.parts import COUNT, HEAD_SENSOR_GLITCH
 from firmware.i18n import N_
 
 HEAD_MOTOR: Suspect = ("motor.side.{side}.head", N_("the head motor of side {side}, its "
@@ -34,6 +34,14 @@ def jam(view: EvidenceView) -> Ranked:
                 N_("count the stacks of side {side}: if the wall is complete, clean the "
                    "count sensor of side {side}; if not, run the head self-test"),
                 "head.{side}")
+    if _home_taken_for_glitch(view):
+        # The cam left home, came home after a whole turn's time and stands there lit,
+        # yet its turn never ended: its home was taken for a glitch, after impossible
+        # home edges of that sensor. A jammed cam never reaches home.
+        return ([HEAD_SENSOR_GLITCH, HEAD_JAM, HEAD_MOTOR],
+                N_("run the head self-test of side {side} and watch the head home "
+                   "sensor's light in the signal view: if it flickers while the cam "
+                   "stands, clean or replace it"), "head.{side}")
     if not view.evidence.get("moved"):
         # A tile jammed before the cam could leave home looks the same, less often.
         return ([HEAD_MOTOR, HEAD_SENSOR_ON, HEAD_JAM],
@@ -45,6 +53,18 @@ def jam(view: EvidenceView) -> Ranked:
                "one; if the head is clear, run its self-test: a cam that turns slowly or "
                "not at all is the motor, one that turns round while the home light stays "
                "off is the sensor"), "head.{side}")
+
+
+def _home_taken_for_glitch(view: EvidenceView) -> bool:
+    """The head home sensor's own edges show it flickering: it glitched, and the home
+    it lit in time (and still reads) was not believed."""
+    evidence = view.evidence
+    seen = evidence.get("stop_seen_s")
+    learned = float(evidence.get("learned_s") or 0.0)
+    if not evidence.get("moved") or seen is None or float(seen) < view.min_travel * learned:
+        return False
+    side = view.at_side()       # read only when asked: a hand-made view may have no table
+    return side is not None and side.glitches > 0
 
 
 KINDS = (
