@@ -19,15 +19,22 @@ LinkDoubt = Callable[[], "bool | None"]
 RECHECK_S = 0.05        # a watchdog due while the link is in doubt looks again this soon
 
 
+Evidence = dict[str, Any] | Callable[[], dict[str, Any]]
+
+
 @dataclass
 class _Armed:
     timer: Timer
     started: float
     due: float
-    missed: Callable[[], None]
     # When `timer` fires: `due`, or earlier when armed again since (it then sets itself
     # for `due`).
     fires: float
+    # The fault it raises if missed: set again, with the times, whenever it is armed.
+    fault_id: str
+    where: str
+    side: int | None
+    evidence: Evidence
 
 
 class Watch:
@@ -42,42 +49,25 @@ class Watch:
         self.last_duration: dict[str, float] = {}
 
     def expect(self, key: str, within_s: float, fault_id: str, where: str,
-               evidence: dict[str, Any] | Callable[[], dict[str, Any]],
-               side: int | None = None) -> None:
+               evidence: Evidence, side: int | None = None) -> None:
         """Arm (or re-arm) the watchdog `key`: `fault_id` unless `done(key)` in time.
 
         `evidence` may be a function: then it describes the moment the watchdog fires.
         """
         started = self.clock.now()
         due = started + (within_s if within_s > 0.0 else 0.0)  # call_later's own time
-
-        # `missed` finds itself again through `_armed`, never by its own name: a function
-        # that holds itself is a cycle only the garbage collector frees, and one is made
-        # for every tile (the build's stall watch is armed again at each arrival).
-        def missed() -> None:
-            state = self.link() if self.link is not None else False
-            armed = self._armed.get(key)
-            if state is None and armed is not None:
-                armed.fires = self.clock.now() + RECHECK_S
-                armed.timer = self.clock.call_later(RECHECK_S, partial(self._fire, key))
-                return
-            self._armed.pop(key, None)
-            if state:
-                return          # link.lost is the one fault; the re-home judges anew
-            waited = round(self.clock.now() - started, 3)
-            facts = evidence() if callable(evidence) else evidence
-            self.on_miss(fault_id, where, side, {**facts, "waited_s": waited})
-
         armed = self._armed.get(key)
         if armed is not None and armed.fires <= due:
             # Armed again before its timer fires (the stall watch, at every tile): that
             # timer stays, and fired before the new limit it sets itself for it (_fire).
             # A timer made and cancelled per tile cost more than the rest of the watch.
-            armed.started, armed.due, armed.missed = started, due, missed
+            armed.started, armed.due = started, due
+            armed.fault_id, armed.where, armed.side, armed.evidence = (
+                fault_id, where, side, evidence)
             return
         self.cancel(key)
         self._armed[key] = _Armed(self.clock.call_later(within_s, partial(self._fire, key)),
-                                  started, due, missed, due)
+                                  started, due, due, fault_id, where, side, evidence)
 
     def _fire(self, key: str) -> None:
         """`key`'s timer fired: the limit it was armed with last, or looks again then."""
@@ -88,7 +78,18 @@ class Watch:
             armed.fires = armed.due
             armed.timer = self.clock.call_at(armed.due, partial(self._fire, key))
             return
-        armed.missed()
+        state = self.link() if self.link is not None else False
+        if state is None:
+            armed.fires = self.clock.now() + RECHECK_S
+            armed.timer = self.clock.call_later(RECHECK_S, partial(self._fire, key))
+            return
+        del self._armed[key]
+        if state:
+            return          # link.lost is the one fault; the re-home judges anew
+        waited = round(self.clock.now() - armed.started, 3)
+        evidence = armed.evidence
+        facts = evidence() if callable(evidence) else evidence
+        self.on_miss(armed.fault_id, armed.where, armed.side, {**facts, "waited_s": waited})
 
     def postpone(self, by_s: float) -> None:
         """The board held every motor for `by_s` while the host was silent: every
