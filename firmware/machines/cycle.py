@@ -342,7 +342,7 @@ class Cycle(Recoverable):
         """Build the next set, unless something holds it: a refeed to be done, a build
         fault (the build's outputs latched), or a technician holding one of the build's
         mechanisms (it starts when they are released)."""
-        if (self.build.state != BuildState.IDLE or self.holds_builds
+        if (not self.build.idle or self.holds_builds
                 or self.marks.refeed_hold is not None or BUILD in self.hal.scopes):
             return
         why = self.owner.refuses(self._build_mechanisms) or self.marks.gate_closed()

@@ -43,6 +43,9 @@ class LidState(StrEnum):
 MOVING = frozenset({LidState.OPENING, LidState.CLOSING})
 # Where `close` may go from: not down, nor on its way down, nor parked by a fault.
 NOT_CLOSED = frozenset({LidState.UNKNOWN, LidState.OPEN, LidState.OPENING})
+# Each stop's sensor: the travel (supervisor's mechanism) and the state that end at it.
+TOWARDS = {"lid.upper": ("lid.up", LidState.OPENING),
+           "lid.lower": ("lid.down", LidState.CLOSING)}
 
 STATES = [state.value for state in LidState]
 INITIAL = LidState.UNKNOWN.value
@@ -186,11 +189,10 @@ class Lid(Parkable):
     def _stop_stayed(self) -> None:
         self._confirm = None
         name = self._confirming
-        moving = LidState.OPENING if name == "lid.upper" else LidState.CLOSING
+        mechanism, moving = TOWARDS[name]
         if self.state == moving and self.hal.read(name):
             # The travel took until the edge, not until it was confirmed.
-            self.supervisor.reached("lid.up" if name == "lid.upper" else "lid.down",
-                                        at=self._edge_at)
+            self.supervisor.reached(mechanism, at=self._edge_at)
             if name == "lid.upper":
                 self.reached_upper()
             else:
@@ -214,14 +216,12 @@ class Lid(Parkable):
                            {"lid.upper": True, "lid.lower": True,
                             "changed_last": name, "motor.lid": self.hal.read("motor.lid"),
                             # How far into a travel to that stop: too soon, it lied.
-                            "travel_s": self.supervisor.elapsed(
-                                "lid.up" if name == "lid.upper" else "lid.down"),
-                            "learned_s": round(self.supervisor.learned(
-                                "lid.up" if name == "lid.upper" else "lid.down"), 3)})
+                            "travel_s": self.supervisor.elapsed(TOWARDS[name][0]),
+                            "learned_s": round(self.supervisor.learned(TOWARDS[name][0]),
+                                               3)})
             return
         if active:
-            mechanism = {"lid.upper": "lid.up", "lid.lower": "lid.down"}[name]
-            moving = LidState.OPENING if name == "lid.upper" else LidState.CLOSING
+            mechanism, moving = TOWARDS[name]
             if self.state != moving:
                 return
             early = self.supervisor.too_early(mechanism)
