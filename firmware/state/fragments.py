@@ -54,6 +54,8 @@ class _Whole:
                 # Its cycle markers may still hold the refused value: a new encoder.
                 self._encode = self._encoder()
         return _dumps(value, sort_keys=self.sort_keys)
+
+
 _STR = {str}
 _CONTAINERS = frozenset({list, tuple, dict})
 
@@ -74,8 +76,6 @@ ATOM_TEXT: dict[type, Any] = {
     str: _key_text, int: int.__repr__, float: _float_text,
     bool: lambda value: "true" if value else "false", type(None): lambda _value: "null",
 }
-
-
 _ATOMS = frozenset(ATOM_TEXT)
 
 
@@ -138,14 +138,15 @@ class Fragments:
         kind = type(value)
         if kind is list or kind is tuple:
             return self._list(value, old.get(key), new, key)
-        # Keys all str, some value a container: the type checks in C (map), not in a
+        # Keys all str: a dict of atoms is kept while it holds the same ones, one with
+        # a container among its values walked. The type checks in C (map), not in a
         # generator per key.
         if kind is dict and depth < DEPTH and set(map(type, value)) == _STR:
             kinds = set(map(type, value.values()))
-            if kinds <= _ATOMS:     # a dict of atoms: kept while it holds the same ones
+            if kinds <= _ATOMS:
                 return self._atoms(value, old.get(key), new, key)
             if _CONTAINERS.isdisjoint(kinds):
-                return self._whole(value)       # a tuple among atoms, a subclass
+                return self._whole(value)       # atoms and a subclass, or a refusal
             was = old.get(key)
             if type(was) is not dict:
                 was = {}
@@ -167,7 +168,8 @@ class Fragments:
                                        else self._value(item, depth + 1, was, kept, name)))
             return "{" + ", ".join(parts) + "}"
         text = ATOM_TEXT.get(kind)
-        # Anything else whole, in C: a dict of atoms only, a subclass, a refusal.
+        # Anything else whole, in C: a dict too deep or not keyed by str, a subclass,
+        # a refusal.
         return text(value) if text is not None else self._whole(value)
 
     def _atoms(self, value: dict[str, Any], saved: Any, new: _Kept, key: str) -> str:
