@@ -110,7 +110,7 @@ class VirtualClock:
             while not self._stopped:
                 if settles and self._settle() and until is not None and until():
                     return
-                # The next live timer due by `deadline` (_next_due, inline).
+                # The next live timer due by `deadline`: its time becomes now.
                 while queue and queue[0][0] <= deadline:
                     when, _, timer = pop(queue)
                     if not timer.cancelled:
@@ -133,17 +133,6 @@ class VirtualClock:
         """Before time moves on: run what is not a timer (a clock that waits for a
         link runs what its readers posted). True when something may have run."""
         return False
-
-    def _next_due(self, deadline: float) -> _VirtualTimer | None:
-        """Pop the next live timer due by `deadline` and make its time now."""
-        queue = self._queue
-        while queue and queue[0][0] <= deadline:
-            when, _, timer = heapq.heappop(queue)
-            if not timer.cancelled:
-                self._now = when
-                self.events_run += 1
-                return timer
-        return None
 
 
 class RealClock:

@@ -172,9 +172,9 @@ class SimTable:
         self._appliers = self._motors_physics()
         self._dice_timer: Timer | None = None
         self._place_first_use()
-        for n in geometry.sides:
-            self.values[f"side.{n}.head_home"] = True
-            self.values[f"side.{n}.plate_home"] = True
+        for side in self.sides:
+            self.values[side.head_home] = True
+            self.values[side.plate_home] = True
         self.values["lid.lower"] = True
         self.physical.update(self.values)
 
@@ -273,9 +273,9 @@ class SimTable:
         moved = self._take_out(lambda t: True, keep=True)
         for tile in moved:
             self._to_disc(tile)
-        for n in self.geometry.sides:
-            self._set(f"side.{n}.full", False)
-            self._set(f"side.{n}.count", False)
+        for side in self.sides:
+            self._set(side.full, False)
+            self._set(side.count, False)
         return len(moved)
 
     def _take_out(self, match: Callable[[Tile], bool], keep: bool = False) -> list[Tile]:
@@ -289,7 +289,7 @@ class SimTable:
             if side.slot is not None and match(side.slot):
                 taken.append(side.slot)
                 side.slot = None
-                self._set(f"side.{side.n}.count", False)
+                self._set(side.count, False)
             if side.half_stack is not None and match(side.half_stack):
                 taken.append(side.half_stack)
                 side.half_stack = None
@@ -314,8 +314,8 @@ class SimTable:
         for n, wall in enumerate(self.walls):
             places += [(t, f"wall.{n}") for stack in wall for t in stack]
         for s in self.sides:
-            places += [(t, f"belt.{s.n}") for t, _ in s.belt]
-            places += [(t, f"slot.{s.n}") for t in [s.slot] if t]
+            places += [(t, s.on_belt) for t, _ in s.belt]
+            places += [(t, s.in_slot) for t in [s.slot] if t]
             places += [(t, f"head.{s.n}") for t in [s.half_stack] if t]
             places += [(t, f"track.{s.n}") for stack in s.track for t in stack]
         if not all(put(tile, place) for tile, place in places):
@@ -328,7 +328,7 @@ class SimTable:
     def walls_up(self) -> bool:
         full = self.config.table.stacks_per_wall
         return (all(len(w) == full for w in self.walls)
-                and all(self.physical[f"side.{n}.plate_home"] for n in self.geometry.sides))
+                and all(self.physical[side.plate_home] for side in self.sides))
 
     # -- signals -----------------------------------------------------------------
 

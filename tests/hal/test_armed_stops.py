@@ -4,6 +4,8 @@ pin is and reports once, inside the loop, when and why."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import inspect
 import threading
 
 import pytest
@@ -108,3 +110,19 @@ def test_every_backend_declares_its_capabilities(backend: str) -> None:
     # knows when it was), as the board does.
     assert (caps.board_time, caps.link) == {"ioboard": (True, True), "sim": (True, False),
                                             "rpigpio": (False, False)}[backend]
+
+
+@pytest.mark.parametrize("cls", [StopSpec, StopReport])
+def test_a_spec_and_a_report_are_made_with_their_fields_and_defaults(cls: type) -> None:
+    """Their __init__s are written out by hand (hal/armed.py): the dataclass's fields,
+    in order and with the same defaults, kept in step with it here."""
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    fields = dataclasses.fields(cls)
+    assert [p.name for p in params] == [f.name for f in fields]
+    assert [p.default for p in params] == [
+        inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
+        for f in fields]
+    made = cls(*[f.name for f in fields])
+    assert all(getattr(made, f.name) == f.name for f in fields)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(made, fields[0].name, None)
