@@ -52,10 +52,12 @@ class CycleState(StrEnum):
     FAULT = "fault"
 
 
+# Both lift keys held in play: the lid opening, open and closing for a top-up.
+TOPPING_UP = frozenset({CycleState.TOP_UP_OPENING, CycleState.TOP_UP_OPEN,
+                        CycleState.TOP_UP_CLOSING})
 # The cycle moves or holds the lid (homing brings it down).
-LID_IN_USE = frozenset({
-    CycleState.HOMING, CycleState.OPENING, CycleState.HOLE_OPEN, CycleState.CLOSING,
-    CycleState.TOP_UP_OPENING, CycleState.TOP_UP_OPEN, CycleState.TOP_UP_CLOSING})
+LID_IN_USE = TOPPING_UP | {
+    CycleState.HOMING, CycleState.OPENING, CycleState.HOLE_OPEN, CycleState.CLOSING}
 # The lid open for the players: hands may be in the hole.
 HOLES_OPEN = frozenset({CycleState.HOLE_OPEN, CycleState.TOP_UP_OPEN})
 # Something of the cycle moving: the lid, the plates or the dice.
@@ -64,9 +66,8 @@ MOVING = frozenset({CycleState.OPENING, CycleState.CLOSING, CycleState.RAISING,
 # The walls in play on the plates.
 WALLS_IN_PLAY = frozenset({CycleState.PLAY, CycleState.DEALING, CycleState.ROLLING})
 # Players at a dealt hand: from the walls rising to the lid opening again.
-HAND_IN_PLAY = frozenset({
-    CycleState.RAISING, CycleState.DEALING, CycleState.ROLLING, CycleState.PLAY,
-    CycleState.TOP_UP_OPENING, CycleState.TOP_UP_OPEN, CycleState.TOP_UP_CLOSING})
+HAND_IN_PLAY = TOPPING_UP | {
+    CycleState.RAISING, CycleState.DEALING, CycleState.ROLLING, CycleState.PLAY}
 # Nothing of the cycle moving, the lid down: a hand in play, or walls up for the dice.
 WAITING = frozenset({CycleState.PLAY, CycleState.DEALING})
 # A deal under way: walls up, the dice awaited or in the air.

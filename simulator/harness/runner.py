@@ -29,7 +29,7 @@ from firmware.faults.guided_refeed import EXTRA
 from firmware.faults.kinds import CATALOGUE, ERROR, RELINK, Fault
 from firmware.hands.handoff import Consumer
 from firmware.machines.build import BuildState
-from firmware.machines.cycle import CycleState
+from firmware.machines.cycle import TOPPING_UP, CycleState
 from firmware.state.journal import MemoryJournal
 from mjtable_core.clock import Clock, VirtualClock
 from mjtable_core.config import Config
@@ -626,8 +626,7 @@ class Harness:
         if self._pending:
             return False
         if (self.players.topping_up or self.players.top_up_wanted
-                or ctl.cycle.state in (CycleState.TOP_UP_OPENING, CycleState.TOP_UP_OPEN,
-                                       CycleState.TOP_UP_CLOSING)) and not self._top_up_barred():
+                or ctl.cycle.state in TOPPING_UP) and not self._top_up_barred():
             return False
         # A refeed hold alone is no halt: the players answer it themselves (rF, both
         # lift keys held), unless it stands for extra tiles a technician must take out;
